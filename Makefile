@@ -1,0 +1,71 @@
+# stablesel - build, test, install dependencies.
+#
+#   make deps     install/check Debian packages (scripts/deps.sh)
+#   make          build ./stablesel
+#   make test     build and run the whole test suite (cmocka)
+#   make asan     the test suite under AddressSanitizer + UBSan
+#   make bench    benchmarks in bench/ (need ../shared/data)
+#   make default-model   retrain models/default.model on ../shared/data
+
+PKGS     := libgit2 gmime-3.0 libzstd zlib cmocka
+CC       ?= cc
+OPT      ?= -O2
+CFLAGS   ?= $(OPT) -g
+CFLAGS   += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Isrc -pthread
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs libgit2 gmime-3.0 libzstd zlib 2>/dev/null)
+LIBS     := $(PKG_LIBS) -llinear -lopenblas -lm -lpthread
+TEST_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null)
+BUILD    ?= build
+
+CORE_SRC := $(filter-out src/stablesel.c src/cmd/%,$(shell find src -name '*.c' | sort))
+CLI_SRC  := src/stablesel.c $(sort $(wildcard src/cmd/*.c))
+CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
+TEST_SRC := $(sort $(wildcard tests/test_*.c))
+TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+VERSION  := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
+
+all: check-deps stablesel
+
+check-deps:
+	@scripts/deps.sh --check
+
+deps:
+	scripts/deps.sh
+
+stablesel: $(CLI_OBJ) $(BUILD)/libstablesel.a
+	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libstablesel.a $(LIBS) $(LDFLAGS)
+
+$(BUILD)/libstablesel.a: $(CORE_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/%.o: %.c $(shell find src -name '*.h')
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -DSS_VERSION='"$(VERSION)"' -c -o $@ $<
+
+$(BUILD)/tests/%: tests/%.c tests/testutil.h $(BUILD)/libstablesel.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -Itests -o $@ $< $(BUILD)/libstablesel.a $(LIBS) $(TEST_LIBS) $(LDFLAGS)
+
+tests: $(TEST_BIN)
+
+test: all tests
+	@scripts/run-tests.sh $(TEST_BIN)
+
+asan:
+	$(MAKE) BUILD=build-asan OPT=-O1 \
+	  CFLAGS='-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined' \
+	  LDFLAGS='-fsanitize=address,undefined' test
+
+bench: all
+	bench/run.sh
+
+default-model: all
+	scripts/train-default.sh
+
+clean:
+	rm -rf build build-asan stablesel
+
+.PHONY: all check-deps deps tests test asan bench clean default-model

@@ -1,0 +1,68 @@
+/*
+ * cli.h - what the command-line side shares: the subcommands, die(),
+ * error(), warning(), progress, and option helpers.
+ *
+ * Only src/stablesel.c and src/cmd/ include this file; the core never
+ * prints or exits.  Exit codes (documented in the README):
+ *   0   success
+ *   1   the command ran but some input was bad (skipped items, error())
+ *   128 die(): a fatal error, nothing written
+ *   129 usage error
+ */
+#ifndef SS_CLI_H
+#define SS_CLI_H
+
+#include <stdio.h>
+
+#include "source/source.h"
+
+#define SS_EXIT_BADINPUT 1
+#define SS_EXIT_DIE 128
+#define SS_EXIT_USAGE 129
+
+extern const char *ss_progname;
+extern int ss_had_error; /* set by error(): the command exits 1 */
+
+__attribute__((noreturn, format(printf, 1, 2))) void die(const char *fmt, ...);
+__attribute__((noreturn, format(printf, 2, 3))) void usage_die(const char *usage, const char *fmt, ...);
+__attribute__((format(printf, 1, 2))) int error(const char *fmt, ...);
+__attribute__((format(printf, 1, 2))) void warning(const char *fmt, ...);
+
+/* Progress on stderr, only when stderr is a terminal; rate-limited. */
+void progress(const char *what, size_t done, size_t total);
+void progress_done(void);
+
+/*
+ * Common source options, parsed the same way by every command that reads
+ * commits:  --repo PATH, --rev REV (repeatable), --mask-stable-tags,
+ * --max-lines N.  Returns 1 when argv[*i] was one of them (consuming its
+ * value), 0 otherwise.
+ */
+typedef struct {
+	ss_source_options opts;
+	const char *revs[64];
+	const char *repo;
+} cli_source_args;
+
+void cli_source_args_init(cli_source_args *a);
+int cli_source_arg(cli_source_args *a, int argc, const char **argv, int *i, const char *usage);
+
+/*
+ * Iterate the commits of every spec in turn (a repository when specs is
+ * empty and --repo was given); calls fn for each commit, which takes
+ * ownership.  Malformed messages are warned about and skipped.  Dies on
+ * fatal source errors.  Returns the number of commits.
+ */
+typedef int (*cli_commit_fn)(ss_commit *c, void *data);
+size_t cli_for_each_commit(cli_source_args *a, const char **specs, int nspecs,
+			   cli_commit_fn fn, void *data);
+
+/* Parse a non-negative integer option value or usage_die. */
+long cli_parse_long(const char *usage, const char *opt, const char *v);
+double cli_parse_double(const char *usage, const char *opt, const char *v);
+
+/* Subcommands. */
+int cmd_log(int argc, const char **argv);
+int cmd_label(int argc, const char **argv);
+
+#endif

@@ -1,0 +1,130 @@
+/*
+ * common.c - option parsing and commit iteration shared by the commands.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "util/error.h"
+
+void cli_source_args_init(cli_source_args *a)
+{
+	static const ss_source_options init = SS_SOURCE_OPTIONS_INIT;
+
+	memset(a, 0, sizeof(*a));
+	a->opts = init;
+	a->opts.revs = a->revs;
+}
+
+long cli_parse_long(const char *usage, const char *opt, const char *v)
+{
+	char *end;
+	long n;
+
+	if (!v)
+		usage_die(usage, "option '%s' needs a value", opt);
+	errno = 0;
+	n = strtol(v, &end, 10);
+	if (errno || *end || end == v || n < 0)
+		usage_die(usage, "option '%s' expects a non-negative integer, not '%s'", opt, v);
+	return n;
+}
+
+double cli_parse_double(const char *usage, const char *opt, const char *v)
+{
+	char *end;
+	double d;
+
+	if (!v)
+		usage_die(usage, "option '%s' needs a value", opt);
+	errno = 0;
+	d = strtod(v, &end);
+	if (errno || *end || end == v)
+		usage_die(usage, "option '%s' expects a number, not '%s'", opt, v);
+	return d;
+}
+
+int cli_source_arg(cli_source_args *a, int argc, const char **argv, int *i, const char *usage)
+{
+	const char *arg = argv[*i];
+	const char *val = *i + 1 < argc ? argv[*i + 1] : NULL;
+
+	if (!strcmp(arg, "--mask-stable-tags")) {
+		a->opts.mask_stable_tags = 1;
+		return 1;
+	}
+	if (!strcmp(arg, "--no-diff")) {
+		a->opts.with_diff = 0;
+		return 1;
+	}
+	if (!strcmp(arg, "--repo") || !strcmp(arg, "--rev") || !strcmp(arg, "--max-lines")) {
+		if (!val)
+			usage_die(usage, "option '%s' needs a value", arg);
+		(*i)++;
+		if (!strcmp(arg, "--repo")) {
+			a->repo = a->opts.repo = val;
+		} else if (!strcmp(arg, "--rev")) {
+			if (a->opts.nrevs >= sizeof(a->revs) / sizeof(a->revs[0]))
+				usage_die(usage, "too many --rev options");
+			a->revs[a->opts.nrevs++] = val;
+		} else {
+			a->opts.max_lines = (size_t)cli_parse_long(usage, arg, val);
+		}
+		return 1;
+	}
+	return 0;
+}
+
+static size_t iterate(ss_source *src, const char *spec, cli_commit_fn fn, void *data)
+{
+	size_t n = 0;
+	ss_commit *c;
+	int rc;
+
+	for (;;) {
+		rc = ss_source_next(&c, src);
+		if (rc == SS_ITEROVER)
+			break;
+		if (rc == SS_ESKIP) {
+			error("%s", ss_error_last());
+			continue;
+		}
+		if (rc)
+			die("%s", ss_error_last());
+		n++;
+		progress(spec, n, 0);
+		if (fn(c, data))
+			break;
+	}
+	return n;
+}
+
+size_t cli_for_each_commit(cli_source_args *a, const char **specs, int nspecs,
+			   cli_commit_fn fn, void *data)
+{
+	size_t n = 0;
+	int i;
+
+	if (!nspecs && !a->repo)
+		die("no commits to read: name an mbox, '-' for standard input, or --repo PATH");
+	if (!nspecs) {
+		ss_source *src;
+
+		if (ss_source_open(&src, a->repo, &a->opts))
+			die("%s", ss_error_last());
+		n = iterate(src, a->repo, fn, data);
+		ss_source_free(src);
+		return n;
+	}
+	for (i = 0; i < nspecs; i++) {
+		ss_source *src;
+		int rc = ss_source_open(&src, specs[i], &a->opts);
+
+		if (rc)
+			die("%s", ss_error_last());
+		n += iterate(src, specs[i], fn, data);
+		ss_source_free(src);
+	}
+	return n;
+}

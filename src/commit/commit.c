@@ -1,0 +1,320 @@
+/*
+ * commit.c - the commit model: allocation, message, trailers, masking.
+ *
+ * Trailers are read with libgit2's git_message_trailers(), which only
+ * looks at the last paragraph of a message.  DPDK (and now and then the
+ * kernel) puts "Fixes:" and "Cc: stable@" in a paragraph of their own above
+ * the Signed-off-by block, so every paragraph is offered to it in turn; a
+ * paragraph other than the last counts as a trailer block only when it
+ * holds a well-known trailer key, so that prose such as "Note: ..." stays
+ * in the body.
+ */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <git2.h>
+
+#include "commit/commit.h"
+#include "util/error.h"
+#include "util/strbuf.h"
+
+ss_commit *ss_commit_new(void)
+{
+	ss_commit *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->arena = ss_arena_new(16 * 1024);
+	if (!c->arena) {
+		free(c);
+		return NULL;
+	}
+	c->author.name = c->author.email = "";
+	c->committer.name = c->committer.email = "";
+	c->subject = c->message = c->body = "";
+	c->source = "";
+	return c;
+}
+
+void ss_commit_free(ss_commit *c)
+{
+	if (!c)
+		return;
+	ss_arena_free(c->arena);
+	free(c);
+}
+
+const char *ss_file_path(const ss_file *f)
+{
+	return f->new_path ? f->new_path : f->old_path;
+}
+
+static const char *const known_keys[] = {
+	"signed-off-by", "fixes", "cc", "reviewed-by", "acked-by", "tested-by",
+	"reported-by", "suggested-by", "link", "closes", "co-developed-by",
+	"reported-and-tested-by", "bugzilla", "coverity", "requested-by",
+	"message-id", "buglink", "cc-stable", "debugged-by", "originally-by",
+	"addresses-coverity", "addresses-coverity-id", NULL
+};
+
+static int is_known_key(const char *key)
+{
+	size_t i;
+
+	for (i = 0; known_keys[i]; i++)
+		if (!strcasecmp(key, known_keys[i]))
+			return 1;
+	return 0;
+}
+
+/* A paragraph: [start, end) in the message, end excludes the newline. */
+struct para {
+	size_t start, end;
+};
+
+static int is_blank_line(const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (!isspace((unsigned char)s[i]))
+			return 0;
+	return 1;
+}
+
+/*
+ * Split msg into paragraphs separated by blank lines.  Returns the count;
+ * *out is malloc'd (caller frees), NULL on ENOMEM with count 0.
+ */
+static size_t split_paragraphs(struct para **out, const char *msg, size_t len)
+{
+	struct para *p = NULL;
+	size_t n = 0, cap = 0, pos = 0, start = 0;
+	int in_para = 0;
+
+	*out = NULL;
+	while (pos <= len) {
+		const char *nl = pos < len ? memchr(msg + pos, '\n', len - pos) : NULL;
+		size_t eol = nl ? (size_t)(nl - msg) : len;
+		int blank = is_blank_line(msg + pos, eol - pos);
+
+		if (!blank && !in_para) {
+			start = pos;
+			in_para = 1;
+		}
+		if (in_para && (blank || eol == len)) {
+			if (n == cap) {
+				struct para *np;
+
+				cap = cap ? cap * 2 : 8;
+				np = realloc(p, cap * sizeof(*p));
+				if (!np) {
+					free(p);
+					return 0;
+				}
+				p = np;
+			}
+			p[n].start = start;
+			p[n].end = blank ? pos : eol;
+			while (p[n].end > start && msg[p[n].end - 1] == '\n')
+				p[n].end--;
+			n++;
+			in_para = 0;
+		}
+		if (eol == len)
+			break;
+		pos = eol + 1;
+	}
+	*out = p;
+	return n;
+}
+
+/* Offer one paragraph to git_message_trailers; append what it finds. */
+static int read_trailers(ss_commit *c, const char *text, size_t len, int last,
+			 size_t *cap, int *found)
+{
+	git_message_trailer_array arr = { 0 };
+	ss_strbuf sb = SS_STRBUF_INIT;
+	size_t i;
+	int rc = 0, known = last;
+
+	*found = 0;
+	/* a dummy subject, so that the paragraph is the message's last */
+	if (ss_strbuf_adds(&sb, "x\n\n") || ss_strbuf_add(&sb, text, len) ||
+	    ss_strbuf_addch(&sb, '\n'))
+		goto release_sb;
+	if (git_message_trailers(&arr, sb.buf) < 0 || arr.count == 0)
+		goto release_sb;
+	for (i = 0; i < arr.count && !known; i++)
+		known = is_known_key(arr.trailers[i].key);
+	if (!known)
+		goto free_arr;
+	if (c->ntrailers + arr.count > *cap) {
+		size_t ncap = (c->ntrailers + arr.count) * 2;
+
+		c->trailers = ss_arena_grow(c->arena, c->trailers, c->ntrailers, ncap,
+					    sizeof(*c->trailers));
+		if (!c->trailers) {
+			rc = SS_ENOMEM;
+			goto free_arr;
+		}
+		*cap = ncap;
+	}
+	for (i = 0; i < arr.count; i++) {
+		ss_trailer *t = &c->trailers[c->ntrailers++];
+
+		t->key = ss_arena_strdup(c->arena, arr.trailers[i].key);
+		t->value = ss_arena_strdup(c->arena, arr.trailers[i].value);
+		if (!t->key || !t->value) {
+			rc = SS_ENOMEM;
+			goto free_arr;
+		}
+	}
+	*found = 1;
+free_arr:
+	git_message_trailer_array_free(&arr);
+release_sb:
+	ss_strbuf_release(&sb);
+	return rc;
+}
+
+int ss_commit_set_message(ss_commit *c, const char *msg, size_t len)
+{
+	struct para *paras;
+	ss_strbuf body = SS_STRBUF_INIT;
+	char *subject, *m;
+	size_t np, i, cap = 0;
+	int rc = 0;
+
+	/* drop trailing whitespace and leading blank lines */
+	while (len && isspace((unsigned char)msg[len - 1]))
+		len--;
+	while (len && (msg[0] == '\n' || msg[0] == '\r')) {
+		msg++;
+		len--;
+	}
+	m = ss_arena_strndup(c->arena, msg, len);
+	if (!m)
+		return SS_ENOMEM;
+	c->message = m;
+	c->trailers = NULL;
+	c->ntrailers = 0;
+	np = split_paragraphs(&paras, m, len);
+	if (!np) {
+		c->subject = c->body = "";
+		return paras || !len ? 0 : SS_ENOMEM;
+	}
+
+	/* the subject is the first paragraph, lines joined by spaces */
+	subject = ss_arena_strndup(c->arena, m + paras[0].start,
+				   paras[0].end - paras[0].start);
+	if (!subject) {
+		rc = SS_ENOMEM;
+		goto free_paras;
+	}
+	for (i = 0; subject[i]; i++)
+		if (subject[i] == '\n' || subject[i] == '\r')
+			subject[i] = ' ';
+	c->subject = subject;
+
+	for (i = 1; i < np; i++) {
+		int found;
+
+		rc = read_trailers(c, m + paras[i].start, paras[i].end - paras[i].start,
+				   i == np - 1, &cap, &found);
+		if (rc)
+			goto release_body;
+		if (found)
+			continue;
+		if ((body.len && ss_strbuf_adds(&body, "\n\n")) ||
+		    ss_strbuf_add(&body, m + paras[i].start, paras[i].end - paras[i].start)) {
+			rc = SS_ENOMEM;
+			goto release_body;
+		}
+	}
+	c->body = ss_arena_strndup(c->arena, body.buf, body.len);
+	if (!c->body)
+		rc = SS_ENOMEM;
+release_body:
+	ss_strbuf_release(&body);
+free_paras:
+	free(paras);
+	return rc;
+}
+
+/* Where "stable@" starts an address in s (case-insensitive), or NULL. */
+static const char *find_stable_at(const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i + 7 <= len; i++) {
+		if (strncasecmp(s + i, "stable@", 7))
+			continue;
+		if (i == 0 || strchr(" \t<,;:\"'(", s[i - 1]))
+			return s + i;
+	}
+	return NULL;
+}
+
+int ss_is_stable_address(const char *value)
+{
+	return value && find_stable_at(value, strlen(value)) != NULL;
+}
+
+int ss_commit_has_stable_tag(const ss_commit *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->ntrailers; i++)
+		if (!strcasecmp(c->trailers[i].key, "cc") &&
+		    ss_is_stable_address(c->trailers[i].value))
+			return 1;
+	return 0;
+}
+
+int ss_commit_mask_stable(ss_commit *c)
+{
+	ss_strbuf sb = SS_STRBUF_INIT;
+	const char *p = c->message;
+	int removed = 0, rc;
+
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) + 1 : strlen(p);
+
+		if (find_stable_at(p, len)) {
+			removed = 1;
+		} else if (ss_strbuf_add(&sb, p, len)) {
+			ss_strbuf_release(&sb);
+			return SS_ENOMEM;
+		}
+		p += len;
+	}
+	if (!removed) {
+		ss_strbuf_release(&sb);
+		return 0;
+	}
+	rc = ss_commit_set_message(c, sb.buf, sb.len);
+	ss_strbuf_release(&sb);
+	if (!rc)
+		c->masked = 1;
+	return rc;
+}
+
+const ss_trailer *ss_commit_trailer(const ss_commit *c, const char *key, size_t *pos)
+{
+	size_t i = pos ? *pos : 0;
+
+	for (; i < c->ntrailers; i++) {
+		if (!strcasecmp(c->trailers[i].key, key)) {
+			if (pos)
+				*pos = i + 1;
+			return &c->trailers[i];
+		}
+	}
+	if (pos)
+		*pos = c->ntrailers;
+	return NULL;
+}

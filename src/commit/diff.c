@@ -1,0 +1,402 @@
+/*
+ * diff.c - turn a libgit2 diff into files, hunks and lines (see diff.h).
+ *
+ * The same walk serves tree diffs of a repository and patches parsed from
+ * mail with git_diff_from_buffer(), so both sources count lines exactly as
+ * git does (git log --numstat).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "commit/diff.h"
+#include "util/error.h"
+#include "util/strbuf.h"
+
+static ss_file_status map_status(git_delta_t s)
+{
+	switch (s) {
+	case GIT_DELTA_ADDED: return SS_FILE_ADDED;
+	case GIT_DELTA_DELETED: return SS_FILE_DELETED;
+	case GIT_DELTA_RENAMED: return SS_FILE_RENAMED;
+	case GIT_DELTA_COPIED: return SS_FILE_COPIED;
+	case GIT_DELTA_TYPECHANGE: return SS_FILE_TYPECHANGE;
+	default: return SS_FILE_MODIFIED;
+	}
+}
+
+/* "@@ -1,2 +3,4 @@ int foo(void)\n" -> "int foo(void)" */
+static const char *hunk_func(ss_arena *a, const char *header, size_t len)
+{
+	const char *p;
+	size_t n;
+
+	if (len < 4 || !(p = memmem(header + 2, len - 2, "@@", 2)))
+		return "";
+	p += 2;
+	n = len - (size_t)(p - header);
+	while (n && (*p == ' ' || *p == '\t')) {
+		p++;
+		n--;
+	}
+	while (n && (p[n - 1] == '\n' || p[n - 1] == '\r' || p[n - 1] == ' '))
+		n--;
+	return n ? ss_arena_strndup(a, p, n) : "";
+}
+
+static int add_patch(ss_commit *c, git_patch *patch, ss_file *f, size_t *budget)
+{
+	const git_diff_delta *d = git_patch_get_delta(patch);
+	size_t h, nh = git_patch_num_hunks(patch);
+
+	f->status = map_status(d->status);
+	f->binary = (d->flags & GIT_DIFF_FLAG_BINARY) != 0;
+	f->old_mode = d->old_file.mode;
+	f->new_mode = d->new_file.mode;
+	f->old_path = d->status == GIT_DELTA_ADDED ? NULL :
+		ss_arena_strdup(c->arena, d->old_file.path);
+	f->new_path = d->status == GIT_DELTA_DELETED ? NULL :
+		ss_arena_strdup(c->arena, d->new_file.path);
+	if ((d->status != GIT_DELTA_ADDED && !f->old_path) ||
+	    (d->status != GIT_DELTA_DELETED && !f->new_path))
+		return SS_ENOMEM;
+	if (f->binary || !nh)
+		return 0;
+	f->hunks = ss_arena_calloc(c->arena, nh, sizeof(*f->hunks));
+	if (!f->hunks)
+		return SS_ENOMEM;
+	f->nhunks = nh;
+	for (h = 0; h < nh; h++) {
+		const git_diff_hunk *gh;
+		ss_hunk *hk = &f->hunks[h];
+		size_t l, nl, keep;
+
+		if (git_patch_get_hunk(&gh, &nl, patch, h) < 0)
+			return ss_error_set("cannot read hunk: %s", git_error_last()->message);
+		hk->old_start = (uint32_t)gh->old_start;
+		hk->old_lines = (uint32_t)gh->old_lines;
+		hk->new_start = (uint32_t)gh->new_start;
+		hk->new_lines = (uint32_t)gh->new_lines;
+		hk->func = hunk_func(c->arena, gh->header, gh->header_len);
+		if (!hk->func)
+			return SS_ENOMEM;
+		keep = nl;
+		if (budget) {
+			keep = nl < *budget ? nl : *budget;
+			*budget -= keep;
+			if (keep < nl)
+				c->truncated = 1;
+		}
+		if (keep) {
+			hk->lines = ss_arena_calloc(c->arena, keep, sizeof(*hk->lines));
+			if (!hk->lines)
+				return SS_ENOMEM;
+		}
+		for (l = 0; l < nl; l++) {
+			const git_diff_line *gl;
+			ss_line *ln;
+			size_t len;
+
+			if (git_patch_get_line_in_hunk(&gl, patch, h, l) < 0)
+				return ss_error_set("cannot read diff line: %s",
+						    git_error_last()->message);
+			switch (gl->origin) {
+			case GIT_DIFF_LINE_ADDITION:
+				hk->added++;
+				break;
+			case GIT_DIFF_LINE_DELETION:
+				hk->removed++;
+				break;
+			case GIT_DIFF_LINE_CONTEXT_EOFNL:
+			case GIT_DIFF_LINE_ADD_EOFNL:
+			case GIT_DIFF_LINE_DEL_EOFNL:
+				/* "\ No newline at end of file" marks the previous line */
+				if (hk->nlines)
+					hk->lines[hk->nlines - 1].no_eol = 1;
+				continue;
+			default:
+				break;
+			}
+			if (hk->nlines >= keep)
+				continue;
+			ln = &hk->lines[hk->nlines++];
+			ln->origin = gl->origin == GIT_DIFF_LINE_ADDITION ? '+' :
+				gl->origin == GIT_DIFF_LINE_DELETION ? '-' : ' ';
+			len = gl->content_len;
+			if (len && gl->content[len - 1] == '\n')
+				len--;
+			ln->len = (uint32_t)len;
+			ln->text = ss_arena_strndup(c->arena, gl->content, len);
+			if (!ln->text)
+				return SS_ENOMEM;
+		}
+		f->added += hk->added;
+		f->removed += hk->removed;
+	}
+	return 0;
+}
+
+int ss_commit_add_diff(ss_commit *c, git_diff *diff, size_t max_lines)
+{
+	size_t i, n = git_diff_num_deltas(diff), budget = max_lines;
+	ss_file *files;
+
+	if (!n)
+		return 0;
+	files = ss_arena_grow(c->arena, c->files, c->nfiles, c->nfiles + n, sizeof(*files));
+	if (!files)
+		return SS_ENOMEM;
+	c->files = files;
+	for (i = 0; i < n; i++) {
+		ss_file *f = &c->files[c->nfiles];
+		git_patch *patch;
+		int rc;
+
+		if (git_patch_from_diff(&patch, diff, i) < 0)
+			return ss_error_set("cannot diff: %s", git_error_last()->message);
+		if (!patch) /* unmodified or ignored entries */
+			continue;
+		rc = add_patch(c, patch, f, max_lines ? &budget : NULL);
+		git_patch_free(patch);
+		if (rc)
+			return rc;
+		c->nfiles++;
+		if (!f->binary) {
+			c->added += f->added;
+			c->removed += f->removed;
+		}
+	}
+	return 0;
+}
+
+static int starts_with(const char *s, const char *end, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return (size_t)(end - s) >= n && !memcmp(s, prefix, n);
+}
+
+/* Start of the line after p (or end). */
+static const char *next_line(const char *p, const char *end)
+{
+	const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+	return nl ? nl + 1 : end;
+}
+
+static int parse_buffer(ss_commit *c, const char *text, size_t len, size_t max_lines)
+{
+	git_diff *diff;
+	int rc;
+
+	if (git_diff_from_buffer(&diff, text, len) < 0)
+		return SS_EINVALID;
+	rc = ss_commit_add_diff(c, diff, max_lines);
+	git_diff_free(diff);
+	return rc;
+}
+
+/* Copy of a path from "diff --git a/X b/Y": the b/ side, or a/ side. */
+static char *header_path(ss_commit *c, const char *line, const char *eol, int new_side)
+{
+	const char *p = line + strlen("diff --git ");
+	const char *b = NULL, *q;
+
+	/* paths without spaces are the common case; with spaces, the two
+	 * halves are equal for a non-rename, so split in the middle */
+	for (q = p; q + 3 < eol; q++)
+		if (q[0] == ' ' && q[1] == 'b' && q[2] == '/') {
+			b = q + 1;
+			break;
+		}
+	if (!b || !starts_with(p, eol, "a/"))
+		return NULL;
+	if (new_side)
+		return ss_arena_strndup(c->arena, b + 2, (size_t)(eol - b - 2));
+	return ss_arena_strndup(c->arena, p + 2, (size_t)(b - 1 - p - 2));
+}
+
+/*
+ * A header-only file section ("new file mode" with no ---/+++, pure
+ * renames, mode changes) that git_diff_from_buffer rejected: read the
+ * extended header lines by hand.
+ */
+static int parse_header_only(ss_commit *c, const char *s, const char *end)
+{
+	const char *eol = memchr(s, '\n', (size_t)(end - s));
+	const char *p;
+	ss_file *f;
+
+	if (!eol)
+		eol = end;
+	c->files = ss_arena_grow(c->arena, c->files, c->nfiles, c->nfiles + 1, sizeof(*f));
+	if (!c->files)
+		return SS_ENOMEM;
+	f = &c->files[c->nfiles];
+	f->status = SS_FILE_MODIFIED;
+	f->old_path = header_path(c, s, eol, 0);
+	f->new_path = header_path(c, s, eol, 1);
+	if (!f->old_path || !f->new_path)
+		return SS_EINVALID;
+	for (p = next_line(s, end); p < end; p = next_line(p, end)) {
+		const char *le = memchr(p, '\n', (size_t)(end - p));
+		unsigned long mode;
+
+		if (!le)
+			le = end;
+		if (starts_with(p, le, "new file mode ")) {
+			f->status = SS_FILE_ADDED;
+			mode = strtoul(p + 14, NULL, 8);
+			f->new_mode = (uint32_t)mode;
+			f->old_path = NULL;
+		} else if (starts_with(p, le, "deleted file mode ")) {
+			f->status = SS_FILE_DELETED;
+			f->old_mode = (uint32_t)strtoul(p + 18, NULL, 8);
+			f->new_path = NULL;
+		} else if (starts_with(p, le, "old mode ")) {
+			f->old_mode = (uint32_t)strtoul(p + 9, NULL, 8);
+		} else if (starts_with(p, le, "new mode ")) {
+			f->new_mode = (uint32_t)strtoul(p + 9, NULL, 8);
+		} else if (starts_with(p, le, "rename from ")) {
+			f->status = SS_FILE_RENAMED;
+			f->old_path = ss_arena_strndup(c->arena, p + 12, (size_t)(le - p - 12));
+		} else if (starts_with(p, le, "rename to ")) {
+			f->new_path = ss_arena_strndup(c->arena, p + 10, (size_t)(le - p - 10));
+		} else if (starts_with(p, le, "copy from ")) {
+			f->status = SS_FILE_COPIED;
+		} else if (starts_with(p, le, "Binary files ") || starts_with(p, le, "GIT binary patch")) {
+			f->binary = 1;
+		} else if (starts_with(p, le, "--- ") || starts_with(p, le, "@@ ")) {
+			return SS_EINVALID; /* has content: not header-only */
+		}
+	}
+	c->nfiles++;
+	return 0;
+}
+
+/* Start of the first "--- " or "@@ " line of a file section, or end. */
+static const char *find_hunks(const char *s, const char *end)
+{
+	const char *p;
+
+	for (p = next_line(s, end); p < end; p = next_line(p, end))
+		if (starts_with(p, end, "--- ") || starts_with(p, end, "@@ "))
+			return p;
+	return end;
+}
+
+/*
+ * Mail systems break lines longer than 998 bytes; the tip archive holds
+ * such a patch, whose hunk then has more lines than its header says and
+ * is refused.  Rewrite each "@@ -a,b +c,d @@" with the counts of the lines
+ * actually present and parse again: the commit keeps its (damaged) lines
+ * instead of being dropped.
+ */
+static int parse_recounted(ss_commit *c, const char *s, const char *end, size_t max_lines)
+{
+	ss_strbuf sb = SS_STRBUF_INIT;
+	const char *p = s;
+	int rc;
+
+	while (p < end) {
+		const char *le = next_line(p, end), *q;
+		unsigned long a, cc;
+		size_t nold = 0, nnew = 0;
+		const char *tail;
+
+		if (!starts_with(p, end, "@@ -")) {
+			ss_strbuf_add(&sb, p, (size_t)(le - p));
+			p = le;
+			continue;
+		}
+		a = strtoul(p + 4, (char **)&q, 10);
+		if (*q == ',')
+			strtoul(q + 1, (char **)&q, 10);
+		if (strncmp(q, " +", 2)) {
+			ss_strbuf_release(&sb);
+			return SS_EINVALID;
+		}
+		cc = strtoul(q + 2, (char **)&q, 10);
+		if (*q == ',')
+			strtoul(q + 1, (char **)&q, 10);
+		tail = q;
+		for (q = le; q < end && !starts_with(q, end, "@@ "); q = next_line(q, end)) {
+			if (*q == '-')
+				nold++;
+			else if (*q == '+')
+				nnew++;
+			else if (*q != '\\') {
+				nold++;
+				nnew++;
+			}
+		}
+		ss_strbuf_addf(&sb, "@@ -%lu,%zu +%lu,%zu", a, nold, cc, nnew);
+		ss_strbuf_add(&sb, tail, (size_t)(le - tail));
+		ss_strbuf_add(&sb, le, (size_t)(q - le));
+		p = q;
+	}
+	rc = parse_buffer(c, sb.buf, sb.len, max_lines);
+	ss_strbuf_release(&sb);
+	return rc;
+}
+
+int ss_commit_parse_patch(ss_commit *c, const char *text, size_t len, size_t max_lines)
+{
+	const char *end = text + len, *start = NULL, *p, *s;
+	size_t nfiles0 = c->nfiles, added0 = c->added, removed0 = c->removed;
+	int rc;
+
+	for (p = text; p < end; p = next_line(p, end))
+		if (starts_with(p, end, "diff --git ")) {
+			start = p;
+			break;
+		}
+	if (!start)
+		return 0; /* no diff: an empty commit */
+	/* drop the format-patch signature ("-- \n2.34.1") and trailing blank
+	 * lines: libgit2 1.5 rejects a last pure rename or mode change that a
+	 * blank line follows */
+	for (p = start; p < end; p = next_line(p, end))
+		if (starts_with(p, end, "-- \n") && end - p < 64) {
+			end = p;
+			break;
+		}
+	while (end - start >= 2 && end[-1] == '\n' && end[-2] == '\n')
+		end--;
+
+	rc = parse_buffer(c, start, (size_t)(end - start), max_lines);
+	if (rc != SS_EINVALID)
+		return rc;
+
+	/* the whole patch was refused: parse file by file, reading the files
+	 * libgit2 rejects (a new empty file in the middle) by hand */
+	c->nfiles = nfiles0;
+	c->added = added0;
+	c->removed = removed0;
+	for (s = start; s < end;) {
+		const char *e = next_line(s, end);
+
+		while (e < end && !starts_with(e, end, "diff --git "))
+			e = next_line(e, end);
+		rc = parse_buffer(c, s, (size_t)(e - s), max_lines);
+		if (rc == SS_EINVALID)
+			rc = parse_header_only(c, s, e);
+		if (rc == SS_EINVALID)
+			rc = parse_recounted(c, s, e, max_lines);
+		if (rc == SS_EINVALID) {
+			/* keep the commit and the file's name; its lines are lost */
+			rc = parse_header_only(c, s, find_hunks(s, e));
+			c->truncated = 1;
+		}
+		if (rc == SS_EINVALID) {
+			const char *eol = memchr(s, '\n', (size_t)(e - s));
+
+			return ss_error_code(SS_EINVALID, "cannot parse diff of '%.*s': %s",
+					     (int)((eol ? eol : e) - s - 11), s + 11,
+					     git_error_last() ? git_error_last()->message : "bad patch");
+		}
+		if (rc)
+			return rc;
+		s = e;
+	}
+	return 0;
+}

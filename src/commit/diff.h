@@ -1,0 +1,33 @@
+/*
+ * diff.h - the one diff walk shared by git and mail sources.
+ *
+ * Mail patches are parsed with libgit2's git_diff_from_buffer() and
+ * repository commits are diffed with git_diff_tree_to_tree(); both end in
+ * ss_commit_add_diff(), so git and mail yield identical files, hunks and
+ * lines (and share one set of bugs).
+ */
+#ifndef SS_DIFF_H
+#define SS_DIFF_H
+
+#include <git2.h>
+
+#include "commit/commit.h"
+
+/*
+ * Append the files of diff to c (files, hunks, lines, totals).  At most
+ * max_lines diff lines are stored (0 = all); beyond it hunks keep their
+ * counts but no lines, and c->truncated is set.  Returns 0 or < 0 with the
+ * error message set.
+ */
+int ss_commit_add_diff(ss_commit *c, git_diff *diff, size_t max_lines);
+
+/*
+ * Parse the unified diff in text (from its first "diff --git" line; text
+ * before it is ignored) into c.  Works around libgit2 1.5 rejecting a patch
+ * that ends in a pure rename/mode change followed by blank lines and a new
+ * empty file in the middle of a patch.  Returns 0, or SS_EINVALID with the
+ * error message set.
+ */
+int ss_commit_parse_patch(ss_commit *c, const char *text, size_t len, size_t max_lines);
+
+#endif

@@ -1,0 +1,465 @@
+/*
+ * label.c - the stable-tree labeler (see label.h).
+ *
+ * A small open-addressing hash table maps upstream sha -> list of branch
+ * ids; branch ids name either a git branch or an mbox series whose name is
+ * resolved when the table is written.
+ */
+#include <ctype.h>
+#include <regex.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commit/label.h"
+#include "commit/upstream.h"
+#include "source/git.h"
+#include "util/error.h"
+#include "util/strbuf.h"
+
+struct entry {
+	char sha[41];
+	uint32_t *ids;
+	uint32_t n, cap;
+	size_t order;
+};
+
+struct branch {
+	char *name;          /* NULL for a series not yet named */
+	int64_t *times;      /* author times of a series' commits */
+	size_t ntimes, cap;
+};
+
+struct ss_label {
+	ss_label_options opts;
+	ss_upstream *up;
+	struct entry *slots; /* capacity a power of two */
+	size_t cap, count;
+	struct entry **ordered; /* by discovery */
+	struct branch *br;
+	size_t nbr;
+	/* the mbox series being read */
+	long cur_series;
+	unsigned last_n, last_total;
+	regex_t version_re;
+	ss_strbuf out;
+};
+
+int ss_label_new(ss_label **out, const ss_label_options *opts)
+{
+	static const ss_label_options defaults = SS_LABEL_OPTIONS_INIT;
+	ss_label *l;
+	int rc;
+
+	*out = NULL;
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return SS_ENOMEM;
+	l->opts = opts ? *opts : defaults;
+	if (!l->opts.upstream_ref)
+		l->opts.upstream_ref = "HEAD";
+	l->cur_series = -1;
+	l->out = (ss_strbuf)SS_STRBUF_INIT;
+	rc = ss_upstream_new(&l->up, l->opts.patterns, l->opts.npatterns);
+	if (rc) {
+		free(l);
+		return rc;
+	}
+	/* release commits of a stable series: "version: 21.11.1", "Linux 6.6.12" */
+	if (regcomp(&l->version_re, "^(version:?|linux)[[:space:]]+v?([0-9]+\\.[0-9]+)\\.[0-9]+",
+		    REG_EXTENDED | REG_ICASE)) {
+		ss_upstream_free(l->up);
+		free(l);
+		return ss_error_set("cannot compile version pattern");
+	}
+	l->cap = 1024;
+	l->slots = calloc(l->cap, sizeof(*l->slots));
+	if (!l->slots) {
+		ss_label_free(l);
+		return SS_ENOMEM;
+	}
+	*out = l;
+	return 0;
+}
+
+void ss_label_free(ss_label *l)
+{
+	size_t i;
+
+	if (!l)
+		return;
+	for (i = 0; i < l->cap; i++)
+		free(l->slots[i].ids);
+	free(l->slots);
+	free(l->ordered);
+	for (i = 0; i < l->nbr; i++) {
+		free(l->br[i].name);
+		free(l->br[i].times);
+	}
+	free(l->br);
+	regfree(&l->version_re);
+	ss_upstream_free(l->up);
+	ss_strbuf_release(&l->out);
+	free(l);
+}
+
+static uint64_t hash_sha(const char *sha)
+{
+	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+
+	while (*sha)
+		h = (h ^ (unsigned char)*sha++) * 1099511628211ULL;
+	return h;
+}
+
+static struct entry *lookup(ss_label *l, const char *sha)
+{
+	size_t i = hash_sha(sha) & (l->cap - 1);
+
+	while (l->slots[i].sha[0]) {
+		if (!strcmp(l->slots[i].sha, sha))
+			return &l->slots[i];
+		i = (i + 1) & (l->cap - 1);
+	}
+	return &l->slots[i];
+}
+
+static int rehash(ss_label *l)
+{
+	struct entry *old = l->slots;
+	size_t oldcap = l->cap, i;
+
+	l->cap *= 2;
+	l->slots = calloc(l->cap, sizeof(*l->slots));
+	if (!l->slots) {
+		l->slots = old;
+		l->cap = oldcap;
+		return SS_ENOMEM;
+	}
+	for (i = 0; i < oldcap; i++)
+		if (old[i].sha[0]) {
+			struct entry *e = lookup(l, old[i].sha);
+
+			*e = old[i];
+			l->ordered[e->order] = e;
+		}
+	free(old);
+	return 0;
+}
+
+static int add_ref(ss_label *l, const char *sha, uint32_t id)
+{
+	struct entry *e;
+	uint32_t i;
+
+	if ((l->count + 1) * 2 > l->cap && rehash(l))
+		return SS_ENOMEM;
+	e = lookup(l, sha);
+	if (!e->sha[0]) {
+		struct entry **ord = realloc(l->ordered, (l->count + 1) * sizeof(*ord));
+
+		if (!ord)
+			return SS_ENOMEM;
+		l->ordered = ord;
+		memcpy(e->sha, sha, 41);
+		e->order = l->count;
+		l->ordered[l->count++] = e;
+	}
+	for (i = 0; i < e->n; i++)
+		if (e->ids[i] == id)
+			return 0;
+	if (e->n == e->cap) {
+		uint32_t *ids = realloc(e->ids, (e->cap ? e->cap * 2 : 2) * sizeof(*ids));
+
+		if (!ids)
+			return SS_ENOMEM;
+		e->ids = ids;
+		e->cap = e->cap ? e->cap * 2 : 2;
+	}
+	e->ids[e->n++] = id;
+	return 0;
+}
+
+static long new_branch(ss_label *l, const char *name)
+{
+	struct branch *br = realloc(l->br, (l->nbr + 1) * sizeof(*br));
+
+	if (!br)
+		return -1;
+	l->br = br;
+	memset(&br[l->nbr], 0, sizeof(*br));
+	if (name && !(br[l->nbr].name = strdup(name)))
+		return -1;
+	return (long)l->nbr++;
+}
+
+static long branch_id(ss_label *l, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < l->nbr; i++)
+		if (l->br[i].name && !strcmp(l->br[i].name, name))
+			return (long)i;
+	return new_branch(l, name);
+}
+
+/* Place c in the current mbox series, starting a new one when the
+ * "[PATCH n/N]" numbering restarts. */
+static long series_of(ss_label *l, const ss_commit *c)
+{
+	struct branch *b;
+	regmatch_t m[3];
+
+	if (l->cur_series < 0 || c->patch_total != l->last_total || c->patch_n <= l->last_n) {
+		l->cur_series = new_branch(l, NULL);
+		if (l->cur_series < 0)
+			return -1;
+	}
+	l->last_n = c->patch_n;
+	l->last_total = c->patch_total;
+	b = &l->br[l->cur_series];
+	if (!b->name && !regexec(&l->version_re, c->subject, 3, m, 0)) {
+		b->name = strndup(c->subject + m[2].rm_so, (size_t)(m[2].rm_eo - m[2].rm_so));
+		if (!b->name)
+			return -1;
+	}
+	if (b->ntimes == b->cap) {
+		int64_t *t = realloc(b->times, (b->cap ? b->cap * 2 : 64) * sizeof(*t));
+
+		if (!t)
+			return -1;
+		b->times = t;
+		b->cap = b->cap ? b->cap * 2 : 64;
+	}
+	b->times[b->ntimes++] = c->author.time;
+	return l->cur_series;
+}
+
+int ss_label_add(ss_label *l, const ss_commit *c, const char *branch)
+{
+	char shas[16][41];
+	size_t n, i;
+	long id;
+
+	id = branch ? branch_id(l, branch) : series_of(l, c);
+	if (id < 0)
+		return SS_ENOMEM;
+	n = ss_upstream_find(l->up, c->message, shas, 16);
+	for (i = 0; i < n; i++)
+		if (add_ref(l, shas[i], (uint32_t)id))
+			return SS_ENOMEM;
+	return 0;
+}
+
+static int read_source(ss_label *l, const char *spec, const ss_source_options *so,
+		       const char *branch, size_t *skipped)
+{
+	ss_source *src;
+	ss_commit *c;
+	int rc = ss_source_open(&src, spec, so);
+	char first[1024] = "";
+
+	if (rc)
+		return rc;
+	for (;;) {
+		rc = ss_source_next(&c, src);
+		if (rc == SS_ITEROVER) {
+			rc = 0;
+			break;
+		}
+		if (rc == SS_ESKIP) {
+			if (!first[0])
+				snprintf(first, sizeof(first), "%s", ss_error_last());
+			if (skipped)
+				(*skipped)++;
+			continue;
+		}
+		if (rc)
+			break;
+		rc = ss_label_add(l, c, branch);
+		ss_commit_free(c);
+		if (rc)
+			break;
+	}
+	ss_source_free(src);
+	if (!rc && first[0])
+		ss_error_set("%s", first);
+	return rc;
+}
+
+int ss_label_read(ss_label *l, const char *spec, size_t *skipped)
+{
+	ss_source_options so = SS_SOURCE_OPTIONS_INIT;
+	char **names = NULL, hide[512];
+	const char *revs[2];
+	size_t n = 0, i;
+	int rc;
+
+	so.with_diff = 0;
+	if (!ss_source_is_repository(spec))
+		return read_source(l, spec, &so, NULL, skipped);
+	if (!strncmp(spec, "git:", 4))
+		spec += 4;
+	rc = ss_git_branches(&names, &n, spec, l->opts.branches);
+	if (rc)
+		return rc;
+	if (!n) {
+		ss_git_free_names(names, n);
+		return ss_error_code(SS_ENOTFOUND, "no branch of '%s' matches '%s'", spec,
+				     l->opts.branches ? l->opts.branches : "*");
+	}
+	snprintf(hide, sizeof(hide), "^%s", l->opts.upstream_ref);
+	so.repo = spec;
+	so.revs = revs;
+	so.nrevs = 2;
+	for (i = 0; i < n && !rc; i++) {
+		if (!strcmp(names[i], l->opts.upstream_ref))
+			continue;
+		revs[0] = names[i];
+		revs[1] = hide;
+		rc = read_source(l, spec, &so, names[i], skipped);
+	}
+	ss_git_free_names(names, n);
+	return rc;
+}
+
+size_t ss_label_count(const ss_label *l)
+{
+	return l->count;
+}
+
+static int cmp_time(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Name the series that had no release commit, from the releases file. */
+static int name_series(ss_label *l)
+{
+	int64_t *rtimes = NULL;
+	char **rnames = NULL;
+	size_t nrel = 0, i, j;
+	FILE *f = NULL;
+	int rc = 0;
+
+	for (i = 0; i < l->nbr && l->br[i].name; i++)
+		;
+	if (i == l->nbr)
+		return 0;
+	if (l->opts.releases) {
+		char line[512];
+
+		f = fopen(l->opts.releases, "r");
+		if (!f)
+			return ss_error_code(SS_ENOTFOUND, "cannot open releases file '%s'",
+					     l->opts.releases);
+		while (fgets(line, sizeof(line), f)) {
+			char tag[256], sha[128];
+			long long t;
+
+			if (sscanf(line, "%255s %127s %lld", tag, sha, &t) != 3)
+				continue;
+			rtimes = realloc(rtimes, (nrel + 1) * sizeof(*rtimes));
+			rnames = realloc(rnames, (nrel + 1) * sizeof(*rnames));
+			if (!rtimes || !rnames) {
+				rc = SS_ENOMEM;
+				goto close_f;
+			}
+			rtimes[nrel] = t;
+			rnames[nrel++] = strdup(tag[0] == 'v' ? tag + 1 : tag);
+		}
+	}
+	for (i = 0; i < l->nbr; i++) {
+		struct branch *b = &l->br[i];
+		int64_t median;
+		long best = -1;
+		char buf[64];
+
+		if (b->name)
+			continue;
+		if (b->ntimes && nrel) {
+			qsort(b->times, b->ntimes, sizeof(*b->times), cmp_time);
+			median = b->times[b->ntimes / 2];
+			for (j = 0; j < nrel; j++)
+				if (rtimes[j] <= median && (best < 0 || rtimes[j] > rtimes[best]))
+					best = (long)j;
+		}
+		if (best >= 0) {
+			/* "21.11" of "21.11.1" or "21.11" */
+			char *dot = strchr(rnames[best], '.');
+
+			if (dot && (dot = strchr(dot + 1, '.')))
+				*dot = '\0';
+			b->name = strdup(rnames[best]);
+		} else {
+			snprintf(buf, sizeof(buf), "series-%zu", i + 1);
+			b->name = strdup(buf);
+		}
+		if (!b->name) {
+			rc = SS_ENOMEM;
+			break;
+		}
+	}
+close_f:
+	if (f)
+		fclose(f);
+	for (j = 0; j < nrel; j++)
+		free(rnames[j]);
+	free(rnames);
+	free(rtimes);
+	return rc;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strverscmp(*(char *const *)a, *(char *const *)b);
+}
+
+static const char *join_branches(ss_label *l, const struct entry *e)
+{
+	const char *names[256];
+	size_t n = 0, i, j;
+
+	for (i = 0; i < e->n && n < 256; i++) {
+		const char *nm = l->br[e->ids[i]].name;
+
+		for (j = 0; j < n && strcmp(names[j], nm); j++)
+			;
+		if (j == n)
+			names[n++] = nm;
+	}
+	qsort(names, n, sizeof(*names), cmp_names);
+	ss_strbuf_reset(&l->out);
+	for (i = 0; i < n; i++) {
+		if (i)
+			ss_strbuf_addch(&l->out, ',');
+		ss_strbuf_adds(&l->out, names[i]);
+	}
+	return l->out.buf;
+}
+
+const char *ss_label_branches(ss_label *l, const char *sha)
+{
+	struct entry *e;
+
+	if (name_series(l))
+		return NULL;
+	e = lookup(l, sha);
+	return e->sha[0] ? join_branches(l, e) : NULL;
+}
+
+int ss_label_write(ss_label *l, FILE *f)
+{
+	size_t i;
+	int rc = name_series(l);
+
+	if (rc)
+		return rc;
+	fprintf(f, "sha\tin_stable\tstable_branches\n");
+	for (i = 0; i < l->count; i++)
+		fprintf(f, "%s\t1\t%s\n", l->ordered[i]->sha, join_branches(l, l->ordered[i]));
+	return ferror(f) ? ss_error_set("cannot write labels") : 0;
+}

@@ -1,0 +1,56 @@
+/*
+ * label.h - which upstream commits a stable tree carries, and on which
+ * branches.
+ *
+ * The labeler reads the stable tree's commits and collects the upstream
+ * shas their messages name (upstream.h).  Branch names come from the
+ * repository's branches (git), or, for an mbox of format-patch series (one
+ * series a branch, as ../shared/data/dpdk has), from the series' release
+ * commits ("version: 21.11.1" or "Linux 6.6.12" give "21.11" and "6.6");
+ * a series without one is named from the releases file by its commits'
+ * median date, or "series-K" without it.
+ */
+#ifndef SS_LABEL_H
+#define SS_LABEL_H
+
+#include <stdio.h>
+
+#include "commit/commit.h"
+#include "source/source.h"
+
+typedef struct ss_label ss_label;
+
+typedef struct {
+	const char *branches;       /* fnmatch glob of branches to read (NULL: all but upstream) */
+	const char *upstream_ref;   /* the mainline ref stable branches fork from ("HEAD") */
+	const char **patterns;      /* extra upstream-reference regexes (NULL) */
+	size_t npatterns;           /* (0) */
+	const char *releases;       /* "tag sha date" TSV for naming mbox series (NULL) */
+} ss_label_options;
+
+#define SS_LABEL_OPTIONS_INIT { NULL, "HEAD", NULL, 0, NULL }
+
+int ss_label_new(ss_label **out, const ss_label_options *opts);
+void ss_label_free(ss_label *l); /* NULL is a no-op */
+
+/*
+ * Read a whole stable source: a repository (its branches matching the
+ * glob, each walked from the branch down to the upstream ref) or an mbox.
+ * Malformed mails are counted in *skipped (may be NULL) and the first
+ * message is kept for ss_error_last(); fatal errors return < 0.
+ */
+int ss_label_read(ss_label *l, const char *spec, size_t *skipped);
+
+/* Record one stable commit found on branch (NULL: name by series). */
+int ss_label_add(ss_label *l, const ss_commit *c, const char *branch);
+
+/* Number of distinct upstream commits found. */
+size_t ss_label_count(const ss_label *l);
+
+/* Comma-joined branches carrying sha, version-sorted, or NULL if none. */
+const char *ss_label_branches(ss_label *l, const char *sha);
+
+/* Write "sha\tin_stable\tstable_branches" rows, in order of discovery. */
+int ss_label_write(ss_label *l, FILE *f);
+
+#endif

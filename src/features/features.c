@@ -1,0 +1,915 @@
+/*
+ * features.c - extraction of message, code, people, path and trailer
+ * features from one commit, and their mapping to a sparse vector (see
+ * features.h and docs/features.md).
+ *
+ * Code constructs are recognised token by token in added and removed lines
+ * of C files (.c, .h and C++ sources): a deliberately simple lexer, because
+ * a diff line is a fragment that no parser would accept, and the counts
+ * only need to be consistent between training and scoring.
+ */
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "features/features.h"
+#include "util/error.h"
+
+#define SS_DENSE_INFO(e, g, n, d) { n, SS_FG_##g, d },
+const ss_dense_info ss_dense_features[SS_NDENSE] = { SS_DENSE_FEATURES(SS_DENSE_INFO) };
+#undef SS_DENSE_INFO
+
+/* ---- raw features ---------------------------------------------------- */
+
+void ss_feat_raw_init(ss_feat_raw *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->words = (ss_strbuf)SS_STRBUF_INIT;
+}
+
+void ss_feat_raw_reset(ss_feat_raw *r)
+{
+	memset(r->dense, 0, sizeof(r->dense));
+	r->nhashed = 0;
+	ss_strbuf_reset(&r->words);
+	r->nwords = 0;
+	if (r->names)
+		ss_strbuf_reset(r->names);
+}
+
+void ss_feat_raw_release(ss_feat_raw *r)
+{
+	free(r->hashed);
+	ss_strbuf_release(&r->words);
+	r->hashed = NULL;
+	r->nhashed = r->hcap = 0;
+}
+
+static int add_hash(ss_feat_raw *r, const char *ns, const char *s, size_t len)
+{
+	uint64_t h = ss_hash64(ns, strlen(ns), SS_HASH64_SEED);
+	uint32_t v;
+
+	h = ss_hash64(s, len, h);
+	/* fold the high half in so that the low bits used as index mix all */
+	v = (uint32_t)(h ^ (h >> 32));
+	if (r->nhashed == r->hcap) {
+		size_t cap = r->hcap ? r->hcap * 2 : 64;
+		uint32_t *p = realloc(r->hashed, cap * sizeof(*p));
+
+		if (!p)
+			return SS_ENOMEM;
+		r->hashed = p;
+		r->hcap = cap;
+	}
+	r->hashed[r->nhashed++] = v;
+	if (r->names && ss_strbuf_addf(r->names, "%08x\t%s%.*s\n", v, ns, (int)len, s))
+		return SS_ENOMEM;
+	return 0;
+}
+
+/* Lower-case copy of s[0..len) into buf (truncated to size - 1). */
+static size_t lower_copy(char *buf, size_t size, const char *s, size_t len)
+{
+	size_t i;
+
+	if (len >= size)
+		len = size - 1;
+	for (i = 0; i < len; i++)
+		buf[i] = (char)tolower((unsigned char)s[i]);
+	buf[len] = '\0';
+	return len;
+}
+
+/* ---- words ----------------------------------------------------------- */
+
+void ss_feat_words(const char *text, void (*fn)(void *ctx, const char *w, size_t len), void *ctx)
+{
+	const unsigned char *p = (const unsigned char *)text;
+
+	if (!text)
+		return;
+	while (*p) {
+		const unsigned char *start;
+		int alpha = 0, hex = 1;
+		char buf[33];
+		size_t len, i;
+
+		if (!(isalnum(*p) || *p == '_')) {
+			p++;
+			continue;
+		}
+		start = p;
+		while (isalnum(*p) || *p == '_') {
+			if (isalpha(*p) || *p == '_')
+				alpha = 1;
+			if (!isxdigit(*p))
+				hex = 0;
+			p++;
+		}
+		len = (size_t)(p - start);
+		if (!alpha || len < 2 || len > 32 || (hex && len >= 7))
+			continue;
+		for (i = 0; i < len; i++)
+			buf[i] = (char)tolower(start[i]);
+		buf[len] = '\0';
+		fn(ctx, buf, len);
+	}
+}
+
+struct word_ctx {
+	ss_feat_raw *raw;
+	int failed;
+};
+
+static void collect_word(void *ctx, const char *w, size_t len)
+{
+	struct word_ctx *wc = ctx;
+
+	if (ss_strbuf_add(&wc->raw->words, w, len + 1))
+		wc->failed = 1;
+	else
+		wc->raw->nwords++;
+}
+
+/* ---- subject --------------------------------------------------------- */
+
+size_t ss_feat_subsystem(char *buf, size_t size, const char *subject)
+{
+	const char *s = subject, *colon;
+	size_t len, spaces = 0, i;
+
+	if (!s || size < 2)
+		return 0;
+	if (!strncasecmp(s, "revert \"", 8))
+		s += 8;
+	colon = strchr(s, ':');
+	if (!colon || colon == s || (colon[1] && colon[1] != ' '))
+		return 0;
+	len = (size_t)(colon - s);
+	if (len > 64)
+		return 0;
+	for (i = 0; i < len; i++) {
+		if (s[i] == ' ')
+			spaces++;
+		if (s[i] == '"' || s[i] == '(' || s[i] == '[')
+			return 0;
+	}
+	/* "perf tools:" is a prefix, "This is a sentence:" is not */
+	if (spaces > 1)
+		return 0;
+	return lower_copy(buf, size, s, len);
+}
+
+/* ---- code constructs ------------------------------------------------- */
+
+enum {
+	K_NULL, K_IF, K_ELSE, K_RET, K_GOTO, K_ERRNO, K_LOCK, K_UNLOCK, K_FREE,
+	K_BOUNDS, K_WARN, K_BARRIER, K_REF, K_N
+};
+
+/* Is word one of the '_'-separated components of ident[0..len)? */
+static int has_comp(const char *ident, size_t len, const char *word)
+{
+	size_t wl = strlen(word), i = 0;
+
+	while (i < len) {
+		size_t j = i;
+
+		while (j < len && ident[j] != '_')
+			j++;
+		if (j - i == wl && !memcmp(ident + i, word, wl))
+			return 1;
+		i = j + 1;
+	}
+	return 0;
+}
+
+static int is(const char *ident, size_t len, const char *word)
+{
+	return strlen(word) == len && !memcmp(ident, word, len);
+}
+
+static int starts(const char *ident, size_t len, const char *prefix)
+{
+	size_t pl = strlen(prefix);
+
+	return len >= pl && !memcmp(ident, prefix, pl);
+}
+
+static int contains(const char *ident, size_t len, const char *sub)
+{
+	size_t sl = strlen(sub), i;
+
+	for (i = 0; i + sl <= len; i++)
+		if (!memcmp(ident + i, sub, sl))
+			return 1;
+	return 0;
+}
+
+static int is_barrier(const char *id, size_t n)
+{
+	static const char *const names[] = {
+		"barrier", "mb", "rmb", "wmb", "dma_rmb", "dma_wmb", "READ_ONCE",
+		"WRITE_ONCE", "smp_store_release", "smp_load_acquire", "smp_store_mb",
+		"rte_mb", "rte_rmb", "rte_wmb", "rte_compiler_barrier",
+		"__sync_synchronize", "virt_mb", "virt_rmb", "virt_wmb", NULL
+	};
+	size_t i;
+
+	for (i = 0; names[i]; i++)
+		if (is(id, n, names[i]))
+			return 1;
+	if (starts(id, n, "smp_mb") || starts(id, n, "smp_rmb") || starts(id, n, "smp_wmb") ||
+	    starts(id, n, "rte_smp_") || starts(id, n, "rte_io_") || starts(id, n, "rte_cio_"))
+		return 1;
+	return contains(id, n, "thread_fence") || has_comp(id, n, "barrier");
+}
+
+static int is_lock(const char *id, size_t n)
+{
+	static const char *const downs[] = {
+		"down", "down_read", "down_write", "down_interruptible", "down_killable",
+		"down_trylock", "down_read_trylock", "down_write_trylock",
+		"down_read_killable", "down_write_killable", NULL
+	};
+	size_t i;
+
+	for (i = 0; downs[i]; i++)
+		if (is(id, n, downs[i]))
+			return 1;
+	if (has_comp(id, n, "init") || has_comp(id, n, "assert") || has_comp(id, n, "held") ||
+	    has_comp(id, n, "is") || has_comp(id, n, "key") || has_comp(id, n, "class"))
+		return 0;
+	return has_comp(id, n, "lock") || has_comp(id, n, "trylock");
+}
+
+static int is_unlock(const char *id, size_t n)
+{
+	return has_comp(id, n, "unlock") || is(id, n, "up") || is(id, n, "up_read") ||
+	       is(id, n, "up_write");
+}
+
+static int is_free(const char *id, size_t n)
+{
+	return has_comp(id, n, "free") || has_comp(id, n, "kfree") || has_comp(id, n, "vfree") ||
+	       has_comp(id, n, "kvfree") || has_comp(id, n, "put") || has_comp(id, n, "release") ||
+	       is(id, n, "free");
+}
+
+static int is_ref(const char *id, size_t n)
+{
+	if (contains(id, n, "refcount") || contains(id, n, "refcnt") || contains(id, n, "kref") ||
+	    has_comp(id, n, "ref") || has_comp(id, n, "refs") || has_comp(id, n, "hold"))
+		return 1;
+	return (starts(id, n, "atomic") || starts(id, n, "rte_atomic")) &&
+	       (contains(id, n, "inc") || contains(id, n, "dec"));
+}
+
+static int is_warn(const char *id, size_t n)
+{
+	if (starts(id, n, "VM_"))
+		id += 3, n -= 3;
+	if ((starts(id, n, "WARN") && (n == 4 || id[4] == '_')) ||
+	    (starts(id, n, "BUG") && (n == 3 || id[3] == '_')))
+		return 1;
+	return is(id, n, "RTE_ASSERT") || is(id, n, "RTE_VERIFY") || is(id, n, "assert") ||
+	       is(id, n, "panic") || is(id, n, "rte_panic");
+}
+
+static int is_bounds(const char *id, size_t n)
+{
+	static const char *const names[] = {
+		"ARRAY_SIZE", "RTE_DIM", "clamp", "clamp_t", "clamp_val", "min", "max",
+		"min_t", "max_t", "RTE_MIN", "RTE_MAX", "array_index_nospec",
+		"struct_size", "array_size", "size_add", "size_mul", "flex_array_size",
+		NULL
+	};
+	size_t i;
+
+	for (i = 0; names[i]; i++)
+		if (is(id, n, names[i]))
+			return 1;
+	return contains(id, n, "overflow") || contains(id, n, "OVERFLOW");
+}
+
+/* An identifier naming a size, a length or an index. */
+static int is_sizeish(const char *id, size_t n)
+{
+	static const char *const subs[] = {
+		"len", "size", "max", "num", "cnt", "count", "idx", "index", "limit",
+		"LEN", "SIZE", "MAX", "NUM", "off", "end", NULL
+	};
+	size_t i;
+
+	for (i = 0; subs[i]; i++)
+		if (contains(id, n, subs[i]))
+			return 1;
+	return 0;
+}
+
+static int is_errno(const char *id, size_t n)
+{
+	size_t i;
+
+	if (n < 3 || id[0] != 'E')
+		return 0;
+	for (i = 1; i < n; i++)
+		if (!isupper((unsigned char)id[i]) && !isdigit((unsigned char)id[i]))
+			return 0;
+	return 1;
+}
+
+static void scan_line(const char *s, size_t len, unsigned *k)
+{
+	size_t i = 0;
+	int has_if = 0, has_rel = 0, has_size = 0;
+
+	while (i < len) {
+		unsigned char ch = (unsigned char)s[i];
+		size_t start, n, j;
+		char next = 0;
+
+		/* comments and strings say nothing about code */
+		if (ch == '/' && i + 1 < len && (s[i + 1] == '/' || s[i + 1] == '*'))
+			break;
+		if (ch == '"') {
+			for (i++; i < len && s[i] != '"'; i++)
+				if (s[i] == '\\')
+					i++;
+			i++;
+			continue;
+		}
+		if ((ch == '<' || ch == '>') && !(i > 0 && s[i - 1] == '-') &&
+		    !(i + 1 < len && s[i + 1] == ch) && !(i > 0 && s[i - 1] == ch))
+			has_rel = 1;
+		if (ch == '!' && !(i + 1 < len && s[i + 1] == '=')) {
+			j = i + 1;
+			while (j < len && s[j] == ' ')
+				j++;
+			if (j < len && (isalpha((unsigned char)s[j]) || s[j] == '_'))
+				k[K_NULL]++;
+			i++;
+			continue;
+		}
+		if (!(isalpha(ch) || ch == '_')) {
+			i++;
+			continue;
+		}
+		start = i;
+		while (i < len && (isalnum((unsigned char)s[i]) || s[i] == '_'))
+			i++;
+		n = i - start;
+		for (j = i; j < len; j++)
+			if (s[j] != ' ' && s[j] != '\t') {
+				next = s[j];
+				break;
+			}
+		{
+			const char *id = s + start;
+			int call = next == '(';
+
+			if (is(id, n, "if")) {
+				k[K_IF]++;
+				has_if = 1;
+			} else if (is(id, n, "else")) {
+				k[K_ELSE]++;
+			} else if (is(id, n, "return")) {
+				k[K_RET]++;
+			} else if (is(id, n, "goto")) {
+				k[K_GOTO]++;
+			} else if (is(id, n, "while") || is(id, n, "for")) {
+				has_if = 1;
+			} else if (is(id, n, "NULL") || starts(id, n, "IS_ERR")) {
+				k[K_NULL]++;
+			} else if (is_errno(id, n)) {
+				k[K_ERRNO]++;
+			} else if (is_warn(id, n)) {
+				k[K_WARN]++;
+			} else if (call && is_barrier(id, n)) {
+				k[K_BARRIER]++;
+			} else if (call && is_unlock(id, n)) {
+				k[K_UNLOCK]++;
+			} else if (call && is_lock(id, n)) {
+				k[K_LOCK]++;
+			} else if (is_bounds(id, n)) {
+				k[K_BOUNDS]++;
+			} else if (call && is_ref(id, n)) {
+				k[K_REF]++;
+			} else if (call && is_free(id, n)) {
+				k[K_FREE]++;
+			} else if (is_sizeish(id, n)) {
+				has_size = 1;
+			}
+		}
+	}
+	/* "if (len > max)": a comparison of a size in a condition */
+	if (has_if && has_rel && has_size)
+		k[K_BOUNDS]++;
+}
+
+/* ---- files ----------------------------------------------------------- */
+
+static int ends(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+static int is_c_file(const char *p)
+{
+	return ends(p, ".c") || ends(p, ".h") || ends(p, ".cc") || ends(p, ".cpp") ||
+	       ends(p, ".hpp") || ends(p, ".cxx");
+}
+
+static int is_doc_file(const char *p)
+{
+	return !strncmp(p, "Documentation/", 14) || !strncmp(p, "doc/", 4) ||
+	       ends(p, ".rst") || ends(p, ".txt") || ends(p, ".md");
+}
+
+static int is_dt_file(const char *p)
+{
+	return ends(p, ".dts") || ends(p, ".dtsi") || strstr(p, "devicetree/bindings") ||
+	       strstr(p, "dt-bindings/");
+}
+
+static int is_build_file(const char *p)
+{
+	const char *b = base_name(p);
+
+	return !strncmp(b, "Kconfig", 7) || !strncmp(b, "Makefile", 8) || !strcmp(b, "Kbuild") ||
+	       !strcmp(b, "meson.build") || !strcmp(b, "meson_options.txt") || ends(b, ".mk");
+}
+
+static int is_test_file(const char *p)
+{
+	return strstr(p, "selftests/") || !strncmp(p, "tools/testing/", 14) ||
+	       !strncmp(p, "app/test", 8) || !strncmp(p, "test/", 5);
+}
+
+static int add_path(ss_feat_raw *r, const char *path)
+{
+	const char *p;
+	int depth = 0, rc;
+
+	if ((rc = add_hash(r, "f:", path, strlen(path))))
+		return rc;
+	for (p = path; *p && depth < 3; p++) {
+		if (*p != '/')
+			continue;
+		depth++;
+		if ((rc = add_hash(r, "d:", path, (size_t)(p - path))))
+			return rc;
+	}
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static float logc(double n)
+{
+	return (float)log1p(n);
+}
+
+static int extract_code(ss_feat_raw *r, const ss_commit *c, uint32_t groups)
+{
+	unsigned add[K_N] = { 0 }, del[K_N] = { 0 };
+	size_t nhunks = 0, nfuncs = 0, fcap = 0, i, j, l;
+	size_t nc = 0, nh = 0, ndoc = 0, ndt = 0, nbuild = 0, ntest = 0, nnew = 0, ndel = 0;
+	uint64_t *funcs = NULL;
+	int rc = 0;
+
+	for (i = 0; i < c->nfiles; i++) {
+		const ss_file *f = &c->files[i];
+		const char *path = ss_file_path(f);
+		int code = is_c_file(path);
+
+		if (groups & SS_FG_PATHS) {
+			if ((rc = add_path(r, path)))
+				goto free_funcs;
+			if (f->old_path && f->new_path && strcmp(f->old_path, f->new_path) &&
+			    (rc = add_path(r, f->old_path)))
+				goto free_funcs;
+		}
+		nc += ends(path, ".c") || ends(path, ".cc") || ends(path, ".cpp");
+		nh += ends(path, ".h") || ends(path, ".hpp");
+		ndoc += is_doc_file(path);
+		ndt += is_dt_file(path) != 0;
+		nbuild += is_build_file(path);
+		ntest += is_test_file(path) != 0;
+		nnew += f->status == SS_FILE_ADDED;
+		ndel += f->status == SS_FILE_DELETED;
+		nhunks += f->nhunks;
+		for (j = 0; j < f->nhunks; j++) {
+			const ss_hunk *h = &f->hunks[j];
+
+			if (h->func && *h->func) {
+				if (nfuncs == fcap) {
+					size_t cap = fcap ? fcap * 2 : 32;
+					uint64_t *p = realloc(funcs, cap * sizeof(*p));
+
+					if (!p) {
+						rc = SS_ENOMEM;
+						goto free_funcs;
+					}
+					funcs = p;
+					fcap = cap;
+				}
+				funcs[nfuncs++] = ss_hash64(h->func, strlen(h->func), SS_HASH64_SEED);
+			}
+			if (!code || !(groups & SS_FG_CONSTRUCTS))
+				continue;
+			for (l = 0; l < h->nlines; l++) {
+				const ss_line *ln = &h->lines[l];
+
+				if (ln->origin == '+')
+					scan_line(ln->text, ln->len, add);
+				else if (ln->origin == '-')
+					scan_line(ln->text, ln->len, del);
+			}
+		}
+	}
+	if (groups & SS_FG_METRICS) {
+		size_t distinct = 0;
+		float nf = c->nfiles ? (float)c->nfiles : 1.0f;
+
+		qsort(funcs, nfuncs, sizeof(*funcs), cmp_u64);
+		for (i = 0; i < nfuncs; i++)
+			distinct += !i || funcs[i] != funcs[i - 1];
+		r->dense[SS_F_FILES] = logc((double)c->nfiles);
+		r->dense[SS_F_HUNKS] = logc((double)nhunks);
+		r->dense[SS_F_ADDED] = logc((double)c->added);
+		r->dense[SS_F_REMOVED] = logc((double)c->removed);
+		r->dense[SS_F_FUNCS] = logc((double)distinct);
+		r->dense[SS_F_FILES_NEW] = logc((double)nnew);
+		r->dense[SS_F_FILES_DEL] = logc((double)ndel);
+		r->dense[SS_F_SHARE_C] = (float)nc / nf;
+		r->dense[SS_F_SHARE_H] = (float)nh / nf;
+		r->dense[SS_F_SHARE_DOC] = (float)ndoc / nf;
+		r->dense[SS_F_SHARE_DT] = (float)ndt / nf;
+		r->dense[SS_F_SHARE_BUILD] = (float)nbuild / nf;
+		r->dense[SS_F_SHARE_TEST] = (float)ntest / nf;
+	}
+	if (groups & SS_FG_CONSTRUCTS) {
+		static const int map[K_N][2] = {
+			[K_NULL] = { SS_F_NULL_ADD, SS_F_NULL_DEL },
+			[K_IF] = { SS_F_IF_ADD, SS_F_IF_DEL },
+			[K_ELSE] = { SS_F_ELSE_ADD, SS_F_ELSE_DEL },
+			[K_RET] = { SS_F_RET_ADD, SS_F_RET_DEL },
+			[K_GOTO] = { SS_F_GOTO_ADD, SS_F_GOTO_DEL },
+			[K_ERRNO] = { SS_F_ERRNO_ADD, SS_F_ERRNO_DEL },
+			[K_LOCK] = { SS_F_LOCK_ADD, SS_F_LOCK_DEL },
+			[K_UNLOCK] = { SS_F_UNLOCK_ADD, SS_F_UNLOCK_DEL },
+			[K_FREE] = { SS_F_FREE_ADD, SS_F_FREE_DEL },
+			[K_BOUNDS] = { SS_F_BOUNDS_ADD, SS_F_BOUNDS_DEL },
+			[K_WARN] = { SS_F_WARN_ADD, SS_F_WARN_DEL },
+			[K_BARRIER] = { SS_F_BARRIER_ADD, SS_F_BARRIER_DEL },
+			[K_REF] = { SS_F_REF_ADD, SS_F_REF_DEL },
+		};
+
+		for (i = 0; i < K_N; i++) {
+			r->dense[map[i][0]] = logc(add[i]);
+			r->dense[map[i][1]] = logc(del[i]);
+		}
+		r->dense[SS_F_LOCKBAL_ADD] = logc(add[K_LOCK] > add[K_UNLOCK] ?
+						  add[K_LOCK] - add[K_UNLOCK] : add[K_UNLOCK] - add[K_LOCK]);
+		r->dense[SS_F_LOCKBAL_DEL] = logc(del[K_LOCK] > del[K_UNLOCK] ?
+						  del[K_LOCK] - del[K_UNLOCK] : del[K_UNLOCK] - del[K_LOCK]);
+	}
+
+free_funcs:
+	free(funcs);
+	return rc;
+}
+
+/* ---- people and trailers --------------------------------------------- */
+
+/* The e-mail of "Name <email>" (lower-cased), else the whole value. */
+static size_t person_key(char *buf, size_t size, const char *value)
+{
+	const char *lt = strchr(value, '<'), *gt = lt ? strchr(lt, '>') : NULL;
+
+	if (lt && gt && gt > lt + 1)
+		return lower_copy(buf, size, lt + 1, (size_t)(gt - lt - 1));
+	return lower_copy(buf, size, value, strcspn(value, "#("));
+}
+
+static int mentions(const char *text, const char *const *needles)
+{
+	size_t i;
+
+	if (!text)
+		return 0;
+	for (i = 0; needles[i]; i++)
+		if (strcasestr(text, needles[i]))
+			return 1;
+	return 0;
+}
+
+static const char *const syzbot_words[] = { "syzbot", "syzkaller", NULL };
+static const char *const lkp_words[] = { "lkp@intel.com", "kernel test robot", NULL };
+static const char *const coverity_words[] = { "coverity", NULL };
+static const char *const static_words[] = {
+	"smatch", "sparse warning", "coccinelle", "coccicheck", "hulk robot", "abaci robot",
+	"static checker", "static analysis", "ubsan", "kasan", "kmsan", "kcsan", "clang-tidy",
+	"cppcheck", "svace", "linux verification center", "static analyzer", NULL
+};
+
+static int extract_people(ss_feat_raw *r, const ss_commit *c, uint32_t groups)
+{
+	size_t nsob = 0, nrev = 0, nack = 0, ntest = 0, nsugg = 0, i;
+	int syz = 0, lkp = 0, cov = 0, stat = 0, rc;
+	char buf[256];
+	size_t len;
+
+	if (groups & SS_FG_PEOPLE) {
+		len = lower_copy(buf, sizeof(buf), *c->author.email ? c->author.email : c->author.name,
+				 strlen(*c->author.email ? c->author.email : c->author.name));
+		if (len && (rc = add_hash(r, "a:", buf, len)))
+			return rc;
+		len = lower_copy(buf, sizeof(buf), *c->committer.email ? c->committer.email : c->committer.name,
+				 strlen(*c->committer.email ? c->committer.email : c->committer.name));
+		if (len && (rc = add_hash(r, "c:", buf, len)))
+			return rc;
+		r->dense[SS_F_AUTHOR_COMMITS] = !strcasecmp(c->author.email, c->committer.email) ? 1.0f : 0.0f;
+		cov = mentions(c->body, coverity_words);
+		stat = mentions(c->body, static_words);
+		syz = mentions(c->body, syzbot_words);
+	}
+	for (i = 0; i < c->ntrailers; i++) {
+		const ss_trailer *t = &c->trailers[i];
+		const char *k = t->key;
+		int person = 1;
+
+		if (!strcasecmp(k, "Signed-off-by"))
+			nsob++;
+		else if (!strcasecmp(k, "Reviewed-by"))
+			nrev++;
+		else if (!strcasecmp(k, "Acked-by"))
+			nack++;
+		else if (!strcasecmp(k, "Tested-by"))
+			ntest++;
+		else if (!strcasecmp(k, "Suggested-by"))
+			nsugg++;
+		else if (strcasecmp(k, "Reported-by"))
+			person = 0;
+		if (!(groups & SS_FG_PEOPLE))
+			continue;
+		if (person) {
+			len = person_key(buf, sizeof(buf), t->value);
+			if (len && (rc = add_hash(r, "p:", buf, len)))
+				return rc;
+		}
+		syz |= mentions(t->value, syzbot_words);
+		lkp |= mentions(t->value, lkp_words);
+		cov |= mentions(k, coverity_words) || mentions(t->value, coverity_words);
+		stat |= mentions(t->value, static_words);
+	}
+	if (groups & SS_FG_PEOPLE) {
+		r->dense[SS_F_N_SOB] = logc((double)nsob);
+		r->dense[SS_F_N_REVIEWED] = logc((double)nrev);
+		r->dense[SS_F_N_ACKED] = logc((double)nack);
+		r->dense[SS_F_N_TESTED] = logc((double)ntest);
+		r->dense[SS_F_N_SUGGESTED] = logc((double)nsugg);
+		r->dense[SS_F_BOT_SYZBOT] = (float)syz;
+		r->dense[SS_F_BOT_LKP] = (float)lkp;
+		r->dense[SS_F_BOT_COVERITY] = (float)cov;
+		r->dense[SS_F_BOT_STATIC] = (float)stat;
+	}
+	if (groups & SS_FG_TRAILERS) {
+		size_t nfixes = 0, pos = 0;
+
+		while (ss_commit_trailer(c, "Fixes", &pos)) {
+			nfixes++;
+			pos++;
+		}
+		r->dense[SS_F_HAS_FIXES] = nfixes ? 1.0f : 0.0f;
+		r->dense[SS_F_N_FIXES] = logc((double)nfixes);
+		r->dense[SS_F_HAS_LINK] = ss_commit_trailer(c, "Link", NULL) ? 1.0f : 0.0f;
+		r->dense[SS_F_HAS_CLOSES] = ss_commit_trailer(c, "Closes", NULL) ||
+					    ss_commit_trailer(c, "Bugzilla ID", NULL) ? 1.0f : 0.0f;
+		r->dense[SS_F_HAS_REPORTED] = ss_commit_trailer(c, "Reported-by", NULL) ? 1.0f : 0.0f;
+		r->dense[SS_F_HAS_STABLE] = ss_commit_has_stable_tag(c) ? 1.0f : 0.0f;
+	}
+	return 0;
+}
+
+int ss_feat_extract(ss_feat_raw *out, const ss_commit *c, const ss_feat_options *opts)
+{
+	uint32_t groups = opts->groups;
+	int rc;
+
+	ss_feat_raw_reset(out);
+	if (groups & SS_FG_WORDS) {
+		struct word_ctx wc = { out, 0 };
+		size_t lines = 0;
+		const char *p;
+
+		ss_feat_words(c->subject, collect_word, &wc);
+		ss_feat_words(c->body, collect_word, &wc);
+		if (wc.failed)
+			return SS_ENOMEM;
+		for (p = c->body; p && *p; p++)
+			lines += *p == '\n';
+		if (c->body && *c->body && p[-1] != '\n')
+			lines++;
+		out->dense[SS_F_MSG_LINES] = logc((double)lines);
+		out->dense[SS_F_REVERT] = c->subject && !strncasecmp(c->subject, "revert", 6) ? 1.0f : 0.0f;
+	}
+	if (groups & SS_FG_SUBSYSTEM) {
+		char buf[80];
+		size_t len = ss_feat_subsystem(buf, sizeof(buf), c->subject), i;
+
+		/* "net/mlx5/hws" also counts as "net/mlx5" and "net" */
+		for (i = 0; i < len; i++)
+			if (buf[i] == '/' && (rc = add_hash(out, "s:", buf, i)))
+				return rc;
+		if (len && (rc = add_hash(out, "s:", buf, len)))
+			return rc;
+	}
+	if ((rc = extract_code(out, c, groups)))
+		return rc;
+	return extract_people(out, c, groups);
+}
+
+/* ---- sparse vectors -------------------------------------------------- */
+
+void ss_svec_init(ss_svec *v)
+{
+	memset(v, 0, sizeof(*v));
+}
+
+void ss_svec_release(ss_svec *v)
+{
+	free(v->idx);
+	free(v->val);
+	ss_svec_init(v);
+}
+
+int ss_svec_push(ss_svec *v, uint32_t idx, float val)
+{
+	if (v->n == v->cap) {
+		size_t cap = v->cap ? v->cap * 2 : 256;
+		uint32_t *i = realloc(v->idx, cap * sizeof(*i));
+		float *f;
+
+		if (!i)
+			return SS_ENOMEM;
+		v->idx = i;
+		f = realloc(v->val, cap * sizeof(*f));
+		if (!f)
+			return SS_ENOMEM;
+		v->val = f;
+		v->cap = cap;
+	}
+	v->idx[v->n] = idx;
+	v->val[v->n++] = val;
+	return 0;
+}
+
+void ss_svec_finish(ss_svec *v)
+{
+	size_t i, j, out = 0;
+
+	/* insertion sort on (mostly sorted) pairs: vectors are a few hundred long */
+	for (i = 1; i < v->n; i++) {
+		uint32_t ki = v->idx[i];
+		float vi = v->val[i];
+
+		for (j = i; j > 0 && v->idx[j - 1] > ki; j--) {
+			v->idx[j] = v->idx[j - 1];
+			v->val[j] = v->val[j - 1];
+		}
+		v->idx[j] = ki;
+		v->val[j] = vi;
+	}
+	for (i = 0; i < v->n; i++) {
+		if (out && v->idx[out - 1] == v->idx[i]) {
+			if (v->val[i] > v->val[out - 1])
+				v->val[out - 1] = v->val[i];
+			continue;
+		}
+		v->idx[out] = v->idx[i];
+		v->val[out++] = v->val[i];
+	}
+	v->n = out;
+}
+
+/* ---- featurizer ------------------------------------------------------ */
+
+int ss_featurizer_init(ss_featurizer *f, const ss_feat_options *opts)
+{
+	f->opts = *opts;
+	if (f->opts.hash_bits < 8 || f->opts.hash_bits > 24)
+		return ss_error_code(SS_EINVALID, "hash bits must be between 8 and 24, not %u",
+				     f->opts.hash_bits);
+	return ss_strmap_new(&f->vocab);
+}
+
+void ss_featurizer_release(ss_featurizer *f)
+{
+	ss_strmap_free(f->vocab);
+	f->vocab = NULL;
+}
+
+size_t ss_featurizer_dim(const ss_featurizer *f)
+{
+	return SS_NDENSE + ss_strmap_count(f->vocab) + ((size_t)1 << f->opts.hash_bits);
+}
+
+int ss_featurizer_map(const ss_featurizer *f, const ss_feat_raw *raw, ss_svec *out)
+{
+	uint32_t hbase = (uint32_t)(SS_NDENSE + ss_strmap_count(f->vocab));
+	uint32_t mask = ((uint32_t)1 << f->opts.hash_bits) - 1;
+	const char *w = raw->words.buf;
+	size_t i;
+
+	out->n = 0;
+	for (i = 0; i < SS_NDENSE; i++)
+		if (raw->dense[i] != 0.0f && ss_svec_push(out, (uint32_t)i, raw->dense[i]))
+			return SS_ENOMEM;
+	for (i = 0; i < raw->nwords; i++) {
+		size_t len = strlen(w);
+		uint32_t id = ss_strmap_find(f->vocab, w, len);
+
+		if (id != SS_STRMAP_NONE && ss_svec_push(out, SS_NDENSE + id, 1.0f))
+			return SS_ENOMEM;
+		w += len + 1;
+	}
+	for (i = 0; i < raw->nhashed; i++)
+		if (ss_svec_push(out, hbase + (raw->hashed[i] & mask), 1.0f))
+			return SS_ENOMEM;
+	ss_svec_finish(out);
+	return 0;
+}
+
+int ss_featurizer_vector(const ss_featurizer *f, const ss_commit *c, ss_svec *out,
+			 ss_strbuf *names)
+{
+	ss_feat_raw raw;
+	int rc;
+
+	ss_feat_raw_init(&raw);
+	raw.names = names;
+	rc = ss_feat_extract(&raw, c, &f->opts);
+	if (!rc)
+		rc = ss_featurizer_map(f, &raw, out);
+	ss_feat_raw_release(&raw);
+	return rc;
+}
+
+int ss_featurizer_name(const ss_featurizer *f, uint32_t i, const char *names, ss_strbuf *sb)
+{
+	size_t nvocab = ss_strmap_count(f->vocab);
+	uint32_t mask = ((uint32_t)1 << f->opts.hash_bits) - 1, slot;
+	const char *p;
+	int found = 0;
+
+	if (i < SS_NDENSE)
+		return ss_strbuf_adds(sb, ss_dense_features[i].name);
+	if (i < SS_NDENSE + nvocab)
+		return ss_strbuf_addf(sb, "word:%s", ss_strmap_str(f->vocab, i - SS_NDENSE));
+	slot = (uint32_t)(i - SS_NDENSE - nvocab);
+	for (p = names; p && *p;) {
+		const char *nl = strchr(p, '\n');
+		unsigned long h = strtoul(p, NULL, 16);
+		const char *tab = strchr(p, '\t');
+
+		if (!nl)
+			nl = p + strlen(p);
+		if (tab && tab < nl && ((uint32_t)h & mask) == slot) {
+			/* show each name once: files repeat across hunks of renames */
+			size_t len = (size_t)(nl - tab - 1);
+			char *dup = strndup(tab + 1, len);
+			int seen = dup && found && strstr(sb->buf, dup) != NULL;
+
+			free(dup);
+			if (!seen) {
+				if ((found && ss_strbuf_addch(sb, '|')) || ss_strbuf_add(sb, tab + 1, len))
+					return SS_ENOMEM;
+				found = 1;
+			}
+		}
+		p = *nl ? nl + 1 : nl;
+	}
+	if (!found)
+		return ss_strbuf_addf(sb, "hash:%u", slot);
+	return 0;
+}

@@ -1,0 +1,217 @@
+/*
+ * features.h - from one commit to one sparse feature vector.
+ *
+ * The feature space is one flat index range (documented with every feature
+ * in docs/features.md):
+ *
+ *   [0, SS_NDENSE)                   named features: code metrics, code
+ *                                    constructs, counts of people, bots,
+ *                                    trailers (the table below)
+ *   [SS_NDENSE, +nvocab)             words of subject and body (trailers
+ *                                    excluded), presence flags; the
+ *                                    vocabulary is the most frequent words
+ *                                    of the training commits
+ *   [SS_NDENSE + nvocab, +2^bits)    open sets hashed: the subject's
+ *                                    subsystem prefix, people, files and
+ *                                    their directories at depths 1-3
+ *
+ * Extraction happens in two steps so that a vocabulary can be learnt from
+ * training commits that were already freed: ss_feat_extract() turns a
+ * commit into a raw form (dense values, hashes of open-set names, the
+ * commit's words as strings), and an ss_featurizer (options + vocabulary,
+ * both stored in model files) maps the raw form to the final vector.
+ *
+ * Everything that decides the index of a feature (the dense table order,
+ * ss_hash64, the name prefixes hashed) is part of the model file format:
+ * change it and the format version must change.
+ */
+#ifndef SS_FEATURES_H
+#define SS_FEATURES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "commit/commit.h"
+#include "features/strmap.h"
+#include "util/strbuf.h"
+
+/* Feature groups, bits of ss_feat_options.groups.  Values only grow. */
+enum {
+	SS_FG_WORDS = 1u << 0,      /* words of subject and body, message length */
+	SS_FG_SUBSYSTEM = 1u << 1,  /* "net/mlx5:" subject prefixes, hashed */
+	SS_FG_METRICS = 1u << 2,    /* sizes and kinds of files */
+	SS_FG_CONSTRUCTS = 1u << 3, /* C constructs in added and removed lines */
+	SS_FG_PEOPLE = 1u << 4,     /* author, committer, trailer people, bots */
+	SS_FG_PATHS = 1u << 5,      /* files and directories, hashed */
+	SS_FG_TRAILERS = 1u << 6,   /* Fixes:, Link:, Closes:, Cc: stable ... */
+	SS_FG_ALL = (1u << 7) - 1
+};
+
+typedef struct {
+	uint32_t vocab_size; /* words kept, most frequent first (10000) */
+	uint32_t min_df;     /* a kept word is in at least this many training commits (2) */
+	uint32_t hash_bits;  /* the hashed space has 2^hash_bits slots, 8..24 (14) */
+	uint32_t groups;     /* SS_FG_* groups used (SS_FG_ALL) */
+} ss_feat_options;
+
+#define SS_FEAT_OPTIONS_INIT { 10000, 2, 14, SS_FG_ALL }
+
+/*
+ * The named (dense) features: X(ENUM, GROUP, "name", "what it measures").
+ * Counts are log(1 + n); shares are fractions of the commit's files.
+ * Order is part of the model file format: append only.
+ */
+#define SS_DENSE_FEATURES(X) \
+	X(FILES, METRICS, "files", "files touched, log(1+n)") \
+	X(HUNKS, METRICS, "hunks", "hunks, log(1+n)") \
+	X(ADDED, METRICS, "lines_added", "lines added, log(1+n)") \
+	X(REMOVED, METRICS, "lines_removed", "lines removed, log(1+n)") \
+	X(FUNCS, METRICS, "functions", "distinct functions touched (hunk headers), log(1+n)") \
+	X(FILES_NEW, METRICS, "files_new", "files created, log(1+n)") \
+	X(FILES_DEL, METRICS, "files_deleted", "files deleted, log(1+n)") \
+	X(SHARE_C, METRICS, "share_c", "share of files that are C sources (.c)") \
+	X(SHARE_H, METRICS, "share_headers", "share of files that are headers (.h)") \
+	X(SHARE_DOC, METRICS, "share_doc", "share of files under Documentation/ or doc/, or .rst/.txt/.md") \
+	X(SHARE_DT, METRICS, "share_dt", "share of device-tree files (.dts, .dtsi, dt bindings)") \
+	X(SHARE_BUILD, METRICS, "share_build", "share of Kconfig, Makefile, Kbuild, meson.build, *.mk files") \
+	X(SHARE_TEST, METRICS, "share_test", "share of test files (selftests/, tools/testing/, app/test*)") \
+	X(NULL_ADD, CONSTRUCTS, "null_added", "NULL/IS_ERR tests and !x tests in added lines") \
+	X(NULL_DEL, CONSTRUCTS, "null_removed", "the same in removed lines") \
+	X(IF_ADD, CONSTRUCTS, "if_added", "if statements in added lines") \
+	X(IF_DEL, CONSTRUCTS, "if_removed", "if statements in removed lines") \
+	X(ELSE_ADD, CONSTRUCTS, "else_added", "else branches in added lines") \
+	X(ELSE_DEL, CONSTRUCTS, "else_removed", "else branches in removed lines") \
+	X(RET_ADD, CONSTRUCTS, "return_added", "return statements in added lines") \
+	X(RET_DEL, CONSTRUCTS, "return_removed", "return statements in removed lines") \
+	X(GOTO_ADD, CONSTRUCTS, "goto_added", "goto statements in added lines") \
+	X(GOTO_DEL, CONSTRUCTS, "goto_removed", "goto statements in removed lines") \
+	X(ERRNO_ADD, CONSTRUCTS, "errno_added", "error codes (EINVAL, -ENOMEM ...) in added lines") \
+	X(ERRNO_DEL, CONSTRUCTS, "errno_removed", "error codes in removed lines") \
+	X(LOCK_ADD, CONSTRUCTS, "lock_added", "lock calls (spin/mutex/rcu/rw/down ...) in added lines") \
+	X(LOCK_DEL, CONSTRUCTS, "lock_removed", "lock calls in removed lines") \
+	X(UNLOCK_ADD, CONSTRUCTS, "unlock_added", "unlock calls in added lines") \
+	X(UNLOCK_DEL, CONSTRUCTS, "unlock_removed", "unlock calls in removed lines") \
+	X(LOCKBAL_ADD, CONSTRUCTS, "lock_imbalance_added", "|locks - unlocks| in added lines") \
+	X(LOCKBAL_DEL, CONSTRUCTS, "lock_imbalance_removed", "|locks - unlocks| in removed lines") \
+	X(FREE_ADD, CONSTRUCTS, "free_added", "free/put/release calls in added lines") \
+	X(FREE_DEL, CONSTRUCTS, "free_removed", "free/put/release calls in removed lines") \
+	X(BOUNDS_ADD, CONSTRUCTS, "bounds_added", "bounds and overflow checks in added lines") \
+	X(BOUNDS_DEL, CONSTRUCTS, "bounds_removed", "bounds and overflow checks in removed lines") \
+	X(WARN_ADD, CONSTRUCTS, "warn_added", "WARN_ON/BUG_ON/assertions in added lines") \
+	X(WARN_DEL, CONSTRUCTS, "warn_removed", "WARN_ON/BUG_ON/assertions in removed lines") \
+	X(BARRIER_ADD, CONSTRUCTS, "barrier_added", "memory barriers, READ_ONCE/WRITE_ONCE in added lines") \
+	X(BARRIER_DEL, CONSTRUCTS, "barrier_removed", "memory barriers in removed lines") \
+	X(REF_ADD, CONSTRUCTS, "refcount_added", "reference counting calls (refcount_*, kref_*, *refcnt*, *_ref*, *_hold, atomic inc/dec) in added lines") \
+	X(REF_DEL, CONSTRUCTS, "refcount_removed", "reference counting in removed lines") \
+	X(N_SOB, PEOPLE, "signed_off_by", "Signed-off-by trailers, log(1+n)") \
+	X(N_REVIEWED, PEOPLE, "reviewed_by", "Reviewed-by trailers, log(1+n)") \
+	X(N_ACKED, PEOPLE, "acked_by", "Acked-by trailers, log(1+n)") \
+	X(N_TESTED, PEOPLE, "tested_by", "Tested-by trailers, log(1+n)") \
+	X(N_SUGGESTED, PEOPLE, "suggested_by", "Suggested-by trailers, log(1+n)") \
+	X(AUTHOR_COMMITS, PEOPLE, "author_is_committer", "author and committer are the same person") \
+	X(BOT_SYZBOT, PEOPLE, "bot_syzbot", "syzbot reported it") \
+	X(BOT_LKP, PEOPLE, "bot_kernel_test_robot", "the kernel test robot (lkp@intel.com) reported it") \
+	X(BOT_COVERITY, PEOPLE, "bot_coverity", "Coverity found it (trailer or message)") \
+	X(BOT_STATIC, PEOPLE, "bot_static_checker", "a static checker or fuzzing robot found it (smatch, sparse, coccinelle, Hulk/Abaci Robot, UBSAN/KASAN)") \
+	X(HAS_FIXES, TRAILERS, "fixes_tag", "a Fixes: trailer") \
+	X(N_FIXES, TRAILERS, "fixes_count", "Fixes: trailers, log(1+n)") \
+	X(HAS_LINK, TRAILERS, "link_tag", "a Link: trailer") \
+	X(HAS_CLOSES, TRAILERS, "closes_tag", "a Closes: trailer (or Bugzilla ID:)") \
+	X(HAS_REPORTED, TRAILERS, "reported_by", "a Reported-by: trailer") \
+	X(HAS_STABLE, TRAILERS, "cc_stable", "a Cc: stable@ trailer (always 0 when tags are masked)") \
+	X(REVERT, WORDS, "revert", "the subject says Revert") \
+	X(MSG_LINES, WORDS, "message_lines", "lines of the body, log(1+n)")
+
+#define SS_DENSE_ENUM(e, g, n, d) SS_F_##e,
+enum { SS_DENSE_FEATURES(SS_DENSE_ENUM) SS_NDENSE };
+#undef SS_DENSE_ENUM
+
+typedef struct {
+	const char *name;
+	uint32_t group; /* SS_FG_* */
+	const char *doc;
+} ss_dense_info;
+
+extern const ss_dense_info ss_dense_features[SS_NDENSE];
+
+/*
+ * Raw features of one commit.  Reuse one across commits with
+ * ss_feat_raw_reset(); release with ss_feat_raw_release().
+ *   dense      the named features
+ *   hashed     32-bit hashes of the open-set names ("a:<email>",
+ *              "d:drivers/net", "s:net/mlx5" ...), repeats allowed; the
+ *              index is the hash's low hash_bits bits
+ *   words      the commit's words, each NUL-terminated, repeats allowed
+ *   names      when non-NULL before extraction, gets "hash\tname\n" for
+ *              every hashed name (to explain a score)
+ */
+typedef struct {
+	float dense[SS_NDENSE];
+	uint32_t *hashed;
+	size_t nhashed, hcap;
+	ss_strbuf words;
+	size_t nwords;
+	ss_strbuf *names;
+} ss_feat_raw;
+
+void ss_feat_raw_init(ss_feat_raw *r);
+void ss_feat_raw_reset(ss_feat_raw *r);
+void ss_feat_raw_release(ss_feat_raw *r);
+
+/* Extract the groups in opts->groups from c; 0 or SS_ENOMEM. */
+int ss_feat_extract(ss_feat_raw *out, const ss_commit *c, const ss_feat_options *opts);
+
+/* The subsystem prefix of a subject ("net/mlx5" of "net/mlx5: fix x"),
+ * lower-cased into buf; 0 when the subject has none. */
+size_t ss_feat_subsystem(char *buf, size_t size, const char *subject);
+
+/*
+ * Call fn for every word of text: runs of letters, digits and '_' holding
+ * a letter, lower-cased, 2..32 bytes, hex strings of 7+ digits (shas) left
+ * out.
+ */
+void ss_feat_words(const char *text, void (*fn)(void *ctx, const char *w, size_t len), void *ctx);
+
+/* A sparse vector: indices strictly increasing. */
+typedef struct {
+	uint32_t *idx;
+	float *val;
+	size_t n, cap;
+} ss_svec;
+
+void ss_svec_init(ss_svec *v);
+void ss_svec_release(ss_svec *v);
+int ss_svec_push(ss_svec *v, uint32_t idx, float val);
+/* Sort by index and merge repeats (keeping the largest value). */
+void ss_svec_finish(ss_svec *v);
+
+/*
+ * A featurizer: options plus the vocabulary (word -> index in vocabulary
+ * order).  Built from training data, then read-only; shared by threads.
+ */
+typedef struct {
+	ss_feat_options opts;
+	ss_strmap *vocab;   /* owned; ids are vocabulary positions */
+} ss_featurizer;
+
+int ss_featurizer_init(ss_featurizer *f, const ss_feat_options *opts);
+void ss_featurizer_release(ss_featurizer *f);
+
+/* Size of the feature space. */
+size_t ss_featurizer_dim(const ss_featurizer *f);
+
+/* Map raw features to the final vector (out is reset first). */
+int ss_featurizer_map(const ss_featurizer *f, const ss_feat_raw *raw, ss_svec *out);
+
+/* Extract + map in one go, for scoring one commit. */
+int ss_featurizer_vector(const ss_featurizer *f, const ss_commit *c, ss_svec *out,
+			 ss_strbuf *names);
+
+/*
+ * Name of feature index i into sb: a dense name, "word:<w>", or for a
+ * hashed slot the names recorded in names (from ss_feat_raw.names, may be
+ * NULL) joined by "|", else "hash:<slot>".
+ */
+int ss_featurizer_name(const ss_featurizer *f, uint32_t i, const char *names, ss_strbuf *sb);
+
+#endif

@@ -1,0 +1,333 @@
+/*
+ * dataset.c - featurized commits in flat arrays (see dataset.h).
+ *
+ * Per example: ss_example, SS_NDENSE floats, and one span of a shared
+ * uint32 pool holding first the name hashes, then the sorted distinct word
+ * ids.  About 1 KB per commit instead of the commit's megabytes of diff.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "models/dataset.h"
+#include "util/error.h"
+
+#define MAX_EXTRACTORS 8
+
+struct ss_dataset {
+	ss_feat_options opts;
+	ss_strmap *words;
+	ss_example *ex;
+	float *dense;           /* [n][SS_NDENSE] */
+	size_t *off;            /* [n + 1] spans of pool */
+	uint32_t *nhash;        /* [n] hashes at the start of each span */
+	uint32_t *pool;
+	size_t n, cap, npool, poolcap;
+	ss_feat_raw raw;        /* reused scratch */
+	uint32_t *ids;          /* scratch for one commit's word ids */
+	size_t idcap;
+	ss_dataset_extractor ext[MAX_EXTRACTORS];
+	size_t next;
+};
+
+int ss_dataset_new(ss_dataset **out, const ss_feat_options *opts)
+{
+	ss_dataset *d = calloc(1, sizeof(*d));
+
+	*out = NULL;
+	if (!d)
+		return SS_ENOMEM;
+	d->opts = *opts;
+	ss_feat_raw_init(&d->raw);
+	d->off = calloc(1, sizeof(*d->off));
+	if (!d->off || ss_strmap_new(&d->words)) {
+		ss_dataset_free(d);
+		return SS_ENOMEM;
+	}
+	*out = d;
+	return 0;
+}
+
+void ss_dataset_free(ss_dataset *d)
+{
+	size_t i;
+
+	if (!d)
+		return;
+	for (i = 0; i < d->next; i++)
+		if (d->ext[i].free)
+			d->ext[i].free(d->ext[i].state);
+	ss_strmap_free(d->words);
+	ss_feat_raw_release(&d->raw);
+	free(d->ex);
+	free(d->dense);
+	free(d->off);
+	free(d->nhash);
+	free(d->pool);
+	free(d->ids);
+	free(d);
+}
+
+int ss_dataset_add_extractor(ss_dataset *d, const ss_dataset_extractor *x)
+{
+	if (d->next == MAX_EXTRACTORS || d->n) {
+		if (x->free)
+			x->free(x->state);
+		return ss_error_set("cannot add an extractor to a dataset %s",
+				    d->n ? "that already holds commits" : "that has too many");
+	}
+	d->ext[d->next++] = *x;
+	return 0;
+}
+
+void *ss_dataset_ext(const ss_dataset *d, int kind)
+{
+	size_t i;
+
+	for (i = 0; i < d->next; i++)
+		if (d->ext[i].kind == kind)
+			return d->ext[i].state;
+	return NULL;
+}
+
+int ss_commit_says_fix(const ss_commit *c)
+{
+	if (c->subject && (strcasestr(c->subject, "fix") || strcasestr(c->subject, "bug")))
+		return 1;
+	return c->message && (strcasestr(c->message, "fix") || strcasestr(c->message, "bug"));
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int grow(ss_dataset *d)
+{
+	size_t cap = d->cap ? d->cap * 2 : 4096;
+	ss_example *ex;
+	float *dense;
+	size_t *off;
+	uint32_t *nh;
+
+	ex = realloc(d->ex, cap * sizeof(*ex));
+	if (!ex)
+		return SS_ENOMEM;
+	d->ex = ex;
+	dense = realloc(d->dense, cap * SS_NDENSE * sizeof(*dense));
+	if (!dense)
+		return SS_ENOMEM;
+	d->dense = dense;
+	off = realloc(d->off, (cap + 1) * sizeof(*off));
+	if (!off)
+		return SS_ENOMEM;
+	d->off = off;
+	nh = realloc(d->nhash, cap * sizeof(*nh));
+	if (!nh)
+		return SS_ENOMEM;
+	d->nhash = nh;
+	d->cap = cap;
+	return 0;
+}
+
+static int pool_reserve(ss_dataset *d, size_t extra)
+{
+	size_t cap = d->poolcap ? d->poolcap : 1 << 16;
+	uint32_t *p;
+
+	if (d->npool + extra <= d->poolcap)
+		return 0;
+	while (cap < d->npool + extra)
+		cap *= 2;
+	p = realloc(d->pool, cap * sizeof(*p));
+	if (!p)
+		return SS_ENOMEM;
+	d->pool = p;
+	d->poolcap = cap;
+	return 0;
+}
+
+int ss_dataset_add(ss_dataset *d, const ss_commit *c, int label, uint8_t part)
+{
+	ss_feat_raw *r = &d->raw;
+	ss_example *e;
+	const char *w;
+	size_t i, nids = 0, k;
+	int rc;
+
+	if (d->n == d->cap && (rc = grow(d)))
+		return rc;
+	if ((rc = ss_feat_extract(r, c, &d->opts)))
+		return rc;
+	if (r->nwords > d->idcap) {
+		uint32_t *p = realloc(d->ids, r->nwords * sizeof(*p));
+
+		if (!p)
+			return SS_ENOMEM;
+		d->ids = p;
+		d->idcap = r->nwords;
+	}
+	for (i = 0, w = r->words.buf; i < r->nwords; i++) {
+		size_t len = strlen(w);
+
+		if ((rc = ss_strmap_intern(d->words, w, len, &d->ids[nids++])))
+			return rc;
+		w += len + 1;
+	}
+	qsort(d->ids, nids, sizeof(*d->ids), cmp_u32);
+	for (i = 0, k = 0; i < nids; i++)
+		if (!k || d->ids[k - 1] != d->ids[i])
+			d->ids[k++] = d->ids[i];
+	nids = k;
+	if ((rc = pool_reserve(d, r->nhashed + nids)))
+		return rc;
+	for (i = 0; i < d->next; i++)
+		if ((rc = d->ext[i].add(d->ext[i].state, c, d->n)))
+			return rc;
+
+	memcpy(d->pool + d->npool, r->hashed, r->nhashed * sizeof(*r->hashed));
+	memcpy(d->pool + d->npool + r->nhashed, d->ids, nids * sizeof(*d->ids));
+	d->npool += r->nhashed + nids;
+	memcpy(d->dense + d->n * SS_NDENSE, r->dense, sizeof(r->dense));
+	d->nhash[d->n] = (uint32_t)r->nhashed;
+	e = &d->ex[d->n];
+	memset(e, 0, sizeof(*e));
+	memcpy(e->id, c->id, sizeof(e->id));
+	e->id[40] = '\0';
+	e->time = c->author.time;
+	e->label = label ? 1 : 0;
+	e->tagged = ss_commit_has_stable_tag(c) || c->masked;
+	e->keyword = (uint8_t)ss_commit_says_fix(c);
+	e->part = part;
+	d->off[++d->n] = d->npool;
+	return 0;
+}
+
+size_t ss_dataset_count(const ss_dataset *d)
+{
+	return d->n;
+}
+
+const ss_example *ss_dataset_example(const ss_dataset *d, size_t i)
+{
+	return &d->ex[i];
+}
+
+ss_example *ss_dataset_example_mut(ss_dataset *d, size_t i)
+{
+	return &d->ex[i];
+}
+
+const ss_feat_options *ss_dataset_options(const ss_dataset *d)
+{
+	return &d->opts;
+}
+
+const ss_strmap *ss_dataset_words(const ss_dataset *d)
+{
+	return d->words;
+}
+
+struct cand {
+	uint32_t id, df;
+	const char *s;
+};
+
+static int cmp_cand(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+
+	if (x->df != y->df)
+		return x->df > y->df ? -1 : 1;
+	return strcmp(x->s, y->s);
+}
+
+int ss_dataset_vocab(ss_featurizer *f, const ss_dataset *d, const size_t *idx, size_t n)
+{
+	size_t nwords = ss_strmap_count(d->words), i, k, ncand = 0;
+	uint32_t *df = calloc(nwords ? nwords : 1, sizeof(*df));
+	struct cand *cand = NULL;
+	int rc = SS_ENOMEM;
+
+	if (!df)
+		return SS_ENOMEM;
+	for (i = 0; i < n; i++) {
+		size_t e = idx[i];
+
+		for (k = d->off[e] + d->nhash[e]; k < d->off[e + 1]; k++)
+			df[d->pool[k]]++;
+	}
+	cand = malloc((nwords ? nwords : 1) * sizeof(*cand));
+	if (!cand)
+		goto free_df;
+	for (i = 0; i < nwords; i++)
+		if (df[i] >= f->opts.min_df && df[i] > 0) {
+			cand[ncand].id = (uint32_t)i;
+			cand[ncand].df = df[i];
+			cand[ncand++].s = ss_strmap_str(d->words, (uint32_t)i);
+		}
+	qsort(cand, ncand, sizeof(*cand), cmp_cand);
+	if (ncand > f->opts.vocab_size)
+		ncand = f->opts.vocab_size;
+	for (i = 0; i < ncand; i++) {
+		uint32_t id;
+
+		if ((rc = ss_strmap_intern(f->vocab, cand[i].s, strlen(cand[i].s), &id)))
+			goto free_cand;
+	}
+	rc = 0;
+
+free_cand:
+	free(cand);
+free_df:
+	free(df);
+	return rc;
+}
+
+int ss_dataset_remap(uint32_t **out, const ss_featurizer *f, const ss_dataset *d)
+{
+	size_t nwords = ss_strmap_count(d->words), i;
+	uint32_t *map = malloc((nwords ? nwords : 1) * sizeof(*map));
+
+	*out = NULL;
+	if (!map)
+		return SS_ENOMEM;
+	for (i = 0; i < nwords; i++) {
+		uint32_t id = ss_strmap_find(f->vocab, ss_strmap_str(d->words, (uint32_t)i),
+					     ss_strmap_len(d->words, (uint32_t)i));
+
+		map[i] = id == SS_STRMAP_NONE ? SS_STRMAP_NONE : (uint32_t)(SS_NDENSE + id);
+	}
+	*out = map;
+	return 0;
+}
+
+int ss_dataset_vector(ss_svec *out, const ss_featurizer *f, const uint32_t *remap,
+		      const ss_dataset *d, size_t i)
+{
+	uint32_t hbase = (uint32_t)(SS_NDENSE + ss_strmap_count(f->vocab));
+	uint32_t mask = ((uint32_t)1 << f->opts.hash_bits) - 1;
+	const float *dense = d->dense + i * SS_NDENSE;
+	size_t k, end = d->off[i] + d->nhash[i];
+
+	out->n = 0;
+	for (k = 0; k < SS_NDENSE; k++)
+		if (dense[k] != 0.0f && ss_svec_push(out, (uint32_t)k, dense[k]))
+			return SS_ENOMEM;
+	for (k = end; k < d->off[i + 1]; k++)
+		if (remap[d->pool[k]] != SS_STRMAP_NONE && ss_svec_push(out, remap[d->pool[k]], 1.0f))
+			return SS_ENOMEM;
+	for (k = d->off[i]; k < end; k++)
+		if (ss_svec_push(out, hbase + (d->pool[k] & mask), 1.0f))
+			return SS_ENOMEM;
+	ss_svec_finish(out);
+	return 0;
+}
+
+size_t ss_dataset_bytes(const ss_dataset *d)
+{
+	return d->cap * (sizeof(ss_example) + SS_NDENSE * sizeof(float) + sizeof(size_t) +
+			 sizeof(uint32_t)) + d->poolcap * sizeof(uint32_t);
+}

@@ -1,0 +1,93 @@
+/*
+ * dataset.h - featurized commits, kept compactly for training and scoring.
+ *
+ * Commits stream from a source, are featurized once (ss_dataset_add) and
+ * freed by the caller: the dataset keeps per commit its id, author time,
+ * label, whether it carried a stable tag before masking, the named
+ * features, the hashes of its open-set names and the ids of its distinct
+ * words in a dictionary of every word seen.  No vocabulary is chosen here:
+ * a model picks its vocabulary from the document frequencies of its own
+ * training examples (ss_dataset_vocab), so that test commits added to the
+ * same dataset never influence it.
+ *
+ * Model kinds that need something else from a commit (PatchNet's token
+ * streams) register an extractor before commits are added; it sees every
+ * commit next to the sparse features and keeps its own compact form.
+ *
+ * A dataset is filled by one thread, then read-only (shared by threads).
+ */
+#ifndef SS_DATASET_H
+#define SS_DATASET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "commit/commit.h"
+#include "features/features.h"
+
+typedef struct {
+	char id[41];
+	int64_t time;     /* author time */
+	uint8_t label;    /* 1: reached stable (or carries the tag used as label) */
+	uint8_t tagged;   /* carried Cc: stable before masking */
+	uint8_t keyword;  /* subject or message says "bug" or "fix" */
+	uint8_t part;     /* caller's use (eval: 0 train, 1 test) */
+} ss_example;
+
+/* Something more a model kind keeps of every commit. */
+typedef struct {
+	int kind;                      /* ss_model_kind that asked for it */
+	void *state;                   /* owned by the extractor */
+	/* called for example i (in order, from 0); 0 or < 0 with message set */
+	int (*add)(void *state, const ss_commit *c, size_t i);
+	void (*free)(void *state);     /* may be NULL */
+} ss_dataset_extractor;
+
+typedef struct ss_dataset ss_dataset;
+
+/* opts: the feature groups and hashing to extract with (copied). */
+int ss_dataset_new(ss_dataset **out, const ss_feat_options *opts);
+void ss_dataset_free(ss_dataset *d); /* NULL is a no-op; frees extractors */
+
+/* Takes ownership of x->state (freed with x->free, also on failure). */
+int ss_dataset_add_extractor(ss_dataset *d, const ss_dataset_extractor *x);
+void *ss_dataset_ext(const ss_dataset *d, int kind); /* NULL if none */
+
+/* Featurize c and append it; 0, SS_ENOMEM or an extractor's error. */
+int ss_dataset_add(ss_dataset *d, const ss_commit *c, int label, uint8_t part);
+
+size_t ss_dataset_count(const ss_dataset *d);
+const ss_example *ss_dataset_example(const ss_dataset *d, size_t i);
+ss_example *ss_dataset_example_mut(ss_dataset *d, size_t i);
+const ss_feat_options *ss_dataset_options(const ss_dataset *d);
+
+/* The dictionary of every word seen (ids used by the word lists). */
+const ss_strmap *ss_dataset_words(const ss_dataset *d);
+
+/*
+ * Choose f's vocabulary from the examples idx[0..n): words in at least
+ * f->opts.min_df of them, most frequent first, at most f->opts.vocab_size
+ * (ties broken alphabetically, so the choice is reproducible).  f->vocab
+ * must be empty.  0 or SS_ENOMEM.
+ */
+int ss_dataset_vocab(ss_featurizer *f, const ss_dataset *d, const size_t *idx, size_t n);
+
+/*
+ * A mapping from the dataset's word ids to f's feature indices, for
+ * ss_dataset_vector().  Build once per (featurizer, dataset); free().
+ */
+int ss_dataset_remap(uint32_t **out, const ss_featurizer *f, const ss_dataset *d);
+
+/* The final vector of example i under f (same as ss_featurizer_vector()
+ * of the commit); out is reset first. */
+int ss_dataset_vector(ss_svec *out, const ss_featurizer *f, const uint32_t *remap,
+		      const ss_dataset *d, size_t i);
+
+/* Does the commit's message say "bug" or "fix" (any case, substring)?
+ * The keyword baseline of the PatchNet paper. */
+int ss_commit_says_fix(const ss_commit *c);
+
+/* Memory held, in bytes (for statistics). */
+size_t ss_dataset_bytes(const ss_dataset *d);
+
+#endif

@@ -1,0 +1,66 @@
+/*
+ * impl.h - what a model kind implements (internal to src/models/).
+ *
+ * One ss_model_ops per kind, found through ss_model_ops_of().  The generic
+ * code (model.c) owns splitting, vocabulary, threshold, training summary
+ * and the file envelope; a kind owns its weights and how it scores.
+ */
+#ifndef SS_MODELS_IMPL_H
+#define SS_MODELS_IMPL_H
+
+#include "models/model.h"
+#include "models/serial.h"
+
+struct ss_model {
+	ss_model_kind kind;
+	const struct ss_model_ops *ops;
+	ss_featurizer feat;  /* initialised iff ops->uses_features */
+	float threshold;
+	ss_model_info info;
+	void *priv;          /* the kind's state, freed by ops->free */
+};
+
+typedef struct ss_model_ops {
+	ss_model_kind kind;
+	const char *name;
+	int uses_features;   /* m->feat holds options and vocabulary */
+
+	/*
+	 * Learn from fit[nfit] (oldest first), choosing settings on val[nval]
+	 * (the newest training examples), and store in val_score[nval] the
+	 * scores of val by a model that did not train on it (for the
+	 * threshold).  May refit on fit + val.  Writes m->info.params.
+	 */
+	int (*train)(ss_model *m, const ss_dataset *d, const size_t *fit, size_t nfit,
+		     const size_t *val, size_t nval, const ss_train_options *o,
+		     float *val_score);
+	int (*score)(const ss_model *m, const ss_dataset *d, const size_t *idx, size_t n,
+		     float *out);
+	int (*score_commit)(const ss_model *m, const ss_commit *c, float *out);
+	/* contributions (logit units) of the nonzeros of x; NULL if none */
+	int (*explain)(const ss_model *m, const ss_svec *x, float *contrib);
+	/* extra state to keep of each commit (NULL: sparse features suffice) */
+	int (*prepare_dataset)(ss_dataset *d);
+	/* the kind's header and flat weights; load validates sizes */
+	void (*save)(const ss_model *m, ss_wbuf *w);
+	int (*load)(ss_model *m, ss_rbuf *r);
+	size_t (*nweights)(const ss_model *m);
+	void (*free)(ss_model *m);
+} ss_model_ops;
+
+const ss_model_ops *ss_model_ops_of(ss_model_kind kind);
+
+extern const ss_model_ops ss_keyword_ops;
+extern const ss_model_ops ss_tag_ops;
+extern const ss_model_ops ss_linear_ops;
+extern const ss_model_ops ss_mlp_ops;
+
+/* Helpers shared by the kinds. */
+float ss_sigmoid(float z);
+/* Run fn(arg, t) for t in [0, nthreads) on nthreads threads (the caller's
+ * thread runs t = 0); returns the first nonzero result. */
+int ss_model_parallel(int nthreads, int (*fn)(void *arg, int t), void *arg);
+void ss_model_logf(const ss_train_options *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,415 @@
+/*
+ * linear.c - L2-regularised logistic regression through liblinear.
+ *
+ * The cost C is chosen from a grid by average precision on the validation
+ * slice (the newest training commits), the grid points trained in
+ * parallel (each liblinear run is single-threaded and deterministic, so
+ * the result does not depend on the thread count).  With refit (the
+ * default) the model is then retrained on all training commits with that
+ * C; the validation scores for the threshold come from the model that did
+ * not see them.  Scoring does not go through liblinear: the weights are
+ * one flat vector w[dim + 1] (bias last) and a score is
+ * sigmoid(w . x + bias).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linear.h>
+
+#include "models/impl.h"
+#include "util/error.h"
+
+struct linear {
+	size_t dim;  /* feature space size, without the bias */
+	float *w;    /* [dim + 1] */
+};
+
+static const double grid[] = { 0.01, 0.03, 0.1, 0.3, 1.0, 3.0 };
+#define NGRID (sizeof(grid) / sizeof(grid[0]))
+
+static void quiet(const char *s)
+{
+	(void)s;
+}
+
+/* liblinear's rows for examples, plus the bias feature. */
+struct rows {
+	struct feature_node **x;
+	struct feature_node *nodes;
+	double *y;
+	size_t n;
+};
+
+static void rows_free(struct rows *r)
+{
+	free(r->x);
+	free(r->nodes);
+	free(r->y);
+}
+
+static int rows_build(struct rows *r, const ss_model *m, const ss_dataset *d,
+		      const size_t *idx, size_t n)
+{
+	uint32_t *remap = NULL;
+	size_t i, k, total = 0, cap = 0, *start = NULL;
+	size_t dim = ss_featurizer_dim(&m->feat);
+	ss_svec v;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	ss_svec_init(&v);
+	if ((rc = ss_dataset_remap(&remap, &m->feat, d)))
+		return rc;
+	r->x = malloc((n ? n : 1) * sizeof(*r->x));
+	r->y = malloc((n ? n : 1) * sizeof(*r->y));
+	start = malloc((n ? n : 1) * sizeof(*start));
+	if (!r->x || !r->y || !start) {
+		rc = SS_ENOMEM;
+		goto free_all;
+	}
+	for (i = 0; i < n; i++) {
+		if ((rc = ss_dataset_vector(&v, &m->feat, remap, d, idx[i])))
+			goto free_all;
+		if (total + v.n + 2 > cap) {
+			size_t ncap = cap ? cap * 2 : 1 << 16;
+			struct feature_node *p;
+
+			while (ncap < total + v.n + 2)
+				ncap *= 2;
+			p = realloc(r->nodes, ncap * sizeof(*p));
+			if (!p) {
+				rc = SS_ENOMEM;
+				goto free_all;
+			}
+			r->nodes = p;
+			cap = ncap;
+		}
+		start[i] = total;
+		for (k = 0; k < v.n; k++) {
+			r->nodes[total].index = (int)v.idx[k] + 1;
+			r->nodes[total++].value = v.val[k];
+		}
+		r->nodes[total].index = (int)dim + 1;
+		r->nodes[total++].value = 1.0;
+		r->nodes[total++].index = -1;
+		r->y[i] = ss_dataset_example(d, idx[i])->label ? 1.0 : -1.0;
+	}
+	/* pointers only now: the node array moved while it grew */
+	for (i = 0; i < n; i++)
+		r->x[i] = r->nodes + start[i];
+	r->n = n;
+	rc = 0;
+
+free_all:
+	if (rc)
+		rows_free(r);
+	free(start);
+	free(remap);
+	ss_svec_release(&v);
+	return rc;
+}
+
+/* Train on the first n rows with cost C into w[dim + 1]. */
+static int fit_rows(float *w, size_t dim, const struct rows *r, size_t n, double C, int balance)
+{
+	struct problem prob;
+	struct parameter param;
+	struct model *lm;
+	int labels[2] = { 1, -1 };
+	double weights[2] = { 1.0, 1.0 };
+	const char *err;
+	double sign;
+	size_t i, npos = 0;
+
+	for (i = 0; i < n; i++)
+		npos += r->y[i] > 0;
+	if (!npos || npos == n)
+		return ss_error_code(SS_EINVALID, "training data holds only %s commits",
+				     npos ? "positive" : "negative");
+	memset(&prob, 0, sizeof(prob));
+	prob.l = (int)n;
+	prob.n = (int)dim + 1;
+	prob.y = r->y;
+	prob.x = r->x;
+	prob.bias = 1.0;
+	memset(&param, 0, sizeof(param));
+	param.solver_type = L2R_LR;
+	param.eps = 0.01;
+	param.C = C;
+	if (balance) {
+		weights[0] = (double)n / (2.0 * (double)npos);
+		weights[1] = (double)n / (2.0 * (double)(n - npos));
+		param.nr_weight = 2;
+		param.weight_label = labels;
+		param.weight = weights;
+	}
+	err = check_parameter(&prob, &param);
+	if (err)
+		return ss_error_set("liblinear refuses its parameters: %s", err);
+	lm = train(&prob, &param);
+	if (!lm)
+		return SS_ENOMEM;
+	/* liblinear's w is for the class it met first */
+	sign = lm->label[0] == 1 ? 1.0 : -1.0;
+	for (i = 0; i <= dim; i++)
+		w[i] = (float)(sign * lm->w[i]);
+	free_and_destroy_model(&lm);
+	return 0;
+}
+
+static float dot(const float *w, size_t dim, const struct feature_node *x)
+{
+	double z = w[dim];
+
+	for (; x->index != -1; x++)
+		if ((size_t)x->index <= dim)
+			z += (double)w[x->index - 1] * x->value;
+	return (float)z;
+}
+
+struct grid_job {
+	const struct rows *rows;
+	size_t nfit, nval, dim;
+	int balance, nthreads;
+	const uint8_t *vlabel;
+	float *w[NGRID];
+	float *vscore[NGRID];
+	double ap[NGRID];
+};
+
+static int grid_worker(void *arg, int t)
+{
+	struct grid_job *j = arg;
+	size_t g, i;
+	int rc;
+
+	for (g = (size_t)t; g < NGRID; g += (size_t)j->nthreads) {
+		ss_metrics mt;
+
+		if ((rc = fit_rows(j->w[g], j->dim, j->rows, j->nfit, grid[g], j->balance)))
+			return rc;
+		for (i = 0; i < j->nval; i++)
+			j->vscore[g][i] = ss_sigmoid(dot(j->w[g], j->dim, j->rows->x[j->nfit + i]));
+		if ((rc = ss_metrics_compute(&mt, j->vscore[g], j->vlabel, j->nval, 0.5f)))
+			return rc;
+		j->ap[g] = isnan(mt.pr_auc) ? 0.0 : mt.pr_auc;
+	}
+	return 0;
+}
+
+static int linear_train(ss_model *m, const ss_dataset *d, const size_t *fit, size_t nfit,
+			const size_t *val, size_t nval, const ss_train_options *o,
+			float *val_score)
+{
+	struct linear *lin = calloc(1, sizeof(*lin));
+	struct grid_job job;
+	struct rows rows;
+	size_t *all = NULL, i, g, best = 0, dim = ss_featurizer_dim(&m->feat);
+	uint8_t *vlabel = NULL;
+	int refit = o->refit < 0 ? 1 : o->refit, rc;
+
+	if (!lin)
+		return SS_ENOMEM;
+	m->priv = lin;
+	lin->dim = dim;
+	lin->w = calloc(dim + 1, sizeof(*lin->w));
+	all = malloc((nfit + nval) * sizeof(*all));
+	vlabel = malloc((nval ? nval : 1) * sizeof(*vlabel));
+	if (!lin->w || !all || !vlabel) {
+		free(all);
+		free(vlabel);
+		return SS_ENOMEM;
+	}
+	memcpy(all, fit, nfit * sizeof(*all));
+	memcpy(all + nfit, val, nval * sizeof(*all));
+	for (i = 0; i < nval; i++)
+		vlabel[i] = ss_dataset_example(d, val[i])->label;
+	set_print_string_function(quiet);
+	if ((rc = rows_build(&rows, m, d, all, nfit + nval)))
+		goto free_all;
+
+	memset(&job, 0, sizeof(job));
+	job.rows = &rows;
+	job.nfit = nfit;
+	job.nval = nval;
+	job.dim = dim;
+	job.balance = o->linear_balance;
+	job.vlabel = vlabel;
+	job.nthreads = o->threads > 0 ? o->threads : 1;
+	if (o->C > 0 || !nval) {
+		/* a fixed C: one grid point is enough, stored in slot 0 */
+		job.nthreads = 1;
+	}
+	for (g = 0; g < NGRID; g++) {
+		job.w[g] = calloc(dim + 1, sizeof(float));
+		job.vscore[g] = calloc(nval ? nval : 1, sizeof(float));
+		if (!job.w[g] || !job.vscore[g]) {
+			rc = SS_ENOMEM;
+			goto free_grid;
+		}
+	}
+	if (o->C > 0 || !nval) {
+		double C = o->C > 0 ? o->C : 0.1;
+
+		if ((rc = fit_rows(job.w[0], dim, &rows, nfit, C, job.balance)))
+			goto free_grid;
+		for (i = 0; i < nval; i++)
+			job.vscore[0][i] = ss_sigmoid(dot(job.w[0], dim, rows.x[nfit + i]));
+		snprintf(m->info.params, sizeof(m->info.params), "C=%g", C);
+		best = 0;
+	} else {
+		if ((rc = ss_model_parallel(job.nthreads, grid_worker, &job)))
+			goto free_grid;
+		for (g = 0; g < NGRID; g++) {
+			ss_model_logf(o, "linear: C=%g validation PR-AUC %.4f", grid[g], job.ap[g]);
+			if (job.ap[g] > job.ap[best] + 1e-9)
+				best = g;
+		}
+		snprintf(m->info.params, sizeof(m->info.params), "C=%g", grid[best]);
+	}
+	memcpy(val_score, job.vscore[best], nval * sizeof(*val_score));
+	if (refit && nval) {
+		double C = o->C > 0 ? o->C : grid[best];
+
+		if ((rc = fit_rows(lin->w, dim, &rows, nfit + nval, C, job.balance)))
+			goto free_grid;
+		strncat(m->info.params, " refit", sizeof(m->info.params) - strlen(m->info.params) - 1);
+	} else {
+		memcpy(lin->w, job.w[best], (dim + 1) * sizeof(*lin->w));
+	}
+	if (job.balance)
+		strncat(m->info.params, " balanced", sizeof(m->info.params) - strlen(m->info.params) - 1);
+	rc = 0;
+
+free_grid:
+	for (g = 0; g < NGRID; g++) {
+		free(job.w[g]);
+		free(job.vscore[g]);
+	}
+	rows_free(&rows);
+free_all:
+	free(all);
+	free(vlabel);
+	return rc;
+}
+
+static float score_vec(const struct linear *lin, const ss_svec *v)
+{
+	double z = lin->w[lin->dim];
+	size_t k;
+
+	for (k = 0; k < v->n; k++)
+		if (v->idx[k] < lin->dim)
+			z += (double)lin->w[v->idx[k]] * v->val[k];
+	return ss_sigmoid((float)z);
+}
+
+static int linear_score(const ss_model *m, const ss_dataset *d, const size_t *idx, size_t n,
+			float *out)
+{
+	const struct linear *lin = m->priv;
+	uint32_t *remap;
+	ss_svec v;
+	size_t i;
+	int rc;
+
+	if ((rc = ss_dataset_remap(&remap, &m->feat, d)))
+		return rc;
+	ss_svec_init(&v);
+	for (i = 0; i < n; i++) {
+		if ((rc = ss_dataset_vector(&v, &m->feat, remap, d, idx[i])))
+			break;
+		out[i] = score_vec(lin, &v);
+	}
+	ss_svec_release(&v);
+	free(remap);
+	return rc;
+}
+
+static int linear_score_commit(const ss_model *m, const ss_commit *c, float *out)
+{
+	ss_svec v;
+	int rc;
+
+	ss_svec_init(&v);
+	rc = ss_featurizer_vector(&m->feat, c, &v, NULL);
+	if (!rc)
+		*out = score_vec(m->priv, &v);
+	ss_svec_release(&v);
+	return rc;
+}
+
+static int linear_explain(const ss_model *m, const ss_svec *x, float *contrib)
+{
+	const struct linear *lin = m->priv;
+	size_t k;
+
+	for (k = 0; k < x->n; k++)
+		contrib[k] = x->idx[k] < lin->dim ? lin->w[x->idx[k]] * x->val[k] : 0.0f;
+	return 0;
+}
+
+static void linear_save(const ss_model *m, ss_wbuf *w)
+{
+	const struct linear *lin = m->priv;
+
+	ss_w_u64(w, lin->dim);
+	ss_w_u64(w, lin->dim + 1);
+	ss_w_f32s(w, lin->w, lin->dim + 1);
+}
+
+static int linear_load(ss_model *m, ss_rbuf *r)
+{
+	struct linear *lin = calloc(1, sizeof(*lin));
+	uint64_t dim, n;
+
+	if (!lin)
+		return SS_ENOMEM;
+	m->priv = lin;
+	dim = ss_r_u64(r);
+	n = ss_r_u64(r);
+	if (r->err)
+		return SS_EINVALID;
+	if (dim != ss_featurizer_dim(&m->feat) || n != dim + 1)
+		return ss_error_code(SS_EINVALID, "weights do not match the feature space");
+	lin->dim = (size_t)dim;
+	lin->w = malloc((size_t)n * sizeof(*lin->w));
+	if (!lin->w)
+		return SS_ENOMEM;
+	ss_r_f32s(r, lin->w, (size_t)n);
+	return r->err;
+}
+
+static size_t linear_nweights(const ss_model *m)
+{
+	const struct linear *lin = m->priv;
+
+	return lin ? lin->dim + 1 : 0;
+}
+
+static void linear_free(ss_model *m)
+{
+	struct linear *lin = m->priv;
+
+	if (!lin)
+		return;
+	free(lin->w);
+	free(lin);
+	m->priv = NULL;
+}
+
+const ss_model_ops ss_linear_ops = {
+	.kind = SS_MODEL_LINEAR,
+	.name = "linear",
+	.uses_features = 1,
+	.train = linear_train,
+	.score = linear_score,
+	.score_commit = linear_score_commit,
+	.explain = linear_explain,
+	.save = linear_save,
+	.load = linear_load,
+	.nweights = linear_nweights,
+	.free = linear_free,
+};

@@ -1,0 +1,656 @@
+/*
+ * model.c - the kind-independent half of every model: time-ordered
+ * validation slice, vocabulary, threshold, training summary, scoring
+ * dispatch, explanations and the model file envelope (see model.h).
+ */
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <zlib.h>
+
+#include "models/impl.h"
+#include "util/atomic.h"
+#include "util/error.h"
+
+static const char magic[8] = { 'S', 'S', 'M', 'O', 'D', 'E', 'L', 0x1a };
+#define HEADER_SIZE 20 /* magic, version, payload length */
+#define MAX_MODEL_BYTES ((size_t)1 << 31)
+
+const ss_model_ops *ss_model_ops_of(ss_model_kind kind)
+{
+	switch (kind) {
+	case SS_MODEL_KEYWORD:
+		return &ss_keyword_ops;
+	case SS_MODEL_TAG:
+		return &ss_tag_ops;
+	case SS_MODEL_LINEAR:
+		return &ss_linear_ops;
+	case SS_MODEL_MLP:
+		return &ss_mlp_ops;
+	case SS_MODEL_PATCHNET:
+		/* registered here when models/patchnet.c provides its ops */
+		return NULL;
+	}
+	return NULL;
+}
+
+const char *ss_model_kind_name(ss_model_kind kind)
+{
+	static const char *const names[] = {
+		[SS_MODEL_KEYWORD] = "keyword", [SS_MODEL_LINEAR] = "linear",
+		[SS_MODEL_MLP] = "mlp", [SS_MODEL_PATCHNET] = "patchnet",
+		[SS_MODEL_TAG] = "tag",
+	};
+
+	if ((int)kind < 1 || kind > SS_MODEL_KIND_MAX)
+		return "unknown";
+	return names[kind];
+}
+
+int ss_model_kind_parse(ss_model_kind *out, const char *name)
+{
+	int k;
+
+	for (k = 1; k <= SS_MODEL_KIND_MAX; k++)
+		if (!strcmp(name, ss_model_kind_name((ss_model_kind)k))) {
+			if (!ss_model_ops_of((ss_model_kind)k))
+				return ss_error_code(SS_ENOTFOUND,
+						     "model kind '%s' is not built into this stablesel", name);
+			*out = (ss_model_kind)k;
+			return 0;
+		}
+	return ss_error_code(SS_ENOTFOUND, "unknown model kind '%s' (keyword, linear, mlp, tag)", name);
+}
+
+float ss_sigmoid(float z)
+{
+	if (z >= 0)
+		return 1.0f / (1.0f + expf(-z));
+	return expf(z) / (1.0f + expf(z));
+}
+
+void ss_model_logf(const ss_train_options *o, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	if (!o || !o->log)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	o->log(o->log_ud, buf);
+}
+
+struct par {
+	int (*fn)(void *arg, int t);
+	void *arg;
+	int t, rc;
+};
+
+static void *par_main(void *p)
+{
+	struct par *w = p;
+
+	w->rc = w->fn(w->arg, w->t);
+	return NULL;
+}
+
+int ss_model_parallel(int nthreads, int (*fn)(void *arg, int t), void *arg)
+{
+	struct par w[64];
+	pthread_t th[64];
+	int started[64] = { 0 };
+	int t, rc = 0;
+
+	if (nthreads < 1)
+		nthreads = 1;
+	if (nthreads > 64)
+		nthreads = 64;
+	for (t = 1; t < nthreads; t++) {
+		w[t] = (struct par){ fn, arg, t, 0 };
+		started[t] = !pthread_create(&th[t], NULL, par_main, &w[t]);
+		/* a thread that cannot start runs its share here */
+		if (!started[t])
+			w[t].rc = fn(arg, t);
+	}
+	rc = fn(arg, 0);
+	for (t = 1; t < nthreads; t++) {
+		if (started[t])
+			pthread_join(th[t], NULL);
+		if (!rc)
+			rc = w[t].rc;
+	}
+	return rc;
+}
+
+/* ---- training -------------------------------------------------------- */
+
+static const ss_dataset *order_data;
+
+static int cmp_time(const void *a, const void *b)
+{
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	int64_t x = ss_dataset_example(order_data, i)->time;
+	int64_t y = ss_dataset_example(order_data, j)->time;
+
+	if (x != y)
+		return x < y ? -1 : 1;
+	return i < j ? -1 : i > j;
+}
+
+static pthread_mutex_t order_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int new_model(ss_model **out, ss_model_kind kind)
+{
+	const ss_model_ops *ops = ss_model_ops_of(kind);
+	ss_model *m;
+
+	*out = NULL;
+	if (!ops)
+		return ss_error_code(SS_ENOTFOUND, "model kind %d is unknown to this stablesel", (int)kind);
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return SS_ENOMEM;
+	m->kind = kind;
+	m->ops = ops;
+	m->threshold = 0.5f;
+	*out = m;
+	return 0;
+}
+
+int ss_model_train(ss_model **out, ss_model_kind kind, const ss_dataset *d,
+		   const size_t *idx, size_t n, const ss_train_options *o)
+{
+	size_t *order = NULL, nval, nfit, i;
+	uint8_t *vlabel = NULL;
+	float *vscore = NULL;
+	ss_model *m;
+	int rc;
+
+	*out = NULL;
+	if ((rc = new_model(&m, kind)))
+		return rc;
+	if (!n) {
+		rc = ss_error_code(SS_EINVALID, "no training commits");
+		goto free_model;
+	}
+	order = malloc(n * sizeof(*order));
+	if (!order) {
+		rc = SS_ENOMEM;
+		goto free_model;
+	}
+	memcpy(order, idx, n * sizeof(*order));
+	pthread_mutex_lock(&order_lock);
+	order_data = d;
+	qsort(order, n, sizeof(*order), cmp_time);
+	pthread_mutex_unlock(&order_lock);
+
+	nval = (size_t)floor((double)n * o->val_share + 0.5);
+	if (nval >= n)
+		nval = n - 1;
+	nfit = n - nval;
+	if (m->ops->uses_features) {
+		if ((rc = ss_featurizer_init(&m->feat, ss_dataset_options(d))))
+			goto free_order;
+		/* the vocabulary comes from training commits only (fit and val) */
+		if ((rc = ss_dataset_vocab(&m->feat, d, order, n)))
+			goto free_order;
+	}
+	vscore = calloc(nval ? nval : 1, sizeof(*vscore));
+	vlabel = calloc(nval ? nval : 1, sizeof(*vlabel));
+	if (!vscore || !vlabel) {
+		rc = SS_ENOMEM;
+		goto free_order;
+	}
+	if ((rc = m->ops->train(m, d, order, nfit, order + nfit, nval, o, vscore)))
+		goto free_order;
+
+	m->info.n = n;
+	m->info.first = ss_dataset_example(d, order[0])->time;
+	m->info.last = ss_dataset_example(d, order[n - 1])->time;
+	for (i = 0; i < n; i++)
+		m->info.npos += ss_dataset_example(d, order[i])->label;
+	m->info.nval = nval;
+	for (i = 0; i < nval; i++) {
+		vlabel[i] = ss_dataset_example(d, order[nfit + i])->label;
+		m->info.nval_pos += vlabel[i];
+	}
+	m->info.trained_at = (int64_t)time(NULL);
+	m->info.rule = o->rule;
+	m->info.target = o->target;
+	if (m->kind == SS_MODEL_KEYWORD || m->kind == SS_MODEL_TAG) {
+		m->threshold = 0.5f;
+	} else if ((rc = ss_metrics_threshold(&m->threshold, vscore, vlabel, nval, o->rule,
+					      o->target, NULL, NULL, NULL))) {
+		goto free_order;
+	}
+	if (nval) {
+		ss_metrics vm;
+
+		if ((rc = ss_metrics_compute(&vm, vscore, vlabel, nval, m->threshold)))
+			goto free_order;
+		m->info.val_f1 = vm.f1;
+		m->info.val_precision = vm.precision;
+		m->info.val_recall = vm.recall;
+		m->info.val_pr_auc = vm.pr_auc;
+		m->info.val_roc_auc = vm.roc_auc;
+	}
+	ss_model_logf(o, "%s: threshold %.4f (validation F1 %.3f, P %.3f, R %.3f, PR-AUC %.3f)",
+		      ss_model_kind_name(kind), (double)m->threshold, m->info.val_f1,
+		      m->info.val_precision, m->info.val_recall, m->info.val_pr_auc);
+	*out = m;
+	m = NULL;
+
+free_order:
+	free(vscore);
+	free(vlabel);
+	free(order);
+free_model:
+	ss_model_free(m);
+	return rc;
+}
+
+void ss_model_free(ss_model *m)
+{
+	if (!m)
+		return;
+	if (m->ops && m->ops->free)
+		m->ops->free(m);
+	if (m->ops && m->ops->uses_features)
+		ss_featurizer_release(&m->feat);
+	free(m);
+}
+
+ss_model_kind ss_model_get_kind(const ss_model *m)
+{
+	return m->kind;
+}
+
+float ss_model_threshold(const ss_model *m)
+{
+	return m->threshold;
+}
+
+void ss_model_set_threshold(ss_model *m, float t)
+{
+	m->threshold = t;
+}
+
+ss_model_info *ss_model_get_info(ss_model *m)
+{
+	return &m->info;
+}
+
+const ss_model_info *ss_model_info_of(const ss_model *m)
+{
+	return &m->info;
+}
+
+const ss_featurizer *ss_model_featurizer(const ss_model *m)
+{
+	return m->ops->uses_features ? &m->feat : NULL;
+}
+
+size_t ss_model_nweights(const ss_model *m)
+{
+	return m->ops->nweights ? m->ops->nweights(m) : 0;
+}
+
+int ss_model_prepare_dataset(ss_model_kind kind, ss_dataset *d)
+{
+	const ss_model_ops *ops = ss_model_ops_of(kind);
+
+	if (!ops)
+		return ss_error_code(SS_ENOTFOUND, "model kind %d is unknown to this stablesel", (int)kind);
+	return ops->prepare_dataset ? ops->prepare_dataset(d) : 0;
+}
+
+int ss_model_score(const ss_model *m, const ss_dataset *d, const size_t *idx, size_t n,
+		   float *out)
+{
+	return m->ops->score(m, d, idx, n, out);
+}
+
+int ss_model_score_commit(const ss_model *m, const ss_commit *c, float *out)
+{
+	return m->ops->score_commit(m, c, out);
+}
+
+/* ---- explanations ---------------------------------------------------- */
+
+static int cmp_contrib(const void *a, const void *b)
+{
+	const ss_contrib *x = a, *y = b;
+	float ax = fabsf(x->contrib), ay = fabsf(y->contrib);
+
+	if (ax != ay)
+		return ax > ay ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int cmp_contrib_pos(const void *a, const void *b)
+{
+	const ss_contrib *x = a, *y = b;
+
+	if (x->contrib != y->contrib)
+		return x->contrib > y->contrib ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+int ss_model_explain(const ss_model *m, const ss_commit *c, ss_contrib *out, size_t max,
+		     size_t *n, int positive_only)
+{
+	ss_strbuf names = SS_STRBUF_INIT, name = SS_STRBUF_INIT;
+	ss_contrib *all = NULL;
+	float *contrib = NULL;
+	ss_svec x;
+	size_t i, k = 0;
+	int rc = 0;
+
+	*n = 0;
+	if (!m->ops->uses_features || !m->ops->explain)
+		return 0;
+	ss_svec_init(&x);
+	if ((rc = ss_featurizer_vector(&m->feat, c, &x, &names)))
+		goto free_all;
+	contrib = malloc((x.n ? x.n : 1) * sizeof(*contrib));
+	all = malloc((x.n ? x.n : 1) * sizeof(*all));
+	if (!contrib || !all) {
+		rc = SS_ENOMEM;
+		goto free_all;
+	}
+	if ((rc = m->ops->explain(m, &x, contrib)))
+		goto free_all;
+	for (i = 0; i < x.n; i++) {
+		if (positive_only && !(contrib[i] > 0))
+			continue;
+		all[k].index = x.idx[i];
+		all[k].value = x.val[i];
+		all[k].contrib = contrib[i];
+		all[k].name[0] = '\0';
+		k++;
+	}
+	qsort(all, k, sizeof(*all), positive_only ? cmp_contrib_pos : cmp_contrib);
+	if (k > max)
+		k = max;
+	for (i = 0; i < k; i++) {
+		ss_strbuf_reset(&name);
+		if ((rc = ss_featurizer_name(&m->feat, all[i].index, names.buf, &name)))
+			goto free_all;
+		out[i] = all[i];
+		snprintf(out[i].name, sizeof(out[i].name), "%s", name.buf);
+	}
+	*n = k;
+
+free_all:
+	free(all);
+	free(contrib);
+	ss_svec_release(&x);
+	ss_strbuf_release(&names);
+	ss_strbuf_release(&name);
+	return rc;
+}
+
+/* ---- files ----------------------------------------------------------- */
+
+static void save_info(ss_wbuf *w, const ss_model_info *in)
+{
+	ss_w_str(w, in->source);
+	ss_w_str(w, in->labels);
+	ss_w_i64(w, in->first);
+	ss_w_i64(w, in->last);
+	ss_w_u64(w, in->n);
+	ss_w_u64(w, in->npos);
+	ss_w_u64(w, in->nval);
+	ss_w_u64(w, in->nval_pos);
+	ss_w_i64(w, in->trained_at);
+	ss_w_u32(w, in->masked);
+	ss_w_u32(w, in->rule);
+	ss_w_f64(w, in->target);
+	ss_w_f64(w, in->val_f1);
+	ss_w_f64(w, in->val_precision);
+	ss_w_f64(w, in->val_recall);
+	ss_w_f64(w, in->val_pr_auc);
+	ss_w_f64(w, in->val_roc_auc);
+	ss_w_str(w, in->params);
+}
+
+static void load_info(ss_rbuf *r, ss_model_info *in)
+{
+	ss_r_str(r, in->source, sizeof(in->source), 1 << 16);
+	ss_r_str(r, in->labels, sizeof(in->labels), 1 << 16);
+	in->first = ss_r_i64(r);
+	in->last = ss_r_i64(r);
+	in->n = ss_r_u64(r);
+	in->npos = ss_r_u64(r);
+	in->nval = ss_r_u64(r);
+	in->nval_pos = ss_r_u64(r);
+	in->trained_at = ss_r_i64(r);
+	in->masked = ss_r_u32(r);
+	in->rule = ss_r_u32(r);
+	in->target = ss_r_f64(r);
+	in->val_f1 = ss_r_f64(r);
+	in->val_precision = ss_r_f64(r);
+	in->val_recall = ss_r_f64(r);
+	in->val_pr_auc = ss_r_f64(r);
+	in->val_roc_auc = ss_r_f64(r);
+	ss_r_str(r, in->params, sizeof(in->params), 1 << 16);
+}
+
+static int encode(ss_strbuf *sb, const ss_model *m)
+{
+	ss_wbuf w = { sb, 0 };
+	size_t i, plen;
+	uint32_t crc;
+
+	ss_strbuf_add(sb, magic, sizeof(magic));
+	ss_w_u32(&w, SS_MODEL_FORMAT_VERSION);
+	ss_w_u64(&w, 0); /* payload length, patched below */
+	ss_w_u32(&w, (uint32_t)m->kind);
+	ss_w_u32(&w, (uint32_t)m->ops->uses_features);
+	if (m->ops->uses_features) {
+		const ss_feat_options *fo = &m->feat.opts;
+		size_t nv = ss_strmap_count(m->feat.vocab);
+
+		ss_w_u32(&w, fo->vocab_size);
+		ss_w_u32(&w, fo->min_df);
+		ss_w_u32(&w, fo->hash_bits);
+		ss_w_u32(&w, fo->groups);
+		ss_w_u32(&w, SS_NDENSE);
+		ss_w_u32(&w, (uint32_t)nv);
+		for (i = 0; i < nv; i++)
+			ss_w_str(&w, ss_strmap_str(m->feat.vocab, (uint32_t)i));
+	}
+	save_info(&w, &m->info);
+	ss_w_f32(&w, m->threshold);
+	m->ops->save(m, &w);
+	if (w.err || sb->len < HEADER_SIZE)
+		return SS_ENOMEM;
+	plen = sb->len - HEADER_SIZE;
+	for (i = 0; i < 8; i++)
+		sb->buf[12 + i] = (char)((uint64_t)plen >> (8 * i));
+	crc = (uint32_t)crc32(0L, (const Bytef *)sb->buf, (uInt)sb->len);
+	ss_w_u32(&w, crc);
+	return w.err;
+}
+
+int ss_model_save(const ss_model *m, const char *path)
+{
+	ss_strbuf sb = SS_STRBUF_INIT;
+	ss_atomic *a = NULL;
+	int rc;
+
+	if ((rc = encode(&sb, m)))
+		goto free_sb;
+	if ((rc = ss_atomic_open(&a, path)))
+		goto free_sb;
+	if (fwrite(sb.buf, 1, sb.len, ss_atomic_file(a)) != sb.len) {
+		rc = ss_error_set("cannot write model '%s': %s", path, strerror(errno));
+		ss_atomic_abort(a);
+		goto free_sb;
+	}
+	rc = ss_atomic_commit(a);
+
+free_sb:
+	ss_strbuf_release(&sb);
+	return rc;
+}
+
+static int corrupt(const char *name, const char *why)
+{
+	return ss_error_code(SS_EINVALID, "model '%s' is corrupt: %s", name, why);
+}
+
+int ss_model_load_buffer(ss_model **out, const void *buf, size_t len, const char *name)
+{
+	const unsigned char *p = buf;
+	ss_rbuf r;
+	uint32_t version, kind, uses, crc, stored;
+	uint64_t plen;
+	ss_model *m = NULL;
+	int rc;
+
+	*out = NULL;
+	if (len < sizeof(magic) || memcmp(p, magic, sizeof(magic)))
+		return ss_error_code(SS_EINVALID, "model '%s' is not a stablesel model", name);
+	if (len < HEADER_SIZE)
+		return ss_error_code(SS_EINVALID, "model '%s' is truncated", name);
+	r = (ss_rbuf){ p + 8, p + len, 0, 0 };
+	version = ss_r_u32(&r);
+	plen = ss_r_u64(&r);
+	if (version > SS_MODEL_FORMAT_VERSION || version == 0)
+		return ss_error_code(SS_EINVALID,
+				     "model '%s' has format version %u; this stablesel reads up to %u",
+				     name, version, SS_MODEL_FORMAT_VERSION);
+	if (len < HEADER_SIZE + 4 || plen > len - HEADER_SIZE - 4)
+		return ss_error_code(SS_EINVALID, "model '%s' is truncated", name);
+	if (len != HEADER_SIZE + plen + 4)
+		return corrupt(name, "data after its end");
+	stored = (uint32_t)p[len - 4] | (uint32_t)p[len - 3] << 8 | (uint32_t)p[len - 2] << 16 |
+		 (uint32_t)p[len - 1] << 24;
+	crc = (uint32_t)crc32(0L, p, (uInt)(len - 4));
+	if (crc != stored)
+		return corrupt(name, "checksum mismatch");
+
+	r = (ss_rbuf){ p + HEADER_SIZE, p + len - 4, 0, 0 };
+	kind = ss_r_u32(&r);
+	if (!ss_model_ops_of((ss_model_kind)kind))
+		return ss_error_code(SS_EINVALID,
+				     "model '%s' is of kind %u, which this stablesel does not know",
+				     name, kind);
+	if ((rc = new_model(&m, (ss_model_kind)kind)))
+		return rc;
+	uses = ss_r_u32(&r);
+	if (uses != (uint32_t)m->ops->uses_features) {
+		rc = corrupt(name, "feature settings do not match its kind");
+		goto free_model;
+	}
+	if (uses) {
+		ss_feat_options fo;
+		uint32_t ndense, nv, i;
+		char word[64];
+
+		fo.vocab_size = ss_r_u32(&r);
+		fo.min_df = ss_r_u32(&r);
+		fo.hash_bits = ss_r_u32(&r);
+		fo.groups = ss_r_u32(&r);
+		ndense = ss_r_u32(&r);
+		nv = ss_r_u32(&r);
+		if (r.err || ndense != SS_NDENSE || nv > fo.vocab_size || fo.hash_bits < 8 ||
+		    fo.hash_bits > 24) {
+			rc = corrupt(name, "bad feature settings");
+			goto free_model;
+		}
+		if ((rc = ss_featurizer_init(&m->feat, &fo)))
+			goto free_model;
+		for (i = 0; i < nv && !r.err; i++) {
+			uint32_t id;
+
+			ss_r_str(&r, word, sizeof(word), 32);
+			if (!r.err && (rc = ss_strmap_intern(m->feat.vocab, word, strlen(word), &id)))
+				goto free_model;
+			if (!r.err && id != i) {
+				rc = corrupt(name, "repeated vocabulary word");
+				goto free_model;
+			}
+		}
+	}
+	load_info(&r, &m->info);
+	m->threshold = ss_r_f32(&r);
+	if (r.err) {
+		rc = corrupt(name, "bad header");
+		goto free_model;
+	}
+	if ((rc = m->ops->load(m, &r)) || r.err) {
+		char why[256];
+
+		snprintf(why, sizeof(why), "%s", rc ? ss_error_last() : "bad weights");
+		rc = corrupt(name, why);
+		goto free_model;
+	}
+	if (r.p != r.end) {
+		rc = corrupt(name, "unexpected data after the weights");
+		goto free_model;
+	}
+	*out = m;
+	return 0;
+
+free_model:
+	ss_model_free(m);
+	return rc;
+}
+
+int ss_model_load(ss_model **out, const char *path)
+{
+	unsigned char *buf = NULL;
+	size_t len = 0, cap = 0;
+	FILE *f;
+	int rc;
+
+	*out = NULL;
+	f = fopen(path, "rb");
+	if (!f)
+		return ss_error_code(errno == ENOENT ? SS_ENOTFOUND : SS_ERROR,
+				     "cannot open model '%s': %s", path, strerror(errno));
+	for (;;) {
+		size_t got;
+
+		if (len == cap) {
+			unsigned char *p;
+
+			cap = cap ? cap * 2 : 1 << 20;
+			if (cap > MAX_MODEL_BYTES) {
+				fclose(f);
+				free(buf);
+				return ss_error_code(SS_EINVALID, "model '%s' is too large", path);
+			}
+			p = realloc(buf, cap);
+			if (!p) {
+				fclose(f);
+				free(buf);
+				return SS_ENOMEM;
+			}
+			buf = p;
+		}
+		got = fread(buf + len, 1, cap - len, f);
+		len += got;
+		if (got == 0)
+			break;
+	}
+	if (ferror(f)) {
+		rc = ss_error_set("cannot read model '%s': %s", path, strerror(errno));
+		fclose(f);
+		free(buf);
+		return rc;
+	}
+	fclose(f);
+	rc = ss_model_load_buffer(out, buf, len, path);
+	free(buf);
+	return rc;
+}

@@ -1,0 +1,176 @@
+/*
+ * model.h - the one interface every model kind implements, and the model
+ * file.
+ *
+ * A model takes commits: it is trained on an ss_dataset (commits
+ * featurized while streaming, plus whatever a kind's extractor keeps of
+ * them) and scores either dataset examples (evaluation) or ss_commits
+ * (ranking, explaining).  Kinds:
+ *
+ *   keyword   positive when the message says "bug" or "fix" (PatchNet's
+ *             baseline); nothing learnt
+ *   linear    L2-regularised logistic regression (liblinear); C chosen on
+ *             the validation slice
+ *   mlp       feedforward network on the sparse features (Levin's
+ *             AUTOSEL): hidden ReLU layer(s), dropout, class weighting,
+ *             Adam, early stopping on the validation slice
+ *   patchnet  CNN over message and code tokens (models/patchnet*.c)
+ *   tag       pseudo-model for evaluation: positive iff the commit carried
+ *             Cc: stable (before masking)
+ *
+ * Training (ss_model_train) orders the training examples by author time
+ * and holds out the newest val_share of them as the validation slice:
+ * hyper-parameters, early stopping and the decision threshold are chosen
+ * there, never on test data.  Learned models may then be refitted on all
+ * training examples with the chosen settings.
+ *
+ * Scores are in [0, 1]; a commit is picked when score >= threshold.
+ * A model is read-only after training or loading and may be shared by
+ * threads for scoring.
+ *
+ * Model file (all integers little-endian):
+ *   magic "SSMODEL\x1a", u32 format version, u64 payload length,
+ *   payload: kind, feature settings, vocabulary, training summary,
+ *            threshold, kind header, weights as one flat f32 vector,
+ *   u32 CRC-32 (zlib) of everything before it.
+ * A truncated, corrupt or foreign file is refused with a message naming
+ * the file.  Files are written with util/atomic.h.
+ */
+#ifndef SS_MODEL_H
+#define SS_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "commit/commit.h"
+#include "eval/metrics.h"
+#include "features/features.h"
+#include "models/dataset.h"
+
+/* Written to files: values only grow. */
+typedef enum {
+	SS_MODEL_KEYWORD = 1,
+	SS_MODEL_LINEAR = 2,
+	SS_MODEL_MLP = 3,
+	SS_MODEL_PATCHNET = 4,
+	SS_MODEL_TAG = 5
+} ss_model_kind;
+
+#define SS_MODEL_KIND_MAX 5
+
+#define SS_MODEL_FORMAT_VERSION 1
+
+typedef struct ss_model ss_model;
+
+/* Called by long training runs with one line of progress (no newline). */
+typedef void (*ss_model_log_fn)(void *ud, const char *msg);
+
+typedef struct {
+	ss_thresh_rule rule;  /* how the threshold is chosen (SS_THRESH_F1) */
+	double target;        /* precision or recall target of the rule (0) */
+	double val_share;     /* newest share of training data validating (0.15) */
+	uint64_t seed;        /* random seed (1) */
+	int threads;          /* worker threads (2) */
+	int refit;            /* refit on all training data: 1, 0, -1 kind default (-1) */
+	/* linear */
+	double C;             /* cost; 0 chooses from a grid on validation (0) */
+	int linear_balance;   /* weight classes by inverse frequency (0) */
+	/* mlp */
+	int hidden;           /* first hidden layer width (64) */
+	int hidden2;          /* second hidden layer width, 0 = none (0) */
+	float dropout;        /* dropout rate after each hidden layer (0.5) */
+	float lr;             /* Adam learning rate (1e-3) */
+	float weight_decay;   /* L2 on all weights, via Adam (1e-6) */
+	int epochs;           /* at most this many epochs (30) */
+	int patience;         /* stop after this many epochs without gain (4) */
+	int batch;            /* mini-batch size (128) */
+	int mlp_balance;      /* weight classes by inverse frequency (1) */
+	ss_model_log_fn log;  /* progress lines, may be NULL (NULL) */
+	void *log_ud;         /* passed to log (NULL) */
+} ss_train_options;
+
+#define SS_TRAIN_OPTIONS_INIT { SS_THRESH_F1, 0.0, 0.15, 1, 2, -1, 0.0, 0, \
+	64, 0, 0.5f, 1e-3f, 1e-6f, 30, 4, 128, 1, NULL, NULL }
+
+/* What a model was trained on: stored in the file, shown by rank/eval. */
+typedef struct {
+	char source[512];       /* sources, as named on the command line */
+	char labels[512];       /* label file and column, or stable source */
+	int64_t first, last;    /* author-time range of the training commits */
+	uint64_t n, npos;       /* training commits, of them positive */
+	uint64_t nval, nval_pos;/* the validation slice */
+	int64_t trained_at;     /* when (seconds since the epoch) */
+	uint32_t masked;        /* stable tags were masked */
+	uint32_t rule;          /* ss_thresh_rule of the threshold */
+	double target;          /* its target */
+	double val_f1, val_precision, val_recall, val_pr_auc, val_roc_auc;
+	char params[256];       /* chosen settings, "C=0.3 refit" */
+} ss_model_info;
+
+const char *ss_model_kind_name(ss_model_kind kind);
+/* SS_ENOTFOUND (message set) for an unknown name. */
+int ss_model_kind_parse(ss_model_kind *out, const char *name);
+
+/*
+ * Train a model of kind on the examples idx[0..n) of d (any order).
+ * *out is NULL on failure.  Returns 0 or < 0 with the message set.
+ */
+int ss_model_train(ss_model **out, ss_model_kind kind, const ss_dataset *d,
+		   const size_t *idx, size_t n, const ss_train_options *opts);
+
+void ss_model_free(ss_model *m); /* NULL is a no-op */
+
+ss_model_kind ss_model_get_kind(const ss_model *m);
+float ss_model_threshold(const ss_model *m);
+void ss_model_set_threshold(ss_model *m, float t);
+ss_model_info *ss_model_get_info(ss_model *m);
+const ss_model_info *ss_model_info_of(const ss_model *m);
+/* NULL for kinds without features (keyword, tag). */
+const ss_featurizer *ss_model_featurizer(const ss_model *m);
+/* Number of learnt weights (0 for keyword, tag). */
+size_t ss_model_nweights(const ss_model *m);
+
+/*
+ * Register with d what the kind keeps of commits beyond the sparse
+ * features, before any commit is added (a no-op for most kinds).
+ */
+int ss_model_prepare_dataset(ss_model_kind kind, ss_dataset *d);
+
+/* Scores of the examples idx[0..n) of d into out[n]. */
+int ss_model_score(const ss_model *m, const ss_dataset *d, const size_t *idx, size_t n,
+		   float *out);
+
+/* Score of one commit. */
+int ss_model_score_commit(const ss_model *m, const ss_commit *c, float *out);
+
+/* One feature's share of a commit's score, in logit units. */
+typedef struct {
+	uint32_t index;
+	float value;         /* the feature's value */
+	float contrib;       /* logit change the feature causes */
+	char name[128];      /* readable name (see ss_featurizer_name) */
+} ss_contrib;
+
+/*
+ * The features of c ordered by |contribution| (raising ones first when
+ * positive_only), at most max into out[max]; *n gets how many.  Linear:
+ * weight * value; mlp: the logit drop when the feature is removed.
+ * Kinds without features give *n = 0.
+ */
+int ss_model_explain(const ss_model *m, const ss_commit *c, ss_contrib *out, size_t max,
+		     size_t *n, int positive_only);
+
+/* Write the model file (temporary file + rename). */
+int ss_model_save(const ss_model *m, const char *path);
+
+/* Read a model file; refuses truncated, corrupt and foreign files. */
+int ss_model_load(ss_model **out, const char *path);
+
+/* Same from memory; name is used in messages. */
+int ss_model_load_buffer(ss_model **out, const void *buf, size_t len, const char *name);
+
+/* The embedded default model (models/default.model); SS_ENOTFOUND when
+ * this build has none. */
+int ss_model_load_default(ss_model **out);
+
+#endif

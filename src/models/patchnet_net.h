@@ -1,0 +1,136 @@
+/*
+ * patchnet_net.h - the PatchNet network (Hoang, Lawall et al.) on the
+ * layers of nn/nn.h: no vocabularies, files or commits here, only token
+ * ids in, probabilities, gradients and explanations out.
+ *
+ *   message: embedding -> conv over tokens, widths 1 and 2 -> max over time
+ *            -> ReLU  (2 * filters values)
+ *   code:    its own embedding, shared by removed and added lines; per side
+ *            (removed, added) with its own weights:
+ *            each line: conv over tokens (widths 1, 2) -> max -> ReLU
+ *            each hunk: conv over its lines (widths 1, 2) -> max -> ReLU
+ *            the side:  max over all hunks of all files
+ *   head:    concat(message, removed, added) -> dense hidden + ReLU
+ *            -> dropout -> dense 1 -> sigmoid, class-weighted BCE
+ * Max before ReLU equals ReLU before max and costs a conv output less.
+ * Convolutions are "valid"; a sequence shorter than the width still gives
+ * one window (the rest of it is padding, which embeds to zeros).
+ *
+ * Padding and masks: every id slot holds a token id or -1.  A line is
+ * present when it has a token, a hunk when it has a present line, a file
+ * when it has a present hunk; absent ones cost nothing (they are
+ * compacted away before the convolutions), present ones need not be
+ * contiguous.  Sequence lengths per batch are the longest present ones,
+ * not the caps.  An example without code on a side gets a zero vector
+ * for it.
+ *
+ * Threads: ss_patchnet_net_train_step() either splits the batch between
+ * worker threads (each with its own layer copies, arena, dropout stream and
+ * gradient vector; gradients summed in worker order) or runs one worker
+ * and lets OpenBLAS thread the products.  On 2 cores data-parallel is
+ * faster (see SS_PATCHNET_DATA_PARALLEL); results are deterministic for
+ * (seed, threads, mode).
+ */
+#ifndef SS_PATCHNET_NET_H
+#define SS_PATCHNET_NET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nn/nn.h"
+
+typedef struct ss_patchnet_config {
+	int msg_vocab;      /* message token ids are < this (required) */
+	int code_vocab;     /* code token ids are < this (required) */
+	int msg_len;        /* 512: message tokens kept */
+	int files;          /* 2: files per side */
+	int hunks;          /* 5: hunks per file */
+	int lines;          /* 8: lines per hunk and side */
+	int tokens;         /* 32: tokens per line */
+	int embed;          /* 32: embedding width (message and code) */
+	int filters;        /* 32: filters per convolution width */
+	int hidden;         /* 128: dense hidden width */
+	float dropout;      /* 0.5 */
+	float lr;           /* 1e-3: Adam learning rate */
+	float weight_decay; /* 1e-5: L2 through Adam */
+	uint64_t seed;      /* 1: initialisation and dropout */
+	int threads;        /* 1: worker or BLAS threads for training */
+	int data_parallel;  /* 1: threads split the batch; 0: BLAS threads */
+} ss_patchnet_config;
+
+#define SS_PATCHNET_CONFIG_INIT { 0, 0, 512, 2, 5, 8, 32, 32, 32, 128, 0.5f, \
+	1e-3f, 1e-5f, 1, 1, 1 }
+
+enum { SS_PATCHNET_REMOVED = 0, SS_PATCHNET_ADDED = 1 };
+
+/*
+ * A batch of padded examples.  Fill with ss_patchnet_batch_clear() (all ids
+ * -1, label 0, weight 1), then write ids through the accessors and set n.
+ */
+typedef struct ss_patchnet_batch {
+	int n;              /* examples in use, <= cap */
+	int cap;
+	int msg_len, files, hunks, lines, tokens;  /* the caps, from the config */
+	int32_t *msg;       /* [cap][msg_len] */
+	int32_t *code[2];   /* per side [cap][files][hunks][lines][tokens] */
+	float *label;       /* [cap]: 0 or 1 */
+	float *weight;      /* [cap]: example (class) weight */
+} ss_patchnet_batch;
+
+int ss_patchnet_batch_new(ss_patchnet_batch **out, const ss_patchnet_config *cfg, int cap);
+void ss_patchnet_batch_free(ss_patchnet_batch *b);   /* NULL is a no-op */
+void ss_patchnet_batch_clear(ss_patchnet_batch *b);
+/* The msg_len id slots of example i's message. */
+int32_t *ss_patchnet_batch_msg(ss_patchnet_batch *b, int i);
+/* The tokens id slots of one line. */
+int32_t *ss_patchnet_batch_line(ss_patchnet_batch *b, int i, int side, int file,
+				int hunk, int line);
+
+typedef struct ss_patchnet_net ss_patchnet_net;
+
+/* A new network with initialised weights; cfg is copied. */
+int ss_patchnet_net_new(ss_patchnet_net **out, const ss_patchnet_config *cfg);
+void ss_patchnet_net_free(ss_patchnet_net *net);     /* NULL is a no-op */
+const ss_patchnet_config *ss_patchnet_net_config(const ss_patchnet_net *net);
+/* The flat weights and gradients (for saving, loading, checking). */
+ss_params *ss_patchnet_net_params(ss_patchnet_net *net);
+
+/*
+ * Forward over b's n examples on one worker: prob[n] gets probabilities.
+ * With train, dropout is active and *loss (if not NULL) gets the weighted
+ * mean loss; the state stays for ss_patchnet_net_backward().
+ */
+int ss_patchnet_net_forward(ss_patchnet_net *net, const ss_patchnet_batch *b,
+			    float *prob, int train, double *loss);
+/* Add the gradient of the last forward's loss into the params' g. */
+int ss_patchnet_net_backward(ss_patchnet_net *net, const ss_patchnet_batch *b);
+
+/* Zero g, forward and backward (threads per the config), one Adam step;
+ * *loss gets the batch loss before the step. */
+int ss_patchnet_net_train_step(ss_patchnet_net *net, const ss_patchnet_batch *b,
+			       double *loss);
+
+/* Probabilities for b's examples without dropout (one worker; may be
+ * called from one thread at a time). */
+int ss_patchnet_net_predict(ss_patchnet_net *net, const ss_patchnet_batch *b, float *prob);
+
+/* One input position that won max-pools for the score of an example. */
+typedef struct ss_patchnet_hit {
+	int side;           /* -1 message, SS_PATCHNET_REMOVED, SS_PATCHNET_ADDED */
+	int file, hunk;     /* code only, slot indices in the batch */
+	int pos;            /* message token position, or line slot */
+	float share;        /* its share of sum |contribution|, in [0, 1] */
+	float contrib;      /* signed logit contribution (gradient x input of
+			       the features it won, split evenly over the
+			       positions of a width-2 window) */
+} ss_patchnet_hit;
+
+/*
+ * Explain example i of b: the positions whose values won the max-pools,
+ * with the share of the logit they carry, largest share first; at most cap
+ * into out, *n gets the total.  *prob (may be NULL) gets the probability.
+ */
+int ss_patchnet_net_explain(ss_patchnet_hit *out, size_t cap, size_t *n, float *prob,
+			    ss_patchnet_net *net, const ss_patchnet_batch *b, int i);
+
+#endif

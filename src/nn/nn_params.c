@@ -1,0 +1,148 @@
+/* nn_params.c - the flat parameter set, initialisers and Adam (see nn.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nn.h"
+#include "util/error.h"
+
+ss_params *ss_params_new(void)
+{
+	return calloc(1, sizeof(ss_params));
+}
+
+void ss_params_free(ss_params *p)
+{
+	if (!p)
+		return;
+	free(p->w);
+	free(p->g);
+	free(p);
+}
+
+int ss_params_add(size_t *out, ss_params *p, size_t n)
+{
+	if (n > ((size_t)-1 / sizeof(float)) / 2 - p->n)
+		return ss_error_code(SS_ENOMEM, "parameter set too large");
+	if (p->n + n > p->cap) {
+		size_t cap = p->cap ? p->cap : 1024;
+		float *w, *g;
+
+		while (cap < p->n + n)
+			cap *= 2;
+		w = realloc(p->w, cap * sizeof(float));
+		if (!w)
+			return ss_error_code(SS_ENOMEM, "out of memory for %zu parameters", cap);
+		p->w = w;
+		g = realloc(p->g, cap * sizeof(float));
+		if (!g)
+			return ss_error_code(SS_ENOMEM, "out of memory for %zu parameters", cap);
+		p->g = g;
+		p->cap = cap;
+	}
+	memset(p->w + p->n, 0, n * sizeof(float));
+	memset(p->g + p->n, 0, n * sizeof(float));
+	*out = p->n;
+	p->n += n;
+	return 0;
+}
+
+void ss_params_zero_grad(ss_params *p)
+{
+	if (p->n)
+		memset(p->g, 0, p->n * sizeof(float));
+}
+
+void ss_params_init(float *w, size_t n, enum ss_init how, int fan_in,
+		    int fan_out, ss_rng *rng)
+{
+	float a;
+
+	switch (how) {
+	case SS_INIT_ZERO:
+		memset(w, 0, n * sizeof(float));
+		break;
+	case SS_INIT_HE:
+		a = sqrtf(2.0f / (float)(fan_in > 0 ? fan_in : 1));
+		for (size_t i = 0; i < n; i++)
+			w[i] = a * ss_rng_normal(rng);
+		break;
+	case SS_INIT_XAVIER:
+		a = sqrtf(6.0f / (float)(fan_in + fan_out > 0 ? fan_in + fan_out : 1));
+		for (size_t i = 0; i < n; i++)
+			w[i] = a * (2.0f * ss_rng_uniform(rng) - 1.0f);
+		break;
+	case SS_INIT_EMBED:
+		for (size_t i = 0; i < n; i++)
+			w[i] = 0.1f * ss_rng_normal(rng);
+		break;
+	}
+}
+
+struct ss_adam {
+	ss_adam_opts o;
+	size_t n;
+	long long t;
+	float *m, *v;
+};
+
+ss_adam *ss_adam_new(size_t n, const ss_adam_opts *opts)
+{
+	static const ss_adam_opts defaults = SS_ADAM_OPTS_INIT;
+	ss_adam *a = calloc(1, sizeof(*a));
+
+	if (!a) {
+		ss_error_code(SS_ENOMEM, "out of memory for adam state");
+		return NULL;
+	}
+	a->o = opts ? *opts : defaults;
+	a->n = n;
+	a->m = calloc(n ? n : 1, sizeof(float));
+	a->v = calloc(n ? n : 1, sizeof(float));
+	if (!a->m || !a->v)
+		goto free_adam;
+	return a;
+
+free_adam:
+	ss_adam_free(a);
+	ss_error_code(SS_ENOMEM, "out of memory for adam state of %zu parameters", n);
+	return NULL;
+}
+
+void ss_adam_free(ss_adam *a)
+{
+	if (!a)
+		return;
+	free(a->m);
+	free(a->v);
+	free(a);
+}
+
+void ss_adam_set_lr(ss_adam *a, float lr)
+{
+	a->o.lr = lr;
+}
+
+int ss_adam_step(ss_adam *a, ss_params *p)
+{
+	const float b1 = a->o.beta1, b2 = a->o.beta2, wd = a->o.weight_decay;
+	float *w = p->w, *m = a->m, *v = a->v;
+	const float *g = p->g;
+	float step, c2;
+
+	if (p->n != a->n)
+		return ss_error_code(SS_EINVALID, "adam state has %zu parameters, model %zu",
+				     a->n, p->n);
+	a->t++;
+	/* bias corrections folded into the step size and epsilon */
+	step = a->o.lr / (1.0f - (float)pow(b1, (double)a->t));
+	c2 = 1.0f / sqrtf(1.0f - (float)pow(b2, (double)a->t));
+	for (size_t i = 0; i < a->n; i++) {
+		float gi = g[i] + wd * w[i];
+
+		m[i] = b1 * m[i] + (1.0f - b1) * gi;
+		v[i] = b2 * v[i] + (1.0f - b2) * gi * gi;
+		w[i] -= step * m[i] / (sqrtf(v[i]) * c2 + a->o.eps);
+	}
+	return 0;
+}

@@ -1,0 +1,18 @@
+/*
+ * git.h - repository helpers beyond the commit iterator.
+ */
+#ifndef SS_GIT_H
+#define SS_GIT_H
+
+#include <stddef.h>
+
+/*
+ * List the local branches (refs/heads/...) and remote-tracking branches
+ * (refs/remotes/...) of the repository at repo whose short name matches the
+ * fnmatch(3) glob (NULL: all).  *out is a malloc'd array of malloc'd short
+ * names, sorted; free with ss_git_free_names().  0 or < 0 with message set.
+ */
+int ss_git_branches(char ***out, size_t *n, const char *repo, const char *glob);
+void ss_git_free_names(char **names, size_t n);
+
+#endif

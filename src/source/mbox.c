@@ -1,0 +1,648 @@
+/*
+ * mbox.c - commits from mail: format-patch output, lore/public-inbox
+ * archives (mboxrd), tip-bot mails and plainly posted patches.
+ *
+ * GMime 3 does the mail work: mbox splitting (GMIME_FORMAT_MBOX),
+ * quoted-printable and base64, RFC 2047 headers, charsets to UTF-8.  What
+ * GMime does not do is done here: mboxrd's ">From " quoting is undone, the
+ * tip-bot preamble is read for id, author and dates and then dropped, and
+ * the commit message is cut from the diffstat and diff, which go to
+ * libgit2 through ss_commit_parse_patch().
+ *
+ * No mail header ever reaches the commit: the Cc header of a tip mail
+ * names stable@ when the commit is tagged, and the Subject carries the
+ * tip branch, a near-label.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <git2.h>
+#include <gmime/gmime.h>
+
+#include "commit/diff.h"
+#include "source/impl.h"
+#include "source/zstream.h"
+#include "util/error.h"
+#include "util/strbuf.h"
+
+typedef struct {
+	char *path;
+	ss_zstream *z;
+	GMimeStream *stream;
+	GMimeParser *parser;
+	ss_source_options opts;
+	ss_source_stats *stats;
+	int done;
+} mbox;
+
+/* A line-oriented view of a decoded body. */
+typedef struct {
+	const char *s, *end;
+} span;
+
+static const char *next_line(const char *p, const char *end)
+{
+	const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+	return nl ? nl + 1 : end;
+}
+
+static size_t line_len(const char *p, const char *end)
+{
+	const char *nl = memchr(p, '\n', (size_t)(end - p));
+	size_t n = (size_t)((nl ? nl : end) - p);
+
+	if (n && p[n - 1] == '\r')
+		n--;
+	return n;
+}
+
+static int line_is(const char *p, const char *end, const char *what)
+{
+	size_t n = strlen(what);
+
+	return line_len(p, end) == n && !memcmp(p, what, n);
+}
+
+static int line_starts(const char *p, const char *end, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return (size_t)(end - p) >= n && !memcmp(p, prefix, n);
+}
+
+/* Remove leading "[PATCH 05000/25959]", "[tip: x86/urgent]", "Re:" ... */
+static const char *strip_subject(const char *s)
+{
+	for (;;) {
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (*s == '[') {
+			const char *e = strchr(s, ']');
+
+			if (!e)
+				return s;
+			s = e + 1;
+			continue;
+		}
+		return s;
+	}
+}
+
+/* "[PATCH 046/130] ..." -> 46, 130 */
+static void read_patch_number(ss_commit *c, const char *s)
+{
+	const char *p = strstr(s, "PATCH ");
+	unsigned n, total;
+
+	if (p && p < s + 64 && sscanf(p + 6, "%u/%u", &n, &total) == 2) {
+		c->patch_n = n;
+		c->patch_total = total;
+	}
+}
+
+static int is_reply_subject(const char *s)
+{
+	while (*s == ' ')
+		s++;
+	return !strncasecmp(s, "re:", 3) || !strncasecmp(s, "aw:", 3) ||
+	       !strncasecmp(s, "fwd:", 4);
+}
+
+/* "[PATCH 0/7]", "[PATCH v2 00/12]", "[RFC PATCH 000/3]" */
+static int is_cover_subject(const char *s)
+{
+	while (*s == ' ')
+		s++;
+	while (*s == '[') {
+		const char *e = strchr(s, ']');
+		const char *slash;
+
+		if (!e)
+			return 0;
+		slash = memchr(s, '/', (size_t)(e - s));
+		if (slash) {
+			const char *d = slash;
+
+			while (d > s && isdigit((unsigned char)d[-1]))
+				d--;
+			if (d < slash) {
+				const char *q = d;
+
+				while (q < slash && *q == '0')
+					q++;
+				if (q == slash)
+					return 1;
+			}
+		}
+		s = e + 1;
+		while (*s == ' ')
+			s++;
+	}
+	return 0;
+}
+
+/* "Name <email>" -> name, email (arena copies); bare "email" works too. */
+static int parse_ident(ss_commit *c, ss_person *who, const char *s, size_t len)
+{
+	const char *lt = memchr(s, '<', len), *gt;
+	size_t nlen;
+
+	while (len && isspace((unsigned char)s[len - 1]))
+		len--;
+	if (!lt || !(gt = memchr(lt, '>', len - (size_t)(lt - s)))) {
+		who->name = "";
+		who->email = ss_arena_strndup(c->arena, s, len);
+		return who->email ? 0 : SS_ENOMEM;
+	}
+	nlen = (size_t)(lt - s);
+	while (nlen && isspace((unsigned char)s[nlen - 1]))
+		nlen--;
+	if (nlen >= 2 && s[0] == '"' && s[nlen - 1] == '"') {
+		s++;
+		nlen -= 2;
+	}
+	who->name = ss_arena_strndup(c->arena, s, nlen);
+	who->email = ss_arena_strndup(c->arena, lt + 1, (size_t)(gt - lt - 1));
+	return who->name && who->email ? 0 : SS_ENOMEM;
+}
+
+/*
+ * An RFC 2822 date as mails and the tip preamble write it.  The tip bot
+ * writes offsets as "+02:00" and sometimes none at all (then UTC).
+ */
+static int parse_date(ss_person *who, const char *s, size_t len)
+{
+	char buf[128];
+	GDateTime *dt;
+	size_t n;
+
+	while (len && isspace((unsigned char)s[len - 1]))
+		len--;
+	if (len >= sizeof(buf) - 8 || !len)
+		return -1;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	n = len;
+	/* "+02:00" -> "+0200" */
+	if (n >= 6 && (buf[n - 6] == '+' || buf[n - 6] == '-') && buf[n - 3] == ':') {
+		buf[n - 3] = buf[n - 2];
+		buf[n - 2] = buf[n - 1];
+		buf[n - 1] = '\0';
+	}
+	dt = g_mime_utils_header_decode_date(buf);
+	if (!dt)
+		return -1;
+	who->time = g_date_time_to_unix(dt);
+	who->tz = (int)(g_date_time_get_utc_offset(dt) / G_TIME_SPAN_MINUTE);
+	g_date_time_unref(dt);
+	return 0;
+}
+
+/* Concatenate the text parts of a message, decoded to UTF-8. */
+static void collect_text(ss_strbuf *sb, GMimeObject *obj)
+{
+	if (GMIME_IS_MULTIPART(obj)) {
+		GMimeMultipart *mp = (GMimeMultipart *)obj;
+		int i, n = g_mime_multipart_get_count(mp);
+
+		for (i = 0; i < n; i++)
+			collect_text(sb, g_mime_multipart_get_part(mp, i));
+	} else if (GMIME_IS_TEXT_PART(obj)) {
+		GMimeContentType *ct = g_mime_object_get_content_type(obj);
+		const char *sub = ct ? g_mime_content_type_get_media_subtype(ct) : "plain";
+		char *text;
+
+		if (sub && strcasecmp(sub, "plain") && strcasecmp(sub, "x-patch") &&
+		    strcasecmp(sub, "x-diff") && strcasecmp(sub, "x-csrc"))
+			return;
+		text = g_mime_text_part_get_text((GMimeTextPart *)obj);
+		if (!text)
+			return;
+		if (sb->len && sb->buf[sb->len - 1] != '\n')
+			ss_strbuf_addch(sb, '\n');
+		ss_strbuf_adds(sb, text);
+		g_free(text);
+	}
+}
+
+/* mboxrd: ">From " -> "From ", ">>From " -> ">From " (in place). */
+static void unquote_mboxrd(ss_strbuf *sb)
+{
+	char *r = sb->buf, *w = sb->buf, *end = sb->buf + sb->len;
+	int bol = 1;
+
+	while (r < end) {
+		if (bol && *r == '>') {
+			char *q = r;
+
+			while (q < end && *q == '>')
+				q++;
+			if (end - q >= 5 && !memcmp(q, "From ", 5))
+				r++;
+		}
+		bol = *r == '\n';
+		*w++ = *r++;
+	}
+	sb->len = (size_t)(w - sb->buf);
+	*w = '\0';
+}
+
+/* Where the diff starts ("diff --git" at a line start) or end. */
+static const char *find_diff(const char *p, const char *end)
+{
+	for (; p < end; p = next_line(p, end))
+		if (line_starts(p, end, "diff --git "))
+			return p;
+	return end;
+}
+
+/* End of the commit message: the last "---" line before the diff, or the
+ * diff itself, or the "-- " signature of format-patch. */
+static const char *message_end(const char *p, const char *diff, const char *end)
+{
+	const char *q, *cut = NULL, *sig = NULL;
+
+	for (q = p; q < diff; q = next_line(q, diff)) {
+		if (line_is(q, diff, "---"))
+			cut = q;
+		else if (diff == end && !sig && line_is(q, diff, "-- "))
+			sig = q;
+	}
+	if (cut)
+		return cut;
+	if (sig)
+		return sig;
+	return diff;
+}
+
+enum kind { MAIL_PLAIN, MAIL_FORMAT_PATCH, MAIL_TIP };
+
+/*
+ * Read the tip-bot preamble at *pp: the optional "The following commit has
+ * been merged into the <branch> branch of tip:" line and the Commit-ID,
+ * Author, AuthorDate, Committer and CommitterDate lines.  Everything of it
+ * is transport and is consumed; *pp moves past it.
+ */
+static int read_tip_preamble(ss_commit *c, const char **pp, const char *end, int *have_id)
+{
+	const char *p = *pp;
+	int rc = 0;
+
+	while (p < end && line_len(p, end) == 0)
+		p = next_line(p, end);
+	if (line_starts(p, end, "The following commit has been merged")) {
+		p = next_line(p, end);
+		while (p < end && line_len(p, end) == 0)
+			p = next_line(p, end);
+	}
+	if (!line_starts(p, end, "Commit-ID:"))
+		return 0;
+	for (; p < end && line_len(p, end); p = next_line(p, end)) {
+		size_t n = line_len(p, end);
+		const char *colon = memchr(p, ':', n), *v;
+		size_t klen, vlen;
+
+		if (!colon)
+			continue;
+		klen = (size_t)(colon - p);
+		v = colon + 1;
+		while (v < p + n && (*v == ' ' || *v == '\t'))
+			v++;
+		vlen = (size_t)(p + n - v);
+		if (klen == 9 && !memcmp(p, "Commit-ID", 9)) {
+			if (vlen >= 40) {
+				memcpy(c->id, v, 40);
+				c->id[40] = '\0';
+				*have_id = 1;
+			}
+		} else if (klen == 6 && !memcmp(p, "Author", 6)) {
+			rc = parse_ident(c, &c->author, v, vlen);
+		} else if (klen == 10 && !memcmp(p, "AuthorDate", 10)) {
+			if (parse_date(&c->author, v, vlen))
+				return ss_error_code(SS_ESKIP, "bad AuthorDate '%.*s'", (int)vlen, v);
+		} else if (klen == 9 && !memcmp(p, "Committer", 9)) {
+			rc = parse_ident(c, &c->committer, v, vlen);
+		} else if ((klen == 13 && !memcmp(p, "CommitterDate", 13)) ||
+			   (klen == 10 && !memcmp(p, "CommitDate", 10))) {
+			if (parse_date(&c->committer, v, vlen))
+				return ss_error_code(SS_ESKIP, "bad CommitterDate '%.*s'", (int)vlen, v);
+		}
+		if (rc)
+			return rc;
+	}
+	*pp = p;
+	return 0;
+}
+
+/* In-body "From:", "Date:", "Subject:" lines of a posted patch (as git
+ * mailinfo reads them) override the mail's headers. */
+static int read_inbody_headers(ss_commit *c, const char **pp, const char *end,
+			       ss_strbuf *subject)
+{
+	const char *p = *pp;
+	int seen = 0, rc = 0;
+
+	for (; p < end && line_len(p, end); p = next_line(p, end)) {
+		size_t n = line_len(p, end);
+
+		if (n > 5 && !strncasecmp(p, "From:", 5)) {
+			rc = parse_ident(c, &c->author, p + 5, n - 5);
+		} else if (n > 5 && !strncasecmp(p, "Date:", 5)) {
+			if (parse_date(&c->author, p + 5, n - 5))
+				break;
+		} else if (n > 8 && !strncasecmp(p, "Subject:", 8)) {
+			ss_strbuf_reset(subject);
+			ss_strbuf_adds(subject, strip_subject(p + 8));
+		} else {
+			break;
+		}
+		if (rc)
+			return rc;
+		seen = 1;
+	}
+	if (seen && p < end && !line_len(p, end))
+		*pp = next_line(p, end);
+	return 0;
+}
+
+static int derive_id(ss_commit *c, const char *message_id, const char *fallback)
+{
+	git_oid oid;
+	const char *s = message_id && *message_id ? message_id : fallback;
+
+	if (git_odb_hash(&oid, s, strlen(s), GIT_OBJECT_BLOB) < 0)
+		return ss_error_set("cannot hash message id: %s", git_error_last()->message);
+	git_oid_tostr(c->id, sizeof(c->id), &oid);
+	return 0;
+}
+
+static int is_hex40(const char *s)
+{
+	int i;
+
+	for (i = 0; i < 40; i++)
+		if (!isxdigit((unsigned char)s[i]))
+			return 0;
+	return s[40] == ' ' || s[40] == '\0';
+}
+
+/*
+ * Build a commit from one parsed mail.  Returns 0 (commit in *out), a
+ * positive skip reason (1 reply, 2 cover letter, 3 merge, 4 other), or
+ * < 0 (SS_ESKIP with message: malformed).
+ */
+static int mail_to_commit(ss_commit **out, mbox *m, GMimeMessage *msg, const char *marker)
+{
+	ss_strbuf text = SS_STRBUF_INIT, subject = SS_STRBUF_INIT, full = SS_STRBUF_INIT;
+	const char *hsubject = g_mime_message_get_subject(msg);
+	const char *p, *end, *diff, *mend, *subj_end;
+	enum kind kind = MAIL_PLAIN;
+	int have_id = 0, rc = 0;
+	ss_commit *c;
+
+	*out = NULL;
+	c = ss_commit_new();
+	if (!c)
+		return SS_ENOMEM;
+	c->source = m->path;
+	if (!hsubject)
+		hsubject = "";
+	read_patch_number(c, hsubject);
+	if (marker && !strncmp(marker, "From ", 5) && is_hex40(marker + 5)) {
+		memcpy(c->id, marker + 5, 40);
+		c->id[40] = '\0';
+		have_id = 1;
+		kind = MAIL_FORMAT_PATCH;
+	}
+
+	collect_text(&text, g_mime_message_get_mime_part(msg));
+	/* every input reaches GMime mboxrd-quoted (zstream.c quotes mboxo) */
+	unquote_mboxrd(&text);
+	p = text.buf;
+	end = text.buf + text.len;
+
+	/* the people and date of the mail; the tip preamble overrides them */
+	{
+		InternetAddressList *from = g_mime_message_get_from(msg);
+		InternetAddress *ia = from && internet_address_list_length(from) > 0 ?
+			internet_address_list_get_address(from, 0) : NULL;
+		GDateTime *dt = g_mime_message_get_date(msg);
+
+		if (ia && INTERNET_ADDRESS_IS_MAILBOX(ia)) {
+			const char *name = internet_address_get_name(ia);
+			const char *addr = internet_address_mailbox_get_addr((InternetAddressMailbox *)ia);
+
+			c->author.name = ss_arena_strdup(c->arena, name ? name : "");
+			c->author.email = ss_arena_strdup(c->arena, addr ? addr : "");
+		}
+		if (dt) {
+			c->author.time = g_date_time_to_unix(dt);
+			c->author.tz = (int)(g_date_time_get_utc_offset(dt) / G_TIME_SPAN_MINUTE);
+		}
+	}
+
+	rc = read_tip_preamble(c, &p, end, &have_id);
+	if (rc)
+		goto fail;
+	if (have_id && kind == MAIL_PLAIN)
+		kind = MAIL_TIP;
+
+	if (kind == MAIL_TIP) {
+		/* the subject is the first paragraph after the preamble */
+		while (p < end && !line_len(p, end))
+			p = next_line(p, end);
+	} else {
+		ss_strbuf_adds(&subject, strip_subject(hsubject));
+		if (kind == MAIL_PLAIN) {
+			if (is_reply_subject(hsubject)) {
+				rc = 1;
+				goto skip;
+			}
+			if (is_cover_subject(hsubject)) {
+				rc = 2;
+				goto skip;
+			}
+			rc = read_inbody_headers(c, &p, end, &subject);
+			if (rc)
+				goto fail;
+		}
+	}
+
+	diff = find_diff(p, end);
+	mend = message_end(p, diff, end);
+	if (kind == MAIL_PLAIN && diff == end) {
+		const char *irt = g_mime_object_get_header((GMimeObject *)msg, "In-Reply-To");
+
+		rc = irt ? 1 : !strncasecmp(subject.buf, "Merge", 5) ||
+			strstr(hsubject, "GIT PULL") ? 3 : 4;
+		goto skip;
+	}
+	if (kind == MAIL_PLAIN) {
+		rc = derive_id(c, g_mime_message_get_message_id(msg), hsubject);
+		if (rc)
+			goto fail;
+	}
+
+	if (kind == MAIL_TIP) {
+		rc = ss_commit_set_message(c, p, (size_t)(mend - p));
+		if (!rc && diff == end && !strncmp(c->subject, "Merge ", 6)) {
+			rc = 3;
+			goto skip;
+		}
+	} else {
+		subj_end = subject.buf + subject.len;
+		(void)subj_end;
+		if (ss_strbuf_add(&full, subject.buf, subject.len) ||
+		    ss_strbuf_adds(&full, "\n\n") ||
+		    ss_strbuf_add(&full, p, (size_t)(mend - p)))
+			rc = SS_ENOMEM;
+		else
+			rc = ss_commit_set_message(c, full.buf, full.len);
+	}
+	if (rc)
+		goto fail;
+	if (!c->id[0]) {
+		rc = ss_error_code(SS_ESKIP, "no commit id");
+		goto fail;
+	}
+	if (!c->author.time) {
+		rc = ss_error_code(SS_ESKIP, "no author date");
+		goto fail;
+	}
+	if (m->opts.with_diff && diff < end) {
+		rc = ss_commit_parse_patch(c, diff, (size_t)(end - diff), m->opts.max_lines);
+		if (rc)
+			goto fail;
+	}
+	*out = c;
+	c = NULL;
+	goto release;
+
+skip:
+	if (rc < 0)
+		goto fail;
+	goto release;
+fail:
+	if (rc != SS_ENOMEM)
+		rc = SS_ESKIP;
+release:
+	ss_commit_free(c);
+	ss_strbuf_release(&text);
+	ss_strbuf_release(&subject);
+	ss_strbuf_release(&full);
+	return rc;
+}
+
+static int mbox_next(ss_commit **out, void *impl)
+{
+	mbox *m = impl;
+
+	*out = NULL;
+	while (!m->done) {
+		GMimeMessage *msg;
+		char *marker;
+		size_t nr;
+		int rc;
+
+		if (g_mime_parser_eos(m->parser)) {
+			m->done = 1;
+			break;
+		}
+		msg = g_mime_parser_construct_message(m->parser, NULL);
+		m->stats->bytes = ss_zstream_bytes(m->z);
+		if (!msg) {
+			if (g_mime_parser_eos(m->parser)) {
+				m->done = 1;
+				break;
+			}
+			m->stats->malformed++;
+			return ss_error_code(SS_ESKIP, "mbox '%s': message %zu cannot be parsed",
+					     m->path, m->stats->messages + 1);
+		}
+		nr = ++m->stats->messages;
+		marker = g_mime_parser_get_mbox_marker(m->parser);
+		rc = mail_to_commit(out, m, msg, marker);
+		g_free(marker);
+		g_object_unref(msg);
+		if (rc == 0)
+			return 0;
+		if (rc == 1)
+			m->stats->skipped_replies++;
+		else if (rc == 2)
+			m->stats->skipped_covers++;
+		else if (rc == 3)
+			m->stats->skipped_merges++;
+		else if (rc == 4)
+			m->stats->skipped_other++;
+		else if (rc == SS_ENOMEM)
+			return ss_error_code(SS_ENOMEM, "out of memory reading '%s'", m->path);
+		else {
+			char what[1024];
+
+			m->stats->malformed++;
+			snprintf(what, sizeof(what), "%s", ss_error_last());
+			return ss_error_code(SS_ESKIP, "mbox '%s': message %zu skipped: %s",
+					     m->path, nr, what);
+		}
+	}
+	/* end of input: was it complete? */
+	if (m->z) {
+		int rc = ss_zstream_finish(m->z);
+
+		if (rc)
+			return rc;
+	}
+	return SS_ITEROVER;
+}
+
+static void mbox_free(void *impl)
+{
+	mbox *m = impl;
+
+	if (!m)
+		return;
+	if (m->parser)
+		g_object_unref(m->parser);
+	if (m->stream)
+		g_object_unref(m->stream); /* closes the pipe's read end */
+	ss_zstream_free(m->z);
+	free(m->path);
+	free(m);
+}
+
+int ss_mbox_open(void **out, ss_source_ops *ops, const char *path,
+		 const ss_source_options *opts, ss_source_stats *stats)
+{
+	mbox *m;
+	int rc;
+
+	*out = NULL;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return SS_ENOMEM;
+	m->path = strdup(path);
+	m->opts = *opts;
+	m->stats = stats;
+	if (!m->path) {
+		free(m);
+		return SS_ENOMEM;
+	}
+	rc = ss_zstream_open(&m->z, path, 1);
+	if (rc) {
+		mbox_free(m);
+		return rc;
+	}
+	m->stream = g_mime_stream_pipe_new(ss_zstream_fd(m->z));
+	g_mime_stream_pipe_set_owner((GMimeStreamPipe *)m->stream, TRUE);
+	m->parser = g_mime_parser_new_with_stream(m->stream);
+	g_mime_parser_set_format(m->parser, GMIME_FORMAT_MBOX);
+	g_mime_parser_set_respect_content_length(m->parser, FALSE);
+	ops->next = mbox_next;
+	ops->free = mbox_free;
+	*out = m;
+	return 0;
+}

@@ -1,0 +1,97 @@
+/*
+ * source.c - pick the kind of source for a spec, and mask once.
+ *
+ * Masking of stable tags happens here, right after a commit is parsed and
+ * before anyone else sees it, for every kind of source.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "source/impl.h"
+#include "util/error.h"
+
+#pragma weak ss_git_open /* TEMP until git.c lands */
+
+struct ss_source {
+	ss_source_ops ops;
+	void *impl;
+	ss_source_options opts;
+	ss_source_stats stats;
+};
+
+int ss_source_is_repository(const char *spec)
+{
+	struct stat st;
+
+	if (!strncmp(spec, "git:", 4))
+		return 1;
+	return strcmp(spec, "-") && !stat(spec, &st) && S_ISDIR(st.st_mode);
+}
+
+int ss_source_open(ss_source **out, const char *spec, const ss_source_options *opts)
+{
+	static const ss_source_options defaults = SS_SOURCE_OPTIONS_INIT;
+	ss_source *s;
+	int rc;
+
+	*out = NULL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return SS_ENOMEM;
+	s->opts = opts ? *opts : defaults;
+	if (!spec)
+		spec = s->opts.repo;
+	if (!spec) {
+		free(s);
+		return ss_error_code(SS_EINVALID, "no source given");
+	}
+	if (ss_source_is_repository(spec))
+		rc = ss_git_open(&s->impl, &s->ops, strncmp(spec, "git:", 4) ? spec : spec + 4,
+				 &s->opts, &s->stats);
+	else
+		rc = ss_mbox_open(&s->impl, &s->ops, spec, &s->opts, &s->stats);
+	if (rc) {
+		free(s);
+		return rc;
+	}
+	*out = s;
+	return 0;
+}
+
+int ss_source_next(ss_commit **out, ss_source *s)
+{
+	ss_commit *c;
+	int rc;
+
+	*out = NULL;
+	rc = s->ops.next(&c, s->impl);
+	if (rc)
+		return rc;
+	if (s->opts.mask_stable_tags) {
+		rc = ss_commit_mask_stable(c);
+		if (rc) {
+			ss_commit_free(c);
+			return rc;
+		}
+		s->stats.masked += c->masked != 0;
+	}
+	s->stats.truncated += c->truncated != 0;
+	c->index = s->stats.commits++;
+	*out = c;
+	return 0;
+}
+
+const ss_source_stats *ss_source_stats_get(const ss_source *s)
+{
+	return &s->stats;
+}
+
+void ss_source_free(ss_source *s)
+{
+	if (!s)
+		return;
+	if (s->impl)
+		s->ops.free(s->impl);
+	free(s);
+}

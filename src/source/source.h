@@ -1,0 +1,63 @@
+/*
+ * source.h - iterators over commits, whatever they are stored in.
+ *
+ * A source yields one ss_commit at a time (streaming: nothing holds a whole
+ * mbox or history).  A spec names what to read:
+ *   - a directory or "git:PATH": a git repository; revisions in opts;
+ *   - "-": an mbox on standard input;
+ *   - any other path: an mbox file, plain, gzip or zstd (sniffed by magic).
+ *
+ * ss_source_next() returns
+ *   0            *out is a commit the caller owns (ss_commit_free);
+ *   SS_ITEROVER  the source is exhausted;
+ *   SS_ESKIP     one message was malformed and skipped: ss_error_last()
+ *                names it; the caller warns and calls next() again;
+ *   other < 0    a fatal error (message set); the source is unusable.
+ */
+#ifndef SS_SOURCE_H
+#define SS_SOURCE_H
+
+#include <stddef.h>
+
+#include "commit/commit.h"
+
+typedef struct ss_source ss_source;
+
+typedef struct {
+	const char *repo;          /* repository path for git sources (NULL) */
+	const char **revs;         /* revisions "A..B", "^C", "D" (NULL: HEAD) */
+	size_t nrevs;              /* number of revs (0) */
+	int mask_stable_tags;      /* remove Cc: stable@ traces (0) */
+	int with_diff;             /* read files/hunks/lines (1) */
+	size_t max_lines;          /* diff lines kept per commit, 0 = all (0) */
+} ss_source_options;
+
+#define SS_SOURCE_OPTIONS_INIT { NULL, NULL, 0, 0, 1, 0 }
+
+/* What a source read and left out, for the summary line. */
+typedef struct {
+	size_t messages;     /* mail messages seen (mbox only) */
+	size_t commits;      /* commits yielded */
+	size_t skipped_replies, skipped_covers, skipped_merges;
+	size_t skipped_other; /* mails that are neither patches nor replies */
+	size_t malformed;    /* messages skipped with SS_ESKIP */
+	size_t masked;       /* commits whose stable tag was masked */
+	size_t truncated;    /* commits cut at max_lines */
+	unsigned long long bytes; /* input bytes read (compressed size for files) */
+} ss_source_stats;
+
+/* True when spec names a git repository (a directory or "git:PATH"). */
+int ss_source_is_repository(const char *spec);
+
+int ss_source_open(ss_source **out, const char *spec, const ss_source_options *opts);
+int ss_source_next(ss_commit **out, ss_source *src);
+const ss_source_stats *ss_source_stats_get(const ss_source *src);
+void ss_source_free(ss_source *src); /* NULL is a no-op */
+
+/* Implementations behind ss_source (internal to src/source/). */
+typedef struct {
+	int (*next)(ss_commit **out, void *impl);
+	void (*free)(void *impl);
+} ss_source_ops;
+
+#endif

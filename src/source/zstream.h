@@ -1,0 +1,40 @@
+/*
+ * zstream.h - read a plain, gzip or zstd file as one plain byte stream.
+ *
+ * The compression is sniffed from the first bytes, not the file name, so
+ * "-" (standard input) may be compressed too.  A thread decompresses into
+ * a pipe whose read end the caller consumes (GMime reads it as a pipe
+ * stream): decompression and parsing then run on both cores, and memory
+ * stays bounded whatever the size of the input.
+ */
+#ifndef SS_ZSTREAM_H
+#define SS_ZSTREAM_H
+
+typedef struct ss_zstream ss_zstream;
+
+/*
+ * Open path ("-" for stdin) and start the thread.  0 or < 0 (message).
+ *
+ * With mbox_quote, an mbox is handed on mboxrd-quoted whatever it was:
+ * "From " lines that are not message separators (git format-patch writes
+ * bodies unquoted, as mboxo, and GMime would split a message at "From the
+ * man page:") get one more '>', as do ">From " lines, so that the reader
+ * undoes one level of quoting for every input.  An mboxrd input (lore's
+ * "From mboxrd@z" separators) is already quoted and passes unchanged.
+ */
+int ss_zstream_open(ss_zstream **out, const char *path, int mbox_quote);
+
+/* The read end of the pipe.  The caller takes ownership of the fd and
+ * must close it before ss_zstream_free(). */
+int ss_zstream_fd(ss_zstream *z);
+
+/* Wait for the thread; 0, or SS_EINVALID with the decompression error
+ * ("'x.zst' is corrupt: ...") when the input could not be decoded. */
+int ss_zstream_finish(ss_zstream *z);
+
+/* Input bytes read so far (compressed size). */
+unsigned long long ss_zstream_bytes(const ss_zstream *z);
+
+void ss_zstream_free(ss_zstream *z); /* joins the thread; NULL is a no-op */
+
+#endif

@@ -1,0 +1,34 @@
+/*
+ * strbuf.h - a growable NUL-terminated byte buffer, after git's strbuf.h.
+ *
+ * Invariant: buf is never NULL once initialised with SS_STRBUF_INIT and
+ * buf[len] == '\0'.  Functions that can fail return 0 or SS_ENOMEM.
+ */
+#ifndef SS_STRBUF_H
+#define SS_STRBUF_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+typedef struct {
+	char *buf;
+	size_t len, alloc;
+} ss_strbuf;
+
+extern char ss_strbuf_empty[];
+#define SS_STRBUF_INIT { ss_strbuf_empty, 0, 0 }
+
+int ss_strbuf_grow(ss_strbuf *sb, size_t extra);
+int ss_strbuf_add(ss_strbuf *sb, const void *data, size_t len);
+int ss_strbuf_adds(ss_strbuf *sb, const char *s);
+int ss_strbuf_addch(ss_strbuf *sb, int c);
+int ss_strbuf_addf(ss_strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Append s as a JSON string literal, quotes included; invalid UTF-8 bytes
+ * become U+FFFD so that the output is always valid JSON. */
+int ss_strbuf_add_json(ss_strbuf *sb, const char *s);
+void ss_strbuf_reset(ss_strbuf *sb);
+void ss_strbuf_release(ss_strbuf *sb); /* frees and re-initialises */
+/* Hand the buffer to the caller (malloc'd, never NULL on success). */
+char *ss_strbuf_detach(ss_strbuf *sb, size_t *len);
+
+#endif

@@ -1,0 +1,499 @@
+/*
+ * test_features.c - features of hand-made commits: code constructs in
+ * added and removed lines, code metrics, paths, people and bots, trailers
+ * and masking, words and subsystem prefixes, the vocabulary choice, and the
+ * agreement of the streaming (dataset) and direct (commit) vectors.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <git2.h>
+
+#include "commit/commit.h"
+#include "features/features.h"
+#include "models/dataset.h"
+
+/* ---- hand-made commits (built as a source builds them) ---------------- */
+
+typedef struct {
+	const char *path;
+	const char *func;           /* hunk function context, or NULL */
+	const char *const *lines;   /* "+text", "-text", " text"; NULL-terminated */
+	ss_file_status status;
+} tc_file;
+
+static ss_commit *tc_commit(const char *id, const char *author_email, long long time,
+				   const char *msg, const tc_file *files, size_t nfiles)
+{
+	ss_commit *c = ss_commit_new();
+	size_t i;
+
+	if (!c)
+		return NULL;
+	snprintf(c->id, sizeof(c->id), "%s", id);
+	c->author.name = "Author";
+	c->author.email = ss_arena_strdup(c->arena, author_email);
+	c->author.time = time;
+	c->committer = c->author;
+	c->committer.email = "maintainer@example.org";
+	if (ss_commit_set_message(c, msg, strlen(msg))) {
+		ss_commit_free(c);
+		return NULL;
+	}
+	c->files = ss_arena_calloc(c->arena, nfiles ? nfiles : 1, sizeof(*c->files));
+	c->nfiles = nfiles;
+	for (i = 0; i < nfiles; i++) {
+		ss_file *f = &c->files[i];
+		ss_hunk *h;
+		size_t n = 0, k;
+
+		while (files[i].lines && files[i].lines[n])
+			n++;
+		f->status = files[i].status;
+		f->old_path = f->status == SS_FILE_ADDED ? NULL : ss_arena_strdup(c->arena, files[i].path);
+		f->new_path = f->status == SS_FILE_DELETED ? NULL : ss_arena_strdup(c->arena, files[i].path);
+		f->hunks = h = ss_arena_calloc(c->arena, 1, sizeof(*h));
+		f->nhunks = 1;
+		h->func = files[i].func ? files[i].func : "";
+		h->lines = ss_arena_calloc(c->arena, n ? n : 1, sizeof(*h->lines));
+		h->nlines = n;
+		for (k = 0; k < n; k++) {
+			const char *t = files[i].lines[k];
+
+			h->lines[k].origin = t[0];
+			h->lines[k].text = t + 1;
+			h->lines[k].len = (uint32_t)strlen(t + 1);
+			if (t[0] == '+')
+				h->added++;
+			else if (t[0] == '-')
+				h->removed++;
+		}
+		f->added = h->added;
+		f->removed = h->removed;
+		c->added += f->added;
+		c->removed += f->removed;
+	}
+	return c;
+}
+
+
+static float dense(const ss_feat_raw *r, int f)
+{
+	return r->dense[f];
+}
+
+#define assert_count(r, f, n) assert_true(fabsf(dense(r, f) - log1pf((float)(n))) < 1e-6f)
+
+static const char *const code_lines[] = {
+	"+	if (!ptr)",
+	"+		return -ENOMEM;",
+	"+	spin_lock(&x->lock);",
+	"+	goto out;",
+	"-	kfree(p);",
+	"+	WARN_ON(cnt > max);",
+	"+	smp_mb();",
+	"+	refcount_inc(&r->ref);",
+	"+	if (len > size)",
+	"+	else",
+	" 	if (context_only == NULL)",
+	"-	mutex_lock(&m);",
+	"-	mutex_unlock(&m);",
+	"-	of_node_put(np);",
+	"+	/* if (commented) return goto; */",
+	"+	pr_err(\"if return goto NULL\");",
+	"+	spin_lock_init(&x->lock);",
+	NULL
+};
+
+static void test_constructs(void **st)
+{
+	tc_file f = { "drivers/net/foo.c", "static int foo(void)", code_lines, SS_FILE_MODIFIED };
+	ss_feat_options o = SS_FEAT_OPTIONS_INIT;
+	ss_commit *c = tc_commit("1", "a@example.org", 1000, "net: fix foo\n\nBody.\n", &f, 1);
+	ss_feat_raw r;
+
+	(void)st;
+	assert_non_null(c);
+	ss_feat_raw_init(&r);
+	assert_int_equal(ss_feat_extract(&r, c, &o), 0);
+	assert_count(&r, SS_F_NULL_ADD, 1);     /* !ptr; the NULL is context */
+	assert_count(&r, SS_F_NULL_DEL, 0);
+	assert_count(&r, SS_F_IF_ADD, 2);       /* comments and strings do not count */
+	assert_count(&r, SS_F_ELSE_ADD, 1);
+	assert_count(&r, SS_F_RET_ADD, 1);
+	assert_count(&r, SS_F_GOTO_ADD, 1);
+	assert_count(&r, SS_F_ERRNO_ADD, 1);
+	assert_count(&r, SS_F_LOCK_ADD, 1);     /* spin_lock_init is no lock */
+	assert_count(&r, SS_F_UNLOCK_ADD, 0);
+	assert_count(&r, SS_F_LOCKBAL_ADD, 1);
+	assert_count(&r, SS_F_LOCK_DEL, 1);
+	assert_count(&r, SS_F_UNLOCK_DEL, 1);
+	assert_count(&r, SS_F_LOCKBAL_DEL, 0);
+	assert_count(&r, SS_F_FREE_DEL, 2);     /* kfree, of_node_put */
+	assert_count(&r, SS_F_FREE_ADD, 0);
+	assert_count(&r, SS_F_WARN_ADD, 1);
+	assert_count(&r, SS_F_BARRIER_ADD, 1);
+	assert_count(&r, SS_F_REF_ADD, 1);
+	assert_count(&r, SS_F_BOUNDS_ADD, 1);   /* if (len > size) */
+	assert_count(&r, SS_F_ADDED, 14);
+	assert_count(&r, SS_F_REMOVED, 4);
+	assert_count(&r, SS_F_FUNCS, 1);
+	ss_feat_raw_release(&r);
+	ss_commit_free(c);
+}
+
+static void test_constructs_only_in_code(void **st)
+{
+	tc_file f = { "Documentation/locking.rst", NULL, code_lines, SS_FILE_MODIFIED };
+	ss_feat_options o = SS_FEAT_OPTIONS_INIT;
+	ss_commit *c = tc_commit("1", "a@example.org", 1000, "doc: locking\n", &f, 1);
+	ss_feat_raw r;
+
+	(void)st;
+	ss_feat_raw_init(&r);
+	assert_int_equal(ss_feat_extract(&r, c, &o), 0);
+	assert_count(&r, SS_F_IF_ADD, 0);
+	assert_count(&r, SS_F_LOCK_ADD, 0);
+	assert_true(dense(&r, SS_F_SHARE_DOC) == 1.0f);
+	ss_feat_raw_release(&r);
+	ss_commit_free(c);
+}
+
+static int has_name(const ss_strbuf *names, const char *name)
+{
+	char want[256];
+
+	snprintf(want, sizeof(want), "\t%s\n", name);
+	return strstr(names->buf, want) != NULL;
+}
+
+static void test_metrics_and_paths(void **st)
+{
+	static const char *const one[] = { "+x", NULL };
+	static const char *const two[] = { "+x", "-y", NULL };
+	tc_file f[] = {
+		{ "drivers/net/ethernet/foo/main.c", "int a(void)", two, SS_FILE_MODIFIED },
+		{ "include/linux/foo.h", "struct foo {", one, SS_FILE_MODIFIED },
+		{ "Documentation/networking/foo.rst", NULL, one, SS_FILE_ADDED },
+		{ "arch/arm/boot/dts/board.dts", NULL, one, SS_FILE_DELETED },
+		{ "drivers/net/Kconfig", "int a(void)", one, SS_FILE_MODIFIED },
+	};
+	ss_feat_options o = SS_FEAT_OPTIONS_INIT;
+	ss_commit *c = tc_commit("2", "a@example.org", 1000, "foo: bar\n", f, 5);
+	ss_strbuf names = SS_STRBUF_INIT;
+	ss_feat_raw r;
+
+	(void)st;
+	ss_feat_raw_init(&r);
+	r.names = &names;
+	assert_int_equal(ss_feat_extract(&r, c, &o), 0);
+	assert_count(&r, SS_F_FILES, 5);
+	assert_count(&r, SS_F_HUNKS, 5);
+	assert_count(&r, SS_F_FUNCS, 2);
+	assert_count(&r, SS_F_FILES_NEW, 1);
+	assert_count(&r, SS_F_FILES_DEL, 1);
+	assert_true(fabsf(dense(&r, SS_F_SHARE_C) - 0.2f) < 1e-6f);
+	assert_true(fabsf(dense(&r, SS_F_SHARE_H) - 0.2f) < 1e-6f);
+	assert_true(fabsf(dense(&r, SS_F_SHARE_DOC) - 0.2f) < 1e-6f);
+	assert_true(fabsf(dense(&r, SS_F_SHARE_DT) - 0.2f) < 1e-6f);
+	assert_true(fabsf(dense(&r, SS_F_SHARE_BUILD) - 0.2f) < 1e-6f);
+	/* files, and directories at depths 1 to 3 only */
+	assert_true(has_name(&names, "f:drivers/net/ethernet/foo/main.c"));
+	assert_true(has_name(&names, "d:drivers"));
+	assert_true(has_name(&names, "d:drivers/net"));
+	assert_true(has_name(&names, "d:drivers/net/ethernet"));
+	assert_false(has_name(&names, "d:drivers/net/ethernet/foo"));
+	assert_true(has_name(&names, "f:arch/arm/boot/dts/board.dts"));
+	assert_true(has_name(&names, "s:foo"));
+	assert_true(has_name(&names, "a:a@example.org"));
+	assert_true(has_name(&names, "c:maintainer@example.org"));
+	ss_feat_raw_release(&r);
+	ss_strbuf_release(&names);
+	ss_commit_free(c);
+}
+
+static const char tagged_msg[] =
+	"net/mlx5: Fix crash in foo_bar()\n"
+	"\n"
+	"The bug was found by syzbot; commit abcdef1234567 broke it.\n"
+	"\n"
+	"Fixes: 123456789abc (\"net/mlx5: add foo\")\n"
+	"Cc: stable@vger.kernel.org\n"
+	"\n"
+	"Reported-by: syzbot+1234@syzkaller.appspotmail.com\n"
+	"Link: https://lore.kernel.org/r/1\n"
+	"Signed-off-by: Some One <one@example.org>\n"
+	"Reviewed-by: Other Person <Other@Example.org>\n"
+	"Acked-by: Third <third@example.org>\n";
+
+struct words {
+	char buf[4096];
+	size_t n;
+};
+
+static void add_word(void *ctx, const char *w, size_t len)
+{
+	struct words *ws = ctx;
+
+	ws->n += (size_t)snprintf(ws->buf + ws->n, sizeof(ws->buf) - ws->n, " %.*s", (int)len, w);
+}
+
+static int has_word(const ss_feat_raw *r, const char *word)
+{
+	const char *w = r->words.buf;
+	size_t i;
+
+	for (i = 0; i < r->nwords; i++, w += strlen(w) + 1)
+		if (!strcmp(w, word))
+			return 1;
+	return 0;
+}
+
+static void test_message_people_trailers(void **st)
+{
+	ss_feat_options o = SS_FEAT_OPTIONS_INIT;
+	ss_commit *c = tc_commit("3", "one@example.org", 1000, tagged_msg, NULL, 0);
+	ss_strbuf names = SS_STRBUF_INIT;
+	ss_feat_raw r;
+
+	(void)st;
+	assert_non_null(c);
+	ss_feat_raw_init(&r);
+	r.names = &names;
+	assert_int_equal(ss_feat_extract(&r, c, &o), 0);
+	/* words of subject and body, lower-cased; shas and trailers left out */
+	assert_true(has_word(&r, "fix"));
+	assert_true(has_word(&r, "crash"));
+	assert_true(has_word(&r, "foo_bar"));
+	assert_true(has_word(&r, "bug"));
+	assert_true(has_word(&r, "mlx5"));
+	assert_false(has_word(&r, "abcdef1234567"));
+	assert_false(has_word(&r, "signed"));
+	assert_false(has_word(&r, "reviewed"));
+	assert_false(has_word(&r, "stable"));
+	assert_true(has_name(&names, "s:net/mlx5"));
+	assert_true(has_name(&names, "s:net"));
+	/* everyone in the trailers, by lower-cased address */
+	assert_true(has_name(&names, "p:one@example.org"));
+	assert_true(has_name(&names, "p:other@example.org"));
+	assert_true(has_name(&names, "p:third@example.org"));
+	assert_true(has_name(&names, "p:syzbot+1234@syzkaller.appspotmail.com"));
+	assert_true(dense(&r, SS_F_BOT_SYZBOT) == 1.0f);
+	assert_true(dense(&r, SS_F_BOT_LKP) == 0.0f);
+	assert_count(&r, SS_F_N_SOB, 1);
+	assert_count(&r, SS_F_N_REVIEWED, 1);
+	assert_count(&r, SS_F_N_ACKED, 1);
+	assert_true(dense(&r, SS_F_HAS_FIXES) == 1.0f);
+	assert_true(dense(&r, SS_F_HAS_LINK) == 1.0f);
+	assert_true(dense(&r, SS_F_HAS_REPORTED) == 1.0f);
+	assert_true(dense(&r, SS_F_HAS_CLOSES) == 0.0f);
+	assert_true(dense(&r, SS_F_HAS_STABLE) == 1.0f);
+
+	/* masked: no trace of the tag, everything else unchanged */
+	assert_int_equal(ss_commit_mask_stable(c), 0);
+	assert_int_equal(ss_feat_extract(&r, c, &o), 0);
+	assert_true(dense(&r, SS_F_HAS_STABLE) == 0.0f);
+	assert_true(dense(&r, SS_F_HAS_FIXES) == 1.0f);
+	assert_false(strstr(names.buf, "stable@"));
+	ss_feat_raw_release(&r);
+	ss_strbuf_release(&names);
+	ss_commit_free(c);
+}
+
+static void test_bots(void **st)
+{
+	static const struct {
+		const char *msg;
+		int f;
+	} cases[] = {
+		{ "x: y\n\nz\n\nReported-by: kernel test robot <lkp@intel.com>\nSigned-off-by: A <a@b>\n", SS_F_BOT_LKP },
+		{ "x: y\n\nz\n\nCoverity issue: 12345\nSigned-off-by: A <a@b>\n", SS_F_BOT_COVERITY },
+		{ "x: y\n\nSmatch warns about this.\n\nSigned-off-by: A <a@b>\n", SS_F_BOT_STATIC },
+		{ "x: y\n\nz\n\nReported-by: Hulk Robot <hulkci@huawei.com>\nSigned-off-by: A <a@b>\n", SS_F_BOT_STATIC },
+	};
+	ss_feat_options o = SS_FEAT_OPTIONS_INIT;
+	size_t i;
+
+	(void)st;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ss_commit *c = tc_commit("4", "a@b", 1, cases[i].msg, NULL, 0);
+		ss_feat_raw r;
+
+		ss_feat_raw_init(&r);
+		assert_int_equal(ss_feat_extract(&r, c, &o), 0);
+		assert_true(dense(&r, cases[i].f) == 1.0f);
+		assert_true(dense(&r, SS_F_BOT_SYZBOT) == 0.0f);
+		ss_feat_raw_release(&r);
+		ss_commit_free(c);
+	}
+}
+
+static void test_subsystem(void **st)
+{
+	static const struct {
+		const char *subject, *want;
+	} cases[] = {
+		{ "x86/mm: Fix boot", "x86/mm" },
+		{ "net/mlx5: fix Rx", "net/mlx5" },
+		{ "Revert \"sched/fair: Remove x\"", "sched/fair" },
+		{ "perf tools: Fix build", "perf tools" },
+		{ "This is a sentence: not a prefix", NULL },
+		{ "no prefix at all", NULL },
+		{ "drivers: net:fix", "drivers" },
+		{ "fix:nospace", NULL },
+	};
+	char buf[80];
+	size_t i;
+
+	(void)st;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t n = ss_feat_subsystem(buf, sizeof(buf), cases[i].subject);
+
+		if (!cases[i].want) {
+			assert_int_equal(n, 0);
+		} else {
+			assert_int_equal(n, strlen(cases[i].want));
+			assert_string_equal(buf, cases[i].want);
+		}
+	}
+}
+
+static void test_words(void **st)
+{
+	struct words ws = { "", 0 };
+
+	(void)st;
+	ss_feat_words("Fix NULL-deref in rte_eth_dev_x() (v2): 0x1f, 42, deadbeef1, a", add_word, &ws);
+	assert_string_equal(ws.buf, " fix null deref in rte_eth_dev_x v2 0x1f");
+}
+
+static void test_dataset_matches_commit_vector(void **st)
+{
+	static const char *const l1[] = { "+	if (!p)", "+		return -EINVAL;", NULL };
+	static const char *const l2[] = { "-	spin_lock(&l);", NULL };
+	tc_file f1 = { "lib/a.c", "void a(void)", l1, SS_FILE_MODIFIED };
+	tc_file f2 = { "net/core/b.c", NULL, l2, SS_FILE_MODIFIED };
+	const char *msgs[] = {
+		"lib: fix a crash\n\nThe crash happens when p is NULL.\n\nSigned-off-by: A <a@x>\n",
+		"net: fix a leak\n\nThe leak happens on error.\n\nSigned-off-by: B <b@x>\n",
+		"lib: add a feature\n\nA new feature.\n\nSigned-off-by: A <a@x>\n",
+	};
+	ss_feat_options o = SS_FEAT_OPTIONS_INIT;
+	ss_commit *c[3];
+	ss_dataset *d;
+	ss_featurizer f;
+	uint32_t *remap;
+	size_t idx[3] = { 0, 1, 2 }, i, k;
+	ss_svec a, b;
+
+	(void)st;
+	o.min_df = 2;
+	assert_int_equal(ss_dataset_new(&d, &o), 0);
+	for (i = 0; i < 3; i++) {
+		c[i] = tc_commit(i == 0 ? "a" : i == 1 ? "b" : "c", i == 1 ? "b@x" : "a@x",
+				 (long long)i, msgs[i], i == 1 ? &f2 : &f1, 1);
+		assert_int_equal(ss_dataset_add(d, c[i], i != 2, 0), 0);
+	}
+	assert_int_equal(ss_dataset_count(d), 3);
+	assert_int_equal(ss_dataset_example(d, 0)->label, 1);
+	assert_int_equal(ss_dataset_example(d, 0)->keyword, 1);
+	assert_int_equal(ss_dataset_example(d, 2)->keyword, 0);
+
+	/* vocabulary: words in >= 2 commits, most frequent first, ties alphabetic */
+	assert_int_equal(ss_featurizer_init(&f, &o), 0);
+	assert_int_equal(ss_dataset_vocab(&f, d, idx, 3), 0);
+	assert_int_equal(ss_strmap_count(f.vocab), 7);
+	assert_string_equal(ss_strmap_str(f.vocab, 0), "a");      /* 3 commits */
+	assert_string_equal(ss_strmap_str(f.vocab, 1), "fix");    /* 2, alphabetic */
+	assert_string_equal(ss_strmap_str(f.vocab, 2), "happens");
+	assert_string_equal(ss_strmap_str(f.vocab, 3), "lib");
+	assert_true(ss_strmap_find(f.vocab, "leak", 4) == SS_STRMAP_NONE);
+	assert_int_equal(ss_featurizer_dim(&f), SS_NDENSE + 7 + (1u << o.hash_bits));
+
+	assert_int_equal(ss_dataset_remap(&remap, &f, d), 0);
+	ss_svec_init(&a);
+	ss_svec_init(&b);
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(ss_dataset_vector(&a, &f, remap, d, i), 0);
+		assert_int_equal(ss_featurizer_vector(&f, c[i], &b, NULL), 0);
+		assert_int_equal(a.n, b.n);
+		for (k = 0; k < a.n; k++) {
+			assert_int_equal(a.idx[k], b.idx[k]);
+			assert_true(a.val[k] == b.val[k]);
+			assert_true(a.idx[k] < ss_featurizer_dim(&f));
+			if (k)
+				assert_true(a.idx[k] > a.idx[k - 1]);
+		}
+		ss_commit_free(c[i]);
+	}
+	/* a vocabulary size limit keeps the most frequent words */
+	ss_featurizer_release(&f);
+	o.vocab_size = 2;
+	assert_int_equal(ss_featurizer_init(&f, &o), 0);
+	assert_int_equal(ss_dataset_vocab(&f, d, idx, 3), 0);
+	assert_int_equal(ss_strmap_count(f.vocab), 2);
+	/* training on a part only sees that part's words */
+	ss_featurizer_release(&f);
+	o.vocab_size = 100;
+	o.min_df = 1;
+	assert_int_equal(ss_featurizer_init(&f, &o), 0);
+	assert_int_equal(ss_dataset_vocab(&f, d, idx + 2, 1), 0);
+	assert_true(ss_strmap_find(f.vocab, "leak", 4) == SS_STRMAP_NONE);
+	assert_true(ss_strmap_find(f.vocab, "feature", 7) != SS_STRMAP_NONE);
+	ss_svec_release(&a);
+	ss_svec_release(&b);
+	free(remap);
+	ss_featurizer_release(&f);
+	ss_dataset_free(d);
+}
+
+static void test_groups_can_be_disabled(void **st)
+{
+	ss_feat_options o = SS_FEAT_OPTIONS_INIT;
+	ss_commit *c = tc_commit("5", "one@example.org", 1000, tagged_msg, NULL, 0);
+	ss_feat_raw r;
+	size_t i;
+
+	(void)st;
+	o.groups = SS_FG_ALL & ~(SS_FG_WORDS | SS_FG_PEOPLE | SS_FG_TRAILERS);
+	ss_feat_raw_init(&r);
+	assert_int_equal(ss_feat_extract(&r, c, &o), 0);
+	assert_int_equal(r.nwords, 0);
+	for (i = 0; i < SS_NDENSE; i++)
+		if (ss_dense_features[i].group & (SS_FG_WORDS | SS_FG_PEOPLE | SS_FG_TRAILERS))
+			assert_true(r.dense[i] == 0.0f);
+	assert_int_equal(r.nhashed, 2); /* s:net and s:net/mlx5 */
+	ss_feat_raw_release(&r);
+	ss_commit_free(c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_constructs),
+		cmocka_unit_test(test_constructs_only_in_code),
+		cmocka_unit_test(test_metrics_and_paths),
+		cmocka_unit_test(test_message_people_trailers),
+		cmocka_unit_test(test_bots),
+		cmocka_unit_test(test_subsystem),
+		cmocka_unit_test(test_words),
+		cmocka_unit_test(test_dataset_matches_commit_vector),
+		cmocka_unit_test(test_groups_can_be_disabled),
+	};
+
+	int rc;
+
+	/* trailers are parsed by libgit2 */
+	git_libgit2_init();
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	git_libgit2_shutdown();
+	return rc;
+}

@@ -1,0 +1,654 @@
+/*
+ * test_git.c - the git source against git itself.
+ *
+ * tests/gitrepo.sh builds a small repository with the git CLI (a rename, a
+ * binary file, an empty commit, a merge, a mode change, a deleted file, an
+ * ISO-8859-1 commit, stable branches); every test compares what the source
+ * yields with what `git log --no-merges --date-order --reverse --numstat`
+ * says about the same revisions: ids in the same order, author and
+ * committer times, files with their line counts and binary flags.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "commit/commit.h"
+#include "source/git.h"
+#include "source/impl.h"
+#include "source/source.h"
+#include "util/error.h"
+
+static char tmpdir[2048];
+static char repo[4096];
+
+struct exp_file {
+	char added[16], removed[16];  /* "-" for binary files */
+	char *old_path;               /* renames only */
+	char *path;
+};
+
+struct exp_commit {
+	char id[41];
+	long long atime, ctime;
+	int atz;
+	char *aname, *aemail, *subject;
+	struct exp_file files[32];
+	size_t nfiles;
+};
+
+struct expected {
+	char *buf;
+	struct exp_commit *commits;
+	size_t n;
+};
+
+static void run(const char *fmt, ...)
+{
+	char cmd[8192];
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	rc = system(cmd);
+	if (rc != 0)
+		fail_msg("command failed (%d): %s", rc, cmd);
+}
+
+static char *read_cmd(const char *cmd, size_t *len)
+{
+	FILE *p = popen(cmd, "r");
+	char *buf = NULL;
+	size_t cap = 0, n = 0, r;
+
+	assert_non_null(p);
+	for (;;) {
+		if (cap - n < 4096) {
+			cap = cap ? cap * 2 : 65536;
+			buf = realloc(buf, cap + 1);
+			assert_non_null(buf);
+		}
+		r = fread(buf + n, 1, cap - n, p);
+		if (!r)
+			break;
+		n += r;
+	}
+	assert_int_equal(pclose(p), 0);
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+/* Revisions as one shell-quoted argument list ('' around each). */
+static void quote_revs(char *out, size_t size, const char **revs, size_t nrevs)
+{
+	size_t i, used = 0;
+
+	out[0] = '\0';
+	for (i = 0; i < nrevs; i++)
+		used += (size_t)snprintf(out + used, size - used, " '%s'", revs[i]);
+	assert_true(used < size);
+}
+
+static int tz_minutes(const char *iso)
+{
+	/* "2023-11-14 22:13:20 +0100" */
+	const char *z = strrchr(iso, ' ');
+	int v;
+
+	assert_non_null(z);
+	v = atoi(z + 2);
+	v = v / 100 * 60 + v % 100;
+	return z[1] == '-' ? -v : v;
+}
+
+/*
+ * `git log -z --numstat`: each commit is "\x01" header "\0", then
+ * "\n" and per file "A\tR\tPATH\0" or, for a rename, "A\tR\t\0OLD\0NEW\0".
+ */
+static void expect_git(struct expected *e, const char **revs, size_t nrevs)
+{
+	char cmd[16384], q[4096], *p, *end;
+	size_t len;
+
+	quote_revs(q, sizeof(q), revs, nrevs);
+	snprintf(cmd, sizeof(cmd),
+		 "git -C '%s' -c diff.renames=true -c diff.renameLimit=1000 -c log.showRoot=true "
+		 "log --no-merges --date-order --reverse -z --numstat "
+		 "--format='%%x01%%H%%x02%%at%%x02%%ai%%x02%%ct%%x02%%an%%x02%%ae%%x02%%s'%s --",
+		 repo, nrevs ? q : " HEAD");
+	e->buf = read_cmd(cmd, &len);
+	e->commits = calloc(len / 40 + 1, sizeof(*e->commits));
+	assert_non_null(e->commits);
+	e->n = 0;
+	p = e->buf;
+	end = e->buf + len;
+	while (p < end) {
+		struct exp_commit *c;
+		char *f[7];
+		int i;
+
+		assert_int_equal(*p, '\x01');
+		p++;
+		c = &e->commits[e->n++];
+		for (i = 0; i < 7; i++) {
+			f[i] = p;
+			p += strcspn(p, "\x02");
+			if (i < 6) {
+				assert_int_equal(*p, '\x02');
+				*p++ = '\0';
+			}
+		}
+		p++; /* the header's NUL */
+		assert_int_equal(strlen(f[0]), 40);
+		strcpy(c->id, f[0]);
+		c->atime = atoll(f[1]);
+		c->atz = tz_minutes(f[2]);
+		c->ctime = atoll(f[3]);
+		c->aname = f[4];
+		c->aemail = f[5];
+		c->subject = f[6];
+		if (p < end && *p == '\n')
+			p++;
+		while (p < end && *p != '\x01') {
+			struct exp_file *ef = &c->files[c->nfiles++];
+			char *tab;
+
+			assert_true(c->nfiles <= 32);
+			tab = strchr(p, '\t');
+			assert_non_null(tab);
+			snprintf(ef->added, sizeof(ef->added), "%.*s", (int)(tab - p), p);
+			p = tab + 1;
+			tab = strchr(p, '\t');
+			assert_non_null(tab);
+			snprintf(ef->removed, sizeof(ef->removed), "%.*s", (int)(tab - p), p);
+			p = tab + 1;
+			if (!*p) {
+				ef->old_path = p + 1;
+				p = ef->old_path + strlen(ef->old_path) + 1;
+			}
+			ef->path = p;
+			p += strlen(p) + 1;
+		}
+	}
+}
+
+static void expected_free(struct expected *e)
+{
+	free(e->commits);
+	free(e->buf);
+}
+
+static void open_source(ss_source **src, const char **revs, size_t nrevs, int with_diff,
+			size_t max_lines)
+{
+	ss_source_options opts = SS_SOURCE_OPTIONS_INIT;
+	int rc;
+
+	opts.repo = repo;
+	opts.revs = revs;
+	opts.nrevs = nrevs;
+	opts.with_diff = with_diff;
+	opts.max_lines = max_lines;
+	rc = ss_source_open(src, repo, &opts);
+	if (rc)
+		fail_msg("ss_source_open: %d %s", rc, ss_error_last());
+}
+
+static const ss_file *find_file(const ss_commit *c, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < c->nfiles; i++)
+		if (!strcmp(ss_file_path(&c->files[i]), path))
+			return &c->files[i];
+	return NULL;
+}
+
+static void check_commit(const ss_commit *c, const struct exp_commit *e, int with_diff)
+{
+	size_t i;
+
+	assert_string_equal(c->id, e->id);
+	assert_int_equal(c->author.time, e->atime);
+	assert_int_equal(c->author.tz, e->atz);
+	assert_int_equal(c->committer.time, e->ctime);
+	assert_string_equal(c->author.name, e->aname);
+	assert_string_equal(c->author.email, e->aemail);
+	assert_string_equal(c->subject, e->subject);
+	assert_string_equal(c->source, repo);
+	if (!with_diff) {
+		assert_int_equal(c->nfiles, 0);
+		return;
+	}
+	if (c->nfiles != e->nfiles)
+		fail_msg("%s: %zu files, git says %zu", c->id, c->nfiles, e->nfiles);
+	for (i = 0; i < e->nfiles; i++) {
+		const struct exp_file *ef = &e->files[i];
+		const ss_file *f = find_file(c, ef->path);
+
+		if (!f)
+			fail_msg("%s: no file '%s'", c->id, ef->path);
+		if (ef->old_path) {
+			assert_int_equal(f->status, SS_FILE_RENAMED);
+			assert_string_equal(f->old_path, ef->old_path);
+		}
+		if (!strcmp(ef->added, "-")) {
+			assert_true(f->binary);
+			assert_string_equal(ef->removed, "-");
+		} else {
+			assert_false(f->binary);
+			assert_int_equal(f->added, strtoul(ef->added, NULL, 10));
+			assert_int_equal(f->removed, strtoul(ef->removed, NULL, 10));
+		}
+	}
+}
+
+/* Read everything with the given revisions, compare with git log, and
+ * return the number of commits (which the callers check by hand, so that
+ * a misparsed git log cannot pass as "both empty"). */
+static size_t compare_with_git(const char **revs, size_t nrevs, int with_diff)
+{
+	struct expected e;
+	ss_source *src;
+	ss_commit *c;
+	size_t n = 0;
+	int rc;
+
+	expect_git(&e, revs, nrevs);
+	open_source(&src, revs, nrevs, with_diff, 0);
+	while (!(rc = ss_source_next(&c, src))) {
+		if (n >= e.n)
+			fail_msg("extra commit %s", c->id);
+		check_commit(c, &e.commits[n], with_diff);
+		assert_int_equal(c->index, n);
+		n++;
+		ss_commit_free(c);
+	}
+	assert_int_equal(rc, SS_ITEROVER);
+	assert_int_equal(n, e.n);
+	assert_int_equal(ss_source_stats_get(src)->commits, n);
+	ss_source_free(src);
+	expected_free(&e);
+	return n;
+}
+
+static const char *script_path(void)
+{
+	static char path[4096];
+	const char *dir = getenv("SS_TESTS_DIR");
+	const char *slash;
+
+	if (dir) {
+		snprintf(path, sizeof(path), "%s/gitrepo.sh", dir);
+		return path;
+	}
+	/* __FILE__ is tests/test_git.c when make runs from the top */
+	slash = strrchr(__FILE__, '/');
+	snprintf(path, sizeof(path), "%.*sgitrepo.sh",
+		 slash ? (int)(slash - __FILE__ + 1) : 0, __FILE__);
+	return path;
+}
+
+static int setup_repo(void **state)
+{
+	const char *t = getenv("TMPDIR");
+
+	(void)state;
+	snprintf(tmpdir, sizeof(tmpdir), "%s/ss-test-git-XXXXXX", t && *t ? t : "/tmp");
+	if (!mkdtemp(tmpdir))
+		return -1;
+	snprintf(repo, sizeof(repo), "%s/repo", tmpdir);
+	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
+	setenv("GIT_CONFIG_GLOBAL", "/dev/null", 1);
+	if (access(script_path(), R_OK)) {
+		fprintf(stderr, "cannot find %s (set SS_TESTS_DIR)\n", script_path());
+		return -1;
+	}
+	run("sh '%s' '%s'", script_path(), repo);
+	return 0;
+}
+
+static int teardown_repo(void **state)
+{
+	(void)state;
+	if (tmpdir[0])
+		run("rm -rf '%s'", tmpdir);
+	return 0;
+}
+
+static void test_head_matches_git(void **state)
+{
+	(void)state;
+	unsetenv("SS_GIT_THREADS");
+	assert_int_equal(compare_with_git(NULL, 0, 1), 13);
+}
+
+static void test_threads_match_git(void **state)
+{
+	static const char *const modes[] = { "0", "1", "2", "4" };
+	const char *all[] = { "stable-1.y", "stable-2.y", "main" };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		setenv("SS_GIT_THREADS", modes[i], 1);
+		assert_int_equal(compare_with_git(NULL, 0, 1), 13);
+		assert_int_equal(compare_with_git(all, 3, 1), 17);
+	}
+	unsetenv("SS_GIT_THREADS");
+}
+
+static void test_revisions_match_git(void **state)
+{
+	const char *r1[] = { "v1.0..main" };
+	const char *r2[] = { "^v1.0", "main" };
+	const char *r3[] = { "stable-1.y...main" };
+	const char *r4[] = { "stable-1.y", "stable-2.y", "^v1.0" };
+	const char *r5[] = { "leak-fix" };
+	const char *r6[] = { "main.." };
+	const char *r7[] = { "v1.0..v2.0", "^leak-fix" };
+	const char *r8[] = { "main~3" };
+
+	(void)state;
+	assert_int_equal(compare_with_git(r1, 1, 1), 10);
+	assert_int_equal(compare_with_git(r2, 2, 1), 10);
+	assert_int_equal(compare_with_git(r3, 1, 1), 15);
+	assert_int_equal(compare_with_git(r4, 3, 1), 11);
+	assert_int_equal(compare_with_git(r5, 1, 1), 10);
+	assert_int_equal(compare_with_git(r6, 1, 1), 0);
+	assert_int_equal(compare_with_git(r7, 2, 1), 3);
+	assert_int_equal(compare_with_git(r8, 1, 1), 10);
+}
+
+static void test_without_diff(void **state)
+{
+	const char *all[] = { "stable-1.y", "main" };
+
+	(void)state;
+	assert_int_equal(compare_with_git(NULL, 0, 0), 13);
+	assert_int_equal(compare_with_git(all, 2, 0), 16);
+}
+
+static ss_commit *find_subject(ss_commit **cs, size_t n, const char *subject)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(cs[i]->subject, subject))
+			return cs[i];
+	fail_msg("no commit '%s'", subject);
+	return NULL;
+}
+
+static void test_file_details(void **state)
+{
+	ss_commit *cs[64], *c;
+	const ss_file *f;
+	ss_source *src;
+	size_t n = 0, i;
+	int rc;
+
+	(void)state;
+	open_source(&src, NULL, 0, 1, 0);
+	while (!(rc = ss_source_next(&cs[n], src)))
+		assert_true(++n < 64);
+	assert_int_equal(rc, SS_ITEROVER);
+	assert_int_equal(n, 13);
+	assert_int_equal(ss_source_stats_get(src)->skipped_merges, 1);
+
+	c = find_subject(cs, n, "net: foo: add driver");
+	assert_int_equal(c->nfiles, 3);
+	f = find_file(c, "README");
+	assert_non_null(f);
+	assert_int_equal(f->status, SS_FILE_ADDED);
+	assert_null(f->old_path);
+	assert_int_equal(c->author.tz, 60);
+
+	c = find_subject(cs, n, "net: foo: fix null dereference");
+	assert_int_equal(c->author.tz, -420);
+	assert_int_equal(c->committer.time, c->author.time + 3600);
+	assert_true(ss_commit_has_stable_tag(c));
+	assert_int_equal(c->nfiles, 1);
+	assert_int_equal(c->files[0].status, SS_FILE_MODIFIED);
+	assert_int_equal(c->files[0].nhunks, 1);
+	assert_int_equal(c->files[0].added, 2);
+
+	c = find_subject(cs, n, "firmware: add foo blob");
+	assert_int_equal(c->nfiles, 1);
+	assert_true(c->files[0].binary);
+	assert_int_equal(c->files[0].status, SS_FILE_ADDED);
+
+	c = find_subject(cs, n, "net: foo: split into foo_main.c");
+	assert_int_equal(c->nfiles, 1);
+	assert_int_equal(c->files[0].status, SS_FILE_RENAMED);
+	assert_string_equal(c->files[0].old_path, "drivers/net/foo.c");
+	assert_string_equal(c->files[0].new_path, "drivers/net/foo_main.c");
+	assert_int_equal(c->files[0].added, 1);
+	assert_int_equal(c->author.tz, 330);
+
+	c = find_subject(cs, n, "scripts: make check.sh executable");
+	assert_int_equal(c->nfiles, 1);
+	assert_int_equal(c->files[0].old_mode, 0100644);
+	assert_int_equal(c->files[0].new_mode, 0100755);
+	assert_int_equal(c->files[0].nhunks, 0);
+
+	c = find_subject(cs, n, "docs: remove README");
+	assert_int_equal(c->nfiles, 1);
+	assert_int_equal(c->files[0].status, SS_FILE_DELETED);
+	assert_null(c->files[0].new_path);
+	assert_string_equal(ss_file_path(&c->files[0]), "README");
+	assert_int_equal(c->files[0].removed, 4);
+
+	c = find_subject(cs, n, "ci: trigger rebuild");
+	assert_int_equal(c->nfiles, 0);
+	assert_int_equal(c->added + c->removed, 0);
+
+	c = find_subject(cs, n, "firmware: update foo blob");
+	assert_int_equal(c->nfiles, 2);
+	f = find_file(c, "fw/VERSION");
+	assert_non_null(f);
+	assert_false(f->binary);
+	assert_int_equal(f->nhunks, 1);
+	assert_int_equal(f->hunks[0].nlines, 1);
+	assert_true(f->hunks[0].lines[0].no_eol);
+	assert_string_equal(f->hunks[0].lines[0].text, "version 2");
+	f = find_file(c, "fw/blob.bin");
+	assert_non_null(f);
+	assert_true(f->binary);
+	assert_int_equal(f->status, SS_FILE_MODIFIED);
+
+	/* git log re-encodes ISO-8859-1 commits to UTF-8, so do we */
+	c = find_subject(cs, n, "net: foo: latin-1 fix \xc3\xa9t\xc3\xa9");
+	assert_string_equal(c->author.name, "Jos\xc3\xa9 Mu\xc3\xb1oz");
+	assert_non_null(strstr(c->message, "Caf\xc3\xa9 size."));
+
+	for (i = 0; i < n; i++)
+		ss_commit_free(cs[i]);
+	ss_source_free(src);
+}
+
+static void test_max_lines(void **state)
+{
+	ss_source *src;
+	ss_commit *c;
+	int rc;
+
+	(void)state;
+	open_source(&src, NULL, 0, 1, 3);
+	rc = ss_source_next(&c, src);
+	assert_int_equal(rc, 0);
+	assert_string_equal(c->subject, "net: foo: add driver");
+	assert_true(c->truncated);
+	assert_int_equal(c->added, 33 + 4 + 2);  /* counts survive the cut */
+	ss_commit_free(c);
+	ss_source_free(src);
+}
+
+/* Freeing a source in the middle must stop its readers cleanly. */
+static void test_free_early(void **state)
+{
+	static const char *const modes[] = { "0", "2", "4" };
+	ss_source *src;
+	ss_commit *c;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		setenv("SS_GIT_THREADS", modes[i], 1);
+		open_source(&src, NULL, 0, 1, 0);
+		ss_source_free(src);
+		open_source(&src, NULL, 0, 1, 0);
+		assert_int_equal(ss_source_next(&c, src), 0);
+		ss_commit_free(c);
+		ss_source_free(src);
+	}
+	unsetenv("SS_GIT_THREADS");
+}
+
+static void expect_open_error(const char *spec, const char **revs, size_t nrevs,
+			      int code, const char *prefix)
+{
+	ss_source_options opts = SS_SOURCE_OPTIONS_INIT;
+	ss_source *src = (ss_source *)&src;
+	int rc;
+
+	opts.revs = revs;
+	opts.nrevs = nrevs;
+	ss_error_clear();
+	rc = ss_source_open(&src, spec, &opts);
+	assert_int_equal(rc, code);
+	assert_null(src);
+	if (strncmp(ss_error_last(), prefix, strlen(prefix)))
+		fail_msg("error '%s' does not start with '%s'", ss_error_last(), prefix);
+}
+
+static void test_bad_revision(void **state)
+{
+	const char *r1[] = { "no-such-branch" };
+	const char *r2[] = { "v1.0..no-such-branch" };
+	const char *r3[] = { "main", "^nope" };
+	const char *r4[] = { "main^{tree}" };
+	const char *r5[] = { "" };
+	char prefix[4200];
+
+	(void)state;
+	snprintf(prefix, sizeof(prefix), "bad revision 'no-such-branch' in '%s': ", repo);
+	expect_open_error(repo, r1, 1, SS_EINVALID, prefix);
+	snprintf(prefix, sizeof(prefix), "bad revision 'v1.0..no-such-branch' in '%s': ", repo);
+	expect_open_error(repo, r2, 1, SS_EINVALID, prefix);
+	expect_open_error(repo, r3, 2, SS_EINVALID, "bad revision '^nope'");
+	expect_open_error(repo, r4, 1, SS_EINVALID, "bad revision 'main^{tree}'");
+	expect_open_error(repo, r5, 1, SS_EINVALID, "bad revision ''");
+}
+
+static void test_missing_repository(void **state)
+{
+	ss_source_options opts = SS_SOURCE_OPTIONS_INIT;
+	ss_source_stats stats;
+	ss_source_ops ops;
+	char dir[4200], spec[4300];
+	void *impl = &impl;
+
+	(void)state;
+	memset(&stats, 0, sizeof(stats));
+	assert_int_equal(ss_git_open(&impl, &ops, "/nonexistent/ss-repo", &opts, &stats),
+			 SS_ENOTFOUND);
+	assert_null(impl);
+	assert_non_null(strstr(ss_error_last(), "cannot open repository '/nonexistent/ss-repo': "));
+
+	expect_open_error("git:/nonexistent/ss-repo", NULL, 0, SS_ENOTFOUND,
+			  "cannot open repository '/nonexistent/ss-repo': ");
+
+	/* a directory that is not a repository */
+	snprintf(dir, sizeof(dir), "%s/plain", tmpdir);
+	run("mkdir -p '%s'", dir);
+	snprintf(spec, sizeof(spec), "cannot open repository '%s': ", dir);
+	expect_open_error(dir, NULL, 0, SS_ENOTFOUND, spec);
+}
+
+static void test_empty_repository(void **state)
+{
+	char dir[4200];
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/empty", tmpdir);
+	run("git -c init.defaultBranch=main init -q '%s'", dir);
+	expect_open_error(dir, NULL, 0, SS_EINVALID, "bad revision 'HEAD'");
+}
+
+static void check_names(char **names, size_t n, const char **want, size_t nwant)
+{
+	size_t i;
+
+	assert_int_equal(n, nwant);
+	for (i = 0; i < n; i++)
+		assert_string_equal(names[i], want[i]);
+}
+
+static void test_branches(void **state)
+{
+	const char *stable[] = { "stable-1.y", "stable-2.y" };
+	const char *all[] = { "feature", "main", "origin/stable-3.y", "stable-1.y", "stable-2.y" };
+	const char *remote_too[] = { "origin/stable-3.y", "stable-1.y", "stable-2.y" };
+	char **names;
+	size_t n;
+
+	(void)state;
+	/* a remote-tracking branch, and origin/HEAD which is only an alias */
+	run("git -C '%s' update-ref refs/remotes/origin/stable-3.y stable-2.y && "
+	    "git -C '%s' symbolic-ref refs/remotes/origin/HEAD refs/remotes/origin/stable-3.y",
+	    repo, repo);
+
+	assert_int_equal(ss_git_branches(&names, &n, repo, "stable-*"), 0);
+	check_names(names, n, stable, 2);
+	ss_git_free_names(names, n);
+
+	assert_int_equal(ss_git_branches(&names, &n, repo, NULL), 0);
+	check_names(names, n, all, 5);
+	ss_git_free_names(names, n);
+
+	assert_int_equal(ss_git_branches(&names, &n, repo, "*stable-*"), 0);
+	check_names(names, n, remote_too, 3);
+	ss_git_free_names(names, n);
+
+	assert_int_equal(ss_git_branches(&names, &n, repo, "nothing-*"), 0);
+	assert_int_equal(n, 0);
+	ss_git_free_names(names, n);
+
+	assert_int_equal(ss_git_branches(&names, &n, "/nonexistent/ss-repo", NULL),
+			 SS_ENOTFOUND);
+	assert_null(names);
+	assert_int_equal(n, 0);
+	ss_git_free_names(NULL, 0);
+
+	run("git -C '%s' update-ref -d refs/remotes/origin/HEAD && "
+	    "git -C '%s' update-ref -d refs/remotes/origin/stable-3.y", repo, repo);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_head_matches_git),
+		cmocka_unit_test(test_threads_match_git),
+		cmocka_unit_test(test_revisions_match_git),
+		cmocka_unit_test(test_without_diff),
+		cmocka_unit_test(test_file_details),
+		cmocka_unit_test(test_max_lines),
+		cmocka_unit_test(test_free_early),
+		cmocka_unit_test(test_bad_revision),
+		cmocka_unit_test(test_missing_repository),
+		cmocka_unit_test(test_empty_repository),
+		cmocka_unit_test(test_branches),
+	};
+
+	return cmocka_run_group_tests(tests, setup_repo, teardown_repo);
+}

@@ -1,0 +1,246 @@
+/*
+ * test_metrics.c - every metric of eval/metrics.c against a brute-force
+ * computation on random scores with many ties: ROC-AUC by counting pairs,
+ * average precision and precision at recall 0.9 by trying every distinct
+ * threshold, confusion counts one commit at a time, and the threshold
+ * rules by exhaustive search.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "eval/metrics.h"
+
+static uint64_t state = 88172645463325252ULL;
+
+static uint32_t rnd(void)
+{
+	state ^= state << 13;
+	state ^= state >> 7;
+	state ^= state << 17;
+	return (uint32_t)(state >> 16);
+}
+
+/* Scores from a few levels (ties) loosely correlated with the labels. */
+static void make(float *s, uint8_t *l, size_t n, int levels)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		l[i] = rnd() % 4 == 0;
+		s[i] = (float)((rnd() % (unsigned)levels) + (l[i] ? levels / 3 : 0)) / (float)levels;
+	}
+}
+
+static double brute_auc(const float *s, const uint8_t *l, size_t n)
+{
+	double pairs = 0, np = 0, nn = 0;
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		if (!l[i])
+			continue;
+		np++;
+		for (j = 0; j < n; j++) {
+			if (l[j])
+				continue;
+			pairs += s[i] > s[j] ? 1.0 : s[i] == s[j] ? 0.5 : 0.0;
+		}
+	}
+	for (j = 0; j < n; j++)
+		nn += !l[j];
+	return pairs / (np * nn);
+}
+
+static int cmp_fdesc(const void *a, const void *b)
+{
+	float x = *(const float *)a, y = *(const float *)b;
+
+	return x > y ? -1 : x < y;
+}
+
+/* Distinct scores, highest first; returns how many. */
+static size_t levels_of(const float *s, size_t n, float *out)
+{
+	size_t i, k = 0;
+
+	memcpy(out, s, n * sizeof(*s));
+	qsort(out, n, sizeof(*out), cmp_fdesc);
+	for (i = 0; i < n; i++)
+		if (!k || out[k - 1] != out[i])
+			out[k++] = out[i];
+	return k;
+}
+
+static void counts(const float *s, const uint8_t *l, size_t n, float t, size_t *tp, size_t *fp,
+		   size_t *fn, size_t *tn)
+{
+	size_t i;
+
+	*tp = *fp = *fn = *tn = 0;
+	for (i = 0; i < n; i++) {
+		if (s[i] >= t)
+			l[i] ? (*tp)++ : (*fp)++;
+		else
+			l[i] ? (*fn)++ : (*tn)++;
+	}
+}
+
+static void test_against_brute_force(void **st)
+{
+	enum { N = 300 };
+	float s[N], lv[N];
+	uint8_t l[N];
+	int round;
+
+	(void)st;
+	for (round = 0; round < 40; round++) {
+		size_t n = 20 + rnd() % (N - 20), nl, k, tp, fp, fn, tn, npos = 0;
+		int levels = 2 + (int)(rnd() % 30);
+		double ap = 0, prev_r = 0, p90 = NAN;
+		size_t read90 = 0;
+		float thr = (float)(rnd() % 100) / 100.0f;
+		ss_metrics m;
+
+		make(s, l, n, levels);
+		for (k = 0; k < n; k++)
+			npos += l[k];
+		if (!npos || npos == n)
+			continue;
+		assert_int_equal(ss_metrics_compute(&m, s, l, n, thr), 0);
+
+		counts(s, l, n, thr, &tp, &fp, &fn, &tn);
+		assert_int_equal(m.tp, tp);
+		assert_int_equal(m.fp, fp);
+		assert_int_equal(m.fn, fn);
+		assert_int_equal(m.tn, tn);
+		if (tp + fp)
+			assert_true(fabs(m.precision - (double)tp / (double)(tp + fp)) < 1e-12);
+		assert_true(fabs(m.recall - (double)tp / (double)npos) < 1e-12);
+		assert_true(fabs(m.accuracy - (double)(tp + tn) / (double)n) < 1e-12);
+		if (tp)
+			assert_true(fabs(m.f1 - 2.0 * m.precision * m.recall /
+						(m.precision + m.recall)) < 1e-12);
+
+		assert_true(fabs(m.roc_auc - brute_auc(s, l, n)) < 1e-12);
+
+		nl = levels_of(s, n, lv);
+		for (k = 0; k < nl; k++) {
+			double p, r;
+
+			counts(s, l, n, lv[k], &tp, &fp, &fn, &tn);
+			p = (double)tp / (double)(tp + fp);
+			r = (double)tp / (double)npos;
+			ap += (r - prev_r) * p;
+			prev_r = r;
+			if (isnan(p90) && r >= 0.9 - 1e-12) {
+				p90 = p;
+				read90 = tp + fp;
+			}
+		}
+		assert_true(fabs(m.pr_auc - ap) < 1e-12);
+		assert_true(fabs(m.p_at_r90 - p90) < 1e-12);
+		assert_int_equal(m.read_at_r90, read90);
+	}
+}
+
+static void test_threshold_rules(void **st)
+{
+	enum { N = 200 };
+	float s[N], lv[N];
+	uint8_t l[N];
+	int round;
+
+	(void)st;
+	for (round = 0; round < 40; round++) {
+		size_t n = 30 + rnd() % (N - 30), nl, k, tp, fp, fn, tn, npos = 0;
+		double best_f1 = 0, f1, p, r, target = 0.3 + 0.6 * (rnd() % 100) / 100.0;
+		double best_rp = -1, best_pr = -1;
+		float t;
+		ss_metrics m;
+
+		make(s, l, n, 2 + (int)(rnd() % 20));
+		for (k = 0; k < n; k++)
+			npos += l[k];
+		if (!npos || npos == n)
+			continue;
+		nl = levels_of(s, n, lv);
+		for (k = 0; k < nl; k++) {
+			counts(s, l, n, lv[k], &tp, &fp, &fn, &tn);
+			p = (double)tp / (double)(tp + fp);
+			r = (double)tp / (double)npos;
+			f1 = tp ? 2 * p * r / (p + r) : 0;
+			if (f1 > best_f1)
+				best_f1 = f1;
+			if (p >= target && r > best_rp)
+				best_rp = r;
+			if (r >= target && p > best_pr)
+				best_pr = p;
+		}
+
+		/* best F1: the chosen threshold reaches the best F1 there is */
+		assert_int_equal(ss_metrics_threshold(&t, s, l, n, SS_THRESH_F1, 0, &f1, NULL, NULL), 0);
+		assert_int_equal(ss_metrics_compute(&m, s, l, n, t), 0);
+		assert_true(fabs(f1 - best_f1) < 1e-12);
+		assert_true(fabs(m.f1 - best_f1) < 1e-12);
+
+		/* target precision: the most recall among thresholds meeting it */
+		assert_int_equal(ss_metrics_threshold(&t, s, l, n, SS_THRESH_PRECISION, target,
+						      NULL, &p, &r), 0);
+		assert_int_equal(ss_metrics_compute(&m, s, l, n, t), 0);
+		if (best_rp >= 0) {
+			assert_true(m.precision >= target - 1e-12);
+			assert_true(fabs(m.recall - best_rp) < 1e-12);
+		}
+
+		/* target recall: the most precision among thresholds meeting it */
+		assert_int_equal(ss_metrics_threshold(&t, s, l, n, SS_THRESH_RECALL, target,
+						      NULL, &p, &r), 0);
+		assert_int_equal(ss_metrics_compute(&m, s, l, n, t), 0);
+		assert_true(best_pr >= 0);
+		assert_true(m.recall >= target - 1e-12);
+		assert_true(fabs(m.precision - best_pr) < 1e-12);
+	}
+}
+
+static void test_edge_cases(void **st)
+{
+	float s[4] = { 0.9f, 0.8f, 0.7f, 0.1f };
+	uint8_t none[4] = { 0, 0, 0, 0 }, perfect[4] = { 1, 1, 0, 0 };
+	ss_metrics m;
+	float t;
+
+	(void)st;
+	assert_int_equal(ss_metrics_compute(&m, s, none, 4, 0.5f), 0);
+	assert_true(isnan(m.roc_auc));
+	assert_true(isnan(m.pr_auc));
+	assert_true(isnan(m.recall));
+	assert_int_equal(ss_metrics_threshold(&t, s, none, 4, SS_THRESH_F1, 0, NULL, NULL, NULL), 0);
+	assert_true(t == 0.5f);
+
+	assert_int_equal(ss_metrics_compute(&m, s, perfect, 4, 0.75f), 0);
+	assert_true(m.roc_auc == 1.0);
+	assert_true(m.pr_auc == 1.0);
+	assert_true(m.f1 == 1.0);
+	assert_int_equal(m.read_at_r90, 2);
+	/* the threshold lies between the groups it separates */
+	assert_int_equal(ss_metrics_threshold(&t, s, perfect, 4, SS_THRESH_F1, 0, NULL, NULL, NULL), 0);
+	assert_true(t > 0.7f && t < 0.8f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_against_brute_force),
+		cmocka_unit_test(test_threshold_rules),
+		cmocka_unit_test(test_edge_cases),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
