@@ -51,7 +51,7 @@ $(BUILD)/tests/%: tests/%.c tests/testutil.h $(BUILD)/libstablesel.a
 
 tests: $(TEST_BIN)
 
-test: all tests
+test: deps all tests
 	@scripts/run-tests.sh $(TEST_BIN)
 
 asan:

@@ -1,0 +1,107 @@
+/*
+ * testutil.h - what the cmocka tests share: the data folder, temporary
+ * files, running the stablesel binary.
+ *
+ * Tests run from the project root (make test).  Tests that need
+ * ../shared/data call SS_REQUIRE_DATA(), which prints
+ * "SKIP: ../shared/data not found" and skips when it is absent.
+ */
+#ifndef SS_TESTUTIL_H
+#define SS_TESTUTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+static inline const char *test_data_dir(void)
+{
+	const char *d = getenv("SS_DATA");
+
+	return d ? d : "../shared/data";
+}
+
+static inline int test_have_data(void)
+{
+	struct stat st;
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/dpdk", test_data_dir());
+	return !stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
+#define SS_REQUIRE_DATA()                                                      \
+	do {                                                                   \
+		if (!test_have_data()) {                                       \
+			printf("SKIP: %s not found\n", test_data_dir());       \
+			skip();                                                \
+		}                                                              \
+	} while (0)
+
+/* A path under a fresh temporary directory (static buffer per call site). */
+static inline char *test_tmpdir(void)
+{
+	char *d = strdup("/tmp/stablesel-test-XXXXXX");
+
+	assert_non_null(d);
+	assert_non_null(mkdtemp(d));
+	return d;
+}
+
+static inline void test_write_file(const char *path, const char *data, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(data, 1, len, f), len);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* Run a shell command; returns its exit status (or -1). */
+static inline int test_run(const char *fmt, ...)
+{
+	char cmd[8192];
+	va_list ap;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	st = system(cmd);
+	return st == -1 || !WIFEXITED(st) ? -1 : WEXITSTATUS(st);
+}
+
+/* Read a whole file into a malloc'd NUL-terminated buffer. */
+static inline char *test_read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t n = 0, cap = 0, r;
+
+	if (!f)
+		return NULL;
+	do {
+		if (n + 65536 + 1 > cap) {
+			cap = (n + 65536 + 1) * 2;
+			buf = realloc(buf, cap);
+			assert_non_null(buf);
+		}
+		r = fread(buf + n, 1, 65536, f);
+		n += r;
+	} while (r);
+	fclose(f);
+	buf[n] = '\0';
+	if (len)
+		*len = n;
+	return buf;
+}
+
+#endif

@@ -132,6 +132,50 @@ static size_t split_paragraphs(struct para **out, const char *msg, size_t len)
 }
 
 /* Offer one paragraph to git_message_trailers; append what it finds. */
+/* "Key: value" with a key of letters, digits and '-' */
+static int is_trailer_line(const char *p, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && (isalnum((unsigned char)p[i]) || p[i] == '-'))
+		i++;
+	return i > 0 && i + 1 < n && p[i] == ':' && p[i + 1] == ' ';
+}
+
+/*
+ * Rebuild sb as "x\n\n" plus the trailer-shaped lines of the paragraph
+ * (with their indented continuation lines); SS_ERROR when they are fewer
+ * than half of its lines.
+ */
+static int trailer_lines(ss_strbuf *sb, const char *text, size_t len)
+{
+	const char *p = text, *end = text + len;
+	size_t lines = 0, kept = 0;
+	int keep = 0;
+
+	ss_strbuf_reset(sb);
+	ss_strbuf_adds(sb, "x\n\n");
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = (size_t)((nl ? nl : end) - p);
+
+		if (n && (p[0] == ' ' || p[0] == '\t') && keep) {
+			ss_strbuf_add(sb, p, n);
+			ss_strbuf_addch(sb, '\n');
+		} else {
+			lines++;
+			keep = is_trailer_line(p, n);
+			if (keep) {
+				kept++;
+				ss_strbuf_add(sb, p, n);
+				ss_strbuf_addch(sb, '\n');
+			}
+		}
+		p = nl ? nl + 1 : end;
+	}
+	return kept && kept * 2 >= lines ? 0 : SS_ERROR;
+}
+
 static int read_trailers(ss_commit *c, const char *text, size_t len, int last,
 			 size_t *cap, int *found)
 {
@@ -145,8 +189,18 @@ static int read_trailers(ss_commit *c, const char *text, size_t len, int last,
 	if (ss_strbuf_adds(&sb, "x\n\n") || ss_strbuf_add(&sb, text, len) ||
 	    ss_strbuf_addch(&sb, '\n'))
 		goto release_sb;
-	if (git_message_trailers(&arr, sb.buf) < 0 || arr.count == 0)
+	if (git_message_trailers(&arr, sb.buf) < 0)
 		goto release_sb;
+	if (arr.count == 0) {
+		/* git refuses a block with a line that is not a trailer
+		 * ("Coverity issue: 1407499" above "Fixes:" and "Cc: stable@"):
+		 * offer the trailer-shaped lines alone when they are most of it */
+		git_message_trailer_array_free(&arr);
+		if (trailer_lines(&sb, text, len) || git_message_trailers(&arr, sb.buf) < 0 ||
+		    arr.count == 0)
+			goto release_sb;
+		known = 0; /* such a block must hold a well-known key */
+	}
 	for (i = 0; i < arr.count && !known; i++)
 		known = is_known_key(arr.trailers[i].key);
 	if (!known)
@@ -263,14 +317,27 @@ int ss_is_stable_address(const char *value)
 	return value && find_stable_at(value, strlen(value)) != NULL;
 }
 
+/*
+ * Any "Cc: ...stable@..." line counts, also one that is glued to a prose
+ * paragraph where no trailer parser would look ("Revert\ncommit ...\nCc:
+ * stable@dpdk.org" happens).
+ */
 int ss_commit_has_stable_tag(const ss_commit *c)
 {
-	size_t i;
+	const char *p = c->message;
 
-	for (i = 0; i < c->ntrailers; i++)
-		if (!strcasecmp(c->trailers[i].key, "cc") &&
-		    ss_is_stable_address(c->trailers[i].value))
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		const char *q = p;
+
+		while (q < p + len && (*q == ' ' || *q == '\t'))
+			q++;
+		if ((size_t)(p + len - q) > 3 && !strncasecmp(q, "cc:", 3) &&
+		    find_stable_at(q, (size_t)(p + len - q)))
 			return 1;
+		p += len + (nl != NULL);
+	}
 	return 0;
 }
 

@@ -108,7 +108,7 @@ int ss_commit_set_message(ss_commit *c, const char *msg, size_t len);
  * "<stable@dpdk.org> # 21.11") but not the opt-out stable+noautosel@. */
 int ss_is_stable_address(const char *value);
 
-/* True when the commit carries a "Cc: ... stable@..." trailer. */
+/* True when a message line is "Cc: ... stable@..." (a trailer or not). */
 int ss_commit_has_stable_tag(const ss_commit *c);
 
 /*

@@ -63,4 +63,12 @@ int ss_model_parallel(int nthreads, int (*fn)(void *arg, int t), void *arg);
 void ss_model_logf(const ss_train_options *o, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/*
+ * Check the mlp model's whole loss gradient (all layers, class weights)
+ * against central differences on the examples idx[0..n) of d, checking at
+ * most max_coords weights (0: all); *out gets the largest relative error.
+ */
+int ss_mlp_gradcheck(double *out, ss_model *m, const ss_dataset *d, const size_t *idx, size_t n,
+		     size_t max_coords);
+
 #endif

@@ -727,6 +727,77 @@ static void mlp_free(ss_model *m)
 	m->priv = NULL;
 }
 
+/* ---- gradient check of the assembled network ------------------------- */
+
+struct gc {
+	struct worker *w;
+	size_t np;
+	uint64_t seed;
+};
+
+static double gc_loss(void *ud, const float *wts, float *gw, const float *x, float *gx)
+{
+	struct gc *g = ud;
+
+	(void)x;
+	(void)gx;
+	/* the same dropout mask on every call */
+	ss_rng_seed(&g->w->rng, g->seed);
+	if (run_share(g->w, wts, 1, g->np))
+		return NAN;
+	if (gw)
+		memcpy(gw, g->w->g, g->np * sizeof(*gw));
+	return g->w->net.loss.loss;
+}
+
+int ss_mlp_gradcheck(double *out, ss_model *m, const ss_dataset *d, const size_t *idx, size_t n,
+		     size_t max_coords)
+{
+	struct mlp *net = m->priv;
+	ss_gradcheck_opts go = SS_GRADCHECK_OPTS_INIT;
+	struct worker *w;
+	struct csr data;
+	size_t *rows = NULL, i;
+	float *target = NULL, *weight = NULL;
+	struct gc g;
+	int rc;
+
+	if ((rc = csr_build(&data, m, d, idx, n)))
+		return rc;
+	if ((rc = team_new(&w, net, 1, 7, 1)))
+		goto free_data;
+	rows = malloc(n * sizeof(*rows));
+	target = malloc(n * sizeof(*target));
+	weight = malloc(n * sizeof(*weight));
+	if (!rows || !target || !weight) {
+		rc = SS_ENOMEM;
+		goto free_team;
+	}
+	for (i = 0; i < n; i++) {
+		rows[i] = i;
+		target[i] = (float)ss_dataset_example(d, idx[i])->label;
+		weight[i] = target[i] > 0 ? 2.0f : 0.5f;
+	}
+	w->data = &data;
+	w->rows = rows;
+	w->n = (int)n;
+	w->target = target;
+	w->weight = weight;
+	w->prob = NULL;
+	g = (struct gc){ w, net->p->n, 7 };
+	go.max_coords = max_coords;
+	rc = ss_nn_gradcheck(out, gc_loss, &g, net->p->w, net->p->n, NULL, 0, &go);
+
+free_team:
+	free(rows);
+	free(target);
+	free(weight);
+	team_free(w, 1);
+free_data:
+	csr_free(&data);
+	return rc;
+}
+
 const ss_model_ops ss_mlp_ops = {
 	.kind = SS_MODEL_MLP,
 	.name = "mlp",

@@ -283,16 +283,31 @@ typedef struct ss_gradcheck_opts {
 			       floor), so tiny gradients count absolutely */
 	size_t max_coords;  /* 0: every coordinate; else this many, spread
 			       evenly over w and over x */
+	double kink_tol;    /* 0: off; else a coordinate whose central
+			       differences at eps and eps / 2 differ by more
+			       than this (relative, as above) straddles a
+			       ReLU or max switch and is counted, not checked */
 } ss_gradcheck_opts;
 
-#define SS_GRADCHECK_OPTS_INIT { 1e-3f, 1e-2, 0 }
+#define SS_GRADCHECK_OPTS_INIT { 1e-3f, 1e-2, 0, 0.0 }
+
+typedef struct ss_gradcheck_result {
+	double max_rel_err;  /* over the checked coordinates */
+	size_t checked;      /* coordinates compared */
+	size_t kinks;        /* coordinates left out as non-differentiable */
+	size_t worst;        /* index of the worst one (w first, then x) */
+} ss_gradcheck_result;
 
 /*
  * Compare the analytic gradient of f against central differences at w and
- * x (perturbed in place and restored).  *out gets the maximal relative
- * error over the checked coordinates.  opts NULL means defaults.  Returns
+ * x (perturbed in place and restored).  opts NULL means defaults.  Returns
  * 0 or SS_ENOMEM.
  */
+int ss_nn_gradcheck_full(ss_gradcheck_result *out, ss_nn_lossfn f, void *ud,
+			 float *w, size_t nw, float *x, size_t nx,
+			 const ss_gradcheck_opts *opts);
+
+/* The same, *out = the maximal relative error. */
 int ss_nn_gradcheck(double *out, ss_nn_lossfn f, void *ud, float *w,
 		    size_t nw, float *x, size_t nx,
 		    const ss_gradcheck_opts *opts);

@@ -12,26 +12,48 @@
  * detection always on and the rename limit fixed, so that features do not
  * depend on the user's diff.renames/diff.renameLimit.
  *
+ * Speed (bench/git-ingest.sh) needs three things libgit2 1.5 does not do:
+ *  - git_diff_tree_to_tree() opens every subtree of both commits even when
+ *    their ids are equal; we walk the two trees ourselves, descending only
+ *    where ids differ, and hand libgit2 the changed paths as an exact
+ *    pathspec, which its tree iterators use to skip everything else;
+ *  - reading oldest first, every blob sits deep in a delta chain whose
+ *    bases (newer versions) libgit2's 16 MiB flush-all base cache has long
+ *    dropped; a small read-only pack backend in front of libgit2's own,
+ *    with an LRU cache of resolved objects like git's delta base cache,
+ *    resolves each chain link about once (packs it cannot read, loose
+ *    objects and alternates fall through to libgit2);
+ *  - every object read is re-hashed (GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION);
+ *    git log does not do that either, so it is switched off.
+ *
  * The walk is done at open time (a topological sort needs all commits
  * anyway), which also reports bad revisions before the first commit.
  * When diffs are wanted, reading is spread over worker threads, each with
  * its own git_repository (libgit2 objects must not be shared between
- * threads).  Commit i is built into slot i % GIT_QUEUE of a ring by
- * whichever worker claimed it, and next() takes slots strictly in order,
- * so the output does not depend on scheduling.  SS_GIT_THREADS=N in the
- * environment overrides the number of workers (0: read in the caller's
- * thread).
+ * threads) and one shared pack store.  Commit i is built into slot
+ * i % GIT_QUEUE of a ring by whichever worker claimed it, and next() takes
+ * slots strictly in order, so the output does not depend on scheduling.
+ * SS_GIT_THREADS=N in the environment sets the number of workers (0: read
+ * in the caller's thread).
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <iconv.h>
 #include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <git2.h>
+#include <git2/sys/odb_backend.h>
 
 #include "commit/diff.h"
 #include "source/git.h"
@@ -40,9 +62,590 @@
 
 enum {
 	GIT_MAX_WORKERS = 4,
-	GIT_QUEUE = 16,         /* commits read ahead, across all workers */
-	GIT_RENAME_LIMIT = 1000 /* git's default diff.renameLimit */
+	GIT_QUEUE = 16,           /* commits read ahead, across all workers */
+	GIT_RENAME_LIMIT = 1000,  /* git's default diff.renameLimit */
+	GIT_BACKEND_PRIORITY = 100 /* above libgit2's pack (2) and loose (1) */
 };
+
+/* Resolved objects kept by the pack store; git's delta base cache is 96 MiB. */
+#define GIT_BASE_CACHE ((size_t)64 << 20)
+
+/* ------------------------------------------------------------------ */
+/* A read-only pack store: pack indexes, and an LRU of resolved objects. */
+
+struct pack {
+	unsigned char *idx, *data;  /* whole files, mapped */
+	size_t idx_len, data_len;
+	uint32_t n;                 /* objects */
+	const unsigned char *names, *off32, *off64;
+	size_t n64;
+};
+
+/* A resolved object in the LRU, keyed by pack and entry offset. */
+struct base {
+	struct base *hnext, *prev, *next;
+	const struct pack *pack;
+	uint64_t off;
+	git_object_t type;
+	size_t len;
+	unsigned char data[];
+};
+
+struct pack_store {
+	struct pack *packs;
+	size_t npacks;
+	pthread_mutex_t lock;       /* guards the cache; packs are read-only */
+	struct base **buckets;
+	size_t nbuckets;            /* a power of two */
+	struct base lru;            /* lru.next is the most recently used */
+	size_t used, limit;
+};
+
+/* What libgit2 sees: one per git_repository, all sharing one store. */
+struct pack_backend {
+	git_odb_backend parent;
+	struct pack_store *store;
+};
+
+/* One link of a delta chain: the entry at off, its delta data at pos. */
+struct link {
+	uint64_t off, pos;
+	size_t size;
+};
+
+static uint32_t be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static void *map_file(const char *path, size_t *len)
+{
+	struct stat st;
+	void *p;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) || st.st_size <= 0) {
+		close(fd);
+		return NULL;
+	}
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return NULL;
+	*len = (size_t)st.st_size;
+	return p;
+}
+
+static void pack_close(struct pack *p)
+{
+	if (p->idx)
+		munmap(p->idx, p->idx_len);
+	if (p->data)
+		munmap(p->data, p->data_len);
+	memset(p, 0, sizeof(*p));
+}
+
+/* Map a version 2 index and its pack; -1 leaves the pack to libgit2. */
+static int pack_open(struct pack *p, const char *idx_path)
+{
+	size_t len = strlen(idx_path), min;
+	char *pack_path;
+
+	memset(p, 0, sizeof(*p));
+	p->idx = map_file(idx_path, &p->idx_len);
+	if (!p->idx || p->idx_len < 8 + 1024 + 40 || memcmp(p->idx, "\377tOc", 4) ||
+	    be32(p->idx + 4) != 2)
+		goto out_close;
+	p->n = be32(p->idx + 8 + 255 * 4);
+	min = 8 + 1024 + (size_t)p->n * 28 + 40;
+	if (p->idx_len < min || (p->idx_len - min) % 8)
+		goto out_close;
+	p->names = p->idx + 8 + 1024;
+	p->off32 = p->names + (size_t)p->n * 24;  /* past the names and CRCs */
+	p->off64 = p->off32 + (size_t)p->n * 4;
+	p->n64 = (p->idx_len - min) / 8;
+	pack_path = malloc(len + 2);
+	if (!pack_path)
+		goto out_close;
+	memcpy(pack_path, idx_path, len - 4);
+	strcpy(pack_path + len - 4, ".pack");
+	p->data = map_file(pack_path, &p->data_len);
+	free(pack_path);
+	if (!p->data || p->data_len < 12 + 20 || memcmp(p->data, "PACK", 4) ||
+	    be32(p->data + 8) != p->n)
+		goto out_close;
+	return 0;
+out_close:
+	pack_close(p);
+	return -1;
+}
+
+/* Offset of the object named sha: 0, 1 when absent, -1 when the index is bad. */
+static int pack_find(const struct pack *p, const unsigned char *sha, uint64_t *off)
+{
+	const unsigned char *fan = p->idx + 8;
+	uint32_t lo = sha[0] ? be32(fan + (sha[0] - 1) * 4) : 0, hi = be32(fan + sha[0] * 4);
+	uint32_t o;
+
+	if (hi > p->n || lo > hi)
+		return -1;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		int c = memcmp(p->names + (size_t)mid * 20, sha, 20);
+
+		if (c < 0) {
+			lo = mid + 1;
+			continue;
+		}
+		if (c > 0) {
+			hi = mid;
+			continue;
+		}
+		o = be32(p->off32 + (size_t)mid * 4);
+		if (!(o & 0x80000000u)) {
+			*off = o;
+		} else {
+			o &= 0x7fffffffu;
+			if (o >= p->n64)
+				return -1;
+			*off = (uint64_t)be32(p->off64 + (size_t)o * 8) << 32 |
+			       be32(p->off64 + (size_t)o * 8 + 4);
+		}
+		return *off >= 12 && *off < p->data_len - 20 ? 0 : -1;
+	}
+	return 1;
+}
+
+/* Type and size of the entry at off, and where its data starts. */
+static int entry_header(const struct pack *p, uint64_t off, int *type, size_t *size,
+			uint64_t *pos)
+{
+	uint64_t end = p->data_len - 20, i = off;
+	unsigned shift = 4, c;
+
+	if (i >= end)
+		return -1;
+	c = p->data[i++];
+	*type = (c >> 4) & 7;
+	*size = c & 15;
+	while (c & 0x80) {
+		if (i >= end || shift > 57)
+			return -1;
+		c = p->data[i++];
+		*size += (size_t)(c & 0x7f) << shift;
+		shift += 7;
+	}
+	*pos = i;
+	return 0;
+}
+
+/* The size bytes deflated at pos, NUL-terminated; NULL when corrupt. */
+static unsigned char *inflate_at(const struct pack *p, uint64_t pos, size_t size)
+{
+	unsigned char *out;
+	z_stream z;
+	int rc;
+
+	if (size >= UINT32_MAX || !(out = malloc(size + 1)))
+		return NULL;
+	memset(&z, 0, sizeof(z));
+	if (inflateInit(&z) != Z_OK) {
+		free(out);
+		return NULL;
+	}
+	z.next_in = p->data + pos;
+	z.avail_in = (uInt)(p->data_len - pos > UINT32_MAX ? UINT32_MAX : p->data_len - pos);
+	z.next_out = out;
+	z.avail_out = (uInt)size + 1;  /* room to notice a too long stream */
+	rc = inflate(&z, Z_FINISH);
+	inflateEnd(&z);
+	if (rc != Z_STREAM_END || z.total_out != size) {
+		free(out);
+		return NULL;
+	}
+	out[size] = '\0';
+	return out;
+}
+
+static int delta_varint(const unsigned char **p, const unsigned char *end, size_t *out)
+{
+	unsigned shift = 0, c;
+	size_t v = 0;
+
+	do {
+		if (*p >= end || shift > 63)
+			return -1;
+		c = *(*p)++;
+		v |= (size_t)(c & 0x7f) << shift;
+		shift += 7;
+	} while (c & 0x80);
+	*out = v;
+	return 0;
+}
+
+/* Apply a git delta (copy and insert instructions) to base. */
+static unsigned char *delta_apply(const unsigned char *base, size_t blen,
+				  const unsigned char *delta, size_t dlen, size_t *olen)
+{
+	const unsigned char *d = delta, *end = delta + dlen;
+	unsigned char *out, *o;
+	size_t src, dst;
+
+	if (delta_varint(&d, end, &src) || src != blen || delta_varint(&d, end, &dst) ||
+	    dst >= SIZE_MAX || !(out = malloc(dst + 1)))
+		return NULL;
+	o = out;
+	while (d < end) {
+		unsigned c = *d++;
+		size_t room = dst - (size_t)(o - out);
+
+		if (c & 0x80) {
+			size_t off = 0, n = 0;
+			int i;
+
+			for (i = 0; i < 4; i++)
+				if (c & (1u << i)) {
+					if (d >= end)
+						goto out_bad;
+					off |= (size_t)*d++ << (8 * i);
+				}
+			for (i = 0; i < 3; i++)
+				if (c & (0x10u << i)) {
+					if (d >= end)
+						goto out_bad;
+					n |= (size_t)*d++ << (8 * i);
+				}
+			if (!n)
+				n = 0x10000;
+			if (off > blen || n > blen - off || n > room)
+				goto out_bad;
+			memcpy(o, base + off, n);
+			o += n;
+		} else if (c) {
+			if (c > (size_t)(end - d) || c > room)
+				goto out_bad;
+			memcpy(o, d, c);
+			o += c;
+			d += c;
+		} else {
+			goto out_bad;  /* opcode 0 is reserved */
+		}
+	}
+	if ((size_t)(o - out) != dst)
+		goto out_bad;
+	out[dst] = '\0';
+	*olen = dst;
+	return out;
+out_bad:
+	free(out);
+	return NULL;
+}
+
+static size_t base_bucket(const struct pack_store *s, const struct pack *p, uint64_t off)
+{
+	uint64_t h = (off ^ (uint64_t)(uintptr_t)p) * 0x9e3779b97f4a7c15ull;
+
+	return (size_t)(h >> 32) & (s->nbuckets - 1);
+}
+
+static void lru_unlink(struct base *e)
+{
+	e->prev->next = e->next;
+	e->next->prev = e->prev;
+}
+
+static void lru_push(struct pack_store *s, struct base *e)
+{
+	e->next = s->lru.next;
+	e->prev = &s->lru;
+	s->lru.next->prev = e;
+	s->lru.next = e;
+}
+
+/* With the lock held. */
+static struct base *cache_find(struct pack_store *s, const struct pack *p, uint64_t off)
+{
+	struct base *e;
+
+	for (e = s->buckets[base_bucket(s, p, off)]; e; e = e->hnext)
+		if (e->off == off && e->pack == p) {
+			lru_unlink(e);
+			lru_push(s, e);
+			return e;
+		}
+	return NULL;
+}
+
+/* With the lock held. */
+static void cache_drop(struct pack_store *s, struct base *e)
+{
+	struct base **pp = &s->buckets[base_bucket(s, e->pack, e->off)];
+
+	while (*pp != e)
+		pp = &(*pp)->hnext;
+	*pp = e->hnext;
+	lru_unlink(e);
+	s->used -= sizeof(*e) + e->len;
+	free(e);
+}
+
+/* A copy of the cached object at off (NUL-terminated), or NULL. */
+static unsigned char *cache_get(struct pack_store *s, const struct pack *p, uint64_t off,
+				git_object_t *type, size_t *len)
+{
+	unsigned char *copy = NULL;
+	struct base *e;
+
+	pthread_mutex_lock(&s->lock);
+	e = cache_find(s, p, off);
+	if (e && (copy = malloc(e->len + 1))) {
+		memcpy(copy, e->data, e->len);
+		copy[e->len] = '\0';
+		*type = e->type;
+		*len = e->len;
+	}
+	pthread_mutex_unlock(&s->lock);
+	return copy;
+}
+
+/* Remember a resolved object; failing to is not an error. */
+static void cache_put(struct pack_store *s, const struct pack *p, uint64_t off,
+		      git_object_t type, const unsigned char *data, size_t len)
+{
+	struct base *e;
+	size_t h;
+
+	if (len > s->limit / 8 || !(e = malloc(sizeof(*e) + len)))
+		return;
+	e->pack = p;
+	e->off = off;
+	e->type = type;
+	e->len = len;
+	memcpy(e->data, data, len);
+	pthread_mutex_lock(&s->lock);
+	if (cache_find(s, p, off)) {
+		/* another worker resolved it too */
+		pthread_mutex_unlock(&s->lock);
+		free(e);
+		return;
+	}
+	h = base_bucket(s, p, off);
+	e->hnext = s->buckets[h];
+	s->buckets[h] = e;
+	lru_push(s, e);
+	s->used += sizeof(*e) + len;
+	while (s->used > s->limit && s->lru.prev != e)
+		cache_drop(s, s->lru.prev);
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* Follow the delta chain of the entry at off down to a cached or whole
+ * object, then apply the deltas back up, caching every object on the way
+ * (the next version of a file is one of them).  NULL when unreadable. */
+static unsigned char *pack_resolve(struct pack_store *s, const struct pack *p, uint64_t off,
+				   git_object_t *type, size_t *len)
+{
+	struct link small[64], *chain = small, *grown;
+	size_t n = 0, cap = 64, blen = 0, size;
+	unsigned char *base = NULL, *delta, *next;
+	uint64_t cur = off, pos;
+	git_object_t btype = GIT_OBJECT_INVALID;
+	int t;
+
+	for (;;) {
+		if ((base = cache_get(s, p, cur, &btype, &blen)))
+			break;
+		if (entry_header(p, cur, &t, &size, &pos))
+			goto out_free;
+		if (t >= GIT_OBJECT_COMMIT && t <= GIT_OBJECT_TAG) {
+			if (!(base = inflate_at(p, pos, size)))
+				goto out_free;
+			blen = size;
+			btype = (git_object_t)t;
+			cache_put(s, p, cur, btype, base, blen);
+			break;
+		}
+		if (n == cap) {
+			cap *= 2;
+			if (cap > (size_t)1 << 20)
+				goto out_free;  /* a cycle in a corrupt pack */
+			grown = chain == small ? malloc(cap * sizeof(*chain)) :
+				realloc(chain, cap * sizeof(*chain));
+			if (!grown)
+				goto out_free;
+			if (chain == small)
+				memcpy(grown, small, sizeof(small));
+			chain = grown;
+		}
+		chain[n].off = cur;
+		chain[n].size = size;
+		if (t == GIT_OBJECT_OFS_DELTA) {
+			uint64_t i = pos, rel;
+			unsigned c;
+
+			if (i >= p->data_len - 20)
+				goto out_free;
+			c = p->data[i++];
+			rel = c & 127;
+			while (c & 128) {
+				if (i >= p->data_len - 20 || rel >> 56)
+					goto out_free;
+				c = p->data[i++];
+				rel = ((rel + 1) << 7) | (c & 127);
+			}
+			if (!rel || rel > cur)
+				goto out_free;
+			chain[n++].pos = i;
+			cur -= rel;
+		} else if (t == GIT_OBJECT_REF_DELTA) {
+			if (pos + 20 > p->data_len - 20 || pack_find(p, p->data + pos, &cur))
+				goto out_free;
+			chain[n++].pos = pos + 20;
+		} else {
+			goto out_free;
+		}
+	}
+	while (n > 0) {
+		n--;
+		if (!(delta = inflate_at(p, chain[n].pos, chain[n].size)))
+			goto out_free;
+		next = delta_apply(base, blen, delta, chain[n].size, &blen);
+		free(delta);
+		free(base);
+		if (!(base = next))
+			goto out_free;
+		cache_put(s, p, chain[n].off, btype, base, blen);
+	}
+	if (chain != small)
+		free(chain);
+	*type = btype;
+	*len = blen;
+	return base;
+out_free:
+	if (chain != small)
+		free(chain);
+	free(base);
+	return NULL;
+}
+
+static int backend_read(void **out, size_t *len, git_object_t *type,
+			git_odb_backend *backend, const git_oid *oid)
+{
+	struct pack_store *s = ((struct pack_backend *)backend)->store;
+	unsigned char *data;
+	uint64_t off;
+	size_t i;
+	void *buf;
+
+	for (i = 0; i < s->npacks; i++) {
+		if (pack_find(&s->packs[i], oid->id, &off))
+			continue;
+		data = pack_resolve(s, &s->packs[i], off, type, len);
+		if (!data)
+			return GIT_PASSTHROUGH;  /* libgit2's own reader will say why */
+		buf = git_odb_backend_data_alloc(backend, *len + 1);
+		if (!buf) {
+			free(data);
+			return -1;
+		}
+		memcpy(buf, data, *len + 1);
+		free(data);
+		*out = buf;
+		return 0;
+	}
+	return GIT_ENOTFOUND;
+}
+
+static void backend_free(git_odb_backend *backend)
+{
+	free(backend);
+}
+
+static void pack_store_free(struct pack_store *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	if (s->buckets) {
+		while (s->lru.next != &s->lru)
+			cache_drop(s, s->lru.next);
+		free(s->buckets);
+	}
+	for (i = 0; i < s->npacks; i++)
+		pack_close(&s->packs[i]);
+	free(s->packs);
+	pthread_mutex_destroy(&s->lock);
+	free(s);
+}
+
+/* Map the packs of repo; NULL when there are none or memory is short
+ * (libgit2 then reads everything itself, only slower). */
+static struct pack_store *pack_store_new(git_repository *repo, size_t limit)
+{
+	struct pack_store *s = calloc(1, sizeof(*s));
+	struct dirent *de;
+	char dir[4096], path[4352];
+	struct pack *grown;
+	DIR *d = NULL;
+	size_t len;
+	int n;
+
+	if (!s)
+		return NULL;
+	if (pthread_mutex_init(&s->lock, NULL)) {
+		free(s);
+		return NULL;
+	}
+	s->lru.next = s->lru.prev = &s->lru;
+	s->limit = limit;
+	s->nbuckets = 1 << 14;
+	if (!(s->buckets = calloc(s->nbuckets, sizeof(*s->buckets))))
+		goto out_free;
+	n = snprintf(dir, sizeof(dir), "%sobjects/pack", git_repository_commondir(repo));
+	if (n < 0 || (size_t)n >= sizeof(dir) || !(d = opendir(dir)))
+		goto out_free;
+	while ((de = readdir(d))) {
+		len = strlen(de->d_name);
+		if (len < 5 || strcmp(de->d_name + len - 4, ".idx"))
+			continue;
+		if (!(grown = realloc(s->packs, (s->npacks + 1) * sizeof(*grown))))
+			break;
+		s->packs = grown;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (!pack_open(&s->packs[s->npacks], path))
+			s->npacks++;
+	}
+	closedir(d);
+	if (s->npacks)
+		return s;
+out_free:
+	pack_store_free(s);
+	return NULL;
+}
+
+/* Put the store in front of repo's own backends; on failure repo reads as before. */
+static void pack_store_attach(struct pack_store *s, git_repository *repo)
+{
+	struct pack_backend *b;
+	git_odb *odb = NULL;
+
+	if (!s || !(b = calloc(1, sizeof(*b))))
+		return;
+	git_odb_init_backend(&b->parent, GIT_ODB_BACKEND_VERSION);
+	b->parent.read = backend_read;
+	b->parent.free = backend_free;
+	b->store = s;
+	if (git_repository_odb(&odb, repo) < 0 ||
+	    git_odb_add_backend(odb, &b->parent, GIT_BACKEND_PRIORITY) < 0)
+		free(b);
+	git_odb_free(odb);
+}
+
+/* ------------------------------------------------------------------ */
+/* Commits. */
 
 struct slot {
 	int ready;
@@ -63,6 +666,7 @@ struct worker {
 
 struct git_source {
 	git_repository *repo;
+	struct pack_store *store;  /* shared by every repository handle; may be NULL */
 	char *path;
 	int with_diff;
 	size_t max_lines;
@@ -82,6 +686,14 @@ struct git_source {
 	size_t claimed;      /* next oid index a worker takes */
 	int stop;
 	struct slot slots[GIT_QUEUE];
+};
+
+/* Paths that differ between two trees (a growable array of malloc'd strings). */
+struct changes {
+	char **paths;
+	size_t n, cap;
+	char prefix[4096];
+	size_t plen;
 };
 
 static const char *git_msg(void)
@@ -147,6 +759,115 @@ static int set_person(ss_person *p, ss_arena *a, const git_signature *sig, const
 	return p->name && p->email ? 0 : SS_ENOMEM;
 }
 
+static int changes_add(struct changes *ch, const char *name)
+{
+	size_t len = strlen(name);
+	char **grown, *path;
+
+	if (ch->n == ch->cap) {
+		ch->cap = ch->cap ? ch->cap * 2 : 64;
+		if (!(grown = realloc(ch->paths, ch->cap * sizeof(*grown))))
+			return SS_ENOMEM;
+		ch->paths = grown;
+	}
+	if (!(path = malloc(ch->plen + len + 1)))
+		return SS_ENOMEM;
+	memcpy(path, ch->prefix, ch->plen);
+	memcpy(path + ch->plen, name, len + 1);
+	ch->paths[ch->n++] = path;
+	return 0;
+}
+
+static void changes_clear(struct changes *ch)
+{
+	size_t i;
+
+	for (i = 0; i < ch->n; i++)
+		free(ch->paths[i]);
+	free(ch->paths);
+	memset(ch, 0, sizeof(*ch));
+}
+
+/* Order of entries in a git tree: names compared as if trees ended in '/'. */
+static int entry_cmp(const git_tree_entry *a, const git_tree_entry *b)
+{
+	const char *x = git_tree_entry_name(a), *y = git_tree_entry_name(b);
+	size_t lx = strlen(x), ly = strlen(y), l = lx < ly ? lx : ly;
+	unsigned char cx, cy;
+	int c = memcmp(x, y, l);
+
+	if (c)
+		return c;
+	cx = lx > l ? (unsigned char)x[l] : git_tree_entry_type(a) == GIT_OBJECT_TREE ? '/' : 0;
+	cy = ly > l ? (unsigned char)y[l] : git_tree_entry_type(b) == GIT_OBJECT_TREE ? '/' : 0;
+	return cx < cy ? -1 : cx > cy;
+}
+
+static int tree_changes(struct changes *ch, git_repository *repo, git_tree *a, git_tree *b);
+
+/* Descend into the subtree(s) named by ea/eb (either may be NULL). */
+static int subtree_changes(struct changes *ch, git_repository *repo,
+			   const git_tree_entry *ea, const git_tree_entry *eb)
+{
+	const char *name = git_tree_entry_name(ea ? ea : eb);
+	size_t len = strlen(name), plen = ch->plen;
+	git_tree *ta = NULL, *tb = NULL;
+	int err = SS_EINVALID;
+
+	if (plen + len + 2 > sizeof(ch->prefix))
+		return ss_error_code(SS_EINVALID, "path too long: %s%s", ch->prefix, name);
+	if ((ea && git_tree_lookup(&ta, repo, git_tree_entry_id(ea)) < 0) ||
+	    (eb && git_tree_lookup(&tb, repo, git_tree_entry_id(eb)) < 0)) {
+		err = ss_error_set("cannot read tree '%s%s': %s", ch->prefix, name, git_msg());
+		goto out_free;
+	}
+	memcpy(ch->prefix + plen, name, len);
+	ch->prefix[plen + len] = '/';
+	ch->plen = plen + len + 1;
+	err = tree_changes(ch, repo, ta, tb);
+	ch->plen = plen;
+out_free:
+	git_tree_free(ta);
+	git_tree_free(tb);
+	return err;
+}
+
+/* The paths of files that differ between trees a and b (either may be NULL). */
+static int tree_changes(struct changes *ch, git_repository *repo, git_tree *a, git_tree *b)
+{
+	size_t i = 0, j = 0, na = a ? git_tree_entrycount(a) : 0, nb = b ? git_tree_entrycount(b) : 0;
+	const git_tree_entry *ea, *eb;
+	int c, err = 0, ta, tb;
+
+	ch->prefix[ch->plen] = '\0';
+	while (!err && (i < na || j < nb)) {
+		ea = i < na ? git_tree_entry_byindex(a, i) : NULL;
+		eb = j < nb ? git_tree_entry_byindex(b, j) : NULL;
+		c = !ea ? 1 : !eb ? -1 : entry_cmp(ea, eb);
+		if (c < 0) {
+			eb = NULL;
+			i++;
+		} else if (c > 0) {
+			ea = NULL;
+			j++;
+		} else {
+			i++;
+			j++;
+			if (git_tree_entry_filemode(ea) == git_tree_entry_filemode(eb) &&
+			    git_oid_equal(git_tree_entry_id(ea), git_tree_entry_id(eb)))
+				continue;
+		}
+		ta = ea && git_tree_entry_type(ea) == GIT_OBJECT_TREE;
+		tb = eb && git_tree_entry_type(eb) == GIT_OBJECT_TREE;
+		if (ta || tb)
+			err = subtree_changes(ch, repo, ea, eb);
+		else
+			err = changes_add(ch, git_tree_entry_name(ea ? ea : eb));
+		ch->prefix[ch->plen] = '\0';
+	}
+	return err;
+}
+
 static int add_diff(ss_commit *c, git_repository *repo, git_commit *commit, size_t max_lines)
 {
 	git_diff_options dopts;
@@ -154,18 +875,34 @@ static int add_diff(ss_commit *c, git_repository *repo, git_commit *commit, size
 	git_tree *old_tree = NULL, *new_tree = NULL;
 	git_commit *parent = NULL;
 	git_diff *diff = NULL;
+	struct changes ch;
 	int err = 0;
+
+	memset(&ch, 0, sizeof(ch));
+	if (git_commit_tree(&new_tree, commit) < 0 ||
+	    (git_commit_parentcount(commit) > 0 &&
+	     (git_commit_parent(&parent, commit, 0) < 0 ||
+	      git_commit_tree(&old_tree, parent) < 0))) {
+		err = ss_error_set("cannot read commit %s in '%s': %s", c->id, c->source, git_msg());
+		goto out_free;
+	}
+	if ((err = tree_changes(&ch, repo, old_tree, new_tree)) < 0) {
+		if (err == SS_ENOMEM)
+			ss_error_code(err, "out of memory reading '%s'", c->source);
+		goto out_free;
+	}
+	if (!ch.n)
+		goto out_free;  /* an empty commit */
 
 	/* the _INIT macros leave fields to zero-fill, which -Wextra flags */
 	git_diff_options_init(&dopts, GIT_DIFF_OPTIONS_VERSION);
 	git_diff_find_options_init(&fopts, GIT_DIFF_FIND_OPTIONS_VERSION);
+	dopts.flags |= GIT_DIFF_DISABLE_PATHSPEC_MATCH;
+	dopts.pathspec.strings = ch.paths;
+	dopts.pathspec.count = ch.n;
 	fopts.flags = GIT_DIFF_FIND_RENAMES;
 	fopts.rename_limit = GIT_RENAME_LIMIT;
-	if (git_commit_tree(&new_tree, commit) < 0 ||
-	    (git_commit_parentcount(commit) > 0 &&
-	     (git_commit_parent(&parent, commit, 0) < 0 ||
-	      git_commit_tree(&old_tree, parent) < 0)) ||
-	    git_diff_tree_to_tree(&diff, repo, old_tree, new_tree, &dopts) < 0 ||
+	if (git_diff_tree_to_tree(&diff, repo, old_tree, new_tree, &dopts) < 0 ||
 	    git_diff_find_similar(diff, &fopts) < 0) {
 		err = ss_error_set("cannot diff commit %s in '%s': %s", c->id,
 				   c->source, git_msg());
@@ -173,6 +910,7 @@ static int add_diff(ss_commit *c, git_repository *repo, git_commit *commit, size
 	}
 	err = ss_commit_add_diff(c, diff, max_lines);
 out_free:
+	changes_clear(&ch);
 	git_diff_free(diff);
 	git_tree_free(old_tree);
 	git_tree_free(new_tree);
@@ -363,9 +1101,13 @@ static void git_source_free(void *impl)
 	free(src->oids);
 	free(src->path);
 	git_repository_free(src->repo);
+	pack_store_free(src->store);  /* after every repository that reads from it */
 	free(src);
 	git_libgit2_shutdown();
 }
+
+/* ------------------------------------------------------------------ */
+/* Revisions. */
 
 static int peel_commit(git_oid *out, git_repository *repo, const char *spec)
 {
@@ -515,6 +1257,7 @@ static int start_workers(struct git_source *src, size_t n)
 		src->workers[i].src = src;
 		if ((err = open_repo(&src->workers[i].repo, src->path)) < 0)
 			goto out_stop;
+		pack_store_attach(src->store, src->workers[i].repo);
 	}
 	for (i = 0; i < n; i++) {
 		struct worker *w = &src->workers[i];
@@ -541,6 +1284,8 @@ int ss_git_open(void **out, ss_source_ops *ops, const char *repo,
 	*out = NULL;
 	if (git_libgit2_init() < 0)
 		return ss_error_set("cannot initialise libgit2: %s", git_msg());
+	/* process-wide; see the top of this file */
+	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
 	src = calloc(1, sizeof(*src));
 	if (!src || !(src->path = strdup(repo))) {
 		free(src);
@@ -550,8 +1295,11 @@ int ss_git_open(void **out, ss_source_ops *ops, const char *repo,
 	src->with_diff = opts->with_diff;
 	src->max_lines = opts->max_lines;
 	src->stats = stats;
-	if ((err = open_repo(&src->repo, repo)) < 0 ||
-	    (err = walk_history(src, opts)) < 0 ||
+	if ((err = open_repo(&src->repo, repo)) < 0)
+		goto out_free;
+	src->store = pack_store_new(src->repo, GIT_BASE_CACHE);
+	pack_store_attach(src->store, src->repo);
+	if ((err = walk_history(src, opts)) < 0 ||
 	    (err = start_workers(src, worker_count(src))) < 0)
 		goto out_free;
 	ops->next = git_next;
@@ -562,6 +1310,9 @@ out_free:
 	git_source_free(src);
 	return err;
 }
+
+/* ------------------------------------------------------------------ */
+/* Branches. */
 
 static int cmp_names(const void *a, const void *b)
 {

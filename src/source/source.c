@@ -11,7 +11,7 @@
 #include "source/impl.h"
 #include "util/error.h"
 
-#pragma weak ss_git_open /* TEMP until git.c lands */
+
 
 struct ss_source {
 	ss_source_ops ops;

@@ -1,0 +1,888 @@
+/*
+ * patchnet_net.c - the PatchNet network: padded token ids in, compacted
+ * sequences through embeddings, convolutions and max-pools, probabilities,
+ * gradients and max-pool explanations out (see patchnet_net.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/impl.h"
+#include "models/patchnet_net.h"
+#include "nn/nn.h"
+#include "util/error.h"
+
+#define MAX_WORKERS 64
+
+/* conv widths 1 and 2 over [rows][t][in] -> max over time -> ReLU,
+ * the two widths concatenated: [rows][2 * filters] */
+struct cblock {
+	ss_layer conv[2], pool[2];
+	/* per batch */
+	int rows, t;
+	const float *x;
+	int *len[2];        /* valid output steps per row and width */
+	float *cy[2];       /* conv outputs [rows][t - w][filters] */
+	float *py[2];       /* pooled, before ReLU [rows][filters] */
+	float *out;         /* [rows][2 * filters] */
+};
+
+/* One side's code in a batch, compacted: only present lines and hunks. */
+struct side {
+	int nl, tl;             /* present lines, tokens per line row */
+	int32_t *line_ids;      /* [nl][tl] */
+	int *line_n;            /* [nl] tokens */
+	int *line_row;          /* [nl] hunk row * lmax + line slot */
+	float *line_e;          /* [nl][tl][embed] */
+	int nh, lmax;           /* present hunks, line slots per hunk row */
+	int *hunk_n;            /* [nh] lines */
+	int *hunk_where;        /* [nh][3] example (batch index), file, hunk */
+	int *hunk_line;         /* [nh][lmax] line index in the batch */
+	float *hunk_x;          /* [nh][lmax][2F] */
+	int hmax;               /* hunk slots per example */
+	int *side_n;            /* [n] hunks */
+	int *side_row;          /* [n][hmax] hunk row */
+	float *side_x;          /* [n][hmax][2F] */
+	float *side_y;          /* [n][2F] */
+};
+
+struct worker {
+	ss_layer msg_emb, code_emb;
+	struct cblock msg, line[2], hunk[2];
+	ss_layer side_pool[2];
+	ss_layer fc1, relu1, drop, fc2, loss;
+	ss_nn_arena *arena;
+	ss_rng rng;
+	float *g;               /* worker 0: the params' g */
+	/* per batch */
+	const ss_patchnet_batch *b;
+	int first, n, train;
+	float *weight;          /* [n] example weights, scaled to the batch */
+	int tm;
+	int32_t *msg_ids;       /* [n][tm] */
+	int *msg_n;
+	float *msg_e;
+	struct side s[2];
+	float *feat, *h1, *h1r, *h1d, *z, *prob;
+	double loss_val;
+};
+
+struct ss_patchnet_net {
+	ss_patchnet_config cfg;
+	ss_params *p;
+	ss_adam *adam;
+	long long step;
+	int nworkers;
+	struct worker w[MAX_WORKERS];
+};
+
+/* ---- batches ----------------------------------------------------------- */
+
+static size_t code_slots(const ss_patchnet_batch *b)
+{
+	return (size_t)b->files * b->hunks * b->lines * b->tokens;
+}
+
+int ss_patchnet_batch_new(ss_patchnet_batch **out, const ss_patchnet_config *cfg, int cap)
+{
+	ss_patchnet_batch *b;
+
+	*out = NULL;
+	if (cap <= 0 || cfg->msg_len <= 0 || cfg->files <= 0 || cfg->hunks <= 0 ||
+	    cfg->lines <= 0 || cfg->tokens <= 0)
+		return ss_error_code(SS_EINVALID, "patchnet batch caps must be positive");
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return ss_error_code(SS_ENOMEM, "out of memory for a patchnet batch");
+	b->cap = cap;
+	b->msg_len = cfg->msg_len;
+	b->files = cfg->files;
+	b->hunks = cfg->hunks;
+	b->lines = cfg->lines;
+	b->tokens = cfg->tokens;
+	b->msg = malloc((size_t)cap * b->msg_len * sizeof(int32_t));
+	b->code[0] = malloc((size_t)cap * code_slots(b) * sizeof(int32_t));
+	b->code[1] = malloc((size_t)cap * code_slots(b) * sizeof(int32_t));
+	b->label = malloc((size_t)cap * sizeof(float));
+	b->weight = malloc((size_t)cap * sizeof(float));
+	if (!b->msg || !b->code[0] || !b->code[1] || !b->label || !b->weight)
+		goto free_batch;
+	ss_patchnet_batch_clear(b);
+	*out = b;
+	return 0;
+
+free_batch:
+	ss_patchnet_batch_free(b);
+	return ss_error_code(SS_ENOMEM, "out of memory for a patchnet batch of %d", cap);
+}
+
+void ss_patchnet_batch_free(ss_patchnet_batch *b)
+{
+	if (!b)
+		return;
+	free(b->msg);
+	free(b->code[0]);
+	free(b->code[1]);
+	free(b->label);
+	free(b->weight);
+	free(b);
+}
+
+void ss_patchnet_batch_clear(ss_patchnet_batch *b)
+{
+	size_t nm = (size_t)b->cap * b->msg_len, nc = (size_t)b->cap * code_slots(b);
+
+	b->n = 0;
+	for (size_t i = 0; i < nm; i++)
+		b->msg[i] = -1;
+	for (size_t i = 0; i < nc; i++)
+		b->code[0][i] = b->code[1][i] = -1;
+	for (int i = 0; i < b->cap; i++) {
+		b->label[i] = 0.0f;
+		b->weight[i] = 1.0f;
+	}
+}
+
+int32_t *ss_patchnet_batch_msg(ss_patchnet_batch *b, int i)
+{
+	return b->msg + (size_t)i * b->msg_len;
+}
+
+static size_t line_offset(const ss_patchnet_batch *b, int i, int file, int hunk, int line)
+{
+	return (((size_t)i * b->files + file) * b->hunks + hunk) * b->lines * b->tokens +
+	       (size_t)line * b->tokens;
+}
+
+int32_t *ss_patchnet_batch_line(ss_patchnet_batch *b, int i, int side, int file,
+				int hunk, int line)
+{
+	return b->code[side] + line_offset(b, i, file, hunk, line);
+}
+
+/* Leading ids that are tokens. */
+static int leading(const int32_t *ids, int cap)
+{
+	int n = 0;
+
+	while (n < cap && ids[n] >= 0)
+		n++;
+	return n;
+}
+
+/* ---- conv block -------------------------------------------------------- */
+
+static int cblock_init(struct cblock *cb, ss_params *p, ss_rng *rng, int in, int filters)
+{
+	int rc;
+
+	for (int w = 0; w < 2; w++) {
+		if ((rc = ss_layer_conv1d(&cb->conv[w], p, rng, in, filters, w + 1, w + 1,
+					  SS_INIT_HE)))
+			return rc;
+		ss_layer_maxpool(&cb->pool[w], filters, 1);
+	}
+	return 0;
+}
+
+/* x [rows][t][in] with len[rows] valid steps; t >= 2 */
+static int cblock_forward(struct cblock *cb, const ss_nn_ctx *c, int rows, int t,
+			  const float *x, const int *len)
+{
+	int f = cb->conv[0].out;
+	int rc;
+
+	cb->rows = rows;
+	cb->t = t;
+	cb->x = x;
+	cb->out = ss_nn_arena_floats(c->arena, (size_t)rows * 2 * f);
+	if (!cb->out)
+		return SS_ENOMEM;
+	for (int w = 0; w < 2; w++) {
+		int to = t - w;
+
+		cb->len[w] = ss_nn_arena_alloc(c->arena, (size_t)rows * sizeof(int));
+		cb->cy[w] = ss_nn_arena_floats(c->arena, (size_t)rows * to * f);
+		cb->py[w] = ss_nn_arena_floats(c->arena, (size_t)rows * f);
+		if (!cb->len[w] || !cb->cy[w] || !cb->py[w])
+			return SS_ENOMEM;
+		/* a row shorter than the window still has one (padded) window */
+		for (int r = 0; r < rows; r++)
+			cb->len[w][r] = len[r] > w ? len[r] - w : len[r] > 0;
+		cb->conv[w].t = t;
+		if ((rc = ss_layer_forward(&cb->conv[w], c, rows, x, cb->cy[w])))
+			return rc;
+		cb->pool[w].t = to;
+		cb->pool[w].len = cb->len[w];
+		if ((rc = ss_layer_forward(&cb->pool[w], c, rows, cb->cy[w], cb->py[w])))
+			return rc;
+		for (int r = 0; r < rows; r++)
+			for (int j = 0; j < f; j++) {
+				float v = cb->py[w][(size_t)r * f + j];
+
+				cb->out[(size_t)r * 2 * f + w * f + j] = v > 0.0f ? v : 0.0f;
+			}
+	}
+	return 0;
+}
+
+/* dout [rows][2F] -> adds into dx [rows][t][in] and the conv gradients */
+static int cblock_backward(struct cblock *cb, const ss_nn_ctx *c, const float *dout, float *dx)
+{
+	int f = cb->conv[0].out, rows = cb->rows;
+	int rc;
+
+	for (int w = 0; w < 2; w++) {
+		int to = cb->t - w;
+		float *dpy = ss_nn_arena_floats(c->arena, (size_t)rows * f);
+		float *dcy = ss_nn_arena_zeros(c->arena, (size_t)rows * to * f);
+
+		if (!dpy || !dcy)
+			return SS_ENOMEM;
+		for (int r = 0; r < rows; r++)
+			for (int j = 0; j < f; j++) {
+				size_t o = (size_t)r * 2 * f + w * f + j;
+
+				dpy[(size_t)r * f + j] = cb->out[o] > 0.0f ? dout[o] : 0.0f;
+			}
+		if ((rc = ss_layer_backward(&cb->pool[w], c, rows, cb->cy[w], cb->py[w], dpy, dcy)))
+			return rc;
+		if ((rc = ss_layer_backward(&cb->conv[w], c, rows, cb->x, cb->cy[w], dcy, dx)))
+			return rc;
+	}
+	return 0;
+}
+
+/* ---- the network ------------------------------------------------------- */
+
+static int build(ss_patchnet_net *net)
+{
+	const ss_patchnet_config *cfg = &net->cfg;
+	struct worker *w = &net->w[0];
+	int f2 = 2 * cfg->filters;
+	ss_rng rng;
+	int rc;
+
+	ss_rng_seed(&rng, cfg->seed);
+	if ((rc = ss_layer_embed(&w->msg_emb, net->p, &rng, cfg->msg_vocab, cfg->embed, 1)) ||
+	    (rc = ss_layer_embed(&w->code_emb, net->p, &rng, cfg->code_vocab, cfg->embed, 1)) ||
+	    (rc = cblock_init(&w->msg, net->p, &rng, cfg->embed, cfg->filters)))
+		return rc;
+	for (int s = 0; s < 2; s++) {
+		if ((rc = cblock_init(&w->line[s], net->p, &rng, cfg->embed, cfg->filters)) ||
+		    (rc = cblock_init(&w->hunk[s], net->p, &rng, f2, cfg->filters)))
+			return rc;
+		ss_layer_maxpool(&w->side_pool[s], f2, 1);
+	}
+	if ((rc = ss_layer_dense(&w->fc1, net->p, &rng, 3 * f2, cfg->hidden, SS_INIT_HE)))
+		return rc;
+	ss_layer_relu(&w->relu1, cfg->hidden);
+	ss_layer_dropout(&w->drop, cfg->hidden, cfg->dropout);
+	if ((rc = ss_layer_dense(&w->fc2, net->p, &rng, cfg->hidden, 1, SS_INIT_XAVIER)))
+		return rc;
+	ss_layer_sigmoid_bce(&w->loss);
+	return 0;
+}
+
+int ss_patchnet_net_new(ss_patchnet_net **out, const ss_patchnet_config *cfg)
+{
+	ss_patchnet_net *net;
+	ss_adam_opts ao = SS_ADAM_OPTS_INIT;
+	int rc;
+
+	*out = NULL;
+	if (cfg->msg_vocab <= 0 || cfg->code_vocab <= 0 || cfg->embed <= 0 ||
+	    cfg->filters <= 0 || cfg->hidden <= 0 || cfg->msg_len <= 0 || cfg->files <= 0 ||
+	    cfg->hunks <= 0 || cfg->lines <= 0 || cfg->tokens <= 0)
+		return ss_error_code(SS_EINVALID, "patchnet sizes must be positive");
+	if (cfg->dropout < 0.0f || cfg->dropout >= 1.0f)
+		return ss_error_code(SS_EINVALID, "patchnet dropout %g not in [0, 1)",
+				     (double)cfg->dropout);
+	net = calloc(1, sizeof(*net));
+	if (!net)
+		return ss_error_code(SS_ENOMEM, "out of memory for a patchnet");
+	net->cfg = *cfg;
+	net->nworkers = cfg->threads < 1 ? 1 : cfg->threads > MAX_WORKERS ? MAX_WORKERS :
+			cfg->threads;
+	if (!cfg->data_parallel)
+		net->nworkers = 1;
+	net->p = ss_params_new();
+	if (!net->p) {
+		rc = ss_error_code(SS_ENOMEM, "out of memory for a patchnet");
+		goto free_net;
+	}
+	if ((rc = build(net)))
+		goto free_net;
+	ao.lr = cfg->lr;
+	ao.weight_decay = cfg->weight_decay;
+	net->adam = ss_adam_new(net->p->n, &ao);
+	if (!net->adam) {
+		rc = SS_ENOMEM;
+		goto free_net;
+	}
+	for (int t = 0; t < net->nworkers; t++) {
+		struct worker *w = &net->w[t];
+
+		if (t) {
+			/* same layers (offsets), own state */
+			*w = net->w[0];
+			w->arena = NULL;
+			w->g = calloc(net->p->n, sizeof(float));
+			if (!w->g) {
+				rc = ss_error_code(SS_ENOMEM, "out of memory for worker gradients");
+				goto free_net;
+			}
+		}
+		w->arena = ss_nn_arena_new();
+		if (!w->arena) {
+			rc = SS_ENOMEM;
+			goto free_net;
+		}
+	}
+	*out = net;
+	return 0;
+
+free_net:
+	ss_patchnet_net_free(net);
+	return rc;
+}
+
+void ss_patchnet_net_free(ss_patchnet_net *net)
+{
+	if (!net)
+		return;
+	for (int t = 0; t < net->nworkers; t++) {
+		ss_nn_arena_free(net->w[t].arena);
+		if (t)
+			free(net->w[t].g);
+	}
+	ss_adam_free(net->adam);
+	ss_params_free(net->p);
+	free(net);
+}
+
+const ss_patchnet_config *ss_patchnet_net_config(const ss_patchnet_net *net)
+{
+	return &net->cfg;
+}
+
+ss_params *ss_patchnet_net_params(ss_patchnet_net *net)
+{
+	return net->p;
+}
+
+static ss_nn_ctx worker_ctx(const ss_patchnet_net *net, struct worker *w, float *g)
+{
+	ss_nn_ctx c = { .w = net->p->w, .g = g, .arena = w->arena, .rng = &w->rng,
+			.train = w->train };
+
+	return c;
+}
+
+#define ALLOC_INTS(ar, n) ((int *)ss_nn_arena_alloc((ar), (size_t)(n) * sizeof(int)))
+
+/* Compact side s of examples [first, first + n) of b into w->s[s]. */
+static int compact_side(struct worker *w, const ss_patchnet_batch *b, int s)
+{
+	struct side *sd = &w->s[s];
+	ss_nn_arena *ar = w->arena;
+	int nl = 0, nh = 0, tl = 2, lmax = 2, hmax = 1, li = 0, hr = 0;
+
+	for (int i = 0; i < w->n; i++) {
+		int hunks = 0;
+
+		for (int f = 0; f < b->files; f++)
+			for (int h = 0; h < b->hunks; h++) {
+				int lines = 0;
+
+				for (int l = 0; l < b->lines; l++) {
+					const int32_t *ids = b->code[s] +
+						line_offset(b, w->first + i, f, h, l);
+					int len = leading(ids, b->tokens);
+
+					if (len) {
+						lines++;
+						tl = len > tl ? len : tl;
+					}
+				}
+				if (lines) {
+					nl += lines;
+					nh++;
+					hunks++;
+					lmax = lines > lmax ? lines : lmax;
+				}
+			}
+		hmax = hunks > hmax ? hunks : hmax;
+	}
+	sd->nl = nl;
+	sd->tl = tl;
+	sd->nh = nh;
+	sd->lmax = lmax;
+	sd->hmax = hmax;
+	sd->line_ids = ss_nn_arena_alloc(ar, (size_t)nl * tl * sizeof(int32_t));
+	sd->line_n = ALLOC_INTS(ar, nl);
+	sd->line_row = ALLOC_INTS(ar, nl);
+	sd->hunk_n = ALLOC_INTS(ar, nh);
+	sd->hunk_where = ALLOC_INTS(ar, (size_t)nh * 3);
+	sd->hunk_line = ALLOC_INTS(ar, (size_t)nh * lmax);
+	sd->side_n = ALLOC_INTS(ar, w->n);
+	sd->side_row = ALLOC_INTS(ar, (size_t)w->n * hmax);
+	if (!sd->line_ids || !sd->line_n || !sd->line_row || !sd->hunk_n || !sd->hunk_where ||
+	    !sd->hunk_line || !sd->side_n || !sd->side_row)
+		return SS_ENOMEM;
+	for (size_t k = 0; k < (size_t)nl * tl; k++)
+		sd->line_ids[k] = -1;
+	for (int i = 0; i < w->n; i++) {
+		sd->side_n[i] = 0;
+		for (int f = 0; f < b->files; f++)
+			for (int h = 0; h < b->hunks; h++) {
+				int k = 0;
+
+				for (int l = 0; l < b->lines; l++) {
+					const int32_t *ids = b->code[s] +
+						line_offset(b, w->first + i, f, h, l);
+					int len = leading(ids, b->tokens);
+
+					if (!len)
+						continue;
+					memcpy(sd->line_ids + (size_t)li * tl, ids, len * sizeof(int32_t));
+					sd->line_n[li] = len;
+					sd->line_row[li] = hr * lmax + k;
+					sd->hunk_line[hr * lmax + k] = l;
+					li++;
+					k++;
+				}
+				if (!k)
+					continue;
+				sd->hunk_n[hr] = k;
+				sd->hunk_where[hr * 3] = i;
+				sd->hunk_where[hr * 3 + 1] = f;
+				sd->hunk_where[hr * 3 + 2] = h;
+				sd->side_row[i * hmax + sd->side_n[i]++] = hr;
+				hr++;
+			}
+	}
+	return 0;
+}
+
+static int side_forward(struct worker *w, const ss_nn_ctx *c, const ss_patchnet_batch *b,
+			int s, int f2)
+{
+	struct side *sd = &w->s[s];
+	int e = w->code_emb.out, rc;
+
+	if ((rc = compact_side(w, b, s)))
+		return rc;
+	sd->line_e = ss_nn_arena_floats(w->arena, (size_t)sd->nl * sd->tl * e);
+	sd->hunk_x = ss_nn_arena_zeros(w->arena, (size_t)sd->nh * sd->lmax * f2);
+	sd->side_x = ss_nn_arena_zeros(w->arena, (size_t)w->n * sd->hmax * f2);
+	sd->side_y = ss_nn_arena_floats(w->arena, (size_t)w->n * f2);
+	if (!sd->line_e || !sd->hunk_x || !sd->side_x || !sd->side_y)
+		return SS_ENOMEM;
+	w->code_emb.t = sd->tl;
+	if ((rc = ss_layer_forward(&w->code_emb, c, sd->nl, sd->line_ids, sd->line_e)) ||
+	    (rc = cblock_forward(&w->line[s], c, sd->nl, sd->tl, sd->line_e, sd->line_n)))
+		return rc;
+	for (int li = 0; li < sd->nl; li++)
+		memcpy(sd->hunk_x + (size_t)sd->line_row[li] * f2,
+		       w->line[s].out + (size_t)li * f2, f2 * sizeof(float));
+	if ((rc = cblock_forward(&w->hunk[s], c, sd->nh, sd->lmax, sd->hunk_x, sd->hunk_n)))
+		return rc;
+	for (int i = 0; i < w->n; i++)
+		for (int k = 0; k < sd->side_n[i]; k++)
+			memcpy(sd->side_x + ((size_t)i * sd->hmax + k) * f2,
+			       w->hunk[s].out + (size_t)sd->side_row[i * sd->hmax + k] * f2,
+			       f2 * sizeof(float));
+	w->side_pool[s].t = sd->hmax;
+	w->side_pool[s].len = sd->side_n;
+	return ss_layer_forward(&w->side_pool[s], c, w->n, sd->side_x, sd->side_y);
+}
+
+/* Forward over examples [first, first + n) of b; wscale scales the example
+ * weights so that the losses of a batch's shares add up to its loss. */
+static int worker_forward(const ss_patchnet_net *net, struct worker *w,
+			  const ss_patchnet_batch *b, int first, int n, int train,
+			  float wscale)
+{
+	const ss_patchnet_config *cfg = &net->cfg;
+	int f2 = 2 * cfg->filters, e = cfg->embed, hid = cfg->hidden;
+	ss_nn_ctx c;
+	const float *parts[3];
+	int dims[3] = { f2, f2, f2 };
+	int rc;
+
+	ss_nn_arena_reset(w->arena);
+	w->b = b;
+	w->first = first;
+	w->n = n;
+	w->train = train;
+	c = worker_ctx(net, w, w->g);
+
+	/* message */
+	w->msg_n = ALLOC_INTS(w->arena, n);
+	w->weight = ss_nn_arena_floats(w->arena, n);
+	if (!w->msg_n || !w->weight)
+		return SS_ENOMEM;
+	w->tm = 2;
+	for (int i = 0; i < n; i++) {
+		w->msg_n[i] = leading(b->msg + (size_t)(first + i) * b->msg_len, b->msg_len);
+		w->tm = w->msg_n[i] > w->tm ? w->msg_n[i] : w->tm;
+		w->weight[i] = b->weight[first + i] * wscale;
+	}
+	w->msg_ids = ss_nn_arena_alloc(w->arena, (size_t)n * w->tm * sizeof(int32_t));
+	w->msg_e = ss_nn_arena_floats(w->arena, (size_t)n * w->tm * e);
+	if (!w->msg_ids || !w->msg_e)
+		return SS_ENOMEM;
+	for (int i = 0; i < n; i++) {
+		int32_t *dst = w->msg_ids + (size_t)i * w->tm;
+
+		memcpy(dst, b->msg + (size_t)(first + i) * b->msg_len, w->msg_n[i] * sizeof(int32_t));
+		for (int k = w->msg_n[i]; k < w->tm; k++)
+			dst[k] = -1;
+	}
+	w->msg_emb.t = w->tm;
+	if ((rc = ss_layer_forward(&w->msg_emb, &c, n, w->msg_ids, w->msg_e)) ||
+	    (rc = cblock_forward(&w->msg, &c, n, w->tm, w->msg_e, w->msg_n)))
+		return rc;
+
+	/* code */
+	for (int s = 0; s < 2; s++)
+		if ((rc = side_forward(w, &c, b, s, f2)))
+			return rc;
+
+	/* head */
+	w->feat = ss_nn_arena_floats(w->arena, (size_t)n * 3 * f2);
+	w->h1 = ss_nn_arena_floats(w->arena, (size_t)n * hid);
+	w->h1r = ss_nn_arena_floats(w->arena, (size_t)n * hid);
+	w->h1d = ss_nn_arena_floats(w->arena, (size_t)n * hid);
+	w->z = ss_nn_arena_floats(w->arena, n);
+	w->prob = ss_nn_arena_floats(w->arena, n);
+	if (!w->feat || !w->h1 || !w->h1r || !w->h1d || !w->z || !w->prob)
+		return SS_ENOMEM;
+	parts[0] = w->msg.out;
+	parts[1] = w->s[0].side_y;
+	parts[2] = w->s[1].side_y;
+	ss_nn_concat_forward(w->feat, n, 3, parts, dims);
+	w->loss.target = b->label + first;
+	w->loss.weight = w->weight;
+	if ((rc = ss_layer_forward(&w->fc1, &c, n, w->feat, w->h1)) ||
+	    (rc = ss_layer_forward(&w->relu1, &c, n, w->h1, w->h1r)) ||
+	    (rc = ss_layer_forward(&w->drop, &c, n, w->h1r, w->h1d)) ||
+	    (rc = ss_layer_forward(&w->fc2, &c, n, w->h1d, w->z)) ||
+	    (rc = ss_layer_forward(&w->loss, &c, n, w->z, w->prob)))
+		return rc;
+	w->loss_val = w->loss.loss;
+	return 0;
+}
+
+static int side_backward(struct worker *w, const ss_nn_ctx *c, int s, int f2,
+			 const float *dside)
+{
+	struct side *sd = &w->s[s];
+	int e = w->code_emb.out, rc;
+	float *dside_x = ss_nn_arena_zeros(w->arena, (size_t)w->n * sd->hmax * f2);
+	float *dhunk = ss_nn_arena_zeros(w->arena, (size_t)sd->nh * f2);
+	float *dhunk_x = ss_nn_arena_zeros(w->arena, (size_t)sd->nh * sd->lmax * f2);
+	float *dline = ss_nn_arena_zeros(w->arena, (size_t)sd->nl * f2);
+	float *dline_e = ss_nn_arena_zeros(w->arena, (size_t)sd->nl * sd->tl * e);
+
+	if (!dside_x || !dhunk || !dhunk_x || !dline || !dline_e)
+		return SS_ENOMEM;
+	if ((rc = ss_layer_backward(&w->side_pool[s], c, w->n, sd->side_x, sd->side_y, dside,
+				    dside_x)))
+		return rc;
+	for (int i = 0; i < w->n; i++)
+		for (int k = 0; k < sd->side_n[i]; k++) {
+			const float *src = dside_x + ((size_t)i * sd->hmax + k) * f2;
+			float *dst = dhunk + (size_t)sd->side_row[i * sd->hmax + k] * f2;
+
+			for (int j = 0; j < f2; j++)
+				dst[j] += src[j];
+		}
+	if ((rc = cblock_backward(&w->hunk[s], c, dhunk, dhunk_x)))
+		return rc;
+	for (int li = 0; li < sd->nl; li++) {
+		const float *src = dhunk_x + (size_t)sd->line_row[li] * f2;
+		float *dst = dline + (size_t)li * f2;
+
+		for (int j = 0; j < f2; j++)
+			dst[j] += src[j];
+	}
+	if ((rc = cblock_backward(&w->line[s], c, dline, dline_e)))
+		return rc;
+	return ss_layer_backward(&w->code_emb, c, sd->nl, sd->line_ids, sd->line_e, dline_e, NULL);
+}
+
+/* Backward of the last worker_forward into g (NULL: input gradients only,
+ * dfeat_out gets dL/dfeat when not NULL and the loss is replaced by the
+ * logit itself). */
+static int worker_backward(const ss_patchnet_net *net, struct worker *w, float *g,
+			   float *dfeat_out)
+{
+	int n = w->n, f2 = 2 * net->cfg.filters, hid = net->cfg.hidden;
+	ss_nn_ctx c = worker_ctx(net, w, g);
+	float *dz = ss_nn_arena_zeros(w->arena, n);
+	float *dh1d = ss_nn_arena_zeros(w->arena, (size_t)n * hid);
+	float *dh1r = ss_nn_arena_zeros(w->arena, (size_t)n * hid);
+	float *dh1 = ss_nn_arena_zeros(w->arena, (size_t)n * hid);
+	float *dfeat = dfeat_out ? dfeat_out : ss_nn_arena_zeros(w->arena, (size_t)n * 3 * f2);
+	float *dpart[3];
+	int dims[3] = { f2, f2, f2 };
+	float *dmsg_e;
+	int rc;
+
+	if (!dz || !dh1d || !dh1r || !dh1 || !dfeat)
+		return SS_ENOMEM;
+	if (dfeat_out) {
+		for (int i = 0; i < n; i++)
+			dz[i] = 1.0f;
+	} else if ((rc = ss_layer_backward(&w->loss, &c, n, w->z, w->prob, NULL, dz))) {
+		return rc;
+	}
+	if ((rc = ss_layer_backward(&w->fc2, &c, n, w->h1d, w->z, dz, dh1d)) ||
+	    (rc = ss_layer_backward(&w->drop, &c, n, w->h1r, w->h1d, dh1d, dh1r)) ||
+	    (rc = ss_layer_backward(&w->relu1, &c, n, w->h1, w->h1r, dh1r, dh1)) ||
+	    (rc = ss_layer_backward(&w->fc1, &c, n, w->feat, w->h1, dh1, dfeat)))
+		return rc;
+	if (dfeat_out)
+		return 0;
+	for (int k = 0; k < 3; k++) {
+		dpart[k] = ss_nn_arena_zeros(w->arena, (size_t)n * f2);
+		if (!dpart[k])
+			return SS_ENOMEM;
+	}
+	ss_nn_concat_backward(dpart, n, 3, dims, dfeat);
+	dmsg_e = ss_nn_arena_zeros(w->arena, (size_t)n * w->tm * net->cfg.embed);
+	if (!dmsg_e)
+		return SS_ENOMEM;
+	if ((rc = cblock_backward(&w->msg, &c, dpart[0], dmsg_e)) ||
+	    (rc = ss_layer_backward(&w->msg_emb, &c, n, w->msg_ids, w->msg_e, dmsg_e, NULL)))
+		return rc;
+	for (int s = 0; s < 2; s++)
+		if ((rc = side_backward(w, &c, s, f2, dpart[1 + s])))
+			return rc;
+	return 0;
+}
+
+static void seed_dropout(ss_patchnet_net *net, int t)
+{
+	/* one stream per (seed, step, worker): reproducible for a thread count */
+	ss_rng_seed(&net->w[t].rng, net->cfg.seed * 0x9e3779b97f4a7c15ULL ^
+		    ((uint64_t)net->step << 8) ^ (uint64_t)t);
+}
+
+int ss_patchnet_net_forward(ss_patchnet_net *net, const ss_patchnet_batch *b,
+			    float *prob, int train, double *loss)
+{
+	struct worker *w = &net->w[0];
+	int rc;
+
+	if (b->n < 0 || b->n > b->cap)
+		return ss_error_code(SS_EINVALID, "patchnet batch has %d of %d examples", b->n, b->cap);
+	seed_dropout(net, 0);
+	if ((rc = worker_forward(net, w, b, 0, b->n, train, 1.0f)))
+		return rc;
+	if (prob)
+		memcpy(prob, w->prob, (size_t)b->n * sizeof(float));
+	if (loss)
+		*loss = w->loss_val;
+	return 0;
+}
+
+int ss_patchnet_net_backward(ss_patchnet_net *net, const ss_patchnet_batch *b)
+{
+	if (net->w[0].b != b || net->w[0].n != b->n)
+		return ss_error_code(SS_EINVALID, "patchnet backward without its forward");
+	return worker_backward(net, &net->w[0], net->p->g, NULL);
+}
+
+int ss_patchnet_net_predict(ss_patchnet_net *net, const ss_patchnet_batch *b, float *prob)
+{
+	return ss_patchnet_net_forward(net, b, prob, 0, NULL);
+}
+
+struct step_arg {
+	ss_patchnet_net *net;
+	const ss_patchnet_batch *b;
+	int nw;
+};
+
+static int step_share(void *arg, int t)
+{
+	struct step_arg *a = arg;
+	ss_patchnet_net *net = a->net;
+	struct worker *w = &net->w[t];
+	int n = a->b->n, first = (int)((long)n * t / a->nw);
+	int last = (int)((long)n * (t + 1) / a->nw);
+	int rc;
+
+	if (t)
+		memset(w->g, 0, net->p->n * sizeof(float));
+	w->loss_val = 0.0;
+	if (last == first)
+		return 0;
+	seed_dropout(net, t);
+	if ((rc = worker_forward(net, w, a->b, first, last - first, 1,
+				 (float)(last - first) / (float)n)))
+		return rc;
+	return worker_backward(net, w, t ? w->g : net->p->g, NULL);
+}
+
+int ss_patchnet_net_train_step(ss_patchnet_net *net, const ss_patchnet_batch *b, double *loss)
+{
+	struct step_arg a = { net, b, net->nworkers };
+	double total = 0.0;
+	int rc;
+
+	if (b->n <= 0 || b->n > b->cap)
+		return ss_error_code(SS_EINVALID, "patchnet batch has %d of %d examples", b->n, b->cap);
+	ss_nn_set_blas_threads(net->cfg.data_parallel || net->cfg.threads < 1 ? 1 :
+			       net->cfg.threads);
+	if (a.nw > b->n)
+		a.nw = b->n;
+	ss_params_zero_grad(net->p);
+	if ((rc = ss_model_parallel(a.nw, step_share, &a)))
+		return rc;
+	for (int t = 0; t < a.nw; t++) {
+		total += net->w[t].loss_val;
+		if (t)
+			for (size_t k = 0; k < net->p->n; k++)
+				net->p->g[k] += net->w[t].g[k];
+	}
+	net->step++;
+	if (loss)
+		*loss = total;
+	return ss_adam_step(net->adam, net->p);
+}
+
+/* ---- explanations ------------------------------------------------------ */
+
+struct credit {
+	float contrib, abs;
+};
+
+static int cmp_hit(const void *a, const void *b)
+{
+	const ss_patchnet_hit *x = a, *y = b;
+
+	if (x->share != y->share)
+		return x->share > y->share ? -1 : 1;
+	if (x->side != y->side)
+		return x->side - y->side;
+	if (x->file != y->file)
+		return x->file - y->file;
+	if (x->hunk != y->hunk)
+		return x->hunk - y->hunk;
+	return x->pos - y->pos;
+}
+
+/* Spread contribution v over window positions first .. first + width - 1
+ * that are below valid. */
+static void spread(struct credit *cr, int first, int width, int valid, float v)
+{
+	int k = first + width > valid ? valid - first : width;
+
+	if (k <= 0)
+		return;
+	for (int j = 0; j < k; j++) {
+		cr[first + j].contrib += v / k;
+		cr[first + j].abs += (v < 0 ? -v : v) / k;
+	}
+}
+
+int ss_patchnet_net_explain(ss_patchnet_hit *out, size_t cap, size_t *n, float *prob,
+			    ss_patchnet_net *net, const ss_patchnet_batch *b, int i)
+{
+	const ss_patchnet_config *cfg = &net->cfg;
+	struct worker *w = &net->w[0];
+	int f = cfg->filters, f2 = 2 * f;
+	size_t nmsg = (size_t)b->msg_len, per_side = (size_t)b->files * b->hunks * b->lines;
+	size_t nslots = nmsg + 2 * per_side, found = 0;
+	struct credit *cr;
+	ss_patchnet_hit *hits;
+	float *dfeat;
+	double total = 0.0;
+	int rc;
+
+	*n = 0;
+	if (i < 0 || i >= b->n)
+		return ss_error_code(SS_EINVALID, "no example %d in a batch of %d", i, b->n);
+	if ((rc = worker_forward(net, w, b, i, 1, 0, 1.0f)))
+		return rc;
+	if (prob)
+		*prob = w->prob[0];
+	dfeat = ss_nn_arena_zeros(w->arena, (size_t)3 * f2);
+	cr = ss_nn_arena_alloc(w->arena, nslots * sizeof(*cr));
+	if (!dfeat || !cr)
+		return SS_ENOMEM;
+	memset(cr, 0, nslots * sizeof(*cr));
+	/* dlogit/dfeat: gradient x input credits each pooled feature */
+	if ((rc = worker_backward(net, w, NULL, dfeat)))
+		return rc;
+	for (int j = 0; j < 3 * f2; j++) {
+		float v = w->feat[j] * dfeat[j];
+		int part = j / f2, jj = j % f2, width = jj / f;
+
+		if (w->feat[j] <= 0.0f || v == 0.0f)
+			continue;   /* a ReLU-zeroed feature carries nothing */
+		if (part == 0) {
+			int s = w->msg.pool[width].argmax[jj % f];
+
+			if (s >= 0)
+				spread(cr, s, width + 1, w->msg_n[0], v);
+		} else {
+			struct side *sd = &w->s[part - 1];
+			int k = w->side_pool[part - 1].argmax[jj], hr, ls, fl, hk;
+			struct credit *base;
+
+			if (k < 0)
+				continue;
+			hr = sd->side_row[k];
+			ls = w->hunk[part - 1].pool[width].argmax[(size_t)hr * f + jj % f];
+			if (ls < 0)
+				continue;
+			fl = sd->hunk_where[hr * 3 + 1];
+			hk = sd->hunk_where[hr * 3 + 2];
+			base = cr + nmsg + (size_t)(part - 1) * per_side +
+			       ((size_t)fl * b->hunks + hk) * b->lines;
+			/* line slots of the window, mapped back to line indices */
+			for (int q = 0; q <= width && ls + q < sd->hunk_n[hr]; q++) {
+				int l = sd->hunk_line[hr * sd->lmax + ls + q];
+				int k2 = ls + width < sd->hunk_n[hr] ? width + 1 : sd->hunk_n[hr] - ls;
+
+				spread(base, l, 1, b->lines, v / k2);
+			}
+		}
+	}
+	for (size_t k = 0; k < nslots; k++) {
+		total += cr[k].abs;
+		found += cr[k].abs > 0.0f;
+	}
+	hits = ss_nn_arena_alloc(w->arena, (found ? found : 1) * sizeof(*hits));
+	if (!hits)
+		return SS_ENOMEM;
+	found = 0;
+	for (size_t k = 0; k < nslots; k++) {
+		ss_patchnet_hit *h = &hits[found];
+
+		if (cr[k].abs <= 0.0f)
+			continue;
+		if (k < nmsg) {
+			*h = (ss_patchnet_hit){ -1, -1, -1, (int)k, 0, 0 };
+		} else {
+			size_t r = k - nmsg, q = r % per_side;
+
+			h->side = (int)(r / per_side);
+			h->file = (int)(q / ((size_t)b->hunks * b->lines));
+			h->hunk = (int)(q / b->lines % b->hunks);
+			h->pos = (int)(q % b->lines);
+		}
+		h->share = (float)(cr[k].abs / total);
+		h->contrib = cr[k].contrib;
+		found++;
+	}
+	qsort(hits, found, sizeof(*hits), cmp_hit);
+	if (cap)
+		memcpy(out, hits, (found < cap ? found : cap) * sizeof(*hits));
+	*n = found;
+	return 0;
+}

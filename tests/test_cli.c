@@ -1,0 +1,211 @@
+/*
+ * test_cli.c - the stablesel binary: command table, help, exit codes,
+ * one-line errors, no half-written outputs, the labeler on a git stable
+ * branch, and log on this project's own repository.
+ */
+#include "testutil.h"
+
+static char *tmp;
+
+/* Run "./stablesel ARGS" with stdout and stderr in tmp/out and tmp/err. */
+static int ss(const char *args)
+{
+	return test_run("./stablesel %s >'%s/out' 2>'%s/err'", args, tmp, tmp);
+}
+
+static char *slurp(const char *name)
+{
+	char path[600];
+	char *s;
+
+	snprintf(path, sizeof(path), "%s/%s", tmp, name);
+	s = test_read_file(path, NULL);
+	assert_non_null(s);
+	return s;
+}
+
+static int lines(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+static void test_help_version_usage(void **state)
+{
+	char *s;
+
+	(void)state;
+	assert_int_equal(ss("--version"), 0);
+	s = slurp("out");
+	assert_non_null(strstr(s, "stablesel "));
+	assert_non_null(strstr(s, "libgit2 1."));
+	free(s);
+	assert_int_equal(ss("help label"), 0);
+	s = slurp("out");
+	assert_non_null(strstr(s, "usage: stablesel label --stable SOURCE"));
+	free(s);
+	assert_int_equal(ss("nosuchcommand"), 129);
+	assert_int_equal(ss("log --bogus x"), 129);
+	s = slurp("err");
+	assert_non_null(strstr(s, "error: unknown option '--bogus'"));
+	free(s);
+	assert_int_equal(ss("label"), 129);
+	assert_int_equal(ss(""), 129);
+}
+
+static void test_bad_input(void **state)
+{
+	char cmd[1024], *s;
+
+	(void)state;
+	/* a missing file: one line, exit 128 */
+	assert_int_equal(ss("log /nonexistent/x.mbox"), 128);
+	s = slurp("err");
+	assert_string_equal(s, "fatal: cannot open '/nonexistent/x.mbox': No such file or directory\n");
+	free(s);
+
+	/* a missing repository, a bad revision */
+	assert_int_equal(ss("log --repo /nonexistent/repo"), 128);
+	s = slurp("err");
+	assert_int_equal(lines(s), 1);
+	assert_non_null(strstr(s, "/nonexistent/repo"));
+	free(s);
+	snprintf(cmd, sizeof(cmd), "log --repo . --rev no-such-rev-xyz");
+	assert_int_equal(ss(cmd), 128);
+	s = slurp("err");
+	assert_int_equal(lines(s), 1);
+	assert_non_null(strstr(s, "no-such-rev-xyz"));
+	free(s);
+
+	/* a label run that fails leaves no output file behind */
+	snprintf(cmd, sizeof(cmd), "label --stable /nonexistent/s.mbox -o '%s/labels.tsv'", tmp);
+	assert_int_equal(ss(cmd), 128);
+	assert_int_equal(test_run("ls '%s' | grep -q labels", tmp), 1);
+
+	/* a truncated zstd mbox: what was read is printed, one error, exit 128 */
+	assert_int_equal(test_run("printf 'From 1111111111111111111111111111111111111111 Mon Sep 17 00:00:00 2001\\n"
+				  "From: A <a@b>\\nDate: Mon, 1 Jan 2024 10:00:00 +0000\\nSubject: [PATCH] x\\n\\n"
+				  "body\\n' | zstd -q > '%s/m.zst' && head -c 40 '%s/m.zst' > '%s/cut.zst'",
+				  tmp, tmp, tmp), 0);
+	snprintf(cmd, sizeof(cmd), "log '%s/m.zst'", tmp);
+	assert_int_equal(ss(cmd), 0);
+	s = slurp("out");
+	assert_int_equal(lines(s), 1);
+	free(s);
+	snprintf(cmd, sizeof(cmd), "log '%s/cut.zst'", tmp);
+	assert_int_equal(ss(cmd), 128);
+	s = slurp("err");
+	assert_int_equal(lines(s), 1);
+	assert_non_null(strstr(s, "cut.zst' is"));
+	free(s);
+
+	/* a malformed message is reported, skipped, and the exit code is 1 */
+	assert_int_equal(test_run("printf 'From 1111111111111111111111111111111111111111 Mon Sep 17 00:00:00 2001\\n"
+				  "From: A <a@b>\\nSubject: [PATCH] no date\\n\\nbody\\n\\n"
+				  "From 2222222222222222222222222222222222222222 Mon Sep 17 00:00:00 2001\\n"
+				  "From: A <a@b>\\nDate: Mon, 1 Jan 2024 10:00:00 +0000\\nSubject: [PATCH] ok\\n\\n"
+				  "body\\n' > '%s/bad.mbox'", tmp), 0);
+	snprintf(cmd, sizeof(cmd), "log - < '%s/bad.mbox'", tmp);
+	assert_int_equal(ss(cmd), 1);
+	s = slurp("err");
+	assert_int_equal(lines(s), 1);
+	assert_non_null(strstr(s, "message 1 skipped: no author date"));
+	free(s);
+	s = slurp("out");
+	assert_int_equal(lines(s), 1);
+	assert_non_null(strstr(s, "2222222222222222222222222222222222222222"));
+	free(s);
+
+	/* a non-UTF-8 header and random bytes do not stop the run */
+	assert_int_equal(test_run("printf 'From 3333333333333333333333333333333333333333 Mon Sep 17 00:00:00 2001\\n"
+				  "From: J\\366rg <j@b>\\nDate: Mon, 1 Jan 2024 10:00:00 +0000\\nSubject: [PATCH] caf\\351\\n\\n"
+				  "body\\n' > '%s/latin.mbox' && head -c 100000 /dev/urandom >> '%s/latin.mbox'",
+				  tmp, tmp), 0);
+	snprintf(cmd, sizeof(cmd), "log '%s/latin.mbox'", tmp);
+	assert_true(ss(cmd) <= 1);
+	s = slurp("out");
+	assert_true(lines(s) >= 1);
+	assert_non_null(strstr(s, "3333333333333333333333333333333333333333"));
+	free(s);
+}
+
+static void test_log_own_repository(void **state)
+{
+	char cmd[1024];
+	int rc;
+
+	(void)state;
+	if (test_run("git rev-parse --git-dir >/dev/null 2>&1") != 0) {
+		printf("SKIP: not in a git checkout\n");
+		skip();
+	}
+	/* the ids of "stablesel log --repo ." are those of git log --no-merges */
+	snprintf(cmd, sizeof(cmd),
+		 "./stablesel log --no-diff --repo . | sed 's/^{\"id\":\"\\([0-9a-f]*\\)\".*/\\1/' > '%s/ours' && "
+		 "git log --no-merges --reverse --topo-order --format=%%H > '%s/git' && "
+		 "sort '%s/ours' > '%s/ours.s' && sort '%s/git' > '%s/git.s' && "
+		 "cmp -s '%s/ours.s' '%s/git.s' && test -s '%s/ours'",
+		 tmp, tmp, tmp, tmp, tmp, tmp, tmp, tmp, tmp);
+	rc = test_run("%s", cmd);
+	assert_int_equal(rc, 0);
+}
+
+static void test_label_git(void **state)
+{
+	char cmd[2048], *s;
+
+	(void)state;
+	/* mainline + stable-1.y (cherry-pick -x, "commit <sha> upstream.") +
+	 * stable-2.y, built by tests/gitrepo.sh */
+	assert_int_equal(test_run("tests/gitrepo.sh '%s/repo' >/dev/null 2>&1", tmp), 0);
+	snprintf(cmd, sizeof(cmd), "label --stable '%s/repo' --branches 'stable-*' --upstream-ref main -o '%s/labels.tsv'",
+		 tmp, tmp);
+	assert_int_equal(ss(cmd), 0);
+	s = slurp("labels.tsv");
+	assert_int_equal(lines(s), 4); /* header + three upstream commits */
+	free(s);
+	/* each labelled sha is the mainline commit with that subject */
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s/repo' && for s in 'fix null dereference' 'fix leak on error path' 'fix use after free'; do "
+		 "git log main --format='%%H %%s' | grep \"$s\" | cut -d' ' -f1; done > ../want && "
+		 "cut -f1 ../labels.tsv | tail -n +2 | sort > ../got && sort ../want | cmp -s - ../got",
+		 tmp);
+	assert_int_equal(test_run("%s", cmd), 0);
+	/* branch lists */
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s/repo' && n=$(git log main --format='%%H %%s' | grep 'fix null dereference' | cut -d' ' -f1) && "
+		 "grep \"^$n\t1\tstable-1.y$\" ../labels.tsv >/dev/null && "
+		 "u=$(git log main --format='%%H %%s' | grep 'fix use after free' | cut -d' ' -f1) && "
+		 "grep \"^$u\t1\tstable-2.y$\" ../labels.tsv >/dev/null", tmp);
+	assert_int_equal(test_run("%s", cmd), 0);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	tmp = test_tmpdir();
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	test_run("rm -rf '%s'", tmp);
+	free(tmp);
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_help_version_usage),
+		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_log_own_repository),
+		cmocka_unit_test(test_label_git),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

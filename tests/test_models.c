@@ -1,0 +1,553 @@
+/*
+ * test_models.c - the models on hand-made commits: the keyword and tag
+ * rules, liblinear and the MLP fitting a separable set, the MLP's whole
+ * loss gradient against finite differences, bit-identical MLP training for
+ * a seed, explanations, save -> load -> identical scores, and refusal of
+ * truncated, corrupt and foreign model files.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <git2.h>
+
+#include "commit/commit.h"
+#include "models/impl.h"
+#include "models/model.h"
+#include "util/error.h"
+
+/* ---- hand-made commits (built as a source builds them) ---------------- */
+
+typedef struct {
+	const char *path;
+	const char *func;           /* hunk function context, or NULL */
+	const char *const *lines;   /* "+text", "-text", " text"; NULL-terminated */
+	ss_file_status status;
+} tc_file;
+
+static ss_commit *tc_commit(const char *id, const char *author_email, long long time,
+				   const char *msg, const tc_file *files, size_t nfiles)
+{
+	ss_commit *c = ss_commit_new();
+	size_t i;
+
+	if (!c)
+		return NULL;
+	snprintf(c->id, sizeof(c->id), "%s", id);
+	c->author.name = "Author";
+	c->author.email = ss_arena_strdup(c->arena, author_email);
+	c->author.time = time;
+	c->committer = c->author;
+	c->committer.email = "maintainer@example.org";
+	if (ss_commit_set_message(c, msg, strlen(msg))) {
+		ss_commit_free(c);
+		return NULL;
+	}
+	c->files = ss_arena_calloc(c->arena, nfiles ? nfiles : 1, sizeof(*c->files));
+	c->nfiles = nfiles;
+	for (i = 0; i < nfiles; i++) {
+		ss_file *f = &c->files[i];
+		ss_hunk *h;
+		size_t n = 0, k;
+
+		while (files[i].lines && files[i].lines[n])
+			n++;
+		f->status = files[i].status;
+		f->old_path = f->status == SS_FILE_ADDED ? NULL : ss_arena_strdup(c->arena, files[i].path);
+		f->new_path = f->status == SS_FILE_DELETED ? NULL : ss_arena_strdup(c->arena, files[i].path);
+		f->hunks = h = ss_arena_calloc(c->arena, 1, sizeof(*h));
+		f->nhunks = 1;
+		h->func = files[i].func ? files[i].func : "";
+		h->lines = ss_arena_calloc(c->arena, n ? n : 1, sizeof(*h->lines));
+		h->nlines = n;
+		for (k = 0; k < n; k++) {
+			const char *t = files[i].lines[k];
+
+			h->lines[k].origin = t[0];
+			h->lines[k].text = t + 1;
+			h->lines[k].len = (uint32_t)strlen(t + 1);
+			if (t[0] == '+')
+				h->added++;
+			else if (t[0] == '-')
+				h->removed++;
+		}
+		f->added = h->added;
+		f->removed = h->removed;
+		c->added += f->added;
+		c->removed += f->removed;
+	}
+	return c;
+}
+
+
+/* ---- a synthetic history ---------------------------------------------- */
+
+static uint64_t rs = 0x9e3779b97f4a7c15ULL;
+
+static uint32_t rnd(void)
+{
+	rs ^= rs << 13;
+	rs ^= rs >> 7;
+	rs ^= rs << 17;
+	return (uint32_t)(rs >> 11);
+}
+
+static const char *const noise[] = {
+	"queue", "port", "device", "driver", "config", "memory", "packet", "table",
+	"offload", "stats", "link", "flow", "ring", "buffer", "timer", "cache",
+};
+
+static const char *const fix_lines[] = {
+	"+	if (!p)", "+		return -EINVAL;", "-	kfree(p);", "+	spin_unlock(&l);", NULL
+};
+static const char *const feature_lines[] = {
+	"+static int new_thing(void)", "+{", "+	return 0;", "+}", NULL
+};
+
+/* A fix (label 1) touches drivers/ and says crash; a feature does not. */
+static ss_commit *synth(size_t i, int label, char *id)
+{
+	char msg[512];
+	tc_file f;
+	const char *w1 = noise[rnd() % 16], *w2 = noise[rnd() % 16];
+
+	snprintf(id, 41, "%040zx", i + 1);
+	if (label) {
+		snprintf(msg, sizeof(msg),
+			 "net/foo: avoid crash on %s\n\nThe %s %s crashed on a NULL pointer.\n\n"
+			 "Signed-off-by: Dev %zu <dev%zu@example.org>\n", w1, w1, w2, i % 7, i % 7);
+		f = (tc_file){ "drivers/net/foo/main.c", "int foo_rx(void)", fix_lines, SS_FILE_MODIFIED };
+	} else {
+		snprintf(msg, sizeof(msg),
+			 "lib/bar: add %s support\n\nThis adds %s %s handling.\n\n"
+			 "Signed-off-by: Dev %zu <dev%zu@example.org>\n", w1, w1, w2, i % 5, i % 5);
+		f = (tc_file){ "lib/bar/new.c", NULL, feature_lines, SS_FILE_ADDED };
+	}
+	return tc_commit(id, label ? "fixer@example.org" : "builder@example.org",
+			 1600000000LL + (long long)i * 3600, msg, &f, 1);
+}
+
+/* n commits, about a quarter positive, oldest first. */
+static ss_dataset *synth_dataset(size_t n, uint32_t hash_bits)
+{
+	ss_feat_options o = SS_FEAT_OPTIONS_INIT;
+	ss_dataset *d;
+	size_t i;
+	char id[41];
+
+	o.hash_bits = hash_bits;
+	o.min_df = 1;
+	assert_int_equal(ss_dataset_new(&d, &o), 0);
+	for (i = 0; i < n; i++) {
+		int label = rnd() % 4 == 0;
+		ss_commit *c = synth(i, label, id);
+
+		assert_non_null(c);
+		assert_int_equal(ss_dataset_add(d, c, label, 0), 0);
+		ss_commit_free(c);
+	}
+	return d;
+}
+
+static size_t *iota(size_t n)
+{
+	size_t *idx = malloc(n * sizeof(*idx)), i;
+
+	assert_non_null(idx);
+	for (i = 0; i < n; i++)
+		idx[i] = i;
+	return idx;
+}
+
+static void quick_mlp(ss_train_options *o)
+{
+	o->hidden = 16;
+	o->epochs = 15;
+	o->patience = 15;
+	o->batch = 32;
+	o->lr = 5e-3f;
+	o->threads = 1;
+}
+
+/* Train on the first ntrain examples, return F1 on the rest. */
+static double holdout_f1(ss_model_kind kind, const ss_train_options *o, ss_model **keep)
+{
+	enum { N = 400, NTRAIN = 300 };
+	ss_dataset *d = synth_dataset(N, 12);
+	size_t *idx = iota(N);
+	float score[N - NTRAIN];
+	uint8_t label[N - NTRAIN];
+	ss_model *m;
+	ss_metrics mt;
+	size_t i;
+
+	assert_int_equal(ss_model_train(&m, kind, d, idx, NTRAIN, o), 0);
+	assert_int_equal(ss_model_score(m, d, idx + NTRAIN, N - NTRAIN, score), 0);
+	for (i = 0; i < N - NTRAIN; i++)
+		label[i] = ss_dataset_example(d, NTRAIN + i)->label;
+	assert_int_equal(ss_metrics_compute(&mt, score, label, N - NTRAIN, ss_model_threshold(m)), 0);
+	assert_int_equal(ss_model_info_of(m)->n, NTRAIN);
+	assert_int_equal(ss_model_info_of(m)->nval, 45); /* the newest 15% */
+	if (keep)
+		*keep = m;
+	else
+		ss_model_free(m);
+	free(idx);
+	ss_dataset_free(d);
+	return mt.f1;
+}
+
+static void test_keyword_and_tag(void **st)
+{
+	static const char tagged[] = "x: add y\n\nz\n\nCc: stable@dpdk.org\nSigned-off-by: A <a@b>\n";
+	ss_commit *fix = tc_commit("1", "a@b", 1, "x: Fix y\n\nz\n", NULL, 0);
+	ss_commit *bug = tc_commit("2", "a@b", 2, "x: y\n\nA BUG in z.\n", NULL, 0);
+	ss_commit *plain = tc_commit("3", "a@b", 3, "x: add y\n\nz\n", NULL, 0);
+	ss_commit *tag = tc_commit("4", "a@b", 4, tagged, NULL, 0);
+	ss_train_options o = SS_TRAIN_OPTIONS_INIT;
+	ss_dataset *d;
+	ss_model *kw, *tg;
+	ss_feat_options fo = SS_FEAT_OPTIONS_INIT;
+	size_t idx[4] = { 0, 1, 2, 3 };
+	float s[4];
+
+	(void)st;
+	assert_int_equal(ss_dataset_new(&d, &fo), 0);
+	assert_int_equal(ss_dataset_add(d, fix, 1, 0), 0);
+	assert_int_equal(ss_dataset_add(d, bug, 1, 0), 0);
+	assert_int_equal(ss_dataset_add(d, plain, 0, 0), 0);
+	assert_int_equal(ss_commit_mask_stable(tag), 0);
+	assert_int_equal(ss_dataset_add(d, tag, 1, 0), 0);
+	assert_int_equal(ss_model_train(&kw, SS_MODEL_KEYWORD, d, idx, 4, &o), 0);
+	assert_int_equal(ss_model_score(kw, d, idx, 4, s), 0);
+	assert_true(s[0] == 1.0f && s[1] == 1.0f && s[2] == 0.0f && s[3] == 0.0f);
+	assert_int_equal(ss_model_score_commit(kw, bug, &s[0]), 0);
+	assert_true(s[0] == 1.0f);
+	/* the tag pseudo-model sees the tag even after masking */
+	assert_int_equal(ss_model_train(&tg, SS_MODEL_TAG, d, idx, 4, &o), 0);
+	assert_int_equal(ss_model_score(tg, d, idx, 4, s), 0);
+	assert_true(s[0] == 0.0f && s[1] == 0.0f && s[2] == 0.0f && s[3] == 1.0f);
+	assert_int_equal(ss_model_score_commit(tg, tag, &s[0]), 0);
+	assert_true(s[0] == 1.0f);
+	ss_model_free(kw);
+	ss_model_free(tg);
+	ss_dataset_free(d);
+	ss_commit_free(fix);
+	ss_commit_free(bug);
+	ss_commit_free(plain);
+	ss_commit_free(tag);
+}
+
+static void test_linear_fits_separable(void **st)
+{
+	ss_train_options o = SS_TRAIN_OPTIONS_INIT;
+	ss_model *m;
+
+	(void)st;
+	assert_true(holdout_f1(SS_MODEL_LINEAR, &o, &m) > 0.99);
+	assert_true(ss_model_info_of(m)->val_f1 > 0.99);
+	assert_non_null(strstr(ss_model_info_of(m)->params, "C="));
+	ss_model_free(m);
+}
+
+static void test_mlp_fits_separable(void **st)
+{
+	ss_train_options o = SS_TRAIN_OPTIONS_INIT;
+
+	(void)st;
+	quick_mlp(&o);
+	assert_true(holdout_f1(SS_MODEL_MLP, &o, NULL) > 0.99);
+	/* two hidden layers and two threads learn it as well */
+	o.hidden2 = 8;
+	o.threads = 2;
+	assert_true(holdout_f1(SS_MODEL_MLP, &o, NULL) > 0.99);
+}
+
+static void test_mlp_gradient(void **st)
+{
+	enum { N = 24 };
+	ss_train_options o = SS_TRAIN_OPTIONS_INIT;
+	ss_dataset *d = synth_dataset(N, 8);
+	size_t *idx = iota(N);
+	ss_model *m;
+	double err;
+
+	(void)st;
+	o.hidden = 6;
+	o.hidden2 = 4;
+	o.epochs = 1;
+	o.dropout = 0.25f;
+	o.threads = 1;
+	assert_int_equal(ss_model_train(&m, SS_MODEL_MLP, d, idx, N, &o), 0);
+	assert_int_equal(ss_mlp_gradcheck(&err, m, d, idx, N, 3000), 0);
+	print_message("mlp loss gradient: max relative error %.2e over %zu weights\n", err,
+		      ss_model_nweights(m));
+	assert_true(err < 1e-2);
+	ss_model_free(m);
+	free(idx);
+	ss_dataset_free(d);
+}
+
+static void train_scores(ss_model_kind kind, int threads, float *score, size_t n)
+{
+	ss_train_options o = SS_TRAIN_OPTIONS_INIT;
+	ss_dataset *d = synth_dataset(n, 10);
+	size_t *idx = iota(n);
+	ss_model *m;
+
+	rs = 12345; /* the same commits every time */
+	ss_dataset_free(d);
+	d = synth_dataset(n, 10);
+	quick_mlp(&o);
+	o.threads = threads;
+	o.seed = 42;
+	assert_int_equal(ss_model_train(&m, kind, d, idx, n, &o), 0);
+	assert_int_equal(ss_model_score(m, d, idx, n, score), 0);
+	ss_model_free(m);
+	free(idx);
+	ss_dataset_free(d);
+}
+
+static void test_mlp_deterministic(void **st)
+{
+	enum { N = 200 };
+	float a[N], b[N];
+
+	(void)st;
+	train_scores(SS_MODEL_MLP, 1, a, N);
+	train_scores(SS_MODEL_MLP, 1, b, N);
+	assert_memory_equal(a, b, sizeof(a));
+	train_scores(SS_MODEL_MLP, 2, a, N);
+	train_scores(SS_MODEL_MLP, 2, b, N);
+	assert_memory_equal(a, b, sizeof(a));
+}
+
+static char tmpdir[64];
+
+static void path_in_tmp(char *buf, size_t size, const char *name)
+{
+	if (!tmpdir[0]) {
+		snprintf(tmpdir, sizeof(tmpdir), "/tmp/ss-test-models-XXXXXX");
+		assert_non_null(mkdtemp(tmpdir));
+	}
+	snprintf(buf, size, "%s/%s", tmpdir, name);
+}
+
+static void save_load_same(ss_model_kind kind)
+{
+	enum { N = 200 };
+	ss_train_options o = SS_TRAIN_OPTIONS_INIT;
+	ss_dataset *d = synth_dataset(N, 10);
+	size_t *idx = iota(N), i;
+	float a[N], b[N], ca, cb;
+	ss_model *m, *l;
+	char path[128];
+	char id[41];
+	ss_commit *c = synth(7, 1, id);
+
+	quick_mlp(&o);
+	path_in_tmp(path, sizeof(path), ss_model_kind_name(kind));
+	assert_int_equal(ss_model_train(&m, kind, d, idx, N, &o), 0);
+	snprintf(ss_model_get_info(m)->source, sizeof(ss_model_get_info(m)->source), "synthetic");
+	assert_int_equal(ss_model_save(m, path), 0);
+	assert_int_equal(ss_model_load(&l, path), 0);
+	assert_int_equal(ss_model_get_kind(l), kind);
+	assert_true(ss_model_threshold(l) == ss_model_threshold(m));
+	assert_string_equal(ss_model_info_of(l)->source, "synthetic");
+	assert_string_equal(ss_model_info_of(l)->params, ss_model_info_of(m)->params);
+	assert_int_equal(ss_model_info_of(l)->n, N);
+	assert_int_equal(ss_model_nweights(l), ss_model_nweights(m));
+	assert_int_equal(ss_model_score(m, d, idx, N, a), 0);
+	assert_int_equal(ss_model_score(l, d, idx, N, b), 0);
+	assert_memory_equal(a, b, sizeof(a));
+	assert_int_equal(ss_model_score_commit(m, c, &ca), 0);
+	assert_int_equal(ss_model_score_commit(l, c, &cb), 0);
+	assert_true(ca == cb);
+	/* a commit scores as its dataset example does */
+	{
+		ss_dataset *one;
+		size_t zero = 0;
+		float x;
+
+		assert_int_equal(ss_dataset_new(&one, ss_dataset_options(d)), 0);
+		assert_int_equal(ss_dataset_add(one, c, 1, 0), 0);
+		assert_int_equal(ss_model_score(l, one, &zero, 1, &x), 0);
+		assert_true(fabsf(x - ca) < 1e-6f);
+		ss_dataset_free(one);
+	}
+	(void)i;
+	ss_commit_free(c);
+	ss_model_free(m);
+	ss_model_free(l);
+	unlink(path);
+	free(idx);
+	ss_dataset_free(d);
+}
+
+static void test_save_load_identical(void **st)
+{
+	(void)st;
+	save_load_same(SS_MODEL_LINEAR);
+	save_load_same(SS_MODEL_MLP);
+	save_load_same(SS_MODEL_KEYWORD);
+}
+
+static void write_file(const char *path, const void *buf, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(buf, 1, len, f), len);
+	assert_int_equal(fclose(f), 0);
+}
+
+static void expect_refused(const char *path, const char *what)
+{
+	ss_model *m = (ss_model *)1;
+
+	assert_true(ss_model_load(&m, path) < 0);
+	assert_null(m);
+	if (!strstr(ss_error_last(), what))
+		fail_msg("expected '%s' in '%s'", what, ss_error_last());
+	assert_non_null(strstr(ss_error_last(), path));
+}
+
+static void test_bad_files_refused(void **st)
+{
+	enum { N = 100 };
+	ss_train_options o = SS_TRAIN_OPTIONS_INIT;
+	ss_dataset *d = synth_dataset(N, 10);
+	size_t *idx = iota(N), len, cut;
+	char path[128], bad[128];
+	unsigned char *buf;
+	ss_model *m;
+	FILE *f;
+
+	(void)st;
+	path_in_tmp(path, sizeof(path), "good");
+	path_in_tmp(bad, sizeof(bad), "bad");
+	assert_int_equal(ss_model_train(&m, SS_MODEL_LINEAR, d, idx, N, &o), 0);
+	assert_int_equal(ss_model_save(m, path), 0);
+	ss_model_free(m);
+	f = fopen(path, "rb");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	len = (size_t)ftell(f);
+	rewind(f);
+	buf = malloc(len);
+	assert_int_equal(fread(buf, 1, len, f), len);
+	fclose(f);
+
+	/* truncated anywhere after the magic */
+	for (cut = 8; cut < len; cut += len / 7 + 1) {
+		write_file(bad, buf, cut);
+		expect_refused(bad, "is truncated");
+	}
+	write_file(bad, buf, len - 1);
+	expect_refused(bad, "is truncated");
+	/* one flipped bit anywhere after the header */
+	buf[len / 2] ^= 0x10;
+	write_file(bad, buf, len);
+	expect_refused(bad, "is corrupt");
+	buf[len / 2] ^= 0x10;
+	buf[len - 1] ^= 0x01;
+	write_file(bad, buf, len);
+	expect_refused(bad, "is corrupt");
+	buf[len - 1] ^= 0x01;
+	/* trailing garbage */
+	{
+		unsigned char *more = malloc(len + 3);
+
+		memcpy(more, buf, len);
+		memcpy(more + len, "xyz", 3);
+		write_file(bad, more, len + 3);
+		expect_refused(bad, "is corrupt");
+		free(more);
+	}
+	/* not a model at all, empty, a newer format */
+	write_file(bad, "From 1234 Mon Sep 17 00:00:00 2001\n", 35);
+	expect_refused(bad, "is not a stablesel model");
+	write_file(bad, "", 0);
+	expect_refused(bad, "is not a stablesel model");
+	buf[8] = 99;
+	write_file(bad, buf, len);
+	expect_refused(bad, "format version 99");
+	buf[8] = 1;
+	/* and the intact bytes still load */
+	write_file(bad, buf, len);
+	assert_int_equal(ss_model_load(&m, bad), 0);
+	ss_model_free(m);
+	unlink(bad);
+	unlink(path);
+	free(buf);
+	free(idx);
+	ss_dataset_free(d);
+}
+
+static void test_explain(void **st)
+{
+	enum { N = 300 };
+	ss_train_options o = SS_TRAIN_OPTIONS_INIT;
+	ss_dataset *d = synth_dataset(N, 12);
+	size_t *idx = iota(N), n, i;
+	ss_contrib top[5];
+	ss_model *lin, *mlp;
+	char id[41];
+	ss_commit *c = synth(3, 1, id);
+	int named = 0;
+
+	(void)st;
+	quick_mlp(&o);
+	assert_int_equal(ss_model_train(&lin, SS_MODEL_LINEAR, d, idx, N, &o), 0);
+	assert_int_equal(ss_model_train(&mlp, SS_MODEL_MLP, d, idx, N, &o), 0);
+	assert_int_equal(ss_model_explain(lin, c, top, 5, &n, 1), 0);
+	assert_int_equal(n, 5);
+	for (i = 0; i < n; i++) {
+		assert_true(top[i].contrib > 0);
+		if (i)
+			assert_true(top[i].contrib <= top[i - 1].contrib);
+		/* what makes a fix: its words, its path, its author */
+		named |= !strcmp(top[i].name, "word:crash") || !strcmp(top[i].name, "word:avoid") ||
+			 !strncmp(top[i].name, "d:drivers", 9) || !strncmp(top[i].name, "a:fixer", 7) ||
+			 !strncmp(top[i].name, "f:drivers", 9) || !strcmp(top[i].name, "word:null");
+	}
+	assert_true(named);
+	assert_int_equal(ss_model_explain(mlp, c, top, 5, &n, 1), 0);
+	assert_true(n > 0);
+	assert_true(top[0].contrib > 0);
+	ss_commit_free(c);
+	ss_model_free(lin);
+	ss_model_free(mlp);
+	free(idx);
+	ss_dataset_free(d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_keyword_and_tag),
+		cmocka_unit_test(test_linear_fits_separable),
+		cmocka_unit_test(test_mlp_fits_separable),
+		cmocka_unit_test(test_mlp_gradient),
+		cmocka_unit_test(test_mlp_deterministic),
+		cmocka_unit_test(test_save_load_identical),
+		cmocka_unit_test(test_bad_files_refused),
+		cmocka_unit_test(test_explain),
+	};
+	int rc;
+
+	git_libgit2_init();
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	git_libgit2_shutdown();
+	if (tmpdir[0])
+		rmdir(tmpdir);
+	return rc;
+}

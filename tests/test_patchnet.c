@@ -1,0 +1,348 @@
+/*
+ * test_patchnet.c - the PatchNet network: a finite-difference gradient
+ * check of the whole network on tiny random inputs (dropout on), masks
+ * (where absent lines and hunks sit does not matter), data-parallel
+ * gradients equal single-worker ones, a small learnable task, and the
+ * max-pool explanations.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/patchnet_net.h"
+#include "nn/nn.h"
+#include "util/error.h"
+
+static ss_patchnet_config tiny_config(void)
+{
+	ss_patchnet_config cfg = SS_PATCHNET_CONFIG_INIT;
+
+	cfg.msg_vocab = 11;
+	cfg.code_vocab = 13;
+	cfg.msg_len = 7;
+	cfg.files = 2;
+	cfg.hunks = 2;
+	cfg.lines = 3;
+	cfg.tokens = 4;
+	cfg.embed = 4;
+	cfg.filters = 3;
+	cfg.hidden = 5;
+	cfg.dropout = 0.3f;
+	cfg.seed = 5;
+	return cfg;
+}
+
+static void put(int32_t *slots, const int32_t *ids, int n)
+{
+	memcpy(slots, ids, n * sizeof(int32_t));
+}
+
+/* Random examples: random message lengths (1..cap), random present lines
+ * anywhere in the grid, sometimes a side without code. */
+static void fill_random(ss_patchnet_batch *b, const ss_patchnet_config *cfg, int n,
+			ss_rng *rng)
+{
+	ss_patchnet_batch_clear(b);
+	b->n = n;
+	for (int i = 0; i < n; i++) {
+		int ml = 1 + (int)ss_rng_below(rng, cfg->msg_len);
+		int32_t *m = ss_patchnet_batch_msg(b, i);
+
+		for (int k = 0; k < ml; k++)
+			m[k] = (int32_t)ss_rng_below(rng, cfg->msg_vocab);
+		for (int s = 0; s < 2; s++) {
+			if (i == 1 && s == 0)
+				continue;   /* a pure addition */
+			for (int f = 0; f < cfg->files; f++)
+				for (int h = 0; h < cfg->hunks; h++)
+					for (int l = 0; l < cfg->lines; l++) {
+						int32_t *t = ss_patchnet_batch_line(b, i, s, f, h, l);
+						int len;
+
+						if (ss_rng_uniform(rng) < 0.5f)
+							continue;
+						len = 1 + (int)ss_rng_below(rng, cfg->tokens);
+						for (int k = 0; k < len; k++)
+							t[k] = (int32_t)ss_rng_below(rng, cfg->code_vocab);
+					}
+		}
+		b->label[i] = (float)(i % 2);
+		b->weight[i] = i % 2 ? 3.0f : 1.0f;
+	}
+}
+
+struct gc {
+	ss_patchnet_net *net;
+	ss_patchnet_batch *b;
+};
+
+static double net_loss(void *ud, const float *w, float *gw, const float *x, float *gx)
+{
+	struct gc *g = ud;
+	ss_params *p = ss_patchnet_net_params(g->net);
+	double loss;
+
+	(void)w;   /* the checker perturbs p->w itself */
+	(void)x;
+	(void)gx;
+	assert_int_equal(ss_patchnet_net_forward(g->net, g->b, NULL, 1, &loss), 0);
+	if (gw) {
+		ss_params_zero_grad(p);
+		assert_int_equal(ss_patchnet_net_backward(g->net, g->b), 0);
+		memcpy(gw, p->g, p->n * sizeof(float));
+	}
+	return loss;
+}
+
+static void test_gradcheck_network(void **state)
+{
+	ss_patchnet_config cfg = tiny_config();
+	ss_patchnet_net *net;
+	ss_patchnet_batch *b;
+	ss_rng rng;
+	struct gc g;
+	ss_gradcheck_opts o = SS_GRADCHECK_OPTS_INIT;
+	ss_gradcheck_result r;
+	float prob[4];
+
+	(void)state;
+	assert_int_equal(ss_patchnet_net_new(&net, &cfg), 0);
+	assert_int_equal(ss_patchnet_batch_new(&b, &cfg, 4), 0);
+	ss_rng_seed(&rng, 9);
+	fill_random(b, &cfg, 4, &rng);
+	g.net = net;
+	g.b = b;
+	/* dozens of max-pools and ReLUs: a few weights sit within eps of a
+	 * switch, where no finite difference is a derivative; those are
+	 * counted and must stay rare */
+	o.kink_tol = 1e-2;
+	assert_int_equal(ss_nn_gradcheck_full(&r, net_loss, &g, ss_patchnet_net_params(net)->w,
+					      ss_patchnet_net_params(net)->n, NULL, 0, &o), 0);
+	print_message("patchnet (%zu weights) max rel err %.2e over %zu, %zu at kinks\n",
+		      ss_patchnet_net_params(net)->n, r.max_rel_err, r.checked, r.kinks);
+	assert_true(r.max_rel_err < 1e-2);
+	assert_true(r.kinks * 50 <= r.checked);
+	assert_int_equal(ss_patchnet_net_predict(net, b, prob), 0);
+	for (int i = 0; i < 4; i++)
+		assert_true(prob[i] > 0.0f && prob[i] < 1.0f);
+	ss_patchnet_batch_free(b);
+	ss_patchnet_net_free(net);
+}
+
+/* Where absent lines and hunks sit must not matter. */
+static void test_masks(void **state)
+{
+	ss_patchnet_config cfg = tiny_config();
+	ss_patchnet_net *net;
+	ss_patchnet_batch *b;
+	const int32_t msg[] = { 1, 2, 3 }, l1[] = { 4, 5 }, l2[] = { 6 }, l3[] = { 7, 8, 9 };
+	float prob[2];
+
+	(void)state;
+	assert_int_equal(ss_patchnet_net_new(&net, &cfg), 0);
+	assert_int_equal(ss_patchnet_batch_new(&b, &cfg, 2), 0);
+	ss_patchnet_batch_clear(b);
+	b->n = 2;
+	for (int i = 0; i < 2; i++)
+		put(ss_patchnet_batch_msg(b, i), msg, 3);
+	/* example 0: compact; example 1: the same lines spread over slots */
+	put(ss_patchnet_batch_line(b, 0, 1, 0, 0, 0), l1, 2);
+	put(ss_patchnet_batch_line(b, 0, 1, 0, 0, 1), l2, 1);
+	put(ss_patchnet_batch_line(b, 0, 0, 0, 0, 0), l3, 3);
+	put(ss_patchnet_batch_line(b, 1, 1, 1, 1, 0), l1, 2);
+	put(ss_patchnet_batch_line(b, 1, 1, 1, 1, 2), l2, 1);
+	put(ss_patchnet_batch_line(b, 1, 0, 1, 0, 2), l3, 3);
+	assert_int_equal(ss_patchnet_net_predict(net, b, prob), 0);
+	print_message("same code in other slots: %.7f %.7f\n", prob[0], prob[1]);
+	assert_true(fabsf(prob[0] - prob[1]) < 1e-6f);
+	/* a token after the first padding slot is not part of the line */
+	ss_patchnet_batch_line(b, 1, 1, 1, 1, 2)[2] = 3;
+	assert_int_equal(ss_patchnet_net_predict(net, b, prob), 0);
+	assert_true(fabsf(prob[0] - prob[1]) < 1e-6f);
+	/* but a real token changes the score */
+	ss_patchnet_batch_line(b, 1, 1, 1, 1, 2)[1] = 3;
+	assert_int_equal(ss_patchnet_net_predict(net, b, prob), 0);
+	assert_true(fabsf(prob[0] - prob[1]) > 1e-7f);
+	/* out-of-vocabulary ids are refused */
+	ss_patchnet_batch_msg(b, 0)[0] = 11;
+	assert_int_equal(ss_patchnet_net_predict(net, b, prob), SS_EINVALID);
+	ss_patchnet_batch_free(b);
+	ss_patchnet_net_free(net);
+}
+
+/* Two workers give the gradient of one (dropout off, lr 0). */
+static void test_data_parallel_gradients(void **state)
+{
+	ss_patchnet_config cfg = tiny_config();
+	ss_patchnet_net *one, *two;
+	ss_patchnet_batch *b;
+	ss_rng rng;
+	double l1, l2, worst = 0, scale = 0;
+
+	(void)state;
+	cfg.dropout = 0.0f;
+	cfg.lr = 0.0f;
+	cfg.weight_decay = 0.0f;
+	assert_int_equal(ss_patchnet_net_new(&one, &cfg), 0);
+	cfg.threads = 2;
+	assert_int_equal(ss_patchnet_net_new(&two, &cfg), 0);
+	assert_int_equal(ss_patchnet_batch_new(&b, &cfg, 7), 0);
+	ss_rng_seed(&rng, 12);
+	fill_random(b, &cfg, 7, &rng);
+	assert_int_equal(ss_patchnet_net_train_step(one, b, &l1), 0);
+	assert_int_equal(ss_patchnet_net_train_step(two, b, &l2), 0);
+	assert_true(fabs(l1 - l2) < 1e-5 * (1 + fabs(l1)));
+	for (size_t k = 0; k < ss_patchnet_net_params(one)->n; k++) {
+		double d = fabs(ss_patchnet_net_params(one)->g[k] - ss_patchnet_net_params(two)->g[k]);
+		double m = fabs(ss_patchnet_net_params(one)->g[k]);
+
+		worst = d > worst ? d : worst;
+		scale = m > scale ? m : scale;
+	}
+	print_message("1 vs 2 workers: loss %.6f %.6f, max grad diff %.2e of %.2e\n", l1, l2,
+		      worst, scale);
+	assert_true(worst < 1e-5 * scale);
+	ss_patchnet_batch_free(b);
+	ss_patchnet_net_free(one);
+	ss_patchnet_net_free(two);
+}
+
+/* Positive iff the message has token 5 or the added code has token 7. */
+static void fill_task(ss_patchnet_batch *b, const ss_patchnet_config *cfg, int n, ss_rng *rng)
+{
+	fill_random(b, cfg, n, rng);
+	for (int i = 0; i < n; i++) {
+		int32_t *m = ss_patchnet_batch_msg(b, i);
+		int pos = 0;
+
+		for (int k = 0; k < cfg->msg_len && m[k] >= 0; k++)
+			if (m[k] == 5)
+				m[k] = 4;
+		for (int f = 0; f < cfg->files; f++)
+			for (int h = 0; h < cfg->hunks; h++)
+				for (int l = 0; l < cfg->lines; l++) {
+					int32_t *t = ss_patchnet_batch_line(b, i, 1, f, h, l);
+
+					for (int k = 0; k < cfg->tokens && t[k] >= 0; k++)
+						if (t[k] == 7)
+							t[k] = 6;
+				}
+		switch (ss_rng_below(rng, 3)) {
+		case 0:
+			m[ss_rng_below(rng, (uint32_t)(m[1] >= 0 ? 2 : 1))] = 5;
+			pos = 1;
+			break;
+		case 1: {
+			int32_t *t = ss_patchnet_batch_line(b, i, 1, 1, 0, 1);
+
+			t[0] = 7;
+			pos = 1;
+			break;
+		}
+		default:
+			break;
+		}
+		b->label[i] = (float)pos;
+		b->weight[i] = 1.0f;
+	}
+}
+
+static void test_learns_and_explains(void **state)
+{
+	ss_patchnet_config cfg = tiny_config();
+	ss_patchnet_net *net;
+	ss_patchnet_batch *b, *test;
+	ss_patchnet_hit hits[64];
+	ss_rng rng;
+	float prob[64];
+	double first = -1, loss = 0;
+	int correct = 0, msg_top = 0, code_top = 0, nmsg = 0, ncode = 0;
+
+	(void)state;
+	cfg.embed = 8;
+	cfg.filters = 8;
+	cfg.hidden = 16;
+	cfg.lr = 5e-3f;
+	cfg.dropout = 0.1f;
+	cfg.threads = 2;
+	assert_int_equal(ss_patchnet_net_new(&net, &cfg), 0);
+	assert_int_equal(ss_patchnet_batch_new(&b, &cfg, 32), 0);
+	assert_int_equal(ss_patchnet_batch_new(&test, &cfg, 64), 0);
+	ss_rng_seed(&rng, 77);
+	for (int step = 0; step < 600; step++) {
+		fill_task(b, &cfg, 32, &rng);
+		assert_int_equal(ss_patchnet_net_train_step(net, b, &loss), 0);
+		if (first < 0)
+			first = loss;
+	}
+	fill_task(test, &cfg, 64, &rng);
+	assert_int_equal(ss_patchnet_net_predict(net, test, prob), 0);
+	for (int i = 0; i < 64; i++)
+		correct += (prob[i] > 0.5f) == (test->label[i] > 0.5f);
+	print_message("patchnet task: loss %.3f -> %.3f, held-out accuracy %d/64\n", first,
+		      loss, correct);
+	assert_true(correct >= 58);
+
+	/* explanations: shares sum to one, sorted, and for positives the
+	 * planted token wins most often */
+	for (int i = 0; i < 64; i++) {
+		size_t n;
+		double sum = 0;
+		float p;
+		const int32_t *m = ss_patchnet_batch_msg(test, i);
+		int planted_msg = m[0] == 5 || m[1] == 5;
+		int planted_code = ss_patchnet_batch_line(test, i, 1, 1, 0, 1)[0] == 7;
+
+		assert_int_equal(ss_patchnet_net_explain(hits, 64, &n, &p, net, test, i), 0);
+		assert_true(fabsf(p - prob[i]) < 1e-6f);
+		assert_true(n > 0 && n <= 64);
+		for (size_t k = 0; k < n; k++) {
+			sum += hits[k].share;
+			if (k)
+				assert_true(hits[k].share <= hits[k - 1].share);
+			if (hits[k].side < 0) {
+				assert_true(hits[k].pos >= 0 && hits[k].pos < cfg.msg_len);
+				assert_true(m[hits[k].pos] >= 0);
+			} else {
+				assert_true(ss_patchnet_batch_line(test, i, hits[k].side, hits[k].file,
+								   hits[k].hunk, hits[k].pos)[0] >= 0);
+			}
+		}
+		assert_true(fabs(sum - 1.0) < 1e-4);
+		if (planted_msg && !planted_code) {
+			nmsg++;
+			msg_top += hits[0].side < 0 && m[hits[0].pos] == 5;
+		}
+		if (planted_code && !planted_msg) {
+			ncode++;
+			code_top += hits[0].side == SS_PATCHNET_ADDED && hits[0].file == 1 &&
+				    hits[0].hunk == 0 && hits[0].pos == 1;
+		}
+	}
+	print_message("explain: planted message token on top %d/%d, planted line %d/%d\n",
+		      msg_top, nmsg, code_top, ncode);
+	assert_true(msg_top * 2 > nmsg);
+	assert_true(code_top * 2 > ncode);
+	ss_patchnet_batch_free(test);
+	ss_patchnet_batch_free(b);
+	ss_patchnet_net_free(net);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_gradcheck_network),
+		cmocka_unit_test(test_masks),
+		cmocka_unit_test(test_data_parallel_gradients),
+		cmocka_unit_test(test_learns_and_explains),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
