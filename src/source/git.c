@@ -441,6 +441,37 @@ static void cache_put(struct pack_store *s, const struct pack *p, uint64_t off,
 	pthread_mutex_unlock(&s->lock);
 }
 
+/* For the delta entry at cur of type t whose header ends at pos: the offset
+ * of its base and where its delta data starts. */
+static int delta_base(const struct pack *p, uint64_t cur, int t, uint64_t pos,
+		      uint64_t *base, uint64_t *data)
+{
+	uint64_t end = p->data_len - 20, rel;
+	unsigned c;
+
+	if (t == GIT_OBJECT_REF_DELTA) {
+		if (pos + 20 > end || pack_find(p, p->data + pos, base))
+			return -1;
+		*data = pos + 20;
+		return 0;
+	}
+	if (t != GIT_OBJECT_OFS_DELTA || pos >= end)
+		return -1;
+	c = p->data[pos++];
+	rel = c & 127;
+	while (c & 128) {
+		if (pos >= end || rel >> 56)
+			return -1;
+		c = p->data[pos++];
+		rel = ((rel + 1) << 7) | (c & 127);
+	}
+	if (!rel || rel > cur)
+		return -1;
+	*base = cur - rel;
+	*data = pos;
+	return 0;
+}
+
 /* Follow the delta chain of the entry at off down to a cached or whole
  * object, then apply the deltas back up, caching every object on the way
  * (the next version of a file is one of them).  NULL when unreadable. */
@@ -481,31 +512,9 @@ static unsigned char *pack_resolve(struct pack_store *s, const struct pack *p, u
 		}
 		chain[n].off = cur;
 		chain[n].size = size;
-		if (t == GIT_OBJECT_OFS_DELTA) {
-			uint64_t i = pos, rel;
-			unsigned c;
-
-			if (i >= p->data_len - 20)
-				goto out_free;
-			c = p->data[i++];
-			rel = c & 127;
-			while (c & 128) {
-				if (i >= p->data_len - 20 || rel >> 56)
-					goto out_free;
-				c = p->data[i++];
-				rel = ((rel + 1) << 7) | (c & 127);
-			}
-			if (!rel || rel > cur)
-				goto out_free;
-			chain[n++].pos = i;
-			cur -= rel;
-		} else if (t == GIT_OBJECT_REF_DELTA) {
-			if (pos + 20 > p->data_len - 20 || pack_find(p, p->data + pos, &cur))
-				goto out_free;
-			chain[n++].pos = pos + 20;
-		} else {
+		if (delta_base(p, cur, t, pos, &cur, &chain[n].pos))
 			goto out_free;
-		}
+		n++;
 	}
 	while (n > 0) {
 		n--;
@@ -528,6 +537,55 @@ out_free:
 		free(chain);
 	free(base);
 	return NULL;
+}
+
+/* Type and size of the object at off without building it: the size of a
+ * delta is in the first bytes of its data, the type is its base's. */
+static int pack_header(struct pack_store *s, const struct pack *p, uint64_t off,
+		       git_object_t *type, size_t *len)
+{
+	unsigned char head[32];
+	const unsigned char *h = head;
+	uint64_t cur = off, pos, data;
+	size_t size, src, depth;
+	struct base *e;
+	z_stream z;
+	int t, rc;
+
+	pthread_mutex_lock(&s->lock);
+	if ((e = cache_find(s, p, off))) {
+		*type = e->type;
+		*len = e->len;
+	}
+	pthread_mutex_unlock(&s->lock);
+	if (e)
+		return 0;
+	if (entry_header(p, cur, &t, &size, &pos))
+		return -1;
+	*len = size;
+	for (depth = 0; t < GIT_OBJECT_COMMIT || t > GIT_OBJECT_TAG; depth++) {
+		if (depth > ((size_t)1 << 20) || delta_base(p, cur, t, pos, &cur, &data))
+			return -1;
+		if (!depth) {
+			memset(&z, 0, sizeof(z));
+			if (inflateInit(&z) != Z_OK)
+				return -1;
+			z.next_in = p->data + data;
+			z.avail_in = (uInt)(p->data_len - data > 64 ? 64 : p->data_len - data);
+			z.next_out = head;
+			z.avail_out = sizeof(head);
+			rc = inflate(&z, Z_SYNC_FLUSH);
+			inflateEnd(&z);
+			if ((rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR) ||
+			    delta_varint(&h, head + z.total_out, &src) ||
+			    delta_varint(&h, head + z.total_out, len))
+				return -1;
+		}
+		if (entry_header(p, cur, &t, &size, &pos))
+			return -1;
+	}
+	*type = (git_object_t)t;
+	return 0;
 }
 
 static int backend_read(void **out, size_t *len, git_object_t *type,
@@ -556,6 +614,32 @@ static int backend_read(void **out, size_t *len, git_object_t *type,
 		return 0;
 	}
 	return GIT_ENOTFOUND;
+}
+
+/* libgit2 asks for the size of every blob it diffs before reading it. */
+static int backend_read_header(size_t *len, git_object_t *type, git_odb_backend *backend,
+			       const git_oid *oid)
+{
+	struct pack_store *s = ((struct pack_backend *)backend)->store;
+	uint64_t off;
+	size_t i;
+
+	for (i = 0; i < s->npacks; i++)
+		if (!pack_find(&s->packs[i], oid->id, &off))
+			return pack_header(s, &s->packs[i], off, type, len) ? GIT_PASSTHROUGH : 0;
+	return GIT_ENOTFOUND;
+}
+
+static int backend_exists(git_odb_backend *backend, const git_oid *oid)
+{
+	struct pack_store *s = ((struct pack_backend *)backend)->store;
+	uint64_t off;
+	size_t i;
+
+	for (i = 0; i < s->npacks; i++)
+		if (!pack_find(&s->packs[i], oid->id, &off))
+			return 1;
+	return 0;
 }
 
 static void backend_free(git_odb_backend *backend)
@@ -636,6 +720,8 @@ static void pack_store_attach(struct pack_store *s, git_repository *repo)
 		return;
 	git_odb_init_backend(&b->parent, GIT_ODB_BACKEND_VERSION);
 	b->parent.read = backend_read;
+	b->parent.read_header = backend_read_header;
+	b->parent.exists = backend_exists;
 	b->parent.free = backend_free;
 	b->store = s;
 	if (git_repository_odb(&odb, repo) < 0 ||
