@@ -609,6 +609,8 @@ static int side_backward(struct worker *w, const ss_nn_ctx *c, int s, int f2,
 	}
 	if ((rc = cblock_backward(&w->line[s], c, dline, dline_e)))
 		return rc;
+	/* the embedding is shared by both sides: its length is this side's */
+	w->code_emb.t = sd->tl;
 	return ss_layer_backward(&w->code_emb, c, sd->nl, sd->line_ids, sd->line_e, dline_e, NULL);
 }
 

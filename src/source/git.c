@@ -69,6 +69,10 @@ enum {
 
 /* Resolved objects kept by the pack store; git's delta base cache is 96 MiB. */
 #define GIT_BASE_CACHE ((size_t)64 << 20)
+/* The cache is split in shards with a lock and an LRU each, so that
+ * workers seldom wait for each other; a shard holds 1/GIT_SHARDS of it. */
+#define GIT_SHARDS 8
+#define GIT_SHARD_BUCKETS 2048
 
 /* ------------------------------------------------------------------ */
 /* A read-only pack store: pack indexes, and an LRU of resolved objects. */
@@ -91,14 +95,19 @@ struct base {
 	unsigned char data[];
 };
 
-struct pack_store {
-	struct pack *packs;
-	size_t npacks;
-	pthread_mutex_t lock;       /* guards the cache; packs are read-only */
-	struct base **buckets;
-	size_t nbuckets;            /* a power of two */
+struct shard {
+	pthread_mutex_t lock;
+	struct base *buckets[GIT_SHARD_BUCKETS];
 	struct base lru;            /* lru.next is the most recently used */
-	size_t used, limit;
+	size_t used;
+};
+
+struct pack_store {
+	struct pack *packs;         /* read-only once opened */
+	size_t npacks;
+	size_t limit;               /* bytes per shard */
+	struct shard shards[GIT_SHARDS];
+	size_t nshards;             /* initialised, for pack_store_free() */
 };
 
 /* What libgit2 sees: one per git_repository, all sharing one store. */
@@ -343,11 +352,19 @@ out_bad:
 	return NULL;
 }
 
-static size_t base_bucket(const struct pack_store *s, const struct pack *p, uint64_t off)
+static uint64_t base_hash(const struct pack *p, uint64_t off)
 {
-	uint64_t h = (off ^ (uint64_t)(uintptr_t)p) * 0x9e3779b97f4a7c15ull;
+	return (off ^ (uint64_t)(uintptr_t)p) * 0x9e3779b97f4a7c15ull;
+}
 
-	return (size_t)(h >> 32) & (s->nbuckets - 1);
+static struct shard *base_shard(struct pack_store *s, const struct pack *p, uint64_t off)
+{
+	return &s->shards[(base_hash(p, off) >> 40) % GIT_SHARDS];
+}
+
+static struct base **base_bucket(struct shard *sh, const struct pack *p, uint64_t off)
+{
+	return &sh->buckets[(base_hash(p, off) >> 20) % GIT_SHARD_BUCKETS];
 }
 
 static void lru_unlink(struct base *e)
@@ -356,38 +373,38 @@ static void lru_unlink(struct base *e)
 	e->next->prev = e->prev;
 }
 
-static void lru_push(struct pack_store *s, struct base *e)
+static void lru_push(struct shard *sh, struct base *e)
 {
-	e->next = s->lru.next;
-	e->prev = &s->lru;
-	s->lru.next->prev = e;
-	s->lru.next = e;
+	e->next = sh->lru.next;
+	e->prev = &sh->lru;
+	sh->lru.next->prev = e;
+	sh->lru.next = e;
 }
 
-/* With the lock held. */
-static struct base *cache_find(struct pack_store *s, const struct pack *p, uint64_t off)
+/* With the shard's lock held. */
+static struct base *cache_find(struct shard *sh, const struct pack *p, uint64_t off)
 {
 	struct base *e;
 
-	for (e = s->buckets[base_bucket(s, p, off)]; e; e = e->hnext)
+	for (e = *base_bucket(sh, p, off); e; e = e->hnext)
 		if (e->off == off && e->pack == p) {
 			lru_unlink(e);
-			lru_push(s, e);
+			lru_push(sh, e);
 			return e;
 		}
 	return NULL;
 }
 
-/* With the lock held. */
-static void cache_drop(struct pack_store *s, struct base *e)
+/* With the shard's lock held. */
+static void cache_drop(struct shard *sh, struct base *e)
 {
-	struct base **pp = &s->buckets[base_bucket(s, e->pack, e->off)];
+	struct base **pp = base_bucket(sh, e->pack, e->off);
 
 	while (*pp != e)
 		pp = &(*pp)->hnext;
 	*pp = e->hnext;
 	lru_unlink(e);
-	s->used -= sizeof(*e) + e->len;
+	sh->used -= sizeof(*e) + e->len;
 	free(e);
 }
 
@@ -395,18 +412,19 @@ static void cache_drop(struct pack_store *s, struct base *e)
 static unsigned char *cache_get(struct pack_store *s, const struct pack *p, uint64_t off,
 				git_object_t *type, size_t *len)
 {
+	struct shard *sh = base_shard(s, p, off);
 	unsigned char *copy = NULL;
 	struct base *e;
 
-	pthread_mutex_lock(&s->lock);
-	e = cache_find(s, p, off);
+	pthread_mutex_lock(&sh->lock);
+	e = cache_find(sh, p, off);
 	if (e && (copy = malloc(e->len + 1))) {
 		memcpy(copy, e->data, e->len);
 		copy[e->len] = '\0';
 		*type = e->type;
 		*len = e->len;
 	}
-	pthread_mutex_unlock(&s->lock);
+	pthread_mutex_unlock(&sh->lock);
 	return copy;
 }
 
@@ -414,31 +432,31 @@ static unsigned char *cache_get(struct pack_store *s, const struct pack *p, uint
 static void cache_put(struct pack_store *s, const struct pack *p, uint64_t off,
 		      git_object_t type, const unsigned char *data, size_t len)
 {
-	struct base *e;
-	size_t h;
+	struct shard *sh = base_shard(s, p, off);
+	struct base *e, **bucket;
 
-	if (len > s->limit / 8 || !(e = malloc(sizeof(*e) + len)))
+	if (len > s->limit / 2 || !(e = malloc(sizeof(*e) + len)))
 		return;
 	e->pack = p;
 	e->off = off;
 	e->type = type;
 	e->len = len;
 	memcpy(e->data, data, len);
-	pthread_mutex_lock(&s->lock);
-	if (cache_find(s, p, off)) {
+	pthread_mutex_lock(&sh->lock);
+	if (cache_find(sh, p, off)) {
 		/* another worker resolved it too */
-		pthread_mutex_unlock(&s->lock);
+		pthread_mutex_unlock(&sh->lock);
 		free(e);
 		return;
 	}
-	h = base_bucket(s, p, off);
-	e->hnext = s->buckets[h];
-	s->buckets[h] = e;
-	lru_push(s, e);
-	s->used += sizeof(*e) + len;
-	while (s->used > s->limit && s->lru.prev != e)
-		cache_drop(s, s->lru.prev);
-	pthread_mutex_unlock(&s->lock);
+	bucket = base_bucket(sh, p, off);
+	e->hnext = *bucket;
+	*bucket = e;
+	lru_push(sh, e);
+	sh->used += sizeof(*e) + len;
+	while (sh->used > s->limit && sh->lru.prev != e)
+		cache_drop(sh, sh->lru.prev);
+	pthread_mutex_unlock(&sh->lock);
 }
 
 /* For the delta entry at cur of type t whose header ends at pos: the offset
@@ -544,6 +562,7 @@ out_free:
 static int pack_header(struct pack_store *s, const struct pack *p, uint64_t off,
 		       git_object_t *type, size_t *len)
 {
+	struct shard *sh = base_shard(s, p, off);
 	unsigned char head[32];
 	const unsigned char *h = head;
 	uint64_t cur = off, pos, data;
@@ -552,12 +571,12 @@ static int pack_header(struct pack_store *s, const struct pack *p, uint64_t off,
 	z_stream z;
 	int t, rc;
 
-	pthread_mutex_lock(&s->lock);
-	if ((e = cache_find(s, p, off))) {
+	pthread_mutex_lock(&sh->lock);
+	if ((e = cache_find(sh, p, off))) {
 		*type = e->type;
 		*len = e->len;
 	}
-	pthread_mutex_unlock(&s->lock);
+	pthread_mutex_unlock(&sh->lock);
 	if (e)
 		return 0;
 	if (entry_header(p, cur, &t, &size, &pos))
@@ -653,15 +672,14 @@ static void pack_store_free(struct pack_store *s)
 
 	if (!s)
 		return;
-	if (s->buckets) {
-		while (s->lru.next != &s->lru)
-			cache_drop(s, s->lru.next);
-		free(s->buckets);
+	for (i = 0; i < s->nshards; i++) {
+		while (s->shards[i].lru.next != &s->shards[i].lru)
+			cache_drop(&s->shards[i], s->shards[i].lru.next);
+		pthread_mutex_destroy(&s->shards[i].lock);
 	}
 	for (i = 0; i < s->npacks; i++)
 		pack_close(&s->packs[i]);
 	free(s->packs);
-	pthread_mutex_destroy(&s->lock);
 	free(s);
 }
 
@@ -679,15 +697,14 @@ static struct pack_store *pack_store_new(git_repository *repo, size_t limit)
 
 	if (!s)
 		return NULL;
-	if (pthread_mutex_init(&s->lock, NULL)) {
-		free(s);
-		return NULL;
+	s->limit = limit / GIT_SHARDS;
+	for (; s->nshards < GIT_SHARDS; s->nshards++) {
+		struct shard *sh = &s->shards[s->nshards];
+
+		if (pthread_mutex_init(&sh->lock, NULL))
+			goto out_free;
+		sh->lru.next = sh->lru.prev = &sh->lru;
 	}
-	s->lru.next = s->lru.prev = &s->lru;
-	s->limit = limit;
-	s->nbuckets = 1 << 14;
-	if (!(s->buckets = calloc(s->nbuckets, sizeof(*s->buckets))))
-		goto out_free;
 	n = snprintf(dir, sizeof(dir), "%sobjects/pack", git_repository_commondir(repo));
 	if (n < 0 || (size_t)n >= sizeof(dir) || !(d = opendir(dir)))
 		goto out_free;

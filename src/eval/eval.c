@@ -1,0 +1,301 @@
+/*
+ * eval.c - side-by-side training and scoring, and the result tables (see
+ * eval.h).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "eval/eval.h"
+#include "util/error.h"
+
+double ss_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+long ss_peak_rss_kb(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return -1;
+	return ru.ru_maxrss;
+}
+
+int ss_parse_date(int64_t *out, const char *s)
+{
+	struct tm tm;
+	int y, m, d;
+	char extra;
+
+	if (sscanf(s, "%4d-%2d-%2d%c", &y, &m, &d, &extra) != 3 || m < 1 || m > 12 || d < 1 ||
+	    d > 31 || y < 1970)
+		return ss_error_code(SS_EINVALID, "'%s' is not a date (YYYY-MM-DD)", s);
+	memset(&tm, 0, sizeof(tm));
+	tm.tm_year = y - 1900;
+	tm.tm_mon = m - 1;
+	tm.tm_mday = d;
+	*out = (int64_t)timegm(&tm);
+	return 0;
+}
+
+void ss_format_date(char buf[16], int64_t t)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (!gmtime_r(&tt, &tm)) {
+		snprintf(buf, 16, "?");
+		return;
+	}
+	strftime(buf, 16, "%Y-%m-%d", &tm);
+}
+
+static void range(const ss_dataset *d, const size_t *idx, size_t n, int64_t *first,
+		  int64_t *last, size_t *npos)
+{
+	size_t i;
+
+	*first = INT64_MAX;
+	*last = INT64_MIN;
+	*npos = 0;
+	for (i = 0; i < n; i++) {
+		const ss_example *e = ss_dataset_example(d, idx[i]);
+
+		if (e->time < *first)
+			*first = e->time;
+		if (e->time > *last)
+			*last = e->time;
+		*npos += e->label;
+	}
+	if (!n)
+		*first = *last = 0;
+}
+
+int ss_eval_run(ss_eval_result *out, const ss_dataset *d, const size_t *train, size_t ntrain,
+		const size_t *test, size_t ntest, const ss_model_kind *kinds, size_t nkinds,
+		const ss_train_options *opts)
+{
+	float *score = NULL, *uscore = NULL;
+	uint8_t *label = NULL, *ulabel = NULL;
+	size_t i, k;
+	int rc = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (nkinds > SS_EVAL_MAX_MODELS)
+		return ss_error_code(SS_EINVALID, "too many models (at most %d)", SS_EVAL_MAX_MODELS);
+	if (!ntest)
+		return ss_error_code(SS_EINVALID, "no test commits");
+	out->ntrain = ntrain;
+	out->ntest = ntest;
+	range(d, train, ntrain, &out->train_first, &out->train_last, &out->ntrain_pos);
+	range(d, test, ntest, &out->test_first, &out->test_last, &out->ntest_pos);
+	score = malloc(ntest * sizeof(*score));
+	uscore = malloc(ntest * sizeof(*uscore));
+	label = malloc(ntest * sizeof(*label));
+	ulabel = malloc(ntest * sizeof(*ulabel));
+	if (!score || !uscore || !label || !ulabel) {
+		rc = SS_ENOMEM;
+		goto free_all;
+	}
+	for (i = 0; i < ntest; i++) {
+		const ss_example *e = ss_dataset_example(d, test[i]);
+
+		label[i] = e->label;
+		if (e->tagged) {
+			out->ntest_tagged++;
+		} else {
+			out->nuntagged++;
+			out->nuntagged_pos += e->label;
+		}
+	}
+	for (k = 0; k < nkinds; k++) {
+		ss_eval_row *row = &out->rows[out->nrows];
+		ss_model *m;
+		double t0 = ss_now();
+		size_t nu = 0;
+
+		memset(row, 0, sizeof(*row));
+		row->kind = kinds[k];
+		ss_model_logf(opts, "training %s on %zu commits", ss_model_kind_name(kinds[k]), ntrain);
+		if ((rc = ss_model_train(&m, kinds[k], d, train, ntrain, opts)))
+			goto free_all;
+		row->train_seconds = ss_now() - t0;
+		t0 = ss_now();
+		rc = ss_model_score(m, d, test, ntest, score);
+		row->predict_seconds = ss_now() - t0;
+		row->rss_kb = ss_peak_rss_kb();
+		row->threshold = ss_model_threshold(m);
+		row->nweights = ss_model_nweights(m);
+		row->val_f1 = ss_model_info_of(m)->val_f1;
+		snprintf(row->params, sizeof(row->params), "%s", ss_model_info_of(m)->params);
+		ss_model_free(m);
+		if (rc)
+			goto free_all;
+		for (i = 0; i < ntest; i++)
+			if (!ss_dataset_example(d, test[i])->tagged) {
+				uscore[nu] = score[i];
+				ulabel[nu++] = label[i];
+			}
+		if ((rc = ss_metrics_compute(&row->all, score, label, ntest, row->threshold)) ||
+		    (rc = ss_metrics_compute(&row->untagged, uscore, ulabel, nu, row->threshold)))
+			goto free_all;
+		out->nrows++;
+	}
+
+free_all:
+	free(score);
+	free(uscore);
+	free(label);
+	free(ulabel);
+	return rc;
+}
+
+/* ---- tables ---------------------------------------------------------- */
+
+static void fmt3(char *buf, size_t size, double v)
+{
+	if (isnan(v))
+		snprintf(buf, size, "-");
+	else
+		snprintf(buf, size, "%.3f", v);
+}
+
+static int table(ss_strbuf *sb, const ss_eval_result *r, int untagged)
+{
+	size_t k;
+	int rc = ss_strbuf_addf(sb, "%-8s %9s %6s %6s %6s %6s %7s %6s %6s %8s %8s %7s %7s\n",
+				"model", "threshold", "P", "R", "F1", "Acc", "ROC-AUC", "PR-AUC",
+				"P@R.9", "read@R.9", "train_s", "pred_s", "rss_MB");
+
+	for (k = 0; k < r->nrows && !rc; k++) {
+		const ss_eval_row *row = &r->rows[k];
+		const ss_metrics *m = untagged ? &row->untagged : &row->all;
+		char p[16], rr[16], f1[16], acc[16], auc[16], ap[16], p90[16], read[24];
+
+		fmt3(p, sizeof(p), m->precision);
+		fmt3(rr, sizeof(rr), m->recall);
+		fmt3(f1, sizeof(f1), m->f1);
+		fmt3(acc, sizeof(acc), m->accuracy);
+		fmt3(auc, sizeof(auc), m->roc_auc);
+		fmt3(ap, sizeof(ap), m->pr_auc);
+		fmt3(p90, sizeof(p90), m->p_at_r90);
+		if (isnan(m->p_at_r90))
+			snprintf(read, sizeof(read), "-");
+		else
+			snprintf(read, sizeof(read), "%zu", m->read_at_r90);
+		rc = ss_strbuf_addf(sb, "%-8s %9.4f %6s %6s %6s %6s %7s %6s %6s %8s %8.2f %7.3f %7.0f\n",
+				    ss_model_kind_name(row->kind), (double)row->threshold, p, rr, f1,
+				    acc, auc, ap, p90, read, row->train_seconds, row->predict_seconds,
+				    (double)row->rss_kb / 1024.0);
+	}
+	return rc;
+}
+
+int ss_eval_format_text(ss_strbuf *sb, const ss_eval_result *r, const char *title)
+{
+	char a[16], b[16], c[16], d[16];
+	size_t k;
+	int rc;
+
+	ss_format_date(a, r->train_first);
+	ss_format_date(b, r->train_last);
+	ss_format_date(c, r->test_first);
+	ss_format_date(d, r->test_last);
+	rc = ss_strbuf_addf(sb,
+			    "== %s\n"
+			    "train: %zu commits %s..%s, %zu positive (%.1f%%); stable tags %s\n"
+			    "test:  %zu commits %s..%s, %zu positive (%.1f%%), %zu carry the tag\n\n",
+			    title ? title : "evaluation", r->ntrain, a, b, r->ntrain_pos,
+			    r->ntrain ? 100.0 * (double)r->ntrain_pos / (double)r->ntrain : 0.0,
+			    r->masked ? "masked" : "visible", r->ntest, c, d, r->ntest_pos,
+			    r->ntest ? 100.0 * (double)r->ntest_pos / (double)r->ntest : 0.0,
+			    r->ntest_tagged);
+	if (!rc)
+		rc = table(sb, r, 0);
+	if (!rc)
+		rc = ss_strbuf_addf(sb, "\n-- test commits without the stable tag: %zu, %zu positive (%.1f%%)\n",
+				    r->nuntagged, r->nuntagged_pos,
+				    r->nuntagged ? 100.0 * (double)r->nuntagged_pos / (double)r->nuntagged : 0.0);
+	if (!rc)
+		rc = table(sb, r, 1);
+	if (!rc)
+		rc = ss_strbuf_addf(sb, "\nsettings:\n");
+	for (k = 0; k < r->nrows && !rc; k++)
+		rc = ss_strbuf_addf(sb, "  %-8s %s; %zu weights; validation F1 %.3f\n",
+				    ss_model_kind_name(r->rows[k].kind), r->rows[k].params,
+				    r->rows[k].nweights, r->rows[k].val_f1);
+	return rc;
+}
+
+static int jnum(ss_strbuf *sb, const char *key, double v, int comma)
+{
+	if (isnan(v) || isinf(v))
+		return ss_strbuf_addf(sb, "\"%s\":null%s", key, comma ? "," : "");
+	return ss_strbuf_addf(sb, "\"%s\":%.6g%s", key, v, comma ? "," : "");
+}
+
+static int jmetrics(ss_strbuf *sb, const char *key, const ss_metrics *m)
+{
+	int rc = ss_strbuf_addf(sb, "\"%s\":{\"n\":%zu,\"positive\":%zu,\"tp\":%zu,\"fp\":%zu,"
+				"\"fn\":%zu,\"tn\":%zu,", key, m->n, m->npos, m->tp, m->fp, m->fn, m->tn);
+
+	rc = rc ? rc : jnum(sb, "precision", m->precision, 1);
+	rc = rc ? rc : jnum(sb, "recall", m->recall, 1);
+	rc = rc ? rc : jnum(sb, "f1", m->f1, 1);
+	rc = rc ? rc : jnum(sb, "accuracy", m->accuracy, 1);
+	rc = rc ? rc : jnum(sb, "roc_auc", m->roc_auc, 1);
+	rc = rc ? rc : jnum(sb, "pr_auc", m->pr_auc, 1);
+	rc = rc ? rc : jnum(sb, "precision_at_recall_0_9", m->p_at_r90, 1);
+	if (!rc && isnan(m->p_at_r90))
+		rc = ss_strbuf_addf(sb, "\"read_at_recall_0_9\":null}");
+	else if (!rc)
+		rc = ss_strbuf_addf(sb, "\"read_at_recall_0_9\":%zu}", m->read_at_r90);
+	return rc;
+}
+
+int ss_eval_format_json(ss_strbuf *sb, const ss_eval_result *r, const char *title)
+{
+	char a[16], b[16], c[16], d[16];
+	size_t k;
+	int rc;
+
+	ss_format_date(a, r->train_first);
+	ss_format_date(b, r->train_last);
+	ss_format_date(c, r->test_first);
+	ss_format_date(d, r->test_last);
+	rc = ss_strbuf_adds(sb, "{\"title\":");
+	rc = rc ? rc : ss_strbuf_add_json(sb, title ? title : "evaluation");
+	rc = rc ? rc : ss_strbuf_addf(sb, ",\"masked\":%s,\"train\":{\"n\":%zu,\"positive\":%zu,"
+				      "\"first\":\"%s\",\"last\":\"%s\"},\"test\":{\"n\":%zu,"
+				      "\"positive\":%zu,\"tagged\":%zu,\"first\":\"%s\",\"last\":\"%s\","
+				      "\"untagged\":%zu,\"untagged_positive\":%zu},\"models\":[",
+				      r->masked ? "true" : "false", r->ntrain, r->ntrain_pos, a, b,
+				      r->ntest, r->ntest_pos, r->ntest_tagged, c, d, r->nuntagged,
+				      r->nuntagged_pos);
+	for (k = 0; k < r->nrows && !rc; k++) {
+		const ss_eval_row *row = &r->rows[k];
+
+		rc = ss_strbuf_addf(sb, "%s{\"model\":\"%s\",\"params\":", k ? "," : "",
+				    ss_model_kind_name(row->kind));
+		rc = rc ? rc : ss_strbuf_add_json(sb, row->params);
+		rc = rc ? rc : ss_strbuf_addf(sb, ",\"weights\":%zu,", row->nweights);
+		rc = rc ? rc : jnum(sb, "threshold", row->threshold, 1);
+		rc = rc ? rc : jnum(sb, "validation_f1", row->val_f1, 1);
+		rc = rc ? rc : jnum(sb, "train_seconds", row->train_seconds, 1);
+		rc = rc ? rc : jnum(sb, "predict_seconds", row->predict_seconds, 1);
+		rc = rc ? rc : ss_strbuf_addf(sb, "\"peak_rss_kb\":%ld,", row->rss_kb);
+		rc = rc ? rc : jmetrics(sb, "all", &row->all);
+		rc = rc ? rc : ss_strbuf_addch(sb, ',');
+		rc = rc ? rc : jmetrics(sb, "untagged", &row->untagged);
+		rc = rc ? rc : ss_strbuf_addch(sb, '}');
+	}
+	return rc ? rc : ss_strbuf_adds(sb, "]}\n");
+}

@@ -1,0 +1,66 @@
+/*
+ * eval.h - models trained and scored side by side on one time split.
+ *
+ * Every model is trained on the same training examples (choosing its
+ * settings and threshold on the newest part of them, see model.h) and
+ * scored on the same test examples; metrics are computed on all test
+ * commits and again on the test commits that did not carry the stable tag
+ * (what a model adds to the tag).  Tables come out as aligned text or JSON.
+ */
+#ifndef SS_EVAL_H
+#define SS_EVAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "eval/metrics.h"
+#include "models/dataset.h"
+#include "models/model.h"
+#include "util/strbuf.h"
+
+#define SS_EVAL_MAX_MODELS 16
+
+typedef struct {
+	ss_model_kind kind;
+	double train_seconds, predict_seconds;
+	long rss_kb;          /* process peak RSS after this model (getrusage) */
+	float threshold;
+	char params[256];
+	size_t nweights;
+	double val_f1;        /* F1 on the validation slice at the threshold */
+	ss_metrics all;       /* all test commits */
+	ss_metrics untagged;  /* test commits without the stable tag */
+} ss_eval_row;
+
+typedef struct {
+	size_t ntrain, ntrain_pos, ntest, ntest_pos, ntest_tagged;
+	size_t nuntagged, nuntagged_pos;
+	int64_t train_first, train_last, test_first, test_last;
+	int masked;           /* tags were masked (recorded by the caller) */
+	ss_eval_row rows[SS_EVAL_MAX_MODELS];
+	size_t nrows;
+} ss_eval_result;
+
+/*
+ * Train each of kinds[0..nkinds) on train[], score test[].  log (from
+ * opts) hears about each model.  0 or < 0 with the message set.
+ */
+int ss_eval_run(ss_eval_result *out, const ss_dataset *d, const size_t *train, size_t ntrain,
+		const size_t *test, size_t ntest, const ss_model_kind *kinds, size_t nkinds,
+		const ss_train_options *opts);
+
+/* Append the result as a text table or a JSON object (one line). */
+int ss_eval_format_text(ss_strbuf *sb, const ss_eval_result *r, const char *title);
+int ss_eval_format_json(ss_strbuf *sb, const ss_eval_result *r, const char *title);
+
+/* "YYYY-MM-DD" (UTC midnight) to seconds since the epoch; SS_EINVALID. */
+int ss_parse_date(int64_t *out, const char *s);
+/* Seconds since the epoch to "YYYY-MM-DD" (UTC). */
+void ss_format_date(char buf[16], int64_t t);
+
+/* Seconds of a monotonic clock (for timings). */
+double ss_now(void);
+/* Peak resident set size of this process so far, in KiB. */
+long ss_peak_rss_kb(void);
+
+#endif
