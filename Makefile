@@ -56,7 +56,7 @@ test: deps all tests
 
 asan:
 	$(MAKE) BUILD=build-asan OPT=-O1 \
-	  CFLAGS='-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined' \
+	  CFLAGS='-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined -std=c11 -D_GNU_SOURCE -Wall -Wextra -Isrc -pthread' \
 	  LDFLAGS='-fsanitize=address,undefined' test
 
 bench: all
@@ -69,3 +69,25 @@ clean:
 	rm -rf build build-asan stablesel
 
 .PHONY: all check-deps deps tests test asan bench clean default-model
+
+# Fuzzing (fuzz/README.md): libFuzzer targets built with clang, ASan and
+# UBSan into build-fuzz/; `make fuzz FUZZ_SECONDS=N` runs each for N s.
+FUZZ_SECONDS ?= 60
+FUZZ_CC      ?= clang
+FUZZ_CFLAGS  := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer \
+  -fno-sanitize-recover=undefined -std=c11 -D_GNU_SOURCE -Wall -Wextra -Isrc -pthread
+FUZZ_BIN     := $(patsubst fuzz/%.c,build-fuzz/fuzz/%,$(sort $(wildcard fuzz/fuzz_*.c)))
+
+fuzz-build:
+	$(MAKE) BUILD=build-fuzz CC=$(FUZZ_CC) CFLAGS='$(FUZZ_CFLAGS)' build-fuzz/libstablesel.a
+	$(MAKE) $(FUZZ_BIN)
+
+build-fuzz/fuzz/%: fuzz/%.c fuzz/fuzz_util.h build-fuzz/libstablesel.a
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(subst fuzzer-no-link,fuzzer,$(FUZZ_CFLAGS)) $(PKG_CFLAGS) -Ifuzz -o $@ $< \
+	  build-fuzz/libstablesel.a $(LIBS)
+
+fuzz: fuzz-build
+	nice -n 19 fuzz/run.sh $(FUZZ_SECONDS)
+
+.PHONY: fuzz fuzz-build

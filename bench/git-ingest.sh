@@ -5,7 +5,8 @@
 # commits over a C tree of a few thousand files with git fast-import:
 # small kernel-style edits, multi-file commits, added, deleted and renamed
 # files, and now and then a merged side branch.  Then times
-#     git log -p --no-merges >/dev/null
+#     git log -p --no-merges >/dev/null          (the reference: ratio 1.00)
+#     git log -p --no-merges --reverse           (oldest first, as stablesel)
 #     stablesel log --repo REPO >/dev/null      (default threads, and 1 thread)
 # and reports seconds (best of RUNS), the ratio stablesel/git, commits/s
 # and peak RSS (/usr/bin/time -v), also into bench/out/git-ingest.txt.
@@ -320,6 +321,9 @@ measure() {
 
 measure "git log -p" git -C "$REPO" log -p --no-merges
 git_s=$secs git_rss=$rss
+# what stablesel does: oldest first
+measure "git log -p --reverse" git -C "$REPO" log -p --no-merges --reverse
+gitr_s=$secs gitr_rss=$rss
 measure "stablesel log" "$STABLESEL" log --repo "$REPO"
 ss_s=$secs ss_rss=$rss
 SS_GIT_THREADS=0
@@ -335,6 +339,8 @@ report() {
 	printf '%-28s %8s %8s %10s %12s\n' "" seconds ratio commits/s "peak RSS MiB"
 	printf '%-28s %8s %8s %10s %12s\n' "git log -p --no-merges" "$git_s" 1.00 \
 		"$(rate "$git_s")" "$((git_rss / 1024))"
+	printf '%-28s %8s %8s %10s %12s\n' "git log -p --reverse" "$gitr_s" "$(ratio "$gitr_s")" \
+		"$(rate "$gitr_s")" "$((gitr_rss / 1024))"
 	printf '%-28s %8s %8s %10s %12s\n' "stablesel log" "$ss_s" "$(ratio "$ss_s")" \
 		"$(rate "$ss_s")" "$((ss_rss / 1024))"
 	printf '%-28s %8s %8s %10s %12s\n' "stablesel log, 1 thread" "$ss1_s" "$(ratio "$ss1_s")" \

@@ -64,5 +64,9 @@ double cli_parse_double(const char *usage, const char *opt, const char *v);
 /* Subcommands. */
 int cmd_log(int argc, const char **argv);
 int cmd_label(int argc, const char **argv);
+int cmd_train(int argc, const char **argv);
+int cmd_eval(int argc, const char **argv);
+int cmd_rank(int argc, const char **argv);
+int cmd_explain(int argc, const char **argv);
 
 #endif

@@ -33,6 +33,10 @@ static const struct command commands[] = {
 	  "stablesel log [--repo PATH] [--rev REV...] [--mask-stable-tags] [--no-diff] [SOURCE...]" },
 	{ "label", cmd_label, "list upstream commits a stable tree carries",
 	  "stablesel label --stable SOURCE [--branches GLOB] [--upstream-pattern REGEX] [-o FILE]" },
+	{ "train", cmd_train, "learn from history which commits reach stable", "stablesel train --model keyword|linear|mlp SOURCE... (--labels FILE | --stable SOURCE) [--mask-stable-tags] [--settle-days N] -o MODEL" },
+	{ "eval", cmd_eval, "train and score models side by side on a time split", "stablesel eval (--split-date DATE SOURCE... | --train SOURCE --test SOURCE) (--labels FILE | --stable SOURCE) [--models keyword,tag,linear,mlp] [--format text|json]" },
+	{ "rank", cmd_rank, "rank commits by how likely they belong in stable", "stablesel rank [--model MODEL] SOURCE... [--top N] [--min-score P] [--format text|tsv|json]" },
+	{ "explain", cmd_explain, "show the features behind a commit's score", "stablesel explain [--model MODEL] (--repo PATH | SOURCE...) [--top N] COMMIT..." },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

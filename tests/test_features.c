@@ -123,7 +123,7 @@ static void test_constructs(void **st)
 	(void)st;
 	assert_non_null(c);
 	ss_feat_raw_init(&r);
-	assert_int_equal(ss_feat_extract(&r, c, &o), 0);
+	assert_int_equal(ss_feat_extract(&r, c, NULL, &o), 0);
 	assert_count(&r, SS_F_NULL_ADD, 1);     /* !ptr; the NULL is context */
 	assert_count(&r, SS_F_NULL_DEL, 0);
 	assert_count(&r, SS_F_IF_ADD, 2);       /* comments and strings do not count */
@@ -159,7 +159,7 @@ static void test_constructs_only_in_code(void **st)
 
 	(void)st;
 	ss_feat_raw_init(&r);
-	assert_int_equal(ss_feat_extract(&r, c, &o), 0);
+	assert_int_equal(ss_feat_extract(&r, c, NULL, &o), 0);
 	assert_count(&r, SS_F_IF_ADD, 0);
 	assert_count(&r, SS_F_LOCK_ADD, 0);
 	assert_true(dense(&r, SS_F_SHARE_DOC) == 1.0f);
@@ -194,7 +194,7 @@ static void test_metrics_and_paths(void **st)
 	(void)st;
 	ss_feat_raw_init(&r);
 	r.names = &names;
-	assert_int_equal(ss_feat_extract(&r, c, &o), 0);
+	assert_int_equal(ss_feat_extract(&r, c, NULL, &o), 0);
 	assert_count(&r, SS_F_FILES, 5);
 	assert_count(&r, SS_F_HUNKS, 5);
 	assert_count(&r, SS_F_FUNCS, 2);
@@ -268,7 +268,7 @@ static void test_message_people_trailers(void **st)
 	assert_non_null(c);
 	ss_feat_raw_init(&r);
 	r.names = &names;
-	assert_int_equal(ss_feat_extract(&r, c, &o), 0);
+	assert_int_equal(ss_feat_extract(&r, c, NULL, &o), 0);
 	/* words of subject and body, lower-cased; shas and trailers left out */
 	assert_true(has_word(&r, "fix"));
 	assert_true(has_word(&r, "crash"));
@@ -299,7 +299,7 @@ static void test_message_people_trailers(void **st)
 
 	/* masked: no trace of the tag, everything else unchanged */
 	assert_int_equal(ss_commit_mask_stable(c), 0);
-	assert_int_equal(ss_feat_extract(&r, c, &o), 0);
+	assert_int_equal(ss_feat_extract(&r, c, NULL, &o), 0);
 	assert_true(dense(&r, SS_F_HAS_STABLE) == 0.0f);
 	assert_true(dense(&r, SS_F_HAS_FIXES) == 1.0f);
 	assert_false(strstr(names.buf, "stable@"));
@@ -328,7 +328,7 @@ static void test_bots(void **st)
 		ss_feat_raw r;
 
 		ss_feat_raw_init(&r);
-		assert_int_equal(ss_feat_extract(&r, c, &o), 0);
+		assert_int_equal(ss_feat_extract(&r, c, NULL, &o), 0);
 		if (dense(&r, cases[i].f) != 1.0f)
 			fail_msg("case %zu: feature %s not set", i, ss_dense_features[cases[i].f].name);
 		assert_true(dense(&r, SS_F_BOT_SYZBOT) == 0.0f);
@@ -391,6 +391,7 @@ static void test_dataset_matches_commit_vector(void **st)
 	ss_commit *c[3];
 	ss_dataset *d;
 	ss_featurizer f;
+	ss_history *h;
 	uint32_t *remap;
 	size_t idx[3] = { 0, 1, 2 }, i, k;
 	ss_svec a, b;
@@ -420,11 +421,13 @@ static void test_dataset_matches_commit_vector(void **st)
 	assert_int_equal(ss_featurizer_dim(&f), SS_NDENSE + 4 + (1u << o.hash_bits));
 
 	assert_int_equal(ss_dataset_remap(&remap, &f, d), 0);
+	assert_int_equal(ss_history_new(&h), 0);
 	ss_svec_init(&a);
 	ss_svec_init(&b);
 	for (i = 0; i < 3; i++) {
 		assert_int_equal(ss_dataset_vector(&a, &f, remap, d, i), 0);
-		assert_int_equal(ss_featurizer_vector(&f, c[i], &b, NULL), 0);
+		assert_int_equal(ss_featurizer_vector(&f, c[i], h, &b, NULL), 0);
+		assert_int_equal(ss_history_add(h, c[i]), 0);
 		assert_int_equal(a.n, b.n);
 		for (k = 0; k < a.n; k++) {
 			assert_int_equal(a.idx[k], b.idx[k]);
@@ -451,9 +454,81 @@ static void test_dataset_matches_commit_vector(void **st)
 	assert_true(ss_strmap_find(f.vocab, "feature", 7) != SS_STRMAP_NONE);
 	ss_svec_release(&a);
 	ss_svec_release(&b);
+	ss_history_free(h);
 	free(remap);
 	ss_featurizer_release(&f);
 	ss_dataset_free(d);
+}
+
+static void test_history(void **st)
+{
+	static const char *const l[] = { "+x", NULL };
+	tc_file old = { "lib/old.c", NULL, l, SS_FILE_MODIFIED };
+	tc_file young = { "lib/young.c", NULL, l, SS_FILE_ADDED };
+	const long long day = 86400, t0 = 1600000000;
+	ss_feat_options o = SS_FEAT_OPTIONS_INIT;
+	ss_commit *a = tc_commit("aaaaaaaaaaaa1111111111111111111111111111", "x@y", t0,
+				 "lib: add old\n", &old, 1);
+	ss_commit *rel = tc_commit("bbbbbbbbbbbb1111111111111111111111111111", "x@y", t0 + 100 * day,
+				   "version: 21.02.0\n", NULL, 0);
+	ss_commit *b = tc_commit("cccccccccccc1111111111111111111111111111", "x@y", t0 + 200 * day,
+				 "lib: add young\n", &young, 1);
+	ss_commit *fix_old = tc_commit("dddddddddddd1111111111111111111111111111", "x@y", t0 + 400 * day,
+				       "lib: fix old\n\nx\n\nFixes: aaaaaaaaaaaa (\"lib: add old\")\n", &old, 1);
+	ss_commit *fix_young = tc_commit("eeeeeeeeeeee1111111111111111111111111111", "x@y", t0 + 230 * day,
+					 "lib: fix young\n\nx\n\nFixes: ccccccc (\"lib: add young\")\n", &young, 1);
+	ss_commit *fix_unknown = tc_commit("ffffffffffff1111111111111111111111111111", "x@y", t0 + 230 * day,
+					   "lib: fix\n\nx\n\nFixes: 0123456789ab (\"x\")\n", &old, 1);
+	ss_commit *rc1 = tc_commit("1", "x@y", 1, "version: 21.05-rc1\n", NULL, 0);
+	ss_history *h;
+	ss_feat_raw r;
+
+	(void)st;
+	assert_true(ss_history_is_release(rel));
+	assert_false(ss_history_is_release(rc1));
+	assert_int_equal(ss_history_new(&h), 0);
+	assert_int_equal(ss_history_add(h, a), 0);
+	assert_int_equal(ss_history_add(h, rel), 0);
+	assert_int_equal(ss_history_add(h, b), 0);
+	assert_true(ss_history_time(h, "AAAAAAAAAAAA", 12) == t0);
+	assert_true(ss_history_time(h, "ccccccc", 7) == t0 + 200 * day);
+	assert_true(ss_history_time(h, "0123456", 7) == -1);
+	assert_true(ss_history_release_before(h, t0 + 150 * day) == t0 + 100 * day);
+	assert_true(ss_history_release_before(h, t0) == -1);
+	assert_int_equal(ss_history_releases_between(h, t0, t0 + 400 * day), 1);
+	assert_true(ss_history_path_time(h, "lib/young.c") == t0 + 200 * day);
+
+	ss_feat_raw_init(&r);
+	/* a 400-day-old target across one release, in a 400-day-old file */
+	assert_int_equal(ss_feat_extract(&r, fix_old, h, &o), 0);
+	assert_true(dense(&r, SS_F_FIX_FOUND) == 1 && dense(&r, SS_F_FIX_UNKNOWN) == 0);
+	assert_count(&r, SS_F_FIX_AGE, 400);
+	assert_true(dense(&r, SS_F_FIX_GT365) == 1 && dense(&r, SS_F_FIX_LT90) == 0);
+	assert_true(dense(&r, SS_F_FIX_REL1) == 1 && dense(&r, SS_F_FIX_REL0) == 0);
+	assert_count(&r, SS_F_FILE_AGE_MIN, 400);
+	assert_true(dense(&r, SS_F_FILES_NEW365) == 0);
+	/* a 30-day-old target by 7-digit id, never released, in a young file */
+	assert_int_equal(ss_feat_extract(&r, fix_young, h, &o), 0);
+	assert_true(dense(&r, SS_F_FIX_LT90) == 1 && dense(&r, SS_F_FIX_GT365) == 0);
+	assert_true(dense(&r, SS_F_FIX_REL0) == 1);
+	assert_count(&r, SS_F_FILE_AGE_MAX, 30);
+	assert_true(dense(&r, SS_F_FILES_NEW180) == 1);
+	/* a target older than the data */
+	assert_int_equal(ss_feat_extract(&r, fix_unknown, h, &o), 0);
+	assert_true(dense(&r, SS_F_FIX_UNKNOWN) == 1 && dense(&r, SS_F_FIX_FOUND) == 0);
+	assert_true(dense(&r, SS_F_FIX_GT365) == 1 && dense(&r, SS_F_FIX_REL2) == 1);
+	/* no history: nothing is known */
+	assert_int_equal(ss_feat_extract(&r, fix_old, NULL, &o), 0);
+	assert_true(dense(&r, SS_F_FIX_UNKNOWN) == 1 && dense(&r, SS_F_FIX_REL2) == 0);
+	ss_feat_raw_release(&r);
+	ss_history_free(h);
+	ss_commit_free(a);
+	ss_commit_free(rel);
+	ss_commit_free(b);
+	ss_commit_free(fix_old);
+	ss_commit_free(fix_young);
+	ss_commit_free(fix_unknown);
+	ss_commit_free(rc1);
 }
 
 static void test_groups_can_be_disabled(void **st)
@@ -464,12 +539,12 @@ static void test_groups_can_be_disabled(void **st)
 	size_t i;
 
 	(void)st;
-	o.groups = SS_FG_ALL & ~(SS_FG_WORDS | SS_FG_PEOPLE | SS_FG_TRAILERS);
+	o.groups = SS_FG_ALL & ~(SS_FG_WORDS | SS_FG_PEOPLE | SS_FG_TRAILERS | SS_FG_HISTORY);
 	ss_feat_raw_init(&r);
-	assert_int_equal(ss_feat_extract(&r, c, &o), 0);
+	assert_int_equal(ss_feat_extract(&r, c, NULL, &o), 0);
 	assert_int_equal(r.nwords, 0);
 	for (i = 0; i < SS_NDENSE; i++)
-		if (ss_dense_features[i].group & (SS_FG_WORDS | SS_FG_PEOPLE | SS_FG_TRAILERS))
+		if (ss_dense_features[i].group & (SS_FG_WORDS | SS_FG_PEOPLE | SS_FG_TRAILERS | SS_FG_HISTORY))
 			assert_true(r.dense[i] == 0.0f);
 	assert_int_equal(r.nhashed, 2); /* s:net and s:net/mlx5 */
 	ss_feat_raw_release(&r);
@@ -487,6 +562,7 @@ int main(void)
 		cmocka_unit_test(test_subsystem),
 		cmocka_unit_test(test_words),
 		cmocka_unit_test(test_dataset_matches_commit_vector),
+		cmocka_unit_test(test_history),
 		cmocka_unit_test(test_groups_can_be_disabled),
 	};
 

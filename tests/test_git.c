@@ -26,7 +26,10 @@
 #include "util/error.h"
 
 static char tmpdir[2048];
-static char repo[4096];
+static char repo[4096];        /* loose objects, as gitrepo.sh leaves it */
+static char packed_ofs[4096];  /* a packed clone: OFS_DELTA chains */
+static char packed_ref[4096];  /* a packed clone: REF_DELTA chains */
+static const char *cur = repo; /* the one compare_with_git() reads */
 
 struct exp_file {
 	char added[16], removed[16];  /* "-" for binary files */
@@ -124,7 +127,7 @@ static void expect_git(struct expected *e, const char **revs, size_t nrevs)
 		 "git -C '%s' -c diff.renames=true -c diff.renameLimit=1000 -c log.showRoot=true "
 		 "log --no-merges --date-order --reverse -z --numstat "
 		 "--format='%%x01%%H%%x02%%at%%x02%%ai%%x02%%ct%%x02%%an%%x02%%ae%%x02%%s'%s --",
-		 repo, nrevs ? q : " HEAD");
+		 cur, nrevs ? q : " HEAD");
 	e->buf = read_cmd(cmd, &len);
 	e->commits = calloc(len / 40 + 1, sizeof(*e->commits));
 	assert_non_null(e->commits);
@@ -193,12 +196,12 @@ static void open_source(ss_source **src, const char **revs, size_t nrevs, int wi
 	ss_source_options opts = SS_SOURCE_OPTIONS_INIT;
 	int rc;
 
-	opts.repo = repo;
+	opts.repo = cur;
 	opts.revs = revs;
 	opts.nrevs = nrevs;
 	opts.with_diff = with_diff;
 	opts.max_lines = max_lines;
-	rc = ss_source_open(src, repo, &opts);
+	rc = ss_source_open(src, cur, &opts);
 	if (rc)
 		fail_msg("ss_source_open: %d %s", rc, ss_error_last());
 }
@@ -224,7 +227,7 @@ static void check_commit(const ss_commit *c, const struct exp_commit *e, int wit
 	assert_string_equal(c->author.name, e->aname);
 	assert_string_equal(c->author.email, e->aemail);
 	assert_string_equal(c->subject, e->subject);
-	assert_string_equal(c->source, repo);
+	assert_string_equal(c->source, cur);
 	if (!with_diff) {
 		assert_int_equal(c->nfiles, 0);
 		return;
@@ -314,6 +317,15 @@ static int setup_repo(void **state)
 		return -1;
 	}
 	run("sh '%s' '%s'", script_path(), repo);
+	/* packed copies, so that the pack reader in git.c is exercised:
+	 * git repack writes OFS_DELTA entries unless told otherwise */
+	snprintf(packed_ofs, sizeof(packed_ofs), "%s/packed-ofs.git", tmpdir);
+	snprintf(packed_ref, sizeof(packed_ref), "%s/packed-ref.git", tmpdir);
+	run("git clone -q --no-local --bare '%s' '%s' && "
+	    "git -C '%s' repack -adfq --depth=50 --window=50", repo, packed_ofs, packed_ofs);
+	run("git clone -q --no-local --bare '%s' '%s' && "
+	    "git -C '%s' -c repack.useDeltaBaseOffset=false repack -adfq", repo, packed_ref,
+	    packed_ref);
 	return 0;
 }
 
@@ -344,6 +356,29 @@ static void test_threads_match_git(void **state)
 		assert_int_equal(compare_with_git(NULL, 0, 1), 13);
 		assert_int_equal(compare_with_git(all, 3, 1), 17);
 	}
+	unsetenv("SS_GIT_THREADS");
+}
+
+static void test_packed_match_git(void **state)
+{
+	static const char *const modes[] = { "0", "2" };
+	const char *all[] = { "stable-1.y", "stable-2.y", "main" };
+	const char *range[] = { "v1.0..v2.0" };
+	const char *repos[] = { packed_ofs, packed_ref };
+	size_t i, r;
+
+	(void)state;
+	for (r = 0; r < 2; r++) {
+		cur = repos[r];
+		for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+			setenv("SS_GIT_THREADS", modes[i], 1);
+			assert_int_equal(compare_with_git(NULL, 0, 1), 13);
+			assert_int_equal(compare_with_git(all, 3, 1), 17);
+			assert_int_equal(compare_with_git(range, 1, 1), 10);
+			assert_int_equal(compare_with_git(all, 3, 0), 17);
+		}
+	}
+	cur = repo;
 	unsetenv("SS_GIT_THREADS");
 }
 
@@ -639,6 +674,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_head_matches_git),
 		cmocka_unit_test(test_threads_match_git),
+		cmocka_unit_test(test_packed_match_git),
 		cmocka_unit_test(test_revisions_match_git),
 		cmocka_unit_test(test_without_diff),
 		cmocka_unit_test(test_file_details),

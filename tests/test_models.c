@@ -229,13 +229,13 @@ static void test_keyword_and_tag(void **st)
 	assert_int_equal(ss_model_train(&kw, SS_MODEL_KEYWORD, d, idx, 4, &o), 0);
 	assert_int_equal(ss_model_score(kw, d, idx, 4, s), 0);
 	assert_true(s[0] == 1.0f && s[1] == 1.0f && s[2] == 0.0f && s[3] == 0.0f);
-	assert_int_equal(ss_model_score_commit(kw, bug, &s[0]), 0);
+	assert_int_equal(ss_model_score_commit(kw, bug, NULL, &s[0]), 0);
 	assert_true(s[0] == 1.0f);
 	/* the tag pseudo-model sees the tag even after masking */
 	assert_int_equal(ss_model_train(&tg, SS_MODEL_TAG, d, idx, 4, &o), 0);
 	assert_int_equal(ss_model_score(tg, d, idx, 4, s), 0);
 	assert_true(s[0] == 0.0f && s[1] == 0.0f && s[2] == 0.0f && s[3] == 1.0f);
-	assert_int_equal(ss_model_score_commit(tg, tag, &s[0]), 0);
+	assert_int_equal(ss_model_score_commit(tg, tag, NULL, &s[0]), 0);
 	assert_true(s[0] == 1.0f);
 	ss_model_free(kw);
 	ss_model_free(tg);
@@ -368,8 +368,8 @@ static void save_load_same(ss_model_kind kind)
 	assert_int_equal(ss_model_score(m, d, idx, N, a), 0);
 	assert_int_equal(ss_model_score(l, d, idx, N, b), 0);
 	assert_memory_equal(a, b, sizeof(a));
-	assert_int_equal(ss_model_score_commit(m, c, &ca), 0);
-	assert_int_equal(ss_model_score_commit(l, c, &cb), 0);
+	assert_int_equal(ss_model_score_commit(m, c, NULL, &ca), 0);
+	assert_int_equal(ss_model_score_commit(l, c, NULL, &cb), 0);
 	assert_true(ca == cb);
 	/* a commit scores as its dataset example does */
 	{
@@ -508,7 +508,7 @@ static void test_explain(void **st)
 	quick_mlp(&o);
 	assert_int_equal(ss_model_train(&lin, SS_MODEL_LINEAR, d, idx, N, &o), 0);
 	assert_int_equal(ss_model_train(&mlp, SS_MODEL_MLP, d, idx, N, &o), 0);
-	assert_int_equal(ss_model_explain(lin, c, top, 5, &n, 1), 0);
+	assert_int_equal(ss_model_explain(lin, c, NULL, top, 5, &n, 1), 0);
 	assert_int_equal(n, 5);
 	for (i = 0; i < n; i++) {
 		assert_true(top[i].contrib > 0);
@@ -520,7 +520,7 @@ static void test_explain(void **st)
 			 !strncmp(top[i].name, "f:drivers", 9) || !strcmp(top[i].name, "word:null");
 	}
 	assert_true(named);
-	assert_int_equal(ss_model_explain(mlp, c, top, 5, &n, 1), 0);
+	assert_int_equal(ss_model_explain(mlp, c, NULL, top, 5, &n, 1), 0);
 	assert_true(n > 0);
 	assert_true(top[0].contrib > 0);
 	ss_commit_free(c);

@@ -3,7 +3,10 @@
  * check of the whole network on tiny random inputs (dropout on), masks
  * (where absent lines and hunks sit does not matter), data-parallel
  * gradients equal single-worker ones, a small learnable task, and the
- * max-pool explanations.
+ * max-pool explanations; then the model kind (models/patchnet.c) on
+ * synthetic commits: trained through its ops, scores of dataset examples
+ * equal scores of the same commits tokenized afresh, save and load give
+ * the same scores.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,9 +19,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <git2.h>
+
+#include "commit/commit.h"
+#include "commit/diff.h"
+#include "models/dataset.h"
+#include "models/impl.h"
 #include "models/patchnet_net.h"
 #include "nn/nn.h"
 #include "util/error.h"
+#include "util/strbuf.h"
+
+extern const ss_model_ops ss_patchnet_ops;
 
 static ss_patchnet_config tiny_config(void)
 {
@@ -45,7 +57,7 @@ static void put(int32_t *slots, const int32_t *ids, int n)
 }
 
 /* Random examples: random message lengths (1..cap), random present lines
- * anywhere in the grid, sometimes a side without code. */
+ * anywhere in the grid, example 1 without removed code. */
 static void fill_random(ss_patchnet_batch *b, const ss_patchnet_config *cfg, int n,
 			ss_rng *rng)
 {
@@ -68,7 +80,10 @@ static void fill_random(ss_patchnet_batch *b, const ss_patchnet_config *cfg, int
 
 						if (ss_rng_uniform(rng) < 0.5f)
 							continue;
-						len = 1 + (int)ss_rng_below(rng, cfg->tokens);
+						/* removed lines shorter: the sides'
+						 * sequence lengths differ */
+						len = 1 + (int)ss_rng_below(rng, s ? cfg->tokens :
+									    (cfg->tokens + 1) / 2);
 						for (int k = 0; k < len; k++)
 							t[k] = (int32_t)ss_rng_below(rng, cfg->code_vocab);
 					}
@@ -132,7 +147,7 @@ static void test_gradcheck_network(void **state)
 	print_message("patchnet (%zu weights) max rel err %.2e over %zu, %zu at kinks\n",
 		      ss_patchnet_net_params(net)->n, r.max_rel_err, r.checked, r.kinks);
 	assert_true(r.max_rel_err < 1e-2);
-	assert_true(r.kinks * 50 <= r.checked);
+	assert_true(r.kinks * 10 <= r.checked);
 	assert_int_equal(ss_patchnet_net_predict(net, b, prob), 0);
 	for (int i = 0; i < 4; i++)
 		assert_true(prob[i] > 0.0f && prob[i] < 1.0f);
@@ -339,6 +354,177 @@ static void test_learns_and_explains(void **state)
 	ss_patchnet_net_free(net);
 }
 
+
+/* ---- the model kind ---------------------------------------------------- */
+
+static void pn_free_model(ss_model *m)
+{
+	if (m)
+		ss_patchnet_ops.free(m);
+	free(m);
+}
+
+static const char *const words[] = {
+	"driver", "update", "cleanup", "support", "add", "remove", "rework", "device",
+	"memory", "buffer", "config", "probe", "refactor", "helper", "rename", "docs",
+};
+
+/* A commit: positive ones mention a leak or add a kfree() in the error path. */
+static ss_commit *make_commit(ss_rng *rng, int i, int *label)
+{
+	ss_commit *c = ss_commit_new();
+	ss_strbuf msg = SS_STRBUF_INIT, patch = SS_STRBUF_INIT;
+	int kind = (int)ss_rng_below(rng, 3);
+
+	assert_non_null(c);
+	snprintf(c->id, sizeof(c->id), "%040d", i);
+	c->author.time = 1600000000 + i * 3600;
+	ss_strbuf_addf(&msg, "%s: %s %s", words[ss_rng_below(rng, 16)], words[ss_rng_below(rng, 16)],
+		       kind == 1 ? "leak" : words[ss_rng_below(rng, 16)]);
+	ss_strbuf_addf(&msg, "\n\nThe %s of the %s needs a %s.\n\nSigned-off-by: A <a@b.c>\n",
+		       words[ss_rng_below(rng, 16)], words[ss_rng_below(rng, 16)],
+		       words[ss_rng_below(rng, 16)]);
+	assert_int_equal(ss_commit_set_message(c, msg.buf, msg.len), 0);
+	ss_strbuf_addf(&patch,
+		       "diff --git a/drivers/x%d.c b/drivers/x%d.c\n"
+		       "--- a/drivers/x%d.c\n+++ b/drivers/x%d.c\n"
+		       "@@ -10,%d +10,5 @@ static int probe(struct device *dev)\n"
+		       " \tbuf = kmalloc(len, GFP_KERNEL);\n"
+		       "-\tif (!buf) /* no memory */\n"
+		       "+\tif (!buf || len > %d)\n"
+		       " \t\treturn -ENOMEM;\n"
+		       "%s"
+		       " \treturn 0;\n",
+		       i % 7, i % 7, i % 7, i % 7, kind == 2 ? 4 : 5, (int)ss_rng_below(rng, 100),
+		       kind == 2 ? "+\tkfree(buf);\n" : " \tdev->x = 1;\n");
+	assert_int_equal(ss_commit_parse_patch(c, patch.buf, patch.len, 0), 0);
+	assert_int_equal(c->truncated, 0);
+	assert_int_equal(c->nfiles, 1);
+	assert_int_equal(c->files[0].nhunks, 1);
+	ss_strbuf_release(&msg);
+	ss_strbuf_release(&patch);
+	*label = kind != 0;
+	return c;
+}
+
+static void test_model_kind(void **state)
+{
+	enum { N = 240, NFIT = 180 };
+	ss_feat_options fo = SS_FEAT_OPTIONS_INIT;
+	ss_train_options o = SS_TRAIN_OPTIONS_INIT;
+	ss_dataset *d;
+	ss_commit *cs[N];
+	ss_model *m, *m2;
+	size_t idx[N];
+	float vscore[N - NFIT], score[N], again[N - NFIT], one;
+	uint8_t vlabel[N - NFIT];
+	ss_rng rng;
+	ss_metrics mt;
+	ss_strbuf buf = SS_STRBUF_INIT;
+	ss_wbuf w = { &buf, 0 };
+	ss_rbuf r;
+
+	(void)state;
+	ss_rng_seed(&rng, 99);
+	assert_int_equal(ss_dataset_new(&d, &fo), 0);
+	assert_int_equal(ss_patchnet_ops.prepare_dataset(d), 0);
+	for (int i = 0; i < N; i++) {
+		int label;
+
+		cs[i] = make_commit(&rng, i, &label);
+		assert_int_equal(ss_dataset_add(d, cs[i], label, 0), 0);
+		idx[i] = (size_t)i;
+	}
+	m = calloc(1, sizeof(*m));
+	assert_non_null(m);
+	m->kind = SS_MODEL_PATCHNET;
+	m->ops = &ss_patchnet_ops;
+	o.epochs = 12;
+	o.patience = 12;
+	o.threads = 2;
+	assert_int_equal(ss_patchnet_ops.train(m, d, idx, NFIT, idx + NFIT, N - NFIT, &o, vscore), 0);
+	for (int i = 0; i < N - NFIT; i++)
+		vlabel[i] = ss_dataset_example(d, (size_t)(NFIT + i))->label;
+	assert_int_equal(ss_metrics_compute(&mt, vscore, vlabel, N - NFIT, 0.5f), 0);
+	print_message("patchnet kind: %zu weights, %s, validation PR-AUC %.3f ROC-AUC %.3f\n",
+		      ss_patchnet_ops.nweights(m), m->info.params, mt.pr_auc, mt.roc_auc);
+	assert_true(mt.roc_auc > 0.95);
+
+	/* dataset path and fresh tokenization agree */
+	assert_int_equal(ss_patchnet_ops.score(m, d, idx, N, score), 0);
+	for (int i = NFIT; i < N; i++)
+		assert_true(fabsf(score[i] - vscore[i - NFIT]) < 1e-6f);
+	for (int i = 0; i < N; i += 17) {
+		assert_int_equal(ss_patchnet_ops.score_commit(m, cs[i], NULL, &one), 0);
+		assert_true(fabsf(one - score[i]) < 1e-6f);
+	}
+
+	/* explanations name the planted word or line for positives */
+	{
+		int named = 0, pos = 0;
+
+		for (int i = NFIT; i < N; i++) {
+			ss_patchnet_reason why[8];
+			size_t n;
+			double sum = 0;
+
+			assert_int_equal(ss_patchnet_explain_commit(why, 8, &n, m, cs[i], 0), 0);
+			assert_true(n > 0 && n <= 8);
+			for (size_t k = 0; k < n; k++) {
+				sum += why[k].share;
+				if (k)
+					assert_true(why[k].share <= why[k - 1].share);
+			}
+			assert_true(sum <= 1.0 + 1e-4);
+			if (i == NFIT)
+				for (size_t k = 0; k < n && k < 3; k++)
+					print_message("  %s %.3f %+.3f\n", why[k].text, why[k].share,
+						      why[k].contrib);
+			if (!ss_dataset_example(d, (size_t)i)->label)
+				continue;
+			/* what raised the score most */
+			assert_int_equal(ss_patchnet_explain_commit(why, 8, &n, m, cs[i], 1), 0);
+			assert_true(n > 0);
+			for (size_t k = 0; k < n; k++)
+				assert_true(why[k].contrib > 0 && (!k || why[k].contrib <= why[k - 1].contrib));
+			pos++;
+			named += !strcmp(why[0].text, "leak") ||
+				 strstr(why[0].text, "+kfree(buf);") != NULL;
+		}
+		print_message("explain: planted word or line first for %d/%d positives\n", named, pos);
+		assert_true(named * 4 >= pos * 3);
+	}
+
+	/* save and load through the kind's own header and weights */
+	ss_patchnet_ops.save(m, &w);
+	assert_int_equal(w.err, 0);
+	m2 = calloc(1, sizeof(*m2));
+	assert_non_null(m2);
+	m2->kind = SS_MODEL_PATCHNET;
+	m2->ops = &ss_patchnet_ops;
+	r = (ss_rbuf){ (const unsigned char *)buf.buf, (const unsigned char *)buf.buf + buf.len, 0, 0 };
+	assert_int_equal(ss_patchnet_ops.load(m2, &r), 0);
+	assert_true(r.p == r.end);
+	assert_int_equal(ss_patchnet_ops.score(m2, d, idx + NFIT, N - NFIT, again), 0);
+	/* other batches pad to other lengths: equal up to float rounding */
+	for (int i = 0; i < N - NFIT; i++)
+		assert_true(fabsf(again[i] - score[NFIT + i]) < 1e-6f);
+	/* a truncated file is refused */
+	pn_free_model(m2);
+	m2 = calloc(1, sizeof(*m2));
+	m2->kind = SS_MODEL_PATCHNET;
+	m2->ops = &ss_patchnet_ops;
+	r = (ss_rbuf){ (const unsigned char *)buf.buf, (const unsigned char *)buf.buf + buf.len / 2, 0, 0 };
+	assert_true(ss_patchnet_ops.load(m2, &r) != 0 || r.err);
+
+	pn_free_model(m2);
+	pn_free_model(m);
+	ss_strbuf_release(&buf);
+	for (int i = 0; i < N; i++)
+		ss_commit_free(cs[i]);
+	ss_dataset_free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -346,7 +532,13 @@ int main(void)
 		cmocka_unit_test(test_masks),
 		cmocka_unit_test(test_data_parallel_gradients),
 		cmocka_unit_test(test_learns_and_explains),
+		cmocka_unit_test(test_model_kind),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	int rc;
+
+	git_libgit2_init();
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	git_libgit2_shutdown();
+	return rc;
 }

@@ -58,6 +58,15 @@ void ss_format_date(char buf[16], int64_t t)
 	strftime(buf, 16, "%Y-%m-%d", &tm);
 }
 
+static ss_eval_score_fn score_sink;
+static void *score_ud;
+
+void ss_eval_set_score_sink(ss_eval_score_fn fn, void *ud)
+{
+	score_sink = fn;
+	score_ud = ud;
+}
+
 static void range(const ss_dataset *d, const size_t *idx, size_t n, int64_t *first,
 		  int64_t *last, size_t *npos)
 {
@@ -139,6 +148,9 @@ int ss_eval_run(ss_eval_result *out, const ss_dataset *d, const size_t *train, s
 		ss_model_free(m);
 		if (rc)
 			goto free_all;
+		for (i = 0; score_sink && i < ntest; i++)
+			score_sink(score_ud, ss_dataset_example(d, test[i]), kinds[k], score[i],
+				   score[i] >= row->threshold);
 		for (i = 0; i < ntest; i++)
 			if (!ss_dataset_example(d, test[i])->tagged) {
 				uscore[nu] = score[i];

@@ -49,6 +49,12 @@ int ss_eval_run(ss_eval_result *out, const ss_dataset *d, const size_t *train, s
 		const size_t *test, size_t ntest, const ss_model_kind *kinds, size_t nkinds,
 		const ss_train_options *opts);
 
+/* When set before ss_eval_run, receives "sha model score decision label
+ * tagged" rows for every test commit (NULL: none). */
+typedef void (*ss_eval_score_fn)(void *ud, const ss_example *e, ss_model_kind kind,
+				 float score, int decision);
+void ss_eval_set_score_sink(ss_eval_score_fn fn, void *ud);
+
 /* Append the result as a text table or a JSON object (one line). */
 int ss_eval_format_text(ss_strbuf *sb, const ss_eval_result *r, const char *title);
 int ss_eval_format_json(ss_strbuf *sb, const ss_eval_result *r, const char *title);

@@ -716,7 +716,101 @@ static int extract_people(ss_feat_raw *r, const ss_commit *c, uint32_t groups)
 	return 0;
 }
 
-int ss_feat_extract(ss_feat_raw *out, const ss_commit *c, const ss_feat_options *opts)
+/* ---- history --------------------------------------------------------- */
+
+struct targets {
+	int any, found, unknown;
+	int64_t oldest;
+};
+
+static void target(struct targets *tg, const ss_history *h, const char *hex)
+{
+	size_t len = 0;
+	int64_t t;
+
+	while (isxdigit((unsigned char)hex[len]))
+		len++;
+	if (len < 7 || len > 40)
+		return;
+	tg->any = 1;
+	t = h ? ss_history_time(h, hex, len) : -1;
+	if (t < 0) {
+		tg->unknown = 1;
+		return;
+	}
+	tg->found = 1;
+	if (t < tg->oldest)
+		tg->oldest = t;
+}
+
+static int extract_history(ss_feat_raw *r, const ss_commit *c, const ss_history *h)
+{
+	struct targets tg = { 0, 0, 0, INT64_MAX };
+	int64_t t = c->author.time;
+	const char *rev;
+	size_t pos = 0, i;
+	const ss_trailer *tr;
+
+	while ((tr = ss_commit_trailer(c, "Fixes", &pos))) {
+		target(&tg, h, tr->value);
+		pos++;
+	}
+	rev = c->body ? strstr(c->body, "This reverts commit ") : NULL;
+	if (rev)
+		target(&tg, h, rev + 20);
+	if (tg.any) {
+		double age = tg.found ? (double)(t > tg.oldest ? t - tg.oldest : 0) / 86400.0 : 0;
+
+		r->dense[SS_F_FIX_FOUND] = (float)tg.found;
+		r->dense[SS_F_FIX_UNKNOWN] = (float)tg.unknown;
+		if (tg.found)
+			r->dense[SS_F_FIX_AGE] = logc(age);
+		if (tg.unknown || age > 365)
+			r->dense[SS_F_FIX_GT365] = 1;
+		else if (age > 180)
+			r->dense[SS_F_FIX_180_365] = 1;
+		else if (age > 90)
+			r->dense[SS_F_FIX_90_180] = 1;
+		else
+			r->dense[SS_F_FIX_LT90] = 1;
+		/* releases only count when the history has seen some */
+		if (h && ss_history_release_before(h, t) >= 0) {
+			size_t nrel = tg.unknown ? 2 : ss_history_releases_between(h, tg.oldest, t);
+			const char *lines[8];
+			size_t k, nl;
+			int rc;
+
+			r->dense[nrel == 0 ? SS_F_FIX_REL0 : nrel == 1 ? SS_F_FIX_REL1 : SS_F_FIX_REL2] = 1;
+			/* the release lines the bug shipped in: a fix reaches stable
+			 * when one of them has a stable branch (DPDK: "11") */
+			nl = ss_history_release_lines(h, tg.unknown ? INT64_MIN : tg.oldest, t, lines, 8);
+			for (k = 0; k < nl; k++)
+				if ((rc = add_hash(r, "r:", lines[k], strlen(lines[k]))))
+					return rc;
+		}
+	}
+	if (c->nfiles) {
+		double amin = 1e300, amax = 0;
+
+		for (i = 0; i < c->nfiles; i++) {
+			int64_t pt = h ? ss_history_path_time(h, ss_file_path(&c->files[i])) : -1;
+			double age = pt < 0 || pt > t ? 0 : (double)(t - pt) / 86400.0;
+
+			if (age < amin)
+				amin = age;
+			if (age > amax)
+				amax = age;
+		}
+		r->dense[SS_F_FILE_AGE_MIN] = logc(amin);
+		r->dense[SS_F_FILE_AGE_MAX] = logc(amax);
+		r->dense[SS_F_FILES_NEW180] = amax < 180 ? 1.0f : 0.0f;
+		r->dense[SS_F_FILES_NEW365] = amax < 365 ? 1.0f : 0.0f;
+	}
+	return 0;
+}
+
+int ss_feat_extract(ss_feat_raw *out, const ss_commit *c, const ss_history *hist,
+		    const ss_feat_options *opts)
 {
 	uint32_t groups = opts->groups;
 	int rc;
@@ -750,6 +844,8 @@ int ss_feat_extract(ss_feat_raw *out, const ss_commit *c, const ss_feat_options 
 			return rc;
 	}
 	if ((rc = extract_code(out, c, groups)))
+		return rc;
+	if ((groups & SS_FG_HISTORY) && (rc = extract_history(out, c, hist)))
 		return rc;
 	return extract_people(out, c, groups);
 }
@@ -865,15 +961,15 @@ int ss_featurizer_map(const ss_featurizer *f, const ss_feat_raw *raw, ss_svec *o
 	return 0;
 }
 
-int ss_featurizer_vector(const ss_featurizer *f, const ss_commit *c, ss_svec *out,
-			 ss_strbuf *names)
+int ss_featurizer_vector(const ss_featurizer *f, const ss_commit *c, const ss_history *hist,
+			 ss_svec *out, ss_strbuf *names)
 {
 	ss_feat_raw raw;
 	int rc;
 
 	ss_feat_raw_init(&raw);
 	raw.names = names;
-	rc = ss_feat_extract(&raw, c, &f->opts);
+	rc = ss_feat_extract(&raw, c, hist, &f->opts);
 	if (!rc)
 		rc = ss_featurizer_map(f, &raw, out);
 	ss_feat_raw_release(&raw);

@@ -13,7 +13,8 @@
  *                                    of the training commits
  *   [SS_NDENSE + nvocab, +2^bits)    open sets hashed: the subject's
  *                                    subsystem prefix, people, files and
- *                                    their directories at depths 1-3
+ *                                    their directories at depths 1-3, the
+ *                                    release lines a fixed bug shipped in
  *
  * Extraction happens in two steps so that a vocabulary can be learnt from
  * training commits that were already freed: ss_feat_extract() turns a
@@ -32,6 +33,7 @@
 #include <stdint.h>
 
 #include "commit/commit.h"
+#include "features/history.h"
 #include "features/strmap.h"
 #include "util/strbuf.h"
 
@@ -44,7 +46,8 @@ enum {
 	SS_FG_PEOPLE = 1u << 4,     /* author, committer, trailer people, bots */
 	SS_FG_PATHS = 1u << 5,      /* files and directories, hashed */
 	SS_FG_TRAILERS = 1u << 6,   /* Fixes:, Link:, Closes:, Cc: stable ... */
-	SS_FG_ALL = (1u << 7) - 1
+	SS_FG_HISTORY = 1u << 7,    /* age of Fixes: targets and files (history.h) */
+	SS_FG_ALL = (1u << 8) - 1
 };
 
 typedef struct {
@@ -120,7 +123,21 @@ typedef struct {
 	X(HAS_REPORTED, TRAILERS, "reported_by", "a Reported-by: trailer") \
 	X(HAS_STABLE, TRAILERS, "cc_stable", "a Cc: stable@ trailer (always 0 when tags are masked)") \
 	X(REVERT, WORDS, "revert", "the subject says Revert") \
-	X(MSG_LINES, WORDS, "message_lines", "lines of the body, log(1+n)")
+	X(MSG_LINES, WORDS, "message_lines", "lines of the body, log(1+n)") \
+	X(FIX_FOUND, HISTORY, "fixes_target_known", "a Fixes:/revert target is an earlier commit of the data") \
+	X(FIX_UNKNOWN, HISTORY, "fixes_target_unknown", "a Fixes:/revert target is not in the data (older than it)") \
+	X(FIX_AGE, HISTORY, "fixes_target_age", "days from the oldest known target to the commit, log(1+n)") \
+	X(FIX_LT90, HISTORY, "fixes_target_lt90d", "every target known and under 90 days old") \
+	X(FIX_90_180, HISTORY, "fixes_target_90_180d", "the oldest target 90-180 days old") \
+	X(FIX_180_365, HISTORY, "fixes_target_180_365d", "the oldest target 180-365 days old") \
+	X(FIX_GT365, HISTORY, "fixes_target_gt365d", "the oldest target over 365 days old, or unknown") \
+	X(FIX_REL0, HISTORY, "fixes_target_unreleased", "no release commit between the known targets and the commit") \
+	X(FIX_REL1, HISTORY, "fixes_target_1_release", "one release between the oldest target and the commit") \
+	X(FIX_REL2, HISTORY, "fixes_target_2plus_releases", "two or more releases between the oldest target and the commit (or unknown target)") \
+	X(FILE_AGE_MIN, HISTORY, "file_age_min", "days since the youngest touched file first appeared, log(1+n)") \
+	X(FILE_AGE_MAX, HISTORY, "file_age_max", "days since the oldest touched file first appeared, log(1+n)") \
+	X(FILES_NEW180, HISTORY, "files_all_new_180d", "every touched file appeared in the last 180 days") \
+	X(FILES_NEW365, HISTORY, "files_all_new_365d", "every touched file appeared in the last 365 days")
 
 #define SS_DENSE_ENUM(e, g, n, d) SS_F_##e,
 enum { SS_DENSE_FEATURES(SS_DENSE_ENUM) SS_NDENSE };
@@ -158,8 +175,11 @@ void ss_feat_raw_init(ss_feat_raw *r);
 void ss_feat_raw_reset(ss_feat_raw *r);
 void ss_feat_raw_release(ss_feat_raw *r);
 
-/* Extract the groups in opts->groups from c; 0 or SS_ENOMEM. */
-int ss_feat_extract(ss_feat_raw *out, const ss_commit *c, const ss_feat_options *opts);
+/* Extract the groups in opts->groups from c, the history group from the
+ * commits in hist that came before c (NULL: no history is known, every
+ * target counts as unknown).  0 or SS_ENOMEM. */
+int ss_feat_extract(ss_feat_raw *out, const ss_commit *c, const ss_history *hist,
+		    const ss_feat_options *opts);
 
 /* The subsystem prefix of a subject ("net/mlx5" of "net/mlx5: fix x"),
  * lower-cased into buf; 0 when the subject has none. */
@@ -203,9 +223,10 @@ size_t ss_featurizer_dim(const ss_featurizer *f);
 /* Map raw features to the final vector (out is reset first). */
 int ss_featurizer_map(const ss_featurizer *f, const ss_feat_raw *raw, ss_svec *out);
 
-/* Extract + map in one go, for scoring one commit. */
-int ss_featurizer_vector(const ss_featurizer *f, const ss_commit *c, ss_svec *out,
-			 ss_strbuf *names);
+/* Extract + map in one go, for scoring one commit (hist as in
+ * ss_feat_extract). */
+int ss_featurizer_vector(const ss_featurizer *f, const ss_commit *c, const ss_history *hist,
+			 ss_svec *out, ss_strbuf *names);
 
 /*
  * Name of feature index i into sb: a dense name, "word:<w>", or for a

@@ -23,6 +23,7 @@ struct ss_dataset {
 	uint32_t *nhash;        /* [n] hashes at the start of each span */
 	uint32_t *pool;
 	size_t n, cap, npool, poolcap;
+	ss_history *hist;       /* the commits added so far */
 	ss_feat_raw raw;        /* reused scratch */
 	uint32_t *ids;          /* scratch for one commit's word ids */
 	size_t idcap;
@@ -40,7 +41,7 @@ int ss_dataset_new(ss_dataset **out, const ss_feat_options *opts)
 	d->opts = *opts;
 	ss_feat_raw_init(&d->raw);
 	d->off = calloc(1, sizeof(*d->off));
-	if (!d->off || ss_strmap_new(&d->words)) {
+	if (!d->off || ss_strmap_new(&d->words) || ss_history_new(&d->hist)) {
 		ss_dataset_free(d);
 		return SS_ENOMEM;
 	}
@@ -58,6 +59,7 @@ void ss_dataset_free(ss_dataset *d)
 		if (d->ext[i].free)
 			d->ext[i].free(d->ext[i].state);
 	ss_strmap_free(d->words);
+	ss_history_free(d->hist);
 	ss_feat_raw_release(&d->raw);
 	free(d->ex);
 	free(d->dense);
@@ -159,7 +161,8 @@ int ss_dataset_add(ss_dataset *d, const ss_commit *c, int label, uint8_t part)
 
 	if (d->n == d->cap && (rc = grow(d)))
 		return rc;
-	if ((rc = ss_feat_extract(r, c, &d->opts)))
+	/* the commit's past only: it joins the history after extraction */
+	if ((rc = ss_feat_extract(r, c, d->hist, &d->opts)) || (rc = ss_history_add(d->hist, c)))
 		return rc;
 	if (r->nwords > d->idcap) {
 		uint32_t *p = realloc(d->ids, r->nwords * sizeof(*p));
@@ -223,6 +226,11 @@ ss_example *ss_dataset_example_mut(ss_dataset *d, size_t i)
 const ss_feat_options *ss_dataset_options(const ss_dataset *d)
 {
 	return &d->opts;
+}
+
+const ss_history *ss_dataset_history(const ss_dataset *d)
+{
+	return d->hist;
 }
 
 const ss_strmap *ss_dataset_words(const ss_dataset *d)

@@ -8,7 +8,9 @@
  * words in a dictionary of every word seen.  No vocabulary is chosen here:
  * a model picks its vocabulary from the document frequencies of its own
  * training examples (ss_dataset_vocab), so that test commits added to the
- * same dataset never influence it.
+ * same dataset never influence it.  Commits must be added in the order of
+ * their source (oldest first): each is featurized with the history of the
+ * commits added before it (features/history.h).
  *
  * Model kinds that need something else from a commit (PatchNet's token
  * streams) register an extractor before commits are added; it sees every
@@ -60,6 +62,9 @@ size_t ss_dataset_count(const ss_dataset *d);
 const ss_example *ss_dataset_example(const ss_dataset *d, size_t i);
 ss_example *ss_dataset_example_mut(ss_dataset *d, size_t i);
 const ss_feat_options *ss_dataset_options(const ss_dataset *d);
+
+/* The commits added so far, as history for the next one. */
+const ss_history *ss_dataset_history(const ss_dataset *d);
 
 /* The dictionary of every word seen (ids used by the word lists). */
 const ss_strmap *ss_dataset_words(const ss_dataset *d);

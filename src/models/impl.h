@@ -36,7 +36,8 @@ typedef struct ss_model_ops {
 		     float *val_score);
 	int (*score)(const ss_model *m, const ss_dataset *d, const size_t *idx, size_t n,
 		     float *out);
-	int (*score_commit)(const ss_model *m, const ss_commit *c, float *out);
+	int (*score_commit)(const ss_model *m, const ss_commit *c, const ss_history *hist,
+			    float *out);
 	/* contributions (logit units) of the nonzeros of x; NULL if none */
 	int (*explain)(const ss_model *m, const ss_svec *x, float *contrib);
 	/* extra state to keep of each commit (NULL: sparse features suffice) */
@@ -60,8 +61,6 @@ float ss_sigmoid(float z);
 /* Run fn(arg, t) for t in [0, nthreads) on nthreads threads (the caller's
  * thread runs t = 0); returns the first nonzero result. */
 int ss_model_parallel(int nthreads, int (*fn)(void *arg, int t), void *arg);
-void ss_model_logf(const ss_train_options *o, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
 
 /*
  * Check the mlp model's whole loss gradient (all layers, class weights)

@@ -33,9 +33,11 @@ static int keyword_score(const ss_model *m, const ss_dataset *d, const size_t *i
 	return 0;
 }
 
-static int keyword_score_commit(const ss_model *m, const ss_commit *c, float *out)
+static int keyword_score_commit(const ss_model *m, const ss_commit *c, const ss_history *hist,
+                                float *out)
 {
 	(void)m;
+	(void)hist;
 	*out = ss_commit_says_fix(c) ? 1.0f : 0.0f;
 	return 0;
 }
@@ -51,9 +53,11 @@ static int tag_score(const ss_model *m, const ss_dataset *d, const size_t *idx, 
 	return 0;
 }
 
-static int tag_score_commit(const ss_model *m, const ss_commit *c, float *out)
+static int tag_score_commit(const ss_model *m, const ss_commit *c, const ss_history *hist,
+                            float *out)
 {
 	(void)m;
+	(void)hist;
 	*out = ss_commit_has_stable_tag(c) || c->masked ? 1.0f : 0.0f;
 	return 0;
 }

@@ -328,13 +328,14 @@ static int linear_score(const ss_model *m, const ss_dataset *d, const size_t *id
 	return rc;
 }
 
-static int linear_score_commit(const ss_model *m, const ss_commit *c, float *out)
+static int linear_score_commit(const ss_model *m, const ss_commit *c, const ss_history *hist,
+                               float *out)
 {
 	ss_svec v;
 	int rc;
 
 	ss_svec_init(&v);
-	rc = ss_featurizer_vector(&m->feat, c, &v, NULL);
+	rc = ss_featurizer_vector(&m->feat, c, hist, &v, NULL);
 	if (!rc)
 		*out = score_vec(m->priv, &v);
 	ss_svec_release(&v);

@@ -610,7 +610,8 @@ static int logits(const struct mlp *net, const struct csr *data, float *out)
 	return rc;
 }
 
-static int mlp_score_commit(const ss_model *m, const ss_commit *c, float *out)
+static int mlp_score_commit(const ss_model *m, const ss_commit *c, const ss_history *hist,
+                            float *out)
 {
 	const struct mlp *net = m->priv;
 	size_t row[2];
@@ -619,7 +620,7 @@ static int mlp_score_commit(const ss_model *m, const ss_commit *c, float *out)
 	int rc;
 
 	ss_svec_init(&v);
-	if ((rc = ss_featurizer_vector(&m->feat, c, &v, NULL)))
+	if ((rc = ss_featurizer_vector(&m->feat, c, hist, &v, NULL)))
 		goto free_v;
 	row[0] = 0;
 	row[1] = v.n;

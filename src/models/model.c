@@ -317,9 +317,10 @@ int ss_model_score(const ss_model *m, const ss_dataset *d, const size_t *idx, si
 	return m->ops->score(m, d, idx, n, out);
 }
 
-int ss_model_score_commit(const ss_model *m, const ss_commit *c, float *out)
+int ss_model_score_commit(const ss_model *m, const ss_commit *c, const ss_history *hist,
+			  float *out)
 {
-	return m->ops->score_commit(m, c, out);
+	return m->ops->score_commit(m, c, hist, out);
 }
 
 /* ---- explanations ---------------------------------------------------- */
@@ -343,8 +344,8 @@ static int cmp_contrib_pos(const void *a, const void *b)
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
-int ss_model_explain(const ss_model *m, const ss_commit *c, ss_contrib *out, size_t max,
-		     size_t *n, int positive_only)
+int ss_model_explain(const ss_model *m, const ss_commit *c, const ss_history *hist,
+		     ss_contrib *out, size_t max, size_t *n, int positive_only)
 {
 	ss_strbuf names = SS_STRBUF_INIT, name = SS_STRBUF_INIT;
 	ss_contrib *all = NULL;
@@ -357,7 +358,7 @@ int ss_model_explain(const ss_model *m, const ss_commit *c, ss_contrib *out, siz
 	if (!m->ops->uses_features || !m->ops->explain)
 		return 0;
 	ss_svec_init(&x);
-	if ((rc = ss_featurizer_vector(&m->feat, c, &x, &names)))
+	if ((rc = ss_featurizer_vector(&m->feat, c, hist, &x, &names)))
 		goto free_all;
 	contrib = malloc((x.n ? x.n : 1) * sizeof(*contrib));
 	all = malloc((x.n ? x.n : 1) * sizeof(*all));

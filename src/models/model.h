@@ -107,6 +107,10 @@ typedef struct {
 	char params[256];       /* chosen settings, "C=0.3 refit" */
 } ss_model_info;
 
+/* Send one progress line to o->log (nothing when it is NULL). */
+void ss_model_logf(const ss_train_options *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
 const char *ss_model_kind_name(ss_model_kind kind);
 /* SS_ENOTFOUND (message set) for an unknown name. */
 int ss_model_kind_parse(ss_model_kind *out, const char *name);
@@ -140,8 +144,10 @@ int ss_model_prepare_dataset(ss_model_kind kind, ss_dataset *d);
 int ss_model_score(const ss_model *m, const ss_dataset *d, const size_t *idx, size_t n,
 		   float *out);
 
-/* Score of one commit. */
-int ss_model_score_commit(const ss_model *m, const ss_commit *c, float *out);
+/* Score of one commit; hist holds the commits before it (may be NULL, see
+ * ss_feat_extract); the caller adds c to it afterwards. */
+int ss_model_score_commit(const ss_model *m, const ss_commit *c, const ss_history *hist,
+			  float *out);
 
 /* One feature's share of a commit's score, in logit units. */
 typedef struct {
@@ -157,8 +163,8 @@ typedef struct {
  * weight * value; mlp: the logit drop when the feature is removed.
  * Kinds without features give *n = 0.
  */
-int ss_model_explain(const ss_model *m, const ss_commit *c, ss_contrib *out, size_t max,
-		     size_t *n, int positive_only);
+int ss_model_explain(const ss_model *m, const ss_commit *c, const ss_history *hist,
+		     ss_contrib *out, size_t max, size_t *n, int positive_only);
 
 /* Write the model file (temporary file + rename). */
 int ss_model_save(const ss_model *m, const char *path);

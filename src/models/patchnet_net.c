@@ -697,9 +697,46 @@ int ss_patchnet_net_backward(ss_patchnet_net *net, const ss_patchnet_batch *b)
 	return worker_backward(net, &net->w[0], net->p->g, NULL);
 }
 
-int ss_patchnet_net_predict(ss_patchnet_net *net, const ss_patchnet_batch *b, float *prob)
+/* A scoring worker of its own: the layers of worker 0, a new arena. */
+static int temp_worker(struct worker **out, const ss_patchnet_net *net)
 {
-	return ss_patchnet_net_forward(net, b, prob, 0, NULL);
+	struct worker *w = malloc(sizeof(*w));
+
+	*out = NULL;
+	if (!w)
+		return ss_error_code(SS_ENOMEM, "out of memory for a patchnet worker");
+	*w = net->w[0];
+	w->g = NULL;
+	w->arena = ss_nn_arena_new();
+	if (!w->arena) {
+		free(w);
+		return SS_ENOMEM;
+	}
+	*out = w;
+	return 0;
+}
+
+static void temp_worker_free(struct worker *w)
+{
+	if (!w)
+		return;
+	ss_nn_arena_free(w->arena);
+	free(w);
+}
+
+int ss_patchnet_net_predict(const ss_patchnet_net *net, const ss_patchnet_batch *b, float *prob)
+{
+	struct worker *w;
+	int rc;
+
+	if (b->n < 0 || b->n > b->cap)
+		return ss_error_code(SS_EINVALID, "patchnet batch has %d of %d examples", b->n, b->cap);
+	if ((rc = temp_worker(&w, net)))
+		return rc;
+	if (!(rc = worker_forward(net, w, b, 0, b->n, 0, 1.0f)))
+		memcpy(prob, w->prob, (size_t)b->n * sizeof(float));
+	temp_worker_free(w);
+	return rc;
 }
 
 struct step_arg {
@@ -791,11 +828,11 @@ static void spread(struct credit *cr, int first, int width, int valid, float v)
 	}
 }
 
-int ss_patchnet_net_explain(ss_patchnet_hit *out, size_t cap, size_t *n, float *prob,
-			    ss_patchnet_net *net, const ss_patchnet_batch *b, int i)
+/* The explanation itself, on a worker that may be used. */
+static int explain(ss_patchnet_hit *out, size_t cap, size_t *n, float *prob,
+		   const ss_patchnet_net *net, struct worker *w, const ss_patchnet_batch *b, int i)
 {
 	const ss_patchnet_config *cfg = &net->cfg;
-	struct worker *w = &net->w[0];
 	int f = cfg->filters, f2 = 2 * f;
 	size_t nmsg = (size_t)b->msg_len, per_side = (size_t)b->files * b->hunks * b->lines;
 	size_t nslots = nmsg + 2 * per_side, found = 0;
@@ -887,4 +924,18 @@ int ss_patchnet_net_explain(ss_patchnet_hit *out, size_t cap, size_t *n, float *
 		memcpy(out, hits, (found < cap ? found : cap) * sizeof(*hits));
 	*n = found;
 	return 0;
+}
+
+int ss_patchnet_net_explain(ss_patchnet_hit *out, size_t cap, size_t *n, float *prob,
+			    const ss_patchnet_net *net, const ss_patchnet_batch *b, int i)
+{
+	struct worker *w;
+	int rc;
+
+	*n = 0;
+	if ((rc = temp_worker(&w, net)))
+		return rc;
+	rc = explain(out, cap, n, prob, net, w, b, i);
+	temp_worker_free(w);
+	return rc;
 }

@@ -110,9 +110,11 @@ int ss_patchnet_net_backward(ss_patchnet_net *net, const ss_patchnet_batch *b);
 int ss_patchnet_net_train_step(ss_patchnet_net *net, const ss_patchnet_batch *b,
 			       double *loss);
 
-/* Probabilities for b's examples without dropout (one worker; may be
- * called from one thread at a time). */
-int ss_patchnet_net_predict(ss_patchnet_net *net, const ss_patchnet_batch *b, float *prob);
+/* Probabilities for b's examples without dropout.  Uses scratch of its
+ * own: threads may predict and explain with one network at the same time
+ * (not while it trains). */
+int ss_patchnet_net_predict(const ss_patchnet_net *net, const ss_patchnet_batch *b,
+			    float *prob);
 
 /* One input position that won max-pools for the score of an example. */
 typedef struct ss_patchnet_hit {
@@ -131,6 +133,31 @@ typedef struct ss_patchnet_hit {
  * into out, *n gets the total.  *prob (may be NULL) gets the probability.
  */
 int ss_patchnet_net_explain(ss_patchnet_hit *out, size_t cap, size_t *n, float *prob,
-			    ss_patchnet_net *net, const ss_patchnet_batch *b, int i);
+			    const ss_patchnet_net *net, const ss_patchnet_batch *b, int i);
+
+/* ---- the model kind (models/patchnet.c) -------------------------------- */
+
+struct ss_model;
+struct ss_commit;
+
+/* Why a PatchNet model scored a commit as it did. */
+typedef struct ss_patchnet_reason {
+	int side;         /* -1 message word, SS_PATCHNET_REMOVED / _ADDED line */
+	char text[160];   /* the word, or "path: +line" / "path: -line" */
+	float share;      /* share of sum |contribution| (positions of one
+			     word added up) */
+	float contrib;    /* signed, logit units */
+} ss_patchnet_reason;
+
+/*
+ * The message words and code lines that won the network's max-pools for
+ * commit c, largest share first (with positive_only: only those raising
+ * the score, largest contribution first), at most max into out; *n gets
+ * how many were stored.  m must be a trained or loaded patchnet model
+ * (SS_EINVALID otherwise).  Thread-safe like scoring.
+ */
+int ss_patchnet_explain_commit(ss_patchnet_reason *out, size_t max, size_t *n,
+			       const struct ss_model *m, const struct ss_commit *c,
+			       int positive_only);
 
 #endif

@@ -154,8 +154,8 @@ void ss_adam_set_lr(ss_adam *a, float lr);
 /* One block of scratch memory for a batch.  Allocations are 64-byte
  * aligned and live until the next reset.  When a batch needs more than the
  * block holds, the overflow is served from extra chunks and the next reset
- * replaces the block by one of the high-water size: after the first batch
- * of the largest shape there are no more mallocs. */
+ * replaces the block by one of the high-water size plus a quarter: after
+ * the first batch of the largest shape there are no more mallocs. */
 typedef struct ss_nn_arena ss_nn_arena;
 
 ss_nn_arena *ss_nn_arena_new(void);
@@ -283,10 +283,12 @@ typedef struct ss_gradcheck_opts {
 			       floor), so tiny gradients count absolutely */
 	size_t max_coords;  /* 0: every coordinate; else this many, spread
 			       evenly over w and over x */
-	double kink_tol;    /* 0: off; else a coordinate whose central
-			       differences at eps and eps / 2 differ by more
-			       than this (relative, as above) straddles a
-			       ReLU or max switch and is counted, not checked */
+	double kink_tol;    /* 0: off; else a coordinate whose one-sided
+			       differences (up and down by eps) differ by more
+			       than this (relative, as above) has a ReLU or
+			       max switch within eps: it is counted, not
+			       checked.  A kink below the tolerance moves the
+			       central difference by at most half of it */
 } ss_gradcheck_opts;
 
 #define SS_GRADCHECK_OPTS_INIT { 1e-3f, 1e-2, 0, 0.0 }

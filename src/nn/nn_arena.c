@@ -60,9 +60,13 @@ void ss_nn_arena_reset(ss_nn_arena *a)
 		a->cap = 0;
 		/* a failure here only postpones growing: alloc falls back to
 		 * overflow chunks */
-		a->block = aligned_alloc(ALIGN, a->high);
+		/* a quarter more: batch shapes that vary a little (longest
+		 * message, longest line) then stop reallocating early */
+		size_t cap = (a->high + a->high / 4 + ALIGN - 1) & ~(size_t)(ALIGN - 1);
+
+		a->block = aligned_alloc(ALIGN, cap);
 		if (a->block)
-			a->cap = a->high;
+			a->cap = cap;
 	}
 	a->used = 0;
 	a->demand = 0;

@@ -118,11 +118,12 @@ size_t ss_layer_out_size(const ss_layer *l)
 
 /* ---- dense ------------------------------------------------------------- */
 
-static void add_bias(float *y, const float *b, int n, int m)
+/* Every row of y[n][m] = b: the product then adds with beta 1, which
+ * saves both BLAS clearing C and a second pass adding the bias. */
+static void fill_bias(float *y, const float *b, int n, int m)
 {
 	for (int i = 0; i < n; i++)
-		for (int j = 0; j < m; j++)
-			y[(size_t)i * m + j] += b[j];
+		memcpy(y + (size_t)i * m, b, (size_t)m * sizeof(float));
 }
 
 static void sum_bias_grad(float *gb, const float *dy, int n, int m)
@@ -136,8 +137,8 @@ static int dense_forward(const ss_layer *l, const ss_nn_ctx *c, int n,
 			 const float *x, float *y)
 {
 	/* y[n][out] = x[n][in] * W[out][in]^T + b */
-	ss_sgemm(0, 1, n, l->out, l->in, 1.0f, x, c->w + l->w_off, 0.0f, y);
-	add_bias(y, c->w + l->b_off, n, l->out);
+	fill_bias(y, c->w + l->b_off, n, l->out);
+	ss_sgemm(0, 1, n, l->out, l->in, 1.0f, x, c->w + l->w_off, 1.0f, y);
 	return 0;
 }
 
@@ -344,8 +345,8 @@ static int conv_forward(ss_layer *l, const ss_nn_ctx *c, int n,
 		l->cols = cols;
 	}
 	/* y[rows][out] = cols[rows][k] * W[out][k]^T + b */
-	ss_sgemm(0, 1, (int)rows, l->out, (int)k, 1.0f, l->cols, c->w + l->w_off, 0.0f, y);
-	add_bias(y, c->w + l->b_off, (int)rows, l->out);
+	fill_bias(y, c->w + l->b_off, (int)rows, l->out);
+	ss_sgemm(0, 1, (int)rows, l->out, (int)k, 1.0f, l->cols, c->w + l->w_off, 1.0f, y);
 	return 0;
 }
 
@@ -413,12 +414,17 @@ static int maxpool_forward(ss_layer *l, const ss_nn_ctx *c, int n,
 		memcpy(yi, xi, d * sizeof(float));
 		for (int j = 0; j < d; j++)
 			am[j] = 0;
-		for (int s = 1; s < len; s++)
-			for (int j = 0; j < d; j++)
-				if (xi[(size_t)s * d + j] > yi[j]) {
-					yi[j] = xi[(size_t)s * d + j];
-					am[j] = s;
-				}
+		/* branch-free so that the compiler can vectorise it */
+		for (int s = 1; s < len; s++) {
+			const float *xs = xi + (size_t)s * d;
+
+			for (int j = 0; j < d; j++) {
+				int gt = xs[j] > yi[j];
+
+				am[j] = gt ? s : am[j];
+				yi[j] = gt ? xs[j] : yi[j];
+			}
+		}
 	}
 	return 0;
 }

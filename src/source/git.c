@@ -25,6 +25,8 @@
  *    objects and alternates fall through to libgit2);
  *  - every object read is re-hashed (GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION);
  *    git log does not do that either, so it is switched off.
+ * The last, and the size of libgit2's object cache, are process-wide
+ * settings; nothing else in stablesel opens repositories.
  *
  * The walk is done at open time (a topological sort needs all commits
  * anyway), which also reports bad revisions before the first commit.
@@ -69,10 +71,13 @@ enum {
 
 /* Resolved objects kept by the pack store; git's delta base cache is 96 MiB. */
 #define GIT_BASE_CACHE ((size_t)64 << 20)
+/* libgit2's parsed-object cache (256 MiB by default), for the whole process:
+ * it mostly duplicates the pack store, 16 MiB costs ~5% of speed. */
+#define GIT_OBJECT_CACHE ((size_t)16 << 20)
 /* The cache is split in shards with a lock and an LRU each, so that
  * workers seldom wait for each other; a shard holds 1/GIT_SHARDS of it. */
 #define GIT_SHARDS 8
-#define GIT_SHARD_BUCKETS 2048
+#define GIT_SHARD_BUCKETS 8192
 
 /* ------------------------------------------------------------------ */
 /* A read-only pack store: pack indexes, and an LRU of resolved objects. */
@@ -166,27 +171,27 @@ static int pack_open(struct pack *p, const char *idx_path)
 	p->idx = map_file(idx_path, &p->idx_len);
 	if (!p->idx || p->idx_len < 8 + 1024 + 40 || memcmp(p->idx, "\377tOc", 4) ||
 	    be32(p->idx + 4) != 2)
-		goto out_close;
+		goto close_pack;
 	p->n = be32(p->idx + 8 + 255 * 4);
 	min = 8 + 1024 + (size_t)p->n * 28 + 40;
 	if (p->idx_len < min || (p->idx_len - min) % 8)
-		goto out_close;
+		goto close_pack;
 	p->names = p->idx + 8 + 1024;
 	p->off32 = p->names + (size_t)p->n * 24;  /* past the names and CRCs */
 	p->off64 = p->off32 + (size_t)p->n * 4;
 	p->n64 = (p->idx_len - min) / 8;
 	pack_path = malloc(len + 2);
 	if (!pack_path)
-		goto out_close;
+		goto close_pack;
 	memcpy(pack_path, idx_path, len - 4);
 	strcpy(pack_path + len - 4, ".pack");
 	p->data = map_file(pack_path, &p->data_len);
 	free(pack_path);
 	if (!p->data || p->data_len < 12 + 20 || memcmp(p->data, "PACK", 4) ||
 	    be32(p->data + 8) != p->n)
-		goto out_close;
+		goto close_pack;
 	return 0;
-out_close:
+close_pack:
 	pack_close(p);
 	return -1;
 }
@@ -317,37 +322,37 @@ static unsigned char *delta_apply(const unsigned char *base, size_t blen,
 			for (i = 0; i < 4; i++)
 				if (c & (1u << i)) {
 					if (d >= end)
-						goto out_bad;
+						goto free_out;
 					off |= (size_t)*d++ << (8 * i);
 				}
 			for (i = 0; i < 3; i++)
 				if (c & (0x10u << i)) {
 					if (d >= end)
-						goto out_bad;
+						goto free_out;
 					n |= (size_t)*d++ << (8 * i);
 				}
 			if (!n)
 				n = 0x10000;
 			if (off > blen || n > blen - off || n > room)
-				goto out_bad;
+				goto free_out;
 			memcpy(o, base + off, n);
 			o += n;
 		} else if (c) {
 			if (c > (size_t)(end - d) || c > room)
-				goto out_bad;
+				goto free_out;
 			memcpy(o, d, c);
 			o += c;
 			d += c;
 		} else {
-			goto out_bad;  /* opcode 0 is reserved */
+			goto free_out;  /* opcode 0 is reserved */
 		}
 	}
 	if ((size_t)(o - out) != dst)
-		goto out_bad;
+		goto free_out;
 	out[dst] = '\0';
 	*olen = dst;
 	return out;
-out_bad:
+free_out:
 	free(out);
 	return NULL;
 }
@@ -507,10 +512,10 @@ static unsigned char *pack_resolve(struct pack_store *s, const struct pack *p, u
 		if ((base = cache_get(s, p, cur, &btype, &blen)))
 			break;
 		if (entry_header(p, cur, &t, &size, &pos))
-			goto out_free;
+			goto free_chain;
 		if (t >= GIT_OBJECT_COMMIT && t <= GIT_OBJECT_TAG) {
 			if (!(base = inflate_at(p, pos, size)))
-				goto out_free;
+				goto free_chain;
 			blen = size;
 			btype = (git_object_t)t;
 			cache_put(s, p, cur, btype, base, blen);
@@ -519,11 +524,11 @@ static unsigned char *pack_resolve(struct pack_store *s, const struct pack *p, u
 		if (n == cap) {
 			cap *= 2;
 			if (cap > (size_t)1 << 20)
-				goto out_free;  /* a cycle in a corrupt pack */
+				goto free_chain;  /* a cycle in a corrupt pack */
 			grown = chain == small ? malloc(cap * sizeof(*chain)) :
 				realloc(chain, cap * sizeof(*chain));
 			if (!grown)
-				goto out_free;
+				goto free_chain;
 			if (chain == small)
 				memcpy(grown, small, sizeof(small));
 			chain = grown;
@@ -531,18 +536,18 @@ static unsigned char *pack_resolve(struct pack_store *s, const struct pack *p, u
 		chain[n].off = cur;
 		chain[n].size = size;
 		if (delta_base(p, cur, t, pos, &cur, &chain[n].pos))
-			goto out_free;
+			goto free_chain;
 		n++;
 	}
 	while (n > 0) {
 		n--;
 		if (!(delta = inflate_at(p, chain[n].pos, chain[n].size)))
-			goto out_free;
+			goto free_chain;
 		next = delta_apply(base, blen, delta, chain[n].size, &blen);
 		free(delta);
 		free(base);
 		if (!(base = next))
-			goto out_free;
+			goto free_chain;
 		cache_put(s, p, chain[n].off, btype, base, blen);
 	}
 	if (chain != small)
@@ -550,7 +555,7 @@ static unsigned char *pack_resolve(struct pack_store *s, const struct pack *p, u
 	*type = btype;
 	*len = blen;
 	return base;
-out_free:
+free_chain:
 	if (chain != small)
 		free(chain);
 	free(base);
@@ -702,12 +707,12 @@ static struct pack_store *pack_store_new(git_repository *repo, size_t limit)
 		struct shard *sh = &s->shards[s->nshards];
 
 		if (pthread_mutex_init(&sh->lock, NULL))
-			goto out_free;
+			goto free_store;
 		sh->lru.next = sh->lru.prev = &sh->lru;
 	}
 	n = snprintf(dir, sizeof(dir), "%sobjects/pack", git_repository_commondir(repo));
 	if (n < 0 || (size_t)n >= sizeof(dir) || !(d = opendir(dir)))
-		goto out_free;
+		goto free_store;
 	while ((de = readdir(d))) {
 		len = strlen(de->d_name);
 		if (len < 5 || strcmp(de->d_name + len - 4, ".idx"))
@@ -722,7 +727,7 @@ static struct pack_store *pack_store_new(git_repository *repo, size_t limit)
 	closedir(d);
 	if (s->npacks)
 		return s;
-out_free:
+free_store:
 	pack_store_free(s);
 	return NULL;
 }
@@ -832,16 +837,16 @@ static const char *to_utf8(ss_arena *a, const char *s, size_t *len, const char *
 	cap = *len * 4 + 1;
 	buf = ss_arena_alloc(a, cap);
 	if (!buf)
-		goto out_close;
+		goto close_cd;
 	o = buf;
 	oleft = cap - 1;
 	if (iconv(cd, &in, &inleft, &o, &oleft) == (size_t)-1) {
 		buf = NULL;
-		goto out_close;
+		goto close_cd;
 	}
 	*o = '\0';
 	*len = (size_t)(o - buf);
-out_close:
+close_cd:
 	iconv_close(cd);
 	return buf ? buf : s;
 }
@@ -922,14 +927,14 @@ static int subtree_changes(struct changes *ch, git_repository *repo,
 	if ((ea && git_tree_lookup(&ta, repo, git_tree_entry_id(ea)) < 0) ||
 	    (eb && git_tree_lookup(&tb, repo, git_tree_entry_id(eb)) < 0)) {
 		err = ss_error_set("cannot read tree '%s%s': %s", ch->prefix, name, git_msg());
-		goto out_free;
+		goto free_trees;
 	}
 	memcpy(ch->prefix + plen, name, len);
 	ch->prefix[plen + len] = '/';
 	ch->plen = plen + len + 1;
 	err = tree_changes(ch, repo, ta, tb);
 	ch->plen = plen;
-out_free:
+free_trees:
 	git_tree_free(ta);
 	git_tree_free(tb);
 	return err;
@@ -987,15 +992,15 @@ static int add_diff(ss_commit *c, git_repository *repo, git_commit *commit, size
 	     (git_commit_parent(&parent, commit, 0) < 0 ||
 	      git_commit_tree(&old_tree, parent) < 0))) {
 		err = ss_error_set("cannot read commit %s in '%s': %s", c->id, c->source, git_msg());
-		goto out_free;
+		goto free_trees;
 	}
 	if ((err = tree_changes(&ch, repo, old_tree, new_tree)) < 0) {
 		if (err == SS_ENOMEM)
 			ss_error_code(err, "out of memory reading '%s'", c->source);
-		goto out_free;
+		goto free_trees;
 	}
 	if (!ch.n)
-		goto out_free;  /* an empty commit */
+		goto free_trees;  /* an empty commit */
 
 	/* the _INIT macros leave fields to zero-fill, which -Wextra flags */
 	git_diff_options_init(&dopts, GIT_DIFF_OPTIONS_VERSION);
@@ -1009,10 +1014,10 @@ static int add_diff(ss_commit *c, git_repository *repo, git_commit *commit, size
 	    git_diff_find_similar(diff, &fopts) < 0) {
 		err = ss_error_set("cannot diff commit %s in '%s': %s", c->id,
 				   c->source, git_msg());
-		goto out_free;
+		goto free_trees;
 	}
 	err = ss_commit_add_diff(c, diff, max_lines);
-out_free:
+free_trees:
 	changes_clear(&ch);
 	git_diff_free(diff);
 	git_tree_free(old_tree);
@@ -1044,19 +1049,19 @@ static int read_commit(ss_commit **out, int *merge, git_repository *repo,
 	}
 	if (git_commit_parentcount(commit) > 1) {
 		*merge = 1;
-		goto out_commit;
+		goto free_commit;
 	}
 	c = ss_commit_new();
 	if (!c || !(c->source = ss_arena_strdup(c->arena, src->path))) {
 		err = ss_error_code(SS_ENOMEM, "out of memory reading '%s'", src->path);
-		goto out_commit;
+		goto free_commit;
 	}
 	git_oid_tostr(c->id, sizeof(c->id), oid);
 	enc = git_commit_message_encoding(commit);
 	if (set_person(&c->author, c->arena, git_commit_author(commit), enc) < 0 ||
 	    set_person(&c->committer, c->arena, git_commit_committer(commit), enc) < 0) {
 		err = ss_error_code(SS_ENOMEM, "out of memory reading '%s'", src->path);
-		goto out_commit;
+		goto free_commit;
 	}
 	msg = git_commit_message(commit);
 	if (!msg)
@@ -1065,10 +1070,10 @@ static int read_commit(ss_commit **out, int *merge, git_repository *repo,
 	msg = to_utf8(c->arena, msg, &len, enc);
 	err = ss_commit_set_message(c, msg, len);
 	if (err < 0)
-		goto out_commit;
+		goto free_commit;
 	if (src->with_diff)
 		err = add_diff(c, repo, commit, src->max_lines);
-out_commit:
+free_commit:
 	git_commit_free(commit);
 	if (err < 0) {
 		ss_commit_free(c);
@@ -1240,25 +1245,25 @@ static int add_range(git_revwalk *walk, git_repository *repo, const char *rev)
 	if ((err = git_revparse(&spec, repo, rev)) < 0 ||
 	    (err = git_object_peel(&from, spec.from, GIT_OBJECT_COMMIT)) < 0 ||
 	    (err = git_object_peel(&to, spec.to, GIT_OBJECT_COMMIT)) < 0)
-		goto out_free;
+		goto free_objects;
 	git_oid_cpy(&a, git_object_id(from));
 	git_oid_cpy(&b, git_object_id(to));
 	if (!(spec.flags & GIT_REVSPEC_MERGE_BASE)) {
 		if (!(err = git_revwalk_hide(walk, &a)))
 			err = git_revwalk_push(walk, &b);
-		goto out_free;
+		goto free_objects;
 	}
 	if ((err = git_revwalk_push(walk, &a)) < 0 ||
 	    (err = git_revwalk_push(walk, &b)) < 0)
-		goto out_free;
+		goto free_objects;
 	err = git_merge_bases(&bases, repo, &a, &b);
 	if (err == GIT_ENOTFOUND) {
 		err = 0;  /* unrelated histories: nothing to subtract */
-		goto out_free;
+		goto free_objects;
 	}
 	for (i = 0; !err && i < bases.count; i++)
 		err = git_revwalk_hide(walk, &bases.ids[i]);
-out_free:
+free_objects:
 	git_oidarray_dispose(&bases);
 	git_object_free(from);
 	git_object_free(to);
@@ -1293,7 +1298,7 @@ static int walk_history(struct git_source *src, const ss_source_options *opts)
 
 	if (git_revwalk_new(&walk, src->repo) < 0) {
 		err = ss_error_set("cannot walk history of '%s': %s", src->path, git_msg());
-		goto out_walk;
+		goto free_walk;
 	}
 	git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME | GIT_SORT_REVERSE);
 	for (i = 0; i < nrevs; i++) {
@@ -1301,7 +1306,7 @@ static int walk_history(struct git_source *src, const ss_source_options *opts)
 			err = ss_error_code(SS_EINVALID, "bad revision '%s' in '%s': %s",
 					    revs[i] ? revs[i] : "(null)", src->path,
 					    revs[i] && revs[i][0] ? git_msg() : "empty revision");
-			goto out_walk;
+			goto free_walk;
 		}
 	}
 	while (!(err = git_revwalk_next(&oid, walk))) {
@@ -1310,7 +1315,7 @@ static int walk_history(struct git_source *src, const ss_source_options *opts)
 			grown = realloc(src->oids, cap * sizeof(*grown));
 			if (!grown) {
 				err = ss_error_code(SS_ENOMEM, "out of memory walking '%s'", src->path);
-				goto out_walk;
+				goto free_walk;
 			}
 			src->oids = grown;
 		}
@@ -1318,10 +1323,10 @@ static int walk_history(struct git_source *src, const ss_source_options *opts)
 	}
 	if (err != GIT_ITEROVER) {
 		err = ss_error_set("cannot walk history of '%s': %s", src->path, git_msg());
-		goto out_walk;
+		goto free_walk;
 	}
 	err = 0;
-out_walk:
+free_walk:
 	git_revwalk_free(walk);
 	return err;
 }
@@ -1359,7 +1364,7 @@ static int start_workers(struct git_source *src, size_t n)
 	for (i = 0; i < n; i++) {
 		src->workers[i].src = src;
 		if ((err = open_repo(&src->workers[i].repo, src->path)) < 0)
-			goto out_stop;
+			goto stop_readers;
 		pack_store_attach(src->store, src->workers[i].repo);
 	}
 	for (i = 0; i < n; i++) {
@@ -1368,12 +1373,12 @@ static int start_workers(struct git_source *src, size_t n)
 		if ((err = pthread_create(&w->thread, NULL, worker_main, w))) {
 			err = ss_error_set("cannot start readers for '%s': %s", src->path,
 					   strerror(err));
-			goto out_stop;
+			goto stop_readers;
 		}
 		w->started = 1;
 	}
 	return 0;
-out_stop:
+stop_readers:
 	stop_workers(src);
 	return err;
 }
@@ -1389,6 +1394,7 @@ int ss_git_open(void **out, ss_source_ops *ops, const char *repo,
 		return ss_error_set("cannot initialise libgit2: %s", git_msg());
 	/* process-wide; see the top of this file */
 	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
+	git_libgit2_opts(GIT_OPT_SET_CACHE_MAX_SIZE, (ssize_t)GIT_OBJECT_CACHE);
 	src = calloc(1, sizeof(*src));
 	if (!src || !(src->path = strdup(repo))) {
 		free(src);
@@ -1399,17 +1405,17 @@ int ss_git_open(void **out, ss_source_ops *ops, const char *repo,
 	src->max_lines = opts->max_lines;
 	src->stats = stats;
 	if ((err = open_repo(&src->repo, repo)) < 0)
-		goto out_free;
+		goto free_source;
 	src->store = pack_store_new(src->repo, GIT_BASE_CACHE);
 	pack_store_attach(src->store, src->repo);
 	if ((err = walk_history(src, opts)) < 0 ||
 	    (err = start_workers(src, worker_count(src))) < 0)
-		goto out_free;
+		goto free_source;
 	ops->next = git_next;
 	ops->free = git_source_free;
 	*out = src;
 	return 0;
-out_free:
+free_source:
 	git_source_free(src);
 	return err;
 }
@@ -1438,10 +1444,10 @@ int ss_git_branches(char ***out, size_t *n, const char *repo, const char *glob)
 	if (git_libgit2_init() < 0)
 		return ss_error_set("cannot initialise libgit2: %s", git_msg());
 	if ((err = open_repo(&r, repo)) < 0)
-		goto out_free;
+		goto free_repo;
 	if (git_branch_iterator_new(&it, r, GIT_BRANCH_ALL) < 0) {
 		err = ss_error_set("cannot list branches of '%s': %s", repo, git_msg());
-		goto out_free;
+		goto free_repo;
 	}
 	while (!(err = git_branch_next(&ref, &type, it))) {
 		/* origin/HEAD is an alias, not a branch */
@@ -1458,7 +1464,7 @@ int ss_git_branches(char ***out, size_t *n, const char *repo, const char *glob)
 				git_reference_free(ref);
 				err = ss_error_code(SS_ENOMEM, "out of memory listing branches of '%s'",
 						    repo);
-				goto out_free;
+				goto free_repo;
 			}
 			names = grown;
 		}
@@ -1466,13 +1472,13 @@ int ss_git_branches(char ***out, size_t *n, const char *repo, const char *glob)
 		git_reference_free(ref);
 		if (!names[count]) {
 			err = ss_error_code(SS_ENOMEM, "out of memory listing branches of '%s'", repo);
-			goto out_free;
+			goto free_repo;
 		}
 		count++;
 	}
 	if (err != GIT_ITEROVER) {
 		err = ss_error_set("cannot list branches of '%s': %s", repo, git_msg());
-		goto out_free;
+		goto free_repo;
 	}
 	err = 0;
 	if (count)
@@ -1481,7 +1487,7 @@ int ss_git_branches(char ***out, size_t *n, const char *repo, const char *glob)
 	*n = count;
 	names = NULL;
 	count = 0;
-out_free:
+free_repo:
 	ss_git_free_names(names, count);
 	git_branch_iterator_free(it);
 	git_repository_free(r);

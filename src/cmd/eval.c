@@ -1,0 +1,242 @@
+/*
+ * eval.c - "stablesel eval": several models trained and scored side by
+ * side on one time split.
+ *
+ * The split is either a date (--split-date: commits authored before it
+ * train, the rest test) or separate sources (--train SRC --test SRC).
+ * Every commit is read once; each model chooses its settings and threshold
+ * on the newest part of the training commits only.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "eval/eval.h"
+#include "eval/labels.h"
+#include "eval/split.h"
+#include "models/model.h"
+#include "models/options.h"
+#include "util/atomic.h"
+#include "util/error.h"
+
+static const char usage[] =
+	"stablesel eval (--split-date YYYY-MM-DD SOURCE... | --train SOURCE... --test SOURCE...)\n"
+	"               (--labels FILE [--label-column NAME] | --stable SOURCE...)\n"
+	"               [--models keyword,linear,mlp,tag] [--mask-stable-tags] [--settle-days N]\n"
+	"               [--format text|json] [--title TEXT] [--scores TSV] [-o FILE] [-v]\n"
+	"               [training options]\n"
+	"training options: ";
+
+static void log_line(void *ud, const char *msg)
+{
+	(void)ud;
+	progress_done();
+	fprintf(stderr, "eval: %s\n", msg);
+}
+
+static void score_row(void *ud, const ss_example *e, ss_model_kind kind, float score,
+		      int decision)
+{
+	fprintf(ud, "%s\t%s\t%.6f\t%d\t%d\t%d\t%lld\n", e->id, ss_model_kind_name(kind),
+		(double)score, decision, e->label, e->tagged, (long long)e->time);
+}
+
+static size_t parse_models(ss_model_kind *out, const char *list, const char *u)
+{
+	char name[64];
+	size_t n = 0;
+	const char *p = list;
+
+	while (*p) {
+		size_t len = strcspn(p, ",");
+
+		if (len >= sizeof(name))
+			usage_die(u, "unknown model '%.*s'", (int)len, p);
+		memcpy(name, p, len);
+		name[len] = '\0';
+		if (n == SS_EVAL_MAX_MODELS)
+			usage_die(u, "too many models");
+		if (ss_model_kind_parse(&out[n], name))
+			usage_die(u, "%s", ss_error_last());
+		n++;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	if (!n)
+		usage_die(u, "--models names no model");
+	return n;
+}
+
+int cmd_eval(int argc, const char **argv)
+{
+	ss_train_options o = SS_TRAIN_OPTIONS_INIT;
+	ss_feat_options fo = SS_FEAT_OPTIONS_INIT;
+	const char *specs[256], *train[64], *test[64], *stable[32];
+	const char *labels_path = NULL, *column = NULL, *output = "-", *format = "text";
+	const char *models = "keyword,tag,linear,mlp", *title = NULL, *scores = NULL;
+	ss_atomic *scores_out = NULL;
+	char full_usage[2048];
+	int nspecs = 0, ntrain = 0, ntest = 0, nstable = 0, settle = 0, verbose = 0, a;
+	int64_t split = 0;
+	ss_model_kind kinds[SS_EVAL_MAX_MODELS];
+	size_t nkinds, k;
+	cli_source_args src;
+	ss_split_sink sink;
+	ss_labels *labels = NULL;
+	ss_dataset *d;
+	size_t *tr, *te, ntr, nte, dropped;
+	ss_eval_result *res;
+	ss_strbuf sb = SS_STRBUF_INIT;
+	ss_atomic *out;
+	double t0;
+
+	snprintf(full_usage, sizeof(full_usage), "%s%s", usage, ss_train_options_usage);
+	cli_source_args_init(&src);
+	for (a = 1; a < argc; a++) {
+		const char *arg = argv[a], *val = a + 1 < argc ? argv[a + 1] : NULL;
+		int rc;
+
+		if (cli_source_arg(&src, argc, argv, &a, full_usage))
+			continue;
+		if (!strcmp(arg, "-h") || !strcmp(arg, "--help"))
+			usage_die(full_usage, NULL);
+		if (!strcmp(arg, "-v") || !strcmp(arg, "--verbose")) {
+			verbose = 1;
+			continue;
+		}
+		if (arg[0] != '-' || !strcmp(arg, "-")) {
+			if (nspecs == 256)
+				usage_die(full_usage, "too many sources");
+			specs[nspecs++] = arg;
+			continue;
+		}
+		rc = ss_train_option(&o, &fo, arg, val);
+		if (rc >= 0) {
+			a += rc;
+			continue;
+		}
+		if (rc != SS_ENOTFOUND)
+			usage_die(full_usage, "%s", ss_error_last());
+		if (!val)
+			usage_die(full_usage, "unknown option '%s' or missing value", arg);
+		a++;
+		if (!strcmp(arg, "--models")) {
+			models = val;
+		} else if (!strcmp(arg, "--train") || !strcmp(arg, "--test")) {
+			if (ntrain == 64 || ntest == 64)
+				usage_die(full_usage, "too many sources");
+			if (arg[3] == 'r')
+				train[ntrain++] = val;
+			else
+				test[ntest++] = val;
+		} else if (!strcmp(arg, "--split-date")) {
+			if (ss_parse_date(&split, val))
+				usage_die(full_usage, "%s", ss_error_last());
+		} else if (!strcmp(arg, "--labels")) {
+			labels_path = val;
+		} else if (!strcmp(arg, "--label-column")) {
+			column = val;
+		} else if (!strcmp(arg, "--stable")) {
+			if (nstable == 32)
+				usage_die(full_usage, "too many --stable sources");
+			stable[nstable++] = val;
+		} else if (!strcmp(arg, "--settle-days")) {
+			settle = (int)cli_parse_long(full_usage, arg, val);
+		} else if (!strcmp(arg, "--format")) {
+			if (strcmp(val, "text") && strcmp(val, "json"))
+				usage_die(full_usage, "--format is text or json, not '%s'", val);
+			format = val;
+		} else if (!strcmp(arg, "--scores")) {
+			scores = val;
+		} else if (!strcmp(arg, "--title")) {
+			title = val;
+		} else if (!strcmp(arg, "-o") || !strcmp(arg, "--output")) {
+			output = val;
+		} else {
+			usage_die(full_usage, "unknown option '%s'", arg);
+		}
+	}
+	nkinds = parse_models(kinds, models, full_usage);
+	if (split && (ntrain || ntest))
+		usage_die(full_usage, "use either --split-date or --train/--test");
+	if (!split && (!ntrain || !ntest))
+		usage_die(full_usage, "name the split: --split-date DATE, or --train and --test");
+	if (split && !nspecs && !src.repo)
+		usage_die(full_usage, "no sources to split");
+	if (!labels_path == !nstable)
+		usage_die(full_usage, "name the labels: --labels FILE or --stable SOURCE");
+	if (verbose)
+		o.log = log_line;
+
+	if (labels_path && ss_labels_from_tsv(&labels, labels_path, column))
+		die("%s", ss_error_last());
+	if (nstable) {
+		size_t skipped = 0;
+
+		if (ss_labels_from_stable(&labels, stable, (size_t)nstable, &skipped))
+			die("%s", ss_error_last());
+		if (skipped)
+			warning("%zu malformed stable messages skipped", skipped);
+	}
+	if (ss_dataset_new(&d, &fo))
+		die("%s", ss_error_last());
+	for (k = 0; k < nkinds; k++)
+		if (ss_model_prepare_dataset(kinds[k], d))
+			die("%s", ss_error_last());
+	memset(&sink, 0, sizeof(sink));
+	sink.d = d;
+	sink.labels = labels;
+	t0 = ss_now();
+	if (split) {
+		cli_for_each_commit(&src, specs, nspecs, ss_split_add, &sink);
+		if (!sink.rc)
+			ss_split_by_date(d, split);
+	} else {
+		cli_for_each_commit(&src, train, ntrain, ss_split_add, &sink);
+		sink.part = 1;
+		if (!sink.rc)
+			cli_for_each_commit(&src, test, ntest, ss_split_add, &sink);
+	}
+	if (sink.rc)
+		die("cannot featurize commits: %s", ss_error_last());
+	if (ss_split_part(&tr, &ntr, d, 0) || ss_split_part(&te, &nte, d, 1))
+		die("%s", ss_error_last());
+	dropped = ss_split_settle(tr, &ntr, d, settle, split);
+	if (verbose)
+		fprintf(stderr, "eval: %zu commits read and featurized in %.1fs (%zu train, %zu test, "
+			"%zu dropped as unsettled, %zu not in the labels)\n", sink.kept, ss_now() - t0,
+			ntr, nte, dropped, sink.unlisted);
+	if (!ntr || !nte)
+		die("the split leaves %s", !ntr ? "no training commits" : "no test commits");
+
+	res = calloc(1, sizeof(*res));
+	if (!res)
+		die("out of memory");
+	if (scores) {
+		if (ss_atomic_open(&scores_out, scores))
+			die("%s", ss_error_last());
+		fprintf(ss_atomic_file(scores_out), "sha\tmodel\tscore\tdecision\tlabel\ttagged\tauthor_time\n");
+		ss_eval_set_score_sink(score_row, ss_atomic_file(scores_out));
+	}
+	if (ss_eval_run(res, d, tr, ntr, te, nte, kinds, nkinds, &o))
+		die("%s", ss_error_last());
+	if (scores_out && ss_atomic_commit(scores_out))
+		die("%s", ss_error_last());
+	res->masked = src.opts.mask_stable_tags;
+	if ((!strcmp(format, "json") ? ss_eval_format_json : ss_eval_format_text)(&sb, res, title))
+		die("out of memory");
+	if (ss_atomic_open(&out, output))
+		die("%s", ss_error_last());
+	fwrite(sb.buf, 1, sb.len, ss_atomic_file(out));
+	if (ss_atomic_commit(out))
+		die("%s", ss_error_last());
+	ss_strbuf_release(&sb);
+	free(res);
+	free(tr);
+	free(te);
+	ss_dataset_free(d);
+	ss_labels_free(labels);
+	return 0;
+}

@@ -1,0 +1,148 @@
+/*
+ * explain.c - "stablesel explain": why a model scores commits as it does.
+ *
+ * For each named commit: its score, the decision, and the features with
+ * the largest signed contributions to its logit (linear: weight * value;
+ * mlp: the logit drop when the feature alone is removed).  The commits are
+ * found in the SOURCES (every commit streams through so that the history
+ * features see the commits before it) or, with --repo and no --rev, read
+ * from the repository one by one.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cli.h"
+#include "features/history.h"
+#include "models/model.h"
+#include "util/error.h"
+
+static const char usage[] =
+	"stablesel explain [--model MODEL] (--repo PATH [--rev REV...] | SOURCE...)\n"
+	"                  [--mask-stable-tags] [--top N] COMMIT...";
+
+struct explain_ctx {
+	const ss_model *m;
+	ss_history *hist;
+	const char **want;
+	int nwant;
+	int *found;
+	size_t top;
+	ss_contrib *why;
+};
+
+static int matches(const char *id, const char *prefix)
+{
+	return strlen(prefix) >= 4 && !strncasecmp(id, prefix, strlen(prefix));
+}
+
+static int explain_one(ss_commit *c, void *data)
+{
+	struct explain_ctx *x = data;
+	size_t n, i;
+	float score;
+	int k, hit = 0;
+
+	for (k = 0; k < x->nwant; k++)
+		if (matches(c->id, x->want[k])) {
+			x->found[k] = 1;
+			hit = 1;
+		}
+	if (hit) {
+		if (ss_model_score_commit(x->m, c, x->hist, &score) ||
+		    ss_model_explain(x->m, c, x->hist, x->why, x->top, &n, 0))
+			die("cannot explain %s: %s", c->id, ss_error_last());
+		printf("commit %s\n%s\nscore %.4f (threshold %.4f): %s\n", c->id, c->subject,
+		       (double)score, (double)ss_model_threshold(x->m),
+		       score >= ss_model_threshold(x->m) ? "stable candidate" : "not picked");
+		if (!n)
+			printf("  (a %s model has no per-feature contributions)\n",
+			       ss_model_kind_name(ss_model_get_kind(x->m)));
+		for (i = 0; i < n; i++)
+			printf("  %+8.4f  %s = %g\n", (double)x->why[i].contrib, x->why[i].name,
+			       (double)x->why[i].value);
+		printf("\n");
+	}
+	if (ss_history_add(x->hist, c))
+		die("out of memory");
+	ss_commit_free(c);
+	return 0;
+}
+
+int cmd_explain(int argc, const char **argv)
+{
+	const char *specs[256], *want[256], *model = NULL, *revs[512];
+	int nspecs = 0, nwant = 0, a, k, missing = 0;
+	struct explain_ctx x;
+	cli_source_args src;
+	ss_model *m;
+
+	memset(&x, 0, sizeof(x));
+	x.top = 12;
+	cli_source_args_init(&src);
+	for (a = 1; a < argc; a++) {
+		const char *arg = argv[a], *val = a + 1 < argc ? argv[a + 1] : NULL;
+
+		if (cli_source_arg(&src, argc, argv, &a, usage))
+			continue;
+		if (!strcmp(arg, "-h") || !strcmp(arg, "--help"))
+			usage_die(usage, NULL);
+		if (arg[0] != '-' || !strcmp(arg, "-")) {
+			/* hex words name commits, anything else a source */
+			if (strspn(arg, "0123456789abcdefABCDEF") == strlen(arg) && strlen(arg) >= 4) {
+				if (nwant == 256)
+					usage_die(usage, "too many commits");
+				want[nwant++] = arg;
+			} else {
+				if (nspecs == 256)
+					usage_die(usage, "too many sources");
+				specs[nspecs++] = arg;
+			}
+			continue;
+		}
+		if (!val)
+			usage_die(usage, "unknown option '%s' or missing value", arg);
+		a++;
+		if (!strcmp(arg, "--model"))
+			model = val;
+		else if (!strcmp(arg, "--top"))
+			x.top = (size_t)cli_parse_long(usage, arg, val);
+		else
+			usage_die(usage, "unknown option '%s'", arg);
+	}
+	if (!nwant)
+		usage_die(usage, "name at least one commit");
+	if (model ? ss_model_load(&m, model) : ss_model_load_default(&m))
+		die("%s", ss_error_last());
+	if (!nspecs && src.repo && !src.opts.nrevs) {
+		/* only the named commits: "C" without its parents */
+		static char buf[256][48];
+
+		for (k = 0; k < nwant && k < 256; k++) {
+			revs[2 * k] = want[k];
+			snprintf(buf[k], sizeof(buf[k]), "^%s^", want[k]);
+			revs[2 * k + 1] = buf[k];
+		}
+		src.opts.revs = revs;
+		src.opts.nrevs = (size_t)(2 * nwant);
+	}
+	x.m = m;
+	x.want = want;
+	x.nwant = nwant;
+	x.found = calloc((size_t)nwant, sizeof(*x.found));
+	x.why = calloc(x.top ? x.top : 1, sizeof(*x.why));
+	if (!x.found || !x.why || ss_history_new(&x.hist))
+		die("out of memory");
+	cli_for_each_commit(&src, specs, nspecs, explain_one, &x);
+	for (k = 0; k < nwant; k++)
+		if (!x.found[k]) {
+			error("commit '%s' not found", want[k]);
+			missing = 1;
+		}
+	ss_history_free(x.hist);
+	free(x.found);
+	free(x.why);
+	ss_model_free(m);
+	return missing ? SS_EXIT_BADINPUT : 0;
+}

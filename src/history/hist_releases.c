@@ -1,0 +1,363 @@
+/*
+ * hist_releases.c - releases: tags and dates from a TSV or a repository,
+ * and, from the repository's graph, the first release of each commit.
+ *
+ * "Is commit X in release R" is "does R's commit descend from X".  Asking
+ * git_graph_descendant_of() for every (target, tag) pair costs a merge-base
+ * search each; instead the releases are walked once, oldest first, each
+ * walk hiding every older release, so each commit is met exactly once,
+ * under the oldest release that contains it.  The map (binary id, release
+ * number) is sorted for binary search.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "history/impl.h"
+#include "util/arena.h"
+#include "util/error.h"
+
+struct rel_map {
+	unsigned char id[GIT_OID_RAWSZ];
+	uint32_t rel;
+};
+
+struct ss_releases {
+	ss_release *v;
+	size_t n, cap;
+	ss_arena *arena;          /* tag names */
+	struct rel_map *map;      /* sorted by id; NULL without a graph */
+	size_t nmap;
+	int graph;
+};
+
+static int releases_new(ss_releases **out)
+{
+	ss_releases *r = calloc(1, sizeof(*r));
+
+	*out = NULL;
+	if (!r || !(r->arena = ss_arena_new(4096))) {
+		free(r);
+		return ss_error_code(SS_ENOMEM, "out of memory");
+	}
+	*out = r;
+	return 0;
+}
+
+void ss_releases_free(ss_releases *r)
+{
+	if (!r)
+		return;
+	ss_arena_free(r->arena);
+	free(r->map);
+	free(r->v);
+	free(r);
+}
+
+size_t ss_releases_count(const ss_releases *r)
+{
+	return r ? r->n : 0;
+}
+
+const ss_release *ss_releases_get(const ss_releases *r, size_t i)
+{
+	return r && i < r->n ? &r->v[i] : NULL;
+}
+
+int ss_releases_has_graph(const ss_releases *r)
+{
+	return r && r->graph;
+}
+
+static int release_add(ss_releases *r, const char *tag, size_t taglen, const char *sha,
+		       int64_t time)
+{
+	ss_release *rel;
+	size_t i;
+
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 64;
+		ss_release *grown = realloc(r->v, cap * sizeof(*grown));
+
+		if (!grown)
+			return ss_error_code(SS_ENOMEM, "out of memory");
+		r->v = grown;
+		r->cap = cap;
+	}
+	rel = &r->v[r->n];
+	rel->tag = ss_arena_strndup(r->arena, tag, taglen);
+	if (!rel->tag)
+		return ss_error_code(SS_ENOMEM, "out of memory");
+	for (i = 0; i < 40; i++)
+		rel->sha[i] = (char)tolower((unsigned char)sha[i]);
+	rel->sha[40] = '\0';
+	rel->time = time;
+	r->n++;
+	return 0;
+}
+
+static int release_cmp(const void *a, const void *b)
+{
+	const ss_release *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return strcmp(x->tag, y->tag);
+}
+
+static int is_sha(const char *s, size_t len)
+{
+	size_t i;
+
+	if (len != 40)
+		return 0;
+	for (i = 0; i < len; i++)
+		if (!isxdigit((unsigned char)s[i]))
+			return 0;
+	return 1;
+}
+
+int ss_releases_load_tsv(ss_releases **out, const char *path)
+{
+	ss_releases *r = NULL;
+	char *line = NULL;
+	size_t cap = 0, lineno = 0;
+	ssize_t len;
+	FILE *f;
+	int rc;
+
+	*out = NULL;
+	f = fopen(path, "r");
+	if (!f)
+		return ss_error_code(SS_ENOTFOUND, "cannot open releases file '%s': %s", path,
+				     strerror(errno));
+	if ((rc = releases_new(&r)))
+		goto out_close;
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		char *tab1, *tab2, *end;
+		long long date;
+
+		lineno++;
+		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+			line[--len] = '\0';
+		if (lineno == 1 || !len)
+			continue;  /* the header, blank lines */
+		tab1 = strchr(line, '\t');
+		tab2 = tab1 ? strchr(tab1 + 1, '\t') : NULL;
+		if (!tab2 || tab1 == line || !is_sha(tab1 + 1, (size_t)(tab2 - tab1 - 1))) {
+			rc = ss_error_code(SS_EINVALID, "releases file '%s' line %zu: expected tag, sha and date",
+					   path, lineno);
+			goto out_close;
+		}
+		errno = 0;
+		date = strtoll(tab2 + 1, &end, 10);
+		if (errno || end == tab2 + 1 || (*end && *end != '\t')) {
+			rc = ss_error_code(SS_EINVALID, "releases file '%s' line %zu: bad date '%s'",
+					   path, lineno, tab2 + 1);
+			goto out_close;
+		}
+		if (memmem(line, (size_t)(tab1 - line), "-rc", 3))
+			continue;
+		if ((rc = release_add(r, line, (size_t)(tab1 - line), tab1 + 1, date)))
+			goto out_close;
+	}
+	if (ferror(f)) {
+		rc = ss_error_code(SS_EINVALID, "cannot read releases file '%s'", path);
+		goto out_close;
+	}
+	qsort(r->v, r->n, sizeof(*r->v), release_cmp);
+	*out = r;
+	r = NULL;
+	rc = 0;
+out_close:
+	ss_releases_free(r);
+	free(line);
+	fclose(f);
+	return rc;
+}
+
+static int map_cmp(const void *a, const void *b)
+{
+	return memcmp(((const struct rel_map *)a)->id, ((const struct rel_map *)b)->id,
+		      GIT_OID_RAWSZ);
+}
+
+/* Walk the releases oldest first with repo open (see the file comment). */
+static int index_graph(ss_releases *r, git_repository *repo, const char *path)
+{
+	struct rel_map *map = NULL, *grown;
+	size_t nmap = 0, cap = 0, i, j;
+	git_oid *ids = NULL, oid;
+	git_revwalk *walk = NULL;
+	char *valid = NULL;
+	int rc = 0, err;
+
+	ids = calloc(r->n ? r->n : 1, sizeof(*ids));
+	valid = calloc(r->n ? r->n : 1, 1);
+	if (!ids || !valid) {
+		rc = ss_error_code(SS_ENOMEM, "out of memory");
+		goto out_free;
+	}
+	for (i = 0; i < r->n; i++) {
+		git_commit *c;
+
+		if (git_oid_fromstr(&ids[i], r->v[i].sha) < 0 ||
+		    git_commit_lookup(&c, repo, &ids[i]) < 0)
+			continue;  /* a release of another repository: no graph for it */
+		git_commit_free(c);
+		valid[i] = 1;
+	}
+	if (git_revwalk_new(&walk, repo) < 0) {
+		rc = ss_error_set("cannot walk history of '%s': %s", path, hist_git_msg());
+		goto out_free;
+	}
+	for (i = 0; i < r->n; i++) {
+		if (!valid[i])
+			continue;
+		git_revwalk_reset(walk);
+		if (git_revwalk_push(walk, &ids[i]) < 0)
+			goto out_walk_error;
+		for (j = 0; j < i; j++)
+			if (valid[j] && git_revwalk_hide(walk, &ids[j]) < 0)
+				goto out_walk_error;
+		while (!(err = git_revwalk_next(&oid, walk))) {
+			if (nmap == cap) {
+				cap = cap ? cap * 2 : 4096;
+				grown = realloc(map, cap * sizeof(*map));
+				if (!grown) {
+					rc = ss_error_code(SS_ENOMEM, "out of memory");
+					goto out_free;
+				}
+				map = grown;
+			}
+			memcpy(map[nmap].id, oid.id, GIT_OID_RAWSZ);
+			map[nmap].rel = (uint32_t)i;
+			nmap++;
+		}
+		if (err != GIT_ITEROVER)
+			goto out_walk_error;
+	}
+	qsort(map, nmap, sizeof(*map), map_cmp);
+	free(r->map);
+	r->map = map;
+	r->nmap = nmap;
+	r->graph = 1;
+	map = NULL;
+	goto out_free;
+out_walk_error:
+	rc = ss_error_set("cannot walk history of '%s': %s", path, hist_git_msg());
+out_free:
+	git_revwalk_free(walk);
+	free(map);
+	free(valid);
+	free(ids);
+	return rc;
+}
+
+static int open_repo(git_repository **out, const char *path)
+{
+	if (!strncmp(path, "git:", 4))
+		path += 4;
+	if (git_repository_open_ext(out, path, 0, NULL) < 0)
+		return ss_error_code(SS_ENOTFOUND, "cannot open repository '%s': %s", path,
+				     hist_git_msg());
+	return 0;
+}
+
+int ss_releases_index_repo(ss_releases *r, const char *path)
+{
+	git_repository *repo = NULL;
+	int rc;
+
+	if (git_libgit2_init() < 0)
+		return ss_error_set("cannot initialise libgit2: %s", hist_git_msg());
+	rc = open_repo(&repo, path);
+	if (!rc)
+		rc = index_graph(r, repo, path);
+	git_repository_free(repo);
+	git_libgit2_shutdown();
+	return rc;
+}
+
+/* The default release tag: "v6.6", "21.11", "v2.0.0", not "-rc". */
+static int default_release_name(const char *name)
+{
+	if (name[0] == 'v')
+		name++;
+	return isdigit((unsigned char)name[0]);
+}
+
+int ss_releases_from_repo(ss_releases **out, const char *path, const char *glob)
+{
+	git_strarray names = { NULL, 0 };
+	git_repository *repo = NULL;
+	ss_releases *r = NULL;
+	int with_rc = glob && strstr(glob, "rc");
+	size_t i;
+	int rc;
+
+	*out = NULL;
+	if (git_libgit2_init() < 0)
+		return ss_error_set("cannot initialise libgit2: %s", hist_git_msg());
+	if ((rc = open_repo(&repo, path)) || (rc = releases_new(&r)))
+		goto out_free;
+	if (git_tag_list(&names, repo) < 0) {
+		rc = ss_error_set("cannot list tags of '%s': %s", path, hist_git_msg());
+		goto out_free;
+	}
+	for (i = 0; i < names.count; i++) {
+		const char *name = names.strings[i];
+		git_object *obj = NULL, *peeled = NULL;
+		char ref[1024], sha[GIT_OID_HEXSZ + 1];
+
+		if (glob ? fnmatch(glob, name, 0) : !default_release_name(name))
+			continue;
+		if (!with_rc && strstr(name, "-rc"))
+			continue;
+		snprintf(ref, sizeof(ref), "refs/tags/%s", name);
+		if (git_revparse_single(&obj, repo, ref) < 0 ||
+		    git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT) < 0) {
+			/* a tag of a tree or blob is no release */
+			git_object_free(obj);
+			continue;
+		}
+		git_oid_tostr(sha, sizeof(sha), git_object_id(peeled));
+		rc = release_add(r, name, strlen(name), sha,
+				 git_commit_time((const git_commit *)peeled));
+		git_object_free(peeled);
+		git_object_free(obj);
+		if (rc)
+			goto out_free;
+	}
+	qsort(r->v, r->n, sizeof(*r->v), release_cmp);
+	if ((rc = index_graph(r, repo, path)))
+		goto out_free;
+	*out = r;
+	r = NULL;
+out_free:
+	ss_releases_free(r);
+	git_strarray_dispose(&names);
+	git_repository_free(repo);
+	git_libgit2_shutdown();
+	return rc;
+}
+
+int ss_releases_first_containing(size_t *out, const ss_releases *r, const char *sha)
+{
+	struct rel_map key, *m;
+	git_oid oid;
+
+	if (!r || !r->graph)
+		return SS_EINVALID;
+	if (git_oid_fromstr(&oid, sha) < 0)
+		return SS_ENOTFOUND;
+	memcpy(key.id, oid.id, GIT_OID_RAWSZ);
+	m = bsearch(&key, r->map, r->nmap, sizeof(*r->map), map_cmp);
+	if (!m)
+		return SS_ENOTFOUND;
+	*out = m->rel;
+	return 0;
+}

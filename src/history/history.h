@@ -1,0 +1,274 @@
+/*
+ * history.h - a bug's history: which commit a fix fixes, and whether that
+ * commit ever reached a release before the fix.
+ *
+ * A fix for a bug born in the same release cycle is not stable material:
+ * among DPDK commits tagged for stable, those whose Fixes: target was under
+ * 90 days old reached stable about 57% of the time, against 91% for targets
+ * older than 180 days.  This module gives those facts:
+ *
+ *  - ss_histidx: an index over the commits of a run (sources being read and
+ *    extra --history sources), built once: id -> time, subject, whether
+ *    the commit is itself a fix or a revert, and its position in its
+ *    source.  Abbreviated ids are looked up by prefix, ambiguity included.
+ *    A repository may be attached: ids the index does not know are then
+ *    looked up there, and blame works.
+ *  - ss_releases: release tags and dates, from a "tag sha date" TSV or
+ *    from a repository's tags; with a repository, also the first release
+ *    that contains each commit (from the commit graph).
+ *  - ss_blame_introducers(): for a fix without Fixes: (git only), the
+ *    commits that last touched the lines the fix removes or changes (SZZ).
+ *  - ss_histidx_resolve(): all of it for one commit, as a struct of facts
+ *    (ss_histidx_facts) meant to become model features.
+ *
+ * Names: src/features/history.h already owns ss_history_*, so this module
+ * is ss_histidx_* (the index and the resolver), ss_releases_*, ss_blame_*.
+ *
+ * Nothing here prints.  Functions return 0 or a negative SS_* code with the
+ * message set (util/error.h); a target that is not found, or is ambiguous,
+ * is a fact, not an error.
+ *
+ * Threads: the first lookup after an add sorts the index.  Once sorted, and
+ * with no repository attached, lookups and resolves only read and may run
+ * concurrently.  With a repository attached (libgit2 objects are not
+ * shareable), use one index per thread.
+ */
+#ifndef SS_HISTORY_HISTORY_H
+#define SS_HISTORY_HISTORY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "commit/commit.h"
+
+/* ------------------------------------------------------------------ */
+/* Releases. */
+
+typedef struct {
+	const char *tag;  /* "v21.11"; owned by the ss_releases */
+	char sha[41];     /* the commit the tag names, 40 hex digits */
+	int64_t time;     /* TSV date, or the tagged commit's committer time */
+} ss_release;
+
+typedef struct ss_releases ss_releases;
+
+/*
+ * Read a TSV with a header line and "tag<TAB>sha<TAB>date" rows (date in
+ * seconds since the epoch), as ../shared/data/dpdk/releases.tsv.  Rows
+ * whose tag contains "-rc" are left out.  Releases are kept oldest first.
+ */
+int ss_releases_load_tsv(ss_releases **out, const char *path);
+
+/*
+ * The tags of the repository at repo whose name matches the fnmatch(3)
+ * glob (NULL: names that start with a digit or "v" and a digit), always
+ * leaving out "-rc" tags unless glob itself mentions "rc".  Each tag is
+ * peeled to its commit; its date is the commit's committer time.  Then
+ * ss_releases_index_repo() is run, so the result knows the graph.
+ */
+int ss_releases_from_repo(ss_releases **out, const char *repo, const char *glob);
+
+/*
+ * Learn from the repository at repo which release first contains each
+ * commit: releases are walked oldest first, each hiding all older ones, so
+ * a commit is listed under the oldest (by date) release whose commit
+ * descends from it, which is what git_graph_descendant_of() against every
+ * tag would say, in one walk of the history.  Release shas that are not in
+ * the repository are skipped.  Replaces an earlier index.
+ */
+int ss_releases_index_repo(ss_releases *r, const char *repo);
+
+size_t ss_releases_count(const ss_releases *r);           /* NULL: 0 */
+const ss_release *ss_releases_get(const ss_releases *r, size_t i); /* oldest first */
+int ss_releases_has_graph(const ss_releases *r);          /* index_repo ran */
+
+/*
+ * Index of the oldest release containing the commit sha (40 hex digits):
+ * 0 and *out set, SS_ENOTFOUND when no release contains it (or the graph
+ * does not know the commit), SS_EINVALID when r has no graph.
+ */
+int ss_releases_first_containing(size_t *out, const ss_releases *r, const char *sha);
+
+void ss_releases_free(ss_releases *r); /* NULL is a no-op */
+
+/* ------------------------------------------------------------------ */
+/* The history index. */
+
+typedef struct ss_histidx ss_histidx;
+
+/* One commit as the index knows it.  Strings belong to the index. */
+typedef struct {
+	char id[41];          /* 40 hex digits, lower case */
+	const char *subject;  /* never NULL */
+	int64_t time;         /* committer time, or author time when unknown (mail) */
+	int has_fixes;        /* it has a Fixes: trailer itself */
+	int is_revert;        /* it says "This reverts commit <sha>" */
+	int from_repo;        /* found in the attached repository, not added */
+} ss_histidx_commit;
+
+int ss_histidx_new(ss_histidx **out);
+void ss_histidx_free(ss_histidx *h); /* NULL is a no-op */
+
+/*
+ * Remember c: id, time, subject, Fixes:/revert flags, and c->source and
+ * c->index (the position in its source, which gives release order for
+ * mail sources).  c may be freed afterwards.  The first copy of an id wins
+ * when the same commit is added twice.  0 or SS_ENOMEM.
+ */
+int ss_histidx_add_commit(ss_histidx *h, const ss_commit *c);
+
+/*
+ * Attach the repository at path: ids not among the added commits are
+ * looked up there, ss_blame_introducers() and blaming in resolve work.
+ * 0, or SS_ENOTFOUND when it cannot be opened.
+ */
+int ss_histidx_open_repo(ss_histidx *h, const char *path);
+
+size_t ss_histidx_count(const ss_histidx *h); /* added commits, without duplicates */
+
+/*
+ * The commits whose id starts with prefix (4 to 40 hex digits, any case):
+ * the first max of them go to out (sorted by id), and the number of
+ * matches is returned: 0 none, 1 found, > 1 ambiguous.  The added commits
+ * are searched first; only when none matches, the attached repository.
+ * SS_EINVALID when prefix is not 4 to 40 hex digits.
+ */
+int ss_histidx_lookup_prefix(ss_histidx_commit *out, size_t max, ss_histidx *h,
+			     const char *prefix);
+
+/*
+ * Resolve a revision (sha, tag, "HEAD~2") in the attached repository to
+ * its commit id and number of parents.  SS_ENOTFOUND when unknown or no
+ * repository is attached.
+ */
+int ss_histidx_rev_parse(char out[41], size_t *nparents, ss_histidx *h, const char *rev);
+
+/* ------------------------------------------------------------------ */
+/* Blame (SZZ). */
+
+typedef struct {
+	char id[41];       /* the commit that last touched the lines */
+	int64_t time;      /* its committer time */
+	size_t lines;      /* blamed lines it owns */
+	double weight;     /* removed lines count 1, context lines 1/2 */
+	double confidence; /* weight / weight of all blamed lines, in (0, 1] */
+} ss_blame_candidate;
+
+/*
+ * Blame, at the fix's first parent, the lines fix removes or changes (for
+ * a hunk that only adds, the nearest non-trivial context line on each
+ * side, at half weight); blank and brace-only lines are skipped.  The
+ * commits owning them are the candidates, most recent first: up to max go
+ * to out, *n says how many were kept.  Needs an attached repository that
+ * has fix, and fix read with its diff; a root commit, a commit that only
+ * adds files, or one read without diff gives *n == 0.
+ */
+int ss_blame_introducers(ss_blame_candidate *out, size_t max, size_t *n,
+			 ss_histidx *h, const ss_commit *fix);
+
+/* ------------------------------------------------------------------ */
+/* Facts about one commit. */
+
+#define SS_HISTIDX_MAX_TARGETS 8
+
+/* How a target was found.  Enum values only grow. */
+typedef enum {
+	SS_ORIGIN_FIXES_TAG = 0, /* a Fixes: <sha> ("subject") trailer */
+	SS_ORIGIN_REVERT = 1,    /* "This reverts commit <sha>" */
+	SS_ORIGIN_BLAME = 2      /* blame of the changed lines (SZZ) */
+} ss_origin_how;
+
+/* How "was it in release R" was decided.  Enum values only grow. */
+typedef enum {
+	SS_RELEASE_NONE = 0,  /* no releases known */
+	SS_RELEASE_GRAPH = 1, /* exact: the release commit descends from it */
+	SS_RELEASE_ORDER = 2, /* same mail source as the release commit: source
+			       * order (topological for format-patch) */
+	SS_RELEASE_DATE = 3   /* approximation by dates: some release date is
+			       * >= the target's time and < the fix's time */
+} ss_release_method;
+
+typedef struct {
+	ss_origin_how how;
+	char written[41];      /* the id as written (lower case), or blamed id */
+	const char *quoted;    /* the quoted subject, NULL if none; points into
+				* the commit passed to resolve */
+	size_t quoted_len;
+	size_t nmatches;       /* commits the written id matched */
+	int found;             /* resolved to exactly one commit */
+	int ambiguous;         /* several matched and the subject did not pick one */
+	int by_subject;        /* several matched; the quoted subject picked one */
+	int subject_mismatch;  /* found, but the quoted subject is another one */
+	ss_histidx_commit commit; /* valid when found */
+	double confidence;     /* 1 for tags and reverts; the blame share */
+	double age_days;       /* fix time - target time (may be < 0); -1 if not found */
+	int released;          /* it was in a release before the fix */
+	int first_release;     /* that release (index into releases), or -1 */
+	int nreleases;         /* releases that carried it before the fix */
+	double shipped_days;   /* fix time - first release time, -1 if not released */
+	ss_release_method method;
+} ss_histidx_target;
+
+/*
+ * The facts, for a model: one row per commit.  "Primary" is the target the
+ * summary is about: for Fixes: and reverts, the oldest found target (the
+ * bug that lived longest decides whether users ever had it); for blame,
+ * the most recent candidate (SZZ).  Numbers of a missing primary are -1.
+ */
+typedef struct {
+	size_t nfixes_tags;    /* Fixes: trailers read (with a readable id) */
+	size_t nreverts;       /* reverted ids named in the message */
+	size_t ntargets;       /* entries in targets */
+	size_t ndropped;       /* targets beyond SS_HISTIDX_MAX_TARGETS */
+	ss_histidx_target targets[SS_HISTIDX_MAX_TARGETS];
+	size_t nfound, nambiguous, nmismatch;
+	int blamed;            /* targets came from blame */
+
+	int primary;           /* index into targets, -1 when nothing found */
+	int target_found;      /* primary >= 0 */
+	char target[41];       /* primary's id, "" when none */
+	double age_days;       /* primary's age at the fix */
+	double confidence;     /* primary's confidence (0 when none) */
+	int released_before_fix;  /* some found target was released before the fix */
+	int first_release;     /* earliest first release over found targets, -1 */
+	const char *first_release_tag; /* its tag, NULL; owned by the releases */
+	int releases_since;    /* most releases any found target lived through */
+	double shipped_days;   /* fix time - first_release's time, -1 */
+	int fix_of_fix;        /* some found target has Fixes: itself */
+	int revert_of_released;/* a revert of a commit that was released */
+	ss_release_method method; /* how the primary's release was decided */
+	int64_t fix_time;      /* committer time, or author time when unknown */
+} ss_histidx_facts;
+
+typedef struct {
+	int blame;             /* blame when there is no Fixes: and no revert;
+				* needs a repository and the diff (0) */
+	size_t blame_max;      /* blame candidates kept as targets (3) */
+} ss_histidx_resolve_options;
+
+#define SS_HISTIDX_RESOLVE_OPTIONS_INIT { 0, 3 }
+
+/*
+ * Fill *out for commit: every Fixes: target (abbreviated ids checked
+ * against the quoted subject, which also settles an ambiguous prefix),
+ * every reverted commit, and, with opts->blame, the blame candidates when
+ * there are none of those.  releases may be NULL (release facts are then
+ * -1/0 and method NONE) and opts NULL (defaults).  When releases have a
+ * graph and know the commit, release membership is exact; otherwise it
+ * comes from the order of a mail source that holds the release commit, or
+ * else from dates (see ss_release_method).  0, or < 0 on a repository
+ * error (message set).  Pointers in *out live as long as commit, h and
+ * releases.
+ */
+int ss_histidx_resolve(ss_histidx_facts *out, ss_histidx *h, const ss_commit *commit,
+		       const ss_releases *releases, const ss_histidx_resolve_options *opts);
+
+/*
+ * Parse one Fixes: value: the id (4 to 40 hex digits, lower-cased into
+ * id) and the quoted subject ("(\"subject\")", or "(subject)").  0, or
+ * SS_EINVALID when the value does not start with an id.
+ */
+int ss_histidx_parse_fixes(char id[41], const char **subject, size_t *subject_len,
+			   const char *value);
+
+#endif

@@ -1,0 +1,1029 @@
+/*
+ * patchnet.c - the PatchNet model kind: the token streams of every commit
+ * kept by a dataset extractor, vocabularies chosen on the training commits,
+ * the network of patchnet_net.c trained on shuffled mini-batches with
+ * class weights and early-stopped on the validation slice's average
+ * precision (the best epoch's weights are kept; no refit).
+ *
+ * Tokens.  Message: subject, body and the keys of its trailers, split into
+ * words (letters, digits, '_'), lower-cased; numbers become "<num>", hex
+ * strings of 8 or more characters "<sha>".  Code: the first files with
+ * changed lines, their first hunks with changed lines, per hunk and side
+ * the first non-empty removed (added) lines, each through the C tokenizer
+ * (features/ctok.h) with one comment state per side that also sees the
+ * context lines.  Vocabularies keep tokens in at least PN_MIN_DF training
+ * commits, most frequent first; other message words become "<unk>", other
+ * identifiers "<id>" and other code tokens "<unk>".
+ */
+#include <ctype.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "features/ctok.h"
+#include "features/strmap.h"
+#include "models/impl.h"
+#include "models/patchnet_net.h"
+#include "nn/nn.h"
+#include "util/error.h"
+
+#define PN_MIN_DF 2
+#define PN_MSG_VOCAB 20000
+#define PN_CODE_VOCAB 20000
+#define PN_BATCH 64
+#define PN_SCORE_THREADS 2
+/* reserved model ids */
+#define MSG_UNK 0
+#define CODE_UNK 0
+#define CODE_ID 1
+#define MSG_RESERVED 1
+#define CODE_RESERVED 2
+
+extern const ss_model_ops ss_patchnet_ops;
+
+/* ---- tokenizing a commit ---------------------------------------------- */
+
+/* Where tokens of a commit go: the dataset store or a batch. */
+struct sink {
+	int (*msg)(void *ud, const char *s, size_t len);
+	/* t is a token of ln (a line of the file at path) */
+	int (*code)(void *ud, int side, int file, int hunk, int line, const ss_ctok *t,
+		    const ss_line *ln, const char *path);
+	void *ud;
+};
+
+static int is_hexword(const char *s, size_t len)
+{
+	int digit = 0, alpha = 0;
+
+	if (len < 8)
+		return 0;
+	for (size_t i = 0; i < len; i++) {
+		if (isdigit((unsigned char)s[i]))
+			digit = 1;
+		else if (strchr("abcdef", s[i]))
+			alpha = 1;
+		else
+			return 0;
+	}
+	return digit && alpha;
+}
+
+/* Words of text into the sink, at most *left more. */
+static int msg_words(const struct sink *k, const char *text, int *left)
+{
+	char buf[64];
+	const char *p = text;
+	int rc;
+
+	while (p && *p && *left > 0) {
+		size_t len = 0, n;
+		int num = 1;
+
+		while (*p && !(isalnum((unsigned char)*p) || *p == '_'))
+			p++;
+		while (p[len] && (isalnum((unsigned char)p[len]) || p[len] == '_')) {
+			num &= isdigit((unsigned char)p[len]) != 0;
+			len++;
+		}
+		if (!len)
+			break;
+		n = len < sizeof(buf) - 1 ? len : sizeof(buf) - 1;
+		for (size_t i = 0; i < n; i++)
+			buf[i] = (char)tolower((unsigned char)p[i]);
+		if (num)
+			rc = k->msg(k->ud, "<num>", 5);
+		else if (is_hexword(buf, n))
+			rc = k->msg(k->ud, "<sha>", 5);
+		else
+			rc = k->msg(k->ud, buf, n);
+		if (rc)
+			return rc;
+		(*left)--;
+		p += len;
+	}
+	return 0;
+}
+
+static int tokenize_commit(const struct sink *k, const ss_commit *c, const ss_patchnet_config *cfg)
+{
+	ss_ctok toks[128];
+	int left = cfg->msg_len, nfile = 0, rc;
+
+	if ((rc = msg_words(k, c->subject, &left)) || (rc = msg_words(k, c->body, &left)))
+		return rc;
+	for (size_t t = 0; t < c->ntrailers; t++)
+		if ((rc = msg_words(k, c->trailers[t].key, &left)))
+			return rc;
+	for (size_t f = 0; f < c->nfiles && nfile < cfg->files; f++) {
+		const ss_file *file = &c->files[f];
+		int nhunk = 0;
+
+		if (file->binary)
+			continue;
+		for (size_t h = 0; h < file->nhunks && nhunk < cfg->hunks; h++) {
+			const ss_hunk *hk = &file->hunks[h];
+			ss_ctok_state st[2] = { SS_CTOK_STATE_INIT, SS_CTOK_STATE_INIT };
+			int nline[2] = { 0, 0 };
+
+			for (size_t l = 0; l < hk->nlines; l++) {
+				const ss_line *ln = &hk->lines[l];
+				int side = ln->origin == '-' ? SS_PATCHNET_REMOVED :
+					   ln->origin == '+' ? SS_PATCHNET_ADDED : -1;
+				size_t n;
+
+				if (side < 0) {
+					/* context keeps both sides' comment state */
+					ss_ctok_line(NULL, 0, &st[0], ln->text, ln->len);
+					ss_ctok_line(NULL, 0, &st[1], ln->text, ln->len);
+					continue;
+				}
+				n = ss_ctok_line(toks, 128, &st[side], ln->text, ln->len);
+				if (!n || nline[side] >= cfg->lines)
+					continue;
+				if (n > (size_t)cfg->tokens)
+					n = (size_t)cfg->tokens;
+				for (size_t q = 0; q < n; q++)
+					if ((rc = k->code(k->ud, side, nfile, nhunk, nline[side], &toks[q],
+							  ln, ss_file_path(file))))
+						return rc;
+				nline[side]++;
+			}
+			nhunk += nline[0] || nline[1];
+		}
+		nfile += nhunk > 0;
+	}
+	return 0;
+}
+
+/* ---- the dataset store ------------------------------------------------- */
+
+struct pn_line {
+	uint8_t side, file, hunk, line;
+	uint32_t n;          /* tokens */
+	size_t first;        /* in tok */
+};
+
+struct pn_ex {
+	size_t msg_first, line_first;
+	uint32_t msg_n, nlines;
+};
+
+struct pn_store {
+	ss_patchnet_config caps;   /* the caps tokens were cut at */
+	ss_strmap *msg_dict, *code_dict;
+	uint8_t *code_ident;       /* per code_dict id: an identifier */
+	size_t ident_cap;
+	uint32_t *tok;
+	size_t ntok, tokcap;
+	struct pn_line *lines;
+	size_t nlines, linecap;
+	struct pn_ex *ex;
+	size_t nex, excap;
+};
+
+static void store_free(void *state)
+{
+	struct pn_store *s = state;
+
+	if (!s)
+		return;
+	ss_strmap_free(s->msg_dict);
+	ss_strmap_free(s->code_dict);
+	free(s->code_ident);
+	free(s->tok);
+	free(s->lines);
+	free(s->ex);
+	free(s);
+}
+
+/* Make room for one more item of size in *v holding n of cap. */
+static int grow(void **v, size_t *cap, size_t n, size_t size)
+{
+	size_t c = *cap ? *cap * 2 : 1024;
+	void *p;
+
+	if (n < *cap)
+		return 0;
+	p = realloc(*v, c * size);
+	if (!p)
+		return ss_error_code(SS_ENOMEM, "out of memory for patchnet tokens");
+	*v = p;
+	*cap = c;
+	return 0;
+}
+
+static int store_tok(struct pn_store *s, uint32_t id)
+{
+	int rc = grow((void **)&s->tok, &s->tokcap, s->ntok, sizeof(*s->tok));
+
+	if (!rc)
+		s->tok[s->ntok++] = id;
+	return rc;
+}
+
+static int store_msg(void *ud, const char *w, size_t len)
+{
+	struct pn_store *s = ud;
+	uint32_t id;
+	int rc;
+
+	if ((rc = ss_strmap_intern(s->msg_dict, w, len, &id)) || (rc = store_tok(s, id)))
+		return rc;
+	s->ex[s->nex].msg_n++;
+	return 0;
+}
+
+static int store_code(void *ud, int side, int file, int hunk, int line, const ss_ctok *t,
+		      const ss_line *ln, const char *path)
+{
+	struct pn_store *s = ud;
+	struct pn_ex *e = &s->ex[s->nex];
+	struct pn_line *last = e->nlines ? &s->lines[s->nlines - 1] : NULL;
+	uint32_t id;
+	int rc;
+
+	(void)ln;
+	(void)path;
+	if ((rc = ss_strmap_intern(s->code_dict, t->text, t->len, &id)))
+		return rc;
+	if (id >= s->ident_cap) {
+		size_t cap = s->ident_cap ? s->ident_cap * 2 : 4096;
+		uint8_t *p;
+
+		while (cap <= id)
+			cap *= 2;
+		p = realloc(s->code_ident, cap);
+		if (!p)
+			return ss_error_code(SS_ENOMEM, "out of memory for patchnet tokens");
+		memset(p + s->ident_cap, 0, cap - s->ident_cap);
+		s->code_ident = p;
+		s->ident_cap = cap;
+	}
+	if (t->kind == SS_CTOK_IDENT || t->kind == SS_CTOK_HEADER)
+		s->code_ident[id] = 1;
+	if (!last || last->side != side || last->file != file || last->hunk != hunk ||
+	    last->line != line) {
+		if ((rc = grow((void **)&s->lines, &s->linecap, s->nlines, sizeof(*s->lines))))
+			return rc;
+		last = &s->lines[s->nlines++];
+		*last = (struct pn_line){ (uint8_t)side, (uint8_t)file, (uint8_t)hunk, (uint8_t)line,
+					  0, s->ntok };
+		e->nlines++;
+	}
+	if ((rc = store_tok(s, id)))
+		return rc;
+	last->n++;
+	return 0;
+}
+
+static int store_add(void *state, const ss_commit *c, size_t i)
+{
+	struct pn_store *s = state;
+	struct sink k = { store_msg, store_code, s };
+	int rc;
+
+	if (i != s->nex)
+		return ss_error_code(SS_EINVALID, "patchnet store got commit %zu after %zu", i, s->nex);
+	if ((rc = grow((void **)&s->ex, &s->excap, s->nex, sizeof(*s->ex))))
+		return rc;
+	s->ex[s->nex] = (struct pn_ex){ s->ntok, s->nlines, 0, 0 };
+	if ((rc = tokenize_commit(&k, c, &s->caps)))
+		return rc;
+	/* the message goes first, so its tokens are contiguous */
+	s->nex++;
+	return 0;
+}
+
+static int pn_prepare_dataset(ss_dataset *d)
+{
+	static const ss_patchnet_config caps = SS_PATCHNET_CONFIG_INIT;
+	struct pn_store *s = calloc(1, sizeof(*s));
+	ss_dataset_extractor x = { SS_MODEL_PATCHNET, s, store_add, store_free };
+
+	if (!s)
+		return ss_error_code(SS_ENOMEM, "out of memory for the patchnet store");
+	s->caps = caps;
+	if (ss_strmap_new(&s->msg_dict) || ss_strmap_new(&s->code_dict)) {
+		store_free(s);
+		return ss_error_code(SS_ENOMEM, "out of memory for the patchnet store");
+	}
+	return ss_dataset_add_extractor(d, &x);
+}
+
+/* ---- model state and vocabularies -------------------------------------- */
+
+struct pn_model {
+	ss_patchnet_config cfg;
+	ss_patchnet_net *net;
+	ss_strmap *msg_vocab, *code_vocab;  /* model id = strmap id + reserved */
+	int epochs;                         /* of the kept weights */
+};
+
+static void pn_free(ss_model *m)
+{
+	struct pn_model *pm = m->priv;
+
+	if (!pm)
+		return;
+	ss_patchnet_net_free(pm->net);
+	ss_strmap_free(pm->msg_vocab);
+	ss_strmap_free(pm->code_vocab);
+	free(pm);
+	m->priv = NULL;
+}
+
+static const ss_strmap *cmp_dict;
+static const uint32_t *cmp_df;
+
+static int cmp_by_df(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	if (cmp_df[x] != cmp_df[y])
+		return cmp_df[x] > cmp_df[y] ? -1 : 1;
+	return strcmp(ss_strmap_str(cmp_dict, x), ss_strmap_str(cmp_dict, y));
+}
+
+/* Words of dict in at least PN_MIN_DF of the examples, most frequent first,
+ * at most max, into a new map.  df[ndict] holds the document frequencies. */
+static int choose_vocab(ss_strmap **out, const ss_strmap *dict, const uint32_t *df, size_t max)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	size_t nd = ss_strmap_count(dict), k = 0;
+	uint32_t *ids = malloc((nd ? nd : 1) * sizeof(*ids)), id;
+	int rc;
+
+	if (!ids)
+		return ss_error_code(SS_ENOMEM, "out of memory for a patchnet vocabulary");
+	if ((rc = ss_strmap_new(out)))
+		goto free_ids;
+	for (uint32_t i = 0; i < nd; i++)
+		if (df[i] >= PN_MIN_DF)
+			ids[k++] = i;
+	pthread_mutex_lock(&lock);
+	cmp_dict = dict;
+	cmp_df = df;
+	qsort(ids, k, sizeof(*ids), cmp_by_df);
+	pthread_mutex_unlock(&lock);
+	if (k > max)
+		k = max;
+	for (size_t i = 0; i < k && !rc; i++)
+		rc = ss_strmap_intern(*out, ss_strmap_str(dict, ids[i]), ss_strmap_len(dict, ids[i]),
+				      &id);
+
+free_ids:
+	free(ids);
+	return rc;
+}
+
+static int build_vocab(struct pn_model *pm, const struct pn_store *s, const size_t *idx,
+		       size_t n)
+{
+	size_t nm = ss_strmap_count(s->msg_dict), nc = ss_strmap_count(s->code_dict);
+	uint32_t *dfm = calloc(nm ? nm : 1, sizeof(*dfm)), *dfc = calloc(nc ? nc : 1, sizeof(*dfc));
+	uint32_t *seenm = calloc(nm ? nm : 1, sizeof(*seenm));
+	uint32_t *seenc = calloc(nc ? nc : 1, sizeof(*seenc));
+	int rc = SS_ENOMEM;
+
+	if (!dfm || !dfc || !seenm || !seenc)
+		goto free_df;
+	/* document frequency: seen[] holds the last example (+1) counted */
+	for (size_t i = 0; i < n; i++) {
+		const struct pn_ex *e = &s->ex[idx[i]];
+
+		for (uint32_t q = 0; q < e->msg_n; q++) {
+			uint32_t id = s->tok[e->msg_first + q];
+
+			if (seenm[id] != i + 1) {
+				seenm[id] = (uint32_t)(i + 1);
+				dfm[id]++;
+			}
+		}
+		for (uint32_t l = 0; l < e->nlines; l++) {
+			const struct pn_line *ln = &s->lines[e->line_first + l];
+
+			for (uint32_t q = 0; q < ln->n; q++) {
+				uint32_t id = s->tok[ln->first + q];
+
+				if (seenc[id] != i + 1) {
+					seenc[id] = (uint32_t)(i + 1);
+					dfc[id]++;
+				}
+			}
+		}
+	}
+	if ((rc = choose_vocab(&pm->msg_vocab, s->msg_dict, dfm, PN_MSG_VOCAB)))
+		goto free_df;
+	rc = choose_vocab(&pm->code_vocab, s->code_dict, dfc, PN_CODE_VOCAB);
+
+free_df:
+	free(dfm);
+	free(dfc);
+	free(seenm);
+	free(seenc);
+	if (rc == SS_ENOMEM)
+		ss_error_code(SS_ENOMEM, "out of memory for patchnet vocabularies");
+	return rc;
+}
+
+/* Model ids for the store's dictionary ids. */
+struct remap {
+	int32_t *msg, *code;
+};
+
+static void remap_free(struct remap *r)
+{
+	free(r->msg);
+	free(r->code);
+}
+
+static int remap_build(struct remap *r, const struct pn_model *pm, const struct pn_store *s)
+{
+	size_t nm = ss_strmap_count(s->msg_dict), nc = ss_strmap_count(s->code_dict);
+
+	r->msg = malloc((nm ? nm : 1) * sizeof(*r->msg));
+	r->code = malloc((nc ? nc : 1) * sizeof(*r->code));
+	if (!r->msg || !r->code) {
+		remap_free(r);
+		return ss_error_code(SS_ENOMEM, "out of memory for a patchnet vocabulary map");
+	}
+	for (uint32_t i = 0; i < nm; i++) {
+		uint32_t v = ss_strmap_find(pm->msg_vocab, ss_strmap_str(s->msg_dict, i),
+					    ss_strmap_len(s->msg_dict, i));
+
+		r->msg[i] = v == SS_STRMAP_NONE ? MSG_UNK : (int32_t)(v + MSG_RESERVED);
+	}
+	for (uint32_t i = 0; i < nc; i++) {
+		uint32_t v = ss_strmap_find(pm->code_vocab, ss_strmap_str(s->code_dict, i),
+					    ss_strmap_len(s->code_dict, i));
+
+		if (v != SS_STRMAP_NONE)
+			r->code[i] = (int32_t)(v + CODE_RESERVED);
+		else
+			r->code[i] = i < s->ident_cap && s->code_ident[i] ? CODE_ID : CODE_UNK;
+	}
+	return 0;
+}
+
+/* Put dataset example e into slot j of b. */
+static void fill_slot(ss_patchnet_batch *b, int j, const struct pn_store *s, const struct remap *r,
+		      size_t e)
+{
+	const struct pn_ex *x = &s->ex[e];
+	int32_t *msg = ss_patchnet_batch_msg(b, j);
+	uint32_t nm = x->msg_n < (uint32_t)b->msg_len ? x->msg_n : (uint32_t)b->msg_len;
+
+	for (uint32_t q = 0; q < nm; q++)
+		msg[q] = r->msg[s->tok[x->msg_first + q]];
+	for (uint32_t l = 0; l < x->nlines; l++) {
+		const struct pn_line *ln = &s->lines[x->line_first + l];
+		int32_t *t;
+		uint32_t n = ln->n < (uint32_t)b->tokens ? ln->n : (uint32_t)b->tokens;
+
+		if (ln->file >= b->files || ln->hunk >= b->hunks || ln->line >= b->lines)
+			continue;
+		t = ss_patchnet_batch_line(b, j, ln->side, ln->file, ln->hunk, ln->line);
+		for (uint32_t q = 0; q < n; q++)
+			t[q] = r->code[s->tok[ln->first + q]];
+	}
+}
+
+/* ---- scoring ----------------------------------------------------------- */
+
+struct score_job {
+	const struct pn_model *pm;
+	const struct pn_store *s;
+	const struct remap *r;
+	const size_t *idx;
+	size_t n;
+	float *out;
+	int nthreads;
+};
+
+static int score_share(void *arg, int t)
+{
+	struct score_job *j = arg;
+	size_t a = j->n * (size_t)t / (size_t)j->nthreads;
+	size_t z = j->n * (size_t)(t + 1) / (size_t)j->nthreads;
+	ss_patchnet_batch *b;
+	int rc;
+
+	if (a == z)
+		return 0;
+	if ((rc = ss_patchnet_batch_new(&b, &j->pm->cfg, PN_BATCH)))
+		return rc;
+	for (size_t i = a; i < z && !rc; i += PN_BATCH) {
+		size_t m = z - i < PN_BATCH ? z - i : PN_BATCH;
+
+		ss_patchnet_batch_clear(b);
+		b->n = (int)m;
+		for (size_t k = 0; k < m; k++)
+			fill_slot(b, (int)k, j->s, j->r, j->idx[i + k]);
+		rc = ss_patchnet_net_predict(j->pm->net, b, j->out + i);
+	}
+	ss_patchnet_batch_free(b);
+	return rc;
+}
+
+static int predict_examples(const struct pn_model *pm, const struct pn_store *s,
+			    const struct remap *r, const size_t *idx, size_t n, float *out)
+{
+	struct score_job j = { pm, s, r, idx, n, out, PN_SCORE_THREADS };
+
+	return ss_model_parallel(j.nthreads, score_share, &j);
+}
+
+static int pn_score(const ss_model *m, const ss_dataset *d, const size_t *idx, size_t n,
+		    float *out)
+{
+	const struct pn_model *pm = m->priv;
+	const struct pn_store *s = ss_dataset_ext(d, SS_MODEL_PATCHNET);
+	struct remap r;
+	int prev, rc;
+
+	if (!s)
+		return ss_error_code(SS_EINVALID, "dataset has no patchnet tokens");
+	if ((rc = remap_build(&r, pm, s)))
+		return rc;
+	prev = ss_nn_set_blas_threads(1);
+	rc = predict_examples(pm, s, &r, idx, n, out);
+	ss_nn_set_blas_threads(prev);
+	remap_free(&r);
+	return rc;
+}
+
+/* Tokens of one commit straight into slot 0 of a batch, by model
+ * vocabulary; for explanations also what each slot holds. */
+struct direct {
+	const struct pn_model *pm;
+	ss_patchnet_batch *b;
+	int nmsg;
+	int ntok[2];    /* tokens in the current line of each side */
+	int cur[2][3];  /* file, hunk, line of that line */
+	char (*words)[32];         /* [msg_len] message words, or NULL */
+	const ss_line **lines;     /* [2][files][hunks][lines], or NULL */
+	const char **paths;        /* [files] */
+};
+
+static int direct_msg(void *ud, const char *w, size_t len)
+{
+	struct direct *d = ud;
+	uint32_t v = ss_strmap_find(d->pm->msg_vocab, w, len);
+
+	if (d->nmsg >= d->b->msg_len)
+		return 0;
+	if (d->words)
+		snprintf(d->words[d->nmsg], sizeof(d->words[0]), "%.*s", (int)len, w);
+	ss_patchnet_batch_msg(d->b, 0)[d->nmsg++] =
+		v == SS_STRMAP_NONE ? MSG_UNK : (int32_t)(v + MSG_RESERVED);
+	return 0;
+}
+
+static int direct_code(void *ud, int side, int file, int hunk, int line, const ss_ctok *t,
+		       const ss_line *ln, const char *path)
+{
+	struct direct *d = ud;
+	uint32_t v = ss_strmap_find(d->pm->code_vocab, t->text, t->len);
+	int32_t id;
+
+	if (d->lines) {
+		const ss_patchnet_batch *b = d->b;
+
+		d->lines[(((size_t)side * b->files + file) * b->hunks + hunk) * b->lines + line] = ln;
+		d->paths[file] = path;
+	}
+	if (d->cur[side][0] != file || d->cur[side][1] != hunk || d->cur[side][2] != line) {
+		d->cur[side][0] = file;
+		d->cur[side][1] = hunk;
+		d->cur[side][2] = line;
+		d->ntok[side] = 0;
+	}
+	if (v != SS_STRMAP_NONE)
+		id = (int32_t)(v + CODE_RESERVED);
+	else
+		id = t->kind == SS_CTOK_IDENT || t->kind == SS_CTOK_HEADER ? CODE_ID : CODE_UNK;
+	if (d->ntok[side] < d->b->tokens)
+		ss_patchnet_batch_line(d->b, 0, side, file, hunk, line)[d->ntok[side]++] = id;
+	return 0;
+}
+
+static int pn_score_commit(const ss_model *m, const ss_commit *c, const ss_history *hist,
+			   float *out)
+{
+	const struct pn_model *pm = m->priv;
+	ss_patchnet_batch *b;
+	struct direct d = { pm, NULL, 0, { 0, 0 }, { { -1, -1, -1 }, { -1, -1, -1 } }, NULL, NULL,
+			    NULL };
+	struct sink k = { direct_msg, direct_code, &d };
+	int rc;
+
+	(void)hist;
+	if ((rc = ss_patchnet_batch_new(&b, &pm->cfg, 1)))
+		return rc;
+	d.b = b;
+	b->n = 1;
+	if (!(rc = tokenize_commit(&k, c, &pm->cfg)))
+		rc = ss_patchnet_net_predict(pm->net, b, out);
+	ss_patchnet_batch_free(b);
+	return rc;
+}
+
+/* ---- explanations ------------------------------------------------------ */
+
+static int cmp_reason_pos(const void *a, const void *b)
+{
+	const ss_patchnet_reason *x = a, *y = b;
+
+	if (x->contrib != y->contrib)
+		return x->contrib > y->contrib ? -1 : 1;
+	return strcmp(x->text, y->text);
+}
+
+static int cmp_reason(const void *a, const void *b)
+{
+	const ss_patchnet_reason *x = a, *y = b;
+
+	if (x->share != y->share)
+		return x->share > y->share ? -1 : 1;
+	return strcmp(x->text, y->text);
+}
+
+static int explain_commit(ss_patchnet_reason *out, size_t max, size_t *n,
+			  const struct pn_model *pm, const ss_commit *c, int positive_only)
+{
+	const ss_patchnet_config *cfg = &pm->cfg;
+	size_t nslots = (size_t)2 * cfg->files * cfg->hunks * cfg->lines;
+	size_t cap = (size_t)cfg->msg_len + nslots, nh = 0, nr = 0;
+	struct direct d = { pm, NULL, 0, { 0, 0 }, { { -1, -1, -1 }, { -1, -1, -1 } }, NULL, NULL,
+			    NULL };
+	struct sink k = { direct_msg, direct_code, &d };
+	ss_patchnet_hit *hits = malloc(cap * sizeof(*hits));
+	ss_patchnet_reason *all = malloc(cap * sizeof(*all));
+	ss_patchnet_batch *b = NULL;
+	int rc;
+
+	*n = 0;
+	d.words = malloc((size_t)cfg->msg_len * sizeof(*d.words));
+	d.lines = calloc(nslots, sizeof(*d.lines));
+	d.paths = calloc((size_t)cfg->files, sizeof(*d.paths));
+	if (!hits || !all || !d.words || !d.lines || !d.paths) {
+		rc = ss_error_code(SS_ENOMEM, "out of memory for a patchnet explanation");
+		goto free_all;
+	}
+	if ((rc = ss_patchnet_batch_new(&b, cfg, 1)))
+		goto free_all;
+	d.b = b;
+	b->n = 1;
+	if ((rc = tokenize_commit(&k, c, cfg)) ||
+	    (rc = ss_patchnet_net_explain(hits, cap, &nh, NULL, pm->net, b, 0)))
+		goto free_all;
+	if (nh > cap)
+		nh = cap;
+	/* one reason per word or line: a word's positions add up */
+	for (size_t i = 0; i < nh; i++) {
+		const ss_patchnet_hit *h = &hits[i];
+		ss_patchnet_reason r = { h->side, "", h->share, h->contrib };
+		size_t q;
+
+		if (h->side < 0) {
+			snprintf(r.text, sizeof(r.text), "%s", d.words[h->pos]);
+		} else {
+			const ss_line *ln = d.lines[(((size_t)h->side * cfg->files + h->file) *
+						     cfg->hunks + h->hunk) * cfg->lines + h->pos];
+			const char *t = ln ? ln->text : "";
+
+			while (*t == ' ' || *t == '\t')
+				t++;
+			snprintf(r.text, sizeof(r.text), "%s: %c%s",
+				 d.paths[h->file] ? d.paths[h->file] : "?",
+				 h->side == SS_PATCHNET_ADDED ? '+' : '-', t);
+		}
+		for (q = 0; q < nr; q++)
+			if (all[q].side == r.side && !strcmp(all[q].text, r.text))
+				break;
+		if (q < nr) {
+			all[q].share += r.share;
+			all[q].contrib += r.contrib;
+		} else {
+			all[nr++] = r;
+		}
+	}
+	if (positive_only) {
+		size_t kept = 0;
+
+		for (size_t q = 0; q < nr; q++)
+			if (all[q].contrib > 0.0f)
+				all[kept++] = all[q];
+		nr = kept;
+	}
+	qsort(all, nr, sizeof(*all), positive_only ? cmp_reason_pos : cmp_reason);
+	memcpy(out, all, (nr < max ? nr : max) * sizeof(*all));
+	*n = nr < max ? nr : max;
+
+free_all:
+	ss_patchnet_batch_free(b);
+	free(hits);
+	free(all);
+	free(d.words);
+	free(d.lines);
+	free(d.paths);
+	return rc;
+}
+
+int ss_patchnet_explain_commit(ss_patchnet_reason *out, size_t max, size_t *n,
+			       const struct ss_model *m, const struct ss_commit *c,
+			       int positive_only)
+{
+	*n = 0;
+	if (m->kind != SS_MODEL_PATCHNET || !m->priv)
+		return ss_error_code(SS_EINVALID, "not a patchnet model");
+	return explain_commit(out, max, n, m->priv, c, positive_only);
+}
+
+/* ---- training ---------------------------------------------------------- */
+
+static double avg_precision(const float *score, const uint8_t *label, size_t n)
+{
+	ss_metrics mt;
+
+	if (ss_metrics_compute(&mt, score, label, n, 0.5f) || mt.pr_auc != mt.pr_auc)
+		return 0.0;
+	return mt.pr_auc;
+}
+
+static int fit(struct pn_model *pm, const ss_dataset *d, const struct pn_store *s,
+	       const struct remap *r, const size_t *fitx, size_t nfit, const size_t *val,
+	       size_t nval, const ss_train_options *o, float *val_score)
+{
+	ss_params *p = ss_patchnet_net_params(pm->net);
+	size_t *perm = malloc((nfit ? nfit : 1) * sizeof(*perm)), npos = 0;
+	float *best_w = malloc(p->n * sizeof(*best_w)), *vs = malloc((nval ? nval : 1) * sizeof(*vs));
+	uint8_t *vlabel = malloc((nval ? nval : 1) * sizeof(*vlabel));
+	float wpos = 1.0f, wneg = 1.0f;
+	ss_patchnet_batch *b = NULL;
+	double best = -1.0;
+	ss_rng rng;
+	int rc = SS_ENOMEM, since = 0;
+
+	if (!perm || !best_w || !vs || !vlabel)
+		goto free_all;
+	if ((rc = ss_patchnet_batch_new(&b, &pm->cfg, PN_BATCH)))
+		goto free_all;
+	ss_rng_seed(&rng, o->seed ^ 0x5041544348ULL);
+	for (size_t i = 0; i < nfit; i++) {
+		perm[i] = fitx[i];
+		npos += ss_dataset_example(d, fitx[i])->label;
+	}
+	if (npos && npos < nfit) {
+		/* each class weighs as much as the other in the loss */
+		wpos = (float)((double)nfit / (2.0 * (double)npos));
+		wneg = (float)((double)nfit / (2.0 * (double)(nfit - npos)));
+	}
+	for (size_t i = 0; i < nval; i++)
+		vlabel[i] = ss_dataset_example(d, val[i])->label;
+	memcpy(best_w, p->w, p->n * sizeof(*best_w));
+	pm->epochs = 0;
+	for (int e = 1; e <= o->epochs; e++) {
+		double loss = 0.0, bl;
+		size_t nb = 0;
+
+		for (size_t i = nfit; i > 1; i--) {
+			size_t j = ss_rng_below(&rng, (uint32_t)i), tmp = perm[i - 1];
+
+			perm[i - 1] = perm[j];
+			perm[j] = tmp;
+		}
+		for (size_t i = 0; i < nfit; i += PN_BATCH) {
+			size_t m = nfit - i < PN_BATCH ? nfit - i : PN_BATCH;
+
+			ss_patchnet_batch_clear(b);
+			b->n = (int)m;
+			for (size_t k = 0; k < m; k++) {
+				int lab = ss_dataset_example(d, perm[i + k])->label;
+
+				fill_slot(b, (int)k, s, r, perm[i + k]);
+				b->label[k] = (float)lab;
+				b->weight[k] = lab ? wpos : wneg;
+			}
+			if ((rc = ss_patchnet_net_train_step(pm->net, b, &bl)))
+				goto free_all;
+			loss += bl;
+			nb++;
+		}
+		if (!nval) {
+			ss_model_logf(o, "patchnet: epoch %d loss %.4f", e, loss / (double)(nb ? nb : 1));
+			memcpy(best_w, p->w, p->n * sizeof(*best_w));
+			pm->epochs = e;
+			continue;
+		}
+		if ((rc = predict_examples(pm, s, r, val, nval, vs)))
+			goto free_all;
+		{
+			double ap = avg_precision(vs, vlabel, nval);
+
+			ss_model_logf(o, "patchnet: epoch %d loss %.4f validation PR-AUC %.4f", e,
+				      loss / (double)(nb ? nb : 1), ap);
+			if (ap > best + 1e-6) {
+				best = ap;
+				pm->epochs = e;
+				since = 0;
+				memcpy(best_w, p->w, p->n * sizeof(*best_w));
+				memcpy(val_score, vs, nval * sizeof(*vs));
+			} else if (++since >= o->patience) {
+				break;
+			}
+		}
+	}
+	memcpy(p->w, best_w, p->n * sizeof(*best_w));
+	rc = 0;
+
+free_all:
+	if (rc == SS_ENOMEM)
+		ss_error_code(SS_ENOMEM, "out of memory for patchnet training");
+	ss_patchnet_batch_free(b);
+	free(perm);
+	free(best_w);
+	free(vs);
+	free(vlabel);
+	return rc;
+}
+
+static int pn_train(ss_model *m, const ss_dataset *d, const size_t *fitx, size_t nfit,
+		    const size_t *val, size_t nval, const ss_train_options *o, float *val_score)
+{
+	const struct pn_store *s = ss_dataset_ext(d, SS_MODEL_PATCHNET);
+	struct pn_model *pm;
+	size_t *all;
+	struct remap r;
+	int rc, prev;
+
+	if (!s)
+		return ss_error_code(SS_EINVALID,
+				     "dataset has no patchnet tokens (prepare it for patchnet)");
+	pm = calloc(1, sizeof(*pm));
+	if (!pm)
+		return ss_error_code(SS_ENOMEM, "out of memory for a patchnet model");
+	m->priv = pm;
+	pm->cfg = s->caps;
+	all = malloc((nfit + nval) * sizeof(*all));
+	if (!all)
+		return ss_error_code(SS_ENOMEM, "out of memory for a patchnet model");
+	memcpy(all, fitx, nfit * sizeof(*all));
+	memcpy(all + nfit, val, nval * sizeof(*all));
+	/* the vocabulary comes from training commits only (fit and val) */
+	rc = build_vocab(pm, s, all, nfit + nval);
+	free(all);
+	if (rc)
+		return rc;
+	pm->cfg.msg_vocab = (int)ss_strmap_count(pm->msg_vocab) + MSG_RESERVED;
+	pm->cfg.code_vocab = (int)ss_strmap_count(pm->code_vocab) + CODE_RESERVED;
+	pm->cfg.seed = o->seed;
+	pm->cfg.threads = o->threads > 0 ? o->threads : 1;
+	pm->cfg.data_parallel = 1;
+	if ((rc = ss_patchnet_net_new(&pm->net, &pm->cfg)))
+		return rc;
+	if ((rc = remap_build(&r, pm, s)))
+		return rc;
+	/* our threads split batches: measured faster than BLAS threads */
+	prev = ss_nn_set_blas_threads(1);
+	rc = fit(pm, d, s, &r, fitx, nfit, val, nval, o, val_score);
+	ss_nn_set_blas_threads(prev);
+	remap_free(&r);
+	if (!rc)
+		snprintf(m->info.params, sizeof(m->info.params),
+			 "embed=%d filters=%d hidden=%d dropout=%g lr=%g l2=%g batch=%d "
+			 "epochs=%d vocab=%d/%d balanced", pm->cfg.embed, pm->cfg.filters,
+			 pm->cfg.hidden, (double)pm->cfg.dropout, (double)pm->cfg.lr,
+			 (double)pm->cfg.weight_decay, PN_BATCH, pm->epochs, pm->cfg.msg_vocab,
+			 pm->cfg.code_vocab);
+	return rc;
+}
+
+/* ---- files ------------------------------------------------------------- */
+
+static void save_vocab(ss_wbuf *w, const ss_strmap *v)
+{
+	size_t n = ss_strmap_count(v);
+
+	ss_w_u32(w, (uint32_t)n);
+	for (size_t i = 0; i < n; i++)
+		ss_w_str(w, ss_strmap_str(v, (uint32_t)i));
+}
+
+static int load_vocab(ss_strmap **out, ss_rbuf *r, uint32_t max)
+{
+	uint32_t n = ss_r_u32(r), id;
+	char word[1024];
+	int rc;
+
+	if (r->err || n > max)
+		return ss_error_code(SS_EINVALID, "bad patchnet vocabulary size %u", n);
+	if ((rc = ss_strmap_new(out)))
+		return rc;
+	for (uint32_t i = 0; i < n && !r->err; i++) {
+		ss_r_str(r, word, sizeof(word), sizeof(word) - 1);
+		if (r->err)
+			break;
+		if ((rc = ss_strmap_intern(*out, word, strlen(word), &id)))
+			return rc;
+		if (id != i)
+			return ss_error_code(SS_EINVALID, "repeated patchnet vocabulary word");
+	}
+	return r->err;
+}
+
+static void pn_save(const ss_model *m, ss_wbuf *w)
+{
+	const struct pn_model *pm = m->priv;
+	const ss_patchnet_config *c = &pm->cfg;
+	ss_params *p = ss_patchnet_net_params(pm->net);
+
+	ss_w_u32(w, (uint32_t)c->msg_len);
+	ss_w_u32(w, (uint32_t)c->files);
+	ss_w_u32(w, (uint32_t)c->hunks);
+	ss_w_u32(w, (uint32_t)c->lines);
+	ss_w_u32(w, (uint32_t)c->tokens);
+	ss_w_u32(w, (uint32_t)c->embed);
+	ss_w_u32(w, (uint32_t)c->filters);
+	ss_w_u32(w, (uint32_t)c->hidden);
+	ss_w_f32(w, c->dropout);
+	ss_w_u32(w, (uint32_t)pm->epochs);
+	save_vocab(w, pm->msg_vocab);
+	save_vocab(w, pm->code_vocab);
+	ss_w_u64(w, p->n);
+	ss_w_f32s(w, p->w, p->n);
+}
+
+static int pn_load(ss_model *m, ss_rbuf *r)
+{
+	struct pn_model *pm = calloc(1, sizeof(*pm));
+	ss_patchnet_config *c;
+	ss_params *p;
+	uint64_t n;
+	int rc;
+
+	if (!pm)
+		return ss_error_code(SS_ENOMEM, "out of memory for a patchnet model");
+	m->priv = pm;
+	c = &pm->cfg;
+	*c = (ss_patchnet_config)SS_PATCHNET_CONFIG_INIT;
+	c->msg_len = (int)ss_r_u32(r);
+	c->files = (int)ss_r_u32(r);
+	c->hunks = (int)ss_r_u32(r);
+	c->lines = (int)ss_r_u32(r);
+	c->tokens = (int)ss_r_u32(r);
+	c->embed = (int)ss_r_u32(r);
+	c->filters = (int)ss_r_u32(r);
+	c->hidden = (int)ss_r_u32(r);
+	c->dropout = ss_r_f32(r);
+	pm->epochs = (int)ss_r_u32(r);
+	if (r->err)
+		return SS_EINVALID;
+	/* the tokenizer stores slot numbers in bytes */
+	if (c->msg_len < 1 || c->msg_len > 1 << 16 || c->files < 1 || c->files > 255 ||
+	    c->hunks < 1 || c->hunks > 255 || c->lines < 1 || c->lines > 255 || c->tokens < 1 ||
+	    c->tokens > 4096 || c->embed < 1 || c->embed > 4096 || c->filters < 1 ||
+	    c->filters > 4096 || c->hidden < 1 || c->hidden > 65536 || !(c->dropout >= 0.0f) ||
+	    !(c->dropout < 1.0f))
+		return ss_error_code(SS_EINVALID, "bad patchnet shape");
+	if ((rc = load_vocab(&pm->msg_vocab, r, 1u << 24)) ||
+	    (rc = load_vocab(&pm->code_vocab, r, 1u << 24)))
+		return rc;
+	c->msg_vocab = (int)ss_strmap_count(pm->msg_vocab) + MSG_RESERVED;
+	c->code_vocab = (int)ss_strmap_count(pm->code_vocab) + CODE_RESERVED;
+	if ((rc = ss_patchnet_net_new(&pm->net, c)))
+		return rc;
+	p = ss_patchnet_net_params(pm->net);
+	n = ss_r_u64(r);
+	if (r->err)
+		return SS_EINVALID;
+	if (n != p->n)
+		return ss_error_code(SS_EINVALID, "%llu weights for a patchnet of %zu",
+				     (unsigned long long)n, p->n);
+	ss_r_f32s(r, p->w, p->n);
+	return r->err;
+}
+
+static size_t pn_nweights(const ss_model *m)
+{
+	const struct pn_model *pm = m->priv;
+
+	return pm && pm->net ? ss_patchnet_net_params(pm->net)->n : 0;
+}
+
+const ss_model_ops ss_patchnet_ops = {
+	.kind = SS_MODEL_PATCHNET,
+	.name = "patchnet",
+	.uses_features = 0,
+	.train = pn_train,
+	.score = pn_score,
+	.score_commit = pn_score_commit,
+	.explain = NULL,
+	.prepare_dataset = pn_prepare_dataset,
+	.save = pn_save,
+	.load = pn_load,
+	.nweights = pn_nweights,
+	.free = pn_free,
+};
