@@ -11,7 +11,8 @@ PKGS     := libgit2 gmime-3.0 libzstd zlib cmocka
 CC       ?= cc
 OPT      ?= -O2
 CFLAGS   ?= $(OPT) -g
-CFLAGS   += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Isrc -pthread
+# project flags stay even when CFLAGS is given on the command line (make asan)
+SS_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Isrc -pthread
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs libgit2 gmime-3.0 libzstd zlib 2>/dev/null)
 LIBS     := $(PKG_LIBS) -llinear -lopenblas -lm -lpthread
@@ -35,7 +36,7 @@ deps:
 	scripts/deps.sh
 
 stablesel: $(CLI_OBJ) $(BUILD)/libstablesel.a
-	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libstablesel.a $(LIBS) $(LDFLAGS)
+	$(CC) $(CFLAGS) $(SS_CFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libstablesel.a $(LIBS) $(LDFLAGS)
 
 $(BUILD)/libstablesel.a: $(CORE_OBJ)
 	@rm -f $@
@@ -43,11 +44,11 @@ $(BUILD)/libstablesel.a: $(CORE_OBJ)
 
 $(BUILD)/%.o: %.c $(shell find src -name '*.h')
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(PKG_CFLAGS) -DSS_VERSION='"$(VERSION)"' -c -o $@ $<
+	$(CC) $(CFLAGS) $(SS_CFLAGS) $(PKG_CFLAGS) -DSS_VERSION='"$(VERSION)"' -c -o $@ $<
 
 $(BUILD)/tests/%: tests/%.c tests/testutil.h $(BUILD)/libstablesel.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(PKG_CFLAGS) -Itests -o $@ $< $(BUILD)/libstablesel.a $(LIBS) $(TEST_LIBS) $(LDFLAGS)
+	$(CC) $(CFLAGS) $(SS_CFLAGS) $(PKG_CFLAGS) -Itests -o $@ $< $(BUILD)/libstablesel.a $(LIBS) $(TEST_LIBS) $(LDFLAGS)
 
 tests: $(TEST_BIN)
 

@@ -290,11 +290,13 @@ if [ ! -x "$TIME" ]; then
 	TIME=
 fi
 
-# measure NAME CMD...: best wall seconds of RUNS into $secs, max RSS (KiB) into $rss
+# measure NAME CMD...: best wall seconds of RUNS into $secs, best user+system
+# seconds into $cpu (steadier than wall time on a busy machine), max RSS
+# (KiB) into $rss
 measure() {
 	name=$1
 	shift
-	secs= rss=0
+	secs='' cpu='' rss=0
 	i=0
 	while [ $i -lt "$RUNS" ]; do
 		i=$((i + 1))
@@ -306,45 +308,49 @@ measure() {
 				for (j = 1; j <= n; j++) v = v * 60 + t[j]
 				print v }' "$OUT/git-ingest.time")
 			r=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$OUT/git-ingest.time")
+			c=$(awk -F': ' '/(User|System) time \(seconds\)/ { v += $2 } END { print v }' \
+				"$OUT/git-ingest.time")
 		else
 			t0=$(date +%s.%N)
 			"$@" >/dev/null || die "$name failed"
 			t1=$(date +%s.%N)
 			s=$(echo "$t0 $t1" | awk '{ printf "%.2f", $2 - $1 }')
-			r=0
+			r=0 c=$s
 		fi
 		secs=$(echo "${secs:-$s} $s" | awk '{ print ($2 < $1) ? $2 : $1 }')
+		cpu=$(echo "${cpu:-$c} $c" | awk '{ print ($2 < $1) ? $2 : $1 }')
 		rss=$(echo "$rss $r" | awk '{ print ($2 > $1) ? $2 : $1 }')
 	done
-	echo "git-ingest: $name: ${secs}s, ${rss} KiB" >&2
+	echo "git-ingest: $name: ${secs}s, cpu ${cpu}s, ${rss} KiB" >&2
 }
 
 measure "git log -p" git -C "$REPO" log -p --no-merges
-git_s=$secs git_rss=$rss
+git_s=$secs git_cpu=$cpu git_rss=$rss
 # what stablesel does: oldest first
 measure "git log -p --reverse" git -C "$REPO" log -p --no-merges --reverse
-gitr_s=$secs gitr_rss=$rss
+gitr_s=$secs gitr_cpu=$cpu gitr_rss=$rss
 measure "stablesel log" "$STABLESEL" log --repo "$REPO"
-ss_s=$secs ss_rss=$rss
+ss_s=$secs ss_cpu=$cpu ss_rss=$rss
 SS_GIT_THREADS=0
 export SS_GIT_THREADS
 measure "stablesel log (1 thread)" "$STABLESEL" log --repo "$REPO"
-ss1_s=$secs ss1_rss=$rss
+ss1_s=$secs ss1_cpu=$cpu ss1_rss=$rss
 unset SS_GIT_THREADS
 
 report() {
 	rate() { echo "$ncommits $1" | awk '{ printf "%.0f", ($2 > 0) ? $1 / $2 : 0 }'; }
 	ratio() { echo "$1 $git_s" | awk '{ printf "%.2f", ($2 > 0) ? $1 / $2 : 0 }'; }
-	echo "git-ingest: $ncommits non-merge commits (+$nmerges merges), $nfiles files, $(nproc) CPUs, best of $RUNS"
-	printf '%-28s %8s %8s %10s %12s\n' "" seconds ratio commits/s "peak RSS MiB"
-	printf '%-28s %8s %8s %10s %12s\n' "git log -p --no-merges" "$git_s" 1.00 \
-		"$(rate "$git_s")" "$((git_rss / 1024))"
-	printf '%-28s %8s %8s %10s %12s\n' "git log -p --reverse" "$gitr_s" "$(ratio "$gitr_s")" \
-		"$(rate "$gitr_s")" "$((gitr_rss / 1024))"
-	printf '%-28s %8s %8s %10s %12s\n' "stablesel log" "$ss_s" "$(ratio "$ss_s")" \
-		"$(rate "$ss_s")" "$((ss_rss / 1024))"
-	printf '%-28s %8s %8s %10s %12s\n' "stablesel log, 1 thread" "$ss1_s" "$(ratio "$ss1_s")" \
-		"$(rate "$ss1_s")" "$((ss1_rss / 1024))"
+	row() {
+		printf '%-26s %8s %6s %10s %8s %9s\n' "$1" "$2" "$(ratio "$2")" "$(rate "$2")" \
+			"$3" "$(($4 / 1024))"
+	}
+	echo "git-ingest: $ncommits non-merge commits (+$nmerges merges), $nfiles files," \
+		"$(nproc) CPUs, best of $RUNS, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+	printf '%-26s %8s %6s %10s %8s %9s\n' "" "wall s" ratio commits/s "cpu s" "RSS MiB"
+	row "git log -p --no-merges" "$git_s" "$git_cpu" "$git_rss"
+	row "git log -p --reverse" "$gitr_s" "$gitr_cpu" "$gitr_rss"
+	row "stablesel log" "$ss_s" "$ss_cpu" "$ss_rss"
+	row "stablesel log, 1 thread" "$ss1_s" "$ss1_cpu" "$ss1_rss"
 }
 report | tee "$SUMMARY.tmp"
 mv "$SUMMARY.tmp" "$SUMMARY"

@@ -22,9 +22,9 @@ mkdir -p "$out/mbox" "$out/patch" "$out/trailer" "$out/ctok" "$out/model"
 # every Nth one; write seed, its commit message and its patch.
 cut_mbox() { # name file every max
 	zstdcat "$2" 2>/dev/null | head -c 4000000 | awk -v out="$out" -v name="$1" \
-	    -v every="$3" -v max="$4" '
+	    -v every="$3" -v max="$4" -v max_len=6144 '
 	function flush() {
-		if (msg != "" && n % every == 0 && kept < max && length(msg) <= 6144) {
+		if (msg != "" && n % every == 0 && kept < max && !long) {
 			f = sprintf("%s/mbox/%s-%03d", out, name, kept)
 			printf "%s", msg > f; close(f)
 			# message: after the headers, up to "---"; patch: from diff --git
@@ -54,10 +54,13 @@ cut_mbox() { # name file every max
 		}
 		n++
 	}
-	/^From / && (prev == "" || NR == 1) && ($2 ~ /^[0-9a-f]{40}$/ || $2 == "mboxrd@z") {
-		flush(); msg = ""
+	/^From / && (prev == "" || NR == 1) &&
+	    ((length($2) == 40 && $2 ~ /^[0-9a-f]+$/) || $2 == "mboxrd@z") {
+		flush(); msg = ""; long = 0
 	}
-	{ msg = msg $0 "\n"; prev = $0 }
+	# (mawk has no {40}; a message past the limit stops growing)
+	!long { msg = msg $0 "\n"; if (length(msg) > max_len) long = 1 }
+	{ prev = $0 }
 	END { flush() }'
 }
 cut_mbox dpdk-main "$data/dpdk/mainline-v16.11-v22.03.mbox.zst" 7 16
@@ -84,6 +87,14 @@ if [ -x ./stablesel ]; then
 				> "$out/model/$kind-payload"
 		fi
 	done
+	# the mlp and patchnet readers on weights of the wrong shape: the
+	# linear payload with its kind (first u32) changed
+	if [ -f "$out/model/linear-payload" ]; then
+		for k in 3 4 5; do
+			{ printf "\001\00$k\000\000\000"; tail -c +6 "$out/model/linear-payload"; } \
+				> "$out/model/kind$k-payload"
+		done
+	fi
 	rm -rf "$tmp"
 fi
 for t in mbox patch trailer ctok model; do

@@ -68,5 +68,6 @@ int cmd_train(int argc, const char **argv);
 int cmd_eval(int argc, const char **argv);
 int cmd_rank(int argc, const char **argv);
 int cmd_explain(int argc, const char **argv);
+int cmd_origin(int argc, const char **argv);
 
 #endif

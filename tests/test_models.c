@@ -292,6 +292,15 @@ static void test_mlp_gradient(void **st)
 		      ss_model_nweights(m));
 	assert_true(err < 1e-2);
 	ss_model_free(m);
+	/* with the wide path and input dropout (the same mask in every call) */
+	o.wide = 1;
+	o.input_dropout = 0.2f;
+	assert_int_equal(ss_model_train(&m, SS_MODEL_MLP, d, idx, N, &o), 0);
+	assert_int_equal(ss_mlp_gradcheck(&err, m, d, idx, N, 3000), 0);
+	print_message("wide mlp loss gradient: max relative error %.2e over %zu weights\n", err,
+		      ss_model_nweights(m));
+	assert_true(err < 1e-2);
+	ss_model_free(m);
 	free(idx);
 	ss_dataset_free(d);
 }

@@ -202,12 +202,7 @@ static int starts(const char *ident, size_t len, const char *prefix)
 
 static int contains(const char *ident, size_t len, const char *sub)
 {
-	size_t sl = strlen(sub), i;
-
-	for (i = 0; i + sl <= len; i++)
-		if (!memcmp(ident + i, sub, sl))
-			return 1;
-	return 0;
+	return memmem(ident, len, sub, strlen(sub)) != NULL;
 }
 
 static int is_barrier(const char *id, size_t n)
@@ -404,7 +399,8 @@ static void scan_line(const char *s, size_t len, unsigned *k)
 				k[K_REF]++;
 			} else if (call && is_free(id, n)) {
 				k[K_FREE]++;
-			} else if (is_sizeish(id, n)) {
+			} else if (has_if && !has_size && is_sizeish(id, n)) {
+				/* only conditions matter, and "if" opens them */
 				has_size = 1;
 			}
 		}

@@ -245,7 +245,8 @@ int ss_blame_introducers(ss_blame_candidate *out, size_t max, size_t *n, ss_hist
 		git_commit_free(c);
 		total += s.cand[i].weight;
 	}
-	qsort(s.cand, s.ncand, sizeof(*s.cand), cand_cmp);
+	if (s.ncand)
+		qsort(s.cand, s.ncand, sizeof(*s.cand), cand_cmp);
 	for (i = 0; i < s.ncand && i < max; i++) {
 		git_oid_tostr(out[i].id, sizeof(out[i].id), &s.cand[i].id);
 		out[i].time = s.cand[i].time;

@@ -187,9 +187,12 @@ static void sort_entries(ss_histidx *h)
 	h->n = h->nsorted = k;
 }
 
-size_t ss_histidx_count(const ss_histidx *h)
+size_t ss_histidx_count(ss_histidx *h)
 {
-	return h ? h->n : 0;
+	if (!h)
+		return 0;
+	sort_entries(h);
+	return h->n;
 }
 
 git_repository *hist_repo(ss_histidx *h)
@@ -309,6 +312,11 @@ static int scan_object(const git_oid *oid, void *data)
 	return 0;
 }
 
+static int oid_cmp(const void *a, const void *b)
+{
+	return git_oid_cmp(a, b);
+}
+
 /* Commits of the repository whose id starts with prefix. */
 static int repo_lookup(const struct hist_entry **out, size_t max, ss_histidx *h,
 		       const char *prefix, size_t len)
@@ -351,6 +359,9 @@ static int repo_lookup(const struct hist_entry **out, size_t max, ss_histidx *h,
 	git_odb_free(scan.odb);
 	if (err < 0)
 		return ss_error_set("cannot list objects of the repository: %s", hist_git_msg());
+	if (scan.n > 1)
+		qsort(scan.ids, scan.n < HIST_REPO_MATCHES ? scan.n : HIST_REPO_MATCHES,
+		      sizeof(scan.ids[0]), oid_cmp);
 	for (i = 0; i < scan.n && i < max && i < HIST_REPO_MATCHES; i++) {
 		out[i] = hist_entry_from_repo(h, &scan.ids[i]);
 		if (!out[i])

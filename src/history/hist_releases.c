@@ -168,7 +168,8 @@ int ss_releases_load_tsv(ss_releases **out, const char *path)
 		rc = ss_error_code(SS_EINVALID, "cannot read releases file '%s'", path);
 		goto out_close;
 	}
-	qsort(r->v, r->n, sizeof(*r->v), release_cmp);
+	if (r->n)
+		qsort(r->v, r->n, sizeof(*r->v), release_cmp);
 	*out = r;
 	r = NULL;
 	rc = 0;
@@ -214,16 +215,15 @@ static int index_graph(ss_releases *r, git_repository *repo, const char *path)
 		rc = ss_error_set("cannot walk history of '%s': %s", path, hist_git_msg());
 		goto out_free;
 	}
-	for (i = 0; i < r->n; i++) {
+	for (i = 0; i < r->n && !rc; i++) {
 		if (!valid[i])
 			continue;
 		git_revwalk_reset(walk);
-		if (git_revwalk_push(walk, &ids[i]) < 0)
-			goto out_walk_error;
-		for (j = 0; j < i; j++)
-			if (valid[j] && git_revwalk_hide(walk, &ids[j]) < 0)
-				goto out_walk_error;
-		while (!(err = git_revwalk_next(&oid, walk))) {
+		err = git_revwalk_push(walk, &ids[i]);
+		for (j = 0; j < i && !err; j++)
+			if (valid[j])
+				err = git_revwalk_hide(walk, &ids[j]);
+		while (!err && !(err = git_revwalk_next(&oid, walk))) {
 			if (nmap == cap) {
 				cap = cap ? cap * 2 : 4096;
 				grown = realloc(map, cap * sizeof(*map));
@@ -238,17 +238,17 @@ static int index_graph(ss_releases *r, git_repository *repo, const char *path)
 			nmap++;
 		}
 		if (err != GIT_ITEROVER)
-			goto out_walk_error;
+			rc = ss_error_set("cannot walk history of '%s': %s", path, hist_git_msg());
 	}
-	qsort(map, nmap, sizeof(*map), map_cmp);
+	if (rc)
+		goto out_free;
+	if (nmap)
+		qsort(map, nmap, sizeof(*map), map_cmp);
 	free(r->map);
 	r->map = map;
 	r->nmap = nmap;
 	r->graph = 1;
 	map = NULL;
-	goto out_free;
-out_walk_error:
-	rc = ss_error_set("cannot walk history of '%s': %s", path, hist_git_msg());
 out_free:
 	git_revwalk_free(walk);
 	free(map);
@@ -332,7 +332,8 @@ int ss_releases_from_repo(ss_releases **out, const char *path, const char *glob)
 		if (rc)
 			goto out_free;
 	}
-	qsort(r->v, r->n, sizeof(*r->v), release_cmp);
+	if (r->n)
+		qsort(r->v, r->n, sizeof(*r->v), release_cmp);
 	if ((rc = index_graph(r, repo, path)))
 		goto out_free;
 	*out = r;
@@ -352,7 +353,7 @@ int ss_releases_first_containing(size_t *out, const ss_releases *r, const char *
 
 	if (!r || !r->graph)
 		return SS_EINVALID;
-	if (git_oid_fromstr(&oid, sha) < 0)
+	if (!r->nmap || git_oid_fromstr(&oid, sha) < 0)
 		return SS_ENOTFOUND;
 	memcpy(key.id, oid.id, GIT_OID_RAWSZ);
 	m = bsearch(&key, r->map, r->nmap, sizeof(*r->map), map_cmp);

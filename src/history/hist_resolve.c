@@ -139,32 +139,37 @@ struct ctx {
 	size_t fix_limit;            /* graph: releases [0, limit) lack the fix */
 };
 
-/* Release facts of one found target. */
-static void place(ss_histidx_target *t, const struct hist_entry *e, const struct ctx *x)
+/* From the graph, when it knows the target (or a repository says it is
+ * there, so that no release having it means none has it).  0 when the
+ * graph cannot tell. */
+static int place_by_graph(ss_histidx_target *t, const struct hist_entry *e,
+			  const struct ctx *x)
 {
-	size_t n = ss_releases_count(x->rel), i, first;
+	size_t first;
+	int rc;
+
+	if (!ss_releases_has_graph(x->rel))
+		return 0;
+	rc = ss_releases_first_containing(&first, x->rel, e->id);
+	if (rc && !e->from_repo && !hist_repo(x->h))
+		return 0;
+	t->method = SS_RELEASE_GRAPH;
+	if (!rc && first < x->fix_limit) {
+		t->released = 1;
+		t->first_release = (int)first;
+		t->nreleases = (int)(x->fix_limit - first);
+	}
+	return 1;
+}
+
+/* From the order of the mail source that holds a release commit, else
+ * from dates. */
+static void place_by_order(ss_histidx_target *t, const struct hist_entry *e,
+			   const struct ctx *x)
+{
+	size_t n = ss_releases_count(x->rel), i;
 	int ordered = 0;
 
-	t->released = 0;
-	t->first_release = -1;
-	t->nreleases = 0;
-	t->shipped_days = -1;
-	t->method = SS_RELEASE_NONE;
-	if (!n)
-		return;
-	if (ss_releases_has_graph(x->rel)) {
-		int rc = ss_releases_first_containing(&first, x->rel, e->id);
-
-		if (!rc || e->from_repo || hist_repo(x->h)) {
-			t->method = SS_RELEASE_GRAPH;
-			if (!rc && first < x->fix_limit) {
-				t->released = 1;
-				t->first_release = (int)first;
-				t->nreleases = (int)(x->fix_limit - first);
-			}
-			goto out_shipped;
-		}
-	}
 	for (i = 0; i < n; i++) {
 		const ss_release *r = ss_releases_get(x->rel, i);
 		const struct hist_entry *re = x->pos[i].e;
@@ -188,7 +193,20 @@ static void place(ss_histidx_target *t, const struct hist_entry *e, const struct
 		}
 	}
 	t->method = ordered && x->fix && x->fix->src == e->src ? SS_RELEASE_ORDER : SS_RELEASE_DATE;
-out_shipped:
+}
+
+/* Release facts of one found target. */
+static void place(ss_histidx_target *t, const struct hist_entry *e, const struct ctx *x)
+{
+	t->released = 0;
+	t->first_release = -1;
+	t->nreleases = 0;
+	t->shipped_days = -1;
+	t->method = SS_RELEASE_NONE;
+	if (!ss_releases_count(x->rel))
+		return;
+	if (!place_by_graph(t, e, x))
+		place_by_order(t, e, x);
 	if (t->released)
 		t->shipped_days = (double)(x->fix_time -
 					   ss_releases_get(x->rel, (size_t)t->first_release)->time) / DAY;

@@ -124,12 +124,13 @@ int ss_histidx_add_commit(ss_histidx *h, const ss_commit *c);
  */
 int ss_histidx_open_repo(ss_histidx *h, const char *path);
 
-size_t ss_histidx_count(const ss_histidx *h); /* added commits, without duplicates */
+/* Added commits, duplicates not counted (sorts like a look-up); NULL: 0. */
+size_t ss_histidx_count(ss_histidx *h);
 
 /*
  * The commits whose id starts with prefix (4 to 40 hex digits, any case):
- * the first max of them go to out (sorted by id), and the number of
- * matches is returned: 0 none, 1 found, > 1 ambiguous.  The added commits
+ * the first max of them (at most 16) go to out, sorted by id, and the
+ * number of matches is returned: 0 none, 1 found, > 1 ambiguous.  The added commits
  * are searched first; only when none matches, the attached repository.
  * SS_EINVALID when prefix is not 4 to 40 hex digits.
  */

@@ -11,6 +11,9 @@
  * summed in thread order before the Adam step.  With one thread the run is
  * bit-identical for a seed; with T threads it is identical for (seed, T).
  *
+ * Inputs: named features are scaled to [0, 1] by their largest value in the
+ * training rows (kept in the model file); flags stay 1.
+ *
  * Refit (off by default): retrain from the same seed on all training
  * commits for the best epoch count, the threshold still coming from the
  * validation scores of the early-stopped model.
@@ -27,9 +30,15 @@
 struct mlp {
 	int in, h1, h2;   /* widths; h2 == 0: one hidden layer */
 	float dropout;
+	/* the named features are counts on a log scale (up to ~10) next to
+	 * 0/1 flags; each is divided by its largest training value so that
+	 * every input starts on the same footing */
+	float scale[SS_NDENSE];
+	int wide;         /* a linear path from the input to the logit too */
+	float in_dropout; /* share of input features dropped in training */
 	ss_params *p;
-	/* layers: l1 r1 d1 [l2 r2 d2] lo loss */
-	ss_layer l1, r1, d1, l2, r2, d2, lo, loss;
+	/* layers: l1 r1 d1 [l2 r2 d2] lo [lw] loss */
+	ss_layer l1, r1, d1, l2, r2, d2, lo, lw, loss;
 };
 
 static int build_net(struct mlp *net, uint64_t seed)
@@ -54,6 +63,8 @@ static int build_net(struct mlp *net, uint64_t seed)
 	if ((rc = ss_layer_dense(&net->lo, net->p, &rng, net->h2 ? net->h2 : net->h1, 1,
 				 SS_INIT_XAVIER)))
 		return rc;
+	if (net->wide && (rc = ss_layer_sparse_dense(&net->lw, net->p, &rng, net->in, 1, SS_INIT_ZERO)))
+		return rc;
 	ss_layer_sigmoid_bce(&net->loss);
 	return 0;
 }
@@ -77,6 +88,7 @@ static void csr_free(struct csr *c)
 static int csr_build(struct csr *c, const ss_model *m, const ss_dataset *d, const size_t *idx,
 		     size_t n)
 {
+	const struct mlp *net = m->priv;
 	uint32_t *remap;
 	ss_svec v;
 	size_t i;
@@ -120,7 +132,7 @@ static int csr_build(struct csr *c, const ss_model *m, const ss_dataset *d, cons
 		}
 		for (k = 0; k < v.n; k++) {
 			c->idx[c->nnz] = (int32_t)v.idx[k];
-			c->val[c->nnz++] = v.val[k];
+			c->val[c->nnz++] = v.idx[k] < SS_NDENSE ? v.val[k] * net->scale[v.idx[k]] : v.val[k];
 		}
 		c->row[i + 1] = c->nnz;
 	}
@@ -149,8 +161,9 @@ struct worker {
 	double loss;
 };
 
-/* Gather rows into a batch CSR in the arena. */
-static int gather(ss_csr *out, struct worker *w)
+/* Gather rows into a batch CSR in the arena, dropping inputs at rate
+ * drop (training only; survivors scaled by 1 / (1 - drop)). */
+static int gather(ss_csr *out, struct worker *w, float drop)
 {
 	size_t nnz = 0, k = 0;
 	size_t *row;
@@ -167,11 +180,21 @@ static int gather(ss_csr *out, struct worker *w)
 		return SS_ENOMEM;
 	row[0] = 0;
 	for (i = 0; i < w->n; i++) {
-		size_t a = w->data->row[w->rows[i]], b = w->data->row[w->rows[i] + 1];
+		size_t a = w->data->row[w->rows[i]], b = w->data->row[w->rows[i] + 1], j;
 
-		memcpy(idx + k, w->data->idx + a, (b - a) * sizeof(*idx));
-		memcpy(val + k, w->data->val + a, (b - a) * sizeof(*val));
-		k += b - a;
+		if (drop > 0) {
+			float keep = 1.0f / (1.0f - drop);
+
+			for (j = a; j < b; j++)
+				if (ss_rng_uniform(&w->rng) >= drop) {
+					idx[k] = w->data->idx[j];
+					val[k++] = w->data->val[j] * keep;
+				}
+		} else {
+			memcpy(idx + k, w->data->idx + a, (b - a) * sizeof(*idx));
+			memcpy(val + k, w->data->val + a, (b - a) * sizeof(*val));
+			k += b - a;
+		}
 		row[i + 1] = k;
 	}
 	*out = (ss_csr){ w->n, row, idx, val };
@@ -193,7 +216,7 @@ static int run_share(struct worker *w, const float *weights, int train, size_t n
 		memset(w->g, 0, np * sizeof(*w->g));
 	if (!n)
 		return 0;
-	if ((rc = gather(&x, w)))
+	if ((rc = gather(&x, w, train ? net->in_dropout : 0.0f)))
 		return rc;
 	a1 = ss_nn_arena_floats(w->arena, (size_t)n * H1);
 	a2 = ss_nn_arena_floats(w->arena, (size_t)n * H1);
@@ -221,6 +244,17 @@ static int run_share(struct worker *w, const float *weights, int train, size_t n
 	}
 	if ((rc = ss_layer_forward(&net->lo, &c, n, top, z)))
 		return rc;
+	if (net->wide) {
+		float *zw = ss_nn_arena_floats(w->arena, (size_t)n);
+		int i;
+
+		if (!zw)
+			return SS_ENOMEM;
+		if ((rc = ss_layer_forward(&net->lw, &c, n, &x, zw)))
+			return rc;
+		for (i = 0; i < n; i++)
+			z[i] += zw[i];
+	}
 	if (!train) {
 		int i;
 
@@ -250,6 +284,9 @@ static int run_share(struct worker *w, const float *weights, int train, size_t n
 			return SS_ENOMEM;
 		if ((rc = ss_layer_backward(&net->loss, &c, n, z, prob, NULL, dz)) ||
 		    (rc = ss_layer_backward(&net->lo, &c, n, top, z, dz, dtop)))
+			return rc;
+		/* the sum z = deep + wide passes dz to both */
+		if (net->wide && (rc = ss_layer_backward(&net->lw, &c, n, &x, z, dz, NULL)))
 			return rc;
 		if (H2) {
 			if ((rc = ss_layer_backward(&net->d2, &c, n, b2, b3, dtop, db2)) ||
@@ -354,6 +391,45 @@ static int predict(const struct mlp *net, const float *weights, const struct csr
 	return rc;
 }
 
+/*
+ * The update after a batch, in NCHUNKS fixed ranges of the flat parameter
+ * vector shared by the threads: each range sums the threads' gradients in
+ * thread order and takes its Adam step (Adam is element-wise, so one Adam
+ * state per range is the same optimiser).  The ranges do not depend on the
+ * thread count.
+ */
+#define NCHUNKS 8
+
+struct step_job {
+	struct worker *w;
+	int nthreads;
+	ss_params *p;
+	ss_adam **adam;
+	const size_t *coff;
+};
+
+static int step_worker(void *arg, int t)
+{
+	struct step_job *j = arg;
+	size_t k, q;
+	int s, rc;
+
+	for (k = (size_t)t; k < NCHUNKS; k += (size_t)j->nthreads) {
+		size_t a = j->coff[k], b = j->coff[k + 1];
+		ss_params view = { j->p->w + a, j->p->g + a, b - a, b - a };
+
+		for (s = 1; s < j->nthreads; s++) {
+			const float *g = j->w[s].g;
+
+			for (q = a; q < b; q++)
+				j->p->g[q] += g[q];
+		}
+		if ((rc = ss_adam_step(j->adam[k], &view)))
+			return rc;
+	}
+	return 0;
+}
+
 static double avg_precision(const float *score, const uint8_t *label, size_t n)
 {
 	ss_metrics mt;
@@ -380,7 +456,9 @@ static int fit(struct mlp *net, const struct csr *data, size_t nfit, size_t nval
 	ss_adam_opts ao = SS_ADAM_OPTS_INIT;
 	struct worker *w = NULL;
 	double best = -1.0;
-	ss_adam *adam = NULL;
+	ss_adam *adam[NCHUNKS] = { NULL };
+	struct step_job sj;
+	size_t coff[NCHUNKS + 1];
 	ss_rng rng;
 	struct team tm;
 	int e, rc = SS_ENOMEM, since = 0;
@@ -388,7 +466,11 @@ static int fit(struct mlp *net, const struct csr *data, size_t nfit, size_t nval
 	ss_rng_seed(&rng, o->seed);
 	ao.lr = o->lr;
 	ao.weight_decay = o->weight_decay;
-	adam = ss_adam_new(np, &ao);
+	for (i = 0; i <= NCHUNKS; i++)
+		coff[i] = np * i / NCHUNKS;
+	for (i = 0; i < NCHUNKS; i++)
+		if (!(adam[i] = ss_adam_new(coff[i + 1] - coff[i], &ao)))
+			goto free_all;
 	perm = malloc((nfit ? nfit : 1) * sizeof(*perm));
 	target = malloc((nfit ? nfit : 1) * sizeof(*target));
 	weight = malloc((nfit ? nfit : 1) * sizeof(*weight));
@@ -396,7 +478,7 @@ static int fit(struct mlp *net, const struct csr *data, size_t nfit, size_t nval
 	vs = malloc((nval ? nval : 1) * sizeof(*vs));
 	vlabel = malloc((nval ? nval : 1) * sizeof(*vlabel));
 	best_w = nval ? malloc(np * sizeof(*best_w)) : NULL;
-	if (!adam || !perm || !target || !weight || !vrows || !vs || !vlabel || (nval && !best_w))
+	if (!perm || !target || !weight || !vrows || !vs || !vlabel || (nval && !best_w))
 		goto free_all;
 	if ((rc = team_new(&w, net, nthreads, o->seed, 1)))
 		goto free_all;
@@ -415,6 +497,7 @@ static int fit(struct mlp *net, const struct csr *data, size_t nfit, size_t nval
 		perm[i] = i;
 	*best_epoch = epochs;
 	tm = (struct team){ w, nthreads, net->p->w, 1, np };
+	sj = (struct step_job){ w, nthreads, net->p, adam, coff };
 	for (e = 1; e <= epochs; e++) {
 		double loss = 0.0;
 		size_t nbatches = 0;
@@ -454,18 +537,10 @@ static int fit(struct mlp *net, const struct csr *data, size_t nfit, size_t nval
 			}
 			if ((rc = ss_model_parallel(nthreads, team_worker, &tm)))
 				goto free_all;
-			for (t = 1; t < nthreads; t++) {
-				const float *g = w[t].g;
-				float *sum = net->p->g;
-				size_t q;
-
-				for (q = 0; q < np; q++)
-					sum[q] += g[q];
-			}
 			for (t = 0; t < nthreads; t++)
 				loss += w[t].loss;
 			nbatches++;
-			if ((rc = ss_adam_step(adam, net->p)))
+			if ((rc = ss_model_parallel(nthreads, step_worker, &sj)))
 				goto free_all;
 		}
 		if (!nval) {
@@ -496,7 +571,8 @@ static int fit(struct mlp *net, const struct csr *data, size_t nfit, size_t nval
 
 free_all:
 	team_free(w, nthreads);
-	ss_adam_free(adam);
+	for (i = 0; i < NCHUNKS; i++)
+		ss_adam_free(adam[i]);
 	free(perm);
 	free(target);
 	free(weight);
@@ -515,6 +591,32 @@ static void net_free(struct mlp *net)
 	free(net);
 }
 
+/* The largest value of each named feature over the fit rows. */
+static int fit_scale(struct mlp *net, const ss_model *m, const ss_dataset *d, const size_t *idx,
+		     size_t n)
+{
+	float top[SS_NDENSE] = { 0 };
+	uint32_t *remap;
+	ss_svec v;
+	size_t i, k;
+	int rc;
+
+	if ((rc = ss_dataset_remap(&remap, &m->feat, d)))
+		return rc;
+	ss_svec_init(&v);
+	for (i = 0; i < n && !rc; i++) {
+		rc = ss_dataset_vector(&v, &m->feat, remap, d, idx[i]);
+		for (k = 0; k < v.n && v.idx[k] < SS_NDENSE; k++)
+			if (fabsf(v.val[k]) > top[v.idx[k]])
+				top[v.idx[k]] = fabsf(v.val[k]);
+	}
+	for (k = 0; k < SS_NDENSE; k++)
+		net->scale[k] = top[k] > 0 ? 1.0f / top[k] : 1.0f;
+	ss_svec_release(&v);
+	free(remap);
+	return rc;
+}
+
 static int mlp_train(ss_model *m, const ss_dataset *d, const size_t *fitx, size_t nfit,
 		     const size_t *val, size_t nval, const ss_train_options *o,
 		     float *val_score)
@@ -529,10 +631,14 @@ static int mlp_train(ss_model *m, const ss_dataset *d, const size_t *fitx, size_
 		return SS_ENOMEM;
 	m->priv = net;
 	net->in = (int)ss_featurizer_dim(&m->feat);
-	net->h1 = o->hidden > 0 ? o->hidden : 64;
+	net->h1 = o->hidden > 0 ? o->hidden : 32;
 	net->h2 = o->hidden2 > 0 ? o->hidden2 : 0;
 	net->dropout = o->dropout;
+	net->wide = o->wide;
+	net->in_dropout = o->input_dropout;
 	if ((rc = build_net(net, o->seed)))
+		return rc;
+	if ((rc = fit_scale(net, m, d, fitx, nfit)))
 		return rc;
 	all = malloc((nfit + nval) * sizeof(*all));
 	if (!all)
@@ -554,10 +660,11 @@ static int mlp_train(ss_model *m, const ss_dataset *d, const size_t *fitx, size_
 	ss_nn_set_blas_threads(prev_blas);
 	if (!rc)
 		snprintf(m->info.params, sizeof(m->info.params),
-			 "hidden=%d%s%.0d dropout=%g lr=%g batch=%d epochs=%d%s%s", net->h1,
-			 net->h2 ? "," : "", net->h2, (double)net->dropout, (double)o->lr,
-			 o->batch, best_epoch, o->mlp_balance ? " balanced" : "",
-			 refit ? " refit" : "");
+			 "hidden=%d%s%.0d dropout=%g input-dropout=%g lr=%g weight-decay=%g "
+			 "batch=%d epochs=%d%s%s%s", net->h1, net->h2 ? "," : "", net->h2,
+			 (double)net->dropout, (double)net->in_dropout, (double)o->lr,
+			 (double)o->weight_decay, o->batch, best_epoch, net->wide ? " wide" : "",
+			 o->mlp_balance ? " balanced" : "", refit ? " refit" : "");
 	csr_free(&data);
 
 free_all:
@@ -610,6 +717,14 @@ static int logits(const struct mlp *net, const struct csr *data, float *out)
 	return rc;
 }
 
+static void scale_vec(const struct mlp *net, ss_svec *v)
+{
+	size_t k;
+
+	for (k = 0; k < v->n && v->idx[k] < SS_NDENSE; k++)
+		v->val[k] *= net->scale[v->idx[k]];
+}
+
 static int mlp_score_commit(const ss_model *m, const ss_commit *c, const ss_history *hist,
                             float *out)
 {
@@ -622,6 +737,7 @@ static int mlp_score_commit(const ss_model *m, const ss_commit *c, const ss_hist
 	ss_svec_init(&v);
 	if ((rc = ss_featurizer_vector(&m->feat, c, hist, &v, NULL)))
 		goto free_v;
+	scale_vec(net, &v);
 	row[0] = 0;
 	row[1] = v.n;
 	data = (struct csr){ row, (int32_t *)v.idx, v.val, 1, v.n, 0 };
@@ -658,7 +774,8 @@ static int mlp_explain(const ss_model *m, const ss_svec *x, float *contrib)
 			if (i && k == i - 1)
 				continue;
 			data.idx[nnz] = (int32_t)x->idx[k];
-			data.val[nnz++] = x->val[k];
+			data.val[nnz++] = x->idx[k] < SS_NDENSE ? x->val[k] * net->scale[x->idx[k]] :
+					  x->val[k];
 		}
 		data.row[i + 1] = nnz;
 	}
@@ -683,6 +800,10 @@ static void mlp_save(const ss_model *m, ss_wbuf *w)
 	ss_w_u32(w, (uint32_t)net->h1);
 	ss_w_u32(w, (uint32_t)net->h2);
 	ss_w_f32(w, net->dropout);
+	ss_w_u32(w, (uint32_t)net->wide);
+	ss_w_f32(w, net->in_dropout);
+	ss_w_u32(w, SS_NDENSE);
+	ss_w_f32s(w, net->scale, SS_NDENSE);
 	ss_w_u64(w, net->p->n);
 	ss_w_f32s(w, net->p->w, net->p->n);
 }
@@ -700,6 +821,11 @@ static int mlp_load(ss_model *m, ss_rbuf *r)
 	net->h1 = (int)ss_r_u32(r);
 	net->h2 = (int)ss_r_u32(r);
 	net->dropout = ss_r_f32(r);
+	net->wide = ss_r_u32(r) != 0;
+	net->in_dropout = ss_r_f32(r);
+	if (ss_r_u32(r) != SS_NDENSE)
+		return ss_error_code(SS_EINVALID, "input scales do not match the named features");
+	ss_r_f32s(r, net->scale, SS_NDENSE);
 	n = ss_r_u64(r);
 	if (r->err)
 		return SS_EINVALID;
@@ -787,6 +913,9 @@ int ss_mlp_gradcheck(double *out, ss_model *m, const ss_dataset *d, const size_t
 	w->prob = NULL;
 	g = (struct gc){ w, net->p->n, 7 };
 	go.max_coords = max_coords;
+	/* a small step makes crossing a ReLU kink unlikely; the loss is summed
+	 * in double, so rounding stays well under the tolerance */
+	go.eps = 1e-4f;
 	rc = ss_nn_gradcheck(out, gc_loss, &g, net->p->w, net->p->n, NULL, 0, &go);
 
 free_team:

@@ -76,21 +76,23 @@ typedef struct {
 	double C;             /* cost; 0 chooses from a grid on validation (0) */
 	int linear_balance;   /* weight classes by inverse frequency (0) */
 	/* mlp */
-	int hidden;           /* first hidden layer width (64) */
+	int hidden;           /* first hidden layer width (32) */
 	int hidden2;          /* second hidden layer width, 0 = none (0) */
 	float dropout;        /* dropout rate after each hidden layer (0.5) */
 	float lr;             /* Adam learning rate (1e-3) */
-	float weight_decay;   /* L2 on all weights, via Adam (1e-6) */
+	float weight_decay;   /* L2 on all weights, via Adam (3e-3) */
 	int epochs;           /* at most this many epochs (30) */
 	int patience;         /* stop after this many epochs without gain (4) */
 	int batch;            /* mini-batch size (128) */
 	int mlp_balance;      /* weight classes by inverse frequency (1) */
+	int wide;             /* add a linear input-to-logit path (0) */
+	float input_dropout;  /* drop this share of input features in training (0) */
 	ss_model_log_fn log;  /* progress lines, may be NULL (NULL) */
 	void *log_ud;         /* passed to log (NULL) */
 } ss_train_options;
 
 #define SS_TRAIN_OPTIONS_INIT { SS_THRESH_F1, 0.0, 0.15, 1, 2, -1, 0.0, 0, \
-	64, 0, 0.5f, 1e-3f, 1e-6f, 30, 4, 128, 1, NULL, NULL }
+	32, 0, 0.5f, 1e-3f, 3e-3f, 30, 4, 128, 1, 0, 0.0f, NULL, NULL }
 
 /* What a model was trained on: stored in the file, shown by rank/eval. */
 typedef struct {

@@ -10,7 +10,8 @@ const char ss_train_options_usage[] =
 	"[--vocab-size N] [--min-df N] [--hash-bits N] [--features GROUP,...] [--val-share F]\n"
 	"    [--seed N] [--threads N] [--refit|--no-refit] [--target-precision P|--target-recall R]\n"
 	"    [--C F] [--balance] [--hidden N] [--hidden2 N] [--dropout F] [--lr F]\n"
-	"    [--weight-decay F] [--epochs N] [--patience N] [--batch N] [--no-class-weights]";
+	"    [--weight-decay F] [--epochs N] [--patience N] [--batch N] [--no-class-weights]\n"
+	"    [--wide|--no-wide] [--input-dropout F]";
 
 static const struct {
 	const char *name;
@@ -94,6 +95,20 @@ int ss_train_option(ss_train_options *o, ss_feat_options *fo, const char *name,
 	if (!strcmp(name, "--balance")) {
 		o->linear_balance = 1;
 		return 0;
+	}
+	if (!strcmp(name, "--wide")) {
+		o->wide = 1;
+		return 0;
+	}
+	if (!strcmp(name, "--no-wide")) {
+		o->wide = 0;
+		return 0;
+	}
+	if (!strcmp(name, "--input-dropout")) {
+		if ((rc = num(&d, name, value, 0.0, 0.9)) < 0)
+			return rc;
+		o->input_dropout = (float)d;
+		return 1;
 	}
 	if (!strcmp(name, "--no-class-weights")) {
 		o->mlp_balance = 0;

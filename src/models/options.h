@@ -8,6 +8,7 @@
  *   --C F --balance
  *   --hidden N --hidden2 N --dropout F --lr F --weight-decay F
  *   --epochs N --patience N --batch N --no-class-weights
+ *   --wide --no-wide --input-dropout F
  */
 #ifndef SS_MODEL_OPTIONS_H
 #define SS_MODEL_OPTIONS_H

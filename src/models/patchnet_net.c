@@ -3,6 +3,7 @@
  * sequences through embeddings, convolutions and max-pools, probabilities,
  * gradients and max-pool explanations out (see patchnet_net.h).
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +13,7 @@
 #include "util/error.h"
 
 #define MAX_WORKERS 64
+#define MAX_POOLED 8
 
 /* conv widths 1 and 2 over [rows][t][in] -> max over time -> ReLU,
  * the two widths concatenated: [rows][2 * filters] */
@@ -66,8 +68,17 @@ struct worker {
 	double loss_val;
 };
 
+/* Idle scoring workers: predict and explain reuse their arenas, which
+ * keeps a warm batch free of mallocs and page faults. */
+struct pool {
+	pthread_mutex_t lock;
+	struct worker *idle[MAX_POOLED];
+	int n;
+};
+
 struct ss_patchnet_net {
 	ss_patchnet_config cfg;
+	struct pool *pool;
 	ss_params *p;
 	ss_adam *adam;
 	long long step;
@@ -305,6 +316,12 @@ int ss_patchnet_net_new(ss_patchnet_net **out, const ss_patchnet_config *cfg)
 			cfg->threads;
 	if (!cfg->data_parallel)
 		net->nworkers = 1;
+	net->pool = calloc(1, sizeof(*net->pool));
+	if (!net->pool) {
+		rc = ss_error_code(SS_ENOMEM, "out of memory for a patchnet");
+		goto free_net;
+	}
+	pthread_mutex_init(&net->pool->lock, NULL);
 	net->p = ss_params_new();
 	if (!net->p) {
 		rc = ss_error_code(SS_ENOMEM, "out of memory for a patchnet");
@@ -354,6 +371,14 @@ void ss_patchnet_net_free(ss_patchnet_net *net)
 		ss_nn_arena_free(net->w[t].arena);
 		if (t)
 			free(net->w[t].g);
+	}
+	if (net->pool) {
+		for (int i = 0; i < net->pool->n; i++) {
+			ss_nn_arena_free(net->pool->idle[i]->arena);
+			free(net->pool->idle[i]);
+		}
+		pthread_mutex_destroy(&net->pool->lock);
+		free(net->pool);
 	}
 	ss_adam_free(net->adam);
 	ss_params_free(net->p);
@@ -697,31 +722,45 @@ int ss_patchnet_net_backward(ss_patchnet_net *net, const ss_patchnet_batch *b)
 	return worker_backward(net, &net->w[0], net->p->g, NULL);
 }
 
-/* A scoring worker of its own: the layers of worker 0, a new arena. */
+/* A scoring worker of its own: an idle one, or the layers of worker 0
+ * with a new arena. */
 static int temp_worker(struct worker **out, const ss_patchnet_net *net)
 {
-	struct worker *w = malloc(sizeof(*w));
+	struct worker *w = NULL;
 
 	*out = NULL;
-	if (!w)
-		return ss_error_code(SS_ENOMEM, "out of memory for a patchnet worker");
-	*w = net->w[0];
-	w->g = NULL;
-	w->arena = ss_nn_arena_new();
-	if (!w->arena) {
-		free(w);
-		return SS_ENOMEM;
+	pthread_mutex_lock(&net->pool->lock);
+	if (net->pool->n)
+		w = net->pool->idle[--net->pool->n];
+	pthread_mutex_unlock(&net->pool->lock);
+	if (!w) {
+		w = malloc(sizeof(*w));
+		if (!w)
+			return ss_error_code(SS_ENOMEM, "out of memory for a patchnet worker");
+		*w = net->w[0];
+		w->g = NULL;
+		w->arena = ss_nn_arena_new();
+		if (!w->arena) {
+			free(w);
+			return SS_ENOMEM;
+		}
 	}
 	*out = w;
 	return 0;
 }
 
-static void temp_worker_free(struct worker *w)
+static void temp_worker_done(const ss_patchnet_net *net, struct worker *w)
 {
-	if (!w)
-		return;
-	ss_nn_arena_free(w->arena);
-	free(w);
+	pthread_mutex_lock(&net->pool->lock);
+	if (net->pool->n < MAX_POOLED) {
+		net->pool->idle[net->pool->n++] = w;
+		w = NULL;
+	}
+	pthread_mutex_unlock(&net->pool->lock);
+	if (w) {
+		ss_nn_arena_free(w->arena);
+		free(w);
+	}
 }
 
 int ss_patchnet_net_predict(const ss_patchnet_net *net, const ss_patchnet_batch *b, float *prob)
@@ -735,7 +774,7 @@ int ss_patchnet_net_predict(const ss_patchnet_net *net, const ss_patchnet_batch 
 		return rc;
 	if (!(rc = worker_forward(net, w, b, 0, b->n, 0, 1.0f)))
 		memcpy(prob, w->prob, (size_t)b->n * sizeof(float));
-	temp_worker_free(w);
+	temp_worker_done(net, w);
 	return rc;
 }
 
@@ -936,6 +975,6 @@ int ss_patchnet_net_explain(ss_patchnet_hit *out, size_t cap, size_t *n, float *
 	if ((rc = temp_worker(&w, net)))
 		return rc;
 	rc = explain(out, cap, n, prob, net, w, b, i);
-	temp_worker_free(w);
+	temp_worker_done(net, w);
 	return rc;
 }

@@ -27,7 +27,8 @@ int ss_nn_set_blas_threads(int n)
 {
 	int old = openblas_get_num_threads();
 
-	if (n > 0)
+	/* setting is not free in OpenBLAS: only on a change */
+	if (n > 0 && n != old)
 		openblas_set_num_threads(n);
 	return old;
 }

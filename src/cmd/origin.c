@@ -1,0 +1,378 @@
+/*
+ * origin.c - "stablesel origin": which commit a fix fixes, how that was
+ * found, and whether the bug ever reached a release.
+ *
+ * The commits to explain are named by id (a prefix is enough) among the
+ * SOURCES, or, with --repo and no SOURCE, by any revision of the
+ * repository.  Fixes: targets and reverted commits are looked up in an
+ * index over the sources and --history sources (and the repository);
+ * releases come from --releases FILE, else from the repository's tags.
+ * Without Fixes: or revert, a repository's fix is blamed (SZZ).
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "cli.h"
+#include "history/history.h"
+#include "util/error.h"
+
+static const char usage[] =
+	"stablesel origin [--repo PATH] [SOURCE...] [--history SOURCE...] [--releases FILE]\n"
+	"                 [--release-tags GLOB] [--no-blame] [--mask-stable-tags] COMMIT...";
+
+#define MAX_ARGS 256
+
+struct wanted {
+	const char *arg;      /* as given */
+	char prefix[41];      /* lower case, mail mode */
+	ss_commit *commit;    /* the match among the sources (owned) */
+	int nmatch;
+};
+
+struct run {
+	ss_histidx *h;
+	struct wanted *w;
+	int nw;
+	int select;           /* pick the wanted commits while indexing */
+};
+
+static int is_source(const char *arg)
+{
+	struct stat st;
+
+	return !strcmp(arg, "-") || !strncmp(arg, "git:", 4) || !stat(arg, &st);
+}
+
+static int index_commit(ss_commit *c, void *data)
+{
+	struct run *r = data;
+	int i, kept = 0;
+
+	if (ss_histidx_add_commit(r->h, c))
+		die("%s", ss_error_last());
+	for (i = 0; r->select && i < r->nw; i++) {
+		struct wanted *w = &r->w[i];
+
+		if (strncasecmp(c->id, w->prefix, strlen(w->prefix)))
+			continue;
+		if (w->nmatch++)
+			continue;  /* reported as ambiguous */
+		w->commit = c;
+		kept = 1;
+	}
+	if (!kept)
+		ss_commit_free(c);
+	return 0;
+}
+
+/* Read the commit rev of the repository, with its diff for blame. */
+static ss_commit *read_repo_commit(ss_histidx *h, const cli_source_args *a, const char *rev)
+{
+	ss_source_options opts = a->opts;
+	char sha[41], range[100];
+	const char *revs[1];
+	ss_source *src;
+	ss_commit *c = NULL;
+	size_t nparents;
+	int rc;
+
+	if (ss_histidx_rev_parse(sha, &nparents, h, rev)) {
+		error("%s", ss_error_last());
+		return NULL;
+	}
+	if (nparents > 1) {
+		error("%s is a merge commit: it fixes nothing itself", rev);
+		return NULL;
+	}
+	snprintf(range, sizeof(range), nparents ? "%s^..%s" : "%s", sha, sha);
+	revs[0] = range;
+	opts.revs = revs;
+	opts.nrevs = 1;
+	if (ss_source_open(&src, a->repo, &opts))
+		die("%s", ss_error_last());
+	while ((rc = ss_source_next(&c, src)) == SS_ESKIP)
+		error("%s", ss_error_last());
+	if (rc == SS_ITEROVER)
+		error("cannot read commit %s", sha);
+	else if (rc)
+		die("%s", ss_error_last());
+	ss_source_free(src);
+	return c;
+}
+
+static void print_date(int64_t t)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+	char buf[32];
+
+	if (!gmtime_r(&tt, &tm) || !strftime(buf, sizeof(buf), "%Y-%m-%d", &tm))
+		snprintf(buf, sizeof(buf), "%lld", (long long)t);
+	fputs(buf, stdout);
+}
+
+/* "3 days", "14 months", "2.5 years" */
+static void print_duration(double days)
+{
+	if (days < 0)
+		days = 0;
+	if (days < 60)
+		printf("%.0f day%s", days, days >= 0.5 && days < 1.5 ? "" : "s");
+	else if (days < 730)
+		printf("%.0f months", days / 30.44);
+	else
+		printf("%.1f years", days / 365.25);
+}
+
+static const char *how_name(ss_origin_how how)
+{
+	switch (how) {
+	case SS_ORIGIN_FIXES_TAG:
+		return "fixes-tag";
+	case SS_ORIGIN_REVERT:
+		return "revert";
+	case SS_ORIGIN_BLAME:
+		return "blame";
+	}
+	return "?";
+}
+
+static void print_target(const ss_histidx_target *t, const ss_releases *rel)
+{
+	printf("  %-9s  ", how_name(t->how));
+	if (!t->found) {
+		printf("%-12s  ", t->written);
+		if (t->ambiguous)
+			printf("ambiguous: %zu commits match%s", t->nmatches,
+			       t->quoted ? " and the quoted subject picks none" : "");
+		else
+			printf("not found in the history");
+		if (t->quoted)
+			printf("  (\"%.*s\")", (int)t->quoted_len, t->quoted);
+		putchar('\n');
+		return;
+	}
+	printf("%.12s  ", t->commit.id);
+	print_date(t->commit.time);
+	printf("  \"%s\"", t->commit.subject);
+	if (t->how == SS_ORIGIN_BLAME)
+		printf("  confidence %.2f", t->confidence);
+	if (t->by_subject)
+		printf("  (%zu commits match '%s', the quoted subject picks this one)", t->nmatches,
+		       t->written);
+	if (t->subject_mismatch)
+		printf("  (quoted subject differs: \"%.*s\")", (int)t->quoted_len, t->quoted);
+	if (t->method == SS_RELEASE_NONE) {
+		printf("  releases unknown\n");
+		return;
+	}
+	if (t->released)
+		printf("  first release %s, %d release%s before the fix", ss_releases_get(rel,
+		       (size_t)t->first_release)->tag, t->nreleases, t->nreleases == 1 ? "" : "s");
+	else
+		printf("  in no release before the fix");
+	if (t->method == SS_RELEASE_DATE)
+		printf(" (by dates, approximate)");
+	else if (t->method == SS_RELEASE_ORDER)
+		printf(" (by order of the mail source)");
+	putchar('\n');
+}
+
+static void print_summary(const ss_histidx_facts *f, int blame_tried)
+{
+	const ss_histidx_target *p;
+
+	printf("  => ");
+	if (!f->target_found) {
+		if (!f->ntargets) {
+			printf("no Fixes: tag and no revert%s\n",
+			       blame_tried ? "; blame found no candidate" : "");
+			return;
+		}
+		p = &f->targets[0];
+		printf("%s %s", p->how == SS_ORIGIN_REVERT ? "reverts" : "fixes", p->written);
+		if (p->quoted)
+			printf(" (\"%.*s\")", (int)p->quoted_len, p->quoted);
+		if (p->ambiguous)
+			printf(", ambiguous: %zu commits match\n", p->nmatches);
+		else
+			printf(", not found in the history\n");
+		return;
+	}
+	p = &f->targets[f->primary];
+	printf("%s %.12s (\"%s\")", p->how == SS_ORIGIN_REVERT ? "reverts" :
+	       p->how == SS_ORIGIN_BLAME ? "probably fixes" : "fixes", p->commit.id, p->commit.subject);
+	if (p->how == SS_ORIGIN_BLAME)
+		printf(" (blame, confidence %.2f)", p->confidence);
+	if (f->method == SS_RELEASE_NONE) {
+		printf(", no releases known\n");
+		return;
+	}
+	if (f->released_before_fix) {
+		printf(", bug shipped in %s, ", f->first_release_tag);
+		print_duration(f->shipped_days);
+		printf(" ago");
+	} else {
+		printf(", bug introduced in this cycle, never released");
+	}
+	if (f->method == SS_RELEASE_DATE)
+		printf(" (by dates)");
+	putchar('\n');
+}
+
+static void explain(ss_histidx *h, const ss_commit *c, const ss_releases *rel, int blame)
+{
+	ss_histidx_resolve_options opts = SS_HISTIDX_RESOLVE_OPTIONS_INIT;
+	ss_histidx_facts f;
+	size_t i;
+
+	opts.blame = blame;
+	if (ss_histidx_resolve(&f, h, c, rel, &opts)) {
+		error("%s: %s", c->id, ss_error_last());
+		return;
+	}
+	printf("%.12s %s\n", c->id, c->subject);
+	for (i = 0; i < f.ntargets; i++)
+		print_target(&f.targets[i], rel);
+	if (f.ndropped)
+		printf("  (%zu more targets not shown)\n", f.ndropped);
+	print_summary(&f, blame);
+}
+
+static int valid_prefix(const char *s)
+{
+	size_t i, n = strlen(s);
+
+	for (i = 0; i < n; i++)
+		if (!isxdigit((unsigned char)s[i]))
+			return 0;
+	return n >= 4 && n <= 40;
+}
+
+int cmd_origin(int argc, const char **argv)
+{
+	const char *specs[MAX_ARGS], *history[64], *releases_file = NULL, *glob = NULL;
+	struct wanted w[MAX_ARGS];
+	int i, nspecs = 0, nhistory = 0, nw = 0, no_blame = 0;
+	ss_releases *rel = NULL;
+	cli_source_args a;
+	struct run run;
+
+	cli_source_args_init(&a);
+	for (i = 1; i < argc; i++) {
+		const char *arg = argv[i];
+
+		if (cli_source_arg(&a, argc, argv, &i, usage))
+			continue;
+		if (!strcmp(arg, "--history") || !strcmp(arg, "--releases") ||
+		    !strcmp(arg, "--release-tags")) {
+			if (i + 1 >= argc)
+				usage_die(usage, "option '%s' needs a value", arg);
+			i++;
+			if (!strcmp(arg, "--releases"))
+				releases_file = argv[i];
+			else if (!strcmp(arg, "--release-tags"))
+				glob = argv[i];
+			else if (nhistory < 64)
+				history[nhistory++] = argv[i];
+			else
+				usage_die(usage, "too many --history sources");
+		} else if (!strcmp(arg, "--no-blame")) {
+			no_blame = 1;
+		} else if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+			usage_die(usage, NULL);
+		} else if (arg[0] == '-' && arg[1]) {
+			usage_die(usage, "unknown option '%s'", arg);
+		} else if (nspecs + nw >= MAX_ARGS) {
+			usage_die(usage, "too many arguments");
+		} else if (is_source(arg)) {
+			specs[nspecs++] = arg;
+		} else {
+			memset(&w[nw], 0, sizeof(w[nw]));
+			w[nw++].arg = arg;
+		}
+	}
+	if (!nw)
+		usage_die(usage, "name at least one COMMIT");
+	if (!nspecs && !a.repo)
+		usage_die(usage, "name the SOURCES the commits are in, or --repo PATH");
+
+	memset(&run, 0, sizeof(run));
+	run.w = w;
+	run.nw = nw;
+	if (ss_histidx_new(&run.h))
+		die("%s", ss_error_last());
+	if (a.repo && ss_histidx_open_repo(run.h, a.repo))
+		die("%s", ss_error_last());
+	if (releases_file) {
+		if (ss_releases_load_tsv(&rel, releases_file))
+			die("%s", ss_error_last());
+		if (a.repo && ss_releases_index_repo(rel, a.repo))
+			die("%s", ss_error_last());
+	} else if (a.repo) {
+		if (ss_releases_from_repo(&rel, a.repo, glob))
+			die("%s", ss_error_last());
+		if (!ss_releases_count(rel))
+			warning("no release tags in '%s'%s%s", a.repo, glob ? " match " : "",
+				glob ? glob : "");
+	} else {
+		warning("no releases known: give --releases FILE or --repo PATH");
+	}
+
+	for (i = 0; i < nhistory; i++) {
+		cli_source_args ha;
+		const char *spec[1] = { history[i] };
+
+		cli_source_args_init(&ha);
+		ha.opts.with_diff = 0;
+		ha.opts.mask_stable_tags = a.opts.mask_stable_tags;
+		cli_for_each_commit(&ha, spec, 1, index_commit, &run);
+	}
+	if (nspecs) {
+		for (i = 0; i < nw; i++) {
+			if (!valid_prefix(w[i].arg))
+				usage_die(usage, "'%s' is neither a source nor a commit id (4 to 40 hex digits)",
+					  w[i].arg);
+			snprintf(w[i].prefix, sizeof(w[i].prefix), "%s", w[i].arg);
+		}
+		/* only a repository can be blamed, so only then is the diff read */
+		if (!a.repo)
+			a.opts.with_diff = 0;
+		run.select = 1;
+		cli_for_each_commit(&a, specs, nspecs, index_commit, &run);
+	}
+
+	for (i = 0; i < nw; i++) {
+		ss_commit *c = w[i].commit;
+
+		if (nspecs && !w[i].nmatch) {
+			error("no commit '%s' in the sources", w[i].arg);
+			continue;
+		}
+		if (nspecs && w[i].nmatch > 1) {
+			error("commit id '%s' is ambiguous: %d commits match", w[i].arg, w[i].nmatch);
+			continue;
+		}
+		if (!nspecs && !(c = w[i].commit = read_repo_commit(run.h, &a, w[i].arg)))
+			continue;
+		if (i)
+			putchar('\n');
+		explain(run.h, c, rel, a.repo && !no_blame);
+	}
+
+	for (i = 0; i < nw; i++) {
+		int j, shared = 0;
+
+		for (j = 0; j < i; j++)
+			shared |= w[j].commit == w[i].commit;
+		if (!shared)
+			ss_commit_free(w[i].commit);
+	}
+	ss_releases_free(rel);
+	ss_histidx_free(run.h);
+	return ss_had_error ? SS_EXIT_BADINPUT : 0;
+}
