@@ -6,6 +6,7 @@
  * its own options and calls the core.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -188,6 +189,9 @@ int main(int argc, const char **argv)
 	}
 	git_libgit2_init();
 	g_mime_init();
+	/* libgit2 ignores SIGPIPE; like git, end quietly when a pager or
+	 * "| head" stops reading */
+	signal(SIGPIPE, SIG_DFL);
 	rc = cmd->fn(argc - 1, argv + 1);
 	progress_done();
 	g_mime_shutdown();

@@ -58,7 +58,7 @@ static int add_patch(ss_commit *c, git_patch *patch, ss_file *f, size_t *budget)
 		ss_arena_strdup(c->arena, d->new_file.path);
 	if ((d->status != GIT_DELTA_ADDED && !f->old_path) ||
 	    (d->status != GIT_DELTA_DELETED && !f->new_path))
-		return SS_ENOMEM;
+		return ss_error_code(SS_ENOMEM, "out of memory");
 	if (f->binary || !nh)
 		return 0;
 	f->hunks = ss_arena_calloc(c->arena, nh, sizeof(*f->hunks));
@@ -71,7 +71,7 @@ static int add_patch(ss_commit *c, git_patch *patch, ss_file *f, size_t *budget)
 		size_t l, nl, keep;
 
 		if (git_patch_get_hunk(&gh, &nl, patch, h) < 0)
-			return ss_error_set("cannot read hunk: %s", git_error_last()->message);
+			return ss_error_set("cannot read hunk: %s", ss_git_error());
 		hk->old_start = (uint32_t)gh->old_start;
 		hk->old_lines = (uint32_t)gh->old_lines;
 		hk->new_start = (uint32_t)gh->new_start;
@@ -98,7 +98,7 @@ static int add_patch(ss_commit *c, git_patch *patch, ss_file *f, size_t *budget)
 
 			if (git_patch_get_line_in_hunk(&gl, patch, h, l) < 0)
 				return ss_error_set("cannot read diff line: %s",
-						    git_error_last()->message);
+						    ss_git_error());
 			switch (gl->origin) {
 			case GIT_DIFF_LINE_ADDITION:
 				hk->added++;
@@ -152,7 +152,7 @@ int ss_commit_add_diff(ss_commit *c, git_diff *diff, size_t max_lines)
 		int rc;
 
 		if (git_patch_from_diff(&patch, diff, i) < 0)
-			return ss_error_set("cannot diff: %s", git_error_last()->message);
+			return ss_error_set("cannot diff: %s", ss_git_error());
 		if (!patch) /* unmodified or ignored entries */
 			continue;
 		rc = add_patch(c, patch, f, max_lines ? &budget : NULL);
@@ -392,7 +392,7 @@ int ss_commit_parse_patch(ss_commit *c, const char *text, size_t len, size_t max
 
 			return ss_error_code(SS_EINVALID, "cannot parse diff of '%.*s': %s",
 					     (int)((eol ? eol : e) - s - 11), s + 11,
-					     git_error_last() ? git_error_last()->message : "bad patch");
+					     ss_git_error());
 		}
 		if (rc)
 			return rc;

@@ -55,6 +55,7 @@ extern const ss_model_ops ss_keyword_ops;
 extern const ss_model_ops ss_tag_ops;
 extern const ss_model_ops ss_linear_ops;
 extern const ss_model_ops ss_mlp_ops;
+extern const ss_model_ops ss_patchnet_ops;
 
 /* Helpers shared by the kinds. */
 float ss_sigmoid(float z);

@@ -33,8 +33,7 @@ const ss_model_ops *ss_model_ops_of(ss_model_kind kind)
 	case SS_MODEL_MLP:
 		return &ss_mlp_ops;
 	case SS_MODEL_PATCHNET:
-		/* registered here when models/patchnet.c provides its ops */
-		return NULL;
+		return &ss_patchnet_ops;
 	}
 	return NULL;
 }
@@ -64,7 +63,8 @@ int ss_model_kind_parse(ss_model_kind *out, const char *name)
 			*out = (ss_model_kind)k;
 			return 0;
 		}
-	return ss_error_code(SS_ENOTFOUND, "unknown model kind '%s' (keyword, linear, mlp, tag)", name);
+	return ss_error_code(SS_ENOTFOUND, "unknown model kind '%s' (keyword, linear, mlp, patchnet, tag)",
+			     name);
 }
 
 float ss_sigmoid(float z)

@@ -1120,7 +1120,7 @@ static void *worker_main(void *arg)
 		s->err = err;
 		s->msg = err < 0 ? strdup(ss_error_last()) : NULL;
 		s->ready = 1;
-		pthread_cond_broadcast(&src->ready_cond);
+		pthread_cond_signal(&src->ready_cond);  /* only next() waits on it */
 	}
 	pthread_mutex_unlock(&src->lock);
 	return NULL;
@@ -1148,7 +1148,7 @@ static int take(ss_commit **out, int *merge, struct git_source *src)
 	free(s->msg);
 	memset(s, 0, sizeof(*s));
 	src->next++;
-	pthread_cond_broadcast(&src->space_cond);
+	pthread_cond_signal(&src->space_cond);  /* one slot for one worker */
 	pthread_mutex_unlock(&src->lock);
 	return err;
 }

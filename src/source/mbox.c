@@ -375,7 +375,7 @@ static int derive_id(ss_commit *c, const char *message_id, const char *fallback)
 	const char *s = message_id && *message_id ? message_id : fallback;
 
 	if (git_odb_hash(&oid, s, strlen(s), GIT_OBJECT_BLOB) < 0)
-		return ss_error_set("cannot hash message id: %s", git_error_last()->message);
+		return ss_error_set("cannot hash message id: %s", ss_git_error());
 	git_oid_tostr(c->id, sizeof(c->id), &oid);
 	return 0;
 }

@@ -38,7 +38,7 @@ int ss_source_open(ss_source **out, const char *spec, const ss_source_options *o
 	*out = NULL;
 	s = calloc(1, sizeof(*s));
 	if (!s)
-		return SS_ENOMEM;
+		return ss_error_code(SS_ENOMEM, "out of memory");
 	s->opts = opts ? *opts : defaults;
 	if (!spec)
 		spec = s->opts.repo;
@@ -46,7 +46,9 @@ int ss_source_open(ss_source **out, const char *spec, const ss_source_options *o
 		free(s);
 		return ss_error_code(SS_EINVALID, "no source given");
 	}
-	if (ss_source_is_repository(spec))
+	/* --repo PATH is a repository even when it does not exist, so that
+	 * the error says "cannot open repository" */
+	if (ss_source_is_repository(spec) || (s->opts.repo && !strcmp(spec, s->opts.repo)))
 		rc = ss_git_open(&s->impl, &s->ops, strncmp(spec, "git:", 4) ? spec : spec + 4,
 				 &s->opts, &s->stats);
 	else

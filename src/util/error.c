@@ -2,6 +2,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include <git2.h>
+
 #include "error.h"
 
 static _Thread_local char last_error[1024];
@@ -39,4 +41,11 @@ const char *ss_error_last(void)
 void ss_error_clear(void)
 {
 	last_error[0] = '\0';
+}
+
+const char *ss_git_error(void)
+{
+	const git_error *e = git_error_last();
+
+	return e && e->message ? e->message : "unknown libgit2 error";
 }
