@@ -57,7 +57,7 @@ test: deps all tests
 
 asan:
 	$(MAKE) BUILD=build-asan OPT=-O1 \
-	  CFLAGS='-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined -std=c11 -D_GNU_SOURCE -Wall -Wextra -Isrc -pthread' \
+	  CFLAGS='-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined' \
 	  LDFLAGS='-fsanitize=address,undefined' test
 
 bench: all

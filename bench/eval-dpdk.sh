@@ -33,8 +33,8 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
 # labels from the stable tree, checked against the published in_stable
-/usr/bin/time -f '%e %M' -o "$TMP/label.t" "$STABLESEL" label --stable "$STABLE" -o "$OUT/dpdk-labels.tsv"
-LABELS=$OUT/dpdk-labels.tsv
+/usr/bin/time -f '%e %M' -o "$TMP/label.t" "$STABLESEL" label --stable "$STABLE" -o "$TMP/dpdk-labels.tsv"
+LABELS=$TMP/dpdk-labels.tsv
 
 for mode in visible masked; do
 	mask=""
@@ -42,7 +42,7 @@ for mode in visible masked; do
 	# shellcheck disable=SC2086
 	"$STABLESEL" eval $mask --split-date $SPLIT "$MBOX" --labels "$LABELS" \
 		--models "$MODELS" --title "DPDK, tags $mode, split $SPLIT" $EXTRA \
-		--scores "$OUT/eval-dpdk-$mode.scores.tsv" -o "$OUT/eval-dpdk-$mode.txt"
+		-o "$OUT/eval-dpdk-$mode.txt"
 	# shellcheck disable=SC2086
 	"$STABLESEL" eval $mask --split-date $SPLIT "$MBOX" --labels "$LABELS" \
 		--models "$MODELS" --title "DPDK, tags $mode, split $SPLIT" $EXTRA \

@@ -34,7 +34,7 @@ trap 'rm -rf "$TMP"' EXIT
 "$STABLESEL" eval --mask-stable-tags --split-date $SPLIT "$MBOX" --labels "$LABELS" \
 	--label-column stable_tag --models "$MODELS" \
 	--title "Linux tip, label = stable tag (masked), split $SPLIT" $EXTRA \
-	--scores "$OUT/eval-tip-masked.scores.tsv" -o "$OUT/eval-tip-masked.txt"
+	-o "$OUT/eval-tip-masked.txt"
 # shellcheck disable=SC2086
 "$STABLESEL" eval --mask-stable-tags --split-date $SPLIT "$MBOX" --labels "$LABELS" \
 	--label-column stable_tag --models "$MODELS" \

@@ -37,9 +37,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ss_source_options opts = SS_SOURCE_OPTIONS_INIT;
 	ss_source *src = NULL;
 	char path[64];
-	size_t off = 0, n = 0;
+	size_t off = 0, n = 0, stuck = 0, last_messages = (size_t)-1;
 	int fd, rc;
 
+	if (fuzz_skip_known_enabled() &&
+	    (fuzz_known_recount(data, size) || fuzz_known_no_path(data, size)))
+		return 0; /* known bugs 2 and 4 */
 	fd = memfd_create("fuzz-mbox", MFD_CLOEXEC);
 	if (fd < 0)
 		return 0;
@@ -63,8 +66,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (rc == SS_ITEROVER)
 			break;
 		if (rc == SS_ESKIP) {
+			const ss_source_stats *st = ss_source_stats_get(src);
+
 			/* a skip must say why */
 			FUZZ_CHECK(ss_error_last()[0] != '\0');
+			/* and the reader must move on: the same message skipped
+			 * again and again is a hang (known bug 3) */
+			if (st->messages == last_messages && ++stuck >= 100) {
+				if (fuzz_skip_known_enabled())
+					break;
+				__builtin_trap();
+			}
+			if (st->messages != last_messages)
+				stuck = 0;
+			last_messages = st->messages;
 			continue;
 		}
 		if (rc < 0)

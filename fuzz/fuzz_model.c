@@ -80,9 +80,9 @@ static void use_model(ss_model *m)
 	ss_model_info_of(m);
 	ss_model_featurizer(m);
 	ss_model_nweights(m);
-	if (!ss_model_score_commit(m, commit, NULL, &score))
+	if (!ss_model_score_commit(&score, m, commit, NULL))
 		FUZZ_CHECK(!(score < 0.0f) && !(score > 1.0f)); /* NaN passes */
-	if (!ss_model_explain(m, commit, NULL, contrib, 8, &n, 0)) {
+	if (!ss_model_explain(contrib, 8, &n, m, commit, NULL, 0)) {
 		FUZZ_CHECK(n <= 8);
 		for (size_t i = 0; i < n; i++)
 			FUZZ_CHECK(memchr(contrib[i].name, '\0', sizeof(contrib[i].name)));

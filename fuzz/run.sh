@@ -8,9 +8,10 @@
 # its hand-made seeds (fuzz/corpus/<name>), the real seeds cut from
 # ../shared/data (fuzz/seeds.sh -> build-fuzz/seeds/<name>) and the corpus
 # it grew before (build-fuzz/corpus/<name>, where new inputs go).  Crashes
-# land in build-fuzz/artifacts/<name>/.  The last stats line of each run is
+# and hangs land in build-fuzz/artifacts/<name>/ and the run goes on.  The
+# last stats line of each run (execs, cov, ft, oom/timeout/crash counts) is
 # appended to build-fuzz/summary.txt.  Exits 1 when a regression input
-# fails or a run found a crash.
+# fails or a run found a new crash or hang.
 set -u
 secs=${1:-60}
 [ $# -gt 0 ] && shift
@@ -30,23 +31,27 @@ for t in $targets; do
 	mkdir -p build-fuzz/corpus/$t build-fuzz/artifacts/$t build-fuzz/seeds/$t
 	# every regression input must now pass
 	if [ -d fuzz/regressions/$t ] && [ -n "$(ls fuzz/regressions/$t)" ]; then
-		if ! "$f" -runs=0 fuzz/regressions/$t >build-fuzz/$t.regress.log 2>&1; then
+		if ! "$f" -runs=0 -artifact_prefix=build-fuzz/$t.regress- fuzz/regressions/$t \
+		    >build-fuzz/$t.regress.log 2>&1; then
 			echo "run.sh: $t: a regression input fails (build-fuzz/$t.regress.log)"
 			fail=1
 		fi
 	fi
 	[ "$secs" -gt 0 ] || continue
 	echo "run.sh: fuzzing $t for ${secs}s"
-	"$f" -max_total_time="$secs" -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 \
+	# fork mode with one worker: a crash or hang is saved and the run goes
+	# on, so one known bug does not end it
+	before=$(ls build-fuzz/artifacts/$t | wc -l)
+	SS_FUZZ_SKIP_KNOWN=1 "$f" -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
+		-max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
 		-artifact_prefix=build-fuzz/artifacts/$t/ \
 		build-fuzz/corpus/$t fuzz/corpus/$t build-fuzz/seeds/$t \
 		>build-fuzz/$t.log 2>&1
-	rc=$?
-	last=$(grep -E '^#[0-9]+' build-fuzz/$t.log | tail -n 1)
-	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' build-fuzz/$t.log)
-	echo "$(date -u +%FT%TZ) $t ${secs}s execs=$execs rc=$rc $last" | tee -a build-fuzz/summary.txt
-	if [ $rc != 0 ]; then
-		echo "run.sh: $t found a crash: build-fuzz/$t.log, build-fuzz/artifacts/$t/"
+	last=$(grep -E '^#[0-9]+:' build-fuzz/$t.log | tail -n 1)
+	new=$(( $(ls build-fuzz/artifacts/$t | wc -l) - before ))
+	echo "$(date -u +%FT%TZ) $t ${secs}s new-artifacts=$new $last" | tee -a build-fuzz/summary.txt
+	if [ $new != 0 ]; then
+		echo "run.sh: $t: $new new crash/timeout inputs in build-fuzz/artifacts/$t/ (build-fuzz/$t.log)"
 		fail=1
 	fi
 done

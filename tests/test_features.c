@@ -426,7 +426,7 @@ static void test_dataset_matches_commit_vector(void **st)
 	ss_svec_init(&b);
 	for (i = 0; i < 3; i++) {
 		assert_int_equal(ss_dataset_vector(&a, &f, remap, d, i), 0);
-		assert_int_equal(ss_featurizer_vector(&f, c[i], h, &b, NULL), 0);
+		assert_int_equal(ss_featurizer_vector(&b, &f, c[i], h, NULL), 0);
 		assert_int_equal(ss_history_add(h, c[i]), 0);
 		assert_int_equal(a.n, b.n);
 		for (k = 0; k < a.n; k++) {

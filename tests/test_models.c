@@ -190,7 +190,7 @@ static double holdout_f1(ss_model_kind kind, const ss_train_options *o, ss_model
 	size_t i;
 
 	assert_int_equal(ss_model_train(&m, kind, d, idx, NTRAIN, o), 0);
-	assert_int_equal(ss_model_score(m, d, idx + NTRAIN, N - NTRAIN, score), 0);
+	assert_int_equal(ss_model_score(score, m, d, idx + NTRAIN, N - NTRAIN), 0);
 	for (i = 0; i < N - NTRAIN; i++)
 		label[i] = ss_dataset_example(d, NTRAIN + i)->label;
 	assert_int_equal(ss_metrics_compute(&mt, score, label, N - NTRAIN, ss_model_threshold(m)), 0);
@@ -227,15 +227,15 @@ static void test_keyword_and_tag(void **st)
 	assert_int_equal(ss_commit_mask_stable(tag), 0);
 	assert_int_equal(ss_dataset_add(d, tag, 1, 0), 0);
 	assert_int_equal(ss_model_train(&kw, SS_MODEL_KEYWORD, d, idx, 4, &o), 0);
-	assert_int_equal(ss_model_score(kw, d, idx, 4, s), 0);
+	assert_int_equal(ss_model_score(s, kw, d, idx, 4), 0);
 	assert_true(s[0] == 1.0f && s[1] == 1.0f && s[2] == 0.0f && s[3] == 0.0f);
-	assert_int_equal(ss_model_score_commit(kw, bug, NULL, &s[0]), 0);
+	assert_int_equal(ss_model_score_commit(&s[0], kw, bug, NULL), 0);
 	assert_true(s[0] == 1.0f);
 	/* the tag pseudo-model sees the tag even after masking */
 	assert_int_equal(ss_model_train(&tg, SS_MODEL_TAG, d, idx, 4, &o), 0);
-	assert_int_equal(ss_model_score(tg, d, idx, 4, s), 0);
+	assert_int_equal(ss_model_score(s, tg, d, idx, 4), 0);
 	assert_true(s[0] == 0.0f && s[1] == 0.0f && s[2] == 0.0f && s[3] == 1.0f);
-	assert_int_equal(ss_model_score_commit(tg, tag, NULL, &s[0]), 0);
+	assert_int_equal(ss_model_score_commit(&s[0], tg, tag, NULL), 0);
 	assert_true(s[0] == 1.0f);
 	ss_model_free(kw);
 	ss_model_free(tg);
@@ -319,7 +319,7 @@ static void train_scores(ss_model_kind kind, int threads, float *score, size_t n
 	o.threads = threads;
 	o.seed = 42;
 	assert_int_equal(ss_model_train(&m, kind, d, idx, n, &o), 0);
-	assert_int_equal(ss_model_score(m, d, idx, n, score), 0);
+	assert_int_equal(ss_model_score(score, m, d, idx, n), 0);
 	ss_model_free(m);
 	free(idx);
 	ss_dataset_free(d);
@@ -374,11 +374,11 @@ static void save_load_same(ss_model_kind kind)
 	assert_string_equal(ss_model_info_of(l)->params, ss_model_info_of(m)->params);
 	assert_int_equal(ss_model_info_of(l)->n, N);
 	assert_int_equal(ss_model_nweights(l), ss_model_nweights(m));
-	assert_int_equal(ss_model_score(m, d, idx, N, a), 0);
-	assert_int_equal(ss_model_score(l, d, idx, N, b), 0);
+	assert_int_equal(ss_model_score(a, m, d, idx, N), 0);
+	assert_int_equal(ss_model_score(b, l, d, idx, N), 0);
 	assert_memory_equal(a, b, sizeof(a));
-	assert_int_equal(ss_model_score_commit(m, c, NULL, &ca), 0);
-	assert_int_equal(ss_model_score_commit(l, c, NULL, &cb), 0);
+	assert_int_equal(ss_model_score_commit(&ca, m, c, NULL), 0);
+	assert_int_equal(ss_model_score_commit(&cb, l, c, NULL), 0);
 	assert_true(ca == cb);
 	/* a commit scores as its dataset example does */
 	{
@@ -388,7 +388,7 @@ static void save_load_same(ss_model_kind kind)
 
 		assert_int_equal(ss_dataset_new(&one, ss_dataset_options(d)), 0);
 		assert_int_equal(ss_dataset_add(one, c, 1, 0), 0);
-		assert_int_equal(ss_model_score(l, one, &zero, 1, &x), 0);
+		assert_int_equal(ss_model_score(&x, l, one, &zero, 1), 0);
 		assert_true(fabsf(x - ca) < 1e-6f);
 		ss_dataset_free(one);
 	}
@@ -517,7 +517,7 @@ static void test_explain(void **st)
 	quick_mlp(&o);
 	assert_int_equal(ss_model_train(&lin, SS_MODEL_LINEAR, d, idx, N, &o), 0);
 	assert_int_equal(ss_model_train(&mlp, SS_MODEL_MLP, d, idx, N, &o), 0);
-	assert_int_equal(ss_model_explain(lin, c, NULL, top, 5, &n, 1), 0);
+	assert_int_equal(ss_model_explain(top, 5, &n, lin, c, NULL, 1), 0);
 	assert_int_equal(n, 5);
 	for (i = 0; i < n; i++) {
 		assert_true(top[i].contrib > 0);
@@ -529,7 +529,7 @@ static void test_explain(void **st)
 			 !strncmp(top[i].name, "f:drivers", 9) || !strcmp(top[i].name, "word:null");
 	}
 	assert_true(named);
-	assert_int_equal(ss_model_explain(mlp, c, NULL, top, 5, &n, 1), 0);
+	assert_int_equal(ss_model_explain(top, 5, &n, mlp, c, NULL, 1), 0);
 	assert_true(n > 0);
 	assert_true(top[0].contrib > 0);
 	ss_commit_free(c);

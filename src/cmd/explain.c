@@ -50,8 +50,8 @@ static int explain_one(ss_commit *c, void *data)
 			hit = 1;
 		}
 	if (hit) {
-		if (ss_model_score_commit(x->m, c, x->hist, &score) ||
-		    ss_model_explain(x->m, c, x->hist, x->why, x->top, &n, 0))
+		if (ss_model_score_commit(&score, x->m, c, x->hist) ||
+		    ss_model_explain(x->why, x->top, &n, x->m, c, x->hist, 0))
 			die("cannot explain %s: %s", c->id, ss_error_last());
 		printf("commit %s\n%s\nscore %.4f (threshold %.4f): %s\n", c->id, c->subject,
 		       (double)score, (double)ss_model_threshold(x->m),

@@ -39,11 +39,11 @@ static int rank_one(ss_commit *c, void *data)
 	float score;
 	int pick;
 
-	if (ss_model_score_commit(x->m, c, x->hist, &score))
+	if (ss_model_score_commit(&score, x->m, c, x->hist))
 		die("cannot score %s: %s", c->id, ss_error_last());
 	pick = score >= ss_model_threshold(x->m);
 	if (pick && x->want_reasons && x->nreasons &&
-	    ss_model_explain(x->m, c, x->hist, x->why, x->nreasons, &nwhy, 1))
+	    ss_model_explain(x->why, x->nreasons, &nwhy, x->m, c, x->hist, 1))
 		die("cannot explain %s: %s", c->id, ss_error_last());
 	if (ss_ranking_add(x->r, c, score, pick, x->why, nwhy) || ss_history_add(x->hist, c))
 		die("out of memory");

@@ -138,7 +138,7 @@ int ss_eval_run(ss_eval_result *out, const ss_dataset *d, const size_t *train, s
 			goto free_all;
 		row->train_seconds = ss_now() - t0;
 		t0 = ss_now();
-		rc = ss_model_score(m, d, test, ntest, score);
+		rc = ss_model_score(score, m, d, test, ntest);
 		row->predict_seconds = ss_now() - t0;
 		row->rss_kb = ss_peak_rss_kb();
 		row->threshold = ss_model_threshold(m);

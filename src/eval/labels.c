@@ -102,12 +102,14 @@ int ss_labels_from_tsv(ss_labels **out, const char *path, const char *column)
 	int rc;
 
 	*out = NULL;
+	if ((rc = labels_new(&l)))
+		return rc;
 	f = fopen(path, "r");
-	if (!f)
+	if (!f) {
+		ss_labels_free(l);
 		return ss_error_code(errno == ENOENT ? SS_ENOTFOUND : SS_ERROR,
 				     "cannot open labels '%s': %s", path, strerror(errno));
-	if ((rc = labels_new(&l)))
-		goto close_f;
+	}
 	while ((len = getline(&line, &cap, f)) >= 0) {
 		size_t i;
 
@@ -166,7 +168,6 @@ int ss_labels_from_tsv(ss_labels **out, const char *path, const char *column)
 free_l:
 	ss_labels_free(l);
 	free(line);
-close_f:
 	fclose(f);
 	return rc;
 }
@@ -186,34 +187,33 @@ int ss_labels_from_stable(ss_labels **out, const char *const *spec, size_t n, si
 	if ((rc = labels_new(&l)))
 		return rc;
 	if ((rc = ss_label_new(&lab, &lo)))
-		goto free_l;
+		goto free_all;
 	for (i = 0; i < n; i++)
 		if ((rc = ss_label_read(lab, spec[i], skipped)))
-			goto free_lab;
+			goto free_all;
 	/* the labeler's one way out is its TSV; read it back */
 	tmp = tmpfile();
 	if (!tmp) {
 		rc = ss_error_set("cannot create a temporary file: %s", strerror(errno));
-		goto free_lab;
+		goto free_all;
 	}
 	if ((rc = ss_label_write(lab, tmp)))
-		goto free_lab;
+		goto free_all;
 	rewind(tmp);
 	while ((len = getline(&line, &cap, tmp)) >= 0)
 		if (len >= 40 && is_sha(line, 40) && (rc = put(l, line, 1)))
-			goto free_lab;
+			goto free_all;
 	for (i = 0; i < n && used < sizeof(l->describe) - 1; i++)
 		used += (size_t)snprintf(l->describe + used, sizeof(l->describe) - used, "%sstable:%s",
 					 i ? "," : "", spec[i]);
 	*out = l;
 	l = NULL;
 
-free_lab:
+free_all:
 	if (tmp)
 		fclose(tmp);
 	free(line);
 	ss_label_free(lab);
-free_l:
 	ss_labels_free(l);
 	return rc;
 }

@@ -549,7 +549,8 @@ static int extract_code(ss_feat_raw *r, const ss_commit *c, uint32_t groups)
 		size_t distinct = 0;
 		float nf = c->nfiles ? (float)c->nfiles : 1.0f;
 
-		qsort(funcs, nfuncs, sizeof(*funcs), cmp_u64);
+		if (nfuncs)
+			qsort(funcs, nfuncs, sizeof(*funcs), cmp_u64);
 		for (i = 0; i < nfuncs; i++)
 			distinct += !i || funcs[i] != funcs[i - 1];
 		r->dense[SS_F_FILES] = logc((double)c->nfiles);
@@ -931,7 +932,7 @@ size_t ss_featurizer_dim(const ss_featurizer *f)
 	return SS_NDENSE + ss_strmap_count(f->vocab) + ((size_t)1 << f->opts.hash_bits);
 }
 
-int ss_featurizer_map(const ss_featurizer *f, const ss_feat_raw *raw, ss_svec *out)
+int ss_featurizer_map(ss_svec *out, const ss_featurizer *f, const ss_feat_raw *raw)
 {
 	uint32_t hbase = (uint32_t)(SS_NDENSE + ss_strmap_count(f->vocab));
 	uint32_t mask = ((uint32_t)1 << f->opts.hash_bits) - 1;
@@ -957,8 +958,8 @@ int ss_featurizer_map(const ss_featurizer *f, const ss_feat_raw *raw, ss_svec *o
 	return 0;
 }
 
-int ss_featurizer_vector(const ss_featurizer *f, const ss_commit *c, const ss_history *hist,
-			 ss_svec *out, ss_strbuf *names)
+int ss_featurizer_vector(ss_svec *out, const ss_featurizer *f, const ss_commit *c,
+			 const ss_history *hist, ss_strbuf *names)
 {
 	ss_feat_raw raw;
 	int rc;
@@ -967,7 +968,7 @@ int ss_featurizer_vector(const ss_featurizer *f, const ss_commit *c, const ss_hi
 	raw.names = names;
 	rc = ss_feat_extract(&raw, c, hist, &f->opts);
 	if (!rc)
-		rc = ss_featurizer_map(f, &raw, out);
+		rc = ss_featurizer_map(out, f, &raw);
 	ss_feat_raw_release(&raw);
 	return rc;
 }

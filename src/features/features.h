@@ -221,12 +221,12 @@ void ss_featurizer_release(ss_featurizer *f);
 size_t ss_featurizer_dim(const ss_featurizer *f);
 
 /* Map raw features to the final vector (out is reset first). */
-int ss_featurizer_map(const ss_featurizer *f, const ss_feat_raw *raw, ss_svec *out);
+int ss_featurizer_map(ss_svec *out, const ss_featurizer *f, const ss_feat_raw *raw);
 
 /* Extract + map in one go, for scoring one commit (hist as in
  * ss_feat_extract). */
-int ss_featurizer_vector(const ss_featurizer *f, const ss_commit *c, const ss_history *hist,
-			 ss_svec *out, ss_strbuf *names);
+int ss_featurizer_vector(ss_svec *out, const ss_featurizer *f, const ss_commit *c,
+			 const ss_history *hist, ss_strbuf *names);
 
 /*
  * Name of feature index i into sb: a dense name, "word:<w>", or for a

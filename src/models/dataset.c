@@ -179,7 +179,8 @@ int ss_dataset_add(ss_dataset *d, const ss_commit *c, int label, uint8_t part)
 			return rc;
 		w += len + 1;
 	}
-	qsort(d->ids, nids, sizeof(*d->ids), cmp_u32);
+	if (nids)
+		qsort(d->ids, nids, sizeof(*d->ids), cmp_u32);
 	for (i = 0, k = 0; i < nids; i++)
 		if (!k || d->ids[k - 1] != d->ids[i])
 			d->ids[k++] = d->ids[i];
@@ -190,8 +191,10 @@ int ss_dataset_add(ss_dataset *d, const ss_commit *c, int label, uint8_t part)
 		if ((rc = d->ext[i].add(d->ext[i].state, c, d->n)))
 			return rc;
 
-	memcpy(d->pool + d->npool, r->hashed, r->nhashed * sizeof(*r->hashed));
-	memcpy(d->pool + d->npool + r->nhashed, d->ids, nids * sizeof(*d->ids));
+	if (r->nhashed)
+		memcpy(d->pool + d->npool, r->hashed, r->nhashed * sizeof(*r->hashed));
+	if (nids)
+		memcpy(d->pool + d->npool + r->nhashed, d->ids, nids * sizeof(*d->ids));
 	d->npool += r->nhashed + nids;
 	memcpy(d->dense + d->n * SS_NDENSE, r->dense, sizeof(r->dense));
 	d->nhash[d->n] = (uint32_t)r->nhashed;
@@ -261,6 +264,7 @@ int ss_dataset_vocab(ss_featurizer *f, const ss_dataset *d, const size_t *idx, s
 
 	if (!df)
 		return SS_ENOMEM;
+	/* one cleanup below: cand is NULL until allocated */
 	for (i = 0; i < n; i++) {
 		size_t e = idx[i];
 
@@ -269,7 +273,7 @@ int ss_dataset_vocab(ss_featurizer *f, const ss_dataset *d, const size_t *idx, s
 	}
 	cand = malloc((nwords ? nwords : 1) * sizeof(*cand));
 	if (!cand)
-		goto free_df;
+		goto free_counts;
 	for (i = 0; i < nwords; i++)
 		if (df[i] >= f->opts.min_df && df[i] > 0) {
 			cand[ncand].id = (uint32_t)i;
@@ -283,13 +287,12 @@ int ss_dataset_vocab(ss_featurizer *f, const ss_dataset *d, const size_t *idx, s
 		uint32_t id;
 
 		if ((rc = ss_strmap_intern(f->vocab, cand[i].s, strlen(cand[i].s), &id)))
-			goto free_cand;
+			goto free_counts;
 	}
 	rc = 0;
 
-free_cand:
+free_counts:
 	free(cand);
-free_df:
 	free(df);
 	return rc;
 }

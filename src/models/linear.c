@@ -205,7 +205,7 @@ static int linear_train(ss_model *m, const ss_dataset *d, const size_t *fit, siz
 {
 	struct linear *lin = calloc(1, sizeof(*lin));
 	struct grid_job job;
-	struct rows rows;
+	struct rows rows = { NULL, NULL, NULL, 0 };
 	size_t *all = NULL, i, g, best = 0, dim = ss_featurizer_dim(&m->feat);
 	uint8_t *vlabel = NULL;
 	int refit = o->refit < 0 ? 1 : o->refit, rc;
@@ -226,11 +226,11 @@ static int linear_train(ss_model *m, const ss_dataset *d, const size_t *fit, siz
 	memcpy(all + nfit, val, nval * sizeof(*all));
 	for (i = 0; i < nval; i++)
 		vlabel[i] = ss_dataset_example(d, val[i])->label;
+	memset(&job, 0, sizeof(job));
 	set_print_string_function(quiet);
 	if ((rc = rows_build(&rows, m, d, all, nfit + nval)))
 		goto free_all;
 
-	memset(&job, 0, sizeof(job));
 	job.rows = &rows;
 	job.nfit = nfit;
 	job.nval = nval;
@@ -247,21 +247,21 @@ static int linear_train(ss_model *m, const ss_dataset *d, const size_t *fit, siz
 		job.vscore[g] = calloc(nval ? nval : 1, sizeof(float));
 		if (!job.w[g] || !job.vscore[g]) {
 			rc = SS_ENOMEM;
-			goto free_grid;
+			goto free_all;
 		}
 	}
 	if (o->C > 0 || !nval) {
 		double C = o->C > 0 ? o->C : 0.1;
 
 		if ((rc = fit_rows(job.w[0], dim, &rows, nfit, C, job.balance)))
-			goto free_grid;
+			goto free_all;
 		for (i = 0; i < nval; i++)
 			job.vscore[0][i] = ss_sigmoid(dot(job.w[0], dim, rows.x[nfit + i]));
 		snprintf(m->info.params, sizeof(m->info.params), "C=%g", C);
 		best = 0;
 	} else {
 		if ((rc = ss_model_parallel(job.nthreads, grid_worker, &job)))
-			goto free_grid;
+			goto free_all;
 		for (g = 0; g < NGRID; g++) {
 			ss_model_logf(o, "linear: C=%g validation PR-AUC %.4f", grid[g], job.ap[g]);
 			if (job.ap[g] > job.ap[best] + 1e-9)
@@ -274,7 +274,7 @@ static int linear_train(ss_model *m, const ss_dataset *d, const size_t *fit, siz
 		double C = o->C > 0 ? o->C : grid[best];
 
 		if ((rc = fit_rows(lin->w, dim, &rows, nfit + nval, C, job.balance)))
-			goto free_grid;
+			goto free_all;
 		strncat(m->info.params, " refit", sizeof(m->info.params) - strlen(m->info.params) - 1);
 	} else {
 		memcpy(lin->w, job.w[best], (dim + 1) * sizeof(*lin->w));
@@ -283,13 +283,12 @@ static int linear_train(ss_model *m, const ss_dataset *d, const size_t *fit, siz
 		strncat(m->info.params, " balanced", sizeof(m->info.params) - strlen(m->info.params) - 1);
 	rc = 0;
 
-free_grid:
+free_all:
 	for (g = 0; g < NGRID; g++) {
 		free(job.w[g]);
 		free(job.vscore[g]);
 	}
 	rows_free(&rows);
-free_all:
 	free(all);
 	free(vlabel);
 	return rc;
@@ -335,7 +334,7 @@ static int linear_score_commit(const ss_model *m, const ss_commit *c, const ss_h
 	int rc;
 
 	ss_svec_init(&v);
-	rc = ss_featurizer_vector(&m->feat, c, hist, &v, NULL);
+	rc = ss_featurizer_vector(&v, &m->feat, c, hist, NULL);
 	if (!rc)
 		*out = score_vec(m->priv, &v);
 	ss_svec_release(&v);

@@ -735,7 +735,7 @@ static int mlp_score_commit(const ss_model *m, const ss_commit *c, const ss_hist
 	int rc;
 
 	ss_svec_init(&v);
-	if ((rc = ss_featurizer_vector(&m->feat, c, hist, &v, NULL)))
+	if ((rc = ss_featurizer_vector(&v, &m->feat, c, hist, NULL)))
 		goto free_v;
 	scale_vec(net, &v);
 	row[0] = 0;
@@ -882,7 +882,7 @@ int ss_mlp_gradcheck(double *out, ss_model *m, const ss_dataset *d, const size_t
 {
 	struct mlp *net = m->priv;
 	ss_gradcheck_opts go = SS_GRADCHECK_OPTS_INIT;
-	struct worker *w;
+	struct worker *w = NULL;
 	struct csr data;
 	size_t *rows = NULL, i;
 	float *target = NULL, *weight = NULL;
@@ -892,13 +892,13 @@ int ss_mlp_gradcheck(double *out, ss_model *m, const ss_dataset *d, const size_t
 	if ((rc = csr_build(&data, m, d, idx, n)))
 		return rc;
 	if ((rc = team_new(&w, net, 1, 7, 1)))
-		goto free_data;
+		goto free_all;
 	rows = malloc(n * sizeof(*rows));
 	target = malloc(n * sizeof(*target));
 	weight = malloc(n * sizeof(*weight));
 	if (!rows || !target || !weight) {
 		rc = SS_ENOMEM;
-		goto free_team;
+		goto free_all;
 	}
 	for (i = 0; i < n; i++) {
 		rows[i] = i;
@@ -918,12 +918,11 @@ int ss_mlp_gradcheck(double *out, ss_model *m, const ss_dataset *d, const size_t
 	go.eps = 1e-4f;
 	rc = ss_nn_gradcheck(out, gc_loss, &g, net->p->w, net->p->n, NULL, 0, &go);
 
-free_team:
+free_all:
 	free(rows);
 	free(target);
 	free(weight);
 	team_free(w, 1);
-free_data:
 	csr_free(&data);
 	return rc;
 }

@@ -178,12 +178,12 @@ int ss_model_train(ss_model **out, ss_model_kind kind, const ss_dataset *d,
 		return rc;
 	if (!n) {
 		rc = ss_error_code(SS_EINVALID, "no training commits");
-		goto free_model;
+		goto free_all;
 	}
 	order = malloc(n * sizeof(*order));
 	if (!order) {
 		rc = SS_ENOMEM;
-		goto free_model;
+		goto free_all;
 	}
 	memcpy(order, idx, n * sizeof(*order));
 	pthread_mutex_lock(&order_lock);
@@ -197,19 +197,19 @@ int ss_model_train(ss_model **out, ss_model_kind kind, const ss_dataset *d,
 	nfit = n - nval;
 	if (m->ops->uses_features) {
 		if ((rc = ss_featurizer_init(&m->feat, ss_dataset_options(d))))
-			goto free_order;
+			goto free_all;
 		/* the vocabulary comes from training commits only (fit and val) */
 		if ((rc = ss_dataset_vocab(&m->feat, d, order, n)))
-			goto free_order;
+			goto free_all;
 	}
 	vscore = calloc(nval ? nval : 1, sizeof(*vscore));
 	vlabel = calloc(nval ? nval : 1, sizeof(*vlabel));
 	if (!vscore || !vlabel) {
 		rc = SS_ENOMEM;
-		goto free_order;
+		goto free_all;
 	}
 	if ((rc = m->ops->train(m, d, order, nfit, order + nfit, nval, o, vscore)))
-		goto free_order;
+		goto free_all;
 
 	m->info.n = n;
 	m->info.first = ss_dataset_example(d, order[0])->time;
@@ -228,13 +228,13 @@ int ss_model_train(ss_model **out, ss_model_kind kind, const ss_dataset *d,
 		m->threshold = 0.5f;
 	} else if ((rc = ss_metrics_threshold(&m->threshold, vscore, vlabel, nval, o->rule,
 					      o->target, NULL, NULL, NULL))) {
-		goto free_order;
+		goto free_all;
 	}
 	if (nval) {
 		ss_metrics vm;
 
 		if ((rc = ss_metrics_compute(&vm, vscore, vlabel, nval, m->threshold)))
-			goto free_order;
+			goto free_all;
 		m->info.val_f1 = vm.f1;
 		m->info.val_precision = vm.precision;
 		m->info.val_recall = vm.recall;
@@ -247,11 +247,10 @@ int ss_model_train(ss_model **out, ss_model_kind kind, const ss_dataset *d,
 	*out = m;
 	m = NULL;
 
-free_order:
+free_all:
 	free(vscore);
 	free(vlabel);
 	free(order);
-free_model:
 	ss_model_free(m);
 	return rc;
 }
@@ -311,14 +310,14 @@ int ss_model_prepare_dataset(ss_model_kind kind, ss_dataset *d)
 	return ops->prepare_dataset ? ops->prepare_dataset(d) : 0;
 }
 
-int ss_model_score(const ss_model *m, const ss_dataset *d, const size_t *idx, size_t n,
-		   float *out)
+int ss_model_score(float *out, const ss_model *m, const ss_dataset *d, const size_t *idx,
+		   size_t n)
 {
 	return m->ops->score(m, d, idx, n, out);
 }
 
-int ss_model_score_commit(const ss_model *m, const ss_commit *c, const ss_history *hist,
-			  float *out)
+int ss_model_score_commit(float *out, const ss_model *m, const ss_commit *c,
+			  const ss_history *hist)
 {
 	return m->ops->score_commit(m, c, hist, out);
 }
@@ -344,8 +343,8 @@ static int cmp_contrib_pos(const void *a, const void *b)
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
-int ss_model_explain(const ss_model *m, const ss_commit *c, const ss_history *hist,
-		     ss_contrib *out, size_t max, size_t *n, int positive_only)
+int ss_model_explain(ss_contrib *out, size_t max, size_t *n, const ss_model *m,
+		     const ss_commit *c, const ss_history *hist, int positive_only)
 {
 	ss_strbuf names = SS_STRBUF_INIT, name = SS_STRBUF_INIT;
 	ss_contrib *all = NULL;
@@ -358,7 +357,7 @@ int ss_model_explain(const ss_model *m, const ss_commit *c, const ss_history *hi
 	if (!m->ops->uses_features || !m->ops->explain)
 		return 0;
 	ss_svec_init(&x);
-	if ((rc = ss_featurizer_vector(&m->feat, c, hist, &x, &names)))
+	if ((rc = ss_featurizer_vector(&x, &m->feat, c, hist, &names)))
 		goto free_all;
 	contrib = malloc((x.n ? x.n : 1) * sizeof(*contrib));
 	all = malloc((x.n ? x.n : 1) * sizeof(*all));

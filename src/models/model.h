@@ -143,13 +143,13 @@ size_t ss_model_nweights(const ss_model *m);
 int ss_model_prepare_dataset(ss_model_kind kind, ss_dataset *d);
 
 /* Scores of the examples idx[0..n) of d into out[n]. */
-int ss_model_score(const ss_model *m, const ss_dataset *d, const size_t *idx, size_t n,
-		   float *out);
+int ss_model_score(float *out, const ss_model *m, const ss_dataset *d, const size_t *idx,
+		   size_t n);
 
 /* Score of one commit; hist holds the commits before it (may be NULL, see
  * ss_feat_extract); the caller adds c to it afterwards. */
-int ss_model_score_commit(const ss_model *m, const ss_commit *c, const ss_history *hist,
-			  float *out);
+int ss_model_score_commit(float *out, const ss_model *m, const ss_commit *c,
+			  const ss_history *hist);
 
 /* One feature's share of a commit's score, in logit units. */
 typedef struct {
@@ -165,8 +165,8 @@ typedef struct {
  * weight * value; mlp: the logit drop when the feature is removed.
  * Kinds without features give *n = 0.
  */
-int ss_model_explain(const ss_model *m, const ss_commit *c, const ss_history *hist,
-		     ss_contrib *out, size_t max, size_t *n, int positive_only);
+int ss_model_explain(ss_contrib *out, size_t max, size_t *n, const ss_model *m,
+		     const ss_commit *c, const ss_history *hist, int positive_only);
 
 /* Write the model file (temporary file + rename). */
 int ss_model_save(const ss_model *m, const char *path);

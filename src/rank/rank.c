@@ -101,7 +101,8 @@ static int cmp_rows(const void *a, const void *b)
 
 void ss_ranking_sort(ss_ranking *r)
 {
-	qsort(r->rows, r->n, sizeof(*r->rows), cmp_rows);
+	if (r->n)
+		qsort(r->rows, r->n, sizeof(*r->rows), cmp_rows);
 }
 
 size_t ss_ranking_count(const ss_ranking *r)
