@@ -50,6 +50,9 @@ $(BUILD)/tests/%: tests/%.c tests/testutil.h $(BUILD)/libstablesel.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SS_CFLAGS) $(PKG_CFLAGS) -Itests -o $@ $< $(BUILD)/libstablesel.a $(LIBS) $(TEST_LIBS) $(LDFLAGS)
 
+# the embedded model is .incbin'd: rebuild when it changes
+$(BUILD)/src/models/default_model.o: $(wildcard models/default.model)
+
 tests: $(TEST_BIN)
 
 test: deps all tests

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "atomic.h"
@@ -37,6 +38,13 @@ int ss_atomic_open(ss_atomic **out, const char *path)
 	if (fd < 0) {
 		ss_error_set("cannot create '%s': %s", a->tmp, strerror(errno));
 		goto free_a;
+	}
+	/* mkstemp creates 0600; give the file the mode a plain fopen would */
+	{
+		mode_t mask = umask(0);
+
+		umask(mask);
+		fchmod(fd, 0666 & ~mask);
 	}
 	a->f = fdopen(fd, "w");
 	if (!a->f) {
