@@ -69,5 +69,6 @@ int cmd_eval(int argc, const char **argv);
 int cmd_rank(int argc, const char **argv);
 int cmd_explain(int argc, const char **argv);
 int cmd_origin(int argc, const char **argv);
+int cmd_report(int argc, const char **argv);
 
 #endif

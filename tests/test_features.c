@@ -1,8 +1,11 @@
 /*
  * test_features.c - features of hand-made commits: code constructs in
  * added and removed lines, code metrics, paths, people and bots, trailers
- * and masking, words and subsystem prefixes, the vocabulary choice, and the
- * agreement of the streaming (dataset) and direct (commit) vectors.
+ * and masking, words and subsystem prefixes, the vocabulary choice, the
+ * agreement of the streaming (dataset) and direct (commit) vectors, and
+ * the bug's history as features see it (src/history through
+ * features/history.h): targets, releases by stream order and from a
+ * releases file, fixes of fixes, reverts of released commits, no future.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,11 +17,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <git2.h>
 
+#include "testutil.h"
+
 #include "commit/commit.h"
 #include "features/features.h"
+#include "source/source.h"
 #include "models/dataset.h"
 
 /* ---- hand-made commits (built as a source builds them) ---------------- */
@@ -480,23 +487,42 @@ static void test_history(void **st)
 	ss_commit *fix_unknown = tc_commit("ffffffffffff1111111111111111111111111111", "x@y", t0 + 230 * day,
 					   "lib: fix\n\nx\n\nFixes: 0123456789ab (\"x\")\n", &old, 1);
 	ss_commit *rc1 = tc_commit("1", "x@y", 1, "version: 21.05-rc1\n", NULL, 0);
+	ss_histidx_commit hc;
+	ss_histidx_facts f;
+	ss_strbuf names = SS_STRBUF_INIT;
 	ss_history *h;
 	ss_feat_raw r;
 
 	(void)st;
+	/* positions in one (unnamed) source, as a reader numbers them */
+	a->index = 0;
+	rel->index = 1;
+	b->index = 2;
+	fix_old->index = fix_young->index = fix_unknown->index = 3;
 	assert_true(ss_history_is_release(rel));
 	assert_false(ss_history_is_release(rc1));
 	assert_int_equal(ss_history_new(&h), 0);
 	assert_int_equal(ss_history_add(h, a), 0);
 	assert_int_equal(ss_history_add(h, rel), 0);
 	assert_int_equal(ss_history_add(h, b), 0);
-	assert_true(ss_history_time(h, "AAAAAAAAAAAA", 12) == t0);
-	assert_true(ss_history_time(h, "ccccccc", 7) == t0 + 200 * day);
-	assert_true(ss_history_time(h, "0123456", 7) == -1);
-	assert_true(ss_history_release_before(h, t0 + 150 * day) == t0 + 100 * day);
-	assert_true(ss_history_release_before(h, t0) == -1);
-	assert_int_equal(ss_history_releases_between(h, t0, t0 + 400 * day), 1);
+	assert_int_equal(ss_history_count(h), 3);
+	assert_int_equal(ss_histidx_lookup_prefix(&hc, 1, ss_history_index(h), "AAAAAAAAAAAA"), 1);
+	assert_true(hc.time == t0);
+	assert_int_equal(ss_histidx_lookup_prefix(&hc, 1, ss_history_index(h), "ccccccc"), 1);
+	assert_true(hc.time == t0 + 200 * day);
+	assert_int_equal(ss_histidx_lookup_prefix(&hc, 1, ss_history_index(h), "0123456"), 0);
+	/* the release commit of the stream is its one release */
+	assert_int_equal(ss_releases_count(ss_history_releases(h)), 1);
+	assert_string_equal(ss_releases_get(ss_history_releases(h), 0)->tag, "21.02.0");
+	assert_true(ss_releases_get(ss_history_releases(h), 0)->time == t0 + 100 * day);
 	assert_true(ss_history_path_time(h, "lib/young.c") == t0 + 200 * day);
+	/* the facts the features come from: one call per commit */
+	assert_int_equal(ss_history_facts(&f, h, fix_old), 0);
+	assert_true(f.target_found && f.released_before_fix);
+	assert_int_equal(f.releases_since, 1);
+	assert_string_equal(f.first_release_tag, "21.02.0");
+	assert_true(f.age_days == 400.0);
+	assert_false(f.fix_of_fix);
 
 	ss_feat_raw_init(&r);
 	/* a 400-day-old target across one release, in a 400-day-old file */
@@ -506,6 +532,13 @@ static void test_history(void **st)
 	assert_true(dense(&r, SS_F_FIX_GT365) == 1 && dense(&r, SS_F_FIX_LT90) == 0);
 	assert_true(dense(&r, SS_F_FIX_REL1) == 1 && dense(&r, SS_F_FIX_REL0) == 0);
 	assert_count(&r, SS_F_FILE_AGE_MIN, 400);
+	/* the release line the bug shipped in ("02" of 21.02.0) */
+	ss_feat_raw_reset(&r);
+	r.names = &names;
+	assert_int_equal(ss_feat_extract(&r, fix_old, h, &o), 0);
+	assert_non_null(strstr(names.buf, "\tr:02\n"));
+	assert_null(strstr(names.buf, "\th:"));
+	r.names = NULL;
 	assert_true(dense(&r, SS_F_FILES_NEW365) == 0);
 	/* a 30-day-old target by 7-digit id, never released, in a young file */
 	assert_int_equal(ss_feat_extract(&r, fix_young, h, &o), 0);
@@ -521,6 +554,7 @@ static void test_history(void **st)
 	assert_int_equal(ss_feat_extract(&r, fix_old, NULL, &o), 0);
 	assert_true(dense(&r, SS_F_FIX_UNKNOWN) == 1 && dense(&r, SS_F_FIX_REL2) == 0);
 	ss_feat_raw_release(&r);
+	ss_strbuf_release(&names);
 	ss_history_free(h);
 	ss_commit_free(a);
 	ss_commit_free(rel);
@@ -529,6 +563,270 @@ static void test_history(void **st)
 	ss_commit_free(fix_young);
 	ss_commit_free(fix_unknown);
 	ss_commit_free(rc1);
+}
+
+/* A commit of the mail source "m.mbox" at position index. */
+static ss_commit *tc_mail(const char *id, size_t index, long long time, const char *msg)
+{
+	ss_commit *c = tc_commit(id, "x@y", time, msg, NULL, 0);
+
+	c->source = "m.mbox";
+	c->index = index;
+	return c;
+}
+
+static void test_history_order_releases_and_kinds(void **st)
+{
+	const long long day = 86400, t0 = 1600000000;
+	const char *ida = "a000000000000000000000000000000000000001";
+	const char *idr = "b000000000000000000000000000000000000002";
+	ss_commit *c[7];
+	char tsv[] = "/tmp/test_features_releases_XXXXXX";
+	ss_feat_options o = SS_FEAT_OPTIONS_INIT;
+	ss_strbuf names = SS_STRBUF_INIT;
+	ss_histidx_facts f;
+	ss_history *h;
+	ss_feat_raw r;
+	FILE *fp;
+	int fd;
+	size_t i;
+
+	(void)st;
+	fd = mkstemp(tsv);
+	assert_true(fd >= 0);
+	fp = fdopen(fd, "w");
+	assert_non_null(fp);
+	/* v21.11 is the release commit of the stream; v22.02 comes after
+	 * every commit here and must never count */
+	fprintf(fp, "tag\tsha\tdate\nv21.11\t%s\t%lld\nv22.02-rc1\t%s\t%lld\n"
+		"v22.02\tc000000000000000000000000000000000000003\t%lld\n",
+		idr, t0 + 100 * day, idr, t0 + 350 * day, t0 + 400 * day);
+	fclose(fp);
+
+	c[0] = tc_mail(ida, 0, t0, "lib: add foo\n\nx\n");
+	c[1] = tc_mail("a100000000000000000000000000000000000004", 1, t0 + 10 * day,
+		       "lib: fix foo\n\nx\n\nFixes: a00000000000 (\"lib: add foo\")\n");
+	c[2] = tc_mail(idr, 2, t0 + 100 * day, "version: 21.11.0\n\nx\n");
+	/* authored before the release date, but after it in the stream */
+	c[3] = tc_mail("d000000000000000000000000000000000000005", 3, t0 + 90 * day,
+		       "lib: fix foo again\n\nx\n\nFixes: a00000000000 (\"lib: add foo\")\n");
+	c[4] = tc_mail("e000000000000000000000000000000000000006", 4, t0 + 150 * day,
+		       "lib: fix the fix\n\nx\n\nFixes: a1000000000 (\"lib: fix foo\")\n");
+	c[5] = tc_mail("f000000000000000000000000000000000000007", 5, t0 + 200 * day,
+		       "Revert \"lib: add foo\"\n\nThis reverts commit a000000000000000000000000000000000000001.\n");
+	c[6] = tc_mail("f100000000000000000000000000000000000008", 6, t0 + 300 * day,
+		       "lib: fix bar\n\nx\n\nFixes: f0000000000 (\"Revert \\\"lib: add foo\\\"\")\n");
+
+	assert_int_equal(ss_history_new(&h), 0);
+	assert_int_equal(ss_history_load_releases(h, tsv, NULL, NULL), 0);
+	assert_int_equal(ss_releases_count(ss_history_releases(h)), 2); /* no -rc */
+	ss_feat_raw_init(&r);
+	r.names = &names;
+	for (i = 0; i < 7; i++) {
+		assert_int_equal(ss_history_facts(&f, h, c[i]), 0);
+		assert_int_equal(ss_feat_extract(&r, c[i], h, &o), 0);
+		/* v22.02 is after every commit: never a release before a fix */
+		assert_true(f.releases_before_fix <= 1 && f.last_release_before_fix <= 0);
+		switch (i) {
+		case 1: /* a 10-day-old bug, no release yet */
+			assert_true(f.target_found && !f.released_before_fix);
+			assert_int_equal(f.releases_before_fix, 0);
+			assert_true(dense(&r, SS_F_FIX_LT90) == 1);
+			assert_true(dense(&r, SS_F_FIX_REL0) == 0); /* no release seen at all */
+			break;
+		case 3: /* by order, the bug shipped in v21.11 */
+			assert_true(f.target_found && f.released_before_fix);
+			assert_int_equal(f.method, SS_RELEASE_ORDER);
+			assert_string_equal(f.first_release_tag, "v21.11");
+			assert_true(dense(&r, SS_F_FIX_REL1) == 1 && dense(&r, SS_F_FIX_REL0) == 0);
+			assert_non_null(strstr(names.buf, "\tr:11\n"));
+			break;
+		case 4: /* a fix of a fix that shipped */
+			assert_true(f.fix_of_fix && f.released_before_fix);
+			assert_non_null(strstr(names.buf, "\th:fix_of_fix\n"));
+			assert_null(strstr(names.buf, "\th:revert_of_released\n"));
+			break;
+		case 5: /* the revert of a released commit */
+			assert_true(f.revert_of_released && !f.fix_of_fix);
+			assert_non_null(strstr(names.buf, "\th:revert_of_released\n"));
+			break;
+		case 6: /* its target came after the only past release */
+			assert_true(f.target_found && !f.released_before_fix);
+			assert_int_equal(f.releases_before_fix, 1);
+			assert_true(dense(&r, SS_F_FIX_REL0) == 1);
+			assert_null(strstr(names.buf, "\tr:"));
+			break;
+		default:
+			assert_int_equal(f.ntargets, 0);
+			assert_true(dense(&r, SS_F_FIX_FOUND) == 0 && dense(&r, SS_F_FIX_UNKNOWN) == 0);
+		}
+		assert_int_equal(ss_history_add(h, c[i]), 0);
+	}
+	/* with the releases file, the stream's release commit adds none */
+	assert_int_equal(ss_releases_count(ss_history_releases(h)), 2);
+	ss_feat_raw_release(&r);
+	ss_strbuf_release(&names);
+	ss_history_free(h);
+	for (i = 0; i < 7; i++)
+		ss_commit_free(c[i]);
+	unlink(tsv);
+}
+
+/* The index stays right when look-ups and adds alternate (it sorts in
+ * steps) and when the same id comes twice (the first copy wins). */
+static void test_history_index_streaming(void **st)
+{
+	enum { N = 3000 };
+	static char ids[N][41];
+	ss_histidx_commit hc[16];
+	ss_history *h;
+	size_t i;
+
+	(void)st;
+	assert_int_equal(ss_history_new(&h), 0);
+	for (i = 0; i < N; i++) {
+		uint32_t x = (uint32_t)(i * 2654435761u);
+		ss_commit *c;
+
+		snprintf(ids[i], sizeof(ids[i]), "%08x%032zx", x, i);
+		c = tc_commit(ids[i], "x@y", 1000 + (long long)i, i % 2 ? "odd\n" : "even\n", NULL, 0);
+		/* not there before it is added, there right after */
+		assert_int_equal(ss_histidx_lookup_prefix(hc, 16, ss_history_index(h), ids[i]), 0);
+		assert_int_equal(ss_history_add(h, c), 0);
+		ss_commit_free(c);
+		assert_int_equal(ss_histidx_lookup_prefix(hc, 16, ss_history_index(h), ids[i]), 1);
+		assert_true(hc[0].time == 1000 + (long long)i);
+		assert_int_equal(ss_histidx_lookup_prefix(hc, 16, ss_history_index(h), ids[i / 2]), 1);
+		assert_string_equal(hc[0].id, ids[i / 2]);
+		if (i == 100) {
+			/* a second copy of commit 7 (odd) as "even" */
+			c = tc_commit(ids[7], "x@y", 5, "even\n", NULL, 0);
+			assert_int_equal(ss_history_add(h, c), 0);
+			ss_commit_free(c);
+		}
+		if (i >= 100 && i % 97 == 0) {
+			assert_int_equal(ss_histidx_lookup_prefix(hc, 16, ss_history_index(h), ids[7]), 1);
+			assert_string_equal(hc[0].subject, "odd");
+		}
+	}
+	/* an abbreviated id shared by ids 0 and 1 (both "00000000..."/"9e3779b1...") */
+	assert_int_equal(ss_histidx_lookup_prefix(hc, 16, ss_history_index(h), "0000"), 1);
+	/* a 4-digit prefix matches several, listed in id order */
+	{
+		int n = ss_histidx_lookup_prefix(hc, 16, ss_history_index(h), "ff");
+		size_t k, expect = 0;
+
+		assert_true(n < 0); /* 2 digits: not an id */
+		n = ss_histidx_lookup_prefix(hc, 16, ss_history_index(h), "fff0");
+		for (k = 0; k < N; k++)
+			expect += !strncmp(ids[k], "fff0", 4);
+		assert_int_equal(n, (int)expect);
+		for (k = 1; k < (size_t)n && k < 16; k++)
+			assert_true(strcmp(hc[k - 1].id, hc[k].id) < 0);
+	}
+	assert_int_equal(ss_histidx_count(ss_history_index(h)), N);
+	assert_int_equal(ss_histidx_lookup_prefix(hc, 16, ss_history_index(h), ids[7]), 1);
+	assert_string_equal(hc[0].subject, "odd");
+	ss_history_free(h);
+}
+
+/* With a repository's tags, the graph decides, but a release tagged after
+ * the fix was committed (while the fix waited on a branch) is the fix's
+ * future: it only counts once its commit came earlier in the stream. */
+static const char graph_script[] =
+	"set -eu\n"
+	"cd \"$1\"\n"
+	"GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null\n"
+	"export GIT_CONFIG_NOSYSTEM GIT_CONFIG_GLOBAL\n"
+	"unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE 2>/dev/null || true\n"
+	"GIT_AUTHOR_NAME=Ann GIT_AUTHOR_EMAIL=ann@example.org\n"
+	"GIT_COMMITTER_NAME=Ann GIT_COMMITTER_EMAIL=ann@example.org\n"
+	"export GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL\n"
+	"at() {\n"
+	"  GIT_AUTHOR_DATE=\"$((1700000000 + $1 * 86400)) +0000\"\n"
+	"  GIT_COMMITTER_DATE=$GIT_AUTHOR_DATE\n"
+	"  export GIT_AUTHOR_DATE GIT_COMMITTER_DATE\n"
+	"}\n"
+	"cm() { git commit -q --no-verify \"$@\"; }\n"
+	"git -c init.defaultBranch=main init -q .\n"
+	"git config commit.gpgsign false\n"
+	"git config tag.gpgsign false\n"
+	"echo a >a.c; git add -A; at 0; cm -m 'lib: add foo'\n"
+	"A=$(git rev-parse HEAD | cut -c1-12)\n"
+	"git checkout -q -b topic\n"
+	"echo b >>a.c; git add -A; at 5; cm -m 'lib: fix foo' -m \"Fixes: $A (\\\"lib: add foo\\\")\"\n"
+	"git checkout -q main\n"
+	"echo r >NEWS; git add -A; at 10; cm -m 'release 1.0'; git tag v1.0\n"
+	"at 20; git merge -q --no-ff -m 'Merge topic' topic\n"
+	"echo c >>a.c; git add -A; at 25; cm -m 'lib: fix foo later' -m \"Fixes: $A (\\\"lib: add foo\\\")\"\n"
+	"echo s >>NEWS; git add -A; at 30; cm -m 'release 2.0'; git tag v2.0\n";
+
+static const ss_commit *graph_commit(ss_commit **c, size_t n, const char *subject)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(c[i]->subject, subject))
+			return c[i];
+	fail_msg("no commit '%s'", subject);
+	return NULL;
+}
+
+static void test_history_graph_no_future(void **st)
+{
+	ss_source_options so = SS_SOURCE_OPTIONS_INIT;
+	ss_histidx_resolve_options ro = SS_HISTIDX_RESOLVE_OPTIONS_INIT;
+	char *tmp = test_tmpdir(), repo[600], path[700];
+	ss_commit *c[16], *one;
+	const ss_commit *fix, *late;
+	ss_histidx_facts f;
+	ss_source *src;
+	ss_history *h;
+	size_t n = 0, i;
+
+	(void)st;
+	snprintf(repo, sizeof(repo), "%s/repo", tmp);
+	snprintf(path, sizeof(path), "%s/make-repo.sh", tmp);
+	test_write_file(path, graph_script, strlen(graph_script));
+	assert_int_equal(test_run("mkdir '%s' && sh '%s' '%s' >'%s/log' 2>&1", repo, path, repo, tmp), 0);
+	assert_int_equal(ss_source_open(&src, repo, &so), 0);
+	while (n < 16 && !ss_source_next(&one, src))
+		c[n++] = one;
+	ss_source_free(src);
+	assert_int_equal(n, 5); /* merges are not read */
+	fix = graph_commit(c, n, "lib: fix foo");
+	late = graph_commit(c, n, "lib: fix foo later");
+
+	assert_int_equal(ss_history_new(&h), 0);
+	assert_int_equal(ss_history_load_releases(h, NULL, repo, NULL), 0);
+	assert_int_equal(ss_releases_count(ss_history_releases(h)), 2);
+	assert_true(ss_releases_has_graph(ss_history_releases(h)));
+	assert_int_equal(ss_history_add(h, graph_commit(c, n, "lib: add foo")), 0);
+	/* the graph alone says v1.0 came before the fix ... */
+	assert_int_equal(ss_histidx_resolve(&f, ss_history_index(h), fix, ss_history_releases(h), &ro), 0);
+	assert_true(f.target_found && f.released_before_fix);
+	assert_int_equal(f.method, SS_RELEASE_GRAPH);
+	/* ... but v1.0 was tagged after the fix was committed */
+	assert_int_equal(ss_history_facts(&f, h, fix), 0);
+	assert_true(f.target_found && !f.released_before_fix);
+	assert_int_equal(f.releases_before_fix, 0);
+	/* once the release commit came earlier in the stream, it counts */
+	assert_int_equal(ss_history_add(h, graph_commit(c, n, "release 1.0")), 0);
+	assert_int_equal(ss_history_facts(&f, h, fix), 0);
+	assert_true(f.released_before_fix);
+	assert_string_equal(f.first_release_tag, "v1.0");
+	assert_int_equal(ss_history_add(h, fix), 0);
+	/* a later fix: v1.0 is in its past, v2.0 in its future */
+	assert_int_equal(ss_history_facts(&f, h, late), 0);
+	assert_true(f.released_before_fix);
+	assert_int_equal(f.releases_since, 1);
+	assert_int_equal(f.releases_before_fix, 1);
+	assert_int_equal(f.method, SS_RELEASE_GRAPH);
+	ss_history_free(h);
+	for (i = 0; i < n; i++)
+		ss_commit_free(c[i]);
+	test_run("rm -rf '%s'", tmp);
+	free(tmp);
 }
 
 static void test_groups_can_be_disabled(void **st)
@@ -563,6 +861,9 @@ int main(void)
 		cmocka_unit_test(test_words),
 		cmocka_unit_test(test_dataset_matches_commit_vector),
 		cmocka_unit_test(test_history),
+		cmocka_unit_test(test_history_order_releases_and_kinds),
+		cmocka_unit_test(test_history_index_streaming),
+		cmocka_unit_test(test_history_graph_no_future),
 		cmocka_unit_test(test_groups_can_be_disabled),
 	};
 

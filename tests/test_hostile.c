@@ -28,6 +28,7 @@
 #include <gmime/gmime.h>
 #include <zstd.h>
 
+#include "commit/commit.h"
 #include "commit/diff.h"
 #include "source/source.h"
 #include "util/error.h"
@@ -114,14 +115,17 @@ static size_t count_lines(const char *s)
 	return n;
 }
 
+/* Occurrences of what in s.  By hand: ASan's strstr() interceptor reads
+ * the whole rest of s on every call, quadratic on a 9 MB output. */
 static size_t count_str(const char *s, const char *what)
 {
 	size_t n = 0, k = strlen(what);
 
-	while ((s = strstr(s, what))) {
-		n++;
-		s += k;
-	}
+	for (; *s; s++)
+		if (*s == *what && !strncmp(s, what, k)) {
+			n++;
+			s += k - 1;
+		}
 	return n;
 }
 
@@ -526,6 +530,7 @@ static void test_known_bug_nul_in_body(void **state)
 	read_source(&cs, "nul.mbox", NULL);
 	assert_int_equal(cs.rc, SS_ITEROVER);
 	assert_int_equal(cs.n + cs.skipped, 2);
+	assert_true(cs.n > 0);
 	assert_string_equal(cs.c[cs.n - 1]->subject, "after");
 	if (cs.n == 2) {
 		const ss_commit *c = cs.c[0];
@@ -667,21 +672,33 @@ static int have_git(void)
 	return test_run("git --version >/dev/null 2>&1") == 0;
 }
 
+/* Run a git set-up script in tmp; its stderr is shown when it fails. */
+static void git_setup(const char *script)
+{
+	int rc = test_run("cd '%s' && export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null && "
+			  "(%s) 2>git.err", tmp, script);
+
+	if (rc) {
+		char *e = slurp("git.err", NULL);
+
+		print_message("git set-up failed (%d): %s\n", rc, e);
+		free(e);
+	}
+	assert_int_equal(rc, 0);
+}
+
 /* A repository of four commits (root, add f1.c, add f2.c, add f3.c); the
  * blob of f2.c is deleted from .git/objects.  Returns the blob's id. */
 static char *damaged_repo(void)
 {
 	char *out;
 
-	assert_int_equal(test_run(
-		"cd '%s' && export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null && "
-		"git init -q repo && cd repo && "
-		"git -c user.name=A -c user.email=a@x commit -q --allow-empty -m root && "
-		"for i in 1 2 3; do echo \"content $i\" > f$i.c && git add f$i.c && "
-		"git -c user.name=A -c user.email=a@x commit -q -m \"add f$i\" || exit 1; done && "
-		"b=$(git rev-parse HEAD~1:f2.c) && echo $b > ../blob && "
-		"rm -f .git/objects/$(echo $b | cut -c1-2)/$(echo $b | cut -c3-)",
-		tmp), 0);
+	git_setup("git init -q repo && cd repo && "
+		  "git -c user.name=A -c user.email=a@x commit -q --allow-empty -m root && "
+		  "for i in 1 2 3; do echo \"content $i\" > f$i.c && git add f$i.c && "
+		  "git -c user.name=A -c user.email=a@x commit -q -m \"add f$i\" || exit 1; done && "
+		  "b=$(git rev-parse HEAD~1:f2.c) && echo $b > ../blob && "
+		  "rm -f .git/objects/$(echo $b | cut -c1-2)/$(echo $b | cut -c3-)");
 	out = slurp("blob", NULL);
 	out[strcspn(out, "\n")] = '\0';
 	assert_int_equal(strlen(out), 40);
@@ -750,10 +767,8 @@ static void test_empty_revision_range(void **state)
 		printf("SKIP: git not found\n");
 		skip();
 	}
-	assert_int_equal(test_run("cd '%s' && export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null && "
-				  "git init -q empty && cd empty && echo a > a && git add a && "
-				  "git -c user.name=A -c user.email=a@x commit -q -m one",
-				  tmp), 0);
+	git_setup("git init -q empty && cd empty && echo a > a && git add a && "
+		  "git -c user.name=A -c user.email=a@x commit -q -m one");
 	assert_int_equal(run_ss(NULL, 20, "log --repo '%s/empty' --rev HEAD..HEAD", tmp), 0);
 	out = slurp("out", NULL);
 	assert_string_equal(out, "");
@@ -881,18 +896,77 @@ static void test_known_bug_file_without_path(void **state)
  * block leaks (LeakSanitizer: 1 byte from git_message_trailers,
  * commit.c:199).  Detected under make asan only.
  */
+/*
+ * KNOWN BUG 10 (src/commit/commit.c, find_stable_at): a "\r" right before
+ * "stable@" is no address boundary (the set is " \t<,;:\"'("), so
+ * "Cc:\rstable@vger.kernel.org" is neither a stable tag nor masked; and
+ * masking is not idempotent: "stable@ot\n\rstable@o" masks to "stable@o"
+ * (set_message dropped the "\r"), which a second masking removes.
+ */
+static void test_known_bug_mask_cr(void **state)
+{
+	static const char tagged[] = "subject\n\nbody\n\nCc:\rstable@vger.kernel.org\n"
+				     "Signed-off-by: A <a@example.com>\n";
+	static const char fuzzed[] = "\n\n\rstable@ot\n\rstable@o";
+	ss_commit *c = ss_commit_new();
+	char *once;
+
+	(void)state;
+	KNOWN_BUG();
+	assert_non_null(c);
+	assert_int_equal(ss_commit_set_message(c, fuzzed, sizeof(fuzzed) - 1), 0);
+	assert_int_equal(ss_commit_mask_stable(c), 0);
+	once = strdup(c->message);
+	assert_int_equal(ss_commit_mask_stable(c), 0);
+	assert_string_equal(c->message, once);
+	free(once);
+	ss_commit_free(c);
+
+	c = ss_commit_new();
+	assert_int_equal(ss_commit_set_message(c, tagged, sizeof(tagged) - 1), 0);
+	assert_true(ss_commit_has_stable_tag(c));
+	assert_int_equal(ss_commit_mask_stable(c), 0);
+	assert_null(strstr(c->message, "stable@"));
+	ss_commit_free(c);
+}
+
+/* Under ASan/LSan (make asan), a leak check of the child's heap. */
+extern int __lsan_do_recoverable_leak_check(void) __attribute__((weak));
+
+static void read_leak_mbox(const void *arg)
+{
+	ss_source_options opts = SS_SOURCE_OPTIONS_INIT;
+	ss_source *src;
+	ss_commit *c;
+	int rc, calls = 0;
+
+	if (ss_source_open(&src, arg, &opts))
+		_exit(2);
+	while ((rc = ss_source_next(&c, src)) != SS_ITEROVER && ++calls < 1000) {
+		if (rc == 0)
+			ss_commit_free(c);
+		else if (rc != SS_ESKIP)
+			break;
+	}
+	ss_source_free(src);
+	if (__lsan_do_recoverable_leak_check && __lsan_do_recoverable_leak_check())
+		_exit(1);
+}
+
+/* First in the suite, so that the child's heap holds no leftovers of
+ * failed tests. */
 static void test_known_bug_trailer_leak(void **state)
 {
 	static const char leak[] = "From mboxrd@z\n\nP\n\n---: -\ndiff --git ";
 	FILE *f = create("leak.mbox");
-	commits cs;
+	char *p = path_of("leak.mbox");
 
 	(void)state;
 	KNOWN_BUG();
 	fputs(leak, f);
 	close_file(f);
-	read_source(&cs, "leak.mbox", NULL);
-	free_commits(&cs);
+	assert_int_equal(in_child(read_leak_mbox, p), 0);
+	free(p);
 }
 
 /* ---- atomic output under SIGKILL -------------------------------------- */
@@ -974,13 +1048,27 @@ static void test_kill_mid_write(void **state)
 	char *argv_old[] = { (char *)bin(), "label", "--stable", in_old, "-o", out, NULL };
 	char *argv_new[] = { (char *)bin(), "label", "--stable", in_new, "-o", out, NULL };
 	size_t old_len = 0, new_len = 0, got_len = 0;
-	int i, st, n_old = 0, n_new = 0, n_absent = 0, temps;
+	int i, n, st, n_old = 0, n_new = 0, n_absent = 0, temps, rounds;
 	double t0, full;
 	pid_t pid;
 
 	(void)state;
-	write_stable_mbox("old.mbox", 2000, 0x01010101u);
-	write_stable_mbox("new.mbox", 20000, 0x02020202u);
+	/* the old output from 1,000 backports; the new one from as many as
+	 * a run reads in about half a second (20,000 here, fewer under ASan),
+	 * so that the kills can land in every phase */
+	write_stable_mbox("old.mbox", 1000, 0x01010101u);
+	pid = spawn(argv_old);
+	t0 = now_s();
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	full = now_s() - t0;
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	want_old = test_read_file(out, &old_len);
+	assert_non_null(want_old);
+	assert_int_equal(count_lines(want_old), 1001);
+	n = full > 0.025 ? (int)(1000 * 0.5 / full) : 20000;
+	n = n < 2000 ? 2000 : n > 20000 ? 20000 : n;
+	write_stable_mbox("new.mbox", n, 0x02020202u);
+	assert_int_equal(unlink(out), 0);
 
 	pid = spawn(argv_new);
 	t0 = now_s();
@@ -989,18 +1077,14 @@ static void test_kill_mid_write(void **state)
 	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	want_new = test_read_file(out, &new_len);
 	assert_non_null(want_new);
-	assert_int_equal(count_lines(want_new), 20001);
-	assert_int_equal(unlink(out), 0);
+	assert_int_equal(count_lines(want_new), (size_t)n + 1);
 
-	pid = spawn(argv_old);
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-	want_old = test_read_file(out, &old_len);
-	assert_non_null(want_old);
-	assert_true(old_len != new_len);
-
+	/* about 12 s of kills: 24 rounds, fewer when a run is slow (ASan) */
+	rounds = full > 0.5 ? (int)(12.0 / full) : 24;
+	if (rounds < 6)
+		rounds = 6;
 	srand((unsigned)time(NULL) ^ (unsigned)getpid());
-	for (i = 0; i < 24; i++) {
+	for (i = 0; i < rounds; i++) {
 		/* from the first instant to past the end of a whole run, more
 		 * often late, where the write and the rename happen */
 		double r = (double)rand() / RAND_MAX;
@@ -1041,8 +1125,8 @@ static void test_kill_mid_write(void **state)
 	}
 	temps = count_temps("out.tsv");
 	print_message("kill-mid-write: %d old, %d new, %d absent, %d stray temporaries "
-		      "(a whole run takes %.2f s)\n",
-		      n_old, n_new, n_absent, temps, full);
+		      "(a whole run over %d backports takes %.2f s)\n",
+		      n_old, n_new, n_absent, temps, n, full);
 
 	/* a later run is not disturbed by the strays */
 	pid = spawn(argv_new);
@@ -1061,20 +1145,15 @@ static void test_kill_mid_write(void **state)
 	free(out);
 }
 
-/*
- * KNOWN BUG 9 (src/util/atomic.c, ss_atomic_open): the temporary file
- * comes from mkstemp(), mode 0600, and is renamed into place as it is, so
- * every output (label TSVs, model files) is private to its owner whatever
- * the umask; a file written under umask 022 should be 0644.
- */
-static void test_known_bug_output_mode(void **state)
+/* Output files get the usual mode (umask 022: 0644), not mkstemp's 0600
+ * (was bug 9, src/util/atomic.c). */
+static void test_output_mode(void **state)
 {
 	char *out = path_of("mode.tsv");
 	struct stat st;
 	mode_t old;
 
 	(void)state;
-	KNOWN_BUG();
 	write_stable_mbox("mode.mbox", 3, 0x03030303u);
 	old = umask(022);
 	assert_int_equal(run_ss(NULL, 20, "label --stable '%s/mode.mbox' -o '%s'", tmp, out), 0);
@@ -1102,6 +1181,8 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_known_bug_trailer_leak, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_known_bug_mask_cr, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_message_50mb, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_patch_100k_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_known_bug_many_files_fallback_memory, setup, teardown),
@@ -1118,9 +1199,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_known_bug_recount_crash, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_known_bug_nul_in_patch_line, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_known_bug_file_without_path, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_known_bug_trailer_leak, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kill_mid_write, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_known_bug_output_mode, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_output_mode, setup, teardown),
 	};
 	int rc;
 

@@ -1,7 +1,8 @@
 /*
  * test_nn.c - the neural-network kit: ss_sgemm against a naive product,
  * finite-difference gradient checks of every layer and of a small MLP end to
- * end, an MLP fitting a separable set, Adam on a quadratic, the arena.
+ * end, an MLP fitting a separable set, Adam on a quadratic, Adam by ranges
+ * (as threads run it) equal to whole steps, axpy, the arena.
  *
  * Gradient checks run in float with eps 1e-3 and double loss sums; the
  * maximal relative error (|a - n| / max(|a|, |n|, 1e-2)) must stay below
@@ -796,6 +797,51 @@ static void test_adam_quadratic(void **state)
 	ss_params_free(p);
 }
 
+/* Updates by ranges (as threads do them) equal whole steps, bit for bit;
+ * axpy adds a * x. */
+static void test_adam_ranges_and_axpy(void **state)
+{
+	ss_params *p = ss_params_new(), *q = ss_params_new();
+	ss_adam_opts ao = SS_ADAM_OPTS_INIT;
+	ss_adam *a1, *a2;
+	float y[37], x[37];
+	ss_rng rng;
+	size_t off;
+
+	(void)state;
+	ss_rng_seed(&rng, 51);
+	assert_int_equal(ss_params_add(&off, p, 101), 0);
+	assert_int_equal(ss_params_add(&off, q, 101), 0);
+	ao.weight_decay = 1e-2f;
+	a1 = ss_adam_new(p->n, &ao);
+	a2 = ss_adam_new(q->n, &ao);
+	assert_non_null(a1);
+	assert_non_null(a2);
+	for (size_t i = 0; i < p->n; i++)
+		q->w[i] = p->w[i] = ss_rng_normal(&rng);
+	for (int s = 0; s < 5; s++) {
+		for (size_t i = 0; i < p->n; i++)
+			q->g[i] = p->g[i] = ss_rng_normal(&rng);
+		assert_int_equal(ss_adam_step(a1, p), 0);
+		ss_adam_tick(a2);
+		ss_adam_update(a2, q, 60, 101);
+		ss_adam_update(a2, q, 0, 13);
+		ss_adam_update(a2, q, 13, 60);
+		assert_memory_equal(p->w, q->w, p->n * sizeof(float));
+	}
+	for (int i = 0; i < 37; i++) {
+		y[i] = (float)i;
+		x[i] = (float)(2 * i + 1);
+	}
+	ss_nn_axpy(y, x, 0.5f, 37);
+	for (int i = 0; i < 37; i++)
+		assert_true(y[i] == (float)i + 0.5f * (float)(2 * i + 1));
+	ss_adam_free(a1);
+	ss_adam_free(a2);
+	ss_params_free(p);
+	ss_params_free(q);
+}
+
 /* ---- arena ------------------------------------------------------------- */
 
 static void test_arena_grows_once(void **state)
@@ -859,6 +905,7 @@ int main(void)
 		cmocka_unit_test(test_grad_mlp),
 		cmocka_unit_test(test_mlp_fits_separable),
 		cmocka_unit_test(test_adam_quadratic),
+		cmocka_unit_test(test_adam_ranges_and_axpy),
 		cmocka_unit_test(test_arena_grows_once),
 	};
 

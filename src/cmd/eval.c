@@ -25,8 +25,25 @@ static const char usage[] =
 	"               (--labels FILE [--label-column NAME] | --stable SOURCE...)\n"
 	"               [--models keyword,tag,linear,mlp,patchnet] [--mask-stable-tags] [--settle-days N]\n"
 	"               [--format text|json] [--title TEXT] [--scores TSV] [-o FILE] [-v]\n"
+	"               [--releases FILE] [--release-tags GLOB] [--history SOURCE...]\n"
+	"               [--no-history-features]\n"
 	"               [training options]\n"
 	"training options: ";
+
+/* --history: commits that are only the past of the sources */
+struct prime {
+	ss_history *hist;
+	int rc;
+};
+
+static int prime_history(ss_commit *c, void *data)
+{
+	struct prime *p = data;
+
+	p->rc = ss_history_add(p->hist, c);
+	ss_commit_free(c);
+	return p->rc;
+}
 
 static void log_line(void *ud, const char *msg)
 {
@@ -77,6 +94,9 @@ int cmd_eval(int argc, const char **argv)
 	const char *labels_path = NULL, *column = NULL, *output = "-", *format = "text";
 	const char *models = "keyword,tag,linear,mlp", *title = NULL, *scores = NULL;
 	ss_atomic *scores_out = NULL;
+	const char *hist_specs[32], *releases_file = NULL, *release_tags = NULL;
+	int nhist = 0, no_history = 0;
+	ss_history *hist;
 	char full_usage[2048];
 	int nspecs = 0, ntrain = 0, ntest = 0, nstable = 0, settle = 0, verbose = 0, a;
 	int64_t split = 0;
@@ -104,6 +124,10 @@ int cmd_eval(int argc, const char **argv)
 			usage_die(full_usage, NULL);
 		if (!strcmp(arg, "-v") || !strcmp(arg, "--verbose")) {
 			verbose = 1;
+			continue;
+		}
+		if (!strcmp(arg, "--no-history-features")) {
+			no_history = 1;
 			continue;
 		}
 		if (arg[0] != '-' || !strcmp(arg, "-")) {
@@ -142,6 +166,14 @@ int cmd_eval(int argc, const char **argv)
 			if (nstable == 32)
 				usage_die(full_usage, "too many --stable sources");
 			stable[nstable++] = val;
+		} else if (!strcmp(arg, "--releases")) {
+			releases_file = val;
+		} else if (!strcmp(arg, "--release-tags")) {
+			release_tags = val;
+		} else if (!strcmp(arg, "--history")) {
+			if (nhist == 32)
+				usage_die(full_usage, "too many --history sources");
+			hist_specs[nhist++] = val;
 		} else if (!strcmp(arg, "--settle-days")) {
 			settle = (int)cli_parse_long(full_usage, arg, val);
 		} else if (!strcmp(arg, "--format")) {
@@ -167,6 +199,10 @@ int cmd_eval(int argc, const char **argv)
 		usage_die(full_usage, "no sources to split");
 	if (!labels_path == !nstable)
 		usage_die(full_usage, "name the labels: --labels FILE or --stable SOURCE");
+	if (release_tags && !src.repo)
+		usage_die(full_usage, "--release-tags needs --repo PATH");
+	if (no_history)
+		fo.groups &= ~(uint32_t)SS_FG_HISTORY;
 	if (verbose)
 		o.log = log_line;
 
@@ -185,6 +221,21 @@ int cmd_eval(int argc, const char **argv)
 	for (k = 0; k < nkinds; k++)
 		if (ss_model_prepare_dataset(kinds[k], d))
 			die("%s", ss_error_last());
+	/* the dataset's history is the past each commit is featurized
+	 * against: give it the releases and older commits first (the cast:
+	 * the dataset owns the history and only hands it out read-only) */
+	hist = (ss_history *)ss_dataset_history(d);
+	if ((releases_file || release_tags) &&
+	    ss_history_load_releases(hist, releases_file, src.repo, release_tags))
+		die("%s", ss_error_last());
+	for (a = 0; a < nhist; a++) {
+		struct prime p = { hist, 0 };
+
+		if (cli_for_each_commit(&src, &hist_specs[a], 1, prime_history, &p) == 0)
+			warning("--history %s holds no commits", hist_specs[a]);
+		if (p.rc)
+			die("cannot read --history %s: %s", hist_specs[a], ss_error_last());
+	}
 	memset(&sink, 0, sizeof(sink));
 	sink.d = d;
 	sink.labels = labels;

@@ -3,7 +3,8 @@
  *
  * For each named commit: its score, the decision, and the features with
  * the largest signed contributions to its logit (linear: weight * value;
- * mlp: the logit drop when the feature alone is removed).  The commits are
+ * mlp: the logit drop when the feature alone is removed; patchnet: the
+ * message words and code lines that won its max-pools, with their share).  The commits are
  * found in the SOURCES (every commit streams through so that the history
  * features see the commits before it) or, with --repo and no --rev, read
  * from the repository one by one.
@@ -16,6 +17,7 @@
 #include "cli.h"
 #include "features/history.h"
 #include "models/model.h"
+#include "models/patchnet_net.h"
 #include "util/error.h"
 
 static const char usage[] =
@@ -37,6 +39,24 @@ static int matches(const char *id, const char *prefix)
 	return strlen(prefix) >= 4 && !strncasecmp(id, prefix, strlen(prefix));
 }
 
+/* PatchNet: the message words and code lines that won its max-pools,
+ * with their share of all contributions and the signed logit change. */
+static void explain_patchnet(struct explain_ctx *x, const ss_commit *c)
+{
+	ss_patchnet_reason *why = calloc(x->top ? x->top : 1, sizeof(*why));
+	size_t n = 0, i;
+
+	if (!why)
+		die("out of memory");
+	if (ss_patchnet_explain_commit(why, x->top, &n, x->m, c, 0))
+		die("cannot explain %s: %s", c->id, ss_error_last());
+	printf("  %8s  %6s  %s\n", "logit", "share", "message word / code line");
+	for (i = 0; i < n; i++)
+		printf("  %+8.4f  %5.1f%%  %s%s\n", (double)why[i].contrib, 100.0 * why[i].share,
+		       why[i].side < 0 ? "word: " : "", why[i].text);
+	free(why);
+}
+
 static int explain_one(ss_commit *c, void *data)
 {
 	struct explain_ctx *x = data;
@@ -56,12 +76,18 @@ static int explain_one(ss_commit *c, void *data)
 		printf("commit %s\n%s\nscore %.4f (threshold %.4f): %s\n", c->id, c->subject,
 		       (double)score, (double)ss_model_threshold(x->m),
 		       score >= ss_model_threshold(x->m) ? "stable candidate" : "not picked");
-		if (!n)
-			printf("  (a %s model has no per-feature contributions)\n",
-			       ss_model_kind_name(ss_model_get_kind(x->m)));
-		for (i = 0; i < n; i++)
-			printf("  %+8.4f  %s = %g\n", (double)x->why[i].contrib, x->why[i].name,
-			       (double)x->why[i].value);
+		if (ss_model_get_kind(x->m) == SS_MODEL_PATCHNET) {
+			explain_patchnet(x, c);
+		} else {
+			if (!n)
+				printf("  (a %s model has no per-feature contributions)\n",
+				       ss_model_kind_name(ss_model_get_kind(x->m)));
+			else
+				printf("  %8s  %s\n", "logit", "feature = value");
+			for (i = 0; i < n; i++)
+				printf("  %+8.4f  %s = %g\n", (double)x->why[i].contrib, x->why[i].name,
+				       (double)x->why[i].value);
+		}
 		printf("\n");
 	}
 	if (ss_history_add(x->hist, c))

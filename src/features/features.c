@@ -715,54 +715,53 @@ static int extract_people(ss_feat_raw *r, const ss_commit *c, uint32_t groups)
 
 /* ---- history --------------------------------------------------------- */
 
-struct targets {
-	int any, found, unknown;
-	int64_t oldest;
-};
-
-static void target(struct targets *tg, const ss_history *h, const char *hex)
+/* "r:<line>" for the releases lo..hi (indices, newest first, at most 8):
+ * the release lines a bug shipped in; a fix reaches stable when one of
+ * them has a stable branch (DPDK: "11"). */
+static int add_release_lines(ss_feat_raw *r, const ss_releases *rel, int lo, int hi)
 {
-	size_t len = 0;
-	int64_t t;
+	char line[8];
+	int i, n = 0, rc;
 
-	while (isxdigit((unsigned char)hex[len]))
-		len++;
-	if (len < 7 || len > 40)
-		return;
-	tg->any = 1;
-	t = h ? ss_history_time(h, hex, len) : -1;
-	if (t < 0) {
-		tg->unknown = 1;
-		return;
+	for (i = hi; i >= lo && i >= 0 && n < 8; i--) {
+		const ss_release *x = ss_releases_get(rel, (size_t)i);
+
+		if (!x || !ss_history_release_line(line, x->tag))
+			continue;
+		n++;
+		if ((rc = add_hash(r, "r:", line, strlen(line))))
+			return rc;
 	}
-	tg->found = 1;
-	if (t < tg->oldest)
-		tg->oldest = t;
+	return 0;
 }
 
+/*
+ * The bug's history (src/history through features/history.h): what the
+ * Fixes:/revert targets are, how old, whether they shipped in a release
+ * before the commit, whether the commit fixes a fix or reverts a released
+ * commit; and the ages of the files touched.  Only the commits before c
+ * and the releases before it are used.
+ */
 static int extract_history(ss_feat_raw *r, const ss_commit *c, const ss_history *h)
 {
-	struct targets tg = { 0, 0, 0, INT64_MAX };
+	ss_histidx_facts f;
 	int64_t t = c->author.time;
-	const char *rev;
-	size_t pos = 0, i;
-	const ss_trailer *tr;
+	size_t i, unknown = 0;
+	int rc;
 
-	while ((tr = ss_commit_trailer(c, "Fixes", &pos))) {
-		target(&tg, h, tr->value);
-		pos++;
-	}
-	rev = c->body ? strstr(c->body, "This reverts commit ") : NULL;
-	if (rev)
-		target(&tg, h, rev + 20);
-	if (tg.any) {
-		double age = tg.found ? (double)(t > tg.oldest ? t - tg.oldest : 0) / 86400.0 : 0;
+	if ((rc = ss_history_facts(&f, h, c)))
+		return rc;
+	/* ambiguous ids are in the data, just not settled: neither */
+	for (i = 0; i < f.ntargets; i++)
+		unknown += !f.targets[i].found && !f.targets[i].ambiguous;
+	if (f.ntargets) {
+		double age = f.target_found && f.age_days > 0 ? f.age_days : 0;
 
-		r->dense[SS_F_FIX_FOUND] = (float)tg.found;
-		r->dense[SS_F_FIX_UNKNOWN] = (float)tg.unknown;
-		if (tg.found)
+		r->dense[SS_F_FIX_FOUND] = f.nfound ? 1.0f : 0.0f;
+		r->dense[SS_F_FIX_UNKNOWN] = unknown ? 1.0f : 0.0f;
+		if (f.target_found)
 			r->dense[SS_F_FIX_AGE] = logc(age);
-		if (tg.unknown || age > 365)
+		if (unknown || age > 365)
 			r->dense[SS_F_FIX_GT365] = 1;
 		else if (age > 180)
 			r->dense[SS_F_FIX_180_365] = 1;
@@ -770,21 +769,23 @@ static int extract_history(ss_feat_raw *r, const ss_commit *c, const ss_history 
 			r->dense[SS_F_FIX_90_180] = 1;
 		else
 			r->dense[SS_F_FIX_LT90] = 1;
-		/* releases only count when the history has seen some */
-		if (h && ss_history_release_before(h, t) >= 0) {
-			size_t nrel = tg.unknown ? 2 : ss_history_releases_between(h, tg.oldest, t);
-			const char *lines[8];
-			size_t k, nl;
-			int rc;
+		/* releases only count when some release came before the commit */
+		if (h && f.releases_before_fix > 0) {
+			const ss_releases *rel = ss_history_releases(h);
+			int nrel = unknown ? 2 : f.releases_since;
 
-			r->dense[nrel == 0 ? SS_F_FIX_REL0 : nrel == 1 ? SS_F_FIX_REL1 : SS_F_FIX_REL2] = 1;
-			/* the release lines the bug shipped in: a fix reaches stable
-			 * when one of them has a stable branch (DPDK: "11") */
-			nl = ss_history_release_lines(h, tg.unknown ? INT64_MIN : tg.oldest, t, lines, 8);
-			for (k = 0; k < nl; k++)
-				if ((rc = add_hash(r, "r:", lines[k], strlen(lines[k]))))
-					return rc;
+			r->dense[nrel <= 0 ? SS_F_FIX_REL0 : nrel == 1 ? SS_F_FIX_REL1 : SS_F_FIX_REL2] = 1;
+			if (unknown)
+				rc = add_release_lines(r, rel, 0, f.last_release_before_fix);
+			else if (f.released_before_fix)
+				rc = add_release_lines(r, rel, f.first_release, f.last_release);
+			if (rc)
+				return rc;
 		}
+		if (f.fix_of_fix && (rc = add_hash(r, "h:", "fix_of_fix", 10)))
+			return rc;
+		if (f.revert_of_released && (rc = add_hash(r, "h:", "revert_of_released", 18)))
+			return rc;
 	}
 	if (c->nfiles) {
 		double amin = 1e300, amax = 0;

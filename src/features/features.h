@@ -14,7 +14,9 @@
  *   [SS_NDENSE + nvocab, +2^bits)    open sets hashed: the subject's
  *                                    subsystem prefix, people, files and
  *                                    their directories at depths 1-3, the
- *                                    release lines a fixed bug shipped in
+ *                                    release lines a fixed bug shipped in,
+ *                                    history flags ("h:fix_of_fix",
+ *                                    "h:revert_of_released")
  *
  * Extraction happens in two steps so that a vocabulary can be learnt from
  * training commits that were already freed: ss_feat_extract() turns a
@@ -46,7 +48,8 @@ enum {
 	SS_FG_PEOPLE = 1u << 4,     /* author, committer, trailer people, bots */
 	SS_FG_PATHS = 1u << 5,      /* files and directories, hashed */
 	SS_FG_TRAILERS = 1u << 6,   /* Fixes:, Link:, Closes:, Cc: stable ... */
-	SS_FG_HISTORY = 1u << 7,    /* age of Fixes: targets and files (history.h) */
+	SS_FG_HISTORY = 1u << 7,    /* the bug's history: Fixes:/revert targets,
+				     * releases, file ages (history.h) */
 	SS_FG_ALL = (1u << 8) - 1
 };
 
@@ -124,16 +127,16 @@ typedef struct {
 	X(HAS_STABLE, TRAILERS, "cc_stable", "a Cc: stable@ trailer (always 0 when tags are masked)") \
 	X(REVERT, WORDS, "revert", "the subject says Revert") \
 	X(MSG_LINES, WORDS, "message_lines", "lines of the body, log(1+n)") \
-	X(FIX_FOUND, HISTORY, "fixes_target_known", "a Fixes:/revert target is an earlier commit of the data") \
-	X(FIX_UNKNOWN, HISTORY, "fixes_target_unknown", "a Fixes:/revert target is not in the data (older than it)") \
-	X(FIX_AGE, HISTORY, "fixes_target_age", "days from the oldest known target to the commit, log(1+n)") \
-	X(FIX_LT90, HISTORY, "fixes_target_lt90d", "every target known and under 90 days old") \
+	X(FIX_FOUND, HISTORY, "fixes_target_known", "a Fixes:/revert target is an earlier commit of the data (settled by id, or by the quoted subject when the id is ambiguous)") \
+	X(FIX_UNKNOWN, HISTORY, "fixes_target_unknown", "a Fixes:/revert target is not in the data (older than it; an ambiguous id is neither)") \
+	X(FIX_AGE, HISTORY, "fixes_target_age", "days from the oldest found target to the commit, log(1+n)") \
+	X(FIX_LT90, HISTORY, "fixes_target_lt90d", "every target found and the oldest under 90 days old") \
 	X(FIX_90_180, HISTORY, "fixes_target_90_180d", "the oldest target 90-180 days old") \
 	X(FIX_180_365, HISTORY, "fixes_target_180_365d", "the oldest target 180-365 days old") \
 	X(FIX_GT365, HISTORY, "fixes_target_gt365d", "the oldest target over 365 days old, or unknown") \
-	X(FIX_REL0, HISTORY, "fixes_target_unreleased", "no release commit between the known targets and the commit") \
-	X(FIX_REL1, HISTORY, "fixes_target_1_release", "one release between the oldest target and the commit") \
-	X(FIX_REL2, HISTORY, "fixes_target_2plus_releases", "two or more releases between the oldest target and the commit (or unknown target)") \
+	X(FIX_REL0, HISTORY, "fixes_target_unreleased", "no found target was in a release before the commit (releases known)") \
+	X(FIX_REL1, HISTORY, "fixes_target_1_release", "a found target lived through one release before the commit") \
+	X(FIX_REL2, HISTORY, "fixes_target_2plus_releases", "a found target lived through two or more releases before the commit, or a target is unknown") \
 	X(FILE_AGE_MIN, HISTORY, "file_age_min", "days since the youngest touched file first appeared, log(1+n)") \
 	X(FILE_AGE_MAX, HISTORY, "file_age_max", "days since the oldest touched file first appeared, log(1+n)") \
 	X(FILES_NEW180, HISTORY, "files_all_new_180d", "every touched file appeared in the last 180 days") \
@@ -176,8 +179,9 @@ void ss_feat_raw_reset(ss_feat_raw *r);
 void ss_feat_raw_release(ss_feat_raw *r);
 
 /* Extract the groups in opts->groups from c, the history group from the
- * commits in hist that came before c (NULL: no history is known, every
- * target counts as unknown).  0 or SS_ENOMEM. */
+ * commits in hist that came before c and the releases before it
+ * (ss_history_facts(); NULL: no history is known, every target counts as
+ * unknown).  0, SS_ENOMEM, or < 0 from the history with the message set. */
 int ss_feat_extract(ss_feat_raw *out, const ss_commit *c, const ss_history *hist,
 		    const ss_feat_options *opts);
 

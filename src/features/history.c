@@ -1,5 +1,5 @@
-/* history.c - abbreviated ids, releases and path ages of past commits (see
- * history.h).  Three interning maps; times live in side arrays by id. */
+/* history.c - a stream's past for the history features (see history.h):
+ * src/history's index and releases, plus first-touch times of paths. */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,12 +9,13 @@
 #include "util/error.h"
 
 struct ss_history {
-	ss_strmap *ids12, *ids7, *paths;
-	int64_t *t12, *t7, *tpath;
-	size_t cap12, cap7, cappath;
-	int64_t *releases;  /* sorted ascending */
-	char (*lines)[8];   /* release line of each release, same order */
-	size_t nrel, caprel;
+	ss_histidx *idx;
+	ss_releases *own;          /* release commits of the stream */
+	const ss_releases *given;  /* borrowed or loaded, or NULL */
+	ss_releases *loaded;       /* owned by h */
+	ss_strmap *paths;
+	int64_t *tpath;
+	size_t cappath;
 	size_t count;
 };
 
@@ -24,10 +25,10 @@ int ss_history_new(ss_history **out)
 
 	*out = NULL;
 	if (!h)
-		return SS_ENOMEM;
-	if (ss_strmap_new(&h->ids12) || ss_strmap_new(&h->ids7) || ss_strmap_new(&h->paths)) {
+		return ss_error_code(SS_ENOMEM, "out of memory");
+	if (ss_histidx_new(&h->idx) || ss_releases_new(&h->own) || ss_strmap_new(&h->paths)) {
 		ss_history_free(h);
-		return SS_ENOMEM;
+		return ss_error_code(SS_ENOMEM, "out of memory");
 	}
 	*out = h;
 	return 0;
@@ -37,47 +38,58 @@ void ss_history_free(ss_history *h)
 {
 	if (!h)
 		return;
-	ss_strmap_free(h->ids12);
-	ss_strmap_free(h->ids7);
+	ss_histidx_free(h->idx);
+	ss_releases_free(h->own);
+	ss_releases_free(h->loaded);
 	ss_strmap_free(h->paths);
-	free(h->t12);
-	free(h->t7);
 	free(h->tpath);
-	free(h->releases);
-	free(h->lines);
 	free(h);
 }
 
-/* Record t for key unless the key is known (the first commit wins). */
-static int remember(ss_strmap *m, int64_t **times, size_t *cap, const char *key, size_t len,
-		    int64_t t)
+void ss_history_set_releases(ss_history *h, const ss_releases *rel)
 {
-	size_t before = ss_strmap_count(m);
-	uint32_t id;
+	h->given = rel;
+}
+
+int ss_history_load_releases(ss_history *h, const char *file, const char *repo,
+			     const char *glob)
+{
+	ss_releases *r = NULL;
 	int rc;
 
-	if ((rc = ss_strmap_intern(m, key, len, &id)))
+	if (file)
+		rc = ss_releases_load_tsv(&r, file);
+	else if (repo)
+		rc = ss_releases_from_repo(&r, repo, glob);
+	else
+		return ss_error_code(SS_EINVALID, "no releases file and no repository to take tags from");
+	if (!rc && file && repo)
+		rc = ss_releases_index_repo(r, repo);
+	if (rc) {
+		ss_releases_free(r);
 		return rc;
-	if (ss_strmap_count(m) == before)
-		return 0;
-	if (id >= *cap) {
-		size_t ncap = *cap ? *cap * 2 : 4096;
-		int64_t *p = realloc(*times, ncap * sizeof(*p));
-
-		if (!p)
-			return SS_ENOMEM;
-		*times = p;
-		*cap = ncap;
 	}
-	(*times)[id] = t;
+	ss_releases_free(h->loaded);
+	h->loaded = r;
+	h->given = r;
 	return 0;
 }
 
-/* The release line of a release subject into line[8]; 0 when c is no
- * release. */
-static int release_line(const ss_commit *c, char *line)
+const ss_releases *ss_history_releases(const ss_history *h)
 {
-	const char *s = c->subject, *p, *v, *dot;
+	return h->given ? h->given : h->own;
+}
+
+ss_histidx *ss_history_index(const ss_history *h)
+{
+	return h->idx;
+}
+
+/* The version of a release subject ("21.11.0" of "version: 21.11.0")
+ * into buf; 0 when c is no release. */
+static size_t release_version(const ss_commit *c, char *buf, size_t size)
+{
+	const char *s = c->subject, *p, *v;
 	size_t n;
 
 	if (!s)
@@ -96,10 +108,26 @@ static int release_line(const ss_commit *c, char *line)
 	/* "21.11" or "21.11.0" but not "21.11-rc1" */
 	if (!(*p == '\0' || *p == ' ' || *p == '\n'))
 		return 0;
-	dot = memchr(v, '.', (size_t)(p - v));
-	if (!dot)
+	n = (size_t)(p - v);
+	if (!memchr(v, '.', n) || n >= size)
 		return 0;
-	dot++;
+	memcpy(buf, v, n);
+	buf[n] = '\0';
+	return n;
+}
+
+int ss_history_release_line(char line[8], const char *tag)
+{
+	const char *p = tag, *dot;
+	size_t n;
+
+	while (*p && !isdigit((unsigned char)*p))
+		p++;
+	while (isdigit((unsigned char)*p))
+		p++;
+	if (*p != '.')
+		return 0;
+	dot = p + 1;
 	n = strspn(dot, "0123456789");
 	if (!n || n > 7)
 		return 0;
@@ -110,116 +138,71 @@ static int release_line(const ss_commit *c, char *line)
 
 int ss_history_is_release(const ss_commit *c)
 {
-	char line[8];
+	char v[64], line[8];
 
-	return release_line(c, line);
+	return release_version(c, v, sizeof(v)) && ss_history_release_line(line, v);
+}
+
+/* Record t for a path unless it is known (the first commit wins). */
+static int remember_path(ss_history *h, const char *key, int64_t t)
+{
+	size_t before = ss_strmap_count(h->paths);
+	uint32_t id;
+	int rc;
+
+	if ((rc = ss_strmap_intern(h->paths, key, strlen(key), &id)))
+		return rc;
+	if (ss_strmap_count(h->paths) == before)
+		return 0;
+	if (id >= h->cappath) {
+		size_t ncap = h->cappath ? h->cappath * 2 : 4096;
+		int64_t *p = realloc(h->tpath, ncap * sizeof(*p));
+
+		if (!p)
+			return ss_error_code(SS_ENOMEM, "out of memory");
+		h->tpath = p;
+		h->cappath = ncap;
+	}
+	h->tpath[id] = t;
+	return 0;
 }
 
 int ss_history_add(ss_history *h, const ss_commit *c)
 {
-	char low[41], line[8];
-	size_t i, len = strlen(c->id);
-	int64_t t = c->author.time;
+	char v[64], line[8];
+	size_t i;
 	int rc;
 
-	for (i = 0; i < len && i < 40; i++)
-		low[i] = (char)tolower((unsigned char)c->id[i]);
-	low[i] = '\0';
-	if (len >= 12 && (rc = remember(h->ids12, &h->t12, &h->cap12, low, 12, t)))
+	if ((rc = ss_histidx_add_commit(h->idx, c)))
 		return rc;
-	if (len >= 7 && (rc = remember(h->ids7, &h->t7, &h->cap7, low, 7, t)))
-		return rc;
-	for (i = 0; i < c->nfiles; i++) {
-		const char *p = ss_file_path(&c->files[i]);
-
-		if ((rc = remember(h->paths, &h->tpath, &h->cappath, p, strlen(p), t)))
+	for (i = 0; i < c->nfiles; i++)
+		if ((rc = remember_path(h, ss_file_path(&c->files[i]), c->author.time)))
 			return rc;
-	}
-	if (release_line(c, line)) {
-		size_t k;
-
-		if (h->nrel == h->caprel) {
-			size_t ncap = h->caprel ? h->caprel * 2 : 64;
-			int64_t *p = realloc(h->releases, ncap * sizeof(*p));
-			char (*l)[8];
-
-			if (!p)
-				return SS_ENOMEM;
-			h->releases = p;
-			l = realloc(h->lines, ncap * sizeof(*l));
-			if (!l)
-				return SS_ENOMEM;
-			h->lines = l;
-			h->caprel = ncap;
-		}
-		for (k = h->nrel; k > 0 && h->releases[k - 1] > t; k--) {
-			h->releases[k] = h->releases[k - 1];
-			memcpy(h->lines[k], h->lines[k - 1], sizeof(h->lines[k]));
-		}
-		h->releases[k] = t;
-		memcpy(h->lines[k], line, sizeof(line));
-		h->nrel++;
-	}
+	/* a release commit is a release of the stream; an id that is no full
+	 * sha (never from git or format-patch) cannot be one */
+	if (!h->given && release_version(c, v, sizeof(v)) && ss_history_release_line(line, v) &&
+	    strlen(c->id) == 40 && strspn(c->id, "0123456789abcdefABCDEF") == 40 &&
+	    (rc = ss_releases_add(h->own, v, c->id,
+				  c->committer.time > 0 ? c->committer.time : c->author.time)))
+		return rc;
 	h->count++;
 	return 0;
 }
 
-int64_t ss_history_time(const ss_history *h, const char *hex, size_t len)
+int ss_history_facts(ss_histidx_facts *out, const ss_history *h, const ss_commit *c)
 {
-	char low[12];
-	size_t i, use = len >= 12 ? 12 : 7;
-	uint32_t id;
+	ss_histidx_resolve_options o = SS_HISTIDX_RESOLVE_OPTIONS_INIT;
+	ss_histidx *empty = NULL;
+	int rc;
 
-	if (len < 7)
-		return -1;
-	for (i = 0; i < use; i++)
-		low[i] = (char)tolower((unsigned char)hex[i]);
-	if (use == 12) {
-		id = ss_strmap_find(h->ids12, low, 12);
-		return id == SS_STRMAP_NONE ? -1 : h->t12[id];
-	}
-	id = ss_strmap_find(h->ids7, low, 7);
-	return id == SS_STRMAP_NONE ? -1 : h->t7[id];
-}
-
-/* Index of the first release > t. */
-static size_t first_after(const ss_history *h, int64_t t)
-{
-	size_t lo = 0, hi = h->nrel;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (h->releases[mid] <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-int64_t ss_history_release_before(const ss_history *h, int64_t t)
-{
-	size_t k = first_after(h, t);
-
-	return k ? h->releases[k - 1] : -1;
-}
-
-size_t ss_history_releases_between(const ss_history *h, int64_t after, int64_t until)
-{
-	size_t a = first_after(h, after), b = first_after(h, until);
-
-	return b > a ? b - a : 0;
-}
-
-size_t ss_history_release_lines(const ss_history *h, int64_t after, int64_t until,
-				const char **out, size_t max)
-{
-	size_t a = first_after(h, after), b = first_after(h, until), n = 0;
-
-	while (b > a && n < max)
-		out[n++] = h->lines[--b];
-	return n;
+	o.past_only = 1;
+	if (h)
+		return ss_histidx_resolve(out, h->idx, c, ss_history_releases(h), &o);
+	if ((rc = ss_histidx_new(&empty)))
+		return rc;
+	rc = ss_histidx_resolve(out, empty, c, NULL, &o);
+	ss_histidx_free(empty);
+	return rc;
 }
 
 int64_t ss_history_path_time(const ss_history *h, const char *path)

@@ -1,18 +1,26 @@
 /*
- * history.h - what earlier commits of the same stream tell about a commit.
+ * history.h - what the commits before a commit, and the releases, tell
+ * about it: the history the "history" feature group reads.
  *
  * Whether a fix belongs in stable depends on whether the bug it fixes ever
  * reached a release: a Fixes: target from the current development cycle
  * was never shipped, one older than the last release was.  Likewise a fix
  * to a file that appeared after the stable branches forked has nothing to
- * be backported to.  A history remembers, for the commits seen so far (in
- * stream order, which for format-patch and git sources is topological),
- *   - author time by abbreviated id (first 12 and first 7 hex digits),
- *   - release commits ("version: 21.11", "Linux 6.6"; no -rc), and
- *   - the time each file path was first touched.
- * Only the past is used: a commit is featurized before it is added.  A
- * Fixes: target the history does not know is older than the data, hence
- * released.  Not thread-safe for writing; read-only use may be shared.
+ * be backported to.
+ *
+ * An ss_history is a stream's past on top of src/history/ (one
+ * implementation of the bug's history): an ss_histidx of the commits added
+ * so far (Fixes:/revert targets with abbreviated-id ambiguity and quoted
+ * subject checks), the releases (given with ss_history_set_releases(): a
+ * releases TSV or a repository's tags with their graph; else the release
+ * commits met in the stream, "version: 21.11.0", "Linux 6.6", never -rc),
+ * and the time each file path was first touched.
+ *
+ * Only the past is used: a commit is featurized (ss_history_facts) before
+ * it is added, and a release counts only when its commit came earlier in
+ * the stream or its date is not after the commit's time.  A target the
+ * history does not know is older than the data, hence released.
+ * Not thread-safe: look-ups may sort the index.
  */
 #ifndef SS_HISTORY_H
 #define SS_HISTORY_H
@@ -21,40 +29,60 @@
 #include <stdint.h>
 
 #include "commit/commit.h"
+#include "history/history.h"
 
 typedef struct ss_history ss_history;
 
 int ss_history_new(ss_history **out);
-void ss_history_free(ss_history *h); /* NULL is a no-op */
-
-/* Remember c (id, author time, release, paths).  0 or SS_ENOMEM. */
-int ss_history_add(ss_history *h, const ss_commit *c);
-
-/* Author time of the commit whose id starts with hex[0..len) (len >= 7),
- * or -1 when unknown. */
-int64_t ss_history_time(const ss_history *h, const char *hex, size_t len);
-
-/* Time of the last release commit at or before t, or -1 when none. */
-int64_t ss_history_release_before(const ss_history *h, int64_t t);
-
-/* Number of release commits r with after < r <= until. */
-size_t ss_history_releases_between(const ss_history *h, int64_t after, int64_t until);
+void ss_history_free(ss_history *h); /* NULL is a no-op; never frees given releases */
 
 /*
- * The release lines of the releases r with after < r <= until, newest
- * first, at most max: a release line is the version's part after its
- * first dot ("11" of "21.11.0", "6" of "Linux 6.6"), which tells LTS
- * releases apart from the others across years.  Returns how many were
- * written to out[max] (pointers into the history).
+ * Use rel (borrowed: it must outlive h) instead of the release commits of
+ * the stream; NULL goes back to those.  Call before the first add.
  */
-size_t ss_history_release_lines(const ss_history *h, int64_t after, int64_t until,
-				const char **out, size_t max);
+void ss_history_set_releases(ss_history *h, const ss_releases *rel);
+
+/*
+ * Load the releases h uses (owned by h, replacing given ones): from the
+ * "tag sha date" TSV file when not NULL, else from the tags of repo
+ * matching glob (NULL: the default of ss_releases_from_repo()).  With
+ * both file and repo, the repository's graph decides which release has a
+ * commit (ss_releases_index_repo()).  0 or < 0 with the message set.
+ */
+int ss_history_load_releases(ss_history *h, const char *file, const char *repo,
+			     const char *glob);
+
+/* Remember c (index entry, paths; a release commit when no releases were
+ * given).  0 or < 0 with the message set. */
+int ss_history_add(ss_history *h, const ss_commit *c);
+
+/*
+ * The bug's history of c against the commits added so far and the
+ * releases before c (ss_histidx_resolve() with past_only, no blame).  h
+ * may be NULL: nothing is known, every target is unknown.  Pointers in
+ * *out live as long as c and h.  0 or < 0 with the message set.
+ */
+int ss_history_facts(ss_histidx_facts *out, const ss_history *h, const ss_commit *c);
+
+/* The releases in use (given or from the stream; may be empty). */
+const ss_releases *ss_history_releases(const ss_history *h);
+
+/* The index of the commits added so far (for ss_histidx_lookup_prefix()). */
+ss_histidx *ss_history_index(const ss_history *h);
 
 /* Time path was first touched, or -1 when never. */
 int64_t ss_history_path_time(const ss_history *h, const char *path);
 
 /* Is c a release commit ("version: 21.11", "Linux 6.6", not an -rc)? */
 int ss_history_is_release(const ss_commit *c);
+
+/*
+ * The release line of a tag or version ("11" of "v21.11", "21.11.0" or
+ * "21.11.1"; "6" of "v6.6"): the digits after the first dot, which tell
+ * LTS releases apart from the others across years.  Written to line[8];
+ * 0 when tag has no such part.
+ */
+int ss_history_release_line(char line[8], const char *tag);
 
 /* Number of commits remembered. */
 size_t ss_history_count(const ss_history *h);

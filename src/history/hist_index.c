@@ -2,9 +2,14 @@
  * hist_index.c - the history index: commit ids to time, subject and
  * flags, with abbreviated-id look-up, and an optional repository behind it.
  *
- * Entries are appended as commits are read and sorted by id on the first
- * look-up after an add (a sorted array of 40-hex ids: a prefix is found
- * with one binary search, and its matches are the entries that follow).
+ * Entries are appended as commits are read.  e[0..nsorted) is sorted by
+ * id (a prefix is found with one binary search, and its matches are the
+ * entries that follow); the entries added since, e[nsorted..n), are
+ * searched one by one until there are more than pending_max() of them,
+ * when a look-up sorts them and merges them in.  So a stream that
+ * alternates look-ups and adds (features: each commit is resolved against
+ * the commits before it, then added) costs O(n) per merge every ~sqrt(n)
+ * adds instead of a full sort per commit, and a bulk load one sort.
  * Repositories are asked only for what the added commits do not have, so
  * that a run over a mail archive never needs one.
  */
@@ -130,6 +135,18 @@ static uint32_t source_number(ss_histidx *h, const char *name)
 	return (uint32_t)h->nsources++;
 }
 
+uint32_t hist_source_find(const ss_histidx *h, const char *name)
+{
+	size_t i;
+
+	if (!name)
+		name = "";
+	for (i = h->nsources; i-- > 0;)
+		if (!strcmp(h->sources[i], name))
+			return (uint32_t)i;
+	return HIST_NO_SOURCE;
+}
+
 int ss_histidx_add_commit(ss_histidx *h, const ss_commit *c)
 {
 	struct hist_entry *e;
@@ -173,18 +190,66 @@ static int entry_cmp(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
-/* Sort what was added since the last look-up in, and drop later copies. */
+/* Entries added since the last sort that look-ups may scan one by one:
+ * about sqrt(n), at least 64. */
+static size_t pending_max(const ss_histidx *h)
+{
+	size_t r = 64;
+
+	while (r * r < h->nsorted)
+		r *= 2;
+	return r;
+}
+
+/* Sort what was added since the last sort in, and drop later copies (the
+ * first copy of an id wins). */
 static void sort_entries(ss_histidx *h)
 {
-	size_t i, k;
+	size_t i, k, np = h->n - h->nsorted;
+	struct hist_entry *tmp;
 
-	if (h->nsorted == h->n)
+	if (!np)
 		return;
-	qsort(h->e, h->n, sizeof(*h->e), entry_cmp);
+	/* merge the sorted tail in from the back; a full sort when the tail
+	 * is large or no memory is left for the copy */
+	tmp = np * 4 < h->nsorted ? malloc(np * sizeof(*tmp)) : NULL;
+	if (tmp) {
+		size_t a = h->nsorted, b = np, out = h->n;
+
+		memcpy(tmp, h->e + h->nsorted, np * sizeof(*tmp));
+		qsort(tmp, np, sizeof(*tmp), entry_cmp);
+		while (b > 0) {
+			if (a > 0 && entry_cmp(&h->e[a - 1], &tmp[b - 1]) > 0)
+				h->e[--out] = h->e[--a];
+			else
+				h->e[--out] = tmp[--b];
+		}
+		free(tmp);
+	} else {
+		qsort(h->e, h->n, sizeof(*h->e), entry_cmp);
+	}
 	for (i = k = 0; i < h->n; i++)
 		if (!k || strcmp(h->e[k - 1].id, h->e[i].id))
 			h->e[k++] = h->e[i];
 	h->n = h->nsorted = k;
+}
+
+/* Sort only when the unsorted tail is too long to scan. */
+static void maybe_sort(ss_histidx *h)
+{
+	if (h->n - h->nsorted > pending_max(h))
+		sort_entries(h);
+}
+
+/* The earliest added unsorted entry with exactly this id, or NULL. */
+static const struct hist_entry *pending_find(const ss_histidx *h, const char *id)
+{
+	size_t i;
+
+	for (i = h->nsorted; i < h->n; i++)
+		if (!strcmp(h->e[i].id, id))
+			return &h->e[i];
+	return NULL;
 }
 
 size_t ss_histidx_count(ss_histidx *h)
@@ -222,7 +287,7 @@ int ss_histidx_open_repo(ss_histidx *h, const char *path)
 /* First sorted entry whose id is not below prefix. */
 static size_t lower_bound(const ss_histidx *h, const char *prefix, size_t len)
 {
-	size_t lo = 0, hi = h->n;
+	size_t lo = 0, hi = h->nsorted;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -239,9 +304,11 @@ const struct hist_entry *hist_find_added(ss_histidx *h, const char *id)
 {
 	size_t i;
 
-	sort_entries(h);
+	maybe_sort(h);
 	i = lower_bound(h, id, 40);
-	return i < h->n && !strcmp(h->e[i].id, id) ? &h->e[i] : NULL;
+	if (i < h->nsorted && !strcmp(h->e[i].id, id))
+		return &h->e[i];
+	return pending_find(h, id);
 }
 
 const struct hist_entry *hist_entry_from_repo(ss_histidx *h, const git_oid *oid)
@@ -373,12 +440,32 @@ static int repo_lookup(const struct hist_entry **out, size_t max, ss_histidx *h,
 int hist_lookup(const struct hist_entry **out, size_t max, ss_histidx *h, const char *prefix,
 		size_t len)
 {
-	size_t i, n = 0;
+	size_t i, j, n = 0, lo;
 
-	sort_entries(h);
-	for (i = lower_bound(h, prefix, len); i < h->n && !strncmp(h->e[i].id, prefix, len); i++) {
+	maybe_sort(h);
+	lo = lower_bound(h, prefix, len);
+	for (i = lo; i < h->nsorted && !strncmp(h->e[i].id, prefix, len); i++) {
 		if (n < max)
 			out[n] = &h->e[i];
+		n++;
+	}
+	/* the unsorted tail: skip ids already met, keep out sorted by id */
+	for (i = h->nsorted; i < h->n; i++) {
+		const struct hist_entry *p = &h->e[i];
+		size_t k;
+
+		if (strncmp(p->id, prefix, len))
+			continue;
+		k = lower_bound(h, p->id, 40);
+		if ((k < h->nsorted && !strcmp(h->e[k].id, p->id)) || pending_find(h, p->id) != p)
+			continue;
+		for (k = 0; k < n && k < max && strcmp(out[k]->id, p->id) < 0; k++)
+			;
+		if (k < max) {
+			for (j = (n < max ? n : max - 1); j > k; j--)
+				out[j] = out[j - 1];
+			out[k] = p;
+		}
 		n++;
 	}
 	if (n || !h->repo)

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "history/impl.h"
 #include "util/arena.h"
@@ -178,6 +179,36 @@ out_close:
 	free(line);
 	fclose(f);
 	return rc;
+}
+
+int ss_releases_new(ss_releases **out)
+{
+	return releases_new(out);
+}
+
+int ss_releases_add(ss_releases *r, const char *tag, const char *sha, int64_t time)
+{
+	ss_release tmp;
+	size_t i, k;
+	int rc;
+
+	if (r->graph)
+		return ss_error_code(SS_EINVALID, "cannot add release '%s' to releases with a graph",
+				     tag);
+	if (!is_sha(sha, strlen(sha)))
+		return ss_error_code(SS_EINVALID, "release '%s': '%s' is not a commit id", tag, sha);
+	for (i = 0; i < r->n; i++)
+		if (!strcasecmp(r->v[i].sha, sha))
+			return 0;
+	if ((rc = release_add(r, tag, strlen(tag), sha, time)))
+		return rc;
+	/* keep oldest first: releases mostly come in date order */
+	for (k = r->n - 1; k > 0 && release_cmp(&r->v[k - 1], &r->v[k]) > 0; k--) {
+		tmp = r->v[k];
+		r->v[k] = r->v[k - 1];
+		r->v[k - 1] = tmp;
+	}
+	return 0;
 }
 
 static int map_cmp(const void *a, const void *b)

@@ -127,6 +127,7 @@ static int subject_matches(const char *quoted, size_t qlen, const char *subject)
 /* What a release commit's position in the index is, once per resolve. */
 struct rel_pos {
 	const struct hist_entry *e;  /* NULL when not among the added commits */
+	int usable;                  /* may count (past_only: not after the fix) */
 };
 
 struct ctx {
@@ -134,7 +135,8 @@ struct ctx {
 	const ss_commit *commit;
 	const ss_releases *rel;
 	struct rel_pos *pos;         /* per release, NULL without releases */
-	const struct hist_entry *fix;/* the fix among the added commits, or NULL */
+	const struct hist_entry *fix;/* the fix among the added commits (or its
+				      * place in a source being added), or NULL */
 	int64_t fix_time;
 	size_t fix_limit;            /* graph: releases [0, limit) lack the fix */
 };
@@ -154,10 +156,14 @@ static int place_by_graph(ss_histidx_target *t, const struct hist_entry *e,
 	if (rc && !e->from_repo && !hist_repo(x->h))
 		return 0;
 	t->method = SS_RELEASE_GRAPH;
-	if (!rc && first < x->fix_limit) {
+	for (; !rc && first < x->fix_limit; first++) {
+		if (!x->pos[first].usable)
+			continue;
+		if (!t->released)
+			t->first_release = (int)first;
 		t->released = 1;
-		t->first_release = (int)first;
-		t->nreleases = (int)(x->fix_limit - first);
+		t->last_release = (int)first;
+		t->nreleases++;
 	}
 	return 1;
 }
@@ -175,6 +181,8 @@ static void place_by_order(ss_histidx_target *t, const struct hist_entry *e,
 		const struct hist_entry *re = x->pos[i].e;
 		int contains, before;
 
+		if (!x->pos[i].usable)
+			continue;
 		if (re && e->src != HIST_NO_SOURCE && re->src == e->src) {
 			contains = e->seq <= re->seq;
 			ordered = 1;
@@ -189,6 +197,7 @@ static void place_by_order(ss_histidx_target *t, const struct hist_entry *e,
 			if (!t->released)
 				t->first_release = (int)i;
 			t->released = 1;
+			t->last_release = (int)i;
 			t->nreleases++;
 		}
 	}
@@ -200,6 +209,7 @@ static void place(ss_histidx_target *t, const struct hist_entry *e, const struct
 {
 	t->released = 0;
 	t->first_release = -1;
+	t->last_release = -1;
 	t->nreleases = 0;
 	t->shipped_days = -1;
 	t->method = SS_RELEASE_NONE;
@@ -229,6 +239,7 @@ static ss_histidx_target *new_target(ss_histidx_facts *out, ss_origin_how how, c
 	t->how = how;
 	snprintf(t->written, sizeof(t->written), "%s", id);
 	t->first_release = -1;
+	t->last_release = -1;
 	t->age_days = -1;
 	t->shipped_days = -1;
 	return t;
@@ -338,6 +349,8 @@ static void summarise(ss_histidx_facts *out, const ss_releases *rel)
 			out->released_before_fix = 1;
 			if (out->first_release < 0 || t->first_release < out->first_release)
 				out->first_release = t->first_release;
+			if (t->last_release > out->last_release)
+				out->last_release = t->last_release;
 			if (t->nreleases > out->releases_since)
 				out->releases_since = t->nreleases;
 			if (t->how == SS_ORIGIN_REVERT)
@@ -368,6 +381,7 @@ int ss_histidx_resolve(ss_histidx_facts *out, ss_histidx *h, const ss_commit *co
 {
 	static const ss_histidx_resolve_options defaults = SS_HISTIDX_RESOLVE_OPTIONS_INIT;
 	struct rel_pos small[64], *pos = small;
+	struct hist_entry here;
 	char ids[SS_HISTIDX_MAX_TARGETS][41], id[41];
 	size_t nrel = ss_releases_count(releases), i, nrev, first;
 	const ss_trailer *tr;
@@ -379,6 +393,8 @@ int ss_histidx_resolve(ss_histidx_facts *out, ss_histidx *h, const ss_commit *co
 	memset(out, 0, sizeof(*out));
 	out->primary = -1;
 	out->first_release = -1;
+	out->last_release = -1;
+	out->last_release_before_fix = -1;
 	out->age_days = -1;
 	out->shipped_days = -1;
 	out->fix_time = hist_commit_time(commit);
@@ -389,10 +405,26 @@ int ss_histidx_resolve(ss_histidx_facts *out, ss_histidx *h, const ss_commit *co
 	x.rel = releases;
 	x.fix_time = out->fix_time;
 	x.fix = hist_find_added(h, commit->id);
+	if (!x.fix && commit->source && *commit->source) {
+		/* not added yet (features resolve each commit against the ones
+		 * before it): its place in its source still orders releases */
+		memset(&here, 0, sizeof(here));
+		here.src = hist_source_find(h, commit->source);
+		here.seq = (uint32_t)commit->index;
+		here.time = x.fix_time;
+		if (here.src != HIST_NO_SOURCE)
+			x.fix = &here;
+	}
 	if (nrel > sizeof(small) / sizeof(small[0]) && !(pos = calloc(nrel, sizeof(*pos))))
 		return ss_error_code(SS_ENOMEM, "out of memory");
-	for (i = 0; i < nrel; i++)
-		pos[i].e = hist_find_added(h, ss_releases_get(releases, i)->sha);
+	for (i = 0; i < nrel; i++) {
+		const ss_release *r = ss_releases_get(releases, i);
+
+		pos[i].e = hist_find_added(h, r->sha);
+		/* past only: a release counts when it is a commit met before
+		 * this one, or its date is not after the fix's */
+		pos[i].usable = !opts->past_only || pos[i].e || r->time <= out->fix_time;
+	}
 	x.pos = pos;
 	/* with a graph, the releases that lack the fix are those older than
 	 * the first one that has it; a fix no release has is bounded by date */
@@ -404,6 +436,25 @@ int ss_histidx_resolve(ss_histidx_facts *out, ss_histidx *h, const ss_commit *co
 		while (x.fix_limit < nrel &&
 		       ss_releases_get(releases, x.fix_limit)->time < x.fix_time)
 			x.fix_limit++;
+	}
+
+	/* the releases before the fix, whatever it fixes */
+	for (i = 0; i < nrel; i++) {
+		const struct hist_entry *re = pos[i].e;
+		int before;
+
+		if (!pos[i].usable)
+			continue;
+		if (ss_releases_has_graph(releases))
+			before = i < x.fix_limit;
+		else if (re && x.fix && re->src == x.fix->src && re->src != HIST_NO_SOURCE)
+			before = re->seq < x.fix->seq;
+		else
+			before = ss_releases_get(releases, i)->time < x.fix_time;
+		if (before) {
+			out->releases_before_fix++;
+			out->last_release_before_fix = (int)i;
+		}
 	}
 
 	i = 0;

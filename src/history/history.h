@@ -28,10 +28,14 @@
  * message set (util/error.h); a target that is not found, or is ambiguous,
  * is a fact, not an error.
  *
- * Threads: the first lookup after an add sorts the index.  Once sorted, and
- * with no repository attached, lookups and resolves only read and may run
- * concurrently.  With a repository attached (libgit2 objects are not
- * shareable), use one index per thread.
+ * Threads: a look-up sorts the commits added since the last sort when
+ * there are more than about sqrt(n) of them (fewer are scanned one by one,
+ * so that resolving each commit of a stream against the ones before it
+ * stays cheap); ss_histidx_count() sorts them all.  After
+ * ss_histidx_count() and no more adds, and with no repository attached,
+ * lookups and resolves only read and may run concurrently.  With a
+ * repository attached (libgit2 objects are not shareable), use one index
+ * per thread.
  */
 #ifndef SS_HISTORY_HISTORY_H
 #define SS_HISTORY_HISTORY_H
@@ -77,6 +81,17 @@ int ss_releases_from_repo(ss_releases **out, const char *repo, const char *glob)
  * the repository are skipped.  Replaces an earlier index.
  */
 int ss_releases_index_repo(ss_releases *r, const char *repo);
+
+/* An empty set of releases, to be filled with ss_releases_add(). */
+int ss_releases_new(ss_releases **out);
+
+/*
+ * Add a release (tag copied, sha 40 hex digits), keeping releases oldest
+ * first; a sha already listed is skipped.  For releases met as commits of
+ * a stream ("version: 21.11.0").  SS_EINVALID when r has a graph (its
+ * indices would move) or sha is not 40 hex digits; 0 or SS_ENOMEM.
+ */
+int ss_releases_add(ss_releases *r, const char *tag, const char *sha, int64_t time);
 
 size_t ss_releases_count(const ss_releases *r);           /* NULL: 0 */
 const ss_release *ss_releases_get(const ss_releases *r, size_t i); /* oldest first */
@@ -206,6 +221,7 @@ typedef struct {
 	int released;          /* it was in a release before the fix */
 	int first_release;     /* that release (index into releases), or -1 */
 	int nreleases;         /* releases that carried it before the fix */
+	int last_release;      /* the newest of them, or -1 */
 	double shipped_days;   /* fix time - first release time, -1 if not released */
 	ss_release_method method;
 } ss_histidx_target;
@@ -234,6 +250,10 @@ typedef struct {
 	int first_release;     /* earliest first release over found targets, -1 */
 	const char *first_release_tag; /* its tag, NULL; owned by the releases */
 	int releases_since;    /* most releases any found target lived through */
+	int last_release;      /* newest release before the fix that carried a
+				* found target, -1 */
+	int releases_before_fix;      /* releases before the fix, whatever it fixes */
+	int last_release_before_fix;  /* the newest of them, -1 */
 	double shipped_days;   /* fix time - first_release's time, -1 */
 	int fix_of_fix;        /* some found target has Fixes: itself */
 	int revert_of_released;/* a revert of a commit that was released */
@@ -245,9 +265,12 @@ typedef struct {
 	int blame;             /* blame when there is no Fixes: and no revert;
 				* needs a repository and the diff (0) */
 	size_t blame_max;      /* blame candidates kept as targets (3) */
+	int past_only;         /* a release counts only when its commit is among
+				* the added commits or its date is not after the
+				* fix's time: nothing from the commit's future (0) */
 } ss_histidx_resolve_options;
 
-#define SS_HISTIDX_RESOLVE_OPTIONS_INIT { 0, 3 }
+#define SS_HISTIDX_RESOLVE_OPTIONS_INIT { 0, 3, 0 }
 
 /*
  * Fill *out for commit: every Fixes: target (abbreviated ids checked

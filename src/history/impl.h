@@ -35,6 +35,9 @@ int hist_lookup(const struct hist_entry **out, size_t max, ss_histidx *h, const 
 /* The added commit with exactly this id, or NULL. */
 const struct hist_entry *hist_find_added(ss_histidx *h, const char *id);
 
+/* The number of a source commits were added from, or HIST_NO_SOURCE. */
+uint32_t hist_source_find(const ss_histidx *h, const char *name);
+
 /* The attached repository, or NULL. */
 git_repository *hist_repo(ss_histidx *h);
 

@@ -776,7 +776,7 @@ static int fit(struct pn_model *pm, const ss_dataset *d, const struct pn_store *
 		perm[i] = fitx[i];
 		npos += ss_dataset_example(d, fitx[i])->label;
 	}
-	if (npos && npos < nfit) {
+	if (o->mlp_balance && npos && npos < nfit) {
 		/* each class weighs as much as the other in the loss */
 		wpos = (float)((double)nfit / (2.0 * (double)npos));
 		wneg = (float)((double)nfit / (2.0 * (double)(nfit - npos)));
@@ -879,6 +879,11 @@ static int pn_train(ss_model *m, const ss_dataset *d, const size_t *fitx, size_t
 		return rc;
 	pm->cfg.msg_vocab = (int)ss_strmap_count(pm->msg_vocab) + MSG_RESERVED;
 	pm->cfg.code_vocab = (int)ss_strmap_count(pm->code_vocab) + CODE_RESERVED;
+	/* --lr, --dropout, --no-class-weights, --epochs and --patience are
+	 * shared with mlp (same defaults); --weight-decay and --batch are
+	 * not: mlp's 3e-3 decay and 128 batch were chosen for another net */
+	pm->cfg.lr = o->lr;
+	pm->cfg.dropout = o->dropout;
 	pm->cfg.seed = o->seed;
 	pm->cfg.threads = o->threads > 0 ? o->threads : 1;
 	pm->cfg.data_parallel = 1;
@@ -894,10 +899,10 @@ static int pn_train(ss_model *m, const ss_dataset *d, const size_t *fitx, size_t
 	if (!rc)
 		snprintf(m->info.params, sizeof(m->info.params),
 			 "embed=%d filters=%d hidden=%d dropout=%g lr=%g l2=%g batch=%d "
-			 "epochs=%d vocab=%d/%d balanced", pm->cfg.embed, pm->cfg.filters,
+			 "epochs=%d vocab=%d/%d%s", pm->cfg.embed, pm->cfg.filters,
 			 pm->cfg.hidden, (double)pm->cfg.dropout, (double)pm->cfg.lr,
 			 (double)pm->cfg.weight_decay, PN_BATCH, pm->epochs, pm->cfg.msg_vocab,
-			 pm->cfg.code_vocab);
+			 pm->cfg.code_vocab, o->mlp_balance ? " balanced" : "");
 	return rc;
 }
 

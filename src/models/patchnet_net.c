@@ -16,14 +16,24 @@
 #define MAX_POOLED 8
 
 /* conv widths 1 and 2 over [rows][t][in] -> max over time -> ReLU,
- * the two widths concatenated: [rows][2 * filters] */
+ * the two widths concatenated: [rows][2 * filters].
+ *
+ * Ragged: only the valid windows of each row are convolved (packed one
+ * row after the other), not the padded steps up to t, and the max is
+ * taken per row over its own windows.  Backward uses that only the
+ * winning window of each (row, filter) has a gradient: the weight and
+ * input gradients are rows * filters axpys of width * in floats instead
+ * of products over every window.  Padding was most of the work: batches
+ * pad messages to their longest (up to 512 tokens) and lines to theirs. */
 struct cblock {
-	ss_layer conv[2], pool[2];
+	ss_layer conv[2], pool[2];   /* conv: weights; pool: argmax for explain */
 	/* per batch */
 	int rows, t;
 	const float *x;
-	int *len[2];        /* valid output steps per row and width */
-	float *cy[2];       /* conv outputs [rows][t - w][filters] */
+	int *len[2];        /* windows per row and width */
+	int *off[2];        /* first packed window of each row */
+	float *cols[2];     /* packed windows [windows][width * in] */
+	float *cy[2];       /* conv outputs of the packed windows [windows][filters] */
 	float *py[2];       /* pooled, before ReLU [rows][filters] */
 	float *out;         /* [rows][2 * filters] */
 };
@@ -83,6 +93,7 @@ struct ss_patchnet_net {
 	ss_adam *adam;
 	long long step;
 	int nworkers;
+	int g_clean;            /* the workers' g (all but worker 0's) are zero */
 	struct worker w[MAX_WORKERS];
 };
 
@@ -199,8 +210,7 @@ static int cblock_init(struct cblock *cb, ss_params *p, ss_rng *rng, int in, int
 static int cblock_forward(struct cblock *cb, const ss_nn_ctx *c, int rows, int t,
 			  const float *x, const int *len)
 {
-	int f = cb->conv[0].out;
-	int rc;
+	int f = cb->conv[0].out, in = cb->conv[0].in;
 
 	cb->rows = rows;
 	cb->t = t;
@@ -209,56 +219,113 @@ static int cblock_forward(struct cblock *cb, const ss_nn_ctx *c, int rows, int t
 	if (!cb->out)
 		return SS_ENOMEM;
 	for (int w = 0; w < 2; w++) {
-		int to = t - w;
+		const ss_layer *cv = &cb->conv[w];
+		size_t k = (size_t)(w + 1) * in, np = 0;
+		int *am;
 
 		cb->len[w] = ss_nn_arena_alloc(c->arena, (size_t)rows * sizeof(int));
-		cb->cy[w] = ss_nn_arena_floats(c->arena, (size_t)rows * to * f);
+		cb->off[w] = ss_nn_arena_alloc(c->arena, (size_t)rows * sizeof(int));
 		cb->py[w] = ss_nn_arena_floats(c->arena, (size_t)rows * f);
-		if (!cb->len[w] || !cb->cy[w] || !cb->py[w])
+		am = ss_nn_arena_alloc(c->arena, (size_t)rows * f * sizeof(int));
+		if (!cb->len[w] || !cb->off[w] || !cb->py[w] || !am)
 			return SS_ENOMEM;
-		/* a row shorter than the window still has one (padded) window */
-		for (int r = 0; r < rows; r++)
-			cb->len[w][r] = len[r] > w ? len[r] - w : len[r] > 0;
-		cb->conv[w].t = t;
-		if ((rc = ss_layer_forward(&cb->conv[w], c, rows, x, cb->cy[w])))
-			return rc;
-		cb->pool[w].t = to;
-		cb->pool[w].len = cb->len[w];
-		if ((rc = ss_layer_forward(&cb->pool[w], c, rows, cb->cy[w], cb->py[w])))
-			return rc;
-		for (int r = 0; r < rows; r++)
-			for (int j = 0; j < f; j++) {
-				float v = cb->py[w][(size_t)r * f + j];
+		cb->pool[w].argmax = am;
+		for (int r = 0; r < rows; r++) {
+			/* a row shorter than the window still has one (padded)
+			 * window; t >= 2 keeps it inside the row */
+			int l = len[r] < t ? len[r] : t;
 
-				cb->out[(size_t)r * 2 * f + w * f + j] = v > 0.0f ? v : 0.0f;
+			cb->len[w][r] = l > w ? l - w : l > 0;
+			cb->off[w][r] = (int)np;
+			np += (size_t)cb->len[w][r];
+		}
+		cb->cols[w] = ss_nn_arena_floats(c->arena, (np ? np : 1) * k);
+		cb->cy[w] = ss_nn_arena_floats(c->arena, (np ? np : 1) * f);
+		if (!cb->cols[w] || !cb->cy[w])
+			return SS_ENOMEM;
+		/* window s of row r is width consecutive steps: k floats from
+		 * step s, so a row's windows of width 1 are one run */
+		for (int r = 0; r < rows; r++) {
+			const float *xr = x + (size_t)r * t * in;
+			float *dst = cb->cols[w] + (size_t)cb->off[w][r] * k;
+
+			if (!w)
+				memcpy(dst, xr, (size_t)cb->len[w][r] * k * sizeof(float));
+			else
+				for (int q = 0; q < cb->len[w][r]; q++)
+					memcpy(dst + (size_t)q * k, xr + (size_t)q * in,
+					       k * sizeof(float));
+		}
+		for (size_t q = 0; q < np; q++)
+			memcpy(cb->cy[w] + q * f, c->w + cv->b_off, (size_t)f * sizeof(float));
+		ss_sgemm(0, 1, (int)np, f, (int)k, 1.0f, cb->cols[w], c->w + cv->w_off, 1.0f,
+			 cb->cy[w]);
+		for (int r = 0; r < rows; r++) {
+			const float *yr = cb->cy[w] + (size_t)cb->off[w][r] * f;
+			float *py = cb->py[w] + (size_t)r * f;
+			int *ar = am + (size_t)r * f;
+
+			if (!cb->len[w][r]) {
+				/* an empty row contributes nothing, not -inf */
+				for (int j = 0; j < f; j++) {
+					py[j] = 0.0f;
+					ar[j] = -1;
+				}
+				continue;
 			}
+			for (int j = 0; j < f; j++) {
+				py[j] = yr[j];
+				ar[j] = 0;
+			}
+			/* branch-free so that the compiler can vectorise it */
+			for (int q = 1; q < cb->len[w][r]; q++) {
+				const float *ys = yr + (size_t)q * f;
+
+				for (int j = 0; j < f; j++) {
+					int gt = ys[j] > py[j];
+
+					py[j] = gt ? ys[j] : py[j];
+					ar[j] = gt ? q : ar[j];
+				}
+			}
+			for (int j = 0; j < f; j++)
+				cb->out[(size_t)r * 2 * f + w * f + j] = py[j] > 0.0f ? py[j] : 0.0f;
+		}
 	}
 	return 0;
 }
 
-/* dout [rows][2F] -> adds into dx [rows][t][in] and the conv gradients */
+/* dout [rows][2F] -> adds into dx [rows][t][in] (may be NULL) and, when
+ * c->g is set, the conv gradients */
 static int cblock_backward(struct cblock *cb, const ss_nn_ctx *c, const float *dout, float *dx)
 {
-	int f = cb->conv[0].out, rows = cb->rows;
-	int rc;
+	int f = cb->conv[0].out, in = cb->conv[0].in, rows = cb->rows;
 
 	for (int w = 0; w < 2; w++) {
-		int to = cb->t - w;
-		float *dpy = ss_nn_arena_floats(c->arena, (size_t)rows * f);
-		float *dcy = ss_nn_arena_zeros(c->arena, (size_t)rows * to * f);
+		const ss_layer *cv = &cb->conv[w];
+		const float *wt = c->w + cv->w_off;
+		float *gw = c->g ? c->g + cv->w_off : NULL, *gb = c->g ? c->g + cv->b_off : NULL;
+		const int *am = cb->pool[w].argmax;
+		size_t k = (size_t)(w + 1) * in;
 
-		if (!dpy || !dcy)
-			return SS_ENOMEM;
 		for (int r = 0; r < rows; r++)
 			for (int j = 0; j < f; j++) {
 				size_t o = (size_t)r * 2 * f + w * f + j;
+				float d = cb->out[o] > 0.0f ? dout[o] : 0.0f;
+				int q = am[(size_t)r * f + j];
+				const float *col, *wj;
 
-				dpy[(size_t)r * f + j] = cb->out[o] > 0.0f ? dout[o] : 0.0f;
+				if (q < 0 || d == 0.0f)
+					continue;
+				col = cb->cols[w] + ((size_t)cb->off[w][r] + q) * k;
+				wj = wt + (size_t)j * k;
+				if (gw) {
+					ss_nn_axpy(gw + (size_t)j * k, col, d, k);
+					gb[j] += d;
+				}
+				if (dx)
+					ss_nn_axpy(dx + ((size_t)r * cb->t + q) * in, wj, d, k);
 			}
-		if ((rc = ss_layer_backward(&cb->pool[w], c, rows, cb->cy[w], cb->py[w], dpy, dcy)))
-			return rc;
-		if ((rc = ss_layer_backward(&cb->conv[w], c, rows, cb->x, cb->cy[w], dcy, dx)))
-			return rc;
 	}
 	return 0;
 }
@@ -782,6 +849,7 @@ struct step_arg {
 	ss_patchnet_net *net;
 	const ss_patchnet_batch *b;
 	int nw;
+	int used;               /* workers that ran the batch */
 };
 
 static int step_share(void *arg, int t)
@@ -793,7 +861,7 @@ static int step_share(void *arg, int t)
 	int last = (int)((long)n * (t + 1) / a->nw);
 	int rc;
 
-	if (t)
+	if (t && !net->g_clean)
 		memset(w->g, 0, net->p->n * sizeof(float));
 	w->loss_val = 0.0;
 	if (last == first)
@@ -805,9 +873,33 @@ static int step_share(void *arg, int t)
 	return worker_backward(net, w, t ? w->g : net->p->g, NULL);
 }
 
+/* Range t of the parameters: worker gradients added into the params' g
+ * in worker order (as one thread would), the Adam update, then the
+ * workers' gradients of the range zeroed for the next step (the params'
+ * g keeps the batch gradient). */
+static int update_share(void *arg, int t)
+{
+	struct step_arg *a = arg;
+	ss_patchnet_net *net = a->net;
+	size_t n = net->p->n, from = n * (size_t)t / (size_t)a->nw;
+	size_t to = n * (size_t)(t + 1) / (size_t)a->nw;
+	float *g = net->p->g;
+
+	for (int u = 1; u < a->used; u++) {
+		const float *restrict wg = net->w[u].g;
+
+		for (size_t k = from; k < to; k++)
+			g[k] += wg[k];
+	}
+	ss_adam_update(net->adam, net->p, from, to);
+	for (int u = 1; u < net->nworkers; u++)
+		memset(net->w[u].g + from, 0, (to - from) * sizeof(float));
+	return 0;
+}
+
 int ss_patchnet_net_train_step(ss_patchnet_net *net, const ss_patchnet_batch *b, double *loss)
 {
-	struct step_arg a = { net, b, net->nworkers };
+	struct step_arg a = { net, b, net->nworkers, 0 };
 	double total = 0.0;
 	int rc;
 
@@ -818,18 +910,24 @@ int ss_patchnet_net_train_step(ss_patchnet_net *net, const ss_patchnet_batch *b,
 	if (a.nw > b->n)
 		a.nw = b->n;
 	ss_params_zero_grad(net->p);
-	if ((rc = ss_model_parallel(a.nw, step_share, &a)))
+	rc = ss_model_parallel(a.nw, step_share, &a);
+	/* whatever happened, the gradients are dirty now */
+	net->g_clean = 0;
+	if (rc)
 		return rc;
-	for (int t = 0; t < a.nw; t++) {
+	for (int t = 0; t < a.nw; t++)
 		total += net->w[t].loss_val;
-		if (t)
-			for (size_t k = 0; k < net->p->n; k++)
-				net->p->g[k] += net->w[t].g[k];
-	}
 	net->step++;
 	if (loss)
 		*loss = total;
-	return ss_adam_step(net->adam, net->p);
+	/* sum, update and clear in parallel, by ranges of the parameters */
+	ss_adam_tick(net->adam);
+	a.used = a.nw;
+	a.nw = net->nworkers;
+	if ((rc = ss_model_parallel(a.nw, update_share, &a)))
+		return rc;
+	net->g_clean = 1;
+	return 0;
 }
 
 /* ---- explanations ------------------------------------------------------ */

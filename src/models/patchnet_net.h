@@ -24,14 +24,19 @@
  * not the caps.  An example without code on a side gets a zero vector
  * for it.
  *
+ * Convolutions are ragged: only the valid windows of each row are
+ * computed, and backward follows only the max-pool winners (patchnet_net.c);
+ * on DPDK this halved the training CPU time and peak memory.
+ *
  * Threads: ss_patchnet_net_train_step() either splits the batch between
  * worker threads (each with its own layer copies, arena, dropout stream and
  * gradient vector; gradients summed in worker order) or runs one worker
  * and lets OpenBLAS thread the products.  Data-parallel is the default:
- * on 2 cores, a step of 64 realistic examples (default sizes) took 29 ms
- * data-parallel, 39 ms with 2 BLAS threads and 46 ms on one thread; the
- * products are small and skinny and a third of the time is outside BLAS
- * (im2col, pools, embeddings, Adam).  Results are deterministic for
+ * on 2 cores, before the ragged convolutions, a step of 64 realistic
+ * examples (default sizes) took 29 ms data-parallel, 39 ms with 2 BLAS
+ * threads and 46 ms on one thread; the products are small and skinny.
+ * The gradient sum, Adam and the zeroing of worker gradients run on the
+ * same threads by parameter ranges.  Results are deterministic for
  * (seed, threads, mode).
  */
 #ifndef SS_PATCHNET_NET_H
@@ -108,8 +113,10 @@ int ss_patchnet_net_forward(ss_patchnet_net *net, const ss_patchnet_batch *b,
 /* Add the gradient of the last forward's loss into the params' g. */
 int ss_patchnet_net_backward(ss_patchnet_net *net, const ss_patchnet_batch *b);
 
-/* Zero g, forward and backward (threads per the config), one Adam step;
- * *loss gets the batch loss before the step. */
+/* Forward and backward from zero gradients (threads per the config), one
+ * Adam step; *loss gets the batch loss before the step.  The gradient sum,
+ * the update and the zeroing for the next step run on the threads too, by
+ * ranges of the parameters; the params' g keeps the batch's gradient. */
 int ss_patchnet_net_train_step(ss_patchnet_net *net, const ss_patchnet_batch *b,
 			       double *loss);
 

@@ -147,7 +147,17 @@ void ss_adam_free(ss_adam *a);                  /* NULL is a no-op */
 /* One update of p->w from p->g (p->n must equal the n given to _new;
  * returns SS_EINVALID otherwise).  Leaves p->g as it is. */
 int ss_adam_step(ss_adam *a, ss_params *p);
+/* The same split for threads: ss_adam_tick() once (the step count), then
+ * ss_adam_update() over ranges [from, to) covering [0, n), concurrently
+ * for disjoint ranges.  Bit-identical to ss_adam_step(). */
+void ss_adam_tick(ss_adam *a);
+void ss_adam_update(ss_adam *a, ss_params *p, size_t from, size_t to);
 void ss_adam_set_lr(ss_adam *a, float lr);
+
+/* y[0..n) += a * x[0..n); y and x do not overlap.  Vectorised (GCC's -O2
+ * alone leaves such loops scalar).  ss_adam_update() is not: GCC will not
+ * vectorise sqrtf without -fno-math-errno. */
+void ss_nn_axpy(float *restrict y, const float *restrict x, float a, size_t n);
 
 /* ---- activation arena -------------------------------------------------- */
 

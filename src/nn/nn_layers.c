@@ -552,3 +552,14 @@ void ss_nn_concat_backward(float *const *dx, int n, int k, const int *dims,
 		}
 	}
 }
+
+/* GCC 12's -O2 ("very cheap" cost model) leaves loops of unknown trip
+ * count scalar; PatchNet's conv backward is made of these axpys */
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("tree-loop-vectorize", "vect-cost-model=dynamic")))
+#endif
+void ss_nn_axpy(float *restrict y, const float *restrict x, float a, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		y[i] += a * x[i];
+}

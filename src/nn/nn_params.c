@@ -123,26 +123,38 @@ void ss_adam_set_lr(ss_adam *a, float lr)
 	a->o.lr = lr;
 }
 
-int ss_adam_step(ss_adam *a, ss_params *p)
+void ss_adam_tick(ss_adam *a)
+{
+	a->t++;
+}
+
+void ss_adam_update(ss_adam *a, ss_params *p, size_t from, size_t to)
 {
 	const float b1 = a->o.beta1, b2 = a->o.beta2, wd = a->o.weight_decay;
-	float *w = p->w, *m = a->m, *v = a->v;
-	const float *g = p->g;
+	float *restrict w = p->w, *restrict m = a->m, *restrict v = a->v;
+	const float *restrict g = p->g;
 	float step, c2;
 
-	if (p->n != a->n)
-		return ss_error_code(SS_EINVALID, "adam state has %zu parameters, model %zu",
-				     a->n, p->n);
-	a->t++;
 	/* bias corrections folded into the step size and epsilon */
 	step = a->o.lr / (1.0f - (float)pow(b1, (double)a->t));
 	c2 = 1.0f / sqrtf(1.0f - (float)pow(b2, (double)a->t));
-	for (size_t i = 0; i < a->n; i++) {
+	if (to > a->n)
+		to = a->n;
+	for (size_t i = from; i < to; i++) {
 		float gi = g[i] + wd * w[i];
 
 		m[i] = b1 * m[i] + (1.0f - b1) * gi;
 		v[i] = b2 * v[i] + (1.0f - b2) * gi * gi;
 		w[i] -= step * m[i] / (sqrtf(v[i]) * c2 + a->o.eps);
 	}
+}
+
+int ss_adam_step(ss_adam *a, ss_params *p)
+{
+	if (p->n != a->n)
+		return ss_error_code(SS_EINVALID, "adam state has %zu parameters, model %zu",
+				     a->n, p->n);
+	ss_adam_tick(a);
+	ss_adam_update(a, p, 0, a->n);
 	return 0;
 }

@@ -1,41 +1,60 @@
 /*
- * rank.c - rows of a ranking, sorted and written (see rank.h).  Subjects
- * and reasons live in one growing string pool, rows refer to offsets.
+ * rank.c - rows of a ranking: scoring, reasons, flags, kernel rules,
+ * selection and precedents (see rank.h).  Strings live in one growing
+ * pool and rows refer to offsets; feature vectors of every commit read
+ * (history included) live in two flat arrays for the precedent search.
  */
-#include <errno.h>
+#include <ctype.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
-#include "eval/eval.h"
+#include "history/history.h"
+#include "models/patchnet_net.h"
+#include "out/patch.h"
 #include "rank/rank.h"
+#include "rank/rank_impl.h"
 #include "util/error.h"
-#include "util/strbuf.h"
 
-struct row {
-	char id[41];
-	float score;
-	int decision;
-	size_t order;
-	size_t subject, reasons;  /* offsets into the pool; reasons: "" = none */
-};
-
-struct ss_ranking {
-	struct row *rows;
-	size_t n, cap, picks;
-	ss_strbuf pool;  /* NUL-separated strings */
-};
-
-int ss_ranking_new(ss_ranking **out)
+static int pool_add(ss_ranking *r, size_t *off, const char *s, size_t len)
 {
+	if (!len) {
+		*off = 0;
+		return 0;
+	}
+	*off = r->pool.len;
+	if (ss_strbuf_add(&r->pool, s, len) || ss_strbuf_addch(&r->pool, '\0'))
+		return SS_ENOMEM;
+	return 0;
+}
+
+static int pool_adds(ss_ranking *r, size_t *off, const char *s)
+{
+	return pool_add(r, off, s ? s : "", s ? strlen(s) : 0);
+}
+
+int ss_ranking_new(ss_ranking **out, const ss_model *m, const ss_ranker_options *o)
+{
+	ss_ranker_options def = SS_RANKER_OPTIONS_INIT;
 	ss_ranking *r = calloc(1, sizeof(*r));
 
 	*out = NULL;
 	if (!r)
 		return SS_ENOMEM;
+	r->opts = o ? *o : def;
+	if (r->opts.nreasons > SS_RANK_MAX_REASONS)
+		r->opts.nreasons = SS_RANK_MAX_REASONS;
+	r->m = m;
+	r->threshold = r->opts.threshold >= 0 ? r->opts.threshold
+			: m ? (double)ss_model_threshold(m) : 0.5;
+	r->feat = m && r->opts.precedents ? ss_model_featurizer(m) : NULL;
 	r->pool = (ss_strbuf)SS_STRBUF_INIT;
+	r->sel = (ss_rank_select)SS_RANK_SELECT_INIT;
+	ss_svec_init(&r->vec);
 	/* offset 0 is the empty string */
-	if (ss_strbuf_addch(&r->pool, '\0')) {
-		free(r);
+	if (ss_strbuf_addch(&r->pool, '\0') || ss_histidx_new(&r->idx)) {
+		ss_ranking_free(r);
 		return SS_ENOMEM;
 	}
 	*out = r;
@@ -47,52 +66,347 @@ void ss_ranking_free(ss_ranking *r)
 	if (!r)
 		return;
 	free(r->rows);
+	free(r->prec);
+	free(r->vidx);
+	free(r->vval);
+	ss_svec_release(&r->vec);
+	ss_histidx_free(r->idx);
 	ss_strbuf_release(&r->pool);
 	free(r);
 }
 
-int ss_ranking_add(ss_ranking *r, const ss_commit *c, float score, int decision,
-		   const ss_contrib *why, size_t nwhy)
+static int grow_rows(ss_ranking *r)
 {
-	struct row *w;
-	size_t i;
-
 	if (r->n == r->cap) {
 		size_t cap = r->cap ? r->cap * 2 : 1024;
-		struct row *p = realloc(r->rows, cap * sizeof(*p));
+		struct ss_rank_rowdata *p = realloc(r->rows, cap * sizeof(*p));
 
 		if (!p)
 			return SS_ENOMEM;
 		r->rows = p;
 		r->cap = cap;
 	}
-	w = &r->rows[r->n];
+	memset(&r->rows[r->n], 0, sizeof(r->rows[r->n]));
+	return 0;
+}
+
+/* Remember c as a precedent candidate: id, subject, score, unit vector. */
+static int add_precedent(ss_ranking *r, const ss_commit *c, float score, const ss_history *hist,
+			 size_t *out)
+{
+	struct ss_rank_prec *p;
+	double norm = 0;
+	size_t i;
+	int rc;
+
+	if (r->nprec == r->pcap) {
+		size_t cap = r->pcap ? r->pcap * 2 : 1024;
+		struct ss_rank_prec *np = realloc(r->prec, cap * sizeof(*np));
+
+		if (!np)
+			return SS_ENOMEM;
+		r->prec = np;
+		r->pcap = cap;
+	}
+	p = &r->prec[r->nprec];
+	memcpy(p->id, c->id, sizeof(p->id));
+	p->id[40] = '\0';
+	p->score = score;
+	p->voff = r->vn;
+	p->vlen = 0;
+	if ((rc = pool_adds(r, &p->subject, c->subject)))
+		return rc;
+	if (r->feat) {
+		if ((rc = ss_featurizer_vector(&r->vec, r->feat, c, hist, NULL)))
+			return rc;
+		if (r->vn + r->vec.n > r->vcap) {
+			size_t cap = r->vcap ? r->vcap * 2 : 65536;
+			uint32_t *ni;
+			float *nv;
+
+			while (cap < r->vn + r->vec.n)
+				cap *= 2;
+			ni = realloc(r->vidx, cap * sizeof(*ni));
+			if (!ni)
+				return SS_ENOMEM;
+			r->vidx = ni;
+			nv = realloc(r->vval, cap * sizeof(*nv));
+			if (!nv)
+				return SS_ENOMEM;
+			r->vval = nv;
+			r->vcap = cap;
+		}
+		for (i = 0; i < r->vec.n; i++)
+			norm += (double)r->vec.val[i] * r->vec.val[i];
+		norm = norm > 0 ? 1.0 / sqrt(norm) : 0;
+		for (i = 0; i < r->vec.n; i++) {
+			r->vidx[r->vn + i] = r->vec.idx[i];
+			r->vval[r->vn + i] = (float)(r->vec.val[i] * norm);
+		}
+		r->vn += r->vec.n;
+		p->vlen = r->vec.n;
+	}
+	*out = r->nprec++;
+	return 0;
+}
+
+/* Text after '#' on the first line naming a stable address: "5.10+". */
+static int stable_hint(ss_ranking *r, size_t *off, const ss_commit *c)
+{
+	const char *p = c->message;
+
+	*off = 0;
+	while (p && (p = strcasestr(p, "stable@"))) {
+		const char *bol = p, *eol = strchr(p, '\n'), *hash;
+
+		while (bol > c->message && bol[-1] != '\n')
+			bol--;
+		if (!eol)
+			eol = p + strlen(p);
+		if (!strncasecmp(bol, "cc:", 3) && (hash = memchr(p, '#', (size_t)(eol - p)))) {
+			for (hash++; hash < eol && isspace((unsigned char)*hash); hash++)
+				;
+			while (eol > hash && isspace((unsigned char)eol[-1]))
+				eol--;
+			return pool_add(r, off, hash, (size_t)(eol - hash) > 40 ? 40 : (size_t)(eol - hash));
+		}
+		p = eol;
+	}
+	return 0;
+}
+
+static const char *find_bot(const ss_commit *c)
+{
+	static const struct { const char *needle, *name; } bots[] = {
+		{ "syzbot", "syzbot" }, { "syzkaller", "syzbot" },
+		{ "lkp@intel.com", "kernel test robot" }, { "hulkci@huawei.com", "Hulk Robot" },
+		{ "hulk robot", "Hulk Robot" }, { "abaci", "Abaci Robot" },
+		{ "coverity", "Coverity" }, { "smatch", "smatch" },
+		{ "dan.carpenter", "smatch" }, { "kernelci", "KernelCI" },
+	};
+	size_t pos = 0, k;
+	const ss_trailer *t;
+
+	while ((t = ss_commit_trailer(c, "Reported-by", &pos))) {
+		for (k = 0; k < sizeof(bots) / sizeof(bots[0]); k++)
+			if (strcasestr(t->value, bots[k].needle))
+				return bots[k].name;
+		pos++;
+	}
+	return NULL;
+}
+
+/* "shortsha subject" of each Fixes: target, one a line. */
+static int fixes_targets(ss_ranking *r, size_t *off, const ss_commit *c)
+{
+	ss_histidx_facts facts;
+	ss_strbuf sb = SS_STRBUF_INIT;
+	size_t i;
+	int rc;
+
+	*off = 0;
+	if (!ss_commit_trailer(c, "Fixes", NULL))
+		return 0;
+	if ((rc = ss_histidx_resolve(&facts, r->idx, c, NULL, NULL)))
+		return rc;
+	for (i = 0; i < facts.ntargets && !rc; i++) {
+		const ss_histidx_target *t = &facts.targets[i];
+
+		if (t->how != SS_ORIGIN_FIXES_TAG)
+			continue;
+		if (t->found)
+			rc = ss_strbuf_addf(&sb, "%.12s %s\n", t->commit.id, t->commit.subject);
+		else if (t->quoted)
+			rc = ss_strbuf_addf(&sb, "%.12s %.*s (not read)\n", t->written,
+					    (int)t->quoted_len, t->quoted);
+		else
+			rc = ss_strbuf_addf(&sb, "%.12s (not read)\n", t->written);
+	}
+	if (!rc && sb.len)
+		rc = pool_add(r, off, sb.buf, sb.len - 1);
+	ss_strbuf_release(&sb);
+	return rc;
+}
+
+static int add_reasons(ss_ranking *r, struct ss_rank_rowdata *w, const ss_contrib *why, size_t nwhy)
+{
+	ss_strbuf sb = SS_STRBUF_INIT;
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < nwhy && !rc; i++)
+		rc = ss_strbuf_addf(&sb, "%s\t%+.3f\n", why[i].name, (double)why[i].contrib);
+	if (!rc)
+		rc = pool_add(r, &w->reasons, sb.buf, sb.len);
+	ss_strbuf_release(&sb);
+	return rc;
+}
+
+static int explain(ss_ranking *r, struct ss_rank_rowdata *w, const ss_commit *c,
+		   const ss_history *hist)
+{
+	ss_contrib why[SS_RANK_MAX_REASONS];
+	size_t n = 0, i;
+	int rc;
+
+	if (!r->m || !r->opts.nreasons)
+		return 0;
+	if (ss_model_get_kind(r->m) == SS_MODEL_PATCHNET) {
+		ss_patchnet_reason pw[SS_RANK_MAX_REASONS];
+
+		if ((rc = ss_patchnet_explain_commit(pw, r->opts.nreasons, &n, r->m, c, 1)))
+			return rc;
+		for (i = 0; i < n; i++) {
+			why[i].index = 0;
+			why[i].value = pw[i].share;
+			why[i].contrib = pw[i].contrib;
+			snprintf(why[i].name, sizeof(why[i].name), "%s%.120s",
+				 pw[i].side < 0 ? "word:" : "", pw[i].text);
+		}
+	} else if ((rc = ss_model_explain(why, r->opts.nreasons, &n, r->m, c, hist, 1))) {
+		return rc;
+	}
+	return add_reasons(r, w, why, n);
+}
+
+static int keep_text(ss_ranking *r, struct ss_rank_rowdata *w, const ss_commit *c)
+{
+	ss_strbuf sb = SS_STRBUF_INIT;
+	int rc;
+
+	if ((rc = pool_adds(r, &w->message, c->message)))
+		return rc;
+	rc = ss_patch_diff(&sb, c, r->opts.keep == SS_RANK_KEEP_DETAILS ? r->opts.diff_cap : 0,
+			   &w->diff_cut);
+	if (!rc)
+		rc = pool_add(r, &w->diff, sb.buf, sb.len);
+	ss_strbuf_release(&sb);
+	return rc;
+}
+
+static int fill_row(ss_ranking *r, struct ss_rank_rowdata *w, const ss_commit *c, float score)
+{
+	const char *rule = NULL, *bot;
+	int rc = 0;
+
 	memcpy(w->id, c->id, sizeof(w->id));
 	w->id[40] = '\0';
 	w->score = score;
-	w->decision = decision;
 	w->order = r->n;
-	w->subject = r->pool.len;
-	if (ss_strbuf_adds(&r->pool, c->subject ? c->subject : "") || ss_strbuf_addch(&r->pool, '\0'))
-		return SS_ENOMEM;
-	w->reasons = 0;
-	if (nwhy) {
-		w->reasons = r->pool.len;
-		/* "name\tcontribution\n" per reason */
-		for (i = 0; i < nwhy; i++)
-			if (ss_strbuf_addf(&r->pool, "%s\t%+.3f\n", why[i].name, (double)why[i].contrib))
-				return SS_ENOMEM;
-		if (ss_strbuf_addch(&r->pool, '\0'))
-			return SS_ENOMEM;
+	w->time = c->committer.time ? c->committer.time : c->author.time;
+	w->author_time = c->author.time;
+	w->author_tz = c->author.tz;
+	w->lines = c->added + c->removed;
+	if (ss_commit_has_stable_tag(c) || c->masked)
+		w->flags |= SS_RANK_TAGGED;
+	if (c->message && strcasestr(c->message, "stable+noautosel@"))
+		w->flags |= SS_RANK_NOAUTOSEL;
+	if (w->lines > SS_RANK_MAX_LINES)
+		w->flags |= SS_RANK_TOO_BIG;
+	if (c->truncated)
+		w->flags |= SS_RANK_TRUNCATED;
+	for (size_t i = 0; i < c->nfiles; i++)
+		if (c->files[i].binary)
+			w->flags |= SS_RANK_BINARY;
+	if (ss_commit_trailer(c, "Fixes", NULL))
+		w->flags |= SS_RANK_FIXES;
+	if (ss_policy_check(r->opts.policy, c, &rule) != SS_POLICY_OK) {
+		w->flags |= SS_RANK_POLICY;
+		rc |= pool_adds(r, &w->policy, rule);
 	}
+	if ((bot = find_bot(c))) {
+		w->flags |= SS_RANK_BOT;
+		rc |= pool_adds(r, &w->bot, bot);
+	}
+	if (r->opts.stable) {
+		const char *br = ss_label_branches(r->opts.stable, c->id);
+
+		if (br) {
+			w->flags |= SS_RANK_IN_STABLE;
+			rc |= pool_adds(r, &w->branches, br);
+		}
+	}
+	w->label = r->opts.labels ? ss_labels_get(r->opts.labels, c->id)
+		   : r->opts.stable ? !!(w->flags & SS_RANK_IN_STABLE) : -1;
+	if (rc)
+		return SS_ENOMEM;
+	if ((rc = pool_adds(r, &w->subject, c->subject)))
+		return rc;
+	{
+		ss_strbuf sb = SS_STRBUF_INIT;
+
+		rc = c->author.email[0] ? ss_strbuf_addf(&sb, "%s <%s>", c->author.name, c->author.email)
+				       : ss_strbuf_adds(&sb, c->author.name);
+		if (!rc)
+			rc = pool_add(r, &w->author, sb.buf, sb.len);
+		ss_strbuf_release(&sb);
+		if (rc)
+			return rc;
+	}
+	if ((rc = stable_hint(r, &w->hint, c)) || (rc = fixes_targets(r, &w->fixes, c)))
+		return rc;
+	return 0;
+}
+
+int ss_ranking_feed(ss_ranking *r, const ss_commit *c, const ss_history *hist, int history_only)
+{
+	struct ss_rank_rowdata *w;
+	float score = 0;
+	size_t prec = 0;
+	int rc;
+
+	if (r->m && (rc = ss_model_score_commit(&score, r->m, c, hist)))
+		return rc;
+	if ((rc = add_precedent(r, c, score, hist, &prec)))
+		return rc;
+	if (history_only)
+		return ss_histidx_add_commit(r->idx, c);
+	if ((rc = grow_rows(r)))
+		return rc;
+	w = &r->rows[r->n];
+	w->prec = prec;
+	if ((rc = fill_row(r, w, c, score)))
+		return rc;
+	if ((score >= r->threshold || r->opts.explain_all) && !(w->flags & SS_RANK_NOAUTOSEL) &&
+	    (rc = explain(r, w, c, hist)))
+		return rc;
+	if ((r->opts.keep == SS_RANK_KEEP_DETAILS ||
+	     (r->opts.keep == SS_RANK_KEEP_PATCH && score >= r->threshold)) &&
+	    (rc = keep_text(r, w, c)))
+		return rc;
+	w->decision = score >= r->threshold;
+	r->picks += w->decision;
+	r->n++;
+	if (w->time > r->newest)
+		r->newest = w->time;
+	return ss_histidx_add_commit(r->idx, c);
+}
+
+int ss_ranking_add(ss_ranking *r, const ss_commit *c, float score, int decision,
+		   const ss_contrib *why, size_t nwhy)
+{
+	struct ss_rank_rowdata *w;
+	int rc;
+
+	if ((rc = grow_rows(r)))
+		return rc;
+	w = &r->rows[r->n];
+	w->prec = (size_t)-1;
+	if ((rc = fill_row(r, w, c, score)) || (rc = add_reasons(r, w, why, nwhy)))
+		return rc;
+	if (r->opts.keep != SS_RANK_KEEP_NONE && (rc = keep_text(r, w, c)))
+		return rc;
+	w->decision = decision;
 	r->picks += decision != 0;
 	r->n++;
-	return 0;
+	if (w->time > r->newest)
+		r->newest = w->time;
+	return ss_histidx_add_commit(r->idx, c);
 }
 
 static int cmp_rows(const void *a, const void *b)
 {
-	const struct row *x = a, *y = b;
+	const struct ss_rank_rowdata *x = a, *y = b;
 
 	if (x->score != y->score)
 		return x->score > y->score ? -1 : 1;
@@ -101,8 +415,41 @@ static int cmp_rows(const void *a, const void *b)
 
 void ss_ranking_sort(ss_ranking *r)
 {
-	if (r->n)
+	if (r->n && !r->sorted)
 		qsort(r->rows, r->n, sizeof(*r->rows), cmp_rows);
+	r->sorted = 1;
+}
+
+void ss_ranking_select(ss_ranking *r, const ss_rank_select *s)
+{
+	size_t i, shown = 0, picks = 0;
+
+	ss_ranking_sort(r);
+	r->sel = *s;
+	r->now = s->now ? s->now : r->newest;
+	r->selected = 1;
+	for (i = 0; i < r->n; i++) {
+		struct ss_rank_rowdata *w = &r->rows[i];
+
+		w->flags &= ~(unsigned)SS_RANK_TOO_YOUNG;
+		if (s->min_age_days > 0 && (double)(r->now - w->time) < s->min_age_days * 86400.0)
+			w->flags |= SS_RANK_TOO_YOUNG;
+		w->shown = w->pick = 0;
+		if (w->flags & SS_RANK_HELD)
+			continue;
+		if (s->untagged_only && (w->flags & SS_RANK_TAGGED))
+			continue;
+		if (s->min_score >= 0 && w->score < s->min_score)
+			continue;
+		if (s->top && shown >= s->top)
+			continue;
+		w->shown = 1;
+		shown++;
+		if (w->decision && (!s->budget || picks < s->budget)) {
+			w->pick = 1;
+			picks++;
+		}
+	}
 }
 
 size_t ss_ranking_count(const ss_ranking *r)
@@ -125,138 +472,105 @@ const char *ss_ranking_id(const ss_ranking *r, size_t i)
 	return r->rows[i].id;
 }
 
-static int shown(const ss_ranking *r, const ss_rank_options *o, size_t i)
+double ss_ranking_threshold(const ss_ranking *r)
 {
-	if (o->top && i >= o->top)
+	return r->threshold;
+}
+
+int64_t ss_ranking_now(const ss_ranking *r)
+{
+	return r->selected ? r->now : r->newest;
+}
+
+const ss_rank_select *ss_ranking_selection(const ss_ranking *r)
+{
+	return &r->sel;
+}
+
+void ss_ranking_row(ss_rank_row *out, const ss_ranking *r, size_t i)
+{
+	const struct ss_rank_rowdata *w = &r->rows[i];
+	const char *pool = r->pool.buf;
+
+	out->id = w->id;
+	out->subject = pool + w->subject;
+	out->author = pool + w->author;
+	out->score = w->score;
+	out->pick = r->selected ? w->pick : w->decision;
+	out->shown = r->selected ? w->shown : 1;
+	out->flags = w->flags;
+	out->order = w->order;
+	out->time = w->time;
+	out->author_time = w->author_time;
+	out->author_tz = w->author_tz;
+	out->lines = w->lines;
+	out->label = w->label;
+	out->stable_hint = pool + w->hint;
+	out->fixes = pool + w->fixes;
+	out->bot = pool + w->bot;
+	out->branches = pool + w->branches;
+	out->policy = pool + w->policy;
+	out->reasons = pool + w->reasons;
+	out->message = pool + w->message;
+	out->diff = pool + w->diff;
+	out->diff_cut = w->diff_cut;
+}
+
+size_t ss_ranking_precedents(ss_rank_precedent *out, size_t max, const ss_ranking *r, size_t i)
+{
+	const struct ss_rank_rowdata *w = &r->rows[i];
+	const struct ss_rank_prec *q;
+	size_t k, j, n = 0;
+	float *dense;
+
+	if (!r->feat || w->prec == (size_t)-1 || !max || w->prec >= r->nprec)
 		return 0;
-	return o->min_score < 0 || r->rows[i].score >= o->min_score;
-}
+	q = &r->prec[w->prec];
+	if (!q->vlen)
+		return 0;
+	/* the query as a dense vector: each candidate costs its own length */
+	dense = calloc(ss_featurizer_dim(r->feat), sizeof(*dense));
+	if (!dense)
+		return 0;
+	for (j = 0; j < q->vlen; j++)
+		dense[r->vidx[q->voff + j]] = r->vval[q->voff + j];
+	for (k = 0; k < w->prec; k++) {
+		const struct ss_rank_prec *p = &r->prec[k];
+		float dot = 0;
+		size_t pos;
 
-/* Replace tabs and newlines so that a subject stays one TSV field. */
-static void put_field(FILE *f, const char *s)
-{
-	for (; *s; s++)
-		fputc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, f);
-}
-
-static void write_text(const ss_ranking *r, FILE *f, const ss_rank_options *o, const ss_model *m)
-{
-	size_t i;
-
-	if (m) {
-		const ss_model_info *in = ss_model_info_of(m);
-		char a[16], b[16];
-
-		ss_format_date(a, in->first);
-		ss_format_date(b, in->last);
-		fprintf(f, "model: %s (%s), trained on %llu commits %s..%s, threshold %.4f\n",
-			ss_model_kind_name(ss_model_get_kind(m)), in->params,
-			(unsigned long long)in->n, a, b, (double)ss_model_threshold(m));
-	}
-	fprintf(f, "%zu commits, %zu picked for stable review\n\n", r->n, r->picks);
-	fprintf(f, "%5s %6s %4s  %-12s  %s\n", "rank", "score", "pick", "commit", "subject");
-	for (i = 0; i < r->n && shown(r, o, i); i++) {
-		const struct row *w = &r->rows[i];
-		const char *p;
-
-		fprintf(f, "%5zu %6.3f %4s  %.12s  ", i + 1, (double)w->score, w->decision ? "*" : "",
-			w->id);
-		put_field(f, r->pool.buf + w->subject);
-		fputc('\n', f);
-		if (!w->reasons)
+		for (j = 0; j < p->vlen; j++)
+			dot += dense[r->vidx[p->voff + j]] * r->vval[p->voff + j];
+		if (dot <= 0 || (n == max && dot <= out[n - 1].similarity))
 			continue;
-		fprintf(f, "%32s", "because ");
-		for (p = r->pool.buf + w->reasons; *p;) {
-			const char *tab = strchr(p, '\t'), *nl = strchr(p, '\n');
-
-			if (!tab || !nl)
+		/* the same change merged twice (tip mails per branch) is one precedent */
+		for (j = 0; j < n; j++)
+			if (!strcmp(out[j].subject, r->pool.buf + p->subject))
 				break;
-			fprintf(f, "%s%.*s (%.*s)", p == r->pool.buf + w->reasons ? "" : ", ",
-				(int)(tab - p), p, (int)(nl - tab - 1), tab + 1);
-			p = nl + 1;
+		if (j < n)
+			continue;
+		pos = n < max ? n++ : max - 1;
+		while (pos > 0 && out[pos - 1].similarity < dot) {
+			out[pos] = out[pos - 1];
+			pos--;
 		}
-		fputc('\n', f);
+		out[pos].id = p->id;
+		out[pos].subject = r->pool.buf + p->subject;
+		out[pos].score = p->score;
+		out[pos].similarity = dot;
+		out[pos].label = -1;
+		out[pos].branches = "";
 	}
-}
+	free(dense);
+	for (k = 0; k < n; k++) {
+		if (r->opts.stable) {
+			const char *br = ss_label_branches(r->opts.stable, out[k].id);
 
-static void write_tsv(const ss_ranking *r, FILE *f, const ss_rank_options *o)
-{
-	size_t i;
-
-	fprintf(f, "sha\tscore\tdecision\tsubject\n");
-	for (i = 0; i < r->n && shown(r, o, i); i++) {
-		fprintf(f, "%s\t%.6f\t%d\t", r->rows[i].id, (double)r->rows[i].score,
-			r->rows[i].decision);
-		put_field(f, r->pool.buf + r->rows[i].subject);
-		fputc('\n', f);
-	}
-}
-
-static int write_json(const ss_ranking *r, FILE *f, const ss_rank_options *o, const ss_model *m)
-{
-	ss_strbuf sb = SS_STRBUF_INIT;
-	size_t i;
-	int rc = 0;
-
-	rc |= ss_strbuf_adds(&sb, "{");
-	if (m)
-		rc |= ss_strbuf_addf(&sb, "\"model\":\"%s\",\"threshold\":%.6g,",
-				     ss_model_kind_name(ss_model_get_kind(m)),
-				     (double)ss_model_threshold(m));
-	rc |= ss_strbuf_addf(&sb, "\"commits\":%zu,\"picks\":%zu,\"rows\":[", r->n, r->picks);
-	for (i = 0; i < r->n && shown(r, o, i) && !rc; i++) {
-		const struct row *w = &r->rows[i];
-		const char *p;
-		int first = 1;
-
-		rc |= ss_strbuf_addf(&sb, "%s{\"sha\":\"%s\",\"score\":%.6g,\"decision\":%s,\"subject\":",
-				     i ? "," : "", w->id, (double)w->score, w->decision ? "true" : "false");
-		rc |= ss_strbuf_add_json(&sb, r->pool.buf + w->subject);
-		rc |= ss_strbuf_adds(&sb, ",\"reasons\":[");
-		for (p = w->reasons ? r->pool.buf + w->reasons : ""; *p && !rc;) {
-			const char *tab = strchr(p, '\t'), *nl = strchr(p, '\n');
-			char name[256];
-
-			if (!tab || !nl)
-				break;
-			snprintf(name, sizeof(name), "%.*s", (int)(tab - p), p);
-			rc |= ss_strbuf_addf(&sb, "%s{\"feature\":", first ? "" : ",");
-			rc |= ss_strbuf_add_json(&sb, name);
-			/* JSON numbers have no leading '+' */
-			rc |= ss_strbuf_addf(&sb, ",\"contribution\":%.4g}", strtod(tab + 1, NULL));
-			first = 0;
-			p = nl + 1;
+			out[k].branches = br ? br : "";
+			out[k].label = br != NULL;
 		}
-		rc |= ss_strbuf_adds(&sb, "]}");
-		/* keep memory flat on long rankings */
-		if (sb.len > (1 << 20)) {
-			fwrite(sb.buf, 1, sb.len, f);
-			ss_strbuf_reset(&sb);
-		}
+		if (r->opts.labels)
+			out[k].label = ss_labels_get(r->opts.labels, out[k].id);
 	}
-	rc |= ss_strbuf_adds(&sb, "]}\n");
-	if (!rc)
-		fwrite(sb.buf, 1, sb.len, f);
-	ss_strbuf_release(&sb);
-	return rc ? SS_ENOMEM : 0;
-}
-
-int ss_ranking_write(const ss_ranking *r, FILE *f, const ss_rank_options *o, const ss_model *m)
-{
-	int rc = 0;
-
-	switch (o->format) {
-	case SS_RANK_TSV:
-		write_tsv(r, f, o);
-		break;
-	case SS_RANK_JSON:
-		rc = write_json(r, f, o, m);
-		break;
-	default:
-		write_text(r, f, o, m);
-		break;
-	}
-	if (!rc && ferror(f))
-		rc = ss_error_set("cannot write the ranking: %s", strerror(errno));
-	return rc;
+	return n;
 }

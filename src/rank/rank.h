@@ -1,59 +1,190 @@
 /*
- * rank.h - commits ordered by score for a stable reviewer, with reasons.
+ * rank.h - commits ordered by score for a stable reviewer, with reasons,
+ * the facts a maintainer acts on, the kernel's stable rules, and
+ * precedents.
  *
- * A ranking keeps one small row per scored commit (id, subject, score,
- * decision and, for picks, the features that raised the score most), so
- * that whole histories can be ranked while the commits themselves stream
- * by and are freed.  Rows sort by score, highest first, ties in stream
- * order.  Output formats:
- *   text  rank, score, pick mark, short id, subject; under each pick the
- *         features that raised its score most
- *   tsv   "sha score decision subject" (header row), one row per commit
- *   json  one object: model summary and an array of rows with reasons
+ * A ranking keeps one small row per scored commit while the commits
+ * themselves stream by and are freed: id, subject, author, score, flags
+ * (already tagged for stable and the tag's version hint, Fixes: targets,
+ * reported by a bot, already in a stable tree, over 100 lines), the
+ * features that raised the score most, and, when an output needs them,
+ * the message and the diff (ss_ranker_options.keep).  For precedents it
+ * also keeps every commit's sparse feature vector (unit length), those of
+ * --history commits included.
+ *
+ * Kernel rules hold commits back, whatever their score: a
+ * "Cc: <stable+noautosel@kernel.org>" line, a policy rule (policy.h), and
+ * after ss_ranking_select() a minimum age in mainline.  Held rows are never
+ * picks and never shown in the list; they are counted and listed apart.
+ *
+ * Rows sort by score, highest first, ties in stream order.  Strings a row
+ * gives out live as long as the ranking and are never NULL ("" when none).
  */
 #ifndef SS_RANK_H
 #define SS_RANK_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "commit/commit.h"
+#include "commit/label.h"
+#include "eval/labels.h"
+#include "features/history.h"
 #include "models/model.h"
+#include "rank/policy.h"
+#include "util/strbuf.h"
 
 typedef enum {
 	SS_RANK_TEXT = 0,
 	SS_RANK_TSV = 1,
-	SS_RANK_JSON = 2
+	SS_RANK_JSON = 2,  /* JSON lines: one object a row */
+	SS_RANK_CSV = 3,
+	SS_RANK_MBOX = 4   /* the picks as git format-patch messages */
 } ss_rank_format;
 
-typedef struct {
-	size_t top;           /* at most this many rows, 0 = all (0) */
-	double min_score;     /* only rows scoring at least this (-1: all) */
-	ss_rank_format format;/* (SS_RANK_TEXT) */
-} ss_rank_options;
+/* Row flags. */
+enum {
+	SS_RANK_TAGGED = 1u << 0,     /* carries Cc: stable@ (or had it, masked) */
+	SS_RANK_NOAUTOSEL = 1u << 1,  /* Cc: stable+noautosel@: never proposed */
+	SS_RANK_BOT = 1u << 2,        /* reported by a bot */
+	SS_RANK_IN_STABLE = 1u << 3,  /* the --stable tree carries it */
+	SS_RANK_TOO_BIG = 1u << 4,    /* over 100 lines added + removed */
+	SS_RANK_TOO_YOUNG = 1u << 5,  /* younger than the minimum age */
+	SS_RANK_POLICY = 1u << 6,     /* held back by a policy rule */
+	SS_RANK_FIXES = 1u << 7,      /* has a Fixes: trailer */
+	SS_RANK_TRUNCATED = 1u << 8,  /* its diff was read capped: no patch */
+	SS_RANK_BINARY = 1u << 9      /* binary files: the patch cannot carry them */
+};
+#define SS_RANK_HELD (SS_RANK_NOAUTOSEL | SS_RANK_TOO_YOUNG | SS_RANK_POLICY)
 
-#define SS_RANK_OPTIONS_INIT { 0, -1.0, SS_RANK_TEXT }
+/* The stable rules' size limit, lines added + removed. */
+#define SS_RANK_MAX_LINES 100
+
+typedef enum {
+	SS_RANK_KEEP_NONE = 0,    /* no message, no diff */
+	SS_RANK_KEEP_PATCH = 1,   /* message and whole diff of picks (mbox) */
+	SS_RANK_KEEP_DETAILS = 2  /* message and diff capped at diff_cap lines, every row */
+} ss_rank_keep;
+
+typedef struct {
+	size_t nreasons;          /* reasons kept per row, 0..16 (5) */
+	ss_rank_keep keep;        /* (SS_RANK_KEEP_NONE) */
+	size_t diff_cap;          /* diff lines kept with KEEP_DETAILS (200) */
+	int precedents;           /* keep feature vectors for precedents (1) */
+	double threshold;         /* picks score at least this; < 0: the model's (-1) */
+	int explain_all;          /* reasons for every row, not only picks (0) */
+	const ss_policy *policy;  /* subsystem rules (NULL) */
+	ss_label *stable;         /* a stable tree read with ss_label_read (NULL) */
+	const ss_labels *labels;  /* which commits reached stable (NULL) */
+} ss_ranker_options;
+
+#define SS_RANKER_OPTIONS_INIT { 5, SS_RANK_KEEP_NONE, 200, 1, -1.0, 0, NULL, NULL, NULL }
+
+typedef struct {
+	size_t top;           /* at most this many rows shown, 0 = all (0) */
+	double min_score;     /* only rows scoring at least this (-1: all) */
+	size_t budget;        /* at most this many picks, 0 = no limit (0) */
+	int untagged_only;    /* hide commits already tagged for stable (0) */
+	double min_age_days;  /* hold back commits younger than this in mainline (0) */
+	int64_t now;          /* reference time for the age; 0: newest commit read (0) */
+} ss_rank_select;
+
+#define SS_RANK_SELECT_INIT { 0, -1.0, 0, 0, 0.0, 0 }
+
+typedef struct {
+	ss_rank_format format;  /* (SS_RANK_TEXT) */
+	int color;              /* ANSI colours in text (0) */
+	size_t precedents;      /* precedents per pick (3) */
+	size_t precedent_rows;  /* only the first this many shown picks get them (100) */
+	const char *branch;     /* mbox: "[PATCH stablesel BRANCH n/m]" (NULL: none) */
+} ss_rank_write_options;
+
+#define SS_RANK_WRITE_OPTIONS_INIT { SS_RANK_TEXT, 0, 3, 100, NULL }
 
 typedef struct ss_ranking ss_ranking;
 
-int ss_ranking_new(ss_ranking **out);
+/* A row as the writers see it (pointers valid until the next add). */
+typedef struct {
+	const char *id, *subject, *author; /* author: "Name <email>" */
+	float score;
+	int pick;             /* proposed (after ss_ranking_select) */
+	int shown;            /* in the list (after ss_ranking_select) */
+	unsigned flags;       /* SS_RANK_* */
+	size_t order;         /* position in the stream, from 0 */
+	int64_t time;         /* committer time (author time when unknown) */
+	int64_t author_time;
+	int author_tz;
+	size_t lines;         /* added + removed */
+	int label;            /* reached stable per labels/--stable: 1, 0, -1 unknown */
+	const char *stable_hint; /* "5.10+" of "Cc: stable@... # 5.10+" */
+	const char *fixes;    /* "sha subject" lines of the Fixes: targets */
+	const char *bot;      /* the reporting bot */
+	const char *branches; /* stable branches carrying it */
+	const char *policy;   /* the policy rule holding it back */
+	const char *reasons;  /* "name\tcontribution\n" lines */
+	const char *message;  /* kept message (keep) */
+	const char *diff;     /* kept diff (keep) */
+	size_t diff_cut;      /* diff lines left out of diff */
+} ss_rank_row;
+
+/* A similar earlier commit. */
+typedef struct {
+	const char *id, *subject;
+	float score;          /* the model's score of it */
+	float similarity;     /* cosine of the feature vectors */
+	int label;            /* reached stable: 1, 0, -1 unknown (no labels) */
+	const char *branches; /* stable branches when --stable was read, "" */
+} ss_rank_precedent;
+
+/* m is borrowed and must outlive the ranking; o may be NULL. */
+int ss_ranking_new(ss_ranking **out, const ss_model *m, const ss_ranker_options *o);
 void ss_ranking_free(ss_ranking *r); /* NULL is a no-op */
 
-/* Add c with its score and decision; why[nwhy] are its reasons (copied,
- * may be NULL/0). */
+/*
+ * Score c with the history hist of the commits before it and add it as a
+ * row; with history_only it only becomes a precedent and a Fixes: target
+ * for later commits.  The caller adds c to hist afterwards and may free c.
+ */
+int ss_ranking_feed(ss_ranking *r, const ss_commit *c, const ss_history *hist, int history_only);
+
+/*
+ * Add c as a row with a given score and reasons (no model involved);
+ * kept for tests and callers that score themselves.
+ */
 int ss_ranking_add(ss_ranking *r, const ss_commit *c, float score, int decision,
 		   const ss_contrib *why, size_t nwhy);
 
 /* Sort by score (highest first, stable). */
 void ss_ranking_sort(ss_ranking *r);
 
+/* Sort, apply the age rule, and mark the rows shown and picked. */
+void ss_ranking_select(ss_ranking *r, const ss_rank_select *s);
+
 size_t ss_ranking_count(const ss_ranking *r);
 size_t ss_ranking_picks(const ss_ranking *r);
 float ss_ranking_score(const ss_ranking *r, size_t i);
 const char *ss_ranking_id(const ss_ranking *r, size_t i);
+double ss_ranking_threshold(const ss_ranking *r);
+int64_t ss_ranking_now(const ss_ranking *r);
+const ss_rank_select *ss_ranking_selection(const ss_ranking *r);
 
-/* Write the sorted ranking; m describes the model in headers (may be
+/* Row i of the sorted ranking. */
+void ss_ranking_row(ss_rank_row *out, const ss_ranking *r, size_t i);
+
+/*
+ * The max commits most similar to row i among those before it in the
+ * stream (history commits included), most similar first; returns how many
+ * were written.  0 when the model has no sparse features.
+ */
+size_t ss_ranking_precedents(ss_rank_precedent *out, size_t max, const ss_ranking *r, size_t i);
+
+/* The flags of row w in words ("tagged stable 5.10+; fixes <sha> <subject>;
+ * reported by syzbot ..."), joined by sep, appended to sb. */
+void ss_rank_flags_text(ss_strbuf *sb, const ss_rank_row *w, const char *sep);
+
+/* Write the selected rows; m describes the model in headers (may be
  * NULL).  0 or SS_ERROR when writing fails. */
-int ss_ranking_write(const ss_ranking *r, FILE *f, const ss_rank_options *o, const ss_model *m);
+int ss_ranking_write(ss_ranking *r, FILE *f, const ss_rank_write_options *o, const ss_model *m);
 
 #endif

@@ -1,0 +1,403 @@
+/*
+ * report.c - the HTML report of a ranking (see report.h).  The page is
+ * built row by row into a buffer that is flushed every megabyte, so that
+ * memory stays flat on long rankings.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "eval/eval.h"
+#include "eval/metrics.h"
+#include "out/report.h"
+#include "util/error.h"
+
+static const char css[] =
+	"body{font:14px/1.4 system-ui,sans-serif;margin:1.5em auto;max-width:1100px;color:#222;padding:0 1em}"
+	"h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.5em}"
+	"table.sum td{padding:1px 10px 1px 0}"
+	"details.c{border-bottom:1px solid #e4e4e4}"
+	"details.c>summary{cursor:pointer;padding:3px 0;list-style-position:outside;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}"
+	"details.c[open]>summary{background:#f4f7ff}"
+	".n{display:inline-block;width:3.5em;text-align:right;color:#888;margin-right:.6em}"
+	".s{display:inline-block;width:3.5em;font-variant-numeric:tabular-nums}"
+	".pick .s{color:#0a7a2f;font-weight:bold}"
+	"code{font:12px/1.3 ui-monospace,monospace}"
+	".f{font-size:11px;border-radius:3px;padding:0 4px;margin-left:4px;background:#eee;color:#444}"
+	".f.t{background:#dff3e4;color:#125d2a}.f.x{background:#e6eefc;color:#1f4e9c}"
+	".f.b{background:#fdf0d8;color:#7a4b00}.f.st{background:#e8e0f7;color:#4d2d8a}"
+	".f.big{background:#fde2e2;color:#8a1f1f}"
+	".d{padding:.3em 0 .8em 4.5em}"
+	"table.why td{padding:0 8px 0 0}table.why td:first-child{font:12px ui-monospace,monospace}"
+	"table.why i{display:inline-block;height:9px;background:#6a9be6}"
+	"pre{background:#f8f8f8;border:1px solid #e4e4e4;padding:6px;overflow:auto;font:12px/1.35 ui-monospace,monospace;white-space:pre}"
+	"pre.diff .a{color:#116329;background:#e9f7ec}pre.diff .r{color:#82071e;background:#fbe9eb}"
+	"pre.diff .h{color:#6f42c1}pre.diff .fh{font-weight:bold}"
+	".cut,.muted{color:#888;font-size:12px}"
+	"#bar{position:sticky;top:0;background:#fff;padding:6px 0;border-bottom:1px solid #ccc;z-index:1}"
+	"svg text{font-size:11px;fill:#444}";
+
+static const char js[] =
+	"(function(){\n"
+	"function colour(d){var p=d.querySelector('pre.diff');if(!p||p.getAttribute('data-done'))return;"
+	"p.setAttribute('data-done','1');var lines=p.textContent.split('\\n'),f=document.createDocumentFragment();"
+	"lines.forEach(function(l,i){var c='';if(/^(diff |\\+\\+\\+ |--- )/.test(l))c='fh';else if(l[0]=='+')c='a';"
+	"else if(l[0]=='-')c='r';else if(l.slice(0,2)=='@@')c='h';var s=document.createElement('span');"
+	"if(c)s.className=c;s.textContent=l+(i<lines.length-1?'\\n':'');f.appendChild(s);});"
+	"p.textContent='';p.appendChild(f);}\n"
+	"document.addEventListener('toggle',function(e){if(e.target.open)colour(e.target);},true);\n"
+	"var q=document.getElementById('q'),po=document.getElementById('po');\n"
+	"function filter(){var v=q.value.toLowerCase(),only=po.checked,k=0;"
+	"document.querySelectorAll('details.c').forEach(function(d){var ok=(!only||d.classList.contains('pick'))&&"
+	"(!v||d.querySelector('summary').textContent.toLowerCase().indexOf(v)>=0);d.style.display=ok?'':'none';k+=ok;});"
+	"document.getElementById('cnt').textContent=k+' shown';}\n"
+	"q.addEventListener('input',filter);po.addEventListener('change',filter);\n"
+	"function openHash(){var m=/^#open=([0-9a-fA-F]{4,40})(&noscroll)?$/.exec(location.hash);if(!m)return;"
+	"var d=document.querySelector('details[id^=\"c-'+m[1].toLowerCase()+'\"]');if(!d)return;"
+	"if(!d.open)d.querySelector('summary').click();colour(d);"
+	"if(!m[2]&&d.getBoundingClientRect().top>window.innerHeight*0.6){d.scrollIntoView();window.scrollBy(0,-50);}"
+	"document.body.setAttribute('data-opened',d.id.slice(2));}\n"
+	"window.addEventListener('hashchange',openHash);openHash();\n"
+	"})();\n";
+
+int ss_html_escape(ss_strbuf *sb, const char *s, size_t len)
+{
+	size_t i, run = 0;
+	int rc = 0;
+
+	for (i = 0; i < len && !rc; i++) {
+		const char *e = NULL;
+
+		switch (s[i]) {
+		case '&': e = "&amp;"; break;
+		case '<': e = "&lt;"; break;
+		case '>': e = "&gt;"; break;
+		case '"': e = "&quot;"; break;
+		case '\'': e = "&#39;"; break;
+		default: break;
+		}
+		if (!e)
+			continue;
+		rc |= ss_strbuf_add(sb, s + run, i - run);
+		rc |= ss_strbuf_adds(sb, e);
+		run = i + 1;
+	}
+	rc |= ss_strbuf_add(sb, s + run, len - run);
+	return rc ? SS_ENOMEM : 0;
+}
+
+static int esc(ss_strbuf *sb, const char *s)
+{
+	return ss_html_escape(sb, s, strlen(s));
+}
+
+static int flush(ss_strbuf *sb, FILE *f, int force)
+{
+	if (sb->len > (1u << 20) || force) {
+		if (fwrite(sb->buf, 1, sb->len, f) != sb->len)
+			return ss_error_set("cannot write the report: %s", strerror(errno));
+		ss_strbuf_reset(sb);
+	}
+	return 0;
+}
+
+/* Precision-recall curve over the labelled rows, best score first, ties
+ * taken as a whole; the point at the threshold is marked. */
+static int pr_curve(ss_strbuf *sb, ss_ranking *r)
+{
+	size_t n = ss_ranking_count(r), i, k = 0, npos = 0, tp = 0, fp = 0;
+	float *score = malloc((n ? n : 1) * sizeof(*score));
+	uint8_t *label = malloc(n ? n : 1);
+	double thr = ss_ranking_threshold(r), tx = -1, ty = -1;
+	ss_metrics mt;
+	int rc = 0;
+	const int W = 420, H = 300, L = 45, B = 35;
+
+	if (!score || !label) {
+		free(score);
+		free(label);
+		return SS_ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		ss_rank_row w;
+
+		ss_ranking_row(&w, r, i);
+		if (w.label < 0)
+			continue;
+		score[k] = w.score;
+		label[k] = (uint8_t)w.label;
+		npos += w.label;
+		k++;
+	}
+	if (!k || !npos) {
+		free(score);
+		free(label);
+		return ss_strbuf_adds(sb, "<p class=muted>no labelled positive commit: no curve</p>\n");
+	}
+	if ((rc = ss_metrics_compute(&mt, score, label, k, (float)thr)))
+		goto free_all;
+	rc |= ss_strbuf_addf(sb, "<p>%zu labelled commits, %zu positive; average precision %.3f, ROC AUC %.3f; "
+			     "at the threshold %.3f: precision %.3f, recall %.3f (%zu picks)</p>\n",
+			     k, npos, mt.pr_auc, mt.roc_auc, thr, mt.precision, mt.recall, mt.tp + mt.fp);
+	rc |= ss_strbuf_addf(sb, "<svg id='pr' width='%d' height='%d' "
+			     "role='img' aria-label='precision-recall curve'>", W + L + 25, H + B + 10);
+	rc |= ss_strbuf_addf(sb, "<rect x='%d' y='5' width='%d' height='%d' fill='none' stroke='#999'/>", L, W, H);
+	for (i = 0; i <= 4; i++) {
+		rc |= ss_strbuf_addf(sb, "<text x='%d' y='%d' text-anchor='end'>%.2f</text>", L - 4,
+				     5 + H - (int)(i * H / 4) + 4, i / 4.0);
+		rc |= ss_strbuf_addf(sb, "<text x='%d' y='%d' text-anchor='middle'>%.2f</text>",
+				     L + (int)(i * W / 4), H + 22, i / 4.0);
+	}
+	rc |= ss_strbuf_addf(sb, "<text x='%d' y='%d' text-anchor='middle'>recall</text>", L + W / 2, H + B + 5);
+	rc |= ss_strbuf_addf(sb, "<text x='12' y='%d' transform='rotate(-90 12 %d)' text-anchor='middle'>precision</text>",
+			     5 + H / 2, 5 + H / 2);
+	rc |= ss_strbuf_adds(sb, "<polyline fill='none' stroke='#2b6cd4' stroke-width='1.5' points='");
+	/* rows are sorted by score: walk them, one point per distinct score */
+	for (i = 0; i < k; i++) {
+		tp += label[i];
+		fp += !label[i];
+		if (i + 1 < k && score[i + 1] == score[i])
+			continue;
+		{
+			double rec = (double)tp / (double)npos, prec = (double)tp / (double)(tp + fp);
+
+			rc |= ss_strbuf_addf(sb, "%.1f,%.1f ", L + rec * W, 5 + H - prec * H);
+			if (score[i] >= thr) {
+				tx = L + rec * W;
+				ty = 5 + H - prec * H;
+			}
+		}
+	}
+	rc |= ss_strbuf_adds(sb, "'/>");
+	if (tx >= 0)
+		rc |= ss_strbuf_addf(sb, "<circle cx='%.1f' cy='%.1f' r='4' fill='#d43b2b'><title>threshold %.3f</title></circle>",
+				     tx, ty, thr);
+	rc |= ss_strbuf_adds(sb, "</svg>\n");
+free_all:
+	free(score);
+	free(label);
+	return rc ? SS_ENOMEM : 0;
+}
+
+static int summary(ss_strbuf *sb, const ss_model *m)
+{
+	const ss_model_info *in;
+	char a[16], b[16];
+	int rc = 0;
+
+	if (!m)
+		return 0;
+	in = ss_model_info_of(m);
+	ss_format_date(a, in->first);
+	ss_format_date(b, in->last);
+	rc |= ss_strbuf_adds(sb, "<table class=sum>");
+	rc |= ss_strbuf_addf(sb, "<tr><td>model</td><td>%s (", ss_model_kind_name(ss_model_get_kind(m)));
+	rc |= esc(sb, in->params);
+	rc |= ss_strbuf_addf(sb, ")</td></tr><tr><td>trained on</td><td>%llu commits (%llu positive), %s..%s, "
+			     "stable tags %s</td></tr>", (unsigned long long)in->n,
+			     (unsigned long long)in->npos, a, b, in->masked ? "masked" : "not masked");
+	rc |= ss_strbuf_adds(sb, "<tr><td>sources</td><td>");
+	rc |= esc(sb, in->source);
+	rc |= ss_strbuf_adds(sb, "</td></tr><tr><td>labels</td><td>");
+	rc |= esc(sb, in->labels);
+	rc |= ss_strbuf_addf(sb, "</td></tr><tr><td>validation</td><td>%llu commits: precision %.3f, recall %.3f, "
+			     "F1 %.3f, average precision %.3f, ROC AUC %.3f</td></tr>",
+			     (unsigned long long)in->nval, in->val_precision, in->val_recall, in->val_f1,
+			     in->val_pr_auc, in->val_roc_auc);
+	rc |= ss_strbuf_adds(sb, "</table>\n");
+	return rc ? SS_ENOMEM : 0;
+}
+
+static int row_html(ss_strbuf *sb, ss_ranking *r, size_t i, size_t rank, int with_diff,
+		    int with_prec, const ss_report_options *o)
+{
+	ss_rank_precedent pr[8];
+	ss_rank_row w;
+	ss_strbuf t = SS_STRBUF_INIT;
+	const char *p;
+	char date[16];
+	float maxc = 0;
+	int rc = 0;
+
+	ss_ranking_row(&w, r, i);
+	rc |= ss_strbuf_addf(sb, "<details class='c%s' id='c-%s'><summary><span class=n>%zu</span>"
+			     "<span class=s>%.3f</span> <code>%.12s</code> ", w.pick ? " pick" : "", w.id,
+			     rank, (double)w.score, w.id);
+	rc |= esc(sb, w.subject);
+	if (w.flags & SS_RANK_TAGGED) {
+		rc |= ss_strbuf_adds(sb, "<span class='f t'>tagged");
+		if (*w.stable_hint) {
+			rc |= ss_strbuf_addch(sb, ' ');
+			rc |= esc(sb, w.stable_hint);
+		}
+		rc |= ss_strbuf_adds(sb, "</span>");
+	}
+	if (w.flags & SS_RANK_FIXES)
+		rc |= ss_strbuf_adds(sb, "<span class='f x'>Fixes</span>");
+	if (w.flags & SS_RANK_BOT) {
+		rc |= ss_strbuf_adds(sb, "<span class='f b'>");
+		rc |= esc(sb, w.bot);
+		rc |= ss_strbuf_adds(sb, "</span>");
+	}
+	if (w.flags & SS_RANK_IN_STABLE)
+		rc |= ss_strbuf_adds(sb, "<span class='f st'>in stable</span>");
+	if (w.flags & SS_RANK_TOO_BIG)
+		rc |= ss_strbuf_addf(sb, "<span class='f big'>%zu lines</span>", w.lines);
+	rc |= ss_strbuf_adds(sb, "</summary><div class=d><p class=meta>");
+	ss_format_date(date, w.author_time);
+	rc |= esc(sb, w.author);
+	rc |= ss_strbuf_addf(sb, ", %s &middot; <code>%s</code> &middot; %zu lines changed%s</p>\n", date, w.id,
+			     w.lines, w.pick ? " &middot; <b>proposed</b>" : "");
+	ss_rank_flags_text(&t, &w, "; ");
+	if (t.len) {
+		rc |= ss_strbuf_adds(sb, "<p class=flags>");
+		rc |= esc(sb, t.buf);
+		rc |= ss_strbuf_adds(sb, "</p>\n");
+	}
+	ss_strbuf_release(&t);
+	for (p = w.reasons; *p;) {
+		const char *tab = strchr(p, '\t'), *nl = strchr(p, '\n');
+		float c;
+
+		if (!tab || !nl)
+			break;
+		c = strtof(tab + 1, NULL);
+		if (c > maxc)
+			maxc = c;
+		p = nl + 1;
+	}
+	if (*w.reasons) {
+		rc |= ss_strbuf_adds(sb, "<table class=why><tr><th align=left>raised the score most</th><th>logit</th><th></th></tr>");
+		for (p = w.reasons; *p;) {
+			const char *tab = strchr(p, '\t'), *nl = strchr(p, '\n');
+			float c;
+
+			if (!tab || !nl)
+				break;
+			c = strtof(tab + 1, NULL);
+			/* end tags omitted (HTML allows it): 15,000 rows of reasons */
+			rc |= ss_strbuf_adds(sb, "<tr><td>");
+			rc |= ss_html_escape(sb, p, (size_t)(tab - p));
+			rc |= ss_strbuf_addf(sb, "<td>%+.3f<td><i style=width:%dpx></i>",
+					     (double)c, maxc > 0 && c > 0 ? (int)(120 * c / maxc) : 0);
+			p = nl + 1;
+		}
+		rc |= ss_strbuf_adds(sb, "</table>\n");
+	}
+	if (with_prec) {
+		size_t k, n = ss_ranking_precedents(pr, o->precedents < 8 ? o->precedents : 8, r, i);
+
+		if (n)
+			rc |= ss_strbuf_adds(sb, "<p>most similar earlier commits:</p><ul class=prec>");
+		for (k = 0; k < n; k++) {
+			rc |= ss_strbuf_addf(sb, "<li><code>%.12s</code> %.2f ", pr[k].id, (double)pr[k].similarity);
+			if (pr[k].label >= 0)
+				rc |= ss_strbuf_addf(sb, "<b>%s</b> ", pr[k].label ? "reached stable" : "not in stable");
+			else
+				rc |= ss_strbuf_addf(sb, "(score %.3f) ", (double)pr[k].score);
+			rc |= esc(sb, pr[k].subject);
+			rc |= ss_strbuf_adds(sb, "</li>");
+		}
+		if (n)
+			rc |= ss_strbuf_adds(sb, "</ul>\n");
+	}
+	if (with_diff) {
+		rc |= ss_strbuf_adds(sb, "<pre class=msg>");
+		rc |= esc(sb, w.message);
+		rc |= ss_strbuf_adds(sb, "</pre>\n");
+	}
+	if (with_diff && *w.diff) {
+		rc |= ss_strbuf_adds(sb, "<pre class=diff>");
+		rc |= esc(sb, w.diff);
+		rc |= ss_strbuf_adds(sb, "</pre>\n");
+		if (w.diff_cut)
+			rc |= ss_strbuf_addf(sb, "<p class=cut>diff capped: %zu more lines left out "
+					     "(stablesel rank --format mbox has it whole)</p>\n", w.diff_cut);
+	} else if (!with_diff) {
+		rc |= ss_strbuf_addf(sb, "<p class=cut>message and diff left out below rank %zu "
+				     "(stablesel report --diffs N)</p>\n", o->diffs);
+	}
+	rc |= ss_strbuf_adds(sb, "</div></details>\n");
+	return rc ? SS_ENOMEM : 0;
+}
+
+int ss_report_write(FILE *f, ss_ranking *r, const ss_model *m, const ss_report_options *o)
+{
+	ss_strbuf sb = SS_STRBUF_INIT;
+	size_t i, n = ss_ranking_count(r), shown = 0, picks = 0, held = 0, rank = 0, nprec = 0;
+	char now[16];
+	int rc = 0;
+
+	for (i = 0; i < n; i++) {
+		ss_rank_row w;
+
+		ss_ranking_row(&w, r, i);
+		shown += w.shown;
+		picks += w.pick;
+		held += (w.flags & SS_RANK_HELD) != 0;
+	}
+	ss_format_date(now, ss_ranking_now(r));
+	rc |= ss_strbuf_adds(&sb, "<!DOCTYPE html>\n<html lang=en><head><meta charset='utf-8'>"
+			     "<meta name=viewport content='width=device-width'><title>");
+	rc |= esc(&sb, o->title);
+	rc |= ss_strbuf_addf(&sb, "</title><style>%s</style></head>\n<body>\n<h1>", css);
+	rc |= esc(&sb, o->title);
+	rc |= ss_strbuf_adds(&sb, "</h1>\n");
+	if (o->sources) {
+		rc |= ss_strbuf_adds(&sb, "<p>ranked: ");
+		rc |= esc(&sb, o->sources);
+		rc |= ss_strbuf_adds(&sb, "</p>\n");
+	}
+	rc |= ss_strbuf_addf(&sb, "<p>%zu commits (newest %s), threshold %.4f: %zu above it, %zu listed, %zu proposed, "
+			     "%zu held back by stable rules.</p>\n", n, now, ss_ranking_threshold(r),
+			     ss_ranking_picks(r), shown, picks, held);
+	rc |= ss_strbuf_adds(&sb, "<h2>Model</h2>\n");
+	rc |= summary(&sb, m);
+	rc |= ss_strbuf_adds(&sb, "<h2>Precision and recall</h2>\n");
+	rc |= pr_curve(&sb, r);
+	rc |= ss_strbuf_addf(&sb, "<h2>Ranked commits</h2>\n<div id=bar><input id=q type=search placeholder='filter: subject, sha, flag' size=40> "
+			     "<label><input id=po type=checkbox> proposed only</label> <span id=cnt class=muted>%zu shown</span></div>\n",
+			     shown);
+	for (i = 0; i < n && !rc; i++) {
+		ss_rank_row w;
+		int with_prec;
+
+		ss_ranking_row(&w, r, i);
+		if (!w.shown)
+			continue;
+		rank++;
+		with_prec = w.pick && o->precedents && nprec < o->precedent_rows;
+		nprec += with_prec;
+		rc = row_html(&sb, r, i, rank, !o->diffs || rank <= o->diffs, with_prec, o);
+		if (!rc)
+			rc = flush(&sb, f, 0);
+	}
+	if (held && !rc) {
+		rc |= ss_strbuf_adds(&sb, "<h2>Held back by stable rules</h2>\n<table>");
+		for (i = 0; i < n && !rc; i++) {
+			ss_rank_row w;
+
+			ss_ranking_row(&w, r, i);
+			if (!(w.flags & SS_RANK_HELD))
+				continue;
+			rc |= ss_strbuf_addf(&sb, "<tr><td>%.3f</td><td><code>%.12s</code></td><td>%s</td><td>",
+					     (double)w.score, w.id,
+					     (w.flags & SS_RANK_NOAUTOSEL) ? "stable+noautosel"
+					     : (w.flags & SS_RANK_POLICY) ? "policy" : "too young");
+			rc |= esc(&sb, w.subject);
+			rc |= ss_strbuf_adds(&sb, "</td></tr>\n");
+			if (!rc)
+				rc = flush(&sb, f, 0);
+		}
+		rc |= ss_strbuf_adds(&sb, "</table>\n");
+	}
+	if (!rc)
+		rc = ss_strbuf_addf(&sb, "<script>%s</script>\n</body></html>\n", js) ? SS_ENOMEM : 0;
+	if (!rc)
+		rc = flush(&sb, f, 1);
+	ss_strbuf_release(&sb);
+	if (rc == SS_ENOMEM)
+		ss_error_set("out of memory writing the report");
+	return rc;
+}

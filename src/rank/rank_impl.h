@@ -1,0 +1,59 @@
+/*
+ * rank_impl.h - the inside of a ranking, shared by rank.c (rows,
+ * selection, precedents) and rank_write.c (output formats).  Not for use
+ * outside src/rank/.
+ */
+#ifndef SS_RANK_IMPL_H
+#define SS_RANK_IMPL_H
+
+#include "features/features.h"
+#include "history/history.h"
+#include "rank/rank.h"
+#include "util/strbuf.h"
+
+#define SS_RANK_MAX_REASONS 16
+
+struct ss_rank_rowdata {
+	char id[41];
+	float score;
+	int decision;          /* score >= threshold */
+	int pick, shown;       /* set by ss_ranking_select */
+	unsigned flags;
+	int label;
+	size_t order, prec;    /* stream position; index into prec, (size_t)-1 none */
+	int64_t time, author_time;
+	int author_tz;
+	size_t lines, diff_cut;
+	/* offsets into the pool, 0 = "" */
+	size_t subject, author, hint, fixes, bot, branches, policy, reasons, message, diff;
+};
+
+/* Every commit read, history included, as a precedent candidate. */
+struct ss_rank_prec {
+	char id[41];
+	float score;
+	size_t subject;        /* pool offset */
+	size_t voff, vlen;     /* its unit vector in vidx/vval */
+};
+
+struct ss_ranking {
+	const ss_model *m;
+	const ss_featurizer *feat; /* NULL: no precedents */
+	ss_ranker_options opts;
+	double threshold;
+	struct ss_rank_rowdata *rows;
+	size_t n, cap, picks;
+	int sorted, selected;
+	ss_rank_select sel;
+	int64_t newest, now;
+	struct ss_rank_prec *prec;
+	size_t nprec, pcap;
+	uint32_t *vidx;
+	float *vval;
+	size_t vn, vcap;
+	ss_svec vec;           /* scratch */
+	ss_histidx *idx;       /* Fixes: targets among the commits read */
+	ss_strbuf pool;        /* NUL-separated strings */
+};
+
+#endif

@@ -1,0 +1,438 @@
+/*
+ * rank_write.c - a selected ranking as text, TSV, CSV, JSON lines or an
+ * mbox of format-patch messages (see rank.h).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "eval/eval.h"
+#include "out/patch.h"
+#include "rank/rank.h"
+#include "rank/rank_impl.h"
+#include "util/error.h"
+#include "util/strbuf.h"
+
+#define C_RESET "\033[0m"
+#define C_BOLD "\033[1m"
+#define C_GREEN "\033[32m"
+#define C_YELLOW "\033[33m"
+#define C_CYAN "\033[36m"
+#define C_RED "\033[31m"
+#define C_DIM "\033[2m"
+
+/* Replace tabs and newlines so that a string stays one field. */
+static void put_field(FILE *f, const char *s)
+{
+	for (; *s; s++)
+		fputc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, f);
+}
+
+static void put_csv(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s == '\r' ? ' ' : *s, f);
+	}
+	fputc('"', f);
+}
+
+/* "a, b, c" of "a\t+1\nb\t+2\n" reasons (name (contribution)). */
+static void reasons_line(ss_strbuf *sb, const char *p, size_t max, int with_values)
+{
+	size_t k = 0;
+
+	while (*p && k < max) {
+		const char *tab = strchr(p, '\t'), *nl = strchr(p, '\n');
+
+		if (!tab || !nl)
+			break;
+		if (with_values)
+			ss_strbuf_addf(sb, "%s%.*s (%.*s)", k ? ", " : "", (int)(tab - p), p,
+				       (int)(nl - tab - 1), tab + 1);
+		else
+			ss_strbuf_addf(sb, "%s%.*s", k ? ";" : "", (int)(tab - p), p);
+		p = nl + 1;
+		k++;
+	}
+}
+
+/* The flags of a row as words: "tagged 5.10+; fixes abc (subj); ...". */
+void ss_rank_flags_text(ss_strbuf *sb, const ss_rank_row *w, const char *sep)
+{
+	size_t start = sb->len;
+
+#define SEP() (sb->len > start ? sep : "")
+	if (w->flags & SS_RANK_TAGGED)
+		ss_strbuf_addf(sb, "%stagged stable%s%s", SEP(), *w->stable_hint ? " " : "",
+			       w->stable_hint);
+	if (*w->fixes) {
+		const char *p = w->fixes;
+
+		while (*p) {
+			const char *nl = strchr(p, '\n');
+			size_t len = nl ? (size_t)(nl - p) : strlen(p);
+
+			ss_strbuf_addf(sb, "%sfixes %.*s", SEP(), (int)len, p);
+			p += len + (nl != NULL);
+		}
+	} else if (w->flags & SS_RANK_FIXES) {
+		ss_strbuf_addf(sb, "%shas Fixes:", SEP());
+	}
+	if (w->flags & SS_RANK_BOT)
+		ss_strbuf_addf(sb, "%sreported by %s", SEP(), w->bot);
+	if (w->flags & SS_RANK_IN_STABLE)
+		ss_strbuf_addf(sb, "%salready in stable %s", SEP(), w->branches);
+	if (w->flags & SS_RANK_TOO_BIG)
+		ss_strbuf_addf(sb, "%s%zu lines (stable rules: %d)", SEP(), w->lines, SS_RANK_MAX_LINES);
+	if (w->flags & SS_RANK_BINARY)
+		ss_strbuf_addf(sb, "%sbinary files (not in the patch)", SEP());
+	if (w->flags & SS_RANK_TRUNCATED)
+		ss_strbuf_addf(sb, "%sdiff read capped (--max-lines): patch incomplete", SEP());
+	if (w->flags & SS_RANK_NOAUTOSEL)
+		ss_strbuf_addf(sb, "%sstable+noautosel", SEP());
+	if (w->flags & SS_RANK_POLICY)
+		ss_strbuf_addf(sb, "%spolicy: %s", SEP(), w->policy);
+	if (w->flags & SS_RANK_TOO_YOUNG)
+		ss_strbuf_addf(sb, "%stoo young", SEP());
+#undef SEP
+}
+
+static const char *held_reason(unsigned flags)
+{
+	if (flags & SS_RANK_NOAUTOSEL)
+		return "stable+noautosel";
+	if (flags & SS_RANK_POLICY)
+		return "policy";
+	return "too young";
+}
+
+static void write_text(ss_ranking *r, FILE *f, const ss_rank_write_options *o, const ss_model *m)
+{
+	const char *cs = o->color ? C_BOLD : "", *ce = o->color ? C_RESET : "";
+	size_t i, shown = 0, picks = 0, held[3] = { 0, 0, 0 }, nheld = 0, hidden = 0, nprec = 0;
+	ss_strbuf sb = SS_STRBUF_INIT;
+	ss_rank_precedent pr[8];
+	ss_rank_row w;
+	char a[16], b[16];
+
+	if (m) {
+		const ss_model_info *in = ss_model_info_of(m);
+
+		ss_format_date(a, in->first);
+		ss_format_date(b, in->last);
+		fprintf(f, "model: %s (%s), trained on %llu commits %s..%s, threshold %.4f\n",
+			ss_model_kind_name(ss_model_get_kind(m)), in->params,
+			(unsigned long long)in->n, a, b, r->threshold);
+	}
+	for (i = 0; i < r->n; i++) {
+		ss_ranking_row(&w, r, i);
+		shown += w.shown;
+		picks += w.pick;
+		if (w.flags & SS_RANK_HELD) {
+			nheld++;
+			held[(w.flags & SS_RANK_NOAUTOSEL) ? 0 : (w.flags & SS_RANK_POLICY) ? 1 : 2]++;
+		} else if (r->sel.untagged_only && (w.flags & SS_RANK_TAGGED)) {
+			hidden++;
+		}
+	}
+	ss_format_date(a, r->now);
+	fprintf(f, "%zu commits read (newest %s), %zu above the threshold; %zu shown, %zu proposed",
+		r->n, a, r->picks, shown, picks);
+	if (r->sel.budget)
+		fprintf(f, " (budget %zu)", r->sel.budget);
+	fprintf(f, "\n");
+	if (nheld) {
+		fprintf(f, "held back by stable rules: %zu (%zu stable+noautosel, %zu by policy", nheld,
+			held[0], held[1]);
+		if (r->sel.min_age_days > 0)
+			fprintf(f, ", %zu younger than %g days", held[2], r->sel.min_age_days);
+		fprintf(f, ")\n");
+	}
+	if (hidden)
+		fprintf(f, "hidden: %zu already tagged for stable (--untagged-only)\n", hidden);
+	fprintf(f, "\n%s%5s %6s %1s %-12s  %s%s\n", cs, "rank", "score", "", "commit", "subject", ce);
+	for (i = 0, shown = 0; i < r->n; i++) {
+		ss_ranking_row(&w, r, i);
+		if (!w.shown)
+			continue;
+		shown++;
+		fprintf(f, "%5zu %s%6.3f%s %1s %s%.12s%s  ", shown,
+			o->color ? (w.pick ? C_GREEN : C_DIM) : "", (double)w.score, o->color ? C_RESET : "",
+			w.pick ? "*" : "", o->color ? C_YELLOW : "", w.id, o->color ? C_RESET : "");
+		put_field(f, w.subject);
+		fputc('\n', f);
+		if (!w.pick)
+			continue;
+		ss_format_date(a, w.author_time);
+		fprintf(f, "%28s%s, %s\n", "", w.author, a);
+		ss_strbuf_reset(&sb);
+		ss_rank_flags_text(&sb, &w, "; ");
+		if (sb.len)
+			fprintf(f, "%28s%s%s%s\n", "", o->color ? C_CYAN : "", sb.buf, o->color ? C_RESET : "");
+		ss_strbuf_reset(&sb);
+		reasons_line(&sb, w.reasons, 5, 1);
+		if (sb.len)
+			fprintf(f, "%28sbecause %s\n", "", sb.buf);
+		if (o->precedents && nprec < o->precedent_rows) {
+			size_t k, n = ss_ranking_precedents(pr, o->precedents < 8 ? o->precedents : 8, r, i);
+
+			nprec++;
+			for (k = 0; k < n; k++) {
+				fprintf(f, "%28s%s %.12s %.2f ", "", k ? "    " : "like", pr[k].id,
+					(double)pr[k].similarity);
+				if (pr[k].label >= 0)
+					fprintf(f, "%s%s%s%s%s", o->color ? (pr[k].label ? C_GREEN : C_RED) : "",
+						pr[k].label ? "[stable" : "[not in stable]",
+						pr[k].label ? (*pr[k].branches ? " " : "") : "",
+						pr[k].label ? pr[k].branches : "", o->color ? C_RESET : "");
+				if (pr[k].label > 0)
+					fputc(']', f);
+				if (pr[k].label < 0)
+					fprintf(f, "[score %.3f]", (double)pr[k].score);
+				fputc(' ', f);
+				put_field(f, pr[k].subject);
+				fputc('\n', f);
+			}
+		}
+	}
+	if (nheld) {
+		fprintf(f, "\n%sheld back by stable rules%s (best %d)\n", cs, ce, 10);
+		for (i = 0, shown = 0; i < r->n && shown < 10; i++) {
+			ss_ranking_row(&w, r, i);
+			if (!(w.flags & SS_RANK_HELD))
+				continue;
+			shown++;
+			fprintf(f, "%5s %6.3f   %.12s  %-17s ", "-", (double)w.score, w.id, held_reason(w.flags));
+			put_field(f, w.subject);
+			fputc('\n', f);
+		}
+	}
+	ss_strbuf_release(&sb);
+}
+
+static void write_tsv(ss_ranking *r, FILE *f, int csv)
+{
+	ss_strbuf sb = SS_STRBUF_INIT;
+	ss_rank_row w;
+	size_t i;
+	const char sep = csv ? ',' : '\t';
+
+	fprintf(f, "sha%cscore%cdecision%csubject%cauthor%cflags%creasons\n", sep, sep, sep, sep, sep, sep);
+	for (i = 0; i < r->n; i++) {
+		ss_ranking_row(&w, r, i);
+		if (!w.shown)
+			continue;
+		fprintf(f, "%s%c%.6f%c%d%c", w.id, sep, (double)w.score, sep, w.pick, sep);
+		csv ? put_csv(f, w.subject) : put_field(f, w.subject);
+		fputc(sep, f);
+		csv ? put_csv(f, w.author) : put_field(f, w.author);
+		fputc(sep, f);
+		ss_strbuf_reset(&sb);
+		ss_rank_flags_text(&sb, &w, "; ");
+		csv ? put_csv(f, sb.buf) : put_field(f, sb.buf);
+		fputc(sep, f);
+		ss_strbuf_reset(&sb);
+		reasons_line(&sb, w.reasons, 5, 0);
+		csv ? put_csv(f, sb.buf) : put_field(f, sb.buf);
+		fputc('\n', f);
+	}
+	ss_strbuf_release(&sb);
+}
+
+static int write_json(ss_ranking *r, FILE *f, const ss_rank_write_options *o)
+{
+	ss_strbuf sb = SS_STRBUF_INIT;
+	ss_rank_precedent pr[8];
+	size_t i, nprec = 0;
+	int rc = 0;
+
+	for (i = 0; i < r->n && !rc; i++) {
+		ss_rank_row w;
+		const char *p;
+		int first = 1;
+
+		ss_ranking_row(&w, r, i);
+		if (!w.shown)
+			continue;
+		rc |= ss_strbuf_addf(&sb, "{\"sha\":\"%s\",\"score\":%.6g,\"pick\":%s,\"subject\":", w.id,
+				     (double)w.score, w.pick ? "true" : "false");
+		rc |= ss_strbuf_add_json(&sb, w.subject);
+		rc |= ss_strbuf_adds(&sb, ",\"author\":");
+		rc |= ss_strbuf_add_json(&sb, w.author);
+		rc |= ss_strbuf_addf(&sb, ",\"author_time\":%lld,\"lines\":%zu,\"tagged\":%s,\"stable_hint\":",
+				     (long long)w.author_time, w.lines,
+				     (w.flags & SS_RANK_TAGGED) ? "true" : "false");
+		rc |= ss_strbuf_add_json(&sb, w.stable_hint);
+		rc |= ss_strbuf_adds(&sb, ",\"fixes\":[");
+		for (p = w.fixes; *p;) {
+			const char *nl = strchr(p, '\n');
+			size_t len = nl ? (size_t)(nl - p) : strlen(p);
+			char buf[512];
+
+			snprintf(buf, sizeof(buf), "%.*s", (int)len, p);
+			rc |= ss_strbuf_adds(&sb, p == w.fixes ? "" : ",");
+			rc |= ss_strbuf_add_json(&sb, buf);
+			p += len + (nl != NULL);
+		}
+		rc |= ss_strbuf_adds(&sb, "],\"bot\":");
+		rc |= ss_strbuf_add_json(&sb, w.bot);
+		rc |= ss_strbuf_adds(&sb, ",\"in_stable\":");
+		rc |= ss_strbuf_add_json(&sb, w.branches);
+		rc |= ss_strbuf_addf(&sb, ",\"too_big\":%s,\"reasons\":[",
+				     (w.flags & SS_RANK_TOO_BIG) ? "true" : "false");
+		for (p = w.reasons; *p && !rc;) {
+			const char *tab = strchr(p, '\t'), *nl = strchr(p, '\n');
+			char name[256];
+
+			if (!tab || !nl)
+				break;
+			snprintf(name, sizeof(name), "%.*s", (int)(tab - p), p);
+			rc |= ss_strbuf_addf(&sb, "%s{\"feature\":", first ? "" : ",");
+			rc |= ss_strbuf_add_json(&sb, name);
+			/* JSON numbers have no leading '+' */
+			rc |= ss_strbuf_addf(&sb, ",\"contribution\":%.4g}", strtod(tab + 1, NULL));
+			first = 0;
+			p = nl + 1;
+		}
+		rc |= ss_strbuf_adds(&sb, "],\"precedents\":[");
+		if (w.pick && o->precedents && nprec < o->precedent_rows) {
+			size_t k, n = ss_ranking_precedents(pr, o->precedents < 8 ? o->precedents : 8, r, i);
+
+			nprec++;
+			for (k = 0; k < n; k++) {
+				rc |= ss_strbuf_addf(&sb, "%s{\"sha\":\"%s\",\"similarity\":%.4f,\"score\":%.4f,\"in_stable\":%s,\"subject\":",
+						     k ? "," : "", pr[k].id, (double)pr[k].similarity,
+						     (double)pr[k].score,
+						     pr[k].label < 0 ? "null" : pr[k].label ? "true" : "false");
+				rc |= ss_strbuf_add_json(&sb, pr[k].subject);
+				rc |= ss_strbuf_adds(&sb, "}");
+			}
+		}
+		rc |= ss_strbuf_adds(&sb, "]}\n");
+		/* keep memory flat on long rankings */
+		if (sb.len > (1 << 20)) {
+			fwrite(sb.buf, 1, sb.len, f);
+			ss_strbuf_reset(&sb);
+		}
+	}
+	if (!rc)
+		fwrite(sb.buf, 1, sb.len, f);
+	ss_strbuf_release(&sb);
+	return rc ? SS_ENOMEM : 0;
+}
+
+static int write_mbox(ss_ranking *r, FILE *f, const ss_rank_write_options *o)
+{
+	ss_strbuf sb = SS_STRBUF_INIT;
+	size_t i, total = 0, k = 0;
+	int rc = 0;
+
+	for (i = 0; i < r->n; i++)
+		total += r->rows[i].pick && r->rows[i].diff;
+	for (i = 0; i < r->n && !rc; i++) {
+		ss_rank_row w;
+		const char *name, *email, *lt;
+		char prefix[160];
+
+		ss_ranking_row(&w, r, i);
+		if (!w.pick || !*w.diff)
+			continue;
+		k++;
+		ss_strbuf_reset(&sb);
+		/* the author as kept: "Name <email>" */
+		lt = strrchr(w.author, '<');
+		name = w.author;
+		email = lt ? lt : "";
+		if (o->branch)
+			snprintf(prefix, sizeof(prefix), "[PATCH stablesel %s %0*zu/%zu] ", o->branch,
+				 total >= 100 ? 3 : 2, k, total);
+		else
+			snprintf(prefix, sizeof(prefix), "[PATCH stablesel %0*zu/%zu] ",
+				 total >= 100 ? 3 : 2, k, total);
+		rc |= ss_strbuf_addf(&sb, "From %s Mon Sep 17 00:00:00 2001\nFrom: ", w.id);
+		{
+			char nb[512];
+
+			snprintf(nb, sizeof(nb), "%.*s",
+				 lt ? (int)(lt - name > 0 ? lt - name - 1 : 0) : (int)strlen(name), name);
+			rc |= ss_patch_header_value(&sb, nb);
+			if (*email)
+				rc |= ss_strbuf_addf(&sb, " %s", email);
+		}
+		rc |= ss_strbuf_adds(&sb, "\nDate: ");
+		rc |= ss_patch_date(&sb, w.author_time, w.author_tz);
+		rc |= ss_strbuf_adds(&sb, "\nSubject: ");
+		{
+			ss_strbuf subj = SS_STRBUF_INIT;
+
+			rc |= ss_strbuf_addf(&subj, "%s%s", prefix, w.subject);
+			rc |= ss_patch_header_value(&sb, subj.buf);
+			ss_strbuf_release(&subj);
+		}
+		rc |= ss_strbuf_addf(&sb, "\nMIME-Version: 1.0\nContent-Type: text/plain; charset=UTF-8\n"
+				     "Content-Transfer-Encoding: 8bit\n\n[ Upstream commit %s ]\n\n", w.id);
+		rc |= ss_strbuf_addf(&sb, "stablesel: score %.3f (threshold %.3f)", (double)w.score, r->threshold);
+		{
+			ss_strbuf t = SS_STRBUF_INIT;
+
+			reasons_line(&t, w.reasons, 5, 1);
+			if (t.len)
+				rc |= ss_strbuf_addf(&sb, ", because %s", t.buf);
+			ss_strbuf_reset(&t);
+			ss_rank_flags_text(&t, &w, "; ");
+			if (t.len)
+				rc |= ss_strbuf_addf(&sb, "\nstablesel: %s", t.buf);
+			ss_strbuf_release(&t);
+		}
+		rc |= ss_strbuf_adds(&sb, "\n\n");
+		{
+			const char *body = ss_patch_message_body(w.message);
+			size_t bl = strlen(body);
+
+			while (bl && body[bl - 1] == '\n')
+				bl--;
+			rc |= ss_strbuf_add(&sb, body, bl);
+		}
+		rc |= ss_strbuf_adds(&sb, "\n---\n\n");
+		rc |= ss_strbuf_adds(&sb, w.diff);
+		rc |= ss_strbuf_adds(&sb, "-- \nstablesel\n\n");
+		if (!rc)
+			fwrite(sb.buf, 1, sb.len, f);
+	}
+	ss_strbuf_release(&sb);
+	return rc ? SS_ENOMEM : 0;
+}
+
+int ss_ranking_write(ss_ranking *r, FILE *f, const ss_rank_write_options *o, const ss_model *m)
+{
+	int rc = 0;
+
+	if (!r->selected) {
+		ss_rank_select s = SS_RANK_SELECT_INIT;
+
+		ss_ranking_select(r, &s);
+	}
+	switch (o->format) {
+	case SS_RANK_TSV:
+		write_tsv(r, f, 0);
+		break;
+	case SS_RANK_CSV:
+		write_tsv(r, f, 1);
+		break;
+	case SS_RANK_JSON:
+		rc = write_json(r, f, o);
+		break;
+	case SS_RANK_MBOX:
+		rc = write_mbox(r, f, o);
+		break;
+	default:
+		write_text(r, f, o, m);
+		break;
+	}
+	if (!rc && ferror(f))
+		rc = ss_error_set("cannot write the ranking: %s", strerror(errno));
+	return rc;
+}

@@ -1,0 +1,345 @@
+/*
+ * test_rank.c - the reviewer's side: mbox output that "git am" applies,
+ * the kernel's stable rules (noautosel, policy, minimum age), selection
+ * options, precedents, and the faithfulness of explanations.
+ */
+#include <ctype.h>
+#include <strings.h>
+
+#include <git2.h>
+
+#include "testutil.h"
+
+#include "commit/commit.h"
+#include "models/model.h"
+#include "rank/policy.h"
+#include "rank/rank.h"
+#include "util/error.h"
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = malloc((size_t)n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+#define GITENV "GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null GIT_COMMITTER_NAME=t " \
+	"GIT_COMMITTER_EMAIL=t@example.org GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.org; " \
+	"export GIT_CONFIG_NOSYSTEM GIT_CONFIG_GLOBAL GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL " \
+	"GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL; "
+
+/* Every message of the mbox is applied with git am onto its commit's
+ * parent; the resulting tree must equal the original commit's. */
+static void test_mbox_git_am(void **state)
+{
+	char *tmp = test_tmpdir(), path[512], *res, *mbox;
+
+	(void)state;
+	assert_int_equal(test_run("sh tests/gitrepo.sh '%s/repo' >/dev/null 2>&1", tmp), 0);
+	assert_int_equal(test_run("./stablesel rank --repo '%s/repo' --threshold 0 --format mbox "
+				  "--branch linux-6.1.y -o '%s/out.mbox'", tmp, tmp), 0);
+	snprintf(path, sizeof(path), "%s/out.mbox", tmp);
+	mbox = slurp(path);
+	assert_non_null(strstr(mbox, "Subject: [PATCH stablesel linux-6.1.y 01/"));
+	assert_non_null(strstr(mbox, "[ Upstream commit "));
+	assert_non_null(strstr(mbox, "\nstablesel: score "));
+	assert_non_null(strstr(mbox, "From: =?UTF-8?B?")); /* the latin-1 author, re-encoded */
+	free(mbox);
+	assert_int_equal(test_run(
+		GITENV "cd '%s' && mkdir split && git mailsplit -osplit out.mbox >/dev/null && cd repo && "
+		"for f in ../split/*; do sha=$(head -1 $f | cut -d' ' -f2); "
+		"git checkout -q --detach $sha^ 2>/dev/null || continue; "
+		"if git am -q $f >/dev/null 2>&1; then "
+		"  if git diff --quiet $sha HEAD; then echo \"OK $(git log -1 --format=%%s $sha)\"; "
+		"  else echo \"DIFF $(git log -1 --format=%%s $sha)\"; fi; "
+		"  test \"$(git log -1 --format=%%s HEAD)\" = \"$(git log -1 --format=%%s $sha)\" || echo SUBJECT; "
+		"else echo \"FAIL $(git log -1 --format=%%s $sha)\"; git am --abort; fi; done > ../result",
+		tmp), 0);
+	snprintf(path, sizeof(path), "%s/result", tmp);
+	res = slurp(path);
+	assert_non_null(strstr(res, "OK net: foo: fix null dereference\n"));
+	assert_non_null(strstr(res, "OK net: foo: split into foo_main.c\n"));   /* rename + edit */
+	assert_non_null(strstr(res, "OK scripts: make check.sh executable\n")); /* mode change */
+	assert_non_null(strstr(res, "OK docs: remove README\n"));                /* deletion */
+	assert_non_null(strstr(res, "OK net: foo: latin-1 fix"));                /* non-ASCII */
+	assert_non_null(strstr(res, "OK net: foo: fix leak on error path\n"));
+	assert_null(strstr(res, "SUBJECT"));
+	free(res);
+	free(tmp);
+}
+
+static size_t count_lines_with(const char *text, const char *needle)
+{
+	size_t n = 0;
+	const char *p = text;
+
+	while ((p = strstr(p, needle))) {
+		n++;
+		p += strlen(needle);
+	}
+	return n;
+}
+
+static void test_rules_and_selection(void **state)
+{
+	char *tmp = test_tmpdir(), path[512], *out;
+
+	(void)state;
+	assert_int_equal(test_run("sh tests/gitrepo.sh '%s/repo' >/dev/null 2>&1", tmp), 0);
+	assert_int_equal(test_run(GITENV "GIT_COMMITTER_DATE='1700200000 +0000'; export GIT_COMMITTER_DATE; "
+				  "cd '%s/repo' && git checkout -q main 2>/dev/null || git checkout -q master; "
+				  "echo x >> drivers/net/foo_main.c && git commit -qam 'net: foo: fix a race "
+				  "(opted out)' -m 'Cc: <stable+noautosel@kernel.org> # reason' -m 'Signed-off-by: A <a@example.org>' "
+				  "--date '1700200000 +0000'", tmp), 0);
+	/* (GIT_COMMITTER_DATE is set for the commit above via the environment) */
+	snprintf(path, sizeof(path), "%s/policy", tmp);
+	test_write_file(path, "# xfs wants no autosel\nexclude scripts/\nfixes-only net: foo: latin\n",
+			strlen("# xfs wants no autosel\nexclude scripts/\nfixes-only net: foo: latin\n"));
+	/* noautosel and policy: held back, listed apart in text */
+	assert_int_equal(test_run("./stablesel rank --repo '%s/repo' --threshold 0 --policy '%s/policy' "
+				  "--no-color > '%s/text'", tmp, tmp, tmp), 0);
+	snprintf(path, sizeof(path), "%s/text", tmp);
+	out = slurp(path);
+	assert_non_null(strstr(out, "held back by stable rules: 4 (1 stable+noautosel, 3 by policy"));
+	assert_non_null(strstr(out, "stable+noautosel  net: foo: fix a race (opted out)"));
+	assert_null(strstr(out, "\x1b[")); /* no colour into a file */
+	free(out);
+	assert_int_equal(test_run("./stablesel rank --repo '%s/repo' --threshold 0 --policy '%s/policy' "
+				  "--format tsv > '%s/tsv'", tmp, tmp, tmp), 0);
+	snprintf(path, sizeof(path), "%s/tsv", tmp);
+	out = slurp(path);
+	assert_null(strstr(out, "opted out"));
+	assert_null(strstr(out, "scripts: make check.sh"));
+	assert_null(strstr(out, "latin-1"));
+	assert_non_null(strstr(out, "net: foo: fix null dereference"));
+	assert_non_null(strstr(out, "tagged stable"));
+	free(out);
+	/* --untagged-only hides the tagged fixes; --budget caps the picks */
+	assert_int_equal(test_run("./stablesel rank --repo '%s/repo' --threshold 0 --untagged-only "
+				  "--budget 2 --format tsv > '%s/tsv'", tmp, tmp), 0);
+	out = slurp(path);
+	assert_null(strstr(out, "net: foo: fix null dereference"));
+	assert_null(strstr(out, "net: foo: fix leak on error path"));
+	assert_int_equal(count_lines_with(out, "\t1\t"), 2);
+	free(out);
+	/* --min-age: the commit made at 1700200000 is younger than 2 days at --now */
+	assert_int_equal(test_run("./stablesel rank --repo '%s/repo' --threshold 0 --min-age 2 "
+				  "--now 2023-11-18 --format csv > '%s/csv'", tmp, tmp), 0);
+	snprintf(path, sizeof(path), "%s/csv", tmp);
+	out = slurp(path);
+	assert_true(!strncmp(out, "sha,score,decision,subject", 26));
+	assert_null(strstr(out, "opted out"));
+	assert_non_null(strstr(out, "\"net: foo: fix null dereference\""));
+	free(out);
+	assert_int_equal(test_run("./stablesel rank --repo '%s/repo' --threshold 0 --min-age 400 "
+				  "--now 2023-11-18 --format csv > '%s/csv'", tmp, tmp), 0);
+	out = slurp(path);
+	assert_null(strstr(out, "net: foo"));
+	free(out);
+	/* JSON lines: one object a shown row, with flags and precedents */
+	assert_int_equal(test_run("./stablesel rank --repo '%s/repo' --threshold 0 --stable '%s/repo' "
+				  "--format json > '%s/json'", tmp, tmp, tmp), 0);
+	snprintf(path, sizeof(path), "%s/json", tmp);
+	out = slurp(path);
+	assert_non_null(strstr(out, "\"in_stable\":\"stable-1.y\""));
+	assert_non_null(strstr(out, "\"precedents\":[{\"sha\":"));
+	assert_true(!strncmp(out, "{\"sha\":\"", 8));
+	assert_int_equal(count_lines_with(out, "\n"), 1 + count_lines_with(out, "\n{\"sha\":\""));
+	free(out);
+	free(tmp);
+}
+
+static void test_policy_parse(void **state)
+{
+	ss_policy *p;
+	ss_commit *c = ss_commit_new();
+	const char *rule;
+	const char *msg = "xfs: fix a leak\n\nbody\n\nSigned-off-by: A <a@example.org>\n";
+
+	(void)state;
+	assert_int_equal(ss_policy_parse(&p, "exclude\n", "p"), SS_EINVALID);
+	assert_int_equal(ss_policy_parse(&p, "drop fs/\n", "p"), SS_EINVALID);
+	assert_int_equal(ss_policy_parse(&p, "  # c\n\nfixes-only xfs: # why\nexclude security/\n", "p"), 0);
+	assert_non_null(c);
+	assert_int_equal(ss_commit_set_message(c, msg, strlen(msg)), 0);
+	assert_int_equal(ss_policy_check(p, c, &rule), SS_POLICY_NEEDS_FIXES);
+	assert_string_equal(rule, "fixes-only xfs:");
+	ss_commit_free(c);
+	c = ss_commit_new();
+	msg = "XFS: fix a leak\n\nbody\n\nFixes: 0123456789ab (\"x\")\nSigned-off-by: A <a@example.org>\n";
+	assert_int_equal(ss_commit_set_message(c, msg, strlen(msg)), 0);
+	assert_int_equal(ss_policy_check(p, c, NULL), SS_POLICY_OK);
+	assert_int_equal(ss_policy_check(NULL, c, NULL), SS_POLICY_OK);
+	ss_commit_free(c);
+	ss_policy_free(p);
+	ss_policy_free(NULL);
+}
+
+static ss_commit *msg_commit(const char *id, const char *msg)
+{
+	ss_commit *c = ss_commit_new();
+
+	assert_non_null(c);
+	snprintf(c->id, sizeof(c->id), "%s", id);
+	c->author.name = "A";
+	c->author.email = "a@example.org";
+	c->author.time = 1700000000;
+	c->committer = c->author;
+	assert_int_equal(ss_commit_set_message(c, msg, strlen(msg)), 0);
+	return c;
+}
+
+/* Remove every whole-word occurrence of w (any case) from s. */
+static char *remove_word(const char *s, const char *w)
+{
+	size_t n = strlen(w), i, k = 0;
+	char *out = malloc(strlen(s) + 1);
+
+	assert_non_null(out);
+	for (i = 0; s[i];) {
+		int before = i == 0 || !(isalnum((unsigned char)s[i - 1]) || s[i - 1] == '_');
+
+		if (before && !strncasecmp(s + i, w, n) &&
+		    !(isalnum((unsigned char)s[i + n]) || s[i + n] == '_')) {
+			i += n;
+			continue;
+		}
+		out[k++] = s[i++];
+	}
+	out[k] = '\0';
+	return out;
+}
+
+/* Take the word the explanation names as the strongest raising (and
+ * lowering) one out of the message: the score moves the way it said. */
+static void test_explain_faithful(void **state)
+{
+	static const char *const msgs[] = {
+		"net: foo: fix use after free in foo_remove\n\nThe timer still uses the buffer after it is "
+		"freed, which crashes the kernel under load.  Cancel the timer first.\n\n"
+		"Signed-off-by: A <a@example.org>\n",
+		"x86/mm: fix a NULL pointer dereference on resume\n\nA crash was reported when the page "
+		"table is missing after a failed allocation.\n\nReported-by: syzbot+1234@syzkaller.appspotmail.com\n"
+		"Signed-off-by: A <a@example.org>\n",
+	};
+	ss_model *m;
+	size_t t, checked = 0;
+
+	(void)state;
+	if (ss_model_load_default(&m)) {
+		printf("SKIP: no embedded model\n");
+		skip();
+	}
+	for (t = 0; t < sizeof(msgs) / sizeof(msgs[0]); t++) {
+		ss_contrib why[64];
+		size_t n = 0, i;
+		float before, after;
+		int dir;
+
+		for (dir = 1; dir >= -1; dir -= 2) {
+			ss_commit *c = msg_commit("1111111111111111111111111111111111111111", msgs[t]), *d;
+			char *msg;
+
+			assert_int_equal(ss_model_score_commit(&before, m, c, NULL), 0);
+			assert_int_equal(ss_model_explain(why, 64, &n, m, c, NULL, 0), 0);
+			for (i = 0; i < n; i++)
+				if (!strncmp(why[i].name, "word:", 5) && why[i].contrib * (float)dir > 0.01f)
+					break;
+			if (i == n) {
+				ss_commit_free(c);
+				continue;
+			}
+			msg = remove_word(c->message, why[i].name + 5);
+			d = msg_commit("1111111111111111111111111111111111111111", msg);
+			assert_int_equal(ss_model_score_commit(&after, m, d, NULL), 0);
+			if (dir > 0)
+				assert_true(after < before);
+			else
+				assert_true(after > before);
+			checked++;
+			free(msg);
+			ss_commit_free(c);
+			ss_commit_free(d);
+		}
+	}
+	assert_true(checked >= 2);
+	ss_model_free(m);
+}
+
+/* A commit's nearest precedent is an earlier commit with the same words. */
+static void test_precedents(void **state)
+{
+	ss_ranker_options o = SS_RANKER_OPTIONS_INIT;
+	ss_rank_select s = SS_RANK_SELECT_INIT;
+	ss_rank_precedent pr[3];
+	ss_ranking *r;
+	ss_history *h;
+	ss_model *m;
+	size_t i, n;
+	static const char *const msgs[] = {
+		"net: fix use after free in timer\n\nfree timer crash\n",
+		"docs: update the readme\n\nspelling and grammar\n",
+		"net: fix use after free in timer path\n\nfree timer crash again\n",
+	};
+
+	(void)state;
+	if (ss_model_load_default(&m)) {
+		printf("SKIP: no embedded model\n");
+		skip();
+	}
+	o.threshold = 0;
+	assert_int_equal(ss_ranking_new(&r, m, &o), 0);
+	assert_int_equal(ss_history_new(&h), 0);
+	for (i = 0; i < 3; i++) {
+		char id[41];
+		ss_commit *c;
+
+		snprintf(id, sizeof(id), "%040zu", i + 1);
+		c = msg_commit(id, msgs[i]);
+		assert_int_equal(ss_ranking_feed(r, c, h, i == 0), 0);
+		assert_int_equal(ss_history_add(h, c), 0);
+		ss_commit_free(c);
+	}
+	assert_int_equal(ss_ranking_count(r), 2);
+	ss_ranking_select(r, &s);
+	for (i = 0; i < 2; i++) {
+		ss_rank_row w;
+
+		ss_ranking_row(&w, r, i);
+		if (strcmp(w.subject, msgs[2]) && strncmp(w.subject, "net: fix use after free in timer path", 37))
+			continue;
+		n = ss_ranking_precedents(pr, 3, r, i);
+		assert_true(n >= 1);
+		assert_string_equal(pr[0].id, "0000000000000000000000000000000000000001");
+		assert_true(pr[0].similarity > 0.5f);
+		assert_int_equal(pr[0].label, -1);
+	}
+	ss_ranking_free(r);
+	ss_history_free(h);
+	ss_model_free(m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_policy_parse),
+		cmocka_unit_test(test_explain_faithful),
+		cmocka_unit_test(test_precedents),
+		cmocka_unit_test(test_mbox_git_am),
+		cmocka_unit_test(test_rules_and_selection),
+	};
+
+	git_libgit2_init(); /* commit trailers are parsed by libgit2 */
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,94 @@
+/*
+ * test_report.c - the HTML report: escaping, a self-contained page with
+ * capped diffs, and the browser test (tests/report_browser.sh: headless
+ * Chromium opens a commit, checks the DOM, keeps build/report.png).
+ */
+#include "testutil.h"
+
+#include "out/report.h"
+#include "util/strbuf.h"
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = malloc((size_t)n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static void test_escape(void **state)
+{
+	ss_strbuf sb = SS_STRBUF_INIT;
+
+	(void)state;
+	assert_int_equal(ss_html_escape(&sb, "a<b>&\"c'</script>", 18), 0);
+	assert_string_equal(sb.buf, "a&lt;b&gt;&amp;&quot;c&#39;&lt;/script&gt;");
+	ss_strbuf_release(&sb);
+}
+
+static void test_page(void **state)
+{
+	char *tmp = test_tmpdir(), path[512], *page;
+
+	(void)state;
+	assert_int_equal(test_run("sh tests/gitrepo.sh '%s/repo' >/dev/null 2>&1", tmp), 0);
+	assert_int_equal(test_run("./stablesel report --repo '%s/repo' --stable '%s/repo' --threshold 0 "
+				  "--diffs 3 --diff-lines 4 --title 'a <b> page' -o '%s/r.html'", tmp, tmp, tmp), 0);
+	snprintf(path, sizeof(path), "%s/r.html", tmp);
+	page = slurp(path);
+	assert_true(!strncmp(page, "<!DOCTYPE html>", 15));
+	assert_non_null(strstr(page, "<title>a &lt;b&gt; page</title>"));
+	/* self-contained: nothing fetched */
+	assert_null(strstr(page, "http:"));
+	assert_null(strstr(page, "https:"));
+	assert_null(strstr(page, " src="));
+	assert_null(strstr(page, "<link"));
+	/* every commit of main is an entry; a PR curve from the stable labels */
+	assert_non_null(strstr(page, "<polyline"));
+	assert_non_null(strstr(page, "net: foo: fix null dereference<span class='f t'>tagged</span>"));
+	assert_non_null(strstr(page, "raised the score most"));
+	/* diffs: escaped, capped at 4 lines, only for the first 3 rows */
+	assert_non_null(strstr(page, "diff capped: "));
+	assert_non_null(strstr(page, "message and diff left out below rank 3"));
+	assert_non_null(strstr(page, "<pre class=diff>"));
+	assert_non_null(strstr(page, "&lt;") ? page : NULL);
+	free(page);
+	/* no -o: usage error, nothing written */
+	assert_int_equal(test_run("./stablesel report --repo '%s/repo' >/dev/null 2>&1", tmp), 129);
+	free(tmp);
+}
+
+static void test_browser(void **state)
+{
+	int rc;
+
+	(void)state;
+	rc = test_run("sh tests/report_browser.sh");
+	if (rc == 77) {
+		printf("SKIP: chromium not available\n");
+		skip();
+	}
+	assert_int_equal(rc, 0);
+	assert_int_equal(access("build/report.png", F_OK), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_escape),
+		cmocka_unit_test(test_page),
+		cmocka_unit_test(test_browser),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
