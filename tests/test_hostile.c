@@ -820,13 +820,13 @@ static void test_known_bug_mbox_hang(void **state)
  * the text when the last line is "@@ -" (ASan: heap-buffer-overflow in
  * parse_recounted, diff.c:312).
  */
-static void test_known_bug_recount_crash(void **state)
+static void test_fixed_recount_crash(void **state)
 {
 	FILE *f = create("recount.mbox");
 	int rc;
 
 	(void)state;
-	KNOWN_BUG();
+	/* fixed: a regression test now */
 	fprintf(f, "%sdiff --git a/a b/a\n--- a/a\n+++ b/a\n@@ -\n1 +2\nX\n", mbox_prefix);
 	close_file(f);
 	rc = run_ss(NULL, 20, "log '%s/recount.mbox'", tmp);
@@ -845,14 +845,14 @@ static void test_known_bug_recount_crash(void **state)
  * text that holds NULs (the mail reader cuts at the NUL, bug 6).
  * Detected under make asan only.
  */
-static void test_known_bug_nul_in_patch_line(void **state)
+static void test_fixed_nul_in_patch_line(void **state)
 {
 	static const char patch[] = "diff --git a/a.c b/a.c\n--- a/a.c\n+++ b/a.c\n"
 				    "@@ -1,2 +1,2 @@\n-a\0b\n+c\n";
 	static const size_t len = sizeof(patch) - 1;
 
 	(void)state;
-	KNOWN_BUG();
+	/* fixed: a regression test now */
 	{
 		pid_t pid = fork();
 		int st;
@@ -903,7 +903,7 @@ static void test_known_bug_file_without_path(void **state)
  * masking is not idempotent: "stable@ot\n\rstable@o" masks to "stable@o"
  * (set_message dropped the "\r"), which a second masking removes.
  */
-static void test_known_bug_mask_cr(void **state)
+static void test_fixed_mask_cr(void **state)
 {
 	static const char tagged[] = "subject\n\nbody\n\nCc:\rstable@vger.kernel.org\n"
 				     "Signed-off-by: A <a@example.com>\n";
@@ -912,7 +912,7 @@ static void test_known_bug_mask_cr(void **state)
 	char *once;
 
 	(void)state;
-	KNOWN_BUG();
+	/* fixed: a regression test now */
 	assert_non_null(c);
 	assert_int_equal(ss_commit_set_message(c, fuzzed, sizeof(fuzzed) - 1), 0);
 	assert_int_equal(ss_commit_mask_stable(c), 0);
@@ -955,14 +955,14 @@ static void read_leak_mbox(const void *arg)
 
 /* First in the suite, so that the child's heap holds no leftovers of
  * failed tests. */
-static void test_known_bug_trailer_leak(void **state)
+static void test_fixed_trailer_leak(void **state)
 {
 	static const char leak[] = "From mboxrd@z\n\nP\n\n---: -\ndiff --git ";
 	FILE *f = create("leak.mbox");
 	char *p = path_of("leak.mbox");
 
 	(void)state;
-	KNOWN_BUG();
+	/* fixed: a regression test now */
 	fputs(leak, f);
 	close_file(f);
 	assert_int_equal(in_child(read_leak_mbox, p), 0);
@@ -1181,8 +1181,8 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_known_bug_trailer_leak, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_known_bug_mask_cr, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fixed_trailer_leak, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fixed_mask_cr, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_message_50mb, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_patch_100k_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_known_bug_many_files_fallback_memory, setup, teardown),
@@ -1196,8 +1196,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_known_bug_repo_missing_object_goes_on, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_empty_revision_range, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_known_bug_mbox_hang, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_known_bug_recount_crash, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_known_bug_nul_in_patch_line, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fixed_recount_crash, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fixed_nul_in_patch_line, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_known_bug_file_without_path, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kill_mid_write, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_output_mode, setup, teardown),

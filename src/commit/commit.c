@@ -196,9 +196,10 @@ static int read_trailers(ss_commit *c, const char *text, size_t len, int last,
 		 * ("Coverity issue: 1407499" above "Fixes:" and "Cc: stable@"):
 		 * offer the trailer-shaped lines alone when they are most of it */
 		git_message_trailer_array_free(&arr);
-		if (trailer_lines(&sb, text, len) || git_message_trailers(&arr, sb.buf) < 0 ||
-		    arr.count == 0)
+		if (trailer_lines(&sb, text, len) || git_message_trailers(&arr, sb.buf) < 0)
 			goto release_sb;
+		if (arr.count == 0)
+			goto free_arr;
 		known = 0; /* such a block must hold a well-known key */
 	}
 	for (i = 0; i < arr.count && !known; i++)
@@ -306,7 +307,7 @@ static const char *find_stable_at(const char *s, size_t len)
 	for (i = 0; i + 7 <= len; i++) {
 		if (strncasecmp(s + i, "stable@", 7))
 			continue;
-		if (i == 0 || strchr(" \t<,;:\"'(", s[i - 1]))
+		if (i == 0 || strchr(" \t\r\n<,;:\"'(", s[i - 1]))
 			return s + i;
 	}
 	return NULL;

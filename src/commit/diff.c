@@ -5,6 +5,7 @@
  * mail with git_diff_from_buffer(), so both sources count lines exactly as
  * git does (git log --numstat).
  */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -121,7 +122,8 @@ static int add_patch(ss_commit *c, git_patch *patch, ss_file *f, size_t *budget)
 			ln = &hk->lines[hk->nlines++];
 			ln->origin = gl->origin == GIT_DIFF_LINE_ADDITION ? '+' :
 				gl->origin == GIT_DIFF_LINE_DELETION ? '-' : ' ';
-			len = gl->content_len;
+			/* a NUL inside a line: libgit2 copied only up to it */
+			len = strnlen(gl->content, gl->content_len);
 			if (len && gl->content[len - 1] == '\n')
 				len--;
 			ln->len = (uint32_t)len;
@@ -308,14 +310,34 @@ static int parse_recounted(ss_commit *c, const char *s, const char *end, size_t 
 			p = le;
 			continue;
 		}
+		if (!isdigit((unsigned char)p[4])) {
+			ss_strbuf_release(&sb);
+			return SS_EINVALID;
+		}
 		a = strtoul(p + 4, (char **)&q, 10);
+		if (*q == ',' && !isdigit((unsigned char)q[1])) {
+			ss_strbuf_release(&sb);
+			return SS_EINVALID;
+		}
 		if (*q == ',')
 			strtoul(q + 1, (char **)&q, 10);
 		if (strncmp(q, " +", 2)) {
 			ss_strbuf_release(&sb);
 			return SS_EINVALID;
 		}
+		if (!isdigit((unsigned char)q[2]) || q >= le) {
+			ss_strbuf_release(&sb);
+			return SS_EINVALID;
+		}
 		cc = strtoul(q + 2, (char **)&q, 10);
+		if (*q == ',' && !isdigit((unsigned char)q[1])) {
+			ss_strbuf_release(&sb);
+			return SS_EINVALID;
+		}
+		if (q > le) {
+			ss_strbuf_release(&sb);
+			return SS_EINVALID;
+		}
 		if (*q == ',')
 			strtoul(q + 1, (char **)&q, 10);
 		tail = q;

@@ -871,7 +871,8 @@ static int pn_train(ss_model *m, const ss_dataset *d, const size_t *fitx, size_t
 	if (!all)
 		return ss_error_code(SS_ENOMEM, "out of memory for a patchnet model");
 	memcpy(all, fitx, nfit * sizeof(*all));
-	memcpy(all + nfit, val, nval * sizeof(*all));
+	if (nval)
+		memcpy(all + nfit, val, nval * sizeof(*all));
 	/* the vocabulary comes from training commits only (fit and val) */
 	rc = build_vocab(pm, s, all, nfit + nval);
 	free(all);

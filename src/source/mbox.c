@@ -36,6 +36,7 @@ typedef struct {
 	ss_source_options opts;
 	ss_source_stats *stats;
 	int done;
+	size_t last_fail; /* messages count at the last unparsable one */
 } mbox;
 
 /* A line-oriented view of a decoded body. */
@@ -560,6 +561,10 @@ static int mbox_next(ss_commit **out, void *impl)
 				break;
 			}
 			m->stats->malformed++;
+			/* GMime made no progress: give up on the rest rather than spin */
+			if (m->stats->malformed > 1 && m->last_fail == m->stats->messages)
+				m->done = 1;
+			m->last_fail = m->stats->messages;
 			return ss_error_code(SS_ESKIP, "mbox '%s': message %zu cannot be parsed",
 					     m->path, m->stats->messages + 1);
 		}
