@@ -14,6 +14,7 @@
 
 #include <stdio.h>
 
+#include "models/options.h"
 #include "source/source.h"
 
 #define SS_EXIT_BADINPUT 1
@@ -56,6 +57,25 @@ int cli_source_arg(cli_source_args *a, int argc, const char **argv, int *i, cons
 typedef int (*cli_commit_fn)(ss_commit *c, void *data);
 size_t cli_for_each_commit(cli_source_args *a, const char **specs, int nspecs,
 			   cli_commit_fn fn, void *data);
+
+/*
+ * The arguments train and eval share: the source options above, -h, -v,
+ * --no-history-features, SOURCE operands and the training options of
+ * models/options.h.  The fields point at the command's own variables.
+ * cli_train_arg() returns 1 when it consumed argv[*a] (and its value);
+ * 0 when argv[*a] is an option of the command's own, which then has a
+ * value in argv[*a + 1] (usage_die when it has none).
+ */
+typedef struct {
+	ss_train_options *o;
+	ss_feat_options *fo;
+	const char **specs;
+	int *nspecs, maxspecs;
+	int *verbose, *no_history;
+} cli_train_args;
+
+int cli_train_arg(cli_train_args *t, cli_source_args *src, int argc, const char **argv,
+		  int *a, const char *usage);
 
 /* Parse a non-negative integer option value or usage_die. */
 long cli_parse_long(const char *usage, const char *opt, const char *v);

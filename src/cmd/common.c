@@ -76,6 +76,42 @@ int cli_source_arg(cli_source_args *a, int argc, const char **argv, int *i, cons
 	return 0;
 }
 
+int cli_train_arg(cli_train_args *t, cli_source_args *src, int argc, const char **argv,
+		  int *a, const char *usage)
+{
+	const char *arg = argv[*a], *val = *a + 1 < argc ? argv[*a + 1] : NULL;
+	int rc;
+
+	if (cli_source_arg(src, argc, argv, a, usage))
+		return 1;
+	if (!strcmp(arg, "-h") || !strcmp(arg, "--help"))
+		usage_die(usage, NULL);
+	if (!strcmp(arg, "-v") || !strcmp(arg, "--verbose")) {
+		*t->verbose = 1;
+		return 1;
+	}
+	if (!strcmp(arg, "--no-history-features")) {
+		*t->no_history = 1;
+		return 1;
+	}
+	if (arg[0] != '-' || !strcmp(arg, "-")) {
+		if (*t->nspecs == t->maxspecs)
+			usage_die(usage, "too many sources");
+		t->specs[(*t->nspecs)++] = arg;
+		return 1;
+	}
+	rc = ss_train_option(t->o, t->fo, arg, val);
+	if (rc >= 0) {
+		*a += rc;
+		return 1;
+	}
+	if (rc != SS_ENOTFOUND)
+		usage_die(usage, "%s", ss_error_last());
+	if (!val)
+		usage_die(usage, "unknown option '%s' or missing value", arg);
+	return 0;
+}
+
 static size_t iterate(ss_source *src, const char *spec, cli_commit_fn fn, void *data)
 {
 	size_t n = 0;

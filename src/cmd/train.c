@@ -70,6 +70,7 @@ int cmd_train(int argc, const char **argv)
 	int nhist = 0, no_history = 0;
 	ss_history *hist;
 	char full_usage[2048];
+	cli_train_args targs;
 	int nspecs = 0, nstable = 0, settle = 0, verbose = 0, a;
 	int64_t before = 0;
 	cli_source_args src;
@@ -82,38 +83,13 @@ int cmd_train(int argc, const char **argv)
 	double t0;
 
 	snprintf(full_usage, sizeof(full_usage), "%s%s", usage, ss_train_options_usage);
+	targs = (cli_train_args){ &o, &fo, specs, &nspecs, 256, &verbose, &no_history };
 	cli_source_args_init(&src);
 	for (a = 1; a < argc; a++) {
-		const char *arg = argv[a], *val = a + 1 < argc ? argv[a + 1] : NULL;
-		int rc;
+		const char *arg = argv[a], *val = argv[a + 1];
 
-		if (cli_source_arg(&src, argc, argv, &a, full_usage))
+		if (cli_train_arg(&targs, &src, argc, argv, &a, full_usage))
 			continue;
-		if (!strcmp(arg, "-h") || !strcmp(arg, "--help"))
-			usage_die(full_usage, NULL);
-		if (!strcmp(arg, "-v") || !strcmp(arg, "--verbose")) {
-			verbose = 1;
-			continue;
-		}
-		if (!strcmp(arg, "--no-history-features")) {
-			no_history = 1;
-			continue;
-		}
-		if (arg[0] != '-' || !strcmp(arg, "-")) {
-			if (nspecs == 256)
-				usage_die(full_usage, "too many sources");
-			specs[nspecs++] = arg;
-			continue;
-		}
-		rc = ss_train_option(&o, &fo, arg, val);
-		if (rc >= 0) {
-			a += rc;
-			continue;
-		}
-		if (rc != SS_ENOTFOUND)
-			usage_die(full_usage, "%s", ss_error_last());
-		if (!val)
-			usage_die(full_usage, "unknown option '%s' or missing value", arg);
 		a++;
 		if (!strcmp(arg, "--model")) {
 			kind_name = val;
