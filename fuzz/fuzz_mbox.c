@@ -40,10 +40,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t off = 0, n = 0, stuck = 0, last_messages = (size_t)-1;
 	int fd, rc;
 
-	if (fuzz_skip_known_enabled() &&
-	    (fuzz_known_recount(data, size) || fuzz_known_no_path(data, size) ||
-	     fuzz_known_cr_stable(data, size)))
-		return 0; /* known bugs 2, 4 and 10 */
 	fd = memfd_create("fuzz-mbox", MFD_CLOEXEC);
 	if (fd < 0)
 		return 0;
@@ -72,12 +68,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			/* a skip must say why */
 			FUZZ_CHECK(ss_error_last()[0] != '\0');
 			/* and the reader must move on: the same message skipped
-			 * again and again is a hang (known bug 3) */
-			if (st->messages == last_messages && ++stuck >= 100) {
-				if (fuzz_skip_known_enabled())
-					break;
+			 * again and again is a hang (fixed bug 3) */
+			if (st->messages == last_messages && ++stuck >= 100)
 				__builtin_trap();
-			}
 			if (st->messages != last_messages)
 				stuck = 0;
 			last_messages = st->messages;

@@ -33,10 +33,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t max_lines = size % 3 == 0 ? 5 : 0;
 	int rc;
 
-	if (fuzz_skip_known_enabled() &&
-	    (memchr(data, '\0', size) || fuzz_known_recount(data, size) ||
-	     fuzz_known_no_path(data, size)))
-		return 0; /* known bugs 1, 2 and 4 */
 	c = ss_commit_new();
 	if (!c)
 		return 0;

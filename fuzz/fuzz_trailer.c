@@ -61,8 +61,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!c)
 		return 0;
-	if (fuzz_skip_known_enabled() && fuzz_known_cr_stable(data, size))
-		goto free_commit; /* known bug 10 */
 	if (ss_commit_set_message(c, (const char *)data, size))
 		goto free_commit;
 	fuzz_walk_commit(c);

@@ -40,9 +40,9 @@ for t in $targets; do
 	[ "$secs" -gt 0 ] || continue
 	echo "run.sh: fuzzing $t for ${secs}s"
 	# fork mode with one worker: a crash or hang is saved and the run goes
-	# on, so one known bug does not end it
+	# on, so that one finding does not end it
 	before=$(ls build-fuzz/artifacts/$t | wc -l)
-	SS_FUZZ_SKIP_KNOWN=1 "$f" -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
+	"$f" -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
 		-max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
 		-artifact_prefix=build-fuzz/artifacts/$t/ \
 		build-fuzz/corpus/$t fuzz/corpus/$t build-fuzz/seeds/$t \

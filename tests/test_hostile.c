@@ -10,9 +10,8 @@
  * test instead of the suite.  Library calls that may crash run in a
  * forked child too.  Inputs are made here (no ../shared/data needed).
  *
- * Tests named known_bug_* reproduce bugs found by fuzzing and by these
- * tests; they fail until the bug is fixed (see fuzz/README.md, "Known
- * bugs"); with SS_SKIP_KNOWN_BUGS=1 in the environment they are skipped.
+ * Tests named fixed_* reproduce bugs found by fuzzing and by these tests
+ * (fuzz/README.md lists them with their minimised inputs).
  * The binary is ./stablesel unless SS_BIN names another.
  */
 #include "testutil.h"
@@ -34,16 +33,6 @@
 #include "util/error.h"
 
 static char *tmp;
-
-/* First statement of a known_bug_* test. */
-#define KNOWN_BUG()                                                            \
-	do {                                                                   \
-		const char *k_ = getenv("SS_SKIP_KNOWN_BUGS");                 \
-		if (k_ && *k_ && strcmp(k_, "0")) {                            \
-			printf("SKIP: known bug (SS_SKIP_KNOWN_BUGS)\n");      \
-			skip();                                                \
-		}                                                              \
-	} while (0)
 
 #define SHA1 "1111111111111111111111111111111111111111"
 #define SHA2 "2222222222222222222222222222222222222222"
@@ -385,21 +374,21 @@ static void test_patch_100k_files(void **state)
 }
 
 /*
- * KNOWN BUG 5 (src/commit/diff.c, ss_commit_parse_patch fallback +
+ * FIXED BUG 5 (src/commit/diff.c, ss_commit_parse_patch fallback +
  * ss_commit_add_diff): when libgit2 refuses a patch (here: a new empty
  * file in the middle, which diff.c works around), every file is parsed on
  * its own and ss_commit_add_diff() grows c->files with ss_arena_grow() for
  * each, copying the whole array into the arena every time: memory is
  * quadratic in the number of files.  6,000 files take 32 MB without the
  * empty file and 1.1 GB with it; 100,000 files exhaust the machine.
+ * Fixed: the array grows geometrically (diff.c reserve_files).
  */
-static void test_known_bug_many_files_fallback_memory(void **state)
+static void test_fixed_many_files_fallback_memory(void **state)
 {
 	long rss = 0;
 	char *out;
 
 	(void)state;
-	KNOWN_BUG();
 	write_many_files("files-empty.mbox", 6000, 3000);
 	assert_int_equal(run_ss(&rss, 60, "log '%s/files-empty.mbox'", tmp), 0);
 	out = slurp("out", NULL);
@@ -508,18 +497,18 @@ static void test_binary_patch(void **state)
 
 /* ---- bytes and charsets -------------------------------------------- */
 
-/* KNOWN BUG 6 (src/source/mbox.c): a NUL byte in a mail body silently cuts
+/* FIXED BUG 6 (src/source/mbox.c): a NUL byte in a mail body silently cuts
  * the text there: the commit loses its trailers and its whole diff, and
  * nothing says so.  Expected: the NUL is dropped or replaced and the rest
- * kept, or the message skipped with SS_ESKIP. */
-static void test_known_bug_nul_in_body(void **state)
+ * kept, or the message skipped with SS_ESKIP.  Fixed: mbox.c reads the
+ * decoded part as bytes and drops the NULs. */
+static void test_fixed_nul_in_body(void **state)
 {
 	static const char body[] = "Fix\0 the\0 bug.\n\nSigned-off-by: A <a@example.com>\n---\n";
 	FILE *f = create("nul.mbox");
 	commits cs;
 
 	(void)state;
-	KNOWN_BUG();
 	put_header(f, SHA1, "nul bytes", NULL);
 	assert_int_equal(fwrite(body, 1, sizeof(body) - 1, f), sizeof(body) - 1);
 	fputs(small_diff, f);
@@ -733,17 +722,17 @@ static void test_repo_missing_object(void **state)
 }
 
 /*
- * KNOWN BUG 7 (src/source/git.c): a missing object is fatal (exit 128,
+ * FIXED BUG 7 (src/source/git.c): a missing object is fatal (exit 128,
  * "fatal: cannot diff: object not found ...") and the commits after the
  * damaged one are lost.  Expected: that commit is skipped with one error
  * and the run goes on (exit 1): "add f3" does not need the lost blob.
+ * Fixed: read_commit() turns a read error into SS_ESKIP naming the commit.
  */
-static void test_known_bug_repo_missing_object_goes_on(void **state)
+static void test_fixed_repo_missing_object_goes_on(void **state)
 {
 	char *blob, *out;
 
 	(void)state;
-	KNOWN_BUG();
 	if (!have_git()) {
 		printf("SKIP: git not found\n");
 		skip();
@@ -788,21 +777,22 @@ static const char mbox_prefix[] =
 	"---\n";
 
 /*
- * KNOWN BUG 3 (src/source/mbox.c, mbox_next): when GMime cannot construct
+ * FIXED BUG 3 (src/source/mbox.c, mbox_next): when GMime cannot construct
  * a message and is not at the end, mbox_next() returns SS_ESKIP without
  * the parser moving on, so the caller, which calls next() again as
  * source.h says, loops for ever; "stablesel log" prints "message 1 cannot
  * be parsed" without end.  Input: an mboxrd separator followed by a line
  * that starts with a space and no newline.
+ * Fixed: a failure at the parser offset of the previous one ends the
+ * input after one error.
  */
-static void test_known_bug_mbox_hang(void **state)
+static void test_fixed_mbox_hang(void **state)
 {
 	static const char hang[] = "From mboxrd@z Thu Jan  1 00:00:00 1970\n ";
 	FILE *f = create("hang.mbox");
 	int rc;
 
 	(void)state;
-	KNOWN_BUG();
 	fputs(hang, f);
 	close_file(f);
 	rc = run_ss(NULL, 5, "log '%s/hang.mbox'", tmp);
@@ -811,7 +801,7 @@ static void test_known_bug_mbox_hang(void **state)
 }
 
 /*
- * KNOWN BUG 2 (src/commit/diff.c, parse_recounted): strtoul() reads the
+ * FIXED BUG 2 (src/commit/diff.c, parse_recounted): strtoul() reads the
  * counts of "@@ -a,b +c,d @@" across line ends (it skips white space,
  * newlines included), so the tail pointer lands after the line end and
  * ss_strbuf_add(&sb, tail, le - tail) gets a negative size: "stablesel
@@ -837,7 +827,7 @@ static void test_fixed_recount_crash(void **state)
 }
 
 /*
- * KNOWN BUG 1 (src/commit/diff.c, add_patch): a NUL byte in a diff line.
+ * FIXED BUG 1 (src/commit/diff.c, add_patch): a NUL byte in a diff line.
  * libgit2 keeps a copy of the patch cut at the NUL but reports the line's
  * full length, so add_patch() reads gl->content[len - 1] past libgit2's
  * buffer (ASan: heap-buffer-overflow, diff.c:125, then in
@@ -874,22 +864,22 @@ static void test_fixed_nul_in_patch_line(void **state)
 }
 
 /*
- * KNOWN BUG 4 (src/commit/diff.c, parse_header_only): a file section with
+ * FIXED BUG 4 (src/commit/diff.c, parse_header_only): a file section with
  * both "new file mode" and "deleted file mode" gets old_path = new_path =
  * NULL, so ss_file_path() returns NULL (commit.h: a file has a path);
  * "stablesel log" prints "path":"" for it.
+ * Fixed: such a section is refused with SS_EINVALID and an error.
  */
-static void test_known_bug_file_without_path(void **state)
+static void test_fixed_file_without_path(void **state)
 {
 	(void)state;
-	KNOWN_BUG();
 	assert_int_equal(in_child(parse_exact, "diff --git a/ b/e\nnew file mode \ndeleted file mode "), 0);
 	assert_int_equal(in_child(parse_exact, "diff --git a/x b/x\nnew file mode 100644\n"
 					       "deleted file mode 100644\n"), 0);
 }
 
 /*
- * KNOWN BUG 8 (src/commit/commit.c, read_trailers): when the first
+ * FIXED BUG 8 (src/commit/commit.c, read_trailers): when the first
  * git_message_trailers() finds no trailer and the trailer-shaped lines
  * are offered again, a second call that also finds none jumps to
  * release_sb without git_message_trailer_array_free(): libgit2's trailer
@@ -897,7 +887,7 @@ static void test_known_bug_file_without_path(void **state)
  * commit.c:199).  Detected under make asan only.
  */
 /*
- * KNOWN BUG 10 (src/commit/commit.c, find_stable_at): a "\r" right before
+ * FIXED BUG 10 (src/commit/commit.c, find_stable_at): a "\r" right before
  * "stable@" is no address boundary (the set is " \t<,;:\"'("), so
  * "Cc:\rstable@vger.kernel.org" is neither a stable tag nor masked; and
  * masking is not idempotent: "stable@ot\n\rstable@o" masks to "stable@o"
@@ -1185,20 +1175,20 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fixed_mask_cr, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_message_50mb, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_patch_100k_files, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_known_bug_many_files_fallback_memory, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fixed_many_files_fallback_memory, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_absurd_hunk_ranges, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_binary_patch, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_known_bug_nul_in_body, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fixed_nul_in_body, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_utf8_and_charsets, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_from_line_in_body, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mbox_cut_mid_message, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_repo_missing_object, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_known_bug_repo_missing_object_goes_on, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fixed_repo_missing_object_goes_on, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_empty_revision_range, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_known_bug_mbox_hang, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fixed_mbox_hang, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fixed_recount_crash, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fixed_nul_in_patch_line, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_known_bug_file_without_path, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fixed_file_without_path, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kill_mid_write, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_output_mode, setup, teardown),
 	};

@@ -77,6 +77,7 @@ typedef struct ss_commit {
 	size_t ntrailers;
 	ss_file *files;
 	size_t nfiles;
+	size_t files_cap;       /* slots allocated in files (diff.c); 0 if unknown */
 	size_t added, removed;  /* totals over text files */
 	int truncated;          /* the diff was cut at the per-commit caps */
 	int masked;             /* stable tags were removed from this commit */

@@ -6,6 +6,7 @@
  * git does (git log --numstat).
  */
 #include <ctype.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -137,17 +138,41 @@ static int add_patch(ss_commit *c, git_patch *patch, ss_file *f, size_t *budget)
 	return 0;
 }
 
+/*
+ * Make room for n more files after c->nfiles, zeroed.  The array grows
+ * geometrically: the per-file fallback adds files one at a time, and
+ * growing by one (the arena cannot free) made memory quadratic in the
+ * number of files.
+ */
+static int reserve_files(ss_commit *c, size_t n)
+{
+	size_t need = c->nfiles + n, cap;
+	ss_file *files;
+
+	if (need < c->nfiles)
+		return SS_ENOMEM;
+	if (need > c->files_cap) {
+		cap = c->files_cap * 2 > need ? c->files_cap * 2 : need;
+		if (cap < 8)
+			cap = 8;
+		files = ss_arena_grow(c->arena, c->files, c->nfiles, cap, sizeof(*files));
+		if (!files)
+			return SS_ENOMEM;
+		c->files = files;
+		c->files_cap = cap;
+	}
+	memset(c->files + c->nfiles, 0, n * sizeof(*c->files));
+	return 0;
+}
+
 int ss_commit_add_diff(ss_commit *c, git_diff *diff, size_t max_lines)
 {
 	size_t i, n = git_diff_num_deltas(diff), budget = max_lines;
-	ss_file *files;
 
 	if (!n)
 		return 0;
-	files = ss_arena_grow(c->arena, c->files, c->nfiles, c->nfiles + n, sizeof(*files));
-	if (!files)
+	if (reserve_files(c, n))
 		return SS_ENOMEM;
-	c->files = files;
 	for (i = 0; i < n; i++) {
 		ss_file *f = &c->files[c->nfiles];
 		git_patch *patch;
@@ -217,6 +242,16 @@ static char *header_path(ss_commit *c, const char *line, const char *eol, int ne
 	return ss_arena_strndup(c->arena, p + 2, (size_t)(b - 1 - p - 2));
 }
 
+/* An octal file mode in [p, end) (the text need not end in a NUL). */
+static uint32_t read_mode(const char *p, const char *end)
+{
+	uint32_t v = 0;
+
+	for (; p < end && *p >= '0' && *p <= '7' && v < 01000000; p++)
+		v = v * 8 + (uint32_t)(*p - '0');
+	return v;
+}
+
 /*
  * A header-only file section ("new file mode" with no ---/+++, pure
  * renames, mode changes) that git_diff_from_buffer rejected: read the
@@ -230,8 +265,7 @@ static int parse_header_only(ss_commit *c, const char *s, const char *end)
 
 	if (!eol)
 		eol = end;
-	c->files = ss_arena_grow(c->arena, c->files, c->nfiles, c->nfiles + 1, sizeof(*f));
-	if (!c->files)
+	if (reserve_files(c, 1))
 		return SS_ENOMEM;
 	f = &c->files[c->nfiles];
 	f->status = SS_FILE_MODIFIED;
@@ -241,23 +275,21 @@ static int parse_header_only(ss_commit *c, const char *s, const char *end)
 		return SS_EINVALID;
 	for (p = next_line(s, end); p < end; p = next_line(p, end)) {
 		const char *le = memchr(p, '\n', (size_t)(end - p));
-		unsigned long mode;
 
 		if (!le)
 			le = end;
 		if (starts_with(p, le, "new file mode ")) {
 			f->status = SS_FILE_ADDED;
-			mode = strtoul(p + 14, NULL, 8);
-			f->new_mode = (uint32_t)mode;
+			f->new_mode = read_mode(p + 14, le);
 			f->old_path = NULL;
 		} else if (starts_with(p, le, "deleted file mode ")) {
 			f->status = SS_FILE_DELETED;
-			f->old_mode = (uint32_t)strtoul(p + 18, NULL, 8);
+			f->old_mode = read_mode(p + 18, le);
 			f->new_path = NULL;
 		} else if (starts_with(p, le, "old mode ")) {
-			f->old_mode = (uint32_t)strtoul(p + 9, NULL, 8);
+			f->old_mode = read_mode(p + 9, le);
 		} else if (starts_with(p, le, "new mode ")) {
-			f->new_mode = (uint32_t)strtoul(p + 9, NULL, 8);
+			f->new_mode = read_mode(p + 9, le);
 		} else if (starts_with(p, le, "rename from ")) {
 			f->status = SS_FILE_RENAMED;
 			f->old_path = ss_arena_strndup(c->arena, p + 12, (size_t)(le - p - 12));
@@ -271,6 +303,8 @@ static int parse_header_only(ss_commit *c, const char *s, const char *end)
 			return SS_EINVALID; /* has content: not header-only */
 		}
 	}
+	if (!f->old_path && !f->new_path) /* both "new file" and "deleted file" */
+		return ss_error_code(SS_EINVALID, "file section is both new and deleted");
 	c->nfiles++;
 	return 0;
 }
@@ -293,6 +327,21 @@ static const char *find_hunks(const char *s, const char *end)
  * actually present and parse again: the commit keeps its (damaged) lines
  * instead of being dropped.
  */
+/* Read a decimal count at *pp, before end; at least one digit, saturating. */
+static int read_count(const char **pp, const char *end, unsigned long *out)
+{
+	const char *p = *pp;
+	unsigned long v = 0;
+
+	if (p >= end || !isdigit((unsigned char)*p))
+		return -1;
+	for (; p < end && isdigit((unsigned char)*p); p++)
+		v = v > (ULONG_MAX - 9) / 10 ? ULONG_MAX : v * 10 + (unsigned long)(*p - '0');
+	*pp = p;
+	*out = v;
+	return 0;
+}
+
 static int parse_recounted(ss_commit *c, const char *s, const char *end, size_t max_lines)
 {
 	ss_strbuf sb = SS_STRBUF_INIT;
@@ -301,7 +350,7 @@ static int parse_recounted(ss_commit *c, const char *s, const char *end, size_t 
 
 	while (p < end) {
 		const char *le = next_line(p, end), *q;
-		unsigned long a, cc;
+		unsigned long a, cc, skip;
 		size_t nold = 0, nnew = 0;
 		const char *tail;
 
@@ -310,36 +359,17 @@ static int parse_recounted(ss_commit *c, const char *s, const char *end, size_t 
 			p = le;
 			continue;
 		}
-		if (!isdigit((unsigned char)p[4])) {
+		/* "@@ -a[,b] +c[,d]": bounded by the line, which need not end
+		 * in a NUL (so no strtoul) */
+		q = p + 4;
+		if (read_count(&q, le, &a) ||
+		    (q < le && *q == ',' && (q++, read_count(&q, le, &skip))) ||
+		    le - q < 2 || q[0] != ' ' || q[1] != '+' ||
+		    (q += 2, read_count(&q, le, &cc)) ||
+		    (q < le && *q == ',' && (q++, read_count(&q, le, &skip)))) {
 			ss_strbuf_release(&sb);
 			return SS_EINVALID;
 		}
-		a = strtoul(p + 4, (char **)&q, 10);
-		if (*q == ',' && !isdigit((unsigned char)q[1])) {
-			ss_strbuf_release(&sb);
-			return SS_EINVALID;
-		}
-		if (*q == ',')
-			strtoul(q + 1, (char **)&q, 10);
-		if (strncmp(q, " +", 2)) {
-			ss_strbuf_release(&sb);
-			return SS_EINVALID;
-		}
-		if (!isdigit((unsigned char)q[2]) || q >= le) {
-			ss_strbuf_release(&sb);
-			return SS_EINVALID;
-		}
-		cc = strtoul(q + 2, (char **)&q, 10);
-		if (*q == ',' && !isdigit((unsigned char)q[1])) {
-			ss_strbuf_release(&sb);
-			return SS_EINVALID;
-		}
-		if (q > le) {
-			ss_strbuf_release(&sb);
-			return SS_EINVALID;
-		}
-		if (*q == ',')
-			strtoul(q + 1, (char **)&q, 10);
 		tail = q;
 		for (q = le; q < end && !starts_with(q, end, "@@ "); q = next_line(q, end)) {
 			if (*q == '-')

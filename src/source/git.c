@@ -1079,6 +1079,14 @@ static int read_commit(ss_commit **out, int *merge, git_repository *repo,
 		goto free_commit;
 	if (src->with_diff)
 		err = add_diff(c, repo, commit, src->max_lines);
+	/* a damaged object spoils this commit, not the ones after it */
+	if (err < 0 && err != SS_ENOMEM) {
+		char why[1024];
+
+		snprintf(why, sizeof(why), "%s", ss_error_last());
+		err = ss_error_code(SS_ESKIP, "commit %s in '%s' skipped: %s",
+				    c->id, src->path, why);
+	}
 free_commit:
 	git_commit_free(commit);
 	if (err < 0) {
@@ -1165,6 +1173,10 @@ static int git_next(ss_commit **out, void *impl)
 				     src->path);
 	while (src->next < src->noids) {
 		err = take(&c, &merge, src);
+		if (err == SS_ESKIP) {
+			src->stats->malformed++;
+			return err;
+		}
 		if (err < 0) {
 			src->failed = err;
 			return err;

@@ -36,7 +36,7 @@ typedef struct {
 	ss_source_options opts;
 	ss_source_stats *stats;
 	int done;
-	size_t last_fail; /* messages count at the last unparsable one */
+	gint64 last_fail; /* parser offset at the last unparsable message, -1 none */
 } mbox;
 
 /* A line-oriented view of a decoded body. */
@@ -203,6 +203,53 @@ static int parse_date(ss_person *who, const char *s, size_t len)
 	return 0;
 }
 
+/*
+ * Append a text part's content, transfer-decoded and converted to UTF-8.
+ * Written by hand over the stream API rather than with
+ * g_mime_text_part_get_text() because that returns a C string: a NUL byte
+ * in a mail body would silently cut the text (and the diff) there.  NULs
+ * are dropped here; everything after them is kept.
+ */
+static void append_text(ss_strbuf *sb, GMimePart *part)
+{
+	GMimeDataWrapper *content = g_mime_part_get_content(part);
+	const char *charset;
+	GMimeStream *mem, *filtered;
+	GByteArray *bytes;
+	size_t i;
+
+	if (!content)
+		return;
+	mem = g_mime_stream_mem_new();
+	filtered = g_mime_stream_filter_new(mem);
+	charset = g_mime_object_get_content_type_parameter((GMimeObject *)part, "charset");
+	if (charset && g_ascii_strcasecmp(charset, "utf-8") && g_ascii_strcasecmp(charset, "us-ascii")) {
+		GMimeFilter *f = g_mime_filter_charset_new(charset, "utf-8");
+
+		if (f) {
+			g_mime_stream_filter_add((GMimeStreamFilter *)filtered, f);
+			g_object_unref(f);
+		}
+	}
+	g_mime_data_wrapper_write_to_stream(content, filtered);
+	g_mime_stream_flush(filtered);
+	g_object_unref(filtered);
+	bytes = g_mime_stream_mem_get_byte_array((GMimeStreamMem *)mem);
+	if (bytes && bytes->len) {
+		if (sb->len && sb->buf[sb->len - 1] != '\n')
+			ss_strbuf_addch(sb, '\n');
+		for (i = 0; i < bytes->len;) {
+			const char *p = (const char *)bytes->data + i;
+			const char *nul = memchr(p, '\0', bytes->len - i);
+			size_t n = nul ? (size_t)(nul - p) : bytes->len - i;
+
+			ss_strbuf_add(sb, p, n);
+			i += n + (nul != NULL);
+		}
+	}
+	g_object_unref(mem);
+}
+
 /* Concatenate the text parts of a message, decoded to UTF-8. */
 static void collect_text(ss_strbuf *sb, GMimeObject *obj)
 {
@@ -215,18 +262,11 @@ static void collect_text(ss_strbuf *sb, GMimeObject *obj)
 	} else if (GMIME_IS_TEXT_PART(obj)) {
 		GMimeContentType *ct = g_mime_object_get_content_type(obj);
 		const char *sub = ct ? g_mime_content_type_get_media_subtype(ct) : "plain";
-		char *text;
 
 		if (sub && strcasecmp(sub, "plain") && strcasecmp(sub, "x-patch") &&
 		    strcasecmp(sub, "x-diff") && strcasecmp(sub, "x-csrc"))
 			return;
-		text = g_mime_text_part_get_text((GMimeTextPart *)obj);
-		if (!text)
-			return;
-		if (sb->len && sb->buf[sb->len - 1] != '\n')
-			ss_strbuf_addch(sb, '\n');
-		ss_strbuf_adds(sb, text);
-		g_free(text);
+		append_text(sb, (GMimePart *)obj);
 	}
 }
 
@@ -560,11 +600,16 @@ static int mbox_next(ss_commit **out, void *impl)
 				m->done = 1;
 				break;
 			}
-			m->stats->malformed++;
-			/* GMime made no progress: give up on the rest rather than spin */
-			if (m->stats->malformed > 1 && m->last_fail == m->stats->messages)
+			/*
+			 * GMime made no progress since the last failure: the rest
+			 * cannot be read.  Stop quietly; that message was reported.
+			 */
+			if (m->last_fail >= 0 && g_mime_parser_tell(m->parser) == m->last_fail) {
 				m->done = 1;
-			m->last_fail = m->stats->messages;
+				break;
+			}
+			m->stats->malformed++;
+			m->last_fail = g_mime_parser_tell(m->parser);
 			return ss_error_code(SS_ESKIP, "mbox '%s': message %zu cannot be parsed",
 					     m->path, m->stats->messages + 1);
 		}
@@ -629,6 +674,7 @@ int ss_mbox_open(void **out, ss_source_ops *ops, const char *path,
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return SS_ENOMEM;
+	m->last_fail = -1;
 	m->path = strdup(path);
 	m->opts = *opts;
 	m->stats = stats;
