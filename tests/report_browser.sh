@@ -12,6 +12,7 @@ set -u
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 1
+bin=${SS_BIN:-./stablesel}  # the sanitizer build sets SS_BIN
 
 find_chromium() {
 	for c in chromium chromium-browser google-chrome; do
@@ -43,9 +44,9 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 fail() { echo "FAIL: $*"; exit 1; }
 
 sh tests/gitrepo.sh "$tmp/repo" >/dev/null 2>&1 || fail "cannot build the test repository"
-./stablesel report --repo "$tmp/repo" --stable "$tmp/repo" --threshold 0 -o "$tmp/report.html" ||
+"$bin" report --repo "$tmp/repo" --stable "$tmp/repo" --threshold 0 -o "$tmp/report.html" ||
 	fail "stablesel report failed"
-sha=$(./stablesel rank --repo "$tmp/repo" --threshold 0 --format tsv |
+sha=$("$bin" rank --repo "$tmp/repo" --threshold 0 --format tsv |
 	awk -F'\t' '$4 == "net: foo: fix null dereference" { print $1 }')
 [ -n "$sha" ] || fail "the fix is not in the ranking"
 short=$(printf '%.12s' "$sha")

@@ -539,8 +539,8 @@ static void test_cli(void **state)
 	char *out;
 
 	(void)state;
-	if (access("./stablesel", X_OK)) {
-		printf("SKIP: ./stablesel not built\n");
+	if (access(test_bin(), X_OK)) {
+		printf("SKIP: %s not built\n", test_bin());
 		skip();
 	}
 	snprintf(args, sizeof(args), "--repo '%s' %.12s %.10s %.8s", repo,

@@ -37,13 +37,6 @@ static char *tmp;
 #define SHA1 "1111111111111111111111111111111111111111"
 #define SHA2 "2222222222222222222222222222222222222222"
 
-static const char *bin(void)
-{
-	const char *b = getenv("SS_BIN");
-
-	return b && *b ? b : "./stablesel";
-}
-
 /* A format-patch mail header for id sha with this subject. */
 static void put_header(FILE *f, const char *sha, const char *subject, const char *extra)
 {
@@ -171,7 +164,7 @@ static int run_ss(long *maxrss_kb, int timeout_s, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(args, sizeof(args), fmt, ap);
 	va_end(ap);
-	assert_true(asprintf(&cmd, "exec %s %s >'%s/out' 2>'%s/err'", bin(), args, tmp, tmp) > 0);
+	assert_true(asprintf(&cmd, "exec %s %s >'%s/out' 2>'%s/err'", test_bin(), args, tmp, tmp) > 0);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	pid = fork();
 	assert_true(pid >= 0);
@@ -192,7 +185,7 @@ static int run_ss(long *maxrss_kb, int timeout_s, const char *fmt, ...)
 			wait4(pid, &st, 0, &ru);
 			if (maxrss_kb)
 				*maxrss_kb = ru.ru_maxrss;
-			print_message("HANG: '%s %s' still running after %d s\n", bin(), args,
+			print_message("HANG: '%s %s' still running after %d s\n", test_bin(), args,
 				      timeout_s);
 			return -2;
 		}
@@ -201,7 +194,7 @@ static int run_ss(long *maxrss_kb, int timeout_s, const char *fmt, ...)
 	if (maxrss_kb)
 		*maxrss_kb = ru.ru_maxrss;
 	if (WIFSIGNALED(st)) {
-		print_message("CRASH: '%s %s' killed by signal %d\n", bin(), args, WTERMSIG(st));
+		print_message("CRASH: '%s %s' killed by signal %d\n", test_bin(), args, WTERMSIG(st));
 		return -1;
 	}
 	return WEXITSTATUS(st);
@@ -1035,8 +1028,8 @@ static void test_kill_mid_write(void **state)
 {
 	char *in_old = path_of("old.mbox"), *in_new = path_of("new.mbox");
 	char *out = path_of("out.tsv"), *want_old, *want_new, *got;
-	char *argv_old[] = { (char *)bin(), "label", "--stable", in_old, "-o", out, NULL };
-	char *argv_new[] = { (char *)bin(), "label", "--stable", in_new, "-o", out, NULL };
+	char *argv_old[] = { (char *)test_bin(), "label", "--stable", in_old, "-o", out, NULL };
+	char *argv_new[] = { (char *)test_bin(), "label", "--stable", in_new, "-o", out, NULL };
 	size_t old_len = 0, new_len = 0, got_len = 0;
 	int i, n, st, n_old = 0, n_new = 0, n_absent = 0, temps, rounds;
 	double t0, full;
