@@ -6,10 +6,11 @@
 # 2021-03-01, test after, stable tags visible and masked.  Linux tip:
 # label = the stable tag (stable_tag), always masked, split 2023-07-01.
 # keyword, linear and mlp run with their defaults; patchnet with PN_EXTRA
-# (its settings, chosen on the validation slice by patchnet-tune.sh: the
-# shared --lr/--dropout options would otherwise change mlp too).  Both
-# runs see the same commits, split and test part; their rows are merged
-# into one table per data set.  Then patchnet is trained alone (training
+# and patchnet-feat (PatchNet with a branch for the features of linear and
+# mlp) with PF_EXTRA (their settings, chosen on the validation slice by
+# patchnet-tune.sh: the shared --lr/--dropout options would otherwise
+# change mlp too).  The three runs see the same commits, split and test
+# part; their rows are merged into one table per data set.  Then patchnet is trained alone (training
 # part, and all commits) under /usr/bin/time: wall seconds, training
 # seconds, epochs, peak RSS, and the load average beside them (the CPU is
 # shared).
@@ -27,6 +28,7 @@ DATA=${DATA:-../shared/data}
 PN_EXTRA=${PN_EXTRA:-}
 PN_EXTRA_DPDK=${PN_EXTRA_DPDK:-$PN_EXTRA}
 PN_EXTRA_TIP=${PN_EXTRA_TIP:-$PN_EXTRA}
+PF_EXTRA=${PF_EXTRA:-}
 SETS=${SETS:-dpdk-visible dpdk-masked tip}
 TRAIN=${TRAIN:-1}
 OUT=bench/out
@@ -48,16 +50,17 @@ DPDKLABELS=$OUT/dpdk-labels.tsv
 
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 
-# Table a's rows with patchnet's rows of table b after each mlp row, and
-# b's patchnet settings line after a's mlp settings line.
+# Table a's rows with the patchnet rows of tables b and c after each mlp
+# row, and their settings lines after a's mlp settings line.
 merge() {
-	awk -v b="$2" '
-		BEGIN { while ((getline l < b) > 0) {
-			if (l ~ /^patchnet /) rows[++nr] = l
-			else if (l ~ /^  patchnet /) set = l } }
+	awk -v b="$2" -v c="$3" '
+		function take(f,   l, k) { k = 0; while ((getline l < f) > 0) {
+			if (l ~ /^patchnet/) rows[++k, f] = l
+			else if (l ~ /^  patchnet/) set[f] = l } }
+		BEGIN { take(b); take(c) }
 		{ print }
-		/^mlp / { if (++k <= nr) print rows[k] }
-		/^  mlp / { if (set != "") print set }
+		/^mlp / { ++k; if ((k, b) in rows) print rows[k, b]; if ((k, c) in rows) print rows[k, c] }
+		/^  mlp / { if (b in set) print set[b]; if (c in set) print set[c] }
 	' "$1"
 }
 
@@ -83,19 +86,23 @@ for set in $SETS; do
 	l1=$(load)
 	# shellcheck disable=SC2086
 	"$STABLESEL" eval $args --models patchnet --title "$title" $pn -o "$TMP/b.txt"
+	l2=$(load)
+	# shellcheck disable=SC2086
+	"$STABLESEL" eval $args --models patchnet-feat --title "$title" $PF_EXTRA -o "$TMP/c.txt"
 	{
-		merge "$TMP/a.txt" "$TMP/b.txt"
-		printf '  (load average before the two runs: %s / %s; patchnet options: %s)\n\n' \
-			"$l0" "$l1" "${pn:-defaults}"
+		merge "$TMP/a.txt" "$TMP/b.txt" "$TMP/c.txt"
+		printf '  (load average before the three runs: %s / %s / %s; patchnet options: %s; patchnet-feat options: %s)\n\n' \
+			"$l0" "$l1" "$l2" "${pn:-defaults}" "${PF_EXTRA:-defaults}"
 	} > "$OUT/patchnet-$set.txt"
 	cat "$OUT/patchnet-$set.txt" >&2
 done
 
 if [ "$TRAIN" = 1 ]; then
 	{
-		printf '%-8s %-18s %8s %9s %8s %6s %8s  %s\n' data scope commits read+train \
-			train_s epochs rss_MB "load before"
+		printf '%-14s %-8s %-18s %8s %9s %8s %6s %8s  %s\n' model data scope commits \
+			read+train train_s epochs rss_MB "load before"
 		for run in dpdk:before-2021-03-01 dpdk:all tip:before-2023-07-01 tip:all; do
+		for model in patchnet patchnet-feat; do
 			data=${run%%:*}
 			scope=${run#*:}
 			before=""
@@ -107,16 +114,18 @@ if [ "$TRAIN" = 1 ]; then
 				src="--mask-stable-tags $TIP --labels $TIPLABELS --label-column stable_tag"
 				pn=$PN_EXTRA_TIP
 			fi
+			[ "$model" = patchnet ] || pn=$PF_EXTRA
 			l0=$(load)
 			# shellcheck disable=SC2086
-			/usr/bin/time -f '%e %M' -o "$TMP/t" "$STABLESEL" train --model patchnet \
+			/usr/bin/time -f '%e %M' -o "$TMP/t" "$STABLESEL" train --model $model \
 				$before $src $pn -o "$TMP/p.model" > "$TMP/train.txt"
-			n=$(sed -n 's/^trained [a-z]* on \([0-9]*\) commits.*/\1/p' "$TMP/train.txt")
+			n=$(sed -n 's/^trained [a-z-]* on \([0-9]*\) commits.*/\1/p' "$TMP/train.txt")
 			secs=$(sed -n 's/.* in \([0-9.]*\)s$/\1/p' "$TMP/train.txt" | head -1)
 			ep=$(sed -n 's/.* epochs=\([0-9]*\).*/\1/p' "$TMP/train.txt" | head -1)
 			read -r wall rss < "$TMP/t"
-			printf '%-8s %-18s %8s %9s %8s %6s %8.0f  %s\n' "$data" "$scope" "$n" "$wall" \
-				"$secs" "$ep" "$(echo "$rss / 1024" | bc -l)" "$l0"
+			printf '%-14s %-8s %-18s %8s %9s %8s %6s %8.0f  %s\n' "$model" "$data" "$scope" \
+				"$n" "$wall" "$secs" "$ep" "$(echo "$rss / 1024" | bc -l)" "$l0"
+		done
 		done
 		echo "(tags masked; epochs = the kept epoch of early stopping on the validation slice)"
 	} > "$OUT/patchnet-train.txt"

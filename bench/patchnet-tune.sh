@@ -7,17 +7,18 @@
 # part (after the split) is never read here: the settings for
 # patchnet-tables.sh are chosen from this file.
 #
-# Output: bench/out/patchnet-tune.txt (one line per setting and data set:
+# Output: bench/out/MODEL-tune.txt (one line per setting and data set:
 # best validation PR-AUC, its epoch, epochs run, seconds, peak RSS).
-# Environment: STABLESEL (./stablesel), DATA (../shared/data), SETTINGS
-# (';'-separated option lists, the first one empty = defaults), SETS
-# (dpdk-masked dpdk-visible tip).
+# Environment: STABLESEL (./stablesel), DATA (../shared/data), MODEL
+# (patchnet or patchnet-feat), SETTINGS (';'-separated option lists, the
+# first one empty = defaults), SETS (dpdk-masked dpdk-visible tip).
 set -eu
 
 STABLESEL=${STABLESEL:-./stablesel}
 DATA=${DATA:-../shared/data}
 SETTINGS=${SETTINGS:-";--lr 3e-4;--dropout 0.7;--lr 3e-4 --dropout 0.7;--no-class-weights"}
 SETS=${SETS:-dpdk-masked}
+MODEL=${MODEL:-patchnet}
 OUT=bench/out
 
 die() { echo "patchnet-tune: $*" >&2; exit 1; }
@@ -44,11 +45,11 @@ for set in $SETS; do
 	esac
 	echo "$SETTINGS" | tr ';' '\n' | while IFS= read -r setting; do
 		# shellcheck disable=SC2086
-		/usr/bin/time -f '%e %M' -o "$TMP/t" "$STABLESEL" train --model patchnet -v $args \
+		/usr/bin/time -f '%e %M' -o "$TMP/t" "$STABLESEL" train --model "$MODEL" -v $args \
 			$setting -o "$TMP/p.model" > "$TMP/log" 2>&1 || die "training failed: $(tail -1 "$TMP/log")"
 		best=$(sed -n 's/.*epoch \([0-9]*\) loss .* PR-AUC \([0-9.]*\)$/\2 \1/p' "$TMP/log" |
 			sort -k1,1gr -k2,2n | head -1)
-		epochs=$(grep -c 'patchnet: epoch' "$TMP/log")
+		epochs=$(grep -c 'patchnet: epoch' "$TMP/log" || true)
 		read -r wall rss < "$TMP/t"
 		# shellcheck disable=SC2086
 		printf '%-13s %-34s %7s %5s %6s %7s %7.0f\n' "$set" "${setting:-defaults}" $best \
@@ -56,5 +57,5 @@ for set in $SETS; do
 		tail -1 "$TMP/tune.txt" >&2
 	done
 done
-cp "$TMP/tune.txt" "$OUT/patchnet-tune.txt"
-cat "$OUT/patchnet-tune.txt"
+cp "$TMP/tune.txt" "$OUT/$MODEL-tune.txt"
+cat "$OUT/$MODEL-tune.txt"

@@ -163,6 +163,99 @@ static void test_gradcheck_network(void **state)
 	ss_patchnet_net_free(net);
 }
 
+/* Random sparse features for examples with a feature branch: up to 5
+ * distinct indices each, example 2 none (an empty row). */
+static void fill_features(ss_patchnet_batch *b, const ss_patchnet_config *cfg, ss_rng *rng)
+{
+	for (int i = 0; i < b->n; i++) {
+		int32_t idx[5];
+		float val[5];
+		size_t n = 0;
+
+		for (int k = 0; k < 5 && i != 2; k++) {
+			int32_t f = (int32_t)ss_rng_below(rng, (uint32_t)cfg->features);
+			size_t q;
+
+			for (q = 0; q < n && idx[q] != f; q++)
+				;
+			if (q < n)
+				continue;
+			idx[n] = f;
+			val[n++] = 0.2f + ss_rng_uniform(rng);
+		}
+		assert_int_equal(ss_patchnet_batch_features(b, i, idx, val, n), 0);
+	}
+}
+
+/* patchnet-feat's network: the feature branch's weights are checked with
+ * the rest, and explanations credit the branch as one whole. */
+static void test_gradcheck_network_features(void **state)
+{
+	ss_patchnet_config cfg = tiny_config(), plain = tiny_config();
+	ss_patchnet_net *net, *pnet;
+	ss_patchnet_batch *b;
+	ss_patchnet_hit hits[64];
+	ss_rng rng;
+	struct gc g;
+	ss_gradcheck_opts o = SS_GRADCHECK_OPTS_INIT;
+	ss_gradcheck_result r;
+	int branch = 0;
+
+	(void)state;
+	cfg.features = 17;
+	cfg.feat_hidden = 4;
+	assert_int_equal(ss_patchnet_net_new(&net, &cfg), 0);
+	assert_int_equal(ss_patchnet_net_new(&pnet, &plain), 0);
+	/* the branch: 17 x 4 weights and 4 biases, and 4 more inputs to fc1 */
+	assert_int_equal(ss_patchnet_net_params(net)->n,
+			 ss_patchnet_net_params(pnet)->n + 17 * 4 + 4 + 4 * cfg.hidden);
+	assert_int_equal(ss_patchnet_batch_new(&b, &cfg, 4), 0);
+	ss_rng_seed(&rng, 31);
+	fill_random(b, &cfg, 4, &rng);
+	fill_features(b, &cfg, &rng);
+	for (size_t k = 0; k < ss_patchnet_net_params(net)->n; k++)
+		ss_patchnet_net_params(net)->w[k] += 0.05f * ss_rng_normal(&rng);
+	g.net = net;
+	g.b = b;
+	o.kink_tol = 1e-2;
+	assert_int_equal(ss_nn_gradcheck_full(&r, net_loss, &g, ss_patchnet_net_params(net)->w,
+					      ss_patchnet_net_params(net)->n, NULL, 0, &o), 0);
+	print_message("patchnet-feat (%zu weights) max rel err %.2e over %zu, %zu at kinks\n",
+		      ss_patchnet_net_params(net)->n, r.max_rel_err, r.checked, r.kinks);
+	assert_true(r.max_rel_err < 1e-2);
+	assert_true(r.kinks * 10 <= r.checked);
+
+	for (int i = 0; i < 4; i++) {
+		size_t n;
+		double sum = 0;
+
+		assert_int_equal(ss_patchnet_net_explain(hits, 64, &n, NULL, net, b, i), 0);
+		for (size_t k = 0; k < n && k < 64; k++) {
+			sum += hits[k].share;
+			branch += hits[k].side == SS_PATCHNET_FEATURES;
+			if (hits[k].side == SS_PATCHNET_FEATURES)
+				assert_int_not_equal(i, 2);   /* no features, no credit */
+		}
+		assert_true(fabs(sum - 1.0) < 1e-4);
+	}
+	assert_true(branch > 0);
+
+	/* an index past the branch's input is refused, not read */
+	{
+		int32_t bad = 17;
+		float one = 1.0f, prob[4];
+
+		ss_patchnet_batch_clear(b);
+		b->n = 1;
+		ss_patchnet_batch_msg(b, 0)[0] = 1;
+		assert_int_equal(ss_patchnet_batch_features(b, 0, &bad, &one, 1), 0);
+		assert_int_equal(ss_patchnet_net_predict(net, b, prob), SS_EINVALID);
+	}
+	ss_patchnet_batch_free(b);
+	ss_patchnet_net_free(pnet);
+	ss_patchnet_net_free(net);
+}
+
 /* Where absent lines and hunks sit must not matter. */
 static void test_masks(void **state)
 {
@@ -476,7 +569,7 @@ static void test_model_kind(void **state)
 			size_t n;
 			double sum = 0;
 
-			assert_int_equal(ss_patchnet_explain_commit(why, 8, &n, m, cs[i], 0), 0);
+			assert_int_equal(ss_patchnet_explain_commit(why, 8, &n, m, cs[i], NULL, 0), 0);
 			assert_true(n > 0 && n <= 8);
 			for (size_t k = 0; k < n; k++) {
 				sum += why[k].share;
@@ -491,7 +584,7 @@ static void test_model_kind(void **state)
 			if (!ss_dataset_example(d, (size_t)i)->label)
 				continue;
 			/* what raised the score most */
-			assert_int_equal(ss_patchnet_explain_commit(why, 8, &n, m, cs[i], 1), 0);
+			assert_int_equal(ss_patchnet_explain_commit(why, 8, &n, m, cs[i], NULL, 1), 0);
 			assert_true(n > 0);
 			for (size_t k = 0; k < n; k++)
 				assert_true(why[k].contrib > 0 && (!k || why[k].contrib <= why[k - 1].contrib));
@@ -531,6 +624,86 @@ static void test_model_kind(void **state)
 	for (int i = 0; i < N; i++)
 		ss_commit_free(cs[i]);
 	ss_dataset_free(d);
+}
+
+/*
+ * patchnet-feat through the generic model API: trained with its
+ * vocabulary and features, a model file round trip gives the same scores,
+ * the dataset path agrees with scoring one commit, and the feature branch
+ * shows in explanations.
+ */
+static void test_feat_kind(void **state)
+{
+	enum { N = 240 };
+	ss_feat_options fo = SS_FEAT_OPTIONS_INIT;
+	ss_train_options o = SS_TRAIN_OPTIONS_INIT;
+	ss_dataset *d;
+	ss_commit *cs[N];
+	ss_model *m, *m2;
+	size_t idx[N];
+	float score[N], again[N], one;
+	ss_rng rng;
+	char *dir = test_tmpdir(), path[512];
+	ss_history *hist;
+	int branch = 0;
+
+	(void)state;
+	ss_rng_seed(&rng, 7);
+	assert_int_equal(ss_dataset_new(&d, &fo), 0);
+	/* both kinds in one dataset share the token store */
+	assert_int_equal(ss_model_prepare_dataset(SS_MODEL_PATCHNET, d), 0);
+	assert_int_equal(ss_model_prepare_dataset(SS_MODEL_PATCHNET_FEAT, d), 0);
+	for (int i = 0; i < N; i++) {
+		int label;
+
+		cs[i] = make_commit(&rng, i, &label);
+		assert_int_equal(ss_dataset_add(d, cs[i], label, 0), 0);
+		idx[i] = (size_t)i;
+	}
+	o.epochs = 10;
+	o.threads = 2;
+	assert_int_equal(ss_model_train(&m, SS_MODEL_PATCHNET_FEAT, d, idx, N, &o), 0);
+	print_message("patchnet-feat kind: %zu weights, %s, validation F1 %.3f\n",
+		      ss_model_nweights(m), ss_model_info_of(m)->params,
+		      ss_model_info_of(m)->val_f1);
+	assert_non_null(strstr(ss_model_info_of(m)->params, "features="));
+	assert_true(ss_model_info_of(m)->val_f1 > 0.9);
+	assert_int_equal(ss_model_score(score, m, d, idx, N), 0);
+	/* one commit at a time, with the commits before it as history (what
+	 * rank does) */
+	assert_int_equal(ss_history_new(&hist), 0);
+	for (int i = 0; i < N; i++) {
+		assert_int_equal(ss_model_score_commit(&one, m, cs[i], hist), 0);
+		assert_true(fabsf(one - score[i]) < 1e-5f);
+		assert_int_equal(ss_history_add(hist, cs[i]), 0);
+	}
+	ss_history_free(hist);
+	for (int i = N - 40; i < N; i++) {
+		ss_patchnet_reason why[16];
+		size_t n;
+
+		assert_int_equal(ss_patchnet_explain_commit(why, 16, &n, m, cs[i], NULL, 0), 0);
+		for (size_t k = 0; k < n; k++)
+			branch += why[k].side == SS_PATCHNET_FEATURES;
+	}
+	assert_true(branch > 0);
+
+	snprintf(path, sizeof(path), "%s/pf.model", dir);
+	assert_int_equal(ss_model_save(m, path), 0);
+	assert_int_equal(ss_model_load(&m2, path), 0);
+	assert_int_equal(ss_model_get_kind(m2), SS_MODEL_PATCHNET_FEAT);
+	assert_int_equal(ss_model_score(again, m2, d, idx, N), 0);
+	for (int i = 0; i < N; i++)
+		assert_true(fabsf(again[i] - score[i]) < 1e-6f);
+
+	ss_model_free(m2);
+	ss_model_free(m);
+	for (int i = 0; i < N; i++)
+		ss_commit_free(cs[i]);
+	ss_dataset_free(d);
+	unlink(path);
+	rmdir(dir);
+	free(dir);
 }
 
 /* ---- real commits ------------------------------------------------------ */
@@ -624,10 +797,12 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gradcheck_network),
+		cmocka_unit_test(test_gradcheck_network_features),
 		cmocka_unit_test(test_masks),
 		cmocka_unit_test(test_data_parallel_gradients),
 		cmocka_unit_test(test_learns_and_explains),
 		cmocka_unit_test(test_model_kind),
+		cmocka_unit_test(test_feat_kind),
 		cmocka_unit_test(test_overfit_real),
 	};
 

@@ -23,7 +23,7 @@
 static const char usage[] =
 	"stablesel eval (--split-date YYYY-MM-DD SOURCE... | --train SOURCE... --test SOURCE...)\n"
 	"               (--labels FILE [--label-column NAME] | --stable SOURCE...)\n"
-	"               [--models keyword,tag,linear,mlp,patchnet] [--mask-stable-tags] [--settle-days N]\n"
+	"               [--models keyword,tag,linear,mlp,patchnet,patchnet-feat] [--mask-stable-tags] [--settle-days N]\n"
 	"               [--format text|json] [--title TEXT] [--scores TSV] [-o FILE] [-v]\n"
 	"               [--releases FILE] [--release-tags GLOB] [--history SOURCE...]\n"
 	"               [--no-history-features]\n"

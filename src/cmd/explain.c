@@ -48,7 +48,7 @@ static void explain_patchnet(struct explain_ctx *x, const ss_commit *c)
 
 	if (!why)
 		die("out of memory");
-	if (ss_patchnet_explain_commit(why, x->top, &n, x->m, c, 0))
+	if (ss_patchnet_explain_commit(why, x->top, &n, x->m, c, x->hist, 0))
 		die("cannot explain %s: %s", c->id, ss_error_last());
 	printf("  %8s  %6s  %s\n", "logit", "share", "message word / code line");
 	for (i = 0; i < n; i++)
@@ -76,7 +76,8 @@ static int explain_one(ss_commit *c, void *data)
 		printf("commit %s\n%s\nscore %.4f (threshold %.4f): %s\n", c->id, c->subject,
 		       (double)score, (double)ss_model_threshold(x->m),
 		       score >= ss_model_threshold(x->m) ? "stable candidate" : "not picked");
-		if (ss_model_get_kind(x->m) == SS_MODEL_PATCHNET) {
+		if (ss_model_get_kind(x->m) == SS_MODEL_PATCHNET ||
+		    ss_model_get_kind(x->m) == SS_MODEL_PATCHNET_FEAT) {
 			explain_patchnet(x, c);
 		} else {
 			if (!n)

@@ -18,7 +18,7 @@
 #include "util/error.h"
 
 static const char usage[] =
-	"stablesel train --model keyword|linear|mlp|patchnet [SOURCE...] [--repo PATH] [--rev REV...]\n"
+	"stablesel train --model keyword|linear|mlp|patchnet|patchnet-feat [SOURCE...] [--repo PATH] [--rev REV...]\n"
 	"                (--labels FILE [--label-column NAME] | --stable SOURCE...)\n"
 	"                [--mask-stable-tags] [--settle-days N] [--before YYYY-MM-DD] [-v]\n"
 	"                [--releases FILE] [--release-tags GLOB] [--history SOURCE...]\n"

@@ -5,6 +5,7 @@
  * uint32 pool holding first the name hashes, then the sorted distinct word
  * ids.  About 1 KB per commit instead of the commit's megabytes of diff.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -341,4 +342,107 @@ size_t ss_dataset_bytes(const ss_dataset *d)
 {
 	return d->cap * (sizeof(ss_example) + SS_NDENSE * sizeof(float) + sizeof(size_t) +
 			 sizeof(uint32_t)) + d->poolcap * sizeof(uint32_t);
+}
+
+/* ---- feature rows (CSR) for the networks --------------------------------- */
+
+void ss_rows_free(ss_rows *r)
+{
+	free(r->row);
+	free(r->idx);
+	free(r->val);
+	memset(r, 0, sizeof(*r));
+}
+
+int ss_rows_build(ss_rows *out, const ss_featurizer *f, const ss_dataset *d, const size_t *idx,
+		  size_t n, const float *scale)
+{
+	uint32_t *remap;
+	ss_svec v;
+	size_t i, k;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((rc = ss_dataset_remap(&remap, f, d)))
+		return rc;
+	ss_svec_init(&v);
+	out->row = malloc((n + 1) * sizeof(*out->row));
+	if (!out->row) {
+		rc = SS_ENOMEM;
+		goto free_v;
+	}
+	out->row[0] = 0;
+	for (i = 0; i < n; i++) {
+		if ((rc = ss_dataset_vector(&v, f, remap, d, idx[i])))
+			goto free_v;
+		if (out->nnz + v.n > out->cap) {
+			size_t cap = out->cap ? out->cap * 2 : 1 << 16;
+			int32_t *pi;
+			float *pv;
+
+			while (cap < out->nnz + v.n)
+				cap *= 2;
+			pi = realloc(out->idx, cap * sizeof(*pi));
+			if (!pi) {
+				rc = SS_ENOMEM;
+				goto free_v;
+			}
+			out->idx = pi;
+			pv = realloc(out->val, cap * sizeof(*pv));
+			if (!pv) {
+				rc = SS_ENOMEM;
+				goto free_v;
+			}
+			out->val = pv;
+			out->cap = cap;
+		}
+		if (scale)
+			ss_rows_scale_vec(&v, scale);
+		for (k = 0; k < v.n; k++) {
+			out->idx[out->nnz] = (int32_t)v.idx[k];
+			out->val[out->nnz++] = v.val[k];
+		}
+		out->row[i + 1] = out->nnz;
+	}
+	out->n = n;
+
+free_v:
+	if (rc)
+		ss_rows_free(out);
+	ss_svec_release(&v);
+	free(remap);
+	return rc;
+}
+
+int ss_rows_fit_scale(float *scale, const ss_featurizer *f, const ss_dataset *d,
+		      const size_t *idx, size_t n)
+{
+	float top[SS_NDENSE] = { 0 };
+	uint32_t *remap;
+	ss_svec v;
+	size_t i, k;
+	int rc;
+
+	if ((rc = ss_dataset_remap(&remap, f, d)))
+		return rc;
+	ss_svec_init(&v);
+	for (i = 0; i < n && !rc; i++) {
+		rc = ss_dataset_vector(&v, f, remap, d, idx[i]);
+		for (k = 0; !rc && k < v.n && v.idx[k] < SS_NDENSE; k++)
+			if (fabsf(v.val[k]) > top[v.idx[k]])
+				top[v.idx[k]] = fabsf(v.val[k]);
+	}
+	for (k = 0; k < SS_NDENSE; k++)
+		scale[k] = top[k] > 0 ? 1.0f / top[k] : 1.0f;
+	ss_svec_release(&v);
+	free(remap);
+	return rc;
+}
+
+void ss_rows_scale_vec(ss_svec *v, const float *scale)
+{
+	size_t k;
+
+	for (k = 0; k < v->n && v->idx[k] < SS_NDENSE; k++)
+		v->val[k] *= scale[v->idx[k]];
 }

@@ -88,6 +88,30 @@ int ss_dataset_remap(uint32_t **out, const ss_featurizer *f, const ss_dataset *d
 int ss_dataset_vector(ss_svec *out, const ss_featurizer *f, const uint32_t *remap,
 		      const ss_dataset *d, size_t i);
 
+/*
+ * Feature rows of examples in CSR form, as the networks read them (mlp and
+ * patchnet-feat): row i holds the nonzeros of example idx[i] under f, the
+ * named (dense) features multiplied by scale[] so that log counts and 0/1
+ * flags start on the same footing.  Owned arrays; ss_rows_free().
+ */
+typedef struct ss_rows {
+	size_t *row;     /* [n + 1] */
+	int32_t *idx;
+	float *val;
+	size_t n, nnz, cap;
+} ss_rows;
+
+/* scale NULL: unscaled. */
+int ss_rows_build(ss_rows *out, const ss_featurizer *f, const ss_dataset *d, const size_t *idx,
+		  size_t n, const float *scale);
+void ss_rows_free(ss_rows *r);   /* zeroes *r; a zeroed one is a no-op */
+/* scale[SS_NDENSE]: 1 / the largest |value| of each named feature over the
+ * examples idx[0..n) (1 where it is never set). */
+int ss_rows_fit_scale(float *scale, const ss_featurizer *f, const ss_dataset *d,
+		      const size_t *idx, size_t n);
+/* Scale the named features of one vector (score_commit paths). */
+void ss_rows_scale_vec(ss_svec *v, const float *scale);
+
 /* Does the commit's message say "bug" or "fix" (any case, substring)?
  * The keyword baseline of the PatchNet paper. */
 int ss_commit_says_fix(const ss_commit *c);

@@ -56,6 +56,7 @@ extern const ss_model_ops ss_tag_ops;
 extern const ss_model_ops ss_linear_ops;
 extern const ss_model_ops ss_mlp_ops;
 extern const ss_model_ops ss_patchnet_ops;
+extern const ss_model_ops ss_patchnet_feat_ops;
 
 /* Helpers shared by the kinds. */
 float ss_sigmoid(float z);

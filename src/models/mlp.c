@@ -69,83 +69,6 @@ static int build_net(struct mlp *net, uint64_t seed)
 	return 0;
 }
 
-/* The compact rows of the examples a run trains or scores on. */
-struct csr {
-	size_t *row;     /* [n + 1] */
-	int32_t *idx;
-	float *val;
-	size_t n, nnz, cap;
-};
-
-static void csr_free(struct csr *c)
-{
-	free(c->row);
-	free(c->idx);
-	free(c->val);
-	memset(c, 0, sizeof(*c));
-}
-
-static int csr_build(struct csr *c, const ss_model *m, const ss_dataset *d, const size_t *idx,
-		     size_t n)
-{
-	const struct mlp *net = m->priv;
-	uint32_t *remap;
-	ss_svec v;
-	size_t i;
-	int rc;
-
-	memset(c, 0, sizeof(*c));
-	if ((rc = ss_dataset_remap(&remap, &m->feat, d)))
-		return rc;
-	ss_svec_init(&v);
-	c->row = malloc((n + 1) * sizeof(*c->row));
-	if (!c->row) {
-		rc = SS_ENOMEM;
-		goto free_v;
-	}
-	c->row[0] = 0;
-	for (i = 0; i < n; i++) {
-		size_t k;
-
-		if ((rc = ss_dataset_vector(&v, &m->feat, remap, d, idx[i])))
-			goto free_v;
-		if (c->nnz + v.n > c->cap) {
-			size_t cap = c->cap ? c->cap * 2 : 1 << 16;
-			int32_t *pi;
-			float *pv;
-
-			while (cap < c->nnz + v.n)
-				cap *= 2;
-			pi = realloc(c->idx, cap * sizeof(*pi));
-			if (!pi) {
-				rc = SS_ENOMEM;
-				goto free_v;
-			}
-			c->idx = pi;
-			pv = realloc(c->val, cap * sizeof(*pv));
-			if (!pv) {
-				rc = SS_ENOMEM;
-				goto free_v;
-			}
-			c->val = pv;
-			c->cap = cap;
-		}
-		for (k = 0; k < v.n; k++) {
-			c->idx[c->nnz] = (int32_t)v.idx[k];
-			c->val[c->nnz++] = v.idx[k] < SS_NDENSE ? v.val[k] * net->scale[v.idx[k]] : v.val[k];
-		}
-		c->row[i + 1] = c->nnz;
-	}
-	c->n = n;
-
-free_v:
-	if (rc)
-		csr_free(c);
-	ss_svec_release(&v);
-	free(remap);
-	return rc;
-}
-
 /* One thread's share of a batch. */
 struct worker {
 	struct mlp net;      /* layer copies (per-batch state) */
@@ -153,7 +76,7 @@ struct worker {
 	ss_rng rng;
 	float *g;            /* gradient vector (thread 0: the params' own) */
 	/* the share, set per batch */
-	const struct csr *data;
+	const ss_rows *data;
 	const size_t *rows;  /* positions in data */
 	int n;
 	const float *target, *weight;
@@ -362,7 +285,7 @@ static void team_free(struct worker *w, int nthreads)
 }
 
 /* Scores of data rows[0..n) into out, in batches shared by the threads. */
-static int predict(const struct mlp *net, const float *weights, const struct csr *data,
+static int predict(const struct mlp *net, const float *weights, const ss_rows *data,
 		   const size_t *rows, size_t n, float *out, int nthreads)
 {
 	struct worker *w;
@@ -445,7 +368,7 @@ static double avg_precision(const float *score, const uint8_t *label, size_t n)
  * best_w and their validation scores in val_score.  *best_epoch gets the
  * epoch count of the kept weights.
  */
-static int fit(struct mlp *net, const struct csr *data, size_t nfit, size_t nval,
+static int fit(struct mlp *net, const ss_rows *data, size_t nfit, size_t nval,
 	       const ss_dataset *d, const size_t *ex, const ss_train_options *o, int epochs,
 	       float *val_score, int *best_epoch)
 {
@@ -592,38 +515,13 @@ static void net_free(struct mlp *net)
 }
 
 /* The largest value of each named feature over the fit rows. */
-static int fit_scale(struct mlp *net, const ss_model *m, const ss_dataset *d, const size_t *idx,
-		     size_t n)
-{
-	float top[SS_NDENSE] = { 0 };
-	uint32_t *remap;
-	ss_svec v;
-	size_t i, k;
-	int rc;
-
-	if ((rc = ss_dataset_remap(&remap, &m->feat, d)))
-		return rc;
-	ss_svec_init(&v);
-	for (i = 0; i < n && !rc; i++) {
-		rc = ss_dataset_vector(&v, &m->feat, remap, d, idx[i]);
-		for (k = 0; k < v.n && v.idx[k] < SS_NDENSE; k++)
-			if (fabsf(v.val[k]) > top[v.idx[k]])
-				top[v.idx[k]] = fabsf(v.val[k]);
-	}
-	for (k = 0; k < SS_NDENSE; k++)
-		net->scale[k] = top[k] > 0 ? 1.0f / top[k] : 1.0f;
-	ss_svec_release(&v);
-	free(remap);
-	return rc;
-}
-
 static int mlp_train(ss_model *m, const ss_dataset *d, const size_t *fitx, size_t nfit,
 		     const size_t *val, size_t nval, const ss_train_options *o,
 		     float *val_score)
 {
 	struct mlp *net = calloc(1, sizeof(*net));
 	size_t *all = NULL;
-	struct csr data;
+	ss_rows data;
 	int best_epoch, rc, refit = o->refit < 0 ? 0 : o->refit;
 	int prev_blas;
 
@@ -638,14 +536,14 @@ static int mlp_train(ss_model *m, const ss_dataset *d, const size_t *fitx, size_
 	net->in_dropout = o->input_dropout;
 	if ((rc = build_net(net, o->seed)))
 		return rc;
-	if ((rc = fit_scale(net, m, d, fitx, nfit)))
+	if ((rc = ss_rows_fit_scale(net->scale, &m->feat, d, fitx, nfit)))
 		return rc;
 	all = malloc((nfit + nval) * sizeof(*all));
 	if (!all)
 		return SS_ENOMEM;
 	memcpy(all, fitx, nfit * sizeof(*all));
 	memcpy(all + nfit, val, nval * sizeof(*all));
-	if ((rc = csr_build(&data, m, d, all, nfit + nval)))
+	if ((rc = ss_rows_build(&data, &m->feat, d, all, nfit + nval, net->scale)))
 		goto free_all;
 	/* our threads split batches; BLAS threads would only add noise */
 	prev_blas = ss_nn_set_blas_threads(1);
@@ -665,7 +563,7 @@ static int mlp_train(ss_model *m, const ss_dataset *d, const size_t *fitx, size_
 			 (double)net->dropout, (double)net->in_dropout, (double)o->lr,
 			 (double)o->weight_decay, o->batch, best_epoch, net->wide ? " wide" : "",
 			 o->mlp_balance ? " balanced" : "", refit ? " refit" : "");
-	csr_free(&data);
+	ss_rows_free(&data);
 
 free_all:
 	free(all);
@@ -677,26 +575,26 @@ static int mlp_score(const ss_model *m, const ss_dataset *d, const size_t *idx, 
 {
 	const struct mlp *net = m->priv;
 	size_t *rows, i;
-	struct csr data;
+	ss_rows data;
 	int rc;
 
-	if ((rc = csr_build(&data, m, d, idx, n)))
+	if ((rc = ss_rows_build(&data, &m->feat, d, idx, n, net->scale)))
 		return rc;
 	rows = malloc((n ? n : 1) * sizeof(*rows));
 	if (!rows) {
-		csr_free(&data);
+		ss_rows_free(&data);
 		return SS_ENOMEM;
 	}
 	for (i = 0; i < n; i++)
 		rows[i] = i;
 	rc = predict(net, net->p->w, &data, rows, n, out, 2);
 	free(rows);
-	csr_free(&data);
+	ss_rows_free(&data);
 	return rc;
 }
 
 /* Logits of the rows of one small CSR (explain, score_commit). */
-static int logits(const struct mlp *net, const struct csr *data, float *out)
+static int logits(const struct mlp *net, const ss_rows *data, float *out)
 {
 	size_t *rows = malloc((data->n ? data->n : 1) * sizeof(*rows)), i;
 	int rc;
@@ -717,30 +615,22 @@ static int logits(const struct mlp *net, const struct csr *data, float *out)
 	return rc;
 }
 
-static void scale_vec(const struct mlp *net, ss_svec *v)
-{
-	size_t k;
-
-	for (k = 0; k < v->n && v->idx[k] < SS_NDENSE; k++)
-		v->val[k] *= net->scale[v->idx[k]];
-}
-
 static int mlp_score_commit(const ss_model *m, const ss_commit *c, const ss_history *hist,
                             float *out)
 {
 	const struct mlp *net = m->priv;
 	size_t row[2];
-	struct csr data;
+	ss_rows data;
 	ss_svec v;
 	int rc;
 
 	ss_svec_init(&v);
 	if ((rc = ss_featurizer_vector(&v, &m->feat, c, hist, NULL)))
 		goto free_v;
-	scale_vec(net, &v);
+	ss_rows_scale_vec(&v, net->scale);
 	row[0] = 0;
 	row[1] = v.n;
-	data = (struct csr){ row, (int32_t *)v.idx, v.val, 1, v.n, 0 };
+	data = (ss_rows){ row, (int32_t *)v.idx, v.val, 1, v.n, 0 };
 	{
 		size_t r0 = 0;
 
@@ -757,7 +647,7 @@ static int mlp_explain(const ss_model *m, const ss_svec *x, float *contrib)
 {
 	const struct mlp *net = m->priv;
 	size_t n = x->n + 1, i, k, nnz = 0;
-	struct csr data;
+	ss_rows data;
 	float *z;
 	int rc = SS_ENOMEM;
 
@@ -788,7 +678,7 @@ static int mlp_explain(const ss_model *m, const ss_svec *x, float *contrib)
 
 free_all:
 	free(z);
-	csr_free(&data);
+	ss_rows_free(&data);
 	return rc;
 }
 
@@ -883,13 +773,13 @@ int ss_mlp_gradcheck(double *out, ss_model *m, const ss_dataset *d, const size_t
 	struct mlp *net = m->priv;
 	ss_gradcheck_opts go = SS_GRADCHECK_OPTS_INIT;
 	struct worker *w = NULL;
-	struct csr data;
+	ss_rows data;
 	size_t *rows = NULL, i;
 	float *target = NULL, *weight = NULL;
 	struct gc g;
 	int rc;
 
-	if ((rc = csr_build(&data, m, d, idx, n)))
+	if ((rc = ss_rows_build(&data, &m->feat, d, idx, n, net->scale)))
 		return rc;
 	if ((rc = team_new(&w, net, 1, 7, 1)))
 		goto free_all;
@@ -923,7 +813,7 @@ free_all:
 	free(target);
 	free(weight);
 	team_free(w, 1);
-	csr_free(&data);
+	ss_rows_free(&data);
 	return rc;
 }
 

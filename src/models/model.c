@@ -34,6 +34,8 @@ const ss_model_ops *ss_model_ops_of(ss_model_kind kind)
 		return &ss_mlp_ops;
 	case SS_MODEL_PATCHNET:
 		return &ss_patchnet_ops;
+	case SS_MODEL_PATCHNET_FEAT:
+		return &ss_patchnet_feat_ops;
 	}
 	return NULL;
 }
@@ -43,7 +45,7 @@ const char *ss_model_kind_name(ss_model_kind kind)
 	static const char *const names[] = {
 		[SS_MODEL_KEYWORD] = "keyword", [SS_MODEL_LINEAR] = "linear",
 		[SS_MODEL_MLP] = "mlp", [SS_MODEL_PATCHNET] = "patchnet",
-		[SS_MODEL_TAG] = "tag",
+		[SS_MODEL_TAG] = "tag", [SS_MODEL_PATCHNET_FEAT] = "patchnet-feat",
 	};
 
 	if ((int)kind < 1 || kind > SS_MODEL_KIND_MAX)
@@ -63,7 +65,8 @@ int ss_model_kind_parse(ss_model_kind *out, const char *name)
 			*out = (ss_model_kind)k;
 			return 0;
 		}
-	return ss_error_code(SS_ENOTFOUND, "unknown model kind '%s' (keyword, linear, mlp, patchnet, tag)",
+	return ss_error_code(SS_ENOTFOUND, "unknown model kind '%s' (keyword, linear, mlp, patchnet, "
+			     "patchnet-feat, tag)",
 			     name);
 }
 

@@ -53,10 +53,11 @@ typedef enum {
 	SS_MODEL_LINEAR = 2,
 	SS_MODEL_MLP = 3,
 	SS_MODEL_PATCHNET = 4,
-	SS_MODEL_TAG = 5
+	SS_MODEL_TAG = 5,
+	SS_MODEL_PATCHNET_FEAT = 6  /* PatchNet with a branch for the features */
 } ss_model_kind;
 
-#define SS_MODEL_KIND_MAX 5
+#define SS_MODEL_KIND_MAX 6
 
 #define SS_MODEL_FORMAT_VERSION 1
 

@@ -299,9 +299,12 @@ static int store_add(void *state, const ss_commit *c, size_t i)
 static int pn_prepare_dataset(ss_dataset *d)
 {
 	static const ss_patchnet_config caps = SS_PATCHNET_CONFIG_INIT;
-	struct pn_store *s = calloc(1, sizeof(*s));
-	ss_dataset_extractor x = { SS_MODEL_PATCHNET, s, store_add, store_free };
+	struct pn_store *s;
+	ss_dataset_extractor x = { SS_MODEL_PATCHNET, NULL, store_add, store_free };
 
+	if (ss_dataset_ext(d, SS_MODEL_PATCHNET))
+		return 0; /* patchnet and patchnet-feat share one store */
+	x.state = s = calloc(1, sizeof(*s));
 	if (!s)
 		return ss_error_code(SS_ENOMEM, "out of memory for the patchnet store");
 	s->caps = caps;
@@ -319,7 +322,48 @@ struct pn_model {
 	ss_patchnet_net *net;
 	ss_strmap *msg_vocab, *code_vocab;  /* model id = strmap id + reserved */
 	int epochs;                         /* of the kept weights */
+	/* patchnet-feat: the named features' scale (see ss_rows_fit_scale);
+	 * cfg.features is the featurizer's dimension */
+	float scale[SS_NDENSE];
 };
+
+/* patchnet-feat's feature rows of every dataset example (row i = example
+ * i), or NULL rows for patchnet. */
+static int feature_rows(ss_rows **out, const ss_model *m, const ss_dataset *d)
+{
+	const struct pn_model *pm = m->priv;
+	size_t n = ss_dataset_count(d), *all;
+	ss_rows *rows;
+	int rc;
+
+	*out = NULL;
+	if (m->kind != SS_MODEL_PATCHNET_FEAT)
+		return 0;
+	rows = calloc(1, sizeof(*rows));
+	all = malloc((n ? n : 1) * sizeof(*all));
+	if (!rows || !all) {
+		free(rows);
+		free(all);
+		return ss_error_code(SS_ENOMEM, "out of memory for patchnet features");
+	}
+	for (size_t i = 0; i < n; i++)
+		all[i] = i;
+	rc = ss_rows_build(rows, &m->feat, d, all, n, pm->scale);
+	free(all);
+	if (rc) {
+		free(rows);
+		return rc;
+	}
+	*out = rows;
+	return 0;
+}
+
+static void feature_rows_free(ss_rows *rows)
+{
+	if (rows)
+		ss_rows_free(rows);
+	free(rows);
+}
 
 static void pn_free(ss_model *m)
 {
@@ -467,9 +511,10 @@ static int remap_build(struct remap *r, const struct pn_model *pm, const struct 
 	return 0;
 }
 
-/* Put dataset example e into slot j of b. */
-static void fill_slot(ss_patchnet_batch *b, int j, const struct pn_store *s, const struct remap *r,
-		      size_t e)
+/* Put dataset example e into slot j of b (its features from rows when
+ * not NULL). */
+static int fill_slot(ss_patchnet_batch *b, int j, const struct pn_store *s, const struct remap *r,
+		     const ss_rows *rows, size_t e)
 {
 	const struct pn_ex *x = &s->ex[e];
 	int32_t *msg = ss_patchnet_batch_msg(b, j);
@@ -488,6 +533,10 @@ static void fill_slot(ss_patchnet_batch *b, int j, const struct pn_store *s, con
 		for (uint32_t q = 0; q < n; q++)
 			t[q] = r->code[s->tok[ln->first + q]];
 	}
+	if (!rows)
+		return 0;
+	return ss_patchnet_batch_features(b, j, rows->idx + rows->row[e], rows->val + rows->row[e],
+					  rows->row[e + 1] - rows->row[e]);
 }
 
 /* ---- scoring ----------------------------------------------------------- */
@@ -496,6 +545,7 @@ struct score_job {
 	const struct pn_model *pm;
 	const struct pn_store *s;
 	const struct remap *r;
+	const ss_rows *rows;
 	const size_t *idx;
 	size_t n;
 	float *out;
@@ -519,18 +569,20 @@ static int score_share(void *arg, int t)
 
 		ss_patchnet_batch_clear(b);
 		b->n = (int)m;
-		for (size_t k = 0; k < m; k++)
-			fill_slot(b, (int)k, j->s, j->r, j->idx[i + k]);
-		rc = ss_patchnet_net_predict(j->pm->net, b, j->out + i);
+		for (size_t k = 0; k < m && !rc; k++)
+			rc = fill_slot(b, (int)k, j->s, j->r, j->rows, j->idx[i + k]);
+		if (!rc)
+			rc = ss_patchnet_net_predict(j->pm->net, b, j->out + i);
 	}
 	ss_patchnet_batch_free(b);
 	return rc;
 }
 
 static int predict_examples(const struct pn_model *pm, const struct pn_store *s,
-			    const struct remap *r, const size_t *idx, size_t n, float *out)
+			    const struct remap *r, const ss_rows *rows, const size_t *idx, size_t n,
+			    float *out)
 {
-	struct score_job j = { pm, s, r, idx, n, out, PN_SCORE_THREADS };
+	struct score_job j = { pm, s, r, rows, idx, n, out, PN_SCORE_THREADS };
 
 	return ss_model_parallel(j.nthreads, score_share, &j);
 }
@@ -540,17 +592,23 @@ static int pn_score(const ss_model *m, const ss_dataset *d, const size_t *idx, s
 {
 	const struct pn_model *pm = m->priv;
 	const struct pn_store *s = ss_dataset_ext(d, SS_MODEL_PATCHNET);
+	ss_rows *rows;
 	struct remap r;
 	int prev, rc;
 
 	if (!s)
 		return ss_error_code(SS_EINVALID, "dataset has no patchnet tokens");
-	if ((rc = remap_build(&r, pm, s)))
+	if ((rc = feature_rows(&rows, m, d)))
 		return rc;
+	if ((rc = remap_build(&r, pm, s))) {
+		feature_rows_free(rows);
+		return rc;
+	}
 	prev = ss_nn_set_blas_threads(1);
-	rc = predict_examples(pm, s, &r, idx, n, out);
+	rc = predict_examples(pm, s, &r, rows, idx, n, out);
 	ss_nn_set_blas_threads(prev);
 	remap_free(&r);
+	feature_rows_free(rows);
 	return rc;
 }
 
@@ -609,6 +667,25 @@ static int direct_code(void *ud, int side, int file, int hunk, int line, const s
 	return 0;
 }
 
+/* Slot 0 of b gets commit c's features under m (patchnet-feat). */
+static int direct_features(ss_patchnet_batch *b, const ss_model *m, const ss_commit *c,
+			   const ss_history *hist)
+{
+	const struct pn_model *pm = m->priv;
+	ss_svec v;
+	int rc;
+
+	if (m->kind != SS_MODEL_PATCHNET_FEAT)
+		return 0;
+	ss_svec_init(&v);
+	if (!(rc = ss_featurizer_vector(&v, &m->feat, c, hist, NULL))) {
+		ss_rows_scale_vec(&v, pm->scale);
+		rc = ss_patchnet_batch_features(b, 0, (const int32_t *)v.idx, v.val, v.n);
+	}
+	ss_svec_release(&v);
+	return rc;
+}
+
 static int pn_score_commit(const ss_model *m, const ss_commit *c, const ss_history *hist,
 			   float *out)
 {
@@ -619,12 +696,11 @@ static int pn_score_commit(const ss_model *m, const ss_commit *c, const ss_histo
 	struct sink k = { direct_msg, direct_code, &d };
 	int rc;
 
-	(void)hist;
 	if ((rc = ss_patchnet_batch_new(&b, &pm->cfg, 1)))
 		return rc;
 	d.b = b;
 	b->n = 1;
-	if (!(rc = tokenize_commit(&k, c, &pm->cfg)))
+	if (!(rc = tokenize_commit(&k, c, &pm->cfg)) && !(rc = direct_features(b, m, c, hist)))
 		rc = ss_patchnet_net_predict(pm->net, b, out);
 	ss_patchnet_batch_free(b);
 	return rc;
@@ -650,12 +726,13 @@ static int cmp_reason(const void *a, const void *b)
 	return strcmp(x->text, y->text);
 }
 
-static int explain_commit(ss_patchnet_reason *out, size_t max, size_t *n,
-			  const struct pn_model *pm, const ss_commit *c, int positive_only)
+static int explain_commit(ss_patchnet_reason *out, size_t max, size_t *n, const ss_model *m,
+			  const ss_commit *c, const ss_history *hist, int positive_only)
 {
+	const struct pn_model *pm = m->priv;
 	const ss_patchnet_config *cfg = &pm->cfg;
 	size_t nslots = (size_t)2 * cfg->files * cfg->hunks * cfg->lines;
-	size_t cap = (size_t)cfg->msg_len + nslots, nh = 0, nr = 0;
+	size_t cap = (size_t)cfg->msg_len + nslots + 1, nh = 0, nr = 0;
 	struct direct d = { pm, NULL, 0, { 0, 0 }, { { -1, -1, -1 }, { -1, -1, -1 } }, NULL, NULL,
 			    NULL };
 	struct sink k = { direct_msg, direct_code, &d };
@@ -676,7 +753,7 @@ static int explain_commit(ss_patchnet_reason *out, size_t max, size_t *n,
 		goto free_all;
 	d.b = b;
 	b->n = 1;
-	if ((rc = tokenize_commit(&k, c, cfg)) ||
+	if ((rc = tokenize_commit(&k, c, cfg)) || (rc = direct_features(b, m, c, hist)) ||
 	    (rc = ss_patchnet_net_explain(hits, cap, &nh, NULL, pm->net, b, 0)))
 		goto free_all;
 	if (nh > cap)
@@ -689,6 +766,9 @@ static int explain_commit(ss_patchnet_reason *out, size_t max, size_t *n,
 
 		if (h->side < 0) {
 			snprintf(r.text, sizeof(r.text), "%s", d.words[h->pos]);
+		} else if (h->side == SS_PATCHNET_FEATURES) {
+			snprintf(r.text, sizeof(r.text), "commit features (history, metrics, "
+				 "words, paths, people)");
 		} else {
 			const ss_line *ln = d.lines[(((size_t)h->side * cfg->files + h->file) *
 						     cfg->hunks + h->hunk) * cfg->lines + h->pos];
@@ -734,12 +814,12 @@ free_all:
 
 int ss_patchnet_explain_commit(ss_patchnet_reason *out, size_t max, size_t *n,
 			       const struct ss_model *m, const struct ss_commit *c,
-			       int positive_only)
+			       const ss_history *hist, int positive_only)
 {
 	*n = 0;
-	if (m->kind != SS_MODEL_PATCHNET || !m->priv)
+	if ((m->kind != SS_MODEL_PATCHNET && m->kind != SS_MODEL_PATCHNET_FEAT) || !m->priv)
 		return ss_error_code(SS_EINVALID, "not a patchnet model");
-	return explain_commit(out, max, n, m->priv, c, positive_only);
+	return explain_commit(out, max, n, m, c, hist, positive_only);
 }
 
 /* ---- training ---------------------------------------------------------- */
@@ -754,8 +834,8 @@ static double avg_precision(const float *score, const uint8_t *label, size_t n)
 }
 
 static int fit(struct pn_model *pm, const ss_dataset *d, const struct pn_store *s,
-	       const struct remap *r, const size_t *fitx, size_t nfit, const size_t *val,
-	       size_t nval, const ss_train_options *o, float *val_score)
+	       const struct remap *r, const ss_rows *rows, const size_t *fitx, size_t nfit,
+	       const size_t *val, size_t nval, const ss_train_options *o, float *val_score)
 {
 	ss_params *p = ss_patchnet_net_params(pm->net);
 	size_t *perm = malloc((nfit ? nfit : 1) * sizeof(*perm)), npos = 0;
@@ -803,7 +883,8 @@ static int fit(struct pn_model *pm, const ss_dataset *d, const struct pn_store *
 			for (size_t k = 0; k < m; k++) {
 				int lab = ss_dataset_example(d, perm[i + k])->label;
 
-				fill_slot(b, (int)k, s, r, perm[i + k]);
+				if ((rc = fill_slot(b, (int)k, s, r, rows, perm[i + k])))
+					goto free_all;
 				b->label[k] = (float)lab;
 				b->weight[k] = lab ? wpos : wneg;
 			}
@@ -818,7 +899,7 @@ static int fit(struct pn_model *pm, const ss_dataset *d, const struct pn_store *
 			pm->epochs = e;
 			continue;
 		}
-		if ((rc = predict_examples(pm, s, r, val, nval, vs)))
+		if ((rc = predict_examples(pm, s, r, rows, val, nval, vs)))
 			goto free_all;
 		{
 			double ap = avg_precision(vs, vlabel, nval);
@@ -855,6 +936,7 @@ static int pn_train(ss_model *m, const ss_dataset *d, const size_t *fitx, size_t
 {
 	const struct pn_store *s = ss_dataset_ext(d, SS_MODEL_PATCHNET);
 	struct pn_model *pm;
+	ss_rows *rows = NULL;
 	size_t *all;
 	struct remap r;
 	int rc, prev;
@@ -888,22 +970,41 @@ static int pn_train(ss_model *m, const ss_dataset *d, const size_t *fitx, size_t
 	pm->cfg.seed = o->seed;
 	pm->cfg.threads = o->threads > 0 ? o->threads : 1;
 	pm->cfg.data_parallel = 1;
-	if ((rc = ss_patchnet_net_new(&pm->net, &pm->cfg)))
+	if (m->kind == SS_MODEL_PATCHNET_FEAT) {
+		/* the branch is mlp's first layer: --hidden sets its width, and
+		 * --weight-decay (mlp's 3e-3 by default) holds the whole net,
+		 * whose 26k x 32 sparse weights overfit at patchnet's 1e-5
+		 * (bench/out/patchnet-feat-tune.txt) */
+		pm->cfg.weight_decay = o->weight_decay;
+		pm->cfg.features = (int)ss_featurizer_dim(&m->feat);
+		pm->cfg.feat_hidden = o->hidden > 0 ? o->hidden : 32;
+		if ((rc = ss_rows_fit_scale(pm->scale, &m->feat, d, fitx, nfit)) ||
+		    (rc = feature_rows(&rows, m, d)))
+			return rc;
+	}
+	if ((rc = ss_patchnet_net_new(&pm->net, &pm->cfg)) || (rc = remap_build(&r, pm, s))) {
+		feature_rows_free(rows);
 		return rc;
-	if ((rc = remap_build(&r, pm, s)))
-		return rc;
+	}
 	/* our threads split batches: measured faster than BLAS threads */
 	prev = ss_nn_set_blas_threads(1);
-	rc = fit(pm, d, s, &r, fitx, nfit, val, nval, o, val_score);
+	rc = fit(pm, d, s, &r, rows, fitx, nfit, val, nval, o, val_score);
 	ss_nn_set_blas_threads(prev);
 	remap_free(&r);
-	if (!rc)
+	feature_rows_free(rows);
+	if (!rc) {
+		char branch[64] = "";
+
+		if (pm->cfg.features)
+			snprintf(branch, sizeof(branch), " features=%d->%d", pm->cfg.features,
+				 pm->cfg.feat_hidden);
 		snprintf(m->info.params, sizeof(m->info.params),
 			 "embed=%d filters=%d hidden=%d dropout=%g lr=%g l2=%g batch=%d "
-			 "epochs=%d vocab=%d/%d%s", pm->cfg.embed, pm->cfg.filters,
+			 "epochs=%d vocab=%d/%d%s%s", pm->cfg.embed, pm->cfg.filters,
 			 pm->cfg.hidden, (double)pm->cfg.dropout, (double)pm->cfg.lr,
 			 (double)pm->cfg.weight_decay, PN_BATCH, pm->epochs, pm->cfg.msg_vocab,
-			 pm->cfg.code_vocab, o->mlp_balance ? " balanced" : "");
+			 pm->cfg.code_vocab, o->mlp_balance ? " balanced" : "", branch);
+	}
 	return rc;
 }
 
@@ -956,6 +1057,11 @@ static void pn_save(const ss_model *m, ss_wbuf *w)
 	ss_w_u32(w, (uint32_t)c->hidden);
 	ss_w_f32(w, c->dropout);
 	ss_w_u32(w, (uint32_t)pm->epochs);
+	if (m->kind == SS_MODEL_PATCHNET_FEAT) {
+		ss_w_u32(w, (uint32_t)c->features);
+		ss_w_u32(w, (uint32_t)c->feat_hidden);
+		ss_w_f32s(w, pm->scale, SS_NDENSE);
+	}
 	save_vocab(w, pm->msg_vocab);
 	save_vocab(w, pm->code_vocab);
 	ss_w_u64(w, p->n);
@@ -985,6 +1091,14 @@ static int pn_load(ss_model *m, ss_rbuf *r)
 	c->hidden = (int)ss_r_u32(r);
 	c->dropout = ss_r_f32(r);
 	pm->epochs = (int)ss_r_u32(r);
+	if (m->kind == SS_MODEL_PATCHNET_FEAT) {
+		c->features = (int)ss_r_u32(r);
+		c->feat_hidden = (int)ss_r_u32(r);
+		ss_r_f32s(r, pm->scale, SS_NDENSE);
+		if (!r->err && (c->features != (int)ss_featurizer_dim(&m->feat) ||
+				c->feat_hidden < 1 || c->feat_hidden > 65536))
+			return ss_error_code(SS_EINVALID, "bad patchnet feature branch");
+	}
 	if (r->err)
 		return SS_EINVALID;
 	/* the tokenizer stores slot numbers in bytes */
@@ -1018,6 +1132,23 @@ static size_t pn_nweights(const ss_model *m)
 
 	return pm && pm->net ? ss_patchnet_net_params(pm->net)->n : 0;
 }
+
+/* The paper's network with one more branch: the commit features of linear
+ * and mlp (history, metrics, words, paths, people) into the head. */
+const ss_model_ops ss_patchnet_feat_ops = {
+	.kind = SS_MODEL_PATCHNET_FEAT,
+	.name = "patchnet-feat",
+	.uses_features = 1,
+	.train = pn_train,
+	.score = pn_score,
+	.score_commit = pn_score_commit,
+	.explain = NULL,
+	.prepare_dataset = pn_prepare_dataset,
+	.save = pn_save,
+	.load = pn_load,
+	.nweights = pn_nweights,
+	.free = pn_free,
+};
 
 const ss_model_ops ss_patchnet_ops = {
 	.kind = SS_MODEL_PATCHNET,

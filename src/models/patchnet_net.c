@@ -62,6 +62,7 @@ struct worker {
 	struct cblock msg, line[2], hunk[2];
 	ss_layer side_pool[2];
 	ss_layer fc1, relu1, drop, fc2, loss;
+	ss_layer fx, fxr;       /* feature branch (cfg.features > 0) */
 	ss_nn_arena *arena;
 	ss_rng rng;
 	float *g;               /* worker 0: the params' g */
@@ -75,6 +76,8 @@ struct worker {
 	float *msg_e;
 	struct side s[2];
 	float *feat, *h1, *h1r, *h1d, *z, *prob;
+	ss_csr fcsr;            /* the batch's features, rows first .. first + n */
+	float *fx_y, *fx_r;     /* [n][feat_hidden] before and after ReLU */
 	double loss_val;
 };
 
@@ -126,7 +129,10 @@ int ss_patchnet_batch_new(ss_patchnet_batch **out, const ss_patchnet_config *cfg
 	b->code[1] = malloc((size_t)cap * code_slots(b) * sizeof(int32_t));
 	b->label = malloc((size_t)cap * sizeof(float));
 	b->weight = malloc((size_t)cap * sizeof(float));
-	if (!b->msg || !b->code[0] || !b->code[1] || !b->label || !b->weight)
+	b->feat_off = calloc((size_t)cap, sizeof(size_t));
+	b->feat_n = calloc((size_t)cap, sizeof(uint32_t));
+	if (!b->msg || !b->code[0] || !b->code[1] || !b->label || !b->weight || !b->feat_off ||
+	    !b->feat_n)
 		goto free_batch;
 	ss_patchnet_batch_clear(b);
 	*out = b;
@@ -146,6 +152,10 @@ void ss_patchnet_batch_free(ss_patchnet_batch *b)
 	free(b->code[1]);
 	free(b->label);
 	free(b->weight);
+	free(b->feat_off);
+	free(b->feat_n);
+	free(b->feat_idx);
+	free(b->feat_val);
 	free(b);
 }
 
@@ -161,7 +171,37 @@ void ss_patchnet_batch_clear(ss_patchnet_batch *b)
 	for (int i = 0; i < b->cap; i++) {
 		b->label[i] = 0.0f;
 		b->weight[i] = 1.0f;
+		b->feat_n[i] = 0;
 	}
+	b->feat_used = 0;
+}
+
+int ss_patchnet_batch_features(ss_patchnet_batch *b, int i, const int32_t *idx,
+			       const float *val, size_t n)
+{
+	if (b->feat_used + n > b->feat_cap) {
+		size_t cap = b->feat_cap ? b->feat_cap : 4096;
+		int32_t *pi;
+		float *pv;
+
+		while (cap < b->feat_used + n)
+			cap *= 2;
+		pi = realloc(b->feat_idx, cap * sizeof(*pi));
+		if (!pi)
+			return ss_error_code(SS_ENOMEM, "out of memory for patchnet features");
+		b->feat_idx = pi;
+		pv = realloc(b->feat_val, cap * sizeof(*pv));
+		if (!pv)
+			return ss_error_code(SS_ENOMEM, "out of memory for patchnet features");
+		b->feat_val = pv;
+		b->feat_cap = cap;
+	}
+	memcpy(b->feat_idx + b->feat_used, idx, n * sizeof(*idx));
+	memcpy(b->feat_val + b->feat_used, val, n * sizeof(*val));
+	b->feat_off[i] = b->feat_used;
+	b->feat_n[i] = (uint32_t)n;
+	b->feat_used += n;
+	return 0;
 }
 
 int32_t *ss_patchnet_batch_msg(ss_patchnet_batch *b, int i)
@@ -332,6 +372,12 @@ static int cblock_backward(struct cblock *cb, const ss_nn_ctx *c, const float *d
 
 /* ---- the network ------------------------------------------------------- */
 
+/* Width of the head's input: message, removed, added [, features]. */
+static int head_in(const ss_patchnet_config *cfg)
+{
+	return 6 * cfg->filters + (cfg->features > 0 ? cfg->feat_hidden : 0);
+}
+
 static int build(ss_patchnet_net *net)
 {
 	const ss_patchnet_config *cfg = &net->cfg;
@@ -351,7 +397,13 @@ static int build(ss_patchnet_net *net)
 			return rc;
 		ss_layer_maxpool(&w->side_pool[s], f2, 1);
 	}
-	if ((rc = ss_layer_dense(&w->fc1, net->p, &rng, 3 * f2, cfg->hidden, SS_INIT_HE)))
+	if (cfg->features > 0) {
+		if ((rc = ss_layer_sparse_dense(&w->fx, net->p, &rng, cfg->features,
+						cfg->feat_hidden, SS_INIT_HE)))
+			return rc;
+		ss_layer_relu(&w->fxr, cfg->feat_hidden);
+	}
+	if ((rc = ss_layer_dense(&w->fc1, net->p, &rng, head_in(cfg), cfg->hidden, SS_INIT_HE)))
 		return rc;
 	ss_layer_relu(&w->relu1, cfg->hidden);
 	ss_layer_dropout(&w->drop, cfg->hidden, cfg->dropout);
@@ -370,7 +422,8 @@ int ss_patchnet_net_new(ss_patchnet_net **out, const ss_patchnet_config *cfg)
 	*out = NULL;
 	if (cfg->msg_vocab <= 0 || cfg->code_vocab <= 0 || cfg->embed <= 0 ||
 	    cfg->filters <= 0 || cfg->hidden <= 0 || cfg->msg_len <= 0 || cfg->files <= 0 ||
-	    cfg->hunks <= 0 || cfg->lines <= 0 || cfg->tokens <= 0)
+	    cfg->hunks <= 0 || cfg->lines <= 0 || cfg->tokens <= 0 || cfg->features < 0 ||
+	    (cfg->features > 0 && cfg->feat_hidden <= 0))
 		return ss_error_code(SS_EINVALID, "patchnet sizes must be positive");
 	if (cfg->dropout < 0.0f || cfg->dropout >= 1.0f)
 		return ss_error_code(SS_EINVALID, "patchnet dropout %g not in [0, 1)",
@@ -591,6 +644,41 @@ static int side_forward(struct worker *w, const ss_nn_ctx *c, const ss_patchnet_
 
 /* Forward over examples [first, first + n) of b; wscale scales the example
  * weights so that the losses of a batch's shares add up to its loss. */
+/* The batch's features of rows first .. first + n as a CSR in the arena,
+ * through the branch's dense layer and ReLU. */
+static int features_forward(struct worker *w, const ss_nn_ctx *c, const ss_patchnet_batch *b,
+			    const ss_patchnet_config *cfg)
+{
+	size_t *row = ss_nn_arena_alloc(w->arena, (size_t)(w->n + 1) * sizeof(*row));
+	size_t nnz = 0;
+	int32_t *idx;
+	float *val;
+	int rc;
+
+	if (!row)
+		return SS_ENOMEM;
+	for (int i = 0; i < w->n; i++)
+		nnz += b->feat_n[w->first + i];
+	idx = ss_nn_arena_alloc(w->arena, (nnz ? nnz : 1) * sizeof(*idx));
+	val = ss_nn_arena_floats(w->arena, nnz ? nnz : 1);
+	w->fx_y = ss_nn_arena_floats(w->arena, (size_t)w->n * cfg->feat_hidden);
+	w->fx_r = ss_nn_arena_floats(w->arena, (size_t)w->n * cfg->feat_hidden);
+	if (!idx || !val || !w->fx_y || !w->fx_r)
+		return SS_ENOMEM;
+	row[0] = 0;
+	for (int i = 0; i < w->n; i++) {
+		size_t off = b->feat_off[w->first + i], k = b->feat_n[w->first + i];
+
+		memcpy(idx + row[i], b->feat_idx + off, k * sizeof(*idx));
+		memcpy(val + row[i], b->feat_val + off, k * sizeof(*val));
+		row[i + 1] = row[i] + k;
+	}
+	w->fcsr = (ss_csr){ w->n, row, idx, val };
+	if ((rc = ss_layer_forward(&w->fx, c, w->n, &w->fcsr, w->fx_y)))
+		return rc;
+	return ss_layer_forward(&w->fxr, c, w->n, w->fx_y, w->fx_r);
+}
+
 static int worker_forward(const ss_patchnet_net *net, struct worker *w,
 			  const ss_patchnet_batch *b, int first, int n, int train,
 			  float wscale)
@@ -598,8 +686,9 @@ static int worker_forward(const ss_patchnet_net *net, struct worker *w,
 	const ss_patchnet_config *cfg = &net->cfg;
 	int f2 = 2 * cfg->filters, e = cfg->embed, hid = cfg->hidden;
 	ss_nn_ctx c;
-	const float *parts[3];
-	int dims[3] = { f2, f2, f2 };
+	const float *parts[4];
+	int dims[4] = { f2, f2, f2, cfg->feat_hidden };
+	int nparts = cfg->features > 0 ? 4 : 3, hin = head_in(cfg);
 	int rc;
 
 	ss_nn_arena_reset(w->arena);
@@ -641,8 +730,12 @@ static int worker_forward(const ss_patchnet_net *net, struct worker *w,
 		if ((rc = side_forward(w, &c, b, s, f2)))
 			return rc;
 
+	/* features */
+	if (cfg->features > 0 && (rc = features_forward(w, &c, b, cfg)))
+		return rc;
+
 	/* head */
-	w->feat = ss_nn_arena_floats(w->arena, (size_t)n * 3 * f2);
+	w->feat = ss_nn_arena_floats(w->arena, (size_t)n * hin);
 	w->h1 = ss_nn_arena_floats(w->arena, (size_t)n * hid);
 	w->h1r = ss_nn_arena_floats(w->arena, (size_t)n * hid);
 	w->h1d = ss_nn_arena_floats(w->arena, (size_t)n * hid);
@@ -653,7 +746,8 @@ static int worker_forward(const ss_patchnet_net *net, struct worker *w,
 	parts[0] = w->msg.out;
 	parts[1] = w->s[0].side_y;
 	parts[2] = w->s[1].side_y;
-	ss_nn_concat_forward(w->feat, n, 3, parts, dims);
+	parts[3] = w->fx_r;
+	ss_nn_concat_forward(w->feat, n, nparts, parts, dims);
 	w->loss.target = b->label + first;
 	w->loss.weight = w->weight;
 	if ((rc = ss_layer_forward(&w->fc1, &c, n, w->feat, w->h1)) ||
@@ -712,15 +806,17 @@ static int side_backward(struct worker *w, const ss_nn_ctx *c, int s, int f2,
 static int worker_backward(const ss_patchnet_net *net, struct worker *w, float *g,
 			   float *dfeat_out)
 {
-	int n = w->n, f2 = 2 * net->cfg.filters, hid = net->cfg.hidden;
+	const ss_patchnet_config *cfg = &net->cfg;
+	int n = w->n, f2 = 2 * cfg->filters, hid = cfg->hidden, hin = head_in(cfg);
+	int nparts = cfg->features > 0 ? 4 : 3;
 	ss_nn_ctx c = worker_ctx(net, w, g);
 	float *dz = ss_nn_arena_zeros(w->arena, n);
 	float *dh1d = ss_nn_arena_zeros(w->arena, (size_t)n * hid);
 	float *dh1r = ss_nn_arena_zeros(w->arena, (size_t)n * hid);
 	float *dh1 = ss_nn_arena_zeros(w->arena, (size_t)n * hid);
-	float *dfeat = dfeat_out ? dfeat_out : ss_nn_arena_zeros(w->arena, (size_t)n * 3 * f2);
-	float *dpart[3];
-	int dims[3] = { f2, f2, f2 };
+	float *dfeat = dfeat_out ? dfeat_out : ss_nn_arena_zeros(w->arena, (size_t)n * hin);
+	float *dpart[4];
+	int dims[4] = { f2, f2, f2, cfg->feat_hidden };
 	float *dmsg_e;
 	int rc;
 
@@ -739,13 +835,22 @@ static int worker_backward(const ss_patchnet_net *net, struct worker *w, float *
 		return rc;
 	if (dfeat_out)
 		return 0;
-	for (int k = 0; k < 3; k++) {
-		dpart[k] = ss_nn_arena_zeros(w->arena, (size_t)n * f2);
+	for (int k = 0; k < nparts; k++) {
+		dpart[k] = ss_nn_arena_zeros(w->arena, (size_t)n * dims[k]);
 		if (!dpart[k])
 			return SS_ENOMEM;
 	}
-	ss_nn_concat_backward(dpart, n, 3, dims, dfeat);
-	dmsg_e = ss_nn_arena_zeros(w->arena, (size_t)n * w->tm * net->cfg.embed);
+	ss_nn_concat_backward(dpart, n, nparts, dims, dfeat);
+	if (nparts == 4) {
+		float *dfx = ss_nn_arena_zeros(w->arena, (size_t)n * cfg->feat_hidden);
+
+		if (!dfx)
+			return SS_ENOMEM;
+		if ((rc = ss_layer_backward(&w->fxr, &c, n, w->fx_y, w->fx_r, dpart[3], dfx)) ||
+		    (rc = ss_layer_backward(&w->fx, &c, n, &w->fcsr, w->fx_y, dfx, NULL)))
+			return rc;
+	}
+	dmsg_e = ss_nn_arena_zeros(w->arena, (size_t)n * w->tm * cfg->embed);
 	if (!dmsg_e)
 		return SS_ENOMEM;
 	if ((rc = cblock_backward(&w->msg, &c, dpart[0], dmsg_e)) ||
@@ -973,7 +1078,7 @@ static int explain(ss_patchnet_hit *out, size_t cap, size_t *n, float *prob,
 	int f = cfg->filters, f2 = 2 * f;
 	size_t nmsg = (size_t)b->msg_len, per_side = (size_t)b->files * b->hunks * b->lines;
 	size_t nslots = nmsg + 2 * per_side, found = 0;
-	struct credit *cr;
+	struct credit *cr, fcr = { 0.0f, 0.0f };
 	ss_patchnet_hit *hits;
 	float *dfeat;
 	double total = 0.0;
@@ -986,7 +1091,7 @@ static int explain(ss_patchnet_hit *out, size_t cap, size_t *n, float *prob,
 		return rc;
 	if (prob)
 		*prob = w->prob[0];
-	dfeat = ss_nn_arena_zeros(w->arena, (size_t)3 * f2);
+	dfeat = ss_nn_arena_zeros(w->arena, (size_t)head_in(cfg));
 	cr = ss_nn_arena_alloc(w->arena, nslots * sizeof(*cr));
 	if (!dfeat || !cr)
 		return SS_ENOMEM;
@@ -994,6 +1099,13 @@ static int explain(ss_patchnet_hit *out, size_t cap, size_t *n, float *prob,
 	/* dlogit/dfeat: gradient x input credits each pooled feature */
 	if ((rc = worker_backward(net, w, NULL, dfeat)))
 		return rc;
+	/* the feature branch is credited as one whole */
+	for (int j = 3 * f2; j < head_in(cfg); j++) {
+		float v = w->feat[j] * dfeat[j];
+
+		fcr.contrib += v;
+		fcr.abs += v < 0 ? -v : v;
+	}
 	for (int j = 0; j < 3 * f2; j++) {
 		float v = w->feat[j] * dfeat[j];
 		int part = j / f2, jj = j % f2, width = jj / f;
@@ -1029,14 +1141,18 @@ static int explain(ss_patchnet_hit *out, size_t cap, size_t *n, float *prob,
 			}
 		}
 	}
+	total = fcr.abs;
 	for (size_t k = 0; k < nslots; k++) {
 		total += cr[k].abs;
 		found += cr[k].abs > 0.0f;
 	}
-	hits = ss_nn_arena_alloc(w->arena, (found ? found : 1) * sizeof(*hits));
+	hits = ss_nn_arena_alloc(w->arena, (found + 1) * sizeof(*hits));
 	if (!hits)
 		return SS_ENOMEM;
 	found = 0;
+	if (fcr.abs > 0.0f)
+		hits[found++] = (ss_patchnet_hit){ SS_PATCHNET_FEATURES, -1, -1, -1,
+						   (float)(fcr.abs / total), fcr.contrib };
 	for (size_t k = 0; k < nslots; k++) {
 		ss_patchnet_hit *h = &hits[found];
 

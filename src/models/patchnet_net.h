@@ -10,8 +10,10 @@
  *            each line: conv over tokens (widths 1, 2) -> max -> ReLU
  *            each hunk: conv over its lines (widths 1, 2) -> max -> ReLU
  *            the side:  max over all hunks of all files
- *   head:    concat(message, removed, added) -> dense hidden + ReLU
- *            -> dropout -> dense 1 -> sigmoid, class-weighted BCE
+ *   features (patchnet-feat only): the sparse commit features of linear
+ *            and mlp -> dense feat_hidden + ReLU
+ *   head:    concat(message, removed, added[, features]) -> dense hidden
+ *            + ReLU -> dropout -> dense 1 -> sigmoid, class-weighted BCE
  * Max before ReLU equals ReLU before max and costs a conv output less.
  * Convolutions are "valid"; a sequence shorter than the width still gives
  * one window (the rest of it is padding, which embeds to zeros).
@@ -64,12 +66,15 @@ typedef struct ss_patchnet_config {
 	uint64_t seed;      /* 1: initialisation and dropout */
 	int threads;        /* 1: worker or BLAS threads for training */
 	int data_parallel;  /* 1: threads split the batch; 0: BLAS threads */
+	int features;       /* 0: sparse feature inputs (0: none, the paper's net) */
+	int feat_hidden;    /* 32: ReLU units the features pass through */
 } ss_patchnet_config;
 
 #define SS_PATCHNET_CONFIG_INIT { 0, 0, 512, 2, 5, 8, 32, 32, 32, 128, 0.5f, \
-	1e-3f, 1e-5f, 1, 1, 1 }
+	1e-3f, 1e-5f, 1, 1, 1, 0, 32 }
 
-enum { SS_PATCHNET_REMOVED = 0, SS_PATCHNET_ADDED = 1 };
+/* Sides of the code, and the feature branch in explanations. */
+enum { SS_PATCHNET_REMOVED = 0, SS_PATCHNET_ADDED = 1, SS_PATCHNET_FEATURES = 2 };
 
 /*
  * A batch of padded examples.  Fill with ss_patchnet_batch_clear() (all ids
@@ -83,6 +88,13 @@ typedef struct ss_patchnet_batch {
 	int32_t *code[2];   /* per side [cap][files][hunks][lines][tokens] */
 	float *label;       /* [cap]: 0 or 1 */
 	float *weight;      /* [cap]: example (class) weight */
+	/* sparse features (nets with features > 0): example i has feat_n[i]
+	 * pairs from feat_off[i] in feat_idx/feat_val */
+	size_t *feat_off;   /* [cap] */
+	uint32_t *feat_n;   /* [cap] */
+	int32_t *feat_idx;
+	float *feat_val;
+	size_t feat_used, feat_cap;
 } ss_patchnet_batch;
 
 int ss_patchnet_batch_new(ss_patchnet_batch **out, const ss_patchnet_config *cfg, int cap);
@@ -93,6 +105,10 @@ int32_t *ss_patchnet_batch_msg(ss_patchnet_batch *b, int i);
 /* The tokens id slots of one line. */
 int32_t *ss_patchnet_batch_line(ss_patchnet_batch *b, int i, int side, int file,
 				int hunk, int line);
+/* Set example i's sparse features (indices < the config's features), once
+ * per example between clears.  0 or SS_ENOMEM. */
+int ss_patchnet_batch_features(ss_patchnet_batch *b, int i, const int32_t *idx,
+			       const float *val, size_t n);
 
 typedef struct ss_patchnet_net ss_patchnet_net;
 
@@ -129,7 +145,8 @@ int ss_patchnet_net_predict(const ss_patchnet_net *net, const ss_patchnet_batch 
 
 /* One input position that won max-pools for the score of an example. */
 typedef struct ss_patchnet_hit {
-	int side;           /* -1 message, SS_PATCHNET_REMOVED, SS_PATCHNET_ADDED */
+	int side;           /* -1 message, SS_PATCHNET_REMOVED, SS_PATCHNET_ADDED,
+			       SS_PATCHNET_FEATURES (the whole feature branch) */
 	int file, hunk;     /* code only, slot indices in the batch */
 	int pos;            /* message token position, or line slot */
 	float share;        /* its share of sum |contribution|, in [0, 1] */
@@ -150,6 +167,7 @@ int ss_patchnet_net_explain(ss_patchnet_hit *out, size_t cap, size_t *n, float *
 
 struct ss_model;
 struct ss_commit;
+struct ss_history;
 
 /* Why a PatchNet model scored a commit as it did. */
 typedef struct ss_patchnet_reason {
@@ -164,11 +182,14 @@ typedef struct ss_patchnet_reason {
  * The message words and code lines that won the network's max-pools for
  * commit c, largest share first (with positive_only: only those raising
  * the score, largest contribution first), at most max into out; *n gets
- * how many were stored.  m must be a trained or loaded patchnet model
- * (SS_EINVALID otherwise).  Thread-safe like scoring.
+ * how many were stored.  m must be a trained or loaded patchnet or
+ * patchnet-feat model (SS_EINVALID otherwise); hist is what scoring gets
+ * (the commits before c, may be NULL) and feeds patchnet-feat's features,
+ * whose branch is one reason (side SS_PATCHNET_FEATURES).  Thread-safe
+ * like scoring.
  */
 int ss_patchnet_explain_commit(ss_patchnet_reason *out, size_t max, size_t *n,
 			       const struct ss_model *m, const struct ss_commit *c,
-			       int positive_only);
+			       const struct ss_history *hist, int positive_only);
 
 #endif

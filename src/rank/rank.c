@@ -251,10 +251,11 @@ static int explain(ss_ranking *r, struct ss_rank_rowdata *w, const ss_commit *c,
 
 	if (!r->m || !r->opts.nreasons)
 		return 0;
-	if (ss_model_get_kind(r->m) == SS_MODEL_PATCHNET) {
+	if (ss_model_get_kind(r->m) == SS_MODEL_PATCHNET ||
+	    ss_model_get_kind(r->m) == SS_MODEL_PATCHNET_FEAT) {
 		ss_patchnet_reason pw[SS_RANK_MAX_REASONS];
 
-		if ((rc = ss_patchnet_explain_commit(pw, r->opts.nreasons, &n, r->m, c, 1)))
+		if ((rc = ss_patchnet_explain_commit(pw, r->opts.nreasons, &n, r->m, c, hist, 1)))
 			return rc;
 		for (i = 0; i < n; i++) {
 			why[i].index = 0;
