@@ -240,6 +240,36 @@ static void test_gradcheck_network_features(void **state)
 	}
 	assert_true(branch > 0);
 
+	/* a feature's credit is x * dlogit/dx: central differences on its value */
+	{
+		size_t n, checked = 0;
+		float p1, p2;
+
+		assert_int_equal(ss_patchnet_net_explain(hits, 64, &n, NULL, net, b, 0), 0);
+		for (size_t k = 0; k < n && k < 64; k++) {
+			float *x, x0, prob[4], h = 1e-2f;
+			double l1, l2, fd;
+
+			if (hits[k].side != SS_PATCHNET_FEATURES)
+				continue;
+			x = &b->feat_val[b->feat_off[0] + (size_t)hits[k].pos];
+			x0 = *x;
+			*x = x0 + h;
+			assert_int_equal(ss_patchnet_net_predict(net, b, prob), 0);
+			p1 = prob[0];
+			*x = x0 - h;
+			assert_int_equal(ss_patchnet_net_predict(net, b, prob), 0);
+			p2 = prob[0];
+			*x = x0;
+			l1 = log(p1 / (1.0 - p1));
+			l2 = log(p2 / (1.0 - p2));
+			fd = x0 * (l1 - l2) / (2.0 * h);
+			assert_true(fabs(fd - hits[k].contrib) <= 1e-2 * fmax(fabs(fd), 1e-2));
+			checked++;
+		}
+		assert_true(checked > 0);
+	}
+
 	/* an index past the branch's input is refused, not read */
 	{
 		int32_t bad = 17;

@@ -23,6 +23,7 @@
 
 #include "features/ctok.h"
 #include "features/strmap.h"
+#include "util/strbuf.h"
 #include "models/impl.h"
 #include "models/patchnet_net.h"
 #include "nn/nn.h"
@@ -667,9 +668,10 @@ static int direct_code(void *ud, int side, int file, int hunk, int line, const s
 	return 0;
 }
 
-/* Slot 0 of b gets commit c's features under m (patchnet-feat). */
+/* Slot 0 of b gets commit c's features under m (patchnet-feat); names
+ * (may be NULL) the names of its hashed features. */
 static int direct_features(ss_patchnet_batch *b, const ss_model *m, const ss_commit *c,
-			   const ss_history *hist)
+			   const ss_history *hist, ss_strbuf *names)
 {
 	const struct pn_model *pm = m->priv;
 	ss_svec v;
@@ -678,7 +680,7 @@ static int direct_features(ss_patchnet_batch *b, const ss_model *m, const ss_com
 	if (m->kind != SS_MODEL_PATCHNET_FEAT)
 		return 0;
 	ss_svec_init(&v);
-	if (!(rc = ss_featurizer_vector(&v, &m->feat, c, hist, NULL))) {
+	if (!(rc = ss_featurizer_vector(&v, &m->feat, c, hist, names))) {
 		ss_rows_scale_vec(&v, pm->scale);
 		rc = ss_patchnet_batch_features(b, 0, (const int32_t *)v.idx, v.val, v.n);
 	}
@@ -700,7 +702,8 @@ static int pn_score_commit(const ss_model *m, const ss_commit *c, const ss_histo
 		return rc;
 	d.b = b;
 	b->n = 1;
-	if (!(rc = tokenize_commit(&k, c, &pm->cfg)) && !(rc = direct_features(b, m, c, hist)))
+	if (!(rc = tokenize_commit(&k, c, &pm->cfg)) &&
+	    !(rc = direct_features(b, m, c, hist, NULL)))
 		rc = ss_patchnet_net_predict(pm->net, b, out);
 	ss_patchnet_batch_free(b);
 	return rc;
@@ -732,20 +735,21 @@ static int explain_commit(ss_patchnet_reason *out, size_t max, size_t *n, const 
 	const struct pn_model *pm = m->priv;
 	const ss_patchnet_config *cfg = &pm->cfg;
 	size_t nslots = (size_t)2 * cfg->files * cfg->hunks * cfg->lines;
-	size_t cap = (size_t)cfg->msg_len + nslots + 1, nh = 0, nr = 0;
+	size_t cap, nh = 0, nr = 0;
 	struct direct d = { pm, NULL, 0, { 0, 0 }, { { -1, -1, -1 }, { -1, -1, -1 } }, NULL, NULL,
 			    NULL };
 	struct sink k = { direct_msg, direct_code, &d };
-	ss_patchnet_hit *hits = malloc(cap * sizeof(*hits));
-	ss_patchnet_reason *all = malloc(cap * sizeof(*all));
+	ss_patchnet_hit *hits = NULL;
+	ss_patchnet_reason *all = NULL;
 	ss_patchnet_batch *b = NULL;
+	ss_strbuf names = SS_STRBUF_INIT, name = SS_STRBUF_INIT;
 	int rc;
 
 	*n = 0;
 	d.words = malloc((size_t)cfg->msg_len * sizeof(*d.words));
 	d.lines = calloc(nslots, sizeof(*d.lines));
 	d.paths = calloc((size_t)cfg->files, sizeof(*d.paths));
-	if (!hits || !all || !d.words || !d.lines || !d.paths) {
+	if (!d.words || !d.lines || !d.paths) {
 		rc = ss_error_code(SS_ENOMEM, "out of memory for a patchnet explanation");
 		goto free_all;
 	}
@@ -753,8 +757,17 @@ static int explain_commit(ss_patchnet_reason *out, size_t max, size_t *n, const 
 		goto free_all;
 	d.b = b;
 	b->n = 1;
-	if ((rc = tokenize_commit(&k, c, cfg)) || (rc = direct_features(b, m, c, hist)) ||
-	    (rc = ss_patchnet_net_explain(hits, cap, &nh, NULL, pm->net, b, 0)))
+	if ((rc = tokenize_commit(&k, c, cfg)) || (rc = direct_features(b, m, c, hist, &names)))
+		goto free_all;
+	/* every position that can win a pool, and every feature */
+	cap = (size_t)cfg->msg_len + nslots + b->feat_n[0];
+	hits = malloc(cap * sizeof(*hits));
+	all = malloc(cap * sizeof(*all));
+	if (!hits || !all) {
+		rc = ss_error_code(SS_ENOMEM, "out of memory for a patchnet explanation");
+		goto free_all;
+	}
+	if ((rc = ss_patchnet_net_explain(hits, cap, &nh, NULL, pm->net, b, 0)))
 		goto free_all;
 	if (nh > cap)
 		nh = cap;
@@ -767,8 +780,12 @@ static int explain_commit(ss_patchnet_reason *out, size_t max, size_t *n, const 
 		if (h->side < 0) {
 			snprintf(r.text, sizeof(r.text), "%s", d.words[h->pos]);
 		} else if (h->side == SS_PATCHNET_FEATURES) {
-			snprintf(r.text, sizeof(r.text), "commit features (history, metrics, "
-				 "words, paths, people)");
+			uint32_t fi = (uint32_t)b->feat_idx[b->feat_off[0] + (size_t)h->pos];
+
+			name.len = 0;
+			if ((rc = ss_featurizer_name(&m->feat, fi, names.buf, &name)))
+				goto free_all;
+			snprintf(r.text, sizeof(r.text), "%s", name.buf ? name.buf : "?");
 		} else {
 			const ss_line *ln = d.lines[(((size_t)h->side * cfg->files + h->file) *
 						     cfg->hunks + h->hunk) * cfg->lines + h->pos];
@@ -809,6 +826,8 @@ free_all:
 	free(d.words);
 	free(d.lines);
 	free(d.paths);
+	ss_strbuf_release(&names);
+	ss_strbuf_release(&name);
 	return rc;
 }
 

@@ -1078,7 +1078,9 @@ static int explain(ss_patchnet_hit *out, size_t cap, size_t *n, float *prob,
 	int f = cfg->filters, f2 = 2 * f;
 	size_t nmsg = (size_t)b->msg_len, per_side = (size_t)b->files * b->hunks * b->lines;
 	size_t nslots = nmsg + 2 * per_side, found = 0;
-	struct credit *cr, fcr = { 0.0f, 0.0f };
+	struct credit *cr;
+	float *fc = NULL;       /* per input feature of the example */
+	int nfeat = 0;
 	ss_patchnet_hit *hits;
 	float *dfeat;
 	double total = 0.0;
@@ -1099,12 +1101,24 @@ static int explain(ss_patchnet_hit *out, size_t cap, size_t *n, float *prob,
 	/* dlogit/dfeat: gradient x input credits each pooled feature */
 	if ((rc = worker_backward(net, w, NULL, dfeat)))
 		return rc;
-	/* the feature branch is credited as one whole */
-	for (int j = 3 * f2; j < head_in(cfg); j++) {
-		float v = w->feat[j] * dfeat[j];
+	/* each input feature k: x_k * dlogit/dx_k through the branch's ReLU
+	 * (gradient x input, as for the pooled features below) */
+	if (cfg->features > 0) {
+		const float *wx = net->p->w + w->fx.w_off;
 
-		fcr.contrib += v;
-		fcr.abs += v < 0 ? -v : v;
+		nfeat = (int)(w->fcsr.row[1] - w->fcsr.row[0]);
+		fc = ss_nn_arena_zeros(w->arena, nfeat ? (size_t)nfeat : 1);
+		if (!fc)
+			return SS_ENOMEM;
+		for (int k = 0; k < nfeat; k++) {
+			int32_t fi = w->fcsr.idx[w->fcsr.row[0] + k];
+			float sum = 0.0f;
+
+			for (int o = 0; o < cfg->feat_hidden; o++)
+				if (w->fx_y[o] > 0.0f)
+					sum += wx[(size_t)o * cfg->features + fi] * dfeat[3 * f2 + o];
+			fc[k] = w->fcsr.val[w->fcsr.row[0] + k] * sum;
+		}
 	}
 	for (int j = 0; j < 3 * f2; j++) {
 		float v = w->feat[j] * dfeat[j];
@@ -1141,18 +1155,23 @@ static int explain(ss_patchnet_hit *out, size_t cap, size_t *n, float *prob,
 			}
 		}
 	}
-	total = fcr.abs;
+	for (int k = 0; k < nfeat; k++) {
+		total += fc[k] < 0 ? -fc[k] : fc[k];
+		found += fc[k] != 0.0f;
+	}
 	for (size_t k = 0; k < nslots; k++) {
 		total += cr[k].abs;
 		found += cr[k].abs > 0.0f;
 	}
-	hits = ss_nn_arena_alloc(w->arena, (found + 1) * sizeof(*hits));
+	hits = ss_nn_arena_alloc(w->arena, (found ? found : 1) * sizeof(*hits));
 	if (!hits)
 		return SS_ENOMEM;
 	found = 0;
-	if (fcr.abs > 0.0f)
-		hits[found++] = (ss_patchnet_hit){ SS_PATCHNET_FEATURES, -1, -1, -1,
-						   (float)(fcr.abs / total), fcr.contrib };
+	for (int k = 0; k < nfeat; k++)
+		if (fc[k] != 0.0f)
+			hits[found++] = (ss_patchnet_hit){ SS_PATCHNET_FEATURES, -1, -1, k,
+							   (float)((fc[k] < 0 ? -fc[k] : fc[k]) / total),
+							   fc[k] };
 	for (size_t k = 0; k < nslots; k++) {
 		ss_patchnet_hit *h = &hits[found];
 

@@ -146,7 +146,9 @@ int ss_patchnet_net_predict(const ss_patchnet_net *net, const ss_patchnet_batch 
 /* One input position that won max-pools for the score of an example. */
 typedef struct ss_patchnet_hit {
 	int side;           /* -1 message, SS_PATCHNET_REMOVED, SS_PATCHNET_ADDED,
-			       SS_PATCHNET_FEATURES (the whole feature branch) */
+			       SS_PATCHNET_FEATURES (pos: the example's k-th
+			       sparse feature, credited gradient x input
+			       through the branch) */
 	int file, hunk;     /* code only, slot indices in the batch */
 	int pos;            /* message token position, or line slot */
 	float share;        /* its share of sum |contribution|, in [0, 1] */
@@ -185,7 +187,8 @@ typedef struct ss_patchnet_reason {
  * how many were stored.  m must be a trained or loaded patchnet or
  * patchnet-feat model (SS_EINVALID otherwise); hist is what scoring gets
  * (the commits before c, may be NULL) and feeds patchnet-feat's features,
- * whose branch is one reason (side SS_PATCHNET_FEATURES).  Thread-safe
+ * which are reasons too (side SS_PATCHNET_FEATURES, text the feature's
+ * name).  Thread-safe
  * like scoring.
  */
 int ss_patchnet_explain_commit(ss_patchnet_reason *out, size_t max, size_t *n,
