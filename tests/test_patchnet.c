@@ -204,11 +204,14 @@ static void test_gradcheck_network_features(void **state)
 	(void)state;
 	cfg.features = 17;
 	cfg.feat_hidden = 4;
+	cfg.feat_dropout = 0.25f;
+	cfg.wide = 1;
 	assert_int_equal(ss_patchnet_net_new(&net, &cfg), 0);
 	assert_int_equal(ss_patchnet_net_new(&pnet, &plain), 0);
-	/* the branch: 17 x 4 weights and 4 biases, and 4 more inputs to fc1 */
+	/* the branch: 17 x 4 weights and 4 biases, 4 more inputs to fc1, and
+	 * the wide path's 17 weights and bias */
 	assert_int_equal(ss_patchnet_net_params(net)->n,
-			 ss_patchnet_net_params(pnet)->n + 17 * 4 + 4 + 4 * cfg.hidden);
+			 ss_patchnet_net_params(pnet)->n + 17 * 4 + 4 + 4 * cfg.hidden + 17 + 1);
 	assert_int_equal(ss_patchnet_batch_new(&b, &cfg, 4), 0);
 	ss_rng_seed(&rng, 31);
 	fill_random(b, &cfg, 4, &rng);

@@ -62,7 +62,8 @@ struct worker {
 	struct cblock msg, line[2], hunk[2];
 	ss_layer side_pool[2];
 	ss_layer fc1, relu1, drop, fc2, loss;
-	ss_layer fx, fxr;       /* feature branch (cfg.features > 0) */
+	ss_layer fx, fxr, fxd;  /* feature branch (cfg.features > 0) */
+	ss_layer lw;            /* wide path: features -> logit (cfg.wide) */
 	ss_nn_arena *arena;
 	ss_rng rng;
 	float *g;               /* worker 0: the params' g */
@@ -78,6 +79,7 @@ struct worker {
 	float *feat, *h1, *h1r, *h1d, *z, *prob;
 	ss_csr fcsr;            /* the batch's features, rows first .. first + n */
 	float *fx_y, *fx_r;     /* [n][feat_hidden] before and after ReLU */
+	float *fx_d;            /* after dropout: the head's input */
 	double loss_val;
 };
 
@@ -402,12 +404,16 @@ static int build(ss_patchnet_net *net)
 						cfg->feat_hidden, SS_INIT_HE)))
 			return rc;
 		ss_layer_relu(&w->fxr, cfg->feat_hidden);
+		ss_layer_dropout(&w->fxd, cfg->feat_hidden, cfg->feat_dropout);
 	}
 	if ((rc = ss_layer_dense(&w->fc1, net->p, &rng, head_in(cfg), cfg->hidden, SS_INIT_HE)))
 		return rc;
 	ss_layer_relu(&w->relu1, cfg->hidden);
 	ss_layer_dropout(&w->drop, cfg->hidden, cfg->dropout);
 	if ((rc = ss_layer_dense(&w->fc2, net->p, &rng, cfg->hidden, 1, SS_INIT_XAVIER)))
+		return rc;
+	if (cfg->features > 0 && cfg->wide &&
+	    (rc = ss_layer_sparse_dense(&w->lw, net->p, &rng, cfg->features, 1, SS_INIT_ZERO)))
 		return rc;
 	ss_layer_sigmoid_bce(&w->loss);
 	return 0;
@@ -663,7 +669,8 @@ static int features_forward(struct worker *w, const ss_nn_ctx *c, const ss_patch
 	val = ss_nn_arena_floats(w->arena, nnz ? nnz : 1);
 	w->fx_y = ss_nn_arena_floats(w->arena, (size_t)w->n * cfg->feat_hidden);
 	w->fx_r = ss_nn_arena_floats(w->arena, (size_t)w->n * cfg->feat_hidden);
-	if (!idx || !val || !w->fx_y || !w->fx_r)
+	w->fx_d = ss_nn_arena_floats(w->arena, (size_t)w->n * cfg->feat_hidden);
+	if (!idx || !val || !w->fx_y || !w->fx_r || !w->fx_d)
 		return SS_ENOMEM;
 	row[0] = 0;
 	for (int i = 0; i < w->n; i++) {
@@ -676,7 +683,9 @@ static int features_forward(struct worker *w, const ss_nn_ctx *c, const ss_patch
 	w->fcsr = (ss_csr){ w->n, row, idx, val };
 	if ((rc = ss_layer_forward(&w->fx, c, w->n, &w->fcsr, w->fx_y)))
 		return rc;
-	return ss_layer_forward(&w->fxr, c, w->n, w->fx_y, w->fx_r);
+	if ((rc = ss_layer_forward(&w->fxr, c, w->n, w->fx_y, w->fx_r)))
+		return rc;
+	return ss_layer_forward(&w->fxd, c, w->n, w->fx_r, w->fx_d);
 }
 
 static int worker_forward(const ss_patchnet_net *net, struct worker *w,
@@ -746,15 +755,26 @@ static int worker_forward(const ss_patchnet_net *net, struct worker *w,
 	parts[0] = w->msg.out;
 	parts[1] = w->s[0].side_y;
 	parts[2] = w->s[1].side_y;
-	parts[3] = w->fx_r;
+	parts[3] = w->fx_d;
 	ss_nn_concat_forward(w->feat, n, nparts, parts, dims);
 	w->loss.target = b->label + first;
 	w->loss.weight = w->weight;
 	if ((rc = ss_layer_forward(&w->fc1, &c, n, w->feat, w->h1)) ||
 	    (rc = ss_layer_forward(&w->relu1, &c, n, w->h1, w->h1r)) ||
 	    (rc = ss_layer_forward(&w->drop, &c, n, w->h1r, w->h1d)) ||
-	    (rc = ss_layer_forward(&w->fc2, &c, n, w->h1d, w->z)) ||
-	    (rc = ss_layer_forward(&w->loss, &c, n, w->z, w->prob)))
+	    (rc = ss_layer_forward(&w->fc2, &c, n, w->h1d, w->z)))
+		return rc;
+	if (cfg->features > 0 && cfg->wide) {
+		float *zw = ss_nn_arena_floats(w->arena, n);
+
+		if (!zw)
+			return SS_ENOMEM;
+		if ((rc = ss_layer_forward(&w->lw, &c, n, &w->fcsr, zw)))
+			return rc;
+		for (int i = 0; i < n; i++)
+			w->z[i] += zw[i];
+	}
+	if ((rc = ss_layer_forward(&w->loss, &c, n, w->z, w->prob)))
 		return rc;
 	w->loss_val = w->loss.loss;
 	return 0;
@@ -828,6 +848,9 @@ static int worker_backward(const ss_patchnet_net *net, struct worker *w, float *
 	} else if ((rc = ss_layer_backward(&w->loss, &c, n, w->z, w->prob, NULL, dz))) {
 		return rc;
 	}
+	if (cfg->features > 0 && cfg->wide && !dfeat_out &&
+	    (rc = ss_layer_backward(&w->lw, &c, n, &w->fcsr, w->z, dz, NULL)))
+		return rc;
 	if ((rc = ss_layer_backward(&w->fc2, &c, n, w->h1d, w->z, dz, dh1d)) ||
 	    (rc = ss_layer_backward(&w->drop, &c, n, w->h1r, w->h1d, dh1d, dh1r)) ||
 	    (rc = ss_layer_backward(&w->relu1, &c, n, w->h1, w->h1r, dh1r, dh1)) ||
@@ -843,10 +866,12 @@ static int worker_backward(const ss_patchnet_net *net, struct worker *w, float *
 	ss_nn_concat_backward(dpart, n, nparts, dims, dfeat);
 	if (nparts == 4) {
 		float *dfx = ss_nn_arena_zeros(w->arena, (size_t)n * cfg->feat_hidden);
+		float *dfr = ss_nn_arena_zeros(w->arena, (size_t)n * cfg->feat_hidden);
 
-		if (!dfx)
+		if (!dfx || !dfr)
 			return SS_ENOMEM;
-		if ((rc = ss_layer_backward(&w->fxr, &c, n, w->fx_y, w->fx_r, dpart[3], dfx)) ||
+		if ((rc = ss_layer_backward(&w->fxd, &c, n, w->fx_r, w->fx_d, dpart[3], dfr)) ||
+		    (rc = ss_layer_backward(&w->fxr, &c, n, w->fx_y, w->fx_r, dfr, dfx)) ||
 		    (rc = ss_layer_backward(&w->fx, &c, n, &w->fcsr, w->fx_y, dfx, NULL)))
 			return rc;
 	}
@@ -1117,6 +1142,8 @@ static int explain(ss_patchnet_hit *out, size_t cap, size_t *n, float *prob,
 			for (int o = 0; o < cfg->feat_hidden; o++)
 				if (w->fx_y[o] > 0.0f)
 					sum += wx[(size_t)o * cfg->features + fi] * dfeat[3 * f2 + o];
+			if (cfg->wide)
+				sum += net->p->w[w->lw.w_off + (size_t)fi];
 			fc[k] = w->fcsr.val[w->fcsr.row[0] + k] * sum;
 		}
 	}

@@ -11,7 +11,7 @@
  *            each hunk: conv over its lines (widths 1, 2) -> max -> ReLU
  *            the side:  max over all hunks of all files
  *   features (patchnet-feat only): the sparse commit features of linear
- *            and mlp -> dense feat_hidden + ReLU
+ *            and mlp -> dense feat_hidden + ReLU -> dropout
  *   head:    concat(message, removed, added[, features]) -> dense hidden
  *            + ReLU -> dropout -> dense 1 -> sigmoid, class-weighted BCE
  * Max before ReLU equals ReLU before max and costs a conv output less.
@@ -68,10 +68,12 @@ typedef struct ss_patchnet_config {
 	int data_parallel;  /* 1: threads split the batch; 0: BLAS threads */
 	int features;       /* 0: sparse feature inputs (0: none, the paper's net) */
 	int feat_hidden;    /* 32: ReLU units the features pass through */
+	float feat_dropout; /* 0: dropout on those units (training only) */
+	int wide;           /* 0: also a linear path from the features to the logit */
 } ss_patchnet_config;
 
 #define SS_PATCHNET_CONFIG_INIT { 0, 0, 512, 2, 5, 8, 32, 32, 32, 128, 0.5f, \
-	1e-3f, 1e-5f, 1, 1, 1, 0, 32 }
+	1e-3f, 1e-5f, 1, 1, 1, 0, 32, 0.0f, 0 }
 
 /* Sides of the code, and the feature branch in explanations. */
 enum { SS_PATCHNET_REMOVED = 0, SS_PATCHNET_ADDED = 1, SS_PATCHNET_FEATURES = 2 };
