@@ -1,6 +1,6 @@
 #!/bin/sh
 # patchnet-tables.sh - PatchNet beside keyword, linear and mlp, on the
-# splits of eval-dpdk.sh and eval-tip.sh.
+# splits of eval.sh.
 #
 # DPDK: labels from the stable branches (stablesel label), train before
 # 2021-03-01, test after, stable tags visible and masked.  Linux tip:

@@ -87,10 +87,10 @@ if [ -x ./stablesel ]; then
 				> "$out/model/$kind-payload"
 		fi
 	done
-	# the mlp and patchnet readers on weights of the wrong shape: the
+	# the mlp and patchnet(-feat) readers on weights of the wrong shape: the
 	# linear payload with its kind (first u32) changed
 	if [ -f "$out/model/linear-payload" ]; then
-		for k in 3 4 5; do
+		for k in 3 4 5 6; do
 			{ printf "\001\00$k\000\000\000"; tail -c +6 "$out/model/linear-payload"; } \
 				> "$out/model/kind$k-payload"
 		done

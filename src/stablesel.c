@@ -36,7 +36,7 @@ static const struct command commands[] = {
 	  "stablesel label --stable SOURCE [--branches GLOB] [--upstream-pattern REGEX] [-o FILE]" },
 	{ "train", cmd_train, "learn from history which commits reach stable", "stablesel train --model keyword|linear|mlp SOURCE... (--labels FILE | --stable SOURCE) [--mask-stable-tags] [--settle-days N] -o MODEL" },
 	{ "eval", cmd_eval, "train and score models side by side on a time split", "stablesel eval (--split-date DATE SOURCE... | --train SOURCE --test SOURCE) (--labels FILE | --stable SOURCE) [--models keyword,tag,linear,mlp] [--format text|json]" },
-	{ "rank", cmd_rank, "rank commits by how likely they belong in stable", "stablesel rank [--model MODEL] SOURCE... [--top N] [--min-score P] [--format text|tsv|json]" },
+	{ "rank", cmd_rank, "rank commits by how likely they belong in stable", "stablesel rank [--model MODEL] SOURCE... [--top N] [--since DATE] [--stable SOURCE] [--format text|tsv|csv|json|mbox]" },
 	{ "explain", cmd_explain, "show the features behind a commit's score", "stablesel explain [--model MODEL] (--repo PATH | SOURCE...) [--top N] COMMIT..." },
 	{ "report", cmd_report, "write a ranking as one self-contained HTML page", "stablesel report [--model MODEL] SOURCE... [--labels FILE] [--stable SOURCE] -o report.html" },
 	{ "origin", cmd_origin, "which commit a fix fixes, and whether the bug was ever released", "stablesel origin [--repo PATH | SOURCE...] [--history SOURCE] [--releases FILE] [--release-tags GLOB] [--no-blame] COMMIT..." },

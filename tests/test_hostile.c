@@ -857,6 +857,48 @@ static void test_fixed_nul_in_patch_line(void **state)
 }
 
 /*
+ * FIXED BUG 11 (libgit2 1.5, patch_parse.c): a file section repeating
+ * "rename from" / "rename to" makes git_diff_from_buffer() overwrite the
+ * path it kept without freeing it (LeakSanitizer, found by fuzz_patch).
+ * Fixed: diff.c sends such sections to its own header reader.  Parsed
+ * here in this process, so that the sanitizer build (make asan) sees a
+ * leak at exit; the last rename lines win.
+ */
+static void test_fixed_repeated_rename_leak(void **state)
+{
+	static const char patch[] = "diff --git a/old.c b/new.c\n"
+				    "similarity index 100%\n"
+				    "rename from old.c\n"
+				    "rename to x.c\n"
+				    "similarity index 100%\n"
+				    "rename from old.c\n"
+				    "rename to new.c\n"
+				    "diff --git a/x.sh b/x.sh\n"
+				    "old mode 100644\n"
+				    "new mode 100755\n";
+	char *input;
+	size_t len = 0;
+	ss_commit *c = ss_commit_new();
+
+	(void)state;
+	assert_non_null(c);
+	assert_int_equal(ss_commit_parse_patch(c, patch, sizeof(patch) - 1, 0), 0);
+	assert_int_equal(c->nfiles, 2);
+	assert_string_equal(c->files[0].old_path, "old.c");
+	assert_string_equal(c->files[0].new_path, "new.c");
+	assert_int_equal(c->files[0].status, SS_FILE_RENAMED);
+	ss_commit_free(c);
+	/* the fuzzer's own input */
+	input = test_read_file("fuzz/regressions/patch/leak-libgit2-repeated-rename", &len);
+	assert_non_null(input);
+	c = ss_commit_new();
+	assert_non_null(c);
+	assert_true(ss_commit_parse_patch(c, input, len, 0) <= 0);
+	ss_commit_free(c);
+	free(input);
+}
+
+/*
  * FIXED BUG 4 (src/commit/diff.c, parse_header_only): a file section with
  * both "new file mode" and "deleted file mode" gets old_path = new_path =
  * NULL, so ss_file_path() returns NULL (commit.h: a file has a path);
@@ -1182,6 +1224,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fixed_recount_crash, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fixed_nul_in_patch_line, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fixed_file_without_path, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fixed_repeated_rename_leak, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kill_mid_write, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_output_mode, setup, teardown),
 	};

@@ -210,12 +210,40 @@ static const char *next_line(const char *p, const char *end)
 	return nl ? nl + 1 : end;
 }
 
+/*
+ * Does a file section repeat a "rename from/to" or "copy from/to" line?
+ * libgit2 1.5 keeps the path of each such line and overwrites the
+ * previous one without freeing it (patch_parse.c, parse_header_path): the
+ * fuzzer found the leak.  Such a section goes to parse_header_only()
+ * instead, where the last line wins.
+ */
+static int repeats_path_header(const char *text, size_t len)
+{
+	static const char *const keys[] = { "rename from ", "rename to ", "copy from ", "copy to " };
+	const char *p = text, *end = text + len;
+	unsigned seen = 0;
+
+	for (; p < end; p = next_line(p, end)) {
+		if (starts_with(p, end, "diff --git ")) {
+			seen = 0;
+			continue;
+		}
+		for (unsigned k = 0; k < 4; k++)
+			if (starts_with(p, end, keys[k])) {
+				if (seen & (1u << k))
+					return 1;
+				seen |= 1u << k;
+			}
+	}
+	return 0;
+}
+
 static int parse_buffer(ss_commit *c, const char *text, size_t len, size_t max_lines)
 {
 	git_diff *diff;
 	int rc;
 
-	if (git_diff_from_buffer(&diff, text, len) < 0)
+	if (repeats_path_header(text, len) || git_diff_from_buffer(&diff, text, len) < 0)
 		return SS_EINVALID;
 	rc = ss_commit_add_diff(c, diff, max_lines);
 	git_diff_free(diff);

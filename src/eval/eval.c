@@ -183,7 +183,7 @@ static void fmt3(char *buf, size_t size, double v)
 static int table(ss_strbuf *sb, const ss_eval_result *r, int untagged)
 {
 	size_t k;
-	int rc = ss_strbuf_addf(sb, "%-8s %9s %6s %6s %6s %6s %7s %6s %6s %8s %8s %7s %7s\n",
+	int rc = ss_strbuf_addf(sb, "%-13s %9s %6s %6s %6s %6s %7s %6s %6s %8s %8s %7s %7s\n",
 				"model", "threshold", "P", "R", "F1", "Acc", "ROC-AUC", "PR-AUC",
 				"P@R.9", "read@R.9", "train_s", "pred_s", "rss_MB");
 
@@ -203,7 +203,7 @@ static int table(ss_strbuf *sb, const ss_eval_result *r, int untagged)
 			snprintf(read, sizeof(read), "-");
 		else
 			snprintf(read, sizeof(read), "%zu", m->read_at_r90);
-		rc = ss_strbuf_addf(sb, "%-8s %9.4f %6s %6s %6s %6s %7s %6s %6s %8s %8.2f %7.3f %7.0f\n",
+		rc = ss_strbuf_addf(sb, "%-13s %9.4f %6s %6s %6s %6s %7s %6s %6s %8s %8.2f %7.3f %7.0f\n",
 				    ss_model_kind_name(row->kind), (double)row->threshold, p, rr, f1,
 				    acc, auc, ap, p90, read, row->train_seconds, row->predict_seconds,
 				    (double)row->rss_kb / 1024.0);
@@ -241,7 +241,7 @@ int ss_eval_format_text(ss_strbuf *sb, const ss_eval_result *r, const char *titl
 	if (!rc)
 		rc = ss_strbuf_addf(sb, "\nsettings:\n");
 	for (k = 0; k < r->nrows && !rc; k++)
-		rc = ss_strbuf_addf(sb, "  %-8s %s; %zu weights; validation F1 %.3f\n",
+		rc = ss_strbuf_addf(sb, "  %-13s %s; %zu weights; validation F1 %.3f\n",
 				    ss_model_kind_name(r->rows[k].kind), r->rows[k].params,
 				    r->rows[k].nweights, r->rows[k].val_f1);
 	return rc;

@@ -15,6 +15,8 @@
  *             AUTOSEL): hidden ReLU layer(s), dropout, class weighting,
  *             Adam, early stopping on the validation slice
  *   patchnet  CNN over message and code tokens (models/patchnet*.c)
+ *   patchnet-feat  the same CNN with a branch for the sparse features and
+ *             a linear path from them to the logit
  *   tag       pseudo-model for evaluation: positive iff the commit carried
  *             Cc: stable (before masking)
  *

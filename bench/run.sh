@@ -1,0 +1,10 @@
+#!/bin/sh
+# run.sh - every benchmark (make bench), each writing bench/out/*.txt.
+# They need ../shared/data (each says SKIP without it) and take about an
+# hour on 2 cores; one can run alone: bench/<name>.sh.
+set -eu
+cd "$(dirname "$0")/.."
+for b in mbox git-ingest eval history-tables patchnet-tables; do
+	echo "== bench/$b.sh"
+	"bench/$b.sh"
+done
