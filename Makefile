@@ -4,6 +4,7 @@
 #   make          build ./stablesel
 #   make test     build and run the whole test suite (cmocka)
 #   make asan     the test suite under AddressSanitizer + UBSan
+#   make valgrind the main commands under valgrind over real commits
 #   make bench    benchmarks in bench/ (need ../shared/data)
 #   make default-model   retrain models/default.model on ../shared/data
 
@@ -71,6 +72,9 @@ asan:
 # sanitizers.
 ci: test asan
 
+valgrind: all
+	scripts/valgrind.sh
+
 bench: all
 	bench/run.sh
 
@@ -80,7 +84,7 @@ default-model: all
 clean:
 	rm -rf build build-asan stablesel
 
-.PHONY: all check-deps deps tests test asan ci bench clean default-model
+.PHONY: all check-deps deps tests test asan ci valgrind bench clean default-model
 
 # Fuzzing (fuzz/README.md): libFuzzer targets built with clang, ASan and
 # UBSan into build-fuzz/; `make fuzz FUZZ_SECONDS=N` runs each for N s.

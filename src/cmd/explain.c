@@ -50,10 +50,11 @@ static void explain_patchnet(struct explain_ctx *x, const ss_commit *c)
 		die("out of memory");
 	if (ss_patchnet_explain_commit(why, x->top, &n, x->m, c, x->hist, 0))
 		die("cannot explain %s: %s", c->id, ss_error_last());
-	printf("  %8s  %6s  %s\n", "logit", "share", "message word / code line");
+	printf("  %8s  %6s  %s\n", "logit", "share", "message word / code line / feature");
 	for (i = 0; i < n; i++)
 		printf("  %+8.4f  %5.1f%%  %s%s\n", (double)why[i].contrib, 100.0 * why[i].share,
-		       why[i].side < 0 ? "word: " : "", why[i].text);
+		       why[i].side < 0 ? "word: " :
+		       why[i].side == SS_PATCHNET_FEATURES ? "feature: " : "", why[i].text);
 	free(why);
 }
 

@@ -261,8 +261,9 @@ static int explain(ss_ranking *r, struct ss_rank_rowdata *w, const ss_commit *c,
 			why[i].index = 0;
 			why[i].value = pw[i].share;
 			why[i].contrib = pw[i].contrib;
-			snprintf(why[i].name, sizeof(why[i].name), "%s%.120s",
-				 pw[i].side < 0 ? "word:" : "", pw[i].text);
+			snprintf(why[i].name, sizeof(why[i].name), "%s%.118s",
+				 pw[i].side < 0 ? "word:" :
+				 pw[i].side == SS_PATCHNET_FEATURES ? "feature:" : "", pw[i].text);
 		}
 	} else if ((rc = ss_model_explain(why, r->opts.nreasons, &n, r->m, c, hist, 1))) {
 		return rc;
