@@ -73,7 +73,7 @@ for set in $SETS; do
 	# training cost of each model alone: wall seconds, the training
 	# step's seconds (after reading), peak RSS
 	{
-		printf '%-7s %-10s %8s %9s %8s %8s\n' model data commits read+train train_s rss_MB
+		printf '%-7s %-18s %8s %9s %8s %8s\n' model data commits read+train train_s rss_MB
 		for model in linear mlp; do
 			for scope in before-$split all; do
 				before=""
@@ -85,7 +85,7 @@ for set in $SETS; do
 				n=$(sed -n 's/^trained [a-z-]* on \([0-9]*\) commits.*/\1/p' "$TMP/train.txt")
 				secs=$(sed -n 's/.* in \([0-9.]*\)s$/\1/p' "$TMP/train.txt" | head -1)
 				read -r wall rss < "$TMP/t"
-				printf '%-7s %-10s %8s %9s %8s %8.0f\n' $model $scope "$n" "$wall" "$secs" \
+				printf '%-7s %-18s %8s %9s %8s %8.0f\n' $model $scope "$n" "$wall" "$secs" \
 					"$(echo "$rss / 1024" | bc -l)"
 			done
 		done
