@@ -27,6 +27,8 @@
 #include "features/features.h"
 #include "source/source.h"
 #include "models/dataset.h"
+#include "models/options.h"
+#include "util/error.h"
 
 /* ---- hand-made commits (built as a source builds them) ---------------- */
 
@@ -849,6 +851,22 @@ static void test_groups_can_be_disabled(void **st)
 	ss_commit_free(c);
 }
 
+/* --features names every group, history included; unknown names fail. */
+static void test_group_names(void **state)
+{
+	uint32_t g = 0;
+
+	(void)state;
+	assert_int_equal(ss_feat_groups_parse(&g, "history"), 0);
+	assert_int_equal(g, SS_FG_HISTORY);
+	assert_int_equal(ss_feat_groups_parse(&g, "words,paths,history"), 0);
+	assert_int_equal(g, SS_FG_WORDS | SS_FG_PATHS | SS_FG_HISTORY);
+	assert_int_equal(ss_feat_groups_parse(&g, "all"), 0);
+	assert_int_equal(g, SS_FG_ALL);
+	assert_true(ss_feat_groups_parse(&g, "words,bogus") < 0);
+	assert_non_null(strstr(ss_error_last(), "bogus"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -865,6 +883,7 @@ int main(void)
 		cmocka_unit_test(test_history_index_streaming),
 		cmocka_unit_test(test_history_graph_no_future),
 		cmocka_unit_test(test_groups_can_be_disabled),
+		cmocka_unit_test(test_group_names),
 	};
 
 	int rc;

@@ -20,7 +20,7 @@ static const struct {
 	{ "words", SS_FG_WORDS }, { "subsystem", SS_FG_SUBSYSTEM },
 	{ "metrics", SS_FG_METRICS }, { "constructs", SS_FG_CONSTRUCTS },
 	{ "people", SS_FG_PEOPLE }, { "paths", SS_FG_PATHS },
-	{ "trailers", SS_FG_TRAILERS }, { "all", SS_FG_ALL },
+	{ "trailers", SS_FG_TRAILERS }, { "history", SS_FG_HISTORY }, { "all", SS_FG_ALL },
 };
 
 int ss_feat_groups_parse(uint32_t *out, const char *list)
@@ -40,7 +40,7 @@ int ss_feat_groups_parse(uint32_t *out, const char *list)
 		if (!found)
 			return ss_error_code(SS_EINVALID,
 					     "unknown feature group '%.*s' (words, subsystem, metrics, "
-					     "constructs, people, paths, trailers, all)", (int)len, p);
+					     "constructs, people, paths, trailers, history, all)", (int)len, p);
 		p += len;
 		if (*p == ',')
 			p++;
