@@ -77,6 +77,22 @@ typedef struct {
 int cli_train_arg(cli_train_args *t, cli_source_args *src, int argc, const char **argv,
 		  int *a, const char *usage);
 
+/*
+ * --releases FILE and --release-tags GLOB: the releases the history
+ * features see (bug ages in releases).  A model must be scored with the
+ * releases it was trained with, so train, eval, rank, explain and report
+ * all take them.  cli_releases_arg() returns 1 when arg is one of them
+ * (val is its value); cli_releases_load() gives them to h (nothing when
+ * neither was named) or dies.
+ */
+typedef struct {
+	const char *file, *tags;
+} cli_releases;
+
+int cli_releases_arg(cli_releases *r, const char *arg, const char *val);
+void cli_releases_load(const cli_releases *r, struct ss_history *h, const char *repo,
+		       const char *usage);
+
 /* Parse a non-negative integer option value or usage_die. */
 long cli_parse_long(const char *usage, const char *opt, const char *v);
 double cli_parse_double(const char *usage, const char *opt, const char *v);

@@ -80,6 +80,19 @@ static void test_bad_input(void **state)
 	assert_non_null(strstr(s, "no-such-rev-xyz"));
 	free(s);
 
+	/* rank, explain and report take the releases train saw: a missing
+	 * file is named, --release-tags without a repository is a usage
+	 * error */
+	assert_int_equal(ss("rank --releases /nonexistent/rel.tsv --repo ."), 128);
+	s = slurp("err");
+	assert_int_equal(lines(s), 1);
+	assert_non_null(strstr(s, "/nonexistent/rel.tsv"));
+	free(s);
+	assert_int_equal(ss("explain --release-tags 'v*' /dev/null 1234abcd"), 129);
+	s = slurp("err");
+	assert_non_null(strstr(s, "--release-tags needs --repo"));
+	free(s);
+
 	/* a label run that fails leaves no output file behind */
 	snprintf(cmd, sizeof(cmd), "label --stable /nonexistent/s.mbox -o '%s/labels.tsv'", tmp);
 	assert_int_equal(ss(cmd), 128);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "features/history.h"
 #include "util/error.h"
 
 void cli_source_args_init(cli_source_args *a)
@@ -74,6 +75,25 @@ int cli_source_arg(cli_source_args *a, int argc, const char **argv, int *i, cons
 		return 1;
 	}
 	return 0;
+}
+
+int cli_releases_arg(cli_releases *r, const char *arg, const char *val)
+{
+	if (!strcmp(arg, "--releases"))
+		r->file = val;
+	else if (!strcmp(arg, "--release-tags"))
+		r->tags = val;
+	else
+		return 0;
+	return 1;
+}
+
+void cli_releases_load(const cli_releases *r, ss_history *h, const char *repo, const char *usage)
+{
+	if (r->tags && !repo)
+		usage_die(usage, "--release-tags needs --repo PATH");
+	if ((r->file || r->tags) && ss_history_load_releases(h, r->file, repo, r->tags))
+		die("%s", ss_error_last());
 }
 
 int cli_train_arg(cli_train_args *t, cli_source_args *src, int argc, const char **argv,

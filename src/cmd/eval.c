@@ -94,7 +94,8 @@ int cmd_eval(int argc, const char **argv)
 	const char *labels_path = NULL, *column = NULL, *output = "-", *format = "text";
 	const char *models = "keyword,tag,linear,mlp", *title = NULL, *scores = NULL;
 	ss_atomic *scores_out = NULL;
-	const char *hist_specs[32], *releases_file = NULL, *release_tags = NULL;
+	const char *hist_specs[32];
+	cli_releases rel = { NULL, NULL };
 	int nhist = 0, no_history = 0;
 	ss_history *hist;
 	char full_usage[2048];
@@ -142,10 +143,8 @@ int cmd_eval(int argc, const char **argv)
 			if (nstable == 32)
 				usage_die(full_usage, "too many --stable sources");
 			stable[nstable++] = val;
-		} else if (!strcmp(arg, "--releases")) {
-			releases_file = val;
-		} else if (!strcmp(arg, "--release-tags")) {
-			release_tags = val;
+		} else if (cli_releases_arg(&rel, arg, val)) {
+			continue;
 		} else if (!strcmp(arg, "--history")) {
 			if (nhist == 32)
 				usage_die(full_usage, "too many --history sources");
@@ -175,7 +174,7 @@ int cmd_eval(int argc, const char **argv)
 		usage_die(full_usage, "no sources to split");
 	if (!labels_path == !nstable)
 		usage_die(full_usage, "name the labels: --labels FILE or --stable SOURCE");
-	if (release_tags && !src.repo)
+	if (rel.tags && !src.repo)
 		usage_die(full_usage, "--release-tags needs --repo PATH");
 	if (no_history)
 		fo.groups &= ~(uint32_t)SS_FG_HISTORY;
@@ -201,9 +200,7 @@ int cmd_eval(int argc, const char **argv)
 	 * against: give it the releases and older commits first (the cast:
 	 * the dataset owns the history and only hands it out read-only) */
 	hist = (ss_history *)ss_dataset_history(d);
-	if ((releases_file || release_tags) &&
-	    ss_history_load_releases(hist, releases_file, src.repo, release_tags))
-		die("%s", ss_error_last());
+	cli_releases_load(&rel, hist, src.repo, full_usage);
 	for (a = 0; a < nhist; a++) {
 		struct prime p = { hist, 0 };
 

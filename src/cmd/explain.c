@@ -22,7 +22,8 @@
 
 static const char usage[] =
 	"stablesel explain [--model MODEL] (--repo PATH [--rev REV...] | SOURCE...)\n"
-	"                  [--mask-stable-tags] [--top N] COMMIT...";
+	"                  [--releases FILE] [--release-tags GLOB] [--mask-stable-tags] [--top N]\n"
+	"                  COMMIT...";
 
 struct explain_ctx {
 	const ss_model *m;
@@ -105,6 +106,7 @@ int cmd_explain(int argc, const char **argv)
 	struct explain_ctx x;
 	cli_source_args src;
 	ss_model *m;
+	cli_releases rel = { NULL, NULL };
 
 	memset(&x, 0, sizeof(x));
 	x.top = 12;
@@ -132,6 +134,8 @@ int cmd_explain(int argc, const char **argv)
 		if (!val)
 			usage_die(usage, "unknown option '%s' or missing value", arg);
 		a++;
+		if (cli_releases_arg(&rel, arg, val))
+			continue;
 		if (!strcmp(arg, "--model"))
 			model = val;
 		else if (!strcmp(arg, "--top"))
@@ -162,6 +166,7 @@ int cmd_explain(int argc, const char **argv)
 	x.why = calloc(x.top ? x.top : 1, sizeof(*x.why));
 	if (!x.found || !x.why || ss_history_new(&x.hist))
 		die("out of memory");
+	cli_releases_load(&rel, x.hist, src.repo, usage);
 	cli_for_each_commit(&src, specs, nspecs, explain_one, &x);
 	for (k = 0; k < nwant; k++)
 		if (!x.found[k]) {

@@ -29,7 +29,8 @@
 
 static const char usage[] =
 	"stablesel rank [--model MODEL] [SOURCE...] [--repo PATH] [--rev REV...]\n"
-	"               [--history SOURCE...] [--mask-stable-tags] [--top N] [--min-score P]\n"
+	"               [--history SOURCE...] [--releases FILE] [--release-tags GLOB]\n"
+	"               [--mask-stable-tags] [--top N] [--min-score P]\n"
 	"               [--since DATE] [--budget N] [--untagged-only] [--min-age DAYS] [--now DATE]\n"
 	"               [--policy FILE] [--stable SOURCE] [--labels FILE [--label-column C]]\n"
 	"               [--threshold T] [--reasons N] [--precedents N] [--branch NAME] [--no-color]\n"
@@ -115,6 +116,7 @@ int cmd_rank(int argc, const char **argv)
 	ss_labels *labels = NULL;
 	ss_model *m;
 	ss_atomic *out;
+	cli_releases rel = { NULL, NULL };
 
 	memset(&x, 0, sizeof(x));
 	cli_source_args_init(&src);
@@ -142,7 +144,9 @@ int cmd_rank(int argc, const char **argv)
 		if (!val)
 			usage_die(usage, "unknown option '%s' or missing value", arg);
 		a++;
-		if (!strcmp(arg, "--model")) {
+		if (cli_releases_arg(&rel, arg, val)) {
+			continue;
+		} else if (!strcmp(arg, "--model")) {
 			model = val;
 		} else if (!strcmp(arg, "--history")) {
 			if (nhistory == 32)
@@ -209,6 +213,7 @@ int cmd_rank(int argc, const char **argv)
 	ko.precedents = wo.precedents > 0 && wo.format != SS_RANK_MBOX;
 	if (ss_history_new(&x.hist) || ss_ranking_new(&x.r, m, &ko))
 		die("out of memory");
+	cli_releases_load(&rel, x.hist, src.repo, usage);
 	if (nhistory) {
 		cli_source_args hsrc = src;
 

@@ -27,7 +27,8 @@
 
 static const char usage[] =
 	"stablesel report [--model MODEL] [SOURCE...] [--repo PATH] [--rev REV...] -o FILE.html\n"
-	"                 [--history SOURCE...] [--since DATE] [--mask-stable-tags]\n"
+	"                 [--history SOURCE...] [--releases FILE] [--release-tags GLOB]\n"
+	"                 [--since DATE] [--mask-stable-tags]\n"
 	"                 [--labels FILE [--label-column C]] [--stable SOURCE] [--policy FILE]\n"
 	"                 [--min-age DAYS] [--now DATE] [--untagged-only] [--top N] [--min-score P]\n"
 	"                 [--budget N] [--threshold T] [--diffs N] [--diff-lines N] [--title TEXT]";
@@ -69,6 +70,7 @@ int cmd_report(int argc, const char **argv)
 	ss_labels *labels = NULL;
 	ss_model *m;
 	ss_atomic *out;
+	cli_releases rel = { NULL, NULL };
 
 	memset(&x, 0, sizeof(x));
 	cli_source_args_init(&src);
@@ -94,7 +96,9 @@ int cmd_report(int argc, const char **argv)
 		if (!val)
 			usage_die(usage, "unknown option '%s' or missing value", arg);
 		a++;
-		if (!strcmp(arg, "--model")) {
+		if (cli_releases_arg(&rel, arg, val)) {
+			continue;
+		} else if (!strcmp(arg, "--model")) {
 			model = val;
 		} else if (!strcmp(arg, "--history")) {
 			if (nhistory == 32)
@@ -161,6 +165,7 @@ int cmd_report(int argc, const char **argv)
 	ro.sources = nspecs ? sources : src.repo;
 	if (ss_history_new(&x.hist) || ss_ranking_new(&x.r, m, &ko))
 		die("out of memory");
+	cli_releases_load(&rel, x.hist, src.repo, usage);
 	if (nhistory) {
 		cli_source_args hsrc = src;
 		int64_t since = x.since;

@@ -66,7 +66,8 @@ int cmd_train(int argc, const char **argv)
 	ss_feat_options fo = SS_FEAT_OPTIONS_INIT;
 	const char *specs[256], *stable[32], *labels_path = NULL, *column = NULL, *output = NULL;
 	const char *kind_name = NULL;
-	const char *hist_specs[32], *releases_file = NULL, *release_tags = NULL;
+	const char *hist_specs[32];
+	cli_releases rel = { NULL, NULL };
 	int nhist = 0, no_history = 0;
 	ss_history *hist;
 	char full_usage[2048];
@@ -101,10 +102,8 @@ int cmd_train(int argc, const char **argv)
 			if (nstable == 32)
 				usage_die(full_usage, "too many --stable sources");
 			stable[nstable++] = val;
-		} else if (!strcmp(arg, "--releases")) {
-			releases_file = val;
-		} else if (!strcmp(arg, "--release-tags")) {
-			release_tags = val;
+		} else if (cli_releases_arg(&rel, arg, val)) {
+			continue;
 		} else if (!strcmp(arg, "--history")) {
 			if (nhist == 32)
 				usage_die(full_usage, "too many --history sources");
@@ -129,7 +128,7 @@ int cmd_train(int argc, const char **argv)
 		usage_die(full_usage, "-o MODEL is required");
 	if (!labels_path == !nstable)
 		usage_die(full_usage, "name the labels: --labels FILE or --stable SOURCE");
-	if (release_tags && !src.repo)
+	if (rel.tags && !src.repo)
 		usage_die(full_usage, "--release-tags needs --repo PATH");
 	if (no_history)
 		fo.groups &= ~(uint32_t)SS_FG_HISTORY;
@@ -153,9 +152,7 @@ int cmd_train(int argc, const char **argv)
 	 * against: give it the releases and older commits first (the cast:
 	 * the dataset owns the history and only hands it out read-only) */
 	hist = (ss_history *)ss_dataset_history(d);
-	if ((releases_file || release_tags) &&
-	    ss_history_load_releases(hist, releases_file, src.repo, release_tags))
-		die("%s", ss_error_last());
+	cli_releases_load(&rel, hist, src.repo, full_usage);
 	for (a = 0; a < nhist; a++) {
 		struct prime p = { hist, 0 };
 
