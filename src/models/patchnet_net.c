@@ -64,6 +64,7 @@ struct worker {
 	ss_layer fc1, relu1, drop, fc2, loss;
 	ss_layer fx, fxr, fxd;  /* feature branch (cfg.features > 0) */
 	ss_layer lw;            /* wide path: features -> logit (cfg.wide) */
+	ss_layer hd;            /* dropout on the head's input */
 	ss_nn_arena *arena;
 	ss_rng rng;
 	float *g;               /* worker 0: the params' g */
@@ -77,6 +78,7 @@ struct worker {
 	float *msg_e;
 	struct side s[2];
 	float *feat, *h1, *h1r, *h1d, *z, *prob;
+	float *featd;           /* feat after the head's input dropout, or feat */
 	ss_csr fcsr;            /* the batch's features, rows first .. first + n */
 	float *fx_y, *fx_r;     /* [n][feat_hidden] before and after ReLU */
 	float *fx_d;            /* after dropout: the head's input */
@@ -408,6 +410,7 @@ static int build(ss_patchnet_net *net)
 	}
 	if ((rc = ss_layer_dense(&w->fc1, net->p, &rng, head_in(cfg), cfg->hidden, SS_INIT_HE)))
 		return rc;
+	ss_layer_dropout(&w->hd, head_in(cfg), cfg->head_dropout);
 	ss_layer_relu(&w->relu1, cfg->hidden);
 	ss_layer_dropout(&w->drop, cfg->hidden, cfg->dropout);
 	if ((rc = ss_layer_dense(&w->fc2, net->p, &rng, cfg->hidden, 1, SS_INIT_XAVIER)))
@@ -759,7 +762,15 @@ static int worker_forward(const ss_patchnet_net *net, struct worker *w,
 	ss_nn_concat_forward(w->feat, n, nparts, parts, dims);
 	w->loss.target = b->label + first;
 	w->loss.weight = w->weight;
-	if ((rc = ss_layer_forward(&w->fc1, &c, n, w->feat, w->h1)) ||
+	w->featd = w->feat;
+	if (train && cfg->head_dropout > 0.0f) {
+		w->featd = ss_nn_arena_floats(w->arena, (size_t)n * hin);
+		if (!w->featd)
+			return SS_ENOMEM;
+		if ((rc = ss_layer_forward(&w->hd, &c, n, w->feat, w->featd)))
+			return rc;
+	}
+	if ((rc = ss_layer_forward(&w->fc1, &c, n, w->featd, w->h1)) ||
 	    (rc = ss_layer_forward(&w->relu1, &c, n, w->h1, w->h1r)) ||
 	    (rc = ss_layer_forward(&w->drop, &c, n, w->h1r, w->h1d)) ||
 	    (rc = ss_layer_forward(&w->fc2, &c, n, w->h1d, w->z)))
@@ -835,12 +846,13 @@ static int worker_backward(const ss_patchnet_net *net, struct worker *w, float *
 	float *dh1r = ss_nn_arena_zeros(w->arena, (size_t)n * hid);
 	float *dh1 = ss_nn_arena_zeros(w->arena, (size_t)n * hid);
 	float *dfeat = dfeat_out ? dfeat_out : ss_nn_arena_zeros(w->arena, (size_t)n * hin);
+	float *dfeatd = w->featd == w->feat ? NULL : ss_nn_arena_zeros(w->arena, (size_t)n * hin);
 	float *dpart[4];
 	int dims[4] = { f2, f2, f2, cfg->feat_hidden };
 	float *dmsg_e;
 	int rc;
 
-	if (!dz || !dh1d || !dh1r || !dh1 || !dfeat)
+	if (!dz || !dh1d || !dh1r || !dh1 || !dfeat || (w->featd != w->feat && !dfeatd))
 		return SS_ENOMEM;
 	if (dfeat_out) {
 		for (int i = 0; i < n; i++)
@@ -854,7 +866,11 @@ static int worker_backward(const ss_patchnet_net *net, struct worker *w, float *
 	if ((rc = ss_layer_backward(&w->fc2, &c, n, w->h1d, w->z, dz, dh1d)) ||
 	    (rc = ss_layer_backward(&w->drop, &c, n, w->h1r, w->h1d, dh1d, dh1r)) ||
 	    (rc = ss_layer_backward(&w->relu1, &c, n, w->h1, w->h1r, dh1r, dh1)) ||
-	    (rc = ss_layer_backward(&w->fc1, &c, n, w->feat, w->h1, dh1, dfeat)))
+	    (rc = ss_layer_backward(&w->fc1, &c, n, w->featd, w->h1, dh1,
+				    w->featd == w->feat ? dfeat : dfeatd)))
+		return rc;
+	if (w->featd != w->feat &&
+	    (rc = ss_layer_backward(&w->hd, &c, n, w->feat, w->featd, dfeatd, dfeat)))
 		return rc;
 	if (dfeat_out)
 		return 0;

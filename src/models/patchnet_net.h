@@ -12,8 +12,9 @@
  *            the side:  max over all hunks of all files
  *   features (patchnet-feat only): the sparse commit features of linear
  *            and mlp -> dense feat_hidden + ReLU -> dropout
- *   head:    concat(message, removed, added[, features]) -> dense hidden
- *            + ReLU -> dropout -> dense 1 -> sigmoid, class-weighted BCE
+ *   head:    concat(message, removed, added[, features]) [-> dropout]
+ *            -> dense hidden + ReLU -> dropout -> dense 1 [+ wide path]
+ *            -> sigmoid, class-weighted BCE
  * Max before ReLU equals ReLU before max and costs a conv output less.
  * Convolutions are "valid"; a sequence shorter than the width still gives
  * one window (the rest of it is padding, which embeds to zeros).
@@ -70,10 +71,11 @@ typedef struct ss_patchnet_config {
 	int feat_hidden;    /* 32: ReLU units the features pass through */
 	float feat_dropout; /* 0: dropout on those units (training only) */
 	int wide;           /* 0: also a linear path from the features to the logit */
+	float head_dropout; /* 0: dropout on the head's input (training only) */
 } ss_patchnet_config;
 
 #define SS_PATCHNET_CONFIG_INIT { 0, 0, 512, 2, 5, 8, 32, 32, 32, 128, 0.5f, \
-	1e-3f, 1e-5f, 1, 1, 1, 0, 32, 0.0f, 0 }
+	1e-3f, 1e-5f, 1, 1, 1, 0, 32, 0.0f, 0, 0.0f }
 
 /* Sides of the code, and the feature branch in explanations. */
 enum { SS_PATCHNET_REMOVED = 0, SS_PATCHNET_ADDED = 1, SS_PATCHNET_FEATURES = 2 };
