@@ -206,6 +206,7 @@ static void test_gradcheck_network_features(void **state)
 	cfg.feat_hidden = 4;
 	cfg.feat_dropout = 0.25f;
 	cfg.wide = 1;
+	cfg.head_dropout = 0.2f;
 	assert_int_equal(ss_patchnet_net_new(&net, &cfg), 0);
 	assert_int_equal(ss_patchnet_net_new(&pnet, &plain), 0);
 	/* the branch: 17 x 4 weights and 4 biases, 4 more inputs to fc1, and
