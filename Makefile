@@ -48,7 +48,7 @@ $(BUILD)/%.o: %.c $(shell find src -name '*.h')
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SS_CFLAGS) $(PKG_CFLAGS) -DSS_VERSION='"$(VERSION)"' -c -o $@ $<
 
-$(BUILD)/tests/%: tests/%.c tests/testutil.h $(BUILD)/libstablesel.a
+$(BUILD)/tests/%: tests/%.c tests/testutil.h tests/testcommit.h $(BUILD)/libstablesel.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SS_CFLAGS) $(PKG_CFLAGS) -Itests -o $@ $< $(BUILD)/libstablesel.a $(LIBS) $(TEST_LIBS) $(LDFLAGS)
 
