@@ -24,10 +24,7 @@
 #include "models/model.h"
 #include "util/error.h"
 
-/* ---- hand-made commits (built as a source builds them) ---------------- */
-
 #include "testcommit.h"
-
 
 /* ---- a synthetic history ---------------------------------------------- */
 
