@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "models/options.h"
+#include "rank/rank.h"
 #include "source/source.h"
 
 #define SS_EXIT_BADINPUT 1
@@ -92,6 +93,43 @@ typedef struct {
 int cli_releases_arg(cli_releases *r, const char *arg, const char *val);
 void cli_releases_load(const cli_releases *r, struct ss_history *h, const char *repo,
 		       const char *usage);
+
+/*
+ * What rank and report share (cmd/ranking.c): the model (--model, else
+ * the built-in one), --history, --since, --releases/--release-tags,
+ * selection (--top, --min-score, --budget, --min-age, --now,
+ * --untagged-only), --threshold, and the checks against --policy,
+ * --stable and --labels.  Use: cli_ranking_init(); for each option
+ * cli_ranking_flag() (options without a value) or cli_ranking_arg() (1 when
+ * consumed); cli_ranking_load() (dies on error); set what the command
+ * needs in ko (keep, precedents...); cli_ranking_run() streams --history
+ * then the sources through the ranking and selects; write from r;
+ * cli_ranking_free().
+ */
+typedef struct {
+	ss_ranker_options ko;
+	ss_rank_select so;
+	const char *model, *policy_file, *stable, *labels_file, *label_column;
+	const char *history[32];
+	int nhistory;
+	cli_releases rel;
+	int64_t since;          /* 0: none */
+	/* loaded and made, owned until cli_ranking_free() */
+	ss_model *m;
+	ss_policy *policy;
+	ss_label *label;
+	ss_labels *labels;
+	ss_history *hist;
+	ss_ranking *r;
+} cli_ranking;
+
+void cli_ranking_init(cli_ranking *k);
+int cli_ranking_flag(cli_ranking *k, const char *arg);
+int cli_ranking_arg(cli_ranking *k, const char *arg, const char *val, const char *usage);
+void cli_ranking_load(cli_ranking *k);
+void cli_ranking_run(cli_ranking *k, cli_source_args *src, const char **specs, int nspecs,
+		     const char *usage);
+void cli_ranking_free(cli_ranking *k);
 
 /* Parse a non-negative integer option value or usage_die. */
 long cli_parse_long(const char *usage, const char *opt, const char *v);

@@ -33,51 +33,22 @@ static const char usage[] =
 	"                 [--min-age DAYS] [--now DATE] [--untagged-only] [--top N] [--min-score P]\n"
 	"                 [--budget N] [--threshold T] [--diffs N] [--diff-lines N] [--title TEXT]";
 
-struct report_ctx {
-	ss_history *hist;
-	ss_ranking *r;
-	size_t n;
-	int64_t since;
-};
-
-static int report_one(ss_commit *c, void *data)
-{
-	struct report_ctx *x = data;
-	int history_only = x->since && c->author.time < x->since;
-
-	if (ss_ranking_feed(x->r, c, x->hist, history_only))
-		die("cannot rank %s: %s", c->id, ss_error_last());
-	if (ss_history_add(x->hist, c))
-		die("out of memory");
-	ss_commit_free(c);
-	progress("reading commits", ++x->n, 0);
-	return 0;
-}
-
 int cmd_report(int argc, const char **argv)
 {
-	ss_ranker_options ko = SS_RANKER_OPTIONS_INIT;
-	ss_rank_select so = SS_RANK_SELECT_INIT;
 	ss_report_options ro = SS_REPORT_OPTIONS_INIT;
-	const char *specs[256], *history[32], *model = NULL, *output = NULL;
-	const char *policy_file = NULL, *stable = NULL, *labels_file = NULL, *label_column = NULL;
+	const char *specs[256], *output = NULL;
 	char sources[1024] = "";
-	int nspecs = 0, nhistory = 0, a;
-	struct report_ctx x;
+	int nspecs = 0, a;
 	cli_source_args src;
-	ss_policy *policy = NULL;
-	ss_label *label = NULL;
-	ss_labels *labels = NULL;
-	ss_model *m;
+	cli_ranking k;
 	ss_atomic *out;
-	cli_releases rel = { NULL, NULL };
 
-	memset(&x, 0, sizeof(x));
+	cli_ranking_init(&k);
 	cli_source_args_init(&src);
 	for (a = 1; a < argc; a++) {
 		const char *arg = argv[a], *val = a + 1 < argc ? argv[a + 1] : NULL;
 
-		if (cli_source_arg(&src, argc, argv, &a, usage))
+		if (cli_source_arg(&src, argc, argv, &a, usage) || cli_ranking_flag(&k, arg))
 			continue;
 		if (!strcmp(arg, "-h") || !strcmp(arg, "--help"))
 			usage_die(usage, NULL);
@@ -89,109 +60,37 @@ int cmd_report(int argc, const char **argv)
 				 nspecs > 1 ? " " : "", arg);
 			continue;
 		}
-		if (!strcmp(arg, "--untagged-only")) {
-			so.untagged_only = 1;
-			continue;
-		}
 		if (!val)
 			usage_die(usage, "unknown option '%s' or missing value", arg);
 		a++;
-		if (cli_releases_arg(&rel, arg, val)) {
+		if (cli_ranking_arg(&k, arg, val, usage))
 			continue;
-		} else if (!strcmp(arg, "--model")) {
-			model = val;
-		} else if (!strcmp(arg, "--history")) {
-			if (nhistory == 32)
-				usage_die(usage, "too many --history sources");
-			history[nhistory++] = val;
-		} else if (!strcmp(arg, "--since")) {
-			if (ss_parse_date(&x.since, val))
-				usage_die(usage, "--since wants YYYY-MM-DD, not '%s'", val);
-		} else if (!strcmp(arg, "--now")) {
-			if (ss_parse_date(&so.now, val))
-				usage_die(usage, "--now wants YYYY-MM-DD, not '%s'", val);
-		} else if (!strcmp(arg, "--top")) {
-			so.top = (size_t)cli_parse_long(usage, arg, val);
-		} else if (!strcmp(arg, "--min-score")) {
-			so.min_score = cli_parse_double(usage, arg, val);
-		} else if (!strcmp(arg, "--budget")) {
-			so.budget = (size_t)cli_parse_long(usage, arg, val);
-		} else if (!strcmp(arg, "--min-age")) {
-			so.min_age_days = cli_parse_double(usage, arg, val);
-		} else if (!strcmp(arg, "--threshold")) {
-			ko.threshold = cli_parse_double(usage, arg, val);
-		} else if (!strcmp(arg, "--diffs")) {
+		if (!strcmp(arg, "--diffs"))
 			ro.diffs = (size_t)cli_parse_long(usage, arg, val);
-		} else if (!strcmp(arg, "--diff-lines")) {
-			ko.diff_cap = (size_t)cli_parse_long(usage, arg, val);
-		} else if (!strcmp(arg, "--title")) {
+		else if (!strcmp(arg, "--diff-lines"))
+			k.ko.diff_cap = (size_t)cli_parse_long(usage, arg, val);
+		else if (!strcmp(arg, "--title"))
 			ro.title = val;
-		} else if (!strcmp(arg, "--policy")) {
-			policy_file = val;
-		} else if (!strcmp(arg, "--stable")) {
-			stable = val;
-		} else if (!strcmp(arg, "--labels")) {
-			labels_file = val;
-		} else if (!strcmp(arg, "--label-column")) {
-			label_column = val;
-		} else if (!strcmp(arg, "-o") || !strcmp(arg, "--output")) {
+		else if (!strcmp(arg, "-o") || !strcmp(arg, "--output"))
 			output = val;
-		} else {
+		else
 			usage_die(usage, "unknown option '%s'", arg);
-		}
 	}
 	if (!output)
 		usage_die(usage, "name the page with -o FILE.html");
-	if (model ? ss_model_load(&m, model) : ss_model_load_default(&m))
-		die("%s", ss_error_last());
-	if (policy_file && ss_policy_load(&policy, policy_file))
-		die("%s", ss_error_last());
-	if (labels_file && ss_labels_from_tsv(&labels, labels_file, label_column))
-		die("%s", ss_error_last());
-	if (stable) {
-		ss_label_options lo = SS_LABEL_OPTIONS_INIT;
-		size_t skipped = 0;
-
-		if (ss_label_new(&label, &lo) || ss_label_read(label, stable, &skipped))
-			die("cannot read stable tree '%s': %s", stable, ss_error_last());
-		if (skipped)
-			warning("%zu malformed mails skipped in '%s'", skipped, stable);
-	}
-	ko.keep = SS_RANK_KEEP_DETAILS;
-	ko.explain_all = 1;
-	ko.policy = policy;
-	ko.stable = label;
-	ko.labels = labels;
+	cli_ranking_load(&k);
+	k.ko.keep = SS_RANK_KEEP_DETAILS;
+	k.ko.explain_all = 1;
 	ro.sources = nspecs ? sources : src.repo;
-	if (ss_history_new(&x.hist) || ss_ranking_new(&x.r, m, &ko))
-		die("out of memory");
-	cli_releases_load(&rel, x.hist, src.repo, usage);
-	if (nhistory) {
-		cli_source_args hsrc = src;
-		int64_t since = x.since;
-
-		hsrc.opts.revs = hsrc.revs;
-		/* every history commit is history, whatever its date */
-		x.since = INT64_MAX;
-		cli_for_each_commit(&hsrc, history, nhistory, report_one, &x);
-		x.since = since;
-	}
-	cli_for_each_commit(&src, specs, nspecs, report_one, &x);
-	progress_done();
-	ss_ranking_select(x.r, &so);
+	cli_ranking_run(&k, &src, specs, nspecs, usage);
 	if (ss_atomic_open(&out, output))
 		die("%s", ss_error_last());
-	if (ss_report_write(ss_atomic_file(out), x.r, m, &ro)) {
+	if (ss_report_write(ss_atomic_file(out), k.r, k.m, &ro)) {
 		ss_atomic_abort(out);
 		die("%s", ss_error_last());
 	}
 	if (ss_atomic_commit(out))
 		die("%s", ss_error_last());
-	ss_ranking_free(x.r);
-	ss_history_free(x.hist);
-	ss_policy_free(policy);
-	ss_labels_free(labels);
-	ss_label_free(label);
-	ss_model_free(m);
+	cli_ranking_free(&k);
 	return 0;
 }

@@ -1,0 +1,145 @@
+/*
+ * ranking.c - what "stablesel rank" and "stablesel report" share: their
+ * common options, loading the model and the stable-tree checks, and
+ * streaming history and commits through one ss_ranking (see cli.h).
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commit/label.h"
+#include "eval/eval.h"
+#include "eval/labels.h"
+#include "features/history.h"
+#include "rank/policy.h"
+#include "util/error.h"
+
+void cli_ranking_init(cli_ranking *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->ko = (ss_ranker_options)SS_RANKER_OPTIONS_INIT;
+	k->so = (ss_rank_select)SS_RANK_SELECT_INIT;
+}
+
+int cli_ranking_flag(cli_ranking *k, const char *arg)
+{
+	if (strcmp(arg, "--untagged-only"))
+		return 0;
+	k->so.untagged_only = 1;
+	return 1;
+}
+
+int cli_ranking_arg(cli_ranking *k, const char *arg, const char *val, const char *usage)
+{
+	if (cli_releases_arg(&k->rel, arg, val))
+		return 1;
+	if (!strcmp(arg, "--model")) {
+		k->model = val;
+	} else if (!strcmp(arg, "--history")) {
+		if (k->nhistory == (int)(sizeof(k->history) / sizeof(k->history[0])))
+			usage_die(usage, "too many --history sources");
+		k->history[k->nhistory++] = val;
+	} else if (!strcmp(arg, "--since")) {
+		if (ss_parse_date(&k->since, val))
+			usage_die(usage, "--since wants YYYY-MM-DD, not '%s'", val);
+	} else if (!strcmp(arg, "--now")) {
+		if (ss_parse_date(&k->so.now, val))
+			usage_die(usage, "--now wants YYYY-MM-DD, not '%s'", val);
+	} else if (!strcmp(arg, "--top")) {
+		k->so.top = (size_t)cli_parse_long(usage, arg, val);
+	} else if (!strcmp(arg, "--min-score")) {
+		k->so.min_score = cli_parse_double(usage, arg, val);
+	} else if (!strcmp(arg, "--budget")) {
+		k->so.budget = (size_t)cli_parse_long(usage, arg, val);
+	} else if (!strcmp(arg, "--min-age")) {
+		k->so.min_age_days = cli_parse_double(usage, arg, val);
+	} else if (!strcmp(arg, "--threshold")) {
+		k->ko.threshold = cli_parse_double(usage, arg, val);
+	} else if (!strcmp(arg, "--policy")) {
+		k->policy_file = val;
+	} else if (!strcmp(arg, "--stable")) {
+		k->stable = val;
+	} else if (!strcmp(arg, "--labels")) {
+		k->labels_file = val;
+	} else if (!strcmp(arg, "--label-column")) {
+		k->label_column = val;
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
+void cli_ranking_load(cli_ranking *k)
+{
+	if (k->model ? ss_model_load(&k->m, k->model) : ss_model_load_default(&k->m))
+		die("%s", ss_error_last());
+	if (k->policy_file && ss_policy_load(&k->policy, k->policy_file))
+		die("%s", ss_error_last());
+	if (k->labels_file && ss_labels_from_tsv(&k->labels, k->labels_file, k->label_column))
+		die("%s", ss_error_last());
+	if (k->stable) {
+		ss_label_options lo = SS_LABEL_OPTIONS_INIT;
+		size_t skipped = 0;
+
+		if (ss_label_new(&k->label, &lo) || ss_label_read(k->label, k->stable, &skipped))
+			die("cannot read stable tree '%s': %s", k->stable, ss_error_last());
+		if (skipped)
+			warning("%zu malformed mails skipped in '%s'", skipped, k->stable);
+	}
+	k->ko.policy = k->policy;
+	k->ko.stable = k->label;
+	k->ko.labels = k->labels;
+}
+
+struct feed {
+	cli_ranking *k;
+	int64_t since;      /* commits authored before it are history only */
+	const char *what;   /* progress label */
+	size_t n;
+};
+
+static int feed_one(ss_commit *c, void *data)
+{
+	struct feed *f = data;
+	int history_only = f->since && c->author.time < f->since;
+
+	if (ss_ranking_feed(f->k->r, c, f->k->hist, history_only))
+		die("cannot rank %s: %s", c->id, ss_error_last());
+	if (ss_history_add(f->k->hist, c))
+		die("out of memory");
+	ss_commit_free(c);
+	progress(f->what, ++f->n, 0);
+	return 0;
+}
+
+void cli_ranking_run(cli_ranking *k, cli_source_args *src, const char **specs, int nspecs,
+		     const char *usage)
+{
+	struct feed f = { k, INT64_MAX, "reading history", 0 };
+
+	if (ss_history_new(&k->hist) || ss_ranking_new(&k->r, k->m, &k->ko))
+		die("out of memory");
+	cli_releases_load(&k->rel, k->hist, src->repo, usage);
+	if (k->nhistory) {
+		cli_source_args hsrc = *src;
+
+		/* every history commit is history, whatever its date */
+		hsrc.opts.revs = hsrc.revs;
+		cli_for_each_commit(&hsrc, k->history, k->nhistory, feed_one, &f);
+	}
+	f = (struct feed){ k, k->since, "ranking commits", 0 };
+	cli_for_each_commit(src, specs, nspecs, feed_one, &f);
+	progress_done();
+	ss_ranking_select(k->r, &k->so);
+}
+
+void cli_ranking_free(cli_ranking *k)
+{
+	ss_ranking_free(k->r);
+	ss_history_free(k->hist);
+	ss_policy_free(k->policy);
+	ss_labels_free(k->labels);
+	ss_label_free(k->label);
+	ss_model_free(k->m);
+	memset(k, 0, sizeof(*k));
+}
