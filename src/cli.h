@@ -95,6 +95,20 @@ void cli_releases_load(const cli_releases *r, struct ss_history *h, const char *
 		       const char *usage);
 
 /*
+ * What train and eval share besides cli_train_arg():
+ * cli_log_line() is a model log function printing "ud: msg" (ud the
+ * command's name); cli_load_labels() reads --labels FILE [--label-column]
+ * or the --stable sources (dies on error, warns of skipped mails);
+ * cli_dataset_history() gives the dataset's history the releases and the
+ * --history commits before any commit is added.
+ */
+void cli_log_line(void *ud, const char *msg);
+ss_labels *cli_load_labels(const char *path, const char *column, const char **stable,
+			   int nstable);
+void cli_dataset_history(ss_dataset *d, const cli_releases *rel, cli_source_args *src,
+			 const char **specs, int nspecs, const char *usage);
+
+/*
  * What rank and report share (cmd/ranking.c): the model (--model, else
  * the built-in one), --history, --since, --releases/--release-tags,
  * selection (--top, --min-score, --budget, --min-age, --now,

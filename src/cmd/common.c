@@ -6,7 +6,9 @@
 #include <string.h>
 
 #include "cli.h"
+#include "eval/labels.h"
 #include "features/history.h"
+#include "models/dataset.h"
 #include "util/error.h"
 
 void cli_source_args_init(cli_source_args *a)
@@ -94,6 +96,64 @@ void cli_releases_load(const cli_releases *r, ss_history *h, const char *repo, c
 		usage_die(usage, "--release-tags needs --repo PATH");
 	if ((r->file || r->tags) && ss_history_load_releases(h, r->file, repo, r->tags))
 		die("%s", ss_error_last());
+}
+
+void cli_log_line(void *ud, const char *msg)
+{
+	progress_done();
+	fprintf(stderr, "%s: %s\n", (const char *)ud, msg);
+}
+
+ss_labels *cli_load_labels(const char *path, const char *column, const char **stable,
+			   int nstable)
+{
+	ss_labels *labels = NULL;
+	size_t skipped = 0;
+
+	if (path && ss_labels_from_tsv(&labels, path, column))
+		die("%s", ss_error_last());
+	if (nstable) {
+		if (ss_labels_from_stable(&labels, stable, (size_t)nstable, &skipped))
+			die("%s", ss_error_last());
+		if (skipped)
+			warning("%zu malformed stable messages skipped", skipped);
+	}
+	return labels;
+}
+
+/* --history: commits that are only the past of the sources */
+struct prime {
+	ss_history *hist;
+	int rc;
+};
+
+static int prime_history(ss_commit *c, void *data)
+{
+	struct prime *p = data;
+
+	p->rc = ss_history_add(p->hist, c);
+	ss_commit_free(c);
+	return p->rc;
+}
+
+void cli_dataset_history(ss_dataset *d, const cli_releases *rel, cli_source_args *src,
+			 const char **specs, int nspecs, const char *usage)
+{
+	/* the dataset owns its history and hands it out read-only; it is
+	 * filled here, before any commit, as the past they are featurized
+	 * against */
+	ss_history *hist = (ss_history *)ss_dataset_history(d);
+	int a;
+
+	cli_releases_load(rel, hist, src->repo, usage);
+	for (a = 0; a < nspecs; a++) {
+		struct prime p = { hist, 0 };
+
+		if (cli_for_each_commit(src, &specs[a], 1, prime_history, &p) == 0)
+			warning("--history %s holds no commits", specs[a]);
+		if (p.rc)
+			die("cannot read --history %s: %s", specs[a], ss_error_last());
+	}
 }
 
 int cli_train_arg(cli_train_args *t, cli_source_args *src, int argc, const char **argv,

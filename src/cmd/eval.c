@@ -30,28 +30,6 @@ static const char usage[] =
 	"               [training options]\n"
 	"training options: ";
 
-/* --history: commits that are only the past of the sources */
-struct prime {
-	ss_history *hist;
-	int rc;
-};
-
-static int prime_history(ss_commit *c, void *data)
-{
-	struct prime *p = data;
-
-	p->rc = ss_history_add(p->hist, c);
-	ss_commit_free(c);
-	return p->rc;
-}
-
-static void log_line(void *ud, const char *msg)
-{
-	(void)ud;
-	progress_done();
-	fprintf(stderr, "eval: %s\n", msg);
-}
-
 static void score_row(void *ud, const ss_example *e, ss_model_kind kind, float score,
 		      int decision)
 {
@@ -97,7 +75,6 @@ int cmd_eval(int argc, const char **argv)
 	const char *hist_specs[32];
 	cli_releases rel = { NULL, NULL };
 	int nhist = 0, no_history = 0;
-	ss_history *hist;
 	char full_usage[2048];
 	cli_train_args targs;
 	int nspecs = 0, ntrain = 0, ntest = 0, nstable = 0, settle = 0, verbose = 0, a;
@@ -178,37 +155,18 @@ int cmd_eval(int argc, const char **argv)
 		usage_die(full_usage, "--release-tags needs --repo PATH");
 	if (no_history)
 		fo.groups &= ~(uint32_t)SS_FG_HISTORY;
-	if (verbose)
-		o.log = log_line;
-
-	if (labels_path && ss_labels_from_tsv(&labels, labels_path, column))
-		die("%s", ss_error_last());
-	if (nstable) {
-		size_t skipped = 0;
-
-		if (ss_labels_from_stable(&labels, stable, (size_t)nstable, &skipped))
-			die("%s", ss_error_last());
-		if (skipped)
-			warning("%zu malformed stable messages skipped", skipped);
+	if (verbose) {
+		o.log = cli_log_line;
+		o.log_ud = (void *)"eval";
 	}
+
+	labels = cli_load_labels(labels_path, column, stable, nstable);
 	if (ss_dataset_new(&d, &fo))
 		die("%s", ss_error_last());
 	for (k = 0; k < nkinds; k++)
 		if (ss_model_prepare_dataset(kinds[k], d))
 			die("%s", ss_error_last());
-	/* the dataset's history is the past each commit is featurized
-	 * against: give it the releases and older commits first (the cast:
-	 * the dataset owns the history and only hands it out read-only) */
-	hist = (ss_history *)ss_dataset_history(d);
-	cli_releases_load(&rel, hist, src.repo, full_usage);
-	for (a = 0; a < nhist; a++) {
-		struct prime p = { hist, 0 };
-
-		if (cli_for_each_commit(&src, &hist_specs[a], 1, prime_history, &p) == 0)
-			warning("--history %s holds no commits", hist_specs[a]);
-		if (p.rc)
-			die("cannot read --history %s: %s", hist_specs[a], ss_error_last());
-	}
+	cli_dataset_history(d, &rel, &src, hist_specs, nhist, full_usage);
 	memset(&sink, 0, sizeof(sink));
 	sink.d = d;
 	sink.labels = labels;
