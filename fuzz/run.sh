@@ -31,7 +31,7 @@ for t in $targets; do
 	mkdir -p build-fuzz/corpus/$t build-fuzz/artifacts/$t build-fuzz/seeds/$t
 	# every regression input must now pass
 	if [ -d fuzz/regressions/$t ] && [ -n "$(ls fuzz/regressions/$t)" ]; then
-		if ! "$f" -runs=0 -artifact_prefix=build-fuzz/$t.regress- fuzz/regressions/$t \
+		if ! "$f" -runs=0 -timeout=10 -artifact_prefix=build-fuzz/$t.regress- fuzz/regressions/$t \
 		    >build-fuzz/$t.regress.log 2>&1; then
 			echo "run.sh: $t: a regression input fails (build-fuzz/$t.regress.log)"
 			fail=1

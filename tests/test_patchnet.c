@@ -213,6 +213,9 @@ static void test_gradcheck_network_features(void **state)
 	 * the wide path's 17 weights and bias */
 	assert_int_equal(ss_patchnet_net_params(net)->n,
 			 ss_patchnet_net_params(pnet)->n + 17 * 4 + 4 + 4 * cfg.hidden + 17 + 1);
+	/* the loader's count, made without the network, is the same */
+	assert_true(ss_patchnet_net_nparams(&cfg) == (double)ss_patchnet_net_params(net)->n);
+	assert_true(ss_patchnet_net_nparams(&plain) == (double)ss_patchnet_net_params(pnet)->n);
 	assert_int_equal(ss_patchnet_batch_new(&b, &cfg, 4), 0);
 	ss_rng_seed(&rng, 31);
 	fill_random(b, &cfg, 4, &rng);
@@ -740,6 +743,46 @@ static void test_feat_kind(void **state)
 	free(dir);
 }
 
+/*
+ * FIXED (fuzz finding 12): a patchnet header with huge sizes and no
+ * weights behind it is refused before the network is made; it used to
+ * allocate and initialise the weights first (20 s, gigabytes).
+ */
+static void test_load_huge_shape(void **state)
+{
+	ss_strbuf buf = SS_STRBUF_INIT;
+	ss_wbuf w = { &buf, 0 };
+	ss_rbuf r;
+	ss_model *m = calloc(1, sizeof(*m));
+
+	(void)state;
+	assert_non_null(m);
+	m->kind = SS_MODEL_PATCHNET;
+	m->ops = &ss_patchnet_ops;
+	/* msg_len files hunks lines tokens embed filters hidden dropout epochs */
+	ss_w_u32(&w, 512);
+	ss_w_u32(&w, 2);
+	ss_w_u32(&w, 5);
+	ss_w_u32(&w, 8);
+	ss_w_u32(&w, 32);
+	ss_w_u32(&w, 4096);
+	ss_w_u32(&w, 4096);
+	ss_w_u32(&w, 65536);
+	ss_w_f32(&w, 0.5f);
+	ss_w_u32(&w, 1);
+	ss_w_u32(&w, 0);      /* empty vocabularies */
+	ss_w_u32(&w, 0);
+	ss_w_u64(&w, 100);
+	for (int i = 0; i < 100; i++)
+		ss_w_f32(&w, 0.0f);
+	assert_int_equal(w.err, 0);
+	r = (ss_rbuf){ (const unsigned char *)buf.buf, (const unsigned char *)buf.buf + buf.len, 0, 0 };
+	assert_int_equal(ss_patchnet_ops.load(m, &r), SS_EINVALID);
+	assert_non_null(strstr(ss_error_last(), "weights in"));
+	pn_free_model(m);
+	ss_strbuf_release(&buf);
+}
+
 /* ---- real commits ------------------------------------------------------ */
 
 /* The first 200 DPDK commits (v16.11 on), labelled by in_stable: a model
@@ -837,6 +880,7 @@ int main(void)
 		cmocka_unit_test(test_learns_and_explains),
 		cmocka_unit_test(test_model_kind),
 		cmocka_unit_test(test_feat_kind),
+		cmocka_unit_test(test_load_huge_shape),
 		cmocka_unit_test(test_overfit_real),
 	};
 

@@ -1147,6 +1147,12 @@ static int pn_load(ss_model *m, ss_rbuf *r)
 		return rc;
 	c->msg_vocab = (int)ss_strmap_count(pm->msg_vocab) + MSG_RESERVED;
 	c->code_vocab = (int)ss_strmap_count(pm->code_vocab) + CODE_RESERVED;
+	/* the shape must fit the floats the file still holds before any is
+	 * allocated: a corrupt shape would otherwise make (and initialise)
+	 * gigabytes of weights first (fuzz finding 12) */
+	if (ss_patchnet_net_nparams(c) * 4.0 + 8.0 > (double)(r->end - r->p))
+		return ss_error_code(SS_EINVALID, "patchnet of %.0f weights in %zu bytes",
+				     ss_patchnet_net_nparams(c), (size_t)(r->end - r->p));
 	if ((rc = ss_patchnet_net_new(&pm->net, c)))
 		return rc;
 	p = ss_patchnet_net_params(pm->net);

@@ -382,6 +382,27 @@ static int head_in(const ss_patchnet_config *cfg)
 	return 6 * cfg->filters + (cfg->features > 0 ? cfg->feat_hidden : 0);
 }
 
+/* Must follow build() (test_patchnet compares the two). */
+double ss_patchnet_net_nparams(const ss_patchnet_config *cfg)
+{
+	double e = cfg->embed, f = cfg->filters, f2 = 2.0 * f, n;
+	/* conv widths 1 and 2 over in channels, with biases */
+#define CBLOCK(in) (f * (1.0 * (in)) + f + f * (2.0 * (in)) + f)
+
+	n = ((double)cfg->msg_vocab + cfg->code_vocab) * e + CBLOCK(e) +
+	    2.0 * (CBLOCK(e) + CBLOCK(f2));
+#undef CBLOCK
+	if (cfg->features > 0) {
+		n += (double)cfg->features * cfg->feat_hidden + cfg->feat_hidden;
+		if (cfg->wide)
+			n += (double)cfg->features + 1.0;
+	}
+	n += ((double)6 * cfg->filters + (cfg->features > 0 ? cfg->feat_hidden : 0)) *
+		     cfg->hidden + cfg->hidden;
+	n += (double)cfg->hidden + 1.0;
+	return n;
+}
+
 static int build(ss_patchnet_net *net)
 {
 	const ss_patchnet_config *cfg = &net->cfg;

@@ -116,6 +116,14 @@ int ss_patchnet_batch_features(ss_patchnet_batch *b, int i, const int32_t *idx,
 
 typedef struct ss_patchnet_net ss_patchnet_net;
 
+/*
+ * The number of weights ss_patchnet_net_new() makes for cfg, computed
+ * without making them (in double: a corrupt model file's sizes may not
+ * fit a size_t), so that a loader can check the file holds that many
+ * floats before allocating and initialising them.
+ */
+double ss_patchnet_net_nparams(const ss_patchnet_config *cfg);
+
 /* A new network with initialised weights; cfg is copied. */
 int ss_patchnet_net_new(ss_patchnet_net **out, const ss_patchnet_config *cfg);
 void ss_patchnet_net_free(ss_patchnet_net *net);     /* NULL is a no-op */
