@@ -124,15 +124,38 @@ static double net_loss(void *ud, const float *w, float *gw, const float *x, floa
 	return loss;
 }
 
+/*
+ * The whole network's loss gradient on batch b against central
+ * differences, after nudging every weight: biases start at zero, and a
+ * hunk whose lines all ReLU to zero then pools exactly its bias, a kink
+ * right at the checked point.  Dozens of max-pools and ReLUs: a few
+ * weights sit within eps of a switch, where no finite difference is a
+ * derivative; those are counted and must stay rare.
+ */
+static void check_gradient(const char *what, ss_patchnet_net *net, ss_patchnet_batch *b,
+			   ss_rng *rng)
+{
+	ss_params *p = ss_patchnet_net_params(net);
+	ss_gradcheck_opts o = SS_GRADCHECK_OPTS_INIT;
+	ss_gradcheck_result r;
+	struct gc g = { net, b };
+
+	for (size_t k = 0; k < p->n; k++)
+		p->w[k] += 0.05f * ss_rng_normal(rng);
+	o.kink_tol = 1e-2;
+	assert_int_equal(ss_nn_gradcheck_full(&r, net_loss, &g, p->w, p->n, NULL, 0, &o), 0);
+	print_message("%s (%zu weights) max rel err %.2e over %zu, %zu at kinks\n", what, p->n,
+		      r.max_rel_err, r.checked, r.kinks);
+	assert_true(r.max_rel_err < 1e-2);
+	assert_true(r.kinks * 10 <= r.checked);
+}
+
 static void test_gradcheck_network(void **state)
 {
 	ss_patchnet_config cfg = tiny_config();
 	ss_patchnet_net *net;
 	ss_patchnet_batch *b;
 	ss_rng rng;
-	struct gc g;
-	ss_gradcheck_opts o = SS_GRADCHECK_OPTS_INIT;
-	ss_gradcheck_result r;
 	float prob[4];
 
 	(void)state;
@@ -140,22 +163,7 @@ static void test_gradcheck_network(void **state)
 	assert_int_equal(ss_patchnet_batch_new(&b, &cfg, 4), 0);
 	ss_rng_seed(&rng, 9);
 	fill_random(b, &cfg, 4, &rng);
-	/* biases start at zero, and a hunk whose lines all ReLU to zero then
-	 * pools exactly its bias: a kink right at the checked point */
-	for (size_t k = 0; k < ss_patchnet_net_params(net)->n; k++)
-		ss_patchnet_net_params(net)->w[k] += 0.05f * ss_rng_normal(&rng);
-	g.net = net;
-	g.b = b;
-	/* dozens of max-pools and ReLUs: a few weights sit within eps of a
-	 * switch, where no finite difference is a derivative; those are
-	 * counted and must stay rare */
-	o.kink_tol = 1e-2;
-	assert_int_equal(ss_nn_gradcheck_full(&r, net_loss, &g, ss_patchnet_net_params(net)->w,
-					      ss_patchnet_net_params(net)->n, NULL, 0, &o), 0);
-	print_message("patchnet (%zu weights) max rel err %.2e over %zu, %zu at kinks\n",
-		      ss_patchnet_net_params(net)->n, r.max_rel_err, r.checked, r.kinks);
-	assert_true(r.max_rel_err < 1e-2);
-	assert_true(r.kinks * 10 <= r.checked);
+	check_gradient("patchnet", net, b, &rng);
 	assert_int_equal(ss_patchnet_net_predict(net, b, prob), 0);
 	for (int i = 0; i < 4; i++)
 		assert_true(prob[i] > 0.0f && prob[i] < 1.0f);
@@ -196,9 +204,6 @@ static void test_gradcheck_network_features(void **state)
 	ss_patchnet_batch *b;
 	ss_patchnet_hit hits[64];
 	ss_rng rng;
-	struct gc g;
-	ss_gradcheck_opts o = SS_GRADCHECK_OPTS_INIT;
-	ss_gradcheck_result r;
 	int branch = 0;
 
 	(void)state;
@@ -220,17 +225,7 @@ static void test_gradcheck_network_features(void **state)
 	ss_rng_seed(&rng, 31);
 	fill_random(b, &cfg, 4, &rng);
 	fill_features(b, &cfg, &rng);
-	for (size_t k = 0; k < ss_patchnet_net_params(net)->n; k++)
-		ss_patchnet_net_params(net)->w[k] += 0.05f * ss_rng_normal(&rng);
-	g.net = net;
-	g.b = b;
-	o.kink_tol = 1e-2;
-	assert_int_equal(ss_nn_gradcheck_full(&r, net_loss, &g, ss_patchnet_net_params(net)->w,
-					      ss_patchnet_net_params(net)->n, NULL, 0, &o), 0);
-	print_message("patchnet-feat (%zu weights) max rel err %.2e over %zu, %zu at kinks\n",
-		      ss_patchnet_net_params(net)->n, r.max_rel_err, r.checked, r.kinks);
-	assert_true(r.max_rel_err < 1e-2);
-	assert_true(r.kinks * 10 <= r.checked);
+	check_gradient("patchnet-feat", net, b, &rng);
 
 	for (int i = 0; i < 4; i++) {
 		size_t n;

@@ -16,21 +16,12 @@
 #include "rank/rank.h"
 #include "util/error.h"
 
+/* A whole file, which must exist (testutil.h reads it). */
 static char *slurp(const char *path)
 {
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
+	char *buf = test_read_file(path, NULL);
 
-	assert_non_null(f);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc((size_t)n + 1);
 	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = '\0';
-	fclose(f);
 	return buf;
 }
 

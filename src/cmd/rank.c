@@ -17,12 +17,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "commit/label.h"
-#include "eval/eval.h"
-#include "eval/labels.h"
-#include "features/history.h"
-#include "models/model.h"
-#include "rank/policy.h"
 #include "rank/rank.h"
 #include "util/atomic.h"
 #include "util/error.h"

@@ -14,13 +14,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "commit/label.h"
-#include "eval/eval.h"
-#include "eval/labels.h"
-#include "features/history.h"
-#include "models/model.h"
 #include "out/report.h"
-#include "rank/policy.h"
 #include "rank/rank.h"
 #include "util/atomic.h"
 #include "util/error.h"

@@ -1173,34 +1173,15 @@ static size_t pn_nweights(const ss_model *m)
 	return pm && pm->net ? ss_patchnet_net_params(pm->net)->n : 0;
 }
 
+/* patchnet and patchnet-feat differ only in their kind (which feature_rows,
+ * direct_features, save and load look at) and in using the features. */
+#define PN_OPS(k, n, feat)                                                     \
+	{ .kind = (k), .name = (n), .uses_features = (feat), .train = pn_train,  \
+	  .score = pn_score, .score_commit = pn_score_commit, .explain = NULL,   \
+	  .prepare_dataset = pn_prepare_dataset, .save = pn_save, .load = pn_load, \
+	  .nweights = pn_nweights, .free = pn_free }
+
 /* The paper's network with one more branch: the commit features of linear
  * and mlp (history, metrics, words, paths, people) into the head. */
-const ss_model_ops ss_patchnet_feat_ops = {
-	.kind = SS_MODEL_PATCHNET_FEAT,
-	.name = "patchnet-feat",
-	.uses_features = 1,
-	.train = pn_train,
-	.score = pn_score,
-	.score_commit = pn_score_commit,
-	.explain = NULL,
-	.prepare_dataset = pn_prepare_dataset,
-	.save = pn_save,
-	.load = pn_load,
-	.nweights = pn_nweights,
-	.free = pn_free,
-};
-
-const ss_model_ops ss_patchnet_ops = {
-	.kind = SS_MODEL_PATCHNET,
-	.name = "patchnet",
-	.uses_features = 0,
-	.train = pn_train,
-	.score = pn_score,
-	.score_commit = pn_score_commit,
-	.explain = NULL,
-	.prepare_dataset = pn_prepare_dataset,
-	.save = pn_save,
-	.load = pn_load,
-	.nweights = pn_nweights,
-	.free = pn_free,
-};
+const ss_model_ops ss_patchnet_feat_ops = PN_OPS(SS_MODEL_PATCHNET_FEAT, "patchnet-feat", 1);
+const ss_model_ops ss_patchnet_ops = PN_OPS(SS_MODEL_PATCHNET, "patchnet", 0);
