@@ -195,9 +195,10 @@ static void fill_features(ss_patchnet_batch *b, const ss_patchnet_config *cfg, s
 	}
 }
 
-/* patchnet-feat's network: the feature branch's weights are checked with
- * the rest, and explanations credit the branch as one whole. */
-static void test_gradcheck_network_features(void **state)
+/* patchnet-feat's network (with the skip path of a warm start when
+ * skip): the feature branch's weights are checked with the rest, and
+ * explanations credit the branch as one whole. */
+static void check_features_net(int skip)
 {
 	ss_patchnet_config cfg = tiny_config(), plain = tiny_config();
 	ss_patchnet_net *net, *pnet;
@@ -206,18 +207,19 @@ static void test_gradcheck_network_features(void **state)
 	ss_rng rng;
 	int branch = 0;
 
-	(void)state;
 	cfg.features = 17;
 	cfg.feat_hidden = 4;
 	cfg.feat_dropout = 0.25f;
 	cfg.wide = 1;
 	cfg.head_dropout = 0.2f;
+	cfg.skip = skip;
 	assert_int_equal(ss_patchnet_net_new(&net, &cfg), 0);
 	assert_int_equal(ss_patchnet_net_new(&pnet, &plain), 0);
-	/* the branch: 17 x 4 weights and 4 biases, 4 more inputs to fc1, and
-	 * the wide path's 17 weights and bias */
+	/* the branch: 17 x 4 weights and 4 biases, 4 more inputs to fc1, the
+	 * wide path's 17 weights and bias, the skip path's 4 and bias */
 	assert_int_equal(ss_patchnet_net_params(net)->n,
-			 ss_patchnet_net_params(pnet)->n + 17 * 4 + 4 + 4 * cfg.hidden + 17 + 1);
+			 ss_patchnet_net_params(pnet)->n + 17 * 4 + 4 + 4 * cfg.hidden + 17 + 1 +
+				 (skip ? 4 + 1 : 0));
 	/* the loader's count, made without the network, is the same */
 	assert_true(ss_patchnet_net_nparams(&cfg) == (double)ss_patchnet_net_params(net)->n);
 	assert_true(ss_patchnet_net_nparams(&plain) == (double)ss_patchnet_net_params(pnet)->n);
@@ -225,7 +227,7 @@ static void test_gradcheck_network_features(void **state)
 	ss_rng_seed(&rng, 31);
 	fill_random(b, &cfg, 4, &rng);
 	fill_features(b, &cfg, &rng);
-	check_gradient("patchnet-feat", net, b, &rng);
+	check_gradient(skip ? "patchnet-feat, skip path" : "patchnet-feat", net, b, &rng);
 
 	for (int i = 0; i < 4; i++) {
 		size_t n;
@@ -285,6 +287,87 @@ static void test_gradcheck_network_features(void **state)
 	}
 	ss_patchnet_batch_free(b);
 	ss_patchnet_net_free(pnet);
+	ss_patchnet_net_free(net);
+}
+
+static void test_gradcheck_network_features(void **state)
+{
+	(void)state;
+	check_features_net(0);
+	check_features_net(1);
+}
+
+/* Where in w the n floats of block start (contiguous), or -1. */
+static long find_block(const float *w, size_t nw, const float *block, size_t n)
+{
+	for (size_t k = 0; k + n <= nw; k++)
+		if (!memcmp(w + k, block, n * sizeof(*w)))
+			return (long)k;
+	return -1;
+}
+
+/*
+ * A warm-started net scores as the mlp it copied: sigmoid(wo . relu(W1 x +
+ * b1) + bo), the head and the wide path silent.  Training then moves the
+ * head and the copied weights alike.
+ */
+static void test_warm_start(void **state)
+{
+	enum { F = 17, H = 4 };
+	ss_patchnet_config cfg = tiny_config();
+	ss_patchnet_net *net;
+	ss_patchnet_batch *b;
+	float w1[H * F], b1[H], wo[H], bo = -0.3f, prob[4], after[4];
+	ss_params *p;
+	ss_rng rng;
+
+	(void)state;
+	cfg.features = F;
+	cfg.feat_hidden = H;
+	cfg.wide = 1;
+	cfg.head_dropout = 0.2f;
+	ss_rng_seed(&rng, 5);
+	for (int k = 0; k < H * F; k++)
+		w1[k] = ss_rng_normal(&rng);
+	for (int o = 0; o < H; o++) {
+		b1[o] = 0.1f * ss_rng_normal(&rng);
+		wo[o] = ss_rng_normal(&rng);
+	}
+	/* no skip path: nothing to start */
+	assert_int_equal(ss_patchnet_net_new(&net, &cfg), 0);
+	assert_int_equal(ss_patchnet_net_warm_start(net, w1, b1, wo, bo), SS_EINVALID);
+	ss_patchnet_net_free(net);
+
+	cfg.skip = 1;
+	assert_int_equal(ss_patchnet_net_new(&net, &cfg), 0);
+	assert_int_equal(ss_patchnet_batch_new(&b, &cfg, 4), 0);
+	fill_random(b, &cfg, 4, &rng);
+	fill_features(b, &cfg, &rng);
+	assert_int_equal(ss_patchnet_net_warm_start(net, w1, b1, wo, bo), 0);
+	p = ss_patchnet_net_params(net);
+	assert_true(find_block(p->w, p->n, w1, H * F) >= 0);
+	assert_int_equal(ss_patchnet_net_predict(net, b, prob), 0);
+	for (int i = 0; i < 4; i++) {
+		double z = bo;
+
+		for (int o = 0; o < H; o++) {
+			double h = b1[o];
+
+			for (uint32_t k = 0; k < b->feat_n[i]; k++) {
+				size_t q = b->feat_off[i] + k;
+
+				h += (double)w1[o * F + b->feat_idx[q]] * b->feat_val[q];
+			}
+			z += (h > 0 ? h : 0) * wo[o];
+		}
+		assert_true(fabs(prob[i] - 1.0 / (1.0 + exp(-z))) < 1e-5);
+	}
+	for (int step = 0; step < 5; step++)
+		assert_int_equal(ss_patchnet_net_train_step(net, b, NULL), 0);
+	assert_int_equal(ss_patchnet_net_predict(net, b, after), 0);
+	assert_true(fabsf(after[0] - prob[0]) + fabsf(after[1] - prob[1]) > 1e-4f);
+	assert_true(find_block(p->w, p->n, w1, H * F) < 0);
+	ss_patchnet_batch_free(b);
 	ss_patchnet_net_free(net);
 }
 
@@ -664,7 +747,7 @@ static void test_model_kind(void **state)
  * the dataset path agrees with scoring one commit, and the feature branch
  * shows in explanations.
  */
-static void test_feat_kind(void **state)
+static void feat_kind(int warm)
 {
 	enum { N = 240 };
 	ss_feat_options fo = SS_FEAT_OPTIONS_INIT;
@@ -679,7 +762,6 @@ static void test_feat_kind(void **state)
 	ss_history *hist;
 	int branch = 0;
 
-	(void)state;
 	ss_rng_seed(&rng, 7);
 	assert_int_equal(ss_dataset_new(&d, &fo), 0);
 	/* both kinds in one dataset share the token store */
@@ -694,12 +776,28 @@ static void test_feat_kind(void **state)
 	}
 	o.epochs = 10;
 	o.threads = 2;
+	o.warm_start = warm;
 	assert_int_equal(ss_model_train(&m, SS_MODEL_PATCHNET_FEAT, d, idx, N, &o), 0);
-	print_message("patchnet-feat kind: %zu weights, %s, validation F1 %.3f\n",
+	print_message("patchnet-feat kind: %zu weights, %s, validation F1 %.3f PR-AUC %.4f\n",
 		      ss_model_nweights(m), ss_model_info_of(m)->params,
-		      ss_model_info_of(m)->val_f1);
+		      ss_model_info_of(m)->val_f1, ss_model_info_of(m)->val_pr_auc);
 	assert_non_null(strstr(ss_model_info_of(m)->params, "features="));
-	assert_true(ss_model_info_of(m)->val_f1 > 0.9);
+	/* a warm start's CNN joins late (its head starts at zero): fewer of
+	 * the planted lines are learnt in 10 epochs */
+	assert_true(ss_model_info_of(m)->val_f1 > (warm ? 0.8 : 0.9));
+	if (warm) {
+		/* it starts as the mlp of the same options and keeps it unless
+		 * an epoch does better on validation */
+		ss_model *mlp;
+
+		assert_non_null(strstr(ss_model_info_of(m)->params, "warm-start"));
+		assert_int_equal(ss_model_train(&mlp, SS_MODEL_MLP, d, idx, N, &o), 0);
+		print_message("mlp of the same options: validation PR-AUC %.4f\n",
+			      ss_model_info_of(mlp)->val_pr_auc);
+		assert_true(ss_model_info_of(m)->val_pr_auc >=
+			    ss_model_info_of(mlp)->val_pr_auc - 1e-6);
+		ss_model_free(mlp);
+	}
 	assert_int_equal(ss_model_score(score, m, d, idx, N), 0);
 	/* one commit at a time, with the commits before it as history (what
 	 * rank does) */
@@ -736,6 +834,13 @@ static void test_feat_kind(void **state)
 	unlink(path);
 	rmdir(dir);
 	free(dir);
+}
+
+static void test_feat_kind(void **state)
+{
+	(void)state;
+	feat_kind(0);
+	feat_kind(1);   /* warm-started from an mlp, skip path in the file */
 }
 
 /*
@@ -870,6 +975,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gradcheck_network),
 		cmocka_unit_test(test_gradcheck_network_features),
+		cmocka_unit_test(test_warm_start),
 		cmocka_unit_test(test_masks),
 		cmocka_unit_test(test_data_parallel_gradients),
 		cmocka_unit_test(test_learns_and_explains),

@@ -72,4 +72,18 @@ int ss_model_parallel(int nthreads, int (*fn)(void *arg, int t), void *arg);
 int ss_mlp_gradcheck(double *out, ss_model *m, const ss_dataset *d, const size_t *idx, size_t n,
 		     size_t max_coords);
 
+/*
+ * A trained or loaded mlp's weights, borrowed from m (valid while it
+ * lives): w1[h1][in], b1[h1], wo[h1], bo, the input scale.  SS_EINVALID
+ * when m is not an mlp of one hidden layer without a wide path (the shape
+ * patchnet-feat's branch can copy).
+ */
+typedef struct {
+	int in, h1;
+	const float *w1, *b1, *wo, *scale;
+	float bo;
+} ss_mlp_weights;
+
+int ss_mlp_get_weights(ss_mlp_weights *out, const ss_model *m);
+
 #endif

@@ -570,6 +570,19 @@ free_all:
 	return rc;
 }
 
+int ss_mlp_get_weights(ss_mlp_weights *out, const ss_model *m)
+{
+	const struct mlp *net = m->priv;
+	const float *w;
+
+	if (m->kind != SS_MODEL_MLP || !net || net->h2 || net->wide)
+		return ss_error_code(SS_EINVALID, "not an mlp of one hidden layer");
+	w = net->p->w;
+	*out = (ss_mlp_weights){ net->in, net->h1, w + net->l1.w_off, w + net->l1.b_off,
+				 w + net->lo.w_off, net->scale, w[net->lo.b_off] };
+	return 0;
+}
+
 static int mlp_score(const ss_model *m, const ss_dataset *d, const size_t *idx, size_t n,
 		     float *out)
 {

@@ -90,12 +90,14 @@ typedef struct {
 	int mlp_balance;      /* weight classes by inverse frequency (1) */
 	int wide;             /* add a linear input-to-logit path (0) */
 	float input_dropout;  /* drop this share of input features in training (0) */
+	/* patchnet-feat */
+	int warm_start;       /* start from a trained mlp: 1, 0, -1 kind default (-1) */
 	ss_model_log_fn log;  /* progress lines, may be NULL (NULL) */
 	void *log_ud;         /* passed to log (NULL) */
 } ss_train_options;
 
 #define SS_TRAIN_OPTIONS_INIT { SS_THRESH_F1, 0.0, 0.15, 1, 2, -1, 0.0, 0, \
-	32, 0, 0.5f, 1e-3f, 3e-3f, 30, 4, 128, 1, 0, 0.0f, NULL, NULL }
+	32, 0, 0.5f, 1e-3f, 3e-3f, 30, 4, 128, 1, 0, 0.0f, -1, NULL, NULL }
 
 /* What a model was trained on: stored in the file, shown by rank/eval. */
 typedef struct {

@@ -11,7 +11,7 @@ const char ss_train_options_usage[] =
 	"    [--seed N] [--threads N] [--refit|--no-refit] [--target-precision P|--target-recall R]\n"
 	"    [--C F] [--balance] [--hidden N] [--hidden2 N] [--dropout F] [--lr F]\n"
 	"    [--weight-decay F] [--epochs N] [--patience N] [--batch N] [--no-class-weights]\n"
-	"    [--wide|--no-wide] [--input-dropout F]";
+	"    [--wide|--no-wide] [--input-dropout F] [--warm-start|--no-warm-start]";
 
 static const struct {
 	const char *name;
@@ -102,6 +102,10 @@ int ss_train_option(ss_train_options *o, ss_feat_options *fo, const char *name,
 	}
 	if (!strcmp(name, "--no-wide")) {
 		o->wide = 0;
+		return 0;
+	}
+	if (!strcmp(name, "--warm-start") || !strcmp(name, "--no-warm-start")) {
+		o->warm_start = name[2] == 'w';
 		return 0;
 	}
 	if (!strcmp(name, "--input-dropout")) {

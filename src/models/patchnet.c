@@ -884,6 +884,14 @@ static int fit(struct pn_model *pm, const ss_dataset *d, const struct pn_store *
 		vlabel[i] = ss_dataset_example(d, val[i])->label;
 	memcpy(best_w, p->w, p->n * sizeof(*best_w));
 	pm->epochs = 0;
+	if (pm->cfg.skip && nval) {
+		/* warm-started: the untrained net is the mlp, and it stays
+		 * unless an epoch beats it on validation */
+		if ((rc = predict_examples(pm, s, r, rows, val, nval, val_score)))
+			goto free_all;
+		best = avg_precision(val_score, vlabel, nval);
+		ss_model_logf(o, "patchnet: epoch 0 loss - validation PR-AUC %.4f", best);
+	}
 	for (int e = 1; e <= o->epochs; e++) {
 		double loss = 0.0, bl;
 		size_t nb = 0;
@@ -950,6 +958,49 @@ free_all:
 	return rc;
 }
 
+/*
+ * Train mlp on the same split with the same options (one hidden layer of
+ * the branch's width, no wide path, no refit) and copy it into pm's net,
+ * whose head starts silent: the net scores as the mlp does before its
+ * first step.  The CNN then learns what the features miss, and fit()
+ * keeps the mlp when no epoch beats it on validation.
+ */
+static int warm_start(struct pn_model *pm, const ss_model *m, const ss_dataset *d,
+		      const size_t *fitx, size_t nfit, const size_t *val, size_t nval,
+		      const ss_train_options *o)
+{
+	ss_model mlp = { .kind = SS_MODEL_MLP, .ops = &ss_mlp_ops, .feat = m->feat };
+	ss_train_options mo = *o;
+	float *vs = malloc((nval ? nval : 1) * sizeof(*vs));
+	ss_mlp_weights mw;
+	int rc;
+
+	if (!vs)
+		return ss_error_code(SS_ENOMEM, "out of memory for a patchnet model");
+	mo.hidden = pm->cfg.feat_hidden;
+	mo.hidden2 = 0;
+	mo.wide = 0;
+	mo.refit = 0;
+	/* mlp reads the featurizer in place (borrowed from m, not freed) */
+	if ((rc = ss_mlp_ops.train(&mlp, d, fitx, nfit, val, nval, &mo, vs)) ||
+	    (rc = ss_mlp_get_weights(&mw, &mlp)))
+		goto free_mlp;
+	if (mw.in != pm->cfg.features || mw.h1 != pm->cfg.feat_hidden) {
+		rc = ss_error_code(SS_EINVALID, "mlp of %d -> %d cannot start a branch of %d -> %d",
+				   mw.in, mw.h1, pm->cfg.features, pm->cfg.feat_hidden);
+		goto free_mlp;
+	}
+	/* the same training rows give the same scale; take the mlp's own */
+	memcpy(pm->scale, mw.scale, sizeof(pm->scale));
+	rc = ss_patchnet_net_warm_start(pm->net, mw.w1, mw.b1, mw.wo, mw.bo);
+
+free_mlp:
+	if (mlp.priv)
+		ss_mlp_ops.free(&mlp);
+	free(vs);
+	return rc;
+}
+
 static int pn_train(ss_model *m, const ss_dataset *d, const size_t *fitx, size_t nfit,
 		    const size_t *val, size_t nval, const ss_train_options *o, float *val_score)
 {
@@ -1009,11 +1060,21 @@ static int pn_train(ss_model *m, const ss_dataset *d, const size_t *fitx, size_t
 		pm->cfg.head_dropout = 0.3f;
 		pm->cfg.features = (int)ss_featurizer_dim(&m->feat);
 		pm->cfg.feat_hidden = o->hidden > 0 ? o->hidden : 32;
-		if ((rc = ss_rows_fit_scale(pm->scale, &m->feat, d, fitx, nfit)) ||
-		    (rc = feature_rows(&rows, m, d)))
+		/* start from mlp trained on the same split (warm_start(); off
+		 * with --no-warm-start): mean validation PR-AUC of 3 seeds
+		 * 0.450 on tip (0.449 cold) and 0.924 on DPDK (0.923); the
+		 * CNN is kept only where it beats the features alone */
+		pm->cfg.skip = o->warm_start != 0;
+		if ((rc = ss_rows_fit_scale(pm->scale, &m->feat, d, fitx, nfit)))
 			return rc;
 	}
-	if ((rc = ss_patchnet_net_new(&pm->net, &pm->cfg)) || (rc = remap_build(&r, pm, s))) {
+	if ((rc = ss_patchnet_net_new(&pm->net, &pm->cfg)))
+		return rc;
+	if (pm->cfg.skip && (rc = warm_start(pm, m, d, fitx, nfit, val, nval, o)))
+		return rc;
+	if ((rc = feature_rows(&rows, m, d)))
+		return rc;
+	if ((rc = remap_build(&r, pm, s))) {
 		feature_rows_free(rows);
 		return rc;
 	}
@@ -1027,9 +1088,9 @@ static int pn_train(ss_model *m, const ss_dataset *d, const size_t *fitx, size_t
 		char branch[64] = "";
 
 		if (pm->cfg.features)
-			snprintf(branch, sizeof(branch), " features=%d->%d%s head-dropout=%g",
+			snprintf(branch, sizeof(branch), " features=%d->%d%s head-dropout=%g%s",
 				 pm->cfg.features, pm->cfg.feat_hidden, pm->cfg.wide ? " wide" : "",
-				 (double)pm->cfg.head_dropout);
+				 (double)pm->cfg.head_dropout, pm->cfg.skip ? " warm-start" : "");
 		snprintf(m->info.params, sizeof(m->info.params),
 			 "embed=%d filters=%d hidden=%d dropout=%g lr=%g l2=%g batch=%d "
 			 "epochs=%d vocab=%d/%d%s%s", pm->cfg.embed, pm->cfg.filters,
@@ -1092,7 +1153,9 @@ static void pn_save(const ss_model *m, ss_wbuf *w)
 	if (m->kind == SS_MODEL_PATCHNET_FEAT) {
 		ss_w_u32(w, (uint32_t)c->features);
 		ss_w_u32(w, (uint32_t)c->feat_hidden);
-		ss_w_u32(w, (uint32_t)c->wide);
+		/* flags: the wide path, the skip path (files without it read
+		 * as before) */
+		ss_w_u32(w, (uint32_t)(c->wide | c->skip << 1));
 		ss_w_f32s(w, pm->scale, SS_NDENSE);
 	}
 	save_vocab(w, pm->msg_vocab);
@@ -1107,6 +1170,7 @@ static int pn_load(ss_model *m, ss_rbuf *r)
 	ss_patchnet_config *c;
 	ss_params *p;
 	uint64_t n;
+	uint32_t flags;
 	int rc;
 
 	if (!pm)
@@ -1127,10 +1191,12 @@ static int pn_load(ss_model *m, ss_rbuf *r)
 	if (m->kind == SS_MODEL_PATCHNET_FEAT) {
 		c->features = (int)ss_r_u32(r);
 		c->feat_hidden = (int)ss_r_u32(r);
-		c->wide = (int)ss_r_u32(r);
+		flags = ss_r_u32(r);
+		c->wide = flags & 1;
+		c->skip = flags >> 1 & 1;
 		ss_r_f32s(r, pm->scale, SS_NDENSE);
 		if (!r->err && (c->features != (int)ss_featurizer_dim(&m->feat) ||
-				c->feat_hidden < 1 || c->feat_hidden > 65536 || (c->wide != 0 && c->wide != 1)))
+				c->feat_hidden < 1 || c->feat_hidden > 65536 || flags > 3))
 			return ss_error_code(SS_EINVALID, "bad patchnet feature branch");
 	}
 	if (r->err)

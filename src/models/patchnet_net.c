@@ -64,6 +64,7 @@ struct worker {
 	ss_layer fc1, relu1, drop, fc2, loss;
 	ss_layer fx, fxr, fxd;  /* feature branch (cfg.features > 0) */
 	ss_layer lw;            /* wide path: features -> logit (cfg.wide) */
+	ss_layer ls;            /* skip path: feature units -> logit (cfg.skip) */
 	ss_layer hd;            /* dropout on the head's input */
 	ss_nn_arena *arena;
 	ss_rng rng;
@@ -396,6 +397,8 @@ double ss_patchnet_net_nparams(const ss_patchnet_config *cfg)
 		n += (double)cfg->features * cfg->feat_hidden + cfg->feat_hidden;
 		if (cfg->wide)
 			n += (double)cfg->features + 1.0;
+		if (cfg->skip)
+			n += (double)cfg->feat_hidden + 1.0;
 	}
 	n += ((double)6 * cfg->filters + (cfg->features > 0 ? cfg->feat_hidden : 0)) *
 		     cfg->hidden + cfg->hidden;
@@ -438,6 +441,10 @@ static int build(ss_patchnet_net *net)
 		return rc;
 	if (cfg->features > 0 && cfg->wide &&
 	    (rc = ss_layer_sparse_dense(&w->lw, net->p, &rng, cfg->features, 1, SS_INIT_ZERO)))
+		return rc;
+	/* last: files of nets without it keep their layout */
+	if (cfg->features > 0 && cfg->skip &&
+	    (rc = ss_layer_dense(&w->ls, net->p, &rng, cfg->feat_hidden, 1, SS_INIT_XAVIER)))
 		return rc;
 	ss_layer_sigmoid_bce(&w->loss);
 	return 0;
@@ -511,6 +518,26 @@ int ss_patchnet_net_new(ss_patchnet_net **out, const ss_patchnet_config *cfg)
 free_net:
 	ss_patchnet_net_free(net);
 	return rc;
+}
+
+int ss_patchnet_net_warm_start(ss_patchnet_net *net, const float *w1, const float *b1,
+			       const float *wo, float bo)
+{
+	const ss_patchnet_config *cfg = &net->cfg;
+	const struct worker *w = &net->w[0];
+	float *p = net->p->w;
+
+	if (cfg->features <= 0 || !cfg->skip)
+		return ss_error_code(SS_EINVALID, "patchnet has no feature branch to warm-start");
+	memcpy(p + w->fx.w_off, w1, (size_t)cfg->feat_hidden * cfg->features * sizeof(*p));
+	memcpy(p + w->fx.b_off, b1, (size_t)cfg->feat_hidden * sizeof(*p));
+	memcpy(p + w->ls.w_off, wo, (size_t)cfg->feat_hidden * sizeof(*p));
+	p[w->ls.b_off] = bo;
+	/* the head starts silent: its output weights are zero, and the ones
+	 * below it start learning as soon as these have moved */
+	memset(p + w->fc2.w_off, 0, (size_t)cfg->hidden * sizeof(*p));
+	p[w->fc2.b_off] = 0.0f;
+	return 0;
 }
 
 void ss_patchnet_net_free(ss_patchnet_net *net)
@@ -806,6 +833,16 @@ static int worker_forward(const ss_patchnet_net *net, struct worker *w,
 		for (int i = 0; i < n; i++)
 			w->z[i] += zw[i];
 	}
+	if (cfg->features > 0 && cfg->skip) {
+		float *zs = ss_nn_arena_floats(w->arena, n);
+
+		if (!zs)
+			return SS_ENOMEM;
+		if ((rc = ss_layer_forward(&w->ls, &c, n, w->fx_d, zs)))
+			return rc;
+		for (int i = 0; i < n; i++)
+			w->z[i] += zs[i];
+	}
 	if ((rc = ss_layer_forward(&w->loss, &c, n, w->z, w->prob)))
 		return rc;
 	w->loss_val = w->loss.loss;
@@ -901,6 +938,10 @@ static int worker_backward(const ss_patchnet_net *net, struct worker *w, float *
 			return SS_ENOMEM;
 	}
 	ss_nn_concat_backward(dpart, n, nparts, dims, dfeat);
+	/* the skip path feeds on the branch's units too */
+	if (nparts == 4 && cfg->skip &&
+	    (rc = ss_layer_backward(&w->ls, &c, n, w->fx_d, w->z, dz, dpart[3])))
+		return rc;
 	if (nparts == 4) {
 		float *dfx = ss_nn_arena_zeros(w->arena, (size_t)n * cfg->feat_hidden);
 		float *dfr = ss_nn_arena_zeros(w->arena, (size_t)n * cfg->feat_hidden);
@@ -1178,7 +1219,9 @@ static int explain(ss_patchnet_hit *out, size_t cap, size_t *n, float *prob,
 
 			for (int o = 0; o < cfg->feat_hidden; o++)
 				if (w->fx_y[o] > 0.0f)
-					sum += wx[(size_t)o * cfg->features + fi] * dfeat[3 * f2 + o];
+					sum += wx[(size_t)o * cfg->features + fi] *
+					       (dfeat[3 * f2 + o] +
+						(cfg->skip ? net->p->w[w->ls.w_off + o] : 0.0f));
 			if (cfg->wide)
 				sum += net->p->w[w->lw.w_off + (size_t)fi];
 			fc[k] = w->fcsr.val[w->fcsr.row[0] + k] * sum;

@@ -14,6 +14,7 @@
  *            and mlp -> dense feat_hidden + ReLU -> dropout
  *   head:    concat(message, removed, added[, features]) [-> dropout]
  *            -> dense hidden + ReLU -> dropout -> dense 1 [+ wide path]
+ *            [+ skip path: the feature units -> dense 1]
  *            -> sigmoid, class-weighted BCE
  * Max before ReLU equals ReLU before max and costs a conv output less.
  * Convolutions are "valid"; a sequence shorter than the width still gives
@@ -72,10 +73,13 @@ typedef struct ss_patchnet_config {
 	float feat_dropout; /* 0: dropout on those units (training only) */
 	int wide;           /* 0: also a linear path from the features to the logit */
 	float head_dropout; /* 0: dropout on the head's input (training only) */
+	int skip;           /* 0: also a dense path from the feature units to the
+			       logit: with it the branch is exactly mlp's net,
+			       which ss_patchnet_net_warm_start() can copy in */
 } ss_patchnet_config;
 
 #define SS_PATCHNET_CONFIG_INIT { 0, 0, 512, 2, 5, 8, 32, 32, 32, 128, 0.5f, \
-	1e-3f, 1e-5f, 1, 1, 1, 0, 32, 0.0f, 0, 0.0f }
+	1e-3f, 1e-5f, 1, 1, 1, 0, 32, 0.0f, 0, 0.0f, 0 }
 
 /* Sides of the code, and the feature branch in explanations. */
 enum { SS_PATCHNET_REMOVED = 0, SS_PATCHNET_ADDED = 1, SS_PATCHNET_FEATURES = 2 };
@@ -126,6 +130,17 @@ double ss_patchnet_net_nparams(const ss_patchnet_config *cfg);
 
 /* A new network with initialised weights; cfg is copied. */
 int ss_patchnet_net_new(ss_patchnet_net **out, const ss_patchnet_config *cfg);
+
+/*
+ * Start from a trained mlp (one hidden layer, no wide path): w1[feat_hidden]
+ * [features] and b1[feat_hidden] become the feature branch, wo[feat_hidden]
+ * and bo the skip path, and the head's output layer is zeroed, so that the
+ * network's logit is the mlp's until training moves it.  The net must have
+ * features, skip and, if wide, its zero-initialised wide path untouched
+ * (SS_EINVALID otherwise).
+ */
+int ss_patchnet_net_warm_start(ss_patchnet_net *net, const float *w1, const float *b1,
+			       const float *wo, float bo);
 void ss_patchnet_net_free(ss_patchnet_net *net);     /* NULL is a no-op */
 const ss_patchnet_config *ss_patchnet_net_config(const ss_patchnet_net *net);
 /* The flat weights and gradients (for saving, loading, checking). */
