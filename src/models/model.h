@@ -16,7 +16,8 @@
  *             Adam, early stopping on the validation slice
  *   patchnet  CNN over message and code tokens (models/patchnet*.c)
  *   patchnet-feat  the same CNN with a branch for the sparse features and
- *             a linear path from them to the logit
+ *             a linear path from them to the logit, started from a
+ *             trained mlp
  *   tag       pseudo-model for evaluation: positive iff the commit carried
  *             Cc: stable (before masking)
  *

@@ -14,6 +14,12 @@
  * context lines.  Vocabularies keep tokens in at least PN_MIN_DF training
  * commits, most frequent first; other message words become "<unk>", other
  * identifiers "<id>" and other code tokens "<unk>".
+ *
+ * patchnet-feat starts warm (unless --no-warm-start): mlp is trained on
+ * the same split and copied into the feature branch and a skip path to
+ * the logit, with the head's output at zero, so that the untrained net is
+ * that mlp; it is "epoch 0" of the early stopping, and the CNN's epochs
+ * replace it only by beating it on validation.
  */
 #include <ctype.h>
 #include <pthread.h>
