@@ -799,6 +799,18 @@ static void feat_kind(int warm)
 		ss_model_free(mlp);
 	}
 	assert_int_equal(ss_model_score(score, m, d, idx, N), 0);
+	/* a subset out of order scores each example as the whole set did
+	 * (feature rows are made for the subset only) */
+	{
+		size_t sub[N / 2];
+		float ss[N / 2];
+
+		for (int k = 0; k < N / 2; k++)
+			sub[k] = (size_t)(N - 1 - 2 * k);
+		assert_int_equal(ss_model_score(ss, m, d, sub, N / 2), 0);
+		for (int k = 0; k < N / 2; k++)
+			assert_true(ss[k] == score[sub[k]]);
+	}
 	/* one commit at a time, with the commits before it as history (what
 	 * rank does) */
 	assert_int_equal(ss_history_new(&hist), 0);

@@ -334,12 +334,14 @@ struct pn_model {
 	float scale[SS_NDENSE];
 };
 
-/* patchnet-feat's feature rows of every dataset example (row i = example
- * i), or NULL rows for patchnet. */
-static int feature_rows(ss_rows **out, const ss_model *m, const ss_dataset *d)
+/* patchnet-feat's feature rows of the examples idx[0..n) (row i =
+ * example idx[i]), or with idx NULL of every dataset example (row i =
+ * example i); NULL rows for patchnet. */
+static int feature_rows(ss_rows **out, const ss_model *m, const ss_dataset *d,
+			const size_t *idx, size_t n)
 {
 	const struct pn_model *pm = m->priv;
-	size_t n = ss_dataset_count(d), *all;
+	size_t *all = NULL;
 	ss_rows *rows;
 	int rc;
 
@@ -347,15 +349,20 @@ static int feature_rows(ss_rows **out, const ss_model *m, const ss_dataset *d)
 	if (m->kind != SS_MODEL_PATCHNET_FEAT)
 		return 0;
 	rows = calloc(1, sizeof(*rows));
-	all = malloc((n ? n : 1) * sizeof(*all));
-	if (!rows || !all) {
-		free(rows);
-		free(all);
+	if (!rows)
 		return ss_error_code(SS_ENOMEM, "out of memory for patchnet features");
+	if (!idx) {
+		n = ss_dataset_count(d);
+		all = malloc((n ? n : 1) * sizeof(*all));
+		if (!all) {
+			free(rows);
+			return ss_error_code(SS_ENOMEM, "out of memory for patchnet features");
+		}
+		for (size_t i = 0; i < n; i++)
+			all[i] = i;
+		idx = all;
 	}
-	for (size_t i = 0; i < n; i++)
-		all[i] = i;
-	rc = ss_rows_build(rows, &m->feat, d, all, n, pm->scale);
+	rc = ss_rows_build(rows, &m->feat, d, idx, n, pm->scale);
 	free(all);
 	if (rc) {
 		free(rows);
@@ -518,10 +525,10 @@ static int remap_build(struct remap *r, const struct pn_model *pm, const struct 
 	return 0;
 }
 
-/* Put dataset example e into slot j of b (its features from rows when
- * not NULL). */
+/* Put dataset example e into slot j of b (its features from row row of
+ * rows when not NULL). */
 static int fill_slot(ss_patchnet_batch *b, int j, const struct pn_store *s, const struct remap *r,
-		     const ss_rows *rows, size_t e)
+		     const ss_rows *rows, size_t e, size_t row)
 {
 	const struct pn_ex *x = &s->ex[e];
 	int32_t *msg = ss_patchnet_batch_msg(b, j);
@@ -542,8 +549,8 @@ static int fill_slot(ss_patchnet_batch *b, int j, const struct pn_store *s, cons
 	}
 	if (!rows)
 		return 0;
-	return ss_patchnet_batch_features(b, j, rows->idx + rows->row[e], rows->val + rows->row[e],
-					  rows->row[e + 1] - rows->row[e]);
+	return ss_patchnet_batch_features(b, j, rows->idx + rows->row[row],
+					  rows->val + rows->row[row], rows->row[row + 1] - rows->row[row]);
 }
 
 /* ---- scoring ----------------------------------------------------------- */
@@ -553,6 +560,7 @@ struct score_job {
 	const struct pn_store *s;
 	const struct remap *r;
 	const ss_rows *rows;
+	int positional;         /* row of idx[i] is i, not idx[i] */
 	const size_t *idx;
 	size_t n;
 	float *out;
@@ -577,7 +585,8 @@ static int score_share(void *arg, int t)
 		ss_patchnet_batch_clear(b);
 		b->n = (int)m;
 		for (size_t k = 0; k < m && !rc; k++)
-			rc = fill_slot(b, (int)k, j->s, j->r, j->rows, j->idx[i + k]);
+			rc = fill_slot(b, (int)k, j->s, j->r, j->rows, j->idx[i + k],
+				       j->positional ? i + k : j->idx[i + k]);
 		if (!rc)
 			rc = ss_patchnet_net_predict(j->pm->net, b, j->out + i);
 	}
@@ -586,10 +595,10 @@ static int score_share(void *arg, int t)
 }
 
 static int predict_examples(const struct pn_model *pm, const struct pn_store *s,
-			    const struct remap *r, const ss_rows *rows, const size_t *idx, size_t n,
-			    float *out)
+			    const struct remap *r, const ss_rows *rows, int positional,
+			    const size_t *idx, size_t n, float *out)
 {
-	struct score_job j = { pm, s, r, rows, idx, n, out, PN_SCORE_THREADS };
+	struct score_job j = { pm, s, r, rows, positional, idx, n, out, PN_SCORE_THREADS };
 
 	return ss_model_parallel(j.nthreads, score_share, &j);
 }
@@ -605,14 +614,15 @@ static int pn_score(const ss_model *m, const ss_dataset *d, const size_t *idx, s
 
 	if (!s)
 		return ss_error_code(SS_EINVALID, "dataset has no patchnet tokens");
-	if ((rc = feature_rows(&rows, m, d)))
+	/* rows of the scored examples only (rank scores a few at a time) */
+	if ((rc = feature_rows(&rows, m, d, idx, n)))
 		return rc;
 	if ((rc = remap_build(&r, pm, s))) {
 		feature_rows_free(rows);
 		return rc;
 	}
 	prev = ss_nn_set_blas_threads(1);
-	rc = predict_examples(pm, s, &r, rows, idx, n, out);
+	rc = predict_examples(pm, s, &r, rows, 1, idx, n, out);
 	ss_nn_set_blas_threads(prev);
 	remap_free(&r);
 	feature_rows_free(rows);
@@ -893,7 +903,7 @@ static int fit(struct pn_model *pm, const ss_dataset *d, const struct pn_store *
 	if (pm->cfg.skip && nval) {
 		/* warm-started: the untrained net is the mlp, and it stays
 		 * unless an epoch beats it on validation */
-		if ((rc = predict_examples(pm, s, r, rows, val, nval, val_score)))
+		if ((rc = predict_examples(pm, s, r, rows, 0, val, nval, val_score)))
 			goto free_all;
 		best = avg_precision(val_score, vlabel, nval);
 		ss_model_logf(o, "patchnet: epoch 0 loss - validation PR-AUC %.4f", best);
@@ -916,7 +926,7 @@ static int fit(struct pn_model *pm, const ss_dataset *d, const struct pn_store *
 			for (size_t k = 0; k < m; k++) {
 				int lab = ss_dataset_example(d, perm[i + k])->label;
 
-				if ((rc = fill_slot(b, (int)k, s, r, rows, perm[i + k])))
+				if ((rc = fill_slot(b, (int)k, s, r, rows, perm[i + k], perm[i + k])))
 					goto free_all;
 				b->label[k] = (float)lab;
 				b->weight[k] = lab ? wpos : wneg;
@@ -932,7 +942,7 @@ static int fit(struct pn_model *pm, const ss_dataset *d, const struct pn_store *
 			pm->epochs = e;
 			continue;
 		}
-		if ((rc = predict_examples(pm, s, r, rows, val, nval, vs)))
+		if ((rc = predict_examples(pm, s, r, rows, 0, val, nval, vs)))
 			goto free_all;
 		{
 			double ap = avg_precision(vs, vlabel, nval);
@@ -1078,7 +1088,7 @@ static int pn_train(ss_model *m, const ss_dataset *d, const size_t *fitx, size_t
 		return rc;
 	if (pm->cfg.skip && (rc = warm_start(pm, m, d, fitx, nfit, val, nval, o)))
 		return rc;
-	if ((rc = feature_rows(&rows, m, d)))
+	if ((rc = feature_rows(&rows, m, d, NULL, 0)))
 		return rc;
 	if ((rc = remap_build(&r, pm, s))) {
 		feature_rows_free(rows);
