@@ -215,7 +215,9 @@ static const char *next_line(const char *p, const char *end)
  * libgit2 1.5 keeps the path of each such line and overwrites the
  * previous one without freeing it (patch_parse.c, parse_header_path): the
  * fuzzer found the leak.  Such a section goes to parse_header_only()
- * instead, where the last line wins.
+ * instead, where the last line wins.  The extra pass is cheap: under perf,
+ * `stablesel log` over all of DPDK spends 0.66% of its CPU in
+ * parse_buffer() itself (this scan inlined), 7.7% in libgit2.
  */
 static int repeats_path_header(const char *text, size_t len)
 {
