@@ -1,0 +1,70 @@
+/*
+ * check.h - a commit checked against a stable branch: does its patch
+ * apply to the branch's tree, is the commit already in the branch, and is
+ * the bug it fixes there at all.
+ *
+ * The branch is a revision of a git repository (a stable tree checkout
+ * such as linux-6.6.y, or a tag such as v6.6.60); the commits may come
+ * from any source (mainline repository, format-patch mails, a lore
+ * archive), since the check rebuilds each commit's patch from its parsed
+ * hunks (out/patch.h) and applies it to the branch's tree in memory with
+ * libgit2 (git_apply_to_tree: "git apply --check" against a tree, no
+ * working directory touched).
+ *
+ * "Already there" means the commit's own id is the branch revision or an
+ * ancestor of it (a mainline commit from before the fork); backports
+ * carry new ids and are found by the labeler instead (commit/label.h,
+ * rank's --stable).  "The bug is there" means a Fixes: target (or a
+ * reverted commit) names a commit of the repository that is the branch
+ * revision or an ancestor of it.
+ */
+#ifndef SS_CHECK_H
+#define SS_CHECK_H
+
+#include "commit/commit.h"
+
+typedef struct ss_check ss_check;
+
+/*
+ * Open the repository at path and resolve rev (NULL: "HEAD") to the
+ * commit whose tree patches are applied to.  *out is NULL on failure.
+ * Returns 0 or < 0 with the message set.
+ */
+int ss_check_open(ss_check **out, const char *path, const char *rev);
+void ss_check_free(ss_check *ck); /* NULL is a no-op */
+
+/* The full id of the branch revision (40 hex digits). */
+const char *ss_check_branch_id(const ss_check *ck);
+
+/* Enum values only grow. */
+typedef enum {
+	SS_APPLY_CLEAN = 0,     /* every hunk applies to the branch's tree */
+	SS_APPLY_CONFLICT = 1,  /* a hunk does not apply (path, hunk) */
+	SS_APPLY_MISSING = 2,   /* a file it changes is not in the branch (path) */
+	SS_APPLY_EXISTS = 3,    /* a file it adds is already there (path) */
+	SS_APPLY_UNKNOWN = 4    /* cannot tell: no diff, binary or capped diff */
+} ss_apply_status;
+
+typedef struct {
+	ss_apply_status apply;
+	char path[512];     /* the file that stopped it ("" when clean) */
+	int hunk;           /* 1-based hunk of that file for CONFLICT, else 0 */
+	int in_branch;      /* the commit itself is in the branch: 1, 0 */
+	/* the bug: 1 a Fixes:/revert target is in the branch, 0 every target
+	 * was found in the repository and none is, -1 no target or none
+	 * found in the repository */
+	int bug_in_branch;
+	char target[41];    /* the target that decided (full id), or the
+			       first one written ("" when none) */
+} ss_check_result;
+
+/*
+ * Check c against the branch.  Returns 0 (the result in *out), or < 0 with
+ * the message set on a repository error.  Not thread-safe.
+ */
+int ss_check_commit(ss_check_result *out, ss_check *ck, const ss_commit *c);
+
+/* "applies", "conflict", "missing", "exists", "unknown" */
+const char *ss_apply_status_name(ss_apply_status s);
+
+#endif

@@ -1,0 +1,233 @@
+/*
+ * test_check.c - commits checked against a stable branch (check/check.h)
+ * on a repository made with the git CLI:
+ *
+ *   base ── stable (branch): the fork point, one commit of its own
+ *     └── main: prep (rewrites a.c line 5), dep (changes line 5 again:
+ *         needs prep), other (b.c), newfile (adds c.c), onnew (changes
+ *         c.c), fixold (Fixes: base), fixnew (Fixes: prep), bin (a
+ *         binary file), a revert of other
+ *
+ * Each main commit is read by the git source and checked against
+ * "stable"; the same commits as format-patch mails give the same
+ * answers; the CLI prints one row per commit.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <cmocka.h>
+#include <gmime/gmime.h>
+
+#include "check/check.h"
+#include "source/source.h"
+#include "util/error.h"
+#include "testutil.h"
+
+static const char script[] =
+	"set -e\n"
+	"cd \"$1\"\n"
+	"git init -q -b main .\n"
+	"git config user.name T; git config user.email t@example.org\n"
+	"c() { GIT_AUTHOR_DATE=\"@$1 +0000\" GIT_COMMITTER_DATE=\"@$1 +0000\" git commit -q \"$@\"; }\n"
+	"seq 1 10 > a.c; printf 'x\\n' > b.c; git add .; GIT_COMMITTER_DATE='@1000 +0000' "
+	"git commit -q --date='@1000 +0000' -m base\n"
+	"git branch stable\n"
+	"sed -i 's/^5$/five/' a.c; git commit -qam prep --date='@2000 +0000'\n"
+	"sed -i 's/^five$/FIVE/' a.c; git commit -qam dep --date='@3000 +0000'\n"
+	"printf 'x\\ny\\n' > b.c; git commit -qam other --date='@4000 +0000'\n"
+	"seq 1 3 > c.c; git add c.c; git commit -qm newfile --date='@5000 +0000'\n"
+	"sed -i 's/^2$/two/' c.c; git commit -qam onnew --date='@6000 +0000'\n"
+	"base=$(git rev-parse HEAD~5); prep=$(git rev-parse HEAD~4)\n"
+	"sed -i 's/^9$/nine/' a.c; git commit -qa --date='@7000 +0000' "
+	"-m 'fixold' -m \"Fixes: $(echo $base | cut -c1-12) (\\\"base\\\")\"\n"
+	"sed -i 's/^1$/one/' a.c; git commit -qa --date='@8000 +0000' "
+	"-m 'fixnew' -m \"Fixes: $(echo $prep | cut -c1-12) (\\\"prep\\\")\"\n"
+	"printf '\\000\\001\\002' > d.bin; git add d.bin; git commit -qm bin --date='@9000 +0000'\n"
+	"git revert --no-edit $(git log --format=%H --grep='^other$' -1) >/dev/null\n"
+	"git checkout -q stable\n"
+	"printf 'stable only\\n' > s.txt; git add s.txt; git commit -qm 'stable fix' "
+	"--date='@2500 +0000'\n"
+	"git checkout -q main\n"
+	"git format-patch -q --stdout stable~1..main > ../main.mbox\n";
+
+static char *tmp;
+static char repo[512], mbox[512];
+
+static int setup(void **state)
+{
+	char path[600];
+
+	(void)state;
+	tmp = test_tmpdir();
+	snprintf(repo, sizeof(repo), "%s/repo", tmp);
+	snprintf(mbox, sizeof(mbox), "%s/main.mbox", tmp);
+	snprintf(path, sizeof(path), "%s/make.sh", tmp);
+	test_write_file(path, script, strlen(script));
+	if (test_run("mkdir '%s' && sh '%s' '%s' >'%s/make.log' 2>&1", repo, path, repo, tmp)) {
+		test_run("cat '%s/make.log' >&2", tmp);
+		return -1;
+	}
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	test_run("rm -rf '%s'", tmp);
+	free(tmp);
+	return 0;
+}
+
+struct expect {
+	const char *subject;
+	ss_apply_status apply;
+	const char *path;
+	int hunk;
+	int in_branch;
+	int bug;
+};
+
+static const struct expect expected[] = {
+	{ "base", SS_APPLY_EXISTS, "a.c", 0, 1, -1 },    /* already there */
+	{ "prep", SS_APPLY_CLEAN, "", 0, 0, -1 },
+	{ "dep", SS_APPLY_CONFLICT, "a.c", 1, 0, -1 },   /* needs prep first */
+	{ "other", SS_APPLY_CLEAN, "", 0, 0, -1 },
+	{ "newfile", SS_APPLY_CLEAN, "", 0, 0, -1 },
+	{ "onnew", SS_APPLY_MISSING, "c.c", 0, 0, -1 },  /* c.c came after the fork */
+	{ "fixold", SS_APPLY_CLEAN, "", 0, 0, 1 },       /* the bug is in stable */
+	{ "fixnew", SS_APPLY_CLEAN, "", 0, 0, 0 },       /* prep never reached it */
+	{ "bin", SS_APPLY_UNKNOWN, "d.bin", 0, 0, -1 },
+	/* the reverted commit is not in stable: neither is the "bug" */
+	{ "Revert \"other\"", SS_APPLY_CONFLICT, "b.c", 1, 0, 0 },
+};
+
+static const struct expect *expect_of(const char *subject)
+{
+	for (size_t i = 0; i < sizeof(expected) / sizeof(expected[0]); i++)
+		if (!strcmp(expected[i].subject, subject))
+			return &expected[i];
+	return NULL;
+}
+
+/* Check every commit of source path (a repository with revs, or an mbox)
+ * against "stable"; *n gets how many had an expectation. */
+static void check_source(const char *path, const char *rev, size_t *n)
+{
+	ss_source_options opts = SS_SOURCE_OPTIONS_INIT;
+	const char *revs[1] = { rev };
+	ss_source *src;
+	ss_check *ck;
+	ss_commit *c;
+
+	*n = 0;
+	if (rev) {
+		opts.revs = revs;
+		opts.nrevs = 1;
+	}
+	assert_int_equal(ss_check_open(&ck, repo, "stable"), 0);
+	assert_int_equal(strlen(ss_check_branch_id(ck)), 40);
+	assert_int_equal(ss_source_open(&src, path, &opts), 0);
+	while (ss_source_next(&c, src) == 0) {
+		const struct expect *e = expect_of(c->subject);
+		ss_check_result r;
+
+		assert_int_equal(ss_check_commit(&r, ck, c), 0);
+		print_message("%-8s %-8s %-5s hunk %d in %d bug %d %.12s\n", c->subject,
+			      ss_apply_status_name(r.apply), r.path, r.hunk, r.in_branch,
+			      r.bug_in_branch, r.target);
+		if (e) {
+			assert_int_equal(r.apply, e->apply);
+			assert_string_equal(r.path, e->path);
+			assert_int_equal(r.hunk, e->hunk);
+			/* a mail's id is the commit's own (format-patch From line) */
+			assert_int_equal(r.in_branch, e->in_branch);
+			assert_int_equal(r.bug_in_branch, e->bug);
+			if (e->bug >= 0)
+				assert_int_equal(strlen(r.target), 40);
+			(*n)++;
+		}
+		ss_commit_free(c);
+	}
+	ss_source_free(src);
+	ss_check_free(ck);
+}
+
+static void test_git_commits(void **state)
+{
+	size_t n;
+
+	(void)state;
+	check_source(repo, "main", &n);
+	assert_int_equal(n, 10);
+}
+
+/* The same commits as mail: the patch is rebuilt from the parsed hunks. */
+static void test_mail_commits(void **state)
+{
+	size_t n;
+
+	(void)state;
+	check_source(mbox, NULL, &n);
+	assert_int_equal(n, 9);   /* format-patch from stable~1: base is not there */
+}
+
+static void test_bad_branch(void **state)
+{
+	ss_check *ck;
+
+	(void)state;
+	assert_true(ss_check_open(&ck, repo, "no-such-branch") < 0);
+	assert_null(ck);
+	assert_non_null(strstr(ss_error_last(), "no-such-branch"));
+	assert_true(ss_check_open(&ck, "/nonexistent/repo", NULL) < 0);
+	assert_non_null(strstr(ss_error_last(), "/nonexistent/repo"));
+	ss_check_free(NULL);
+}
+
+static void test_cli(void **state)
+{
+	char path[600], *out;
+
+	(void)state;
+	assert_int_equal(test_run("./stablesel check --onto-repo '%s' --onto stable '%s' "
+				  ">'%s/out.tsv' 2>'%s/err'", repo, mbox, tmp, tmp), 0);
+	snprintf(path, sizeof(path), "%s/out.tsv", tmp);
+	out = test_read_file(path, NULL);
+	assert_non_null(out);
+	assert_non_null(strstr(out, "commit\tapply\tpath\thunk\tin_branch\tbug\ttarget\tsubject\n"));
+	assert_non_null(strstr(out, "\tconflict\ta.c\t1\tno\tunknown\t\tdep\n"));
+	assert_non_null(strstr(out, "\tmissing\tc.c\t0\tno\tunknown\t\tonnew\n"));
+	assert_non_null(strstr(out, "\tapplies\t\t0\tno\tyes\t"));
+	free(out);
+	snprintf(path, sizeof(path), "%s/err", tmp);
+	out = test_read_file(path, NULL);
+	assert_non_null(strstr(out, "checked 9 commits against stable"));
+	free(out);
+	/* usage errors: no branch repository, nothing to check */
+	assert_int_equal(test_run("./stablesel check '%s' 2>/dev/null", mbox), 129);
+	assert_int_equal(test_run("./stablesel check --onto-repo '%s' 2>/dev/null", repo), 129);
+	/* a branch that does not resolve: one line naming it, exit 128 */
+	assert_int_equal(test_run("./stablesel check --onto-repo '%s' --onto nope '%s' "
+				  ">/dev/null 2>'%s/err'", repo, mbox, tmp), 128);
+	out = test_read_file(path, NULL);
+	assert_non_null(strstr(out, "'nope'"));
+	free(out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_git_commits),
+		cmocka_unit_test(test_mail_commits),
+		cmocka_unit_test(test_bad_branch),
+		cmocka_unit_test(test_cli),
+	};
+
+	g_mime_init();
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
