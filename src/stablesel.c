@@ -40,7 +40,7 @@ static const struct command commands[] = {
 	{ "explain", cmd_explain, "show the features behind a commit's score", "stablesel explain [--model MODEL] (--repo PATH | SOURCE...) [--top N] COMMIT..." },
 	{ "report", cmd_report, "write a ranking as one self-contained HTML page", "stablesel report [--model MODEL] SOURCE... [--labels FILE] [--stable SOURCE] -o report.html" },
 	{ "check", cmd_check, "does each commit apply to a stable branch, and is its bug there",
-	  "stablesel check --onto-repo PATH [--onto REV] [--repo PATH] [SOURCE...]" },
+	  "stablesel check --onto-repo PATH [--onto REV] [--prereqs] [--repo PATH] [SOURCE...]" },
 	{ "origin", cmd_origin, "which commit a fix fixes, and whether the bug was ever released", "stablesel origin [--repo PATH | SOURCE...] [--history SOURCE] [--releases FILE] [--release-tags GLOB] [--no-blame] COMMIT..." },
 };
 

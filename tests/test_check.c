@@ -88,23 +88,36 @@ struct expect {
 	ss_apply_status apply;
 	const char *path;
 	int hunk;
+	const char *needs;  /* subject of the one commit needed first, or NULL */
 	int in_branch;
 	int bug;
 };
 
 static const struct expect expected[] = {
-	{ "base", SS_APPLY_EXISTS, "a.c", 0, 1, -1 },    /* already there */
-	{ "prep", SS_APPLY_CLEAN, "", 0, 0, -1 },
-	{ "dep", SS_APPLY_CONFLICT, "a.c", 1, 0, -1 },   /* needs prep first */
-	{ "other", SS_APPLY_CLEAN, "", 0, 0, -1 },
-	{ "newfile", SS_APPLY_CLEAN, "", 0, 0, -1 },
-	{ "onnew", SS_APPLY_MISSING, "c.c", 0, 0, -1 },  /* c.c came after the fork */
-	{ "fixold", SS_APPLY_CLEAN, "", 0, 0, 1 },       /* the bug is in stable */
-	{ "fixnew", SS_APPLY_CLEAN, "", 0, 0, 0 },       /* prep never reached it */
-	{ "bin", SS_APPLY_UNKNOWN, "d.bin", 0, 0, -1 },
-	/* the reverted commit is not in stable: neither is the "bug" */
-	{ "Revert \"other\"", SS_APPLY_CONFLICT, "b.c", 1, 0, 0 },
+	{ "base", SS_APPLY_EXISTS, "a.c", 0, NULL, 1, -1 },    /* already there */
+	{ "prep", SS_APPLY_CLEAN, "", 0, NULL, 0, -1 },
+	{ "dep", SS_APPLY_CONFLICT, "a.c", 1, "prep", 0, -1 }, /* prep first */
+	{ "other", SS_APPLY_CLEAN, "", 0, NULL, 0, -1 },
+	{ "newfile", SS_APPLY_CLEAN, "", 0, NULL, 0, -1 },
+	{ "onnew", SS_APPLY_MISSING, "c.c", 0, NULL, 0, -1 },  /* c.c came after the fork */
+	{ "fixold", SS_APPLY_CLEAN, "", 0, NULL, 0, 1 },       /* the bug is in stable */
+	{ "fixnew", SS_APPLY_CLEAN, "", 0, NULL, 0, 0 },       /* prep never reached it */
+	{ "bin", SS_APPLY_UNKNOWN, "d.bin", 0, NULL, 0, -1 },
+	/* the reverted commit is not in stable: neither is the "bug"; and it
+	 * must come first */
+	{ "Revert \"other\"", SS_APPLY_CONFLICT, "b.c", 1, "other", 0, 0 },
 };
+
+static char subject_ids[16][2][64];   /* subject -> full id, from the git source */
+static int nsubject_ids;
+
+static const char *id_of(const char *subject)
+{
+	for (int i = 0; i < nsubject_ids; i++)
+		if (!strcmp(subject_ids[i][0], subject))
+			return subject_ids[i][1];
+	return NULL;
+}
 
 static const struct expect *expect_of(const char *subject)
 {
@@ -115,10 +128,12 @@ static const struct expect *expect_of(const char *subject)
 }
 
 /* Check every commit of source path (a repository with revs, or an mbox)
- * against "stable"; *n gets how many had an expectation. */
-static void check_source(const char *path, const char *rev, size_t *n)
+ * against "stable", naming prerequisites when prereqs; *n gets how many
+ * had an expectation. */
+static void check_source(const char *path, const char *rev, int prereqs, size_t *n)
 {
 	ss_source_options opts = SS_SOURCE_OPTIONS_INIT;
+	ss_check_options co = SS_CHECK_OPTIONS_INIT;
 	const char *revs[1] = { rev };
 	ss_source *src;
 	ss_check *ck;
@@ -129,7 +144,9 @@ static void check_source(const char *path, const char *rev, size_t *n)
 		opts.revs = revs;
 		opts.nrevs = 1;
 	}
-	assert_int_equal(ss_check_open(&ck, repo, "stable"), 0);
+	co.rev = "stable";
+	co.prereqs = prereqs;
+	assert_int_equal(ss_check_open(&ck, repo, &co), 0);
 	assert_int_equal(strlen(ss_check_branch_id(ck)), 40);
 	assert_int_equal(ss_source_open(&src, path, &opts), 0);
 	while (ss_source_next(&c, src) == 0) {
@@ -137,9 +154,20 @@ static void check_source(const char *path, const char *rev, size_t *n)
 		ss_check_result r;
 
 		assert_int_equal(ss_check_commit(&r, ck, c), 0);
-		print_message("%-8s %-8s %-5s hunk %d in %d bug %d %.12s\n", c->subject,
-			      ss_apply_status_name(r.apply), r.path, r.hunk, r.in_branch,
-			      r.bug_in_branch, r.target);
+		print_message("%-8s %-8s %-5s hunk %d needs %d %.12s in %d bug %d %.12s\n",
+			      c->subject, ss_apply_status_name(r.apply), r.path, r.hunk, r.nneeds,
+			      r.nneeds ? r.needs[0] : "", r.in_branch, r.bug_in_branch, r.target);
+		if (rev && nsubject_ids < 16) {
+			snprintf(subject_ids[nsubject_ids][0], 64, "%s", c->subject);
+			snprintf(subject_ids[nsubject_ids++][1], 64, "%s", c->id);
+		}
+		if (e && prereqs && e->needs) {
+			assert_int_equal(r.nneeds, 1);
+			assert_non_null(id_of(e->needs));
+			assert_string_equal(r.needs[0], id_of(e->needs));
+		} else {
+			assert_int_equal(r.nneeds, 0);
+		}
 		if (e) {
 			assert_int_equal(r.apply, e->apply);
 			assert_string_equal(r.path, e->path);
@@ -162,7 +190,10 @@ static void test_git_commits(void **state)
 	size_t n;
 
 	(void)state;
-	check_source(repo, "main", &n);
+	check_source(repo, "main", 0, &n);
+	assert_int_equal(n, 10);
+	/* the commits that must come first, by blame (subject ids known now) */
+	check_source(repo, "main", 1, &n);
 	assert_int_equal(n, 10);
 }
 
@@ -172,16 +203,21 @@ static void test_mail_commits(void **state)
 	size_t n;
 
 	(void)state;
-	check_source(mbox, NULL, &n);
+	check_source(mbox, NULL, 0, &n);
 	assert_int_equal(n, 9);   /* format-patch from stable~1: base is not there */
+	/* mails of commits the repository has: blamed there */
+	check_source(mbox, NULL, 1, &n);
+	assert_int_equal(n, 9);
 }
 
 static void test_bad_branch(void **state)
 {
+	ss_check_options co = SS_CHECK_OPTIONS_INIT;
 	ss_check *ck;
 
 	(void)state;
-	assert_true(ss_check_open(&ck, repo, "no-such-branch") < 0);
+	co.rev = "no-such-branch";
+	assert_true(ss_check_open(&ck, repo, &co) < 0);
 	assert_null(ck);
 	assert_non_null(strstr(ss_error_last(), "no-such-branch"));
 	assert_true(ss_check_open(&ck, "/nonexistent/repo", NULL) < 0);
@@ -199,15 +235,27 @@ static void test_cli(void **state)
 	snprintf(path, sizeof(path), "%s/out.tsv", tmp);
 	out = test_read_file(path, NULL);
 	assert_non_null(out);
-	assert_non_null(strstr(out, "commit\tapply\tpath\thunk\tin_branch\tbug\ttarget\tsubject\n"));
-	assert_non_null(strstr(out, "\tconflict\ta.c\t1\tno\tunknown\t\tdep\n"));
-	assert_non_null(strstr(out, "\tmissing\tc.c\t0\tno\tunknown\t\tonnew\n"));
-	assert_non_null(strstr(out, "\tapplies\t\t0\tno\tyes\t"));
+	assert_non_null(strstr(out, "commit\tapply\tpath\thunk\tneeds\tin_branch\tbug\ttarget\t"
+				    "subject\n"));
+	assert_non_null(strstr(out, "\tconflict\ta.c\t1\t\tno\tunknown\t\tdep\n"));
+	assert_non_null(strstr(out, "\tmissing\tc.c\t0\t\tno\tunknown\t\tonnew\n"));
+	assert_non_null(strstr(out, "\tapplies\t\t0\t\tno\tyes\t"));
 	free(out);
 	snprintf(path, sizeof(path), "%s/err", tmp);
 	out = test_read_file(path, NULL);
 	assert_non_null(strstr(out, "checked 9 commits against stable"));
 	free(out);
+	/* --prereqs names what dep needs first: prep */
+	assert_int_equal(test_run("./stablesel check --prereqs --onto-repo '%s' --onto stable '%s' "
+				  "2>/dev/null | awk -F'\\t' '$NF == \"dep\" { print $5 }' "
+				  ">'%s/needs'", repo, mbox, tmp), 0);
+	snprintf(path, sizeof(path), "%s/needs", tmp);
+	out = test_read_file(path, NULL);
+	assert_non_null(out);
+	assert_int_equal(strlen(out), 13);   /* one abbreviated id and a newline */
+	assert_true(!strncmp(out, id_of("prep"), 12));
+	free(out);
+	snprintf(path, sizeof(path), "%s/err", tmp);
 	/* usage errors: no branch repository, nothing to check */
 	assert_int_equal(test_run("./stablesel check '%s' 2>/dev/null", mbox), 129);
 	assert_int_equal(test_run("./stablesel check --onto-repo '%s' 2>/dev/null", repo), 129);

@@ -34,17 +34,21 @@ struct ss_check {
 	git_commit *branch;
 	git_tree *tree;
 	char id[41];
+	ss_histidx *blame;   /* the repository for blame (opts.prereqs) */
 };
 
-int ss_check_open(ss_check **out, const char *path, const char *rev)
+int ss_check_open(ss_check **out, const char *path, const ss_check_options *opts)
 {
+	ss_check_options defaults = SS_CHECK_OPTIONS_INIT;
+	const char *rev;
 	ss_check *ck;
 	git_object *obj = NULL;
 	int rc;
 
 	*out = NULL;
-	if (!rev)
-		rev = "HEAD";
+	if (!opts)
+		opts = &defaults;
+	rev = opts->rev ? opts->rev : "HEAD";
 	if (!strncmp(path, "git:", 4))
 		path += 4;
 	if (git_libgit2_init() < 0)
@@ -71,6 +75,9 @@ int ss_check_open(ss_check **out, const char *path, const char *rev)
 		goto free_check;
 	}
 	git_oid_tostr(ck->id, sizeof(ck->id), git_commit_id(ck->branch));
+	if (opts->prereqs && ((rc = ss_histidx_new(&ck->blame)) ||
+			      (rc = ss_histidx_open_repo(ck->blame, path))))
+		goto free_check;
 	git_object_free(obj);
 	*out = ck;
 	return 0;
@@ -85,6 +92,7 @@ void ss_check_free(ss_check *ck)
 {
 	if (!ck)
 		return;
+	ss_histidx_free(ck->blame);
 	git_tree_free(ck->tree);
 	git_commit_free(ck->branch);
 	git_repository_free(ck->repo);
@@ -293,6 +301,21 @@ free_buf:
 	return rc;
 }
 
+/* The commits that last touched the lines c changes, not in the branch. */
+static int check_needs(ss_check_result *out, ss_check *ck, const ss_commit *c)
+{
+	ss_blame_candidate cand[16];
+	size_t n = 0;
+	int rc;
+
+	if ((rc = ss_blame_introducers(cand, 16, &n, ck->blame, c)))
+		return rc;
+	for (size_t i = 0; i < n && i < 16 && out->nneeds < SS_CHECK_MAX_NEEDS; i++)
+		if (in_branch(ck, cand[i].id, NULL) == 0)
+			memcpy(out->needs[out->nneeds++], cand[i].id, sizeof(cand[i].id));
+	return 0;
+}
+
 int ss_check_commit(ss_check_result *out, ss_check *ck, const ss_commit *c)
 {
 	int rc, r;
@@ -303,5 +326,9 @@ int ss_check_commit(ss_check_result *out, ss_check *ck, const ss_commit *c)
 	r = in_branch(ck, c->id, NULL);
 	out->in_branch = r == 1;
 	check_bug(out, ck, c);
+	/* blame needs the commit in the repository (r >= 0) */
+	if (ck->blame && out->apply == SS_APPLY_CONFLICT && r >= 0 &&
+	    (rc = check_needs(out, ck, c)))
+		return rc;
 	return 0;
 }

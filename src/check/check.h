@@ -16,7 +16,9 @@
  * carry new ids and are found by the labeler instead (commit/label.h,
  * rank's --stable).  "The bug is there" means a Fixes: target (or a
  * reverted commit) names a commit of the repository that is the branch
- * revision or an ancestor of it.
+ * revision or an ancestor of it.  "What must come first" (opt-in: a
+ * blame per conflicting commit) is the commits that last touched the
+ * lines the commit changes, at its parent, and are not in the branch.
  */
 #ifndef SS_CHECK_H
 #define SS_CHECK_H
@@ -25,16 +27,25 @@
 
 typedef struct ss_check ss_check;
 
+typedef struct {
+	const char *rev;  /* the branch revision ("HEAD") */
+	int prereqs;      /* name what a conflicting commit needs first (0) */
+} ss_check_options;
+
+#define SS_CHECK_OPTIONS_INIT { "HEAD", 0 }
+
 /*
- * Open the repository at path and resolve rev (NULL: "HEAD") to the
- * commit whose tree patches are applied to.  *out is NULL on failure.
- * Returns 0 or < 0 with the message set.
+ * Open the repository at path and resolve opts->rev (opts NULL: the
+ * defaults) to the commit whose tree patches are applied to.  *out is
+ * NULL on failure.  Returns 0 or < 0 with the message set.
  */
-int ss_check_open(ss_check **out, const char *path, const char *rev);
+int ss_check_open(ss_check **out, const char *path, const ss_check_options *opts);
 void ss_check_free(ss_check *ck); /* NULL is a no-op */
 
 /* The full id of the branch revision (40 hex digits). */
 const char *ss_check_branch_id(const ss_check *ck);
+
+#define SS_CHECK_MAX_NEEDS 4
 
 /* Enum values only grow. */
 typedef enum {
@@ -56,6 +67,12 @@ typedef struct {
 	int bug_in_branch;
 	char target[41];    /* the target that decided (full id), or the
 			       first one written ("" when none) */
+	/* with opts.prereqs, for a conflict of a commit the repository has:
+	 * the commits that last touched the lines it changes (blame at its
+	 * parent, history/history.h) and are not in the branch, most recent
+	 * first: what must come first */
+	char needs[SS_CHECK_MAX_NEEDS][41];
+	int nneeds;
 } ss_check_result;
 
 /*

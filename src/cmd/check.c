@@ -6,12 +6,13 @@
  *
  * One TSV row per commit, for scripts and for piping rank's picks in
  * (`stablesel rank --format mbox ... | stablesel check --onto-repo R -`):
- *   commit  apply  path  hunk  in_branch  bug  target  subject
+ *   commit  apply  path  hunk  needs  in_branch  bug  target  subject
  * apply is applies, conflict (path, hunk), missing (a changed file the
  * branch lacks), exists (an added file the branch has) or unknown
- * (binary, capped or no diff); bug is yes, no or unknown (no Fixes:
- * or revert target, or none of them in the repository).  A count goes to
- * stderr.
+ * (binary, capped or no diff); needs (with --prereqs, for conflicts) the
+ * commits to take first, comma-separated; bug is yes, no or unknown (no
+ * Fixes: or revert target, or none of them in the repository).  A count
+ * goes to stderr.
  */
 #include <stdio.h>
 #include <string.h>
@@ -21,7 +22,7 @@
 #include "util/error.h"
 
 static const char usage[] =
-	"stablesel check --onto-repo PATH [--onto REV] [--repo PATH] [--rev REV...]\n"
+	"stablesel check --onto-repo PATH [--onto REV] [--prereqs] [--repo PATH] [--rev REV...]\n"
 	"                [--mask-stable-tags] [SOURCE...]";
 
 struct check_run {
@@ -52,7 +53,10 @@ static int check_one(ss_commit *c, void *data)
 	r->bug_absent += res.bug_in_branch == 0;
 	printf("%.12s\t%s\t", c->id, ss_apply_status_name(res.apply));
 	put_field(res.path);
-	printf("\t%d\t%s\t%s\t%.12s\t", res.hunk, res.in_branch ? "yes" : "no",
+	printf("\t%d\t", res.hunk);
+	for (int k = 0; k < res.nneeds; k++)
+		printf("%s%.12s", k ? "," : "", res.needs[k]);
+	printf("\t%s\t%s\t%.12s\t", res.in_branch ? "yes" : "no",
 	       res.bug_in_branch > 0 ? "yes" : res.bug_in_branch == 0 ? "no" : "unknown",
 	       res.target);
 	put_field(c->subject);
@@ -64,8 +68,9 @@ static int check_one(ss_commit *c, void *data)
 int cmd_check(int argc, const char **argv)
 {
 	struct check_run r = { 0 };
+	ss_check_options co = SS_CHECK_OPTIONS_INIT;
 	cli_source_args a;
-	const char *specs[256], *onto_repo = NULL, *onto = NULL;
+	const char *specs[256], *onto_repo = NULL;
 	size_t total;
 	int i, nspecs = 0;
 
@@ -79,7 +84,9 @@ int cmd_check(int argc, const char **argv)
 			if (argv[i][6])
 				onto_repo = argv[++i];
 			else
-				onto = argv[++i];
+				co.rev = argv[++i];
+		} else if (!strcmp(argv[i], "--prereqs")) {
+			co.prereqs = 1;
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			usage_die(usage, NULL);
 		} else if (argv[i][0] == '-' && argv[i][1]) {
@@ -94,14 +101,14 @@ int cmd_check(int argc, const char **argv)
 		usage_die(usage, "--onto-repo is required");
 	if (!nspecs && !a.repo)
 		usage_die(usage, "no SOURCE and no --repo: nothing to check");
-	if (ss_check_open(&r.ck, onto_repo, onto))
+	if (ss_check_open(&r.ck, onto_repo, &co))
 		die("%s", ss_error_last());
-	fputs("commit\tapply\tpath\thunk\tin_branch\tbug\ttarget\tsubject\n", stdout);
+	fputs("commit\tapply\tpath\thunk\tneeds\tin_branch\tbug\ttarget\tsubject\n", stdout);
 	total = cli_for_each_commit(&a, specs, nspecs, check_one, &r);
 	fprintf(stderr, "checked %zu commits against %s (%.12s): %zu apply, %zu conflict, "
 		"%zu missing a file, %zu adding an existing file, %zu unknown; %zu already "
 		"in the branch, %zu fixing a bug the branch does not have\n", total,
-		onto ? onto : "HEAD", ss_check_branch_id(r.ck), r.n[SS_APPLY_CLEAN],
+		co.rev, ss_check_branch_id(r.ck), r.n[SS_APPLY_CLEAN],
 		r.n[SS_APPLY_CONFLICT], r.n[SS_APPLY_MISSING], r.n[SS_APPLY_EXISTS],
 		r.n[SS_APPLY_UNKNOWN], r.in_branch, r.bug_absent);
 	ss_check_free(r.ck);
