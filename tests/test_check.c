@@ -2,7 +2,8 @@
  * test_check.c - commits checked against a stable branch (check/check.h)
  * on a repository made with the git CLI:
  *
- *   base ── stable (branch): the fork point, one commit of its own
+ *   base ── stable (branch): the fork point, one commit of its own that
+ *         puts two lines in front of a.c (later hunks apply at an offset)
  *     └── main: prep (rewrites a.c line 5), dep (changes line 5 again:
  *         needs prep), other (b.c), newfile (adds c.c), onnew (changes
  *         c.c), fixold (Fixes: base), fixnew (Fixes: prep), bin (a
@@ -50,7 +51,8 @@ static const char script[] =
 	"printf '\\000\\001\\002' > d.bin; git add d.bin; git commit -qm bin --date='@9000 +0000'\n"
 	"git revert --no-edit $(git log --format=%H --grep='^other$' -1) >/dev/null\n"
 	"git checkout -q stable\n"
-	"printf 'stable only\\n' > s.txt; git add s.txt; git commit -qm 'stable fix' "
+	"printf 'stable only\\n' > s.txt; printf 'h1\\nh2\\n' | cat - a.c > t; mv t a.c\n"
+	"git add s.txt a.c; git commit -qm 'stable fix' "
 	"--date='@2500 +0000'\n"
 	"git checkout -q main\n"
 	"git format-patch -q --stdout stable~1..main > ../main.mbox\n";
@@ -101,7 +103,9 @@ static const struct expect expected[] = {
 	{ "newfile", SS_APPLY_CLEAN, "", 0, NULL, 0, -1 },
 	{ "onnew", SS_APPLY_MISSING, "c.c", 0, NULL, 0, -1 },  /* c.c came after the fork */
 	{ "fixold", SS_APPLY_CLEAN, "", 0, NULL, 0, 1 },       /* the bug is in stable */
-	{ "fixnew", SS_APPLY_CLEAN, "", 0, NULL, 0, 0 },       /* prep never reached it */
+	/* prep never reached stable; and line 1 moved there (a hunk from line
+	 * 1 must match at the start, as in git apply) */
+	{ "fixnew", SS_APPLY_CONFLICT, "a.c", 1, NULL, 0, 0 },
 	{ "bin", SS_APPLY_UNKNOWN, "d.bin", 0, NULL, 0, -1 },
 	/* the reverted commit is not in stable: neither is the "bug"; and it
 	 * must come first */
@@ -245,6 +249,18 @@ static void test_cli(void **state)
 	out = test_read_file(path, NULL);
 	assert_non_null(strstr(out, "checked 9 commits against stable"));
 	free(out);
+	/* every verdict but "unknown" (the binary file) is git apply
+	 * --check's, in a checkout of stable */
+	assert_int_equal(test_run("cd '%s' && mkdir tree && git -C repo archive stable | tar -x -C tree && "
+				  "for c in $(git -C repo rev-list stable~1..main); do "
+				  "if git -C repo format-patch -1 --stdout $c | (cd tree && git apply --check - "
+				  "2>/dev/null); then v=applies; else v=fails; fi; "
+				  "echo $(echo $c | cut -c1-12) $v; done | sort > git.txt && "
+				  "awk -F'\\t' 'NR > 1 && $2 != \"unknown\" { "
+				  "print $1, ($2 == \"applies\" ? \"applies\" : \"fails\") }' "
+				  "out.tsv | sort > ss.txt && join ss.txt git.txt > both.txt && "
+				  "test $(wc -l < both.txt) -eq 8 && ! awk '$2 != $3' both.txt | grep .",
+				  tmp), 0);
 	/* --prereqs names what dep needs first: prep */
 	assert_int_equal(test_run("./stablesel check --prereqs --onto-repo '%s' --onto stable '%s' "
 				  "2>/dev/null | awk -F'\\t' '$NF == \"dep\" { print $5 }' "

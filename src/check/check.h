@@ -18,7 +18,8 @@
  * reverted commit) names a commit of the repository that is the branch
  * revision or an ancestor of it.  "What must come first" (opt-in: a
  * blame per conflicting commit) is the commits that last touched the
- * lines the commit changes, at its parent, and are not in the branch.
+ * lines the conflicting hunk expects, at the commit's parent, and are not
+ * in the branch.
  */
 #ifndef SS_CHECK_H
 #define SS_CHECK_H
@@ -68,9 +69,10 @@ typedef struct {
 	char target[41];    /* the target that decided (full id), or the
 			       first one written ("" when none) */
 	/* with opts.prereqs, for a conflict of a commit the repository has:
-	 * the commits that last touched the lines it changes (blame at its
-	 * parent, history/history.h) and are not in the branch, most recent
-	 * first: what must come first */
+	 * the commits that last touched the lines the conflicting hunk
+	 * expects (its context and removed lines, blamed at the commit's
+	 * parent) and are not in the branch, most recent first: what must
+	 * come first */
 	char needs[SS_CHECK_MAX_NEEDS][41];
 	int nneeds;
 } ss_check_result;
