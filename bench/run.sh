@@ -4,7 +4,7 @@
 # hour on 2 cores; one can run alone: bench/<name>.sh.
 set -eu
 cd "$(dirname "$0")/.."
-for b in mbox git-ingest eval history-tables patchnet-tables seeds; do
+for b in mbox git-ingest eval history-tables patchnet-tables seeds check; do
 	echo "== bench/$b.sh"
 	"bench/$b.sh"
 done

@@ -6,10 +6,9 @@
  * The branch is a revision of a git repository (a stable tree checkout
  * such as linux-6.6.y, or a tag such as v6.6.60); the commits may come
  * from any source (mainline repository, format-patch mails, a lore
- * archive), since the check rebuilds each commit's patch from its parsed
- * hunks (out/patch.h) and applies it to the branch's tree in memory with
- * libgit2 (git_apply_to_tree: "git apply --check" against a tree, no
- * working directory touched).
+ * archive): each commit's parsed hunks are placed on the blobs of the
+ * branch's tree the way "git apply --check" places them (check.c), in
+ * memory, no working directory touched.
  *
  * "Already there" means the commit's own id is the branch revision or an
  * ancestor of it (a mainline commit from before the fork); backports
