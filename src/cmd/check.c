@@ -79,12 +79,11 @@ int cmd_check(int argc, const char **argv)
 		if (cli_source_arg(&a, argc, argv, &i, usage))
 			continue;
 		if (!strcmp(argv[i], "--onto-repo") || !strcmp(argv[i], "--onto")) {
+			const char **dst = !strcmp(argv[i], "--onto") ? &co.rev : &onto_repo;
+
 			if (i + 1 >= argc)
 				usage_die(usage, "option '%s' needs a value", argv[i]);
-			if (argv[i][6])
-				onto_repo = argv[++i];
-			else
-				co.rev = argv[++i];
+			*dst = argv[++i];
 		} else if (!strcmp(argv[i], "--prereqs")) {
 			co.prereqs = 1;
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
