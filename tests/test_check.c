@@ -7,7 +7,8 @@
  *     └── main: prep (rewrites a.c line 5), dep (changes line 5 again:
  *         needs prep), other (b.c), newfile (adds c.c), onnew (changes
  *         c.c), fixold (Fixes: base), fixnew (Fixes: prep), bin (a
- *         binary file), a revert of other
+ *         binary file), fixbranch (Fixes: beef, a branch name), a revert
+ *         of other
  *
  * Each main commit is read by the git source and checked against
  * "stable"; the same commits as format-patch mails give the same
@@ -49,6 +50,8 @@ static const char script[] =
 	"sed -i 's/^1$/one/' a.c; git commit -qa --date='@8000 +0000' "
 	"-m 'fixnew' -m \"Fixes: $(echo $prep | cut -c1-12) (\\\"prep\\\")\"\n"
 	"printf '\\000\\001\\002' > d.bin; git add d.bin; git commit -qm bin --date='@9000 +0000'\n"
+	"git branch beef stable; printf 'e\\n' > e.txt; git add e.txt; "
+	"git commit -q --date='@9500 +0000' -m fixbranch -m 'Fixes: beef (\"x\")'\n"
 	"git revert --no-edit $(git log --format=%H --grep='^other$' -1) >/dev/null\n"
 	"git checkout -q stable\n"
 	"printf 'stable only\\n' > s.txt; printf 'h1\\nh2\\n' | cat - a.c > t; mv t a.c\n"
@@ -107,6 +110,8 @@ static const struct expect expected[] = {
 	 * 1 must match at the start, as in git apply) */
 	{ "fixnew", SS_APPLY_CONFLICT, "a.c", 1, NULL, 0, 0 },
 	{ "bin", SS_APPLY_UNKNOWN, "d.bin", 0, NULL, 0, -1 },
+	/* "beef" is a branch, not a commit id: the target is unknown */
+	{ "fixbranch", SS_APPLY_CLEAN, "", 0, NULL, 0, -1 },
 	/* the reverted commit is not in stable: neither is the "bug"; and it
 	 * must come first */
 	{ "Revert \"other\"", SS_APPLY_CONFLICT, "b.c", 1, "other", 0, 0 },
@@ -195,10 +200,10 @@ static void test_git_commits(void **state)
 
 	(void)state;
 	check_source(repo, "main", 0, &n);
-	assert_int_equal(n, 10);
+	assert_int_equal(n, 11);
 	/* the commits that must come first, by blame (subject ids known now) */
 	check_source(repo, "main", 1, &n);
-	assert_int_equal(n, 10);
+	assert_int_equal(n, 11);
 }
 
 /* The same commits as mail: the patch is rebuilt from the parsed hunks. */
@@ -208,10 +213,10 @@ static void test_mail_commits(void **state)
 
 	(void)state;
 	check_source(mbox, NULL, 0, &n);
-	assert_int_equal(n, 9);   /* format-patch from stable~1: base is not there */
+	assert_int_equal(n, 10);   /* format-patch from stable~1: base is not there */
 	/* mails of commits the repository has: blamed there */
 	check_source(mbox, NULL, 1, &n);
-	assert_int_equal(n, 9);
+	assert_int_equal(n, 10);
 }
 
 static void test_bad_branch(void **state)
@@ -247,7 +252,7 @@ static void test_cli(void **state)
 	free(out);
 	snprintf(path, sizeof(path), "%s/err", tmp);
 	out = test_read_file(path, NULL);
-	assert_non_null(strstr(out, "checked 9 commits against stable"));
+	assert_non_null(strstr(out, "checked 10 commits against stable"));
 	free(out);
 	/* every verdict but "unknown" (the binary file) is git apply
 	 * --check's, in a checkout of stable */
@@ -259,7 +264,7 @@ static void test_cli(void **state)
 				  "awk -F'\\t' 'NR > 1 && $2 != \"unknown\" { "
 				  "print $1, ($2 == \"applies\" ? \"applies\" : \"fails\") }' "
 				  "out.tsv | sort > ss.txt && join ss.txt git.txt > both.txt && "
-				  "test $(wc -l < both.txt) -eq 8 && ! awk '$2 != $3' both.txt | grep .",
+				  "test $(wc -l < both.txt) -eq 9 && ! awk '$2 != $3' both.txt | grep .",
 				  tmp), 0);
 	/* --prereqs names what dep needs first: prep */
 	assert_int_equal(test_run("./stablesel check --prereqs --onto-repo '%s' --onto stable '%s' "

@@ -113,13 +113,15 @@ static int in_branch(ss_check *ck, const char *id, char full_out[41])
 {
 	git_object *obj = NULL;
 	const git_oid *oid, *tip = git_commit_id(ck->branch);
+	size_t len = strlen(id);
+	git_oid prefix;
 	int rc;
 
-	if (strlen(id) < 4 || git_revparse_single(&obj, ck->repo, id) < 0 ||
-	    git_object_type(obj) != GIT_OBJECT_COMMIT) {
-		git_object_free(obj);
+	/* by object id only: revparse would take a branch or tag of that
+	 * name first */
+	if (len < 4 || len > 40 || git_oid_fromstrn(&prefix, id, len) < 0 ||
+	    git_object_lookup_prefix(&obj, ck->repo, &prefix, len, GIT_OBJECT_COMMIT) < 0)
 		return -1;
-	}
 	oid = git_object_id(obj);
 	if (full_out)
 		git_oid_tostr(full_out, 41, oid);
