@@ -6,7 +6,8 @@
 # Input: the first N (300) commits of the DPDK mainline mbox in
 # ../shared/data, labelled by labels-v16.11-v22.03.tsv; without the data
 # it says SKIP.  Runs log, label, train (linear, mlp, patchnet-feat), rank
-# and explain with the trained models, each as one valgrind process;
+# and explain with the trained models, and check --prereqs on a small
+# repository made with git, each as one valgrind process;
 # "possibly lost" blocks (GLib's type system keeps its tables for the
 # life of the process) are not errors.  Exit 1 naming the first command
 # valgrind complained about; its log is in build/valgrind/.
@@ -64,4 +65,13 @@ for kind in linear mlp patchnet-feat; do
 done
 run rank rank --model "$tmp/mlp.model" "$tmp/in.mbox" --top 20
 run explain-patchnet-feat explain --model "$tmp/patchnet-feat.model" "$tmp/in.mbox" "$first"
+# check needs a repository: a small one, a conflict with a prerequisite
+repo=$tmp/repo
+mkdir "$repo"
+(cd "$repo" && git init -q -b main . && git config user.name T &&
+	git config user.email t@example.org && seq 1 10 > a.c && git add a.c &&
+	git commit -qm base && git branch stable && sed -i 's/^5$/five/' a.c &&
+	git commit -qam prep && sed -i 's/^five$/FIVE/' a.c && git commit -qam dep &&
+	seq 1 3 > c.c && git add c.c && git commit -qm new) > /dev/null
+run check check --prereqs --onto-repo "$repo" --onto stable --repo "$repo" --rev stable..main
 exit $fail
