@@ -4,10 +4,8 @@
  * commit, the bug it fixes and what a conflict needs first looked up in
  * the repository with libgit2.
  */
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <strings.h>
 #include <string.h>
 
 #include <git2.h>
@@ -22,6 +20,8 @@ struct ss_check {
 	git_tree *tree;
 	char id[41];
 	int prereqs;         /* opts.prereqs */
+	ss_histidx *idx;     /* no commits, the repository attached: Fixes:
+				and revert targets are resolved there */
 };
 
 int ss_check_open(ss_check **out, const char *path, const ss_check_options *opts)
@@ -63,6 +63,8 @@ int ss_check_open(ss_check **out, const char *path, const ss_check_options *opts
 	}
 	git_oid_tostr(ck->id, sizeof(ck->id), git_commit_id(ck->branch));
 	ck->prereqs = opts->prereqs;
+	if ((rc = ss_histidx_new(&ck->idx)) || (rc = ss_histidx_open_repo(ck->idx, path)))
+		goto free_check;
 	git_object_free(obj);
 	*out = ck;
 	return 0;
@@ -77,6 +79,7 @@ void ss_check_free(ss_check *ck)
 {
 	if (!ck)
 		return;
+	ss_histidx_free(ck->idx);
 	git_tree_free(ck->tree);
 	git_commit_free(ck->branch);
 	git_repository_free(ck->repo);
@@ -130,63 +133,41 @@ static int in_branch(ss_check *ck, const char *id, char full_out[41])
 	return rc < 0 ? -1 : rc;
 }
 
-/* The hex id after "This reverts commit " in a message, into id ("" when
- * none). */
-static void reverted_id(char id[41], const char *message)
+/*
+ * The bug's targets against the branch: the history index resolves the
+ * Fixes: and revert targets in the repository (a short id settled by the
+ * quoted subject, as origin does), and each found one is looked up in the
+ * branch's ancestry.
+ */
+static int check_bug(ss_check_result *out, ss_check *ck, const ss_commit *c)
 {
-	const char *p = message ? strstr(message, "This reverts commit ") : NULL;
-	size_t n = 0;
-
-	id[0] = '\0';
-	if (!p)
-		return;
-	p += strlen("This reverts commit ");
-	while (n < 40 && isxdigit((unsigned char)p[n])) {
-		id[n] = (char)tolower((unsigned char)p[n]);
-		n++;
-	}
-	id[n >= 4 ? n : 0] = '\0';
-}
-
-/* The bug's targets (Fixes:, revert) against the branch. */
-static void check_bug(ss_check_result *out, ss_check *ck, const ss_commit *c)
-{
-	char id[41], full[41];
-	const char *subject;
-	size_t len, found = 0;
-	int any = 0;
+	ss_histidx_facts facts;
+	size_t found = 0;
+	int rc;
 
 	out->bug_in_branch = -1;
 	out->target[0] = '\0';
-	for (size_t i = 0; i <= c->ntrailers; i++) {
-		int r;
+	if ((rc = ss_histidx_resolve(&facts, ck->idx, c, NULL, NULL)))
+		return rc;
+	if (facts.ntargets)
+		memcpy(out->target, facts.targets[0].written, sizeof(out->target));
+	for (size_t i = 0; i < facts.ntargets; i++) {
+		const ss_histidx_target *t = &facts.targets[i];
+		int r = t->found ? in_branch(ck, t->commit.id, NULL) : -1;
 
-		if (i < c->ntrailers) {
-			if (strcasecmp(c->trailers[i].key, "Fixes") ||
-			    ss_histidx_parse_fixes(id, &subject, &len, c->trailers[i].value))
-				continue;
-		} else {
-			reverted_id(id, c->message);
-			if (!id[0])
-				continue;
-		}
-		if (!any++)
-			snprintf(out->target, sizeof(out->target), "%s", id);
-		r = in_branch(ck, id, full);
 		if (r < 0)
 			continue;
-		found++;
+		if (r == 1 || !found++)
+			memcpy(out->target, t->commit.id, sizeof(out->target));
 		if (r == 1) {
 			out->bug_in_branch = 1;
-			snprintf(out->target, sizeof(out->target), "%s", full);
-			return;
+			return 0;
 		}
-		if (found == 1)
-			snprintf(out->target, sizeof(out->target), "%s", full);
 	}
 	/* the bug is absent only when every target was found and is absent */
-	if (found && found == (size_t)any)
+	if (found && found == facts.ntargets)
 		out->bug_in_branch = 0;
+	return 0;
 }
 
 /* Is path a blob in the branch's tree? */
@@ -472,7 +453,8 @@ int ss_check_commit(ss_check_result *out, ss_check *ck, const ss_commit *c)
 		return rc;
 	r = in_branch(ck, c->id, NULL);
 	out->in_branch = r == 1;
-	check_bug(out, ck, c);
+	if ((rc = check_bug(out, ck, c)))
+		return rc;
 	/* blame needs the commit in the repository (r >= 0) */
 	if (ck->prereqs && out->apply == SS_APPLY_CONFLICT && r >= 0 &&
 	    (rc = check_needs(out, ck, c)))

@@ -1006,7 +1006,7 @@ static int warm_start(struct pn_model *pm, const ss_model *m, const ss_dataset *
 				   mw.in, mw.h1, pm->cfg.features, pm->cfg.feat_hidden);
 		goto free_mlp;
 	}
-	/* the same training rows give the same scale; take the mlp's own */
+	/* the features are scaled as the mlp scaled them */
 	memcpy(pm->scale, mw.scale, sizeof(pm->scale));
 	rc = ss_patchnet_net_warm_start(pm->net, mw.w1, mw.b1, mw.wo, mw.bo);
 
@@ -1081,7 +1081,9 @@ static int pn_train(ss_model *m, const ss_dataset *d, const size_t *fitx, size_t
 		 * 0.450 on tip (0.449 cold) and 0.924 on DPDK (0.923); the
 		 * CNN is kept only where it beats the features alone */
 		pm->cfg.skip = o->warm_start != 0;
-		if ((rc = ss_rows_fit_scale(pm->scale, &m->feat, d, fitx, nfit)))
+		/* a warm start takes the scale of its mlp, fitted on the same
+		 * rows */
+		if (!pm->cfg.skip && (rc = ss_rows_fit_scale(pm->scale, &m->feat, d, fitx, nfit)))
 			return rc;
 	}
 	if ((rc = ss_patchnet_net_new(&pm->net, &pm->cfg)))
