@@ -58,6 +58,7 @@ $(BUILD)/src/models/default_model.o: $(wildcard models/default.model)
 tests: $(TEST_BIN)
 
 test: deps all tests
+	@scripts/layers.sh
 	@SS_BIN=./$(BIN) scripts/run-tests.sh $(TEST_BIN)
 
 # The sanitizer build lives in build-asan/ (binary build-asan/stablesel, which

@@ -18,7 +18,7 @@
 
 #include <git2.h>
 
-#include "commit/diff.h"
+#include "source/diff.h"
 #include "fuzz_util.h"
 #include "models/model.h"
 #include "util/error.h"

@@ -12,7 +12,7 @@
 
 #include <git2.h>
 
-#include "commit/diff.h"
+#include "source/diff.h"
 #include "fuzz_util.h"
 #include "util/error.h"
 

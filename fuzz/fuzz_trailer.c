@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commit/upstream.h"
+#include "labels/upstream.h"
 #include "fuzz_util.h"
 #include "util/error.h"
 

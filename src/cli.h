@@ -109,7 +109,7 @@ void cli_dataset_history(ss_dataset *d, const cli_releases *rel, cli_source_args
 			 const char **specs, int nspecs, const char *usage);
 
 /*
- * What rank and report share (cmd/ranking.c): the model (--model, else
+ * What rank and report share (cmd/rank_report.c): the model (--model, else
  * the built-in one), --history, --since, --releases/--release-tags,
  * selection (--top, --min-score, --budget, --min-age, --now,
  * --untagged-only), --threshold, and the checks against --policy,
@@ -131,7 +131,7 @@ typedef struct {
 	/* loaded and made, owned until cli_ranking_free() */
 	ss_model *m;
 	ss_policy *policy;
-	ss_label *label;
+	ss_backports *label;
 	ss_labels *labels;
 	ss_history *hist;
 	ss_ranking *r;

@@ -7,7 +7,7 @@
 #include <git2.h>
 
 #include "commit/commit.h"
-#include "commit/upstream.h"
+#include "labels/upstream.h"
 #include "util/error.h"
 
 static ss_commit *with_message(const char *msg)

@@ -24,7 +24,7 @@
 #include <gmime/gmime.h>
 
 #include "eval/eval.h"
-#include "eval/labels.h"
+#include "labels/labels.h"
 #include "eval/split.h"
 #include "features/features.h"
 #include "models/model.h"

@@ -28,7 +28,7 @@
 #include <git2.h>
 #include <gmime/gmime.h>
 
-#include "history/history.h"
+#include "history/histidx.h"
 #include "source/source.h"
 #include "util/error.h"
 

@@ -28,7 +28,7 @@
 #include <zstd.h>
 
 #include "commit/commit.h"
-#include "commit/diff.h"
+#include "source/diff.h"
 #include "source/source.h"
 #include "util/error.h"
 
@@ -367,7 +367,7 @@ static void test_patch_100k_files(void **state)
 }
 
 /*
- * FIXED BUG 5 (src/commit/diff.c, ss_commit_parse_patch fallback +
+ * FIXED BUG 5 (src/source/diff.c, ss_commit_parse_patch fallback +
  * ss_commit_add_diff): when libgit2 refuses a patch (here: a new empty
  * file in the middle, which diff.c works around), every file is parsed on
  * its own and ss_commit_add_diff() grows c->files with ss_arena_grow() for
@@ -794,7 +794,7 @@ static void test_fixed_mbox_hang(void **state)
 }
 
 /*
- * FIXED BUG 2 (src/commit/diff.c, parse_recounted): strtoul() reads the
+ * FIXED BUG 2 (src/source/diff.c, parse_recounted): strtoul() reads the
  * counts of "@@ -a,b +c,d @@" across line ends (it skips white space,
  * newlines included), so the tail pointer lands after the line end and
  * ss_strbuf_add(&sb, tail, le - tail) gets a negative size: "stablesel
@@ -820,7 +820,7 @@ static void test_fixed_recount_crash(void **state)
 }
 
 /*
- * FIXED BUG 1 (src/commit/diff.c, add_patch): a NUL byte in a diff line.
+ * FIXED BUG 1 (src/source/diff.c, add_patch): a NUL byte in a diff line.
  * libgit2 keeps a copy of the patch cut at the NUL but reports the line's
  * full length, so add_patch() reads gl->content[len - 1] past libgit2's
  * buffer (ASan: heap-buffer-overflow, diff.c:125, then in
@@ -899,7 +899,7 @@ static void test_fixed_repeated_rename_leak(void **state)
 }
 
 /*
- * FIXED BUG 4 (src/commit/diff.c, parse_header_only): a file section with
+ * FIXED BUG 4 (src/source/diff.c, parse_header_only): a file section with
  * both "new file mode" and "deleted file mode" gets old_path = new_path =
  * NULL, so ss_file_path() returns NULL (commit.h: a file has a path);
  * "stablesel log" prints "path":"" for it.

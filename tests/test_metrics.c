@@ -1,5 +1,5 @@
 /*
- * test_metrics.c - every metric of eval/metrics.c against a brute-force
+ * test_metrics.c - every metric of models/metrics.c against a brute-force
  * computation on random scores with many ties: ROC-AUC by counting pairs,
  * average precision and precision at recall 0.9 by trying every distinct
  * threshold, confusion counts one commit at a time, and the threshold
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "eval/metrics.h"
+#include "models/metrics.h"
 
 static uint64_t state = 88172645463325252ULL;
 

@@ -28,8 +28,8 @@
 #include "testutil.h"
 
 #include "commit/commit.h"
-#include "commit/diff.h"
-#include "eval/labels.h"
+#include "source/diff.h"
+#include "labels/labels.h"
 #include "models/dataset.h"
 #include "models/impl.h"
 #include "models/patchnet_net.h"

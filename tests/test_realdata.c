@@ -9,7 +9,7 @@
 #include <git2.h>
 #include <gmime/gmime.h>
 
-#include "commit/label.h"
+#include "labels/backports.h"
 #include "source/source.h"
 #include "util/error.h"
 
@@ -165,11 +165,11 @@ static void test_tip(void **state)
 
 static void test_dpdk_labels(void **state)
 {
-	ss_label_options o = SS_LABEL_OPTIONS_INIT;
+	ss_backports_options o = SS_LABEL_OPTIONS_INIT;
 	char stable[512], releases[512];
 	struct row *rows;
 	size_t n, i, skipped = 0, in = 0;
-	ss_label *l;
+	ss_backports *l;
 
 	(void)state;
 	SS_REQUIRE_DATA();
@@ -178,11 +178,11 @@ static void test_dpdk_labels(void **state)
 		 test_data_dir());
 	snprintf(releases, sizeof(releases), "%s/dpdk/releases.tsv", test_data_dir());
 	o.releases = releases;
-	assert_int_equal(ss_label_new(&l, &o), 0);
-	assert_int_equal(ss_label_read(l, stable, &skipped), 0);
+	assert_int_equal(ss_backports_new(&l, &o), 0);
+	assert_int_equal(ss_backports_read(l, stable, &skipped), 0);
 	assert_int_equal(skipped, 0);
 	for (i = 0; i < n; i++) {
-		const char *br = ss_label_branches(l, rows[i].sha);
+		const char *br = ss_backports_branches(l, rows[i].sha);
 
 		/* columns: in_stable stable_branches stable_tag fixes_tag */
 		if (rows[i].cols[0][0] == '1') {
@@ -195,8 +195,8 @@ static void test_dpdk_labels(void **state)
 		}
 	}
 	assert_int_equal(in, 6286);
-	assert_int_equal(ss_label_count(l), 6286);
-	ss_label_free(l);
+	assert_int_equal(ss_backports_count(l), 6286);
+	ss_backports_free(l);
 	free(rows);
 }
 

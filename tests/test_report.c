@@ -5,7 +5,7 @@
  */
 #include "testutil.h"
 
-#include "out/report.h"
+#include "rank/report.h"
 #include "util/strbuf.h"
 
 /* A whole file, which must exist (testutil.h reads it). */

@@ -11,7 +11,8 @@
 #include <git2.h>
 
 #include "check/check.h"
-#include "history/history.h"
+#include "history/histidx.h"
+#include "source/git.h"
 #include "util/error.h"
 
 struct ss_check {

@@ -12,7 +12,7 @@
  *
  * "Already there" means the commit's own id is the branch revision or an
  * ancestor of it (a mainline commit from before the fork); backports
- * carry new ids and are found by the labeler instead (commit/label.h,
+ * carry new ids and are found by the labeler instead (labels/backports.h,
  * rank's --stable).  "The bug is there" means a Fixes: target (or a
  * reverted commit) names a commit of the repository that is the branch
  * revision or an ancestor of it.  "What must come first" (opt-in: a

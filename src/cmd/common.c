@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "eval/labels.h"
+#include "labels/labels.h"
 #include "features/history.h"
 #include "models/dataset.h"
 #include "util/error.h"

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "commit/label.h"
+#include "labels/backports.h"
 #include "util/atomic.h"
 #include "util/error.h"
 
@@ -17,11 +17,11 @@ static const char usage[] =
 
 int cmd_label(int argc, const char **argv)
 {
-	ss_label_options opts = SS_LABEL_OPTIONS_INIT;
+	ss_backports_options opts = SS_LABEL_OPTIONS_INIT;
 	const char *patterns[32], *stable[32], *output = "-";
 	size_t nstable = 0, skipped = 0, i;
 	ss_atomic *out;
-	ss_label *l;
+	ss_backports *l;
 	int a;
 
 	opts.patterns = patterns;
@@ -56,12 +56,12 @@ int cmd_label(int argc, const char **argv)
 	}
 	if (!nstable)
 		usage_die(usage, "--stable SOURCE is required");
-	if (ss_label_new(&l, &opts))
+	if (ss_backports_new(&l, &opts))
 		die("%s", ss_error_last());
 	for (i = 0; i < nstable; i++) {
 		size_t before = skipped;
 
-		if (ss_label_read(l, stable[i], &skipped))
+		if (ss_backports_read(l, stable[i], &skipped))
 			die("%s", ss_error_last());
 		if (skipped > before)
 			error("%zu malformed messages skipped in '%s' (first: %s)",
@@ -69,12 +69,12 @@ int cmd_label(int argc, const char **argv)
 	}
 	if (ss_atomic_open(&out, output))
 		die("%s", ss_error_last());
-	if (ss_label_write(l, ss_atomic_file(out))) {
+	if (ss_backports_write(l, ss_atomic_file(out))) {
 		ss_atomic_abort(out);
 		die("%s", ss_error_last());
 	}
 	if (ss_atomic_commit(out))
 		die("%s", ss_error_last());
-	ss_label_free(l);
+	ss_backports_free(l);
 	return 0;
 }

@@ -17,7 +17,7 @@
 #include <time.h>
 
 #include "cli.h"
-#include "history/history.h"
+#include "history/histidx.h"
 #include "util/error.h"
 
 static const char usage[] =

@@ -11,7 +11,7 @@
 
 #include "cli.h"
 #include "eval/eval.h"
-#include "eval/labels.h"
+#include "labels/labels.h"
 #include "eval/split.h"
 #include "models/model.h"
 #include "models/options.h"

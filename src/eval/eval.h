@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "eval/metrics.h"
+#include "models/metrics.h"
 #include "models/dataset.h"
 #include "models/model.h"
 #include "util/strbuf.h"

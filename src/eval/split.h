@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "commit/commit.h"
-#include "eval/labels.h"
+#include "labels/labels.h"
 #include "models/dataset.h"
 
 typedef struct {

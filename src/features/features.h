@@ -36,7 +36,7 @@
 
 #include "commit/commit.h"
 #include "features/history.h"
-#include "features/strmap.h"
+#include "util/strmap.h"
 #include "util/strbuf.h"
 
 /* Feature groups, bits of ss_feat_options.groups.  Values only grow. */

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "features/history.h"
-#include "features/strmap.h"
+#include "util/strmap.h"
 #include "util/error.h"
 
 struct ss_history {

@@ -29,7 +29,7 @@
 #include <stdint.h>
 
 #include "commit/commit.h"
-#include "history/history.h"
+#include "history/histidx.h"
 
 typedef struct ss_history ss_history;
 

@@ -180,7 +180,7 @@ static int blame_file(struct blame_state *s, git_repository *repo, const git_oid
 	if (err == GIT_ENOTFOUND)
 		return 0;  /* not at the parent under that name */
 	if (err < 0)
-		return ss_error_set("cannot blame '%s': %s", path, hist_git_msg());
+		return ss_error_set("cannot blame '%s': %s", path, ss_git_error());
 	for (i = 0; i < s->nwant && !rc; i++) {
 		const git_blame_hunk *bh = git_blame_get_hunk_byline(blame, s->want[i].line);
 
@@ -238,7 +238,7 @@ int ss_blame_introducers(ss_blame_candidate *out, size_t max, size_t *n, ss_hist
 	for (i = 0; i < s.ncand; i++) {
 		if (git_commit_lookup(&c, repo, &s.cand[i].id) < 0) {
 			rc = ss_error_set("cannot read commit %s: %s", git_oid_tostr_s(&s.cand[i].id),
-					  hist_git_msg());
+					  ss_git_error());
 			goto out_free;
 		}
 		s.cand[i].time = git_commit_time(c);

@@ -37,13 +37,6 @@ struct ss_histidx {
 	int git_inited;
 };
 
-const char *hist_git_msg(void)
-{
-	const git_error *e = git_error_last();
-
-	return e && e->message ? e->message : "unknown error";
-}
-
 int64_t hist_commit_time(const ss_commit *c)
 {
 	return c->committer.time > 0 ? c->committer.time : c->author.time;
@@ -269,7 +262,7 @@ int ss_histidx_open_repo(ss_histidx *h, const char *path)
 {
 	if (!h->git_inited) {
 		if (git_libgit2_init() < 0)
-			return ss_error_set("cannot initialise libgit2: %s", hist_git_msg());
+			return ss_error_set("cannot initialise libgit2: %s", ss_git_error());
 		h->git_inited = 1;
 	}
 	if (h->repo) {
@@ -280,7 +273,7 @@ int ss_histidx_open_repo(ss_histidx *h, const char *path)
 		path += 4;
 	if (git_repository_open_ext(&h->repo, path, 0, NULL) < 0)
 		return ss_error_code(SS_ENOTFOUND, "cannot open repository '%s': %s", path,
-				     hist_git_msg());
+				     ss_git_error());
 	return 0;
 }
 
@@ -321,7 +314,7 @@ const struct hist_entry *hist_entry_from_repo(ss_histidx *h, const git_oid *oid)
 
 	if (git_commit_lookup(&gc, h->repo, oid) < 0) {
 		ss_error_code(SS_ENOTFOUND, "cannot read commit %s: %s", git_oid_tostr_s(oid),
-			      hist_git_msg());
+			      ss_git_error());
 		goto out_free;
 	}
 	e = ss_arena_calloc(h->arena, 1, sizeof(*e));
@@ -414,18 +407,18 @@ static int repo_lookup(const struct hist_entry **out, size_t max, ss_histidx *h,
 	if (err == GIT_ENOTFOUND)
 		return 0;
 	if (err != GIT_EAMBIGUOUS)
-		return ss_error_set("cannot look up '%s': %s", prefix, hist_git_msg());
+		return ss_error_set("cannot look up '%s': %s", prefix, ss_git_error());
 	/* libgit2 only says "ambiguous": list the commits (rare, and slow on
 	 * big repositories, as it reads every object id) */
 	memset(&scan, 0, sizeof(scan));
 	scan.prefix = prefix;
 	scan.len = len;
 	if (git_repository_odb(&scan.odb, h->repo) < 0)
-		return ss_error_set("cannot read objects of the repository: %s", hist_git_msg());
+		return ss_error_set("cannot read objects of the repository: %s", ss_git_error());
 	err = git_odb_foreach(scan.odb, scan_object, &scan);
 	git_odb_free(scan.odb);
 	if (err < 0)
-		return ss_error_set("cannot list objects of the repository: %s", hist_git_msg());
+		return ss_error_set("cannot list objects of the repository: %s", ss_git_error());
 	if (scan.n > 1)
 		qsort(scan.ids, scan.n < HIST_REPO_MATCHES ? scan.n : HIST_REPO_MATCHES,
 		      sizeof(scan.ids[0]), oid_cmp);
@@ -518,7 +511,7 @@ int ss_histidx_rev_parse(char out[41], size_t *nparents, ss_histidx *h, const ch
 		return ss_error_code(SS_ENOTFOUND, "no repository to look '%s' up in", rev);
 	if (git_revparse_single(&obj, h->repo, rev) < 0 ||
 	    git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT) < 0) {
-		rc = ss_error_code(SS_ENOTFOUND, "unknown revision '%s': %s", rev, hist_git_msg());
+		rc = ss_error_code(SS_ENOTFOUND, "unknown revision '%s': %s", rev, ss_git_error());
 		goto out_free;
 	}
 	git_oid_tostr(out, 41, git_object_id(peeled));

@@ -243,7 +243,7 @@ static int index_graph(ss_releases *r, git_repository *repo, const char *path)
 		valid[i] = 1;
 	}
 	if (git_revwalk_new(&walk, repo) < 0) {
-		rc = ss_error_set("cannot walk history of '%s': %s", path, hist_git_msg());
+		rc = ss_error_set("cannot walk history of '%s': %s", path, ss_git_error());
 		goto out_free;
 	}
 	for (i = 0; i < r->n && !rc; i++) {
@@ -269,7 +269,7 @@ static int index_graph(ss_releases *r, git_repository *repo, const char *path)
 			nmap++;
 		}
 		if (err != GIT_ITEROVER)
-			rc = ss_error_set("cannot walk history of '%s': %s", path, hist_git_msg());
+			rc = ss_error_set("cannot walk history of '%s': %s", path, ss_git_error());
 	}
 	if (rc)
 		goto out_free;
@@ -294,7 +294,7 @@ static int open_repo(git_repository **out, const char *path)
 		path += 4;
 	if (git_repository_open_ext(out, path, 0, NULL) < 0)
 		return ss_error_code(SS_ENOTFOUND, "cannot open repository '%s': %s", path,
-				     hist_git_msg());
+				     ss_git_error());
 	return 0;
 }
 
@@ -304,7 +304,7 @@ int ss_releases_index_repo(ss_releases *r, const char *path)
 	int rc;
 
 	if (git_libgit2_init() < 0)
-		return ss_error_set("cannot initialise libgit2: %s", hist_git_msg());
+		return ss_error_set("cannot initialise libgit2: %s", ss_git_error());
 	rc = open_repo(&repo, path);
 	if (!rc)
 		rc = index_graph(r, repo, path);
@@ -332,11 +332,11 @@ int ss_releases_from_repo(ss_releases **out, const char *path, const char *glob)
 
 	*out = NULL;
 	if (git_libgit2_init() < 0)
-		return ss_error_set("cannot initialise libgit2: %s", hist_git_msg());
+		return ss_error_set("cannot initialise libgit2: %s", ss_git_error());
 	if ((rc = open_repo(&repo, path)) || (rc = releases_new(&r)))
 		goto out_free;
 	if (git_tag_list(&names, repo) < 0) {
-		rc = ss_error_set("cannot list tags of '%s': %s", path, hist_git_msg());
+		rc = ss_error_set("cannot list tags of '%s': %s", path, ss_git_error());
 		goto out_free;
 	}
 	for (i = 0; i < names.count; i++) {

@@ -13,7 +13,8 @@
 
 #include <git2.h>
 
-#include "history/history.h"
+#include "history/histidx.h"
+#include "source/git.h"
 
 #define HIST_NO_SOURCE UINT32_MAX
 
@@ -54,6 +55,5 @@ size_t hist_revert_ids(char ids[][41], size_t max, const char *msg);
 /* Committer time, or author time when the source has none (mail). */
 int64_t hist_commit_time(const ss_commit *c);
 
-const char *hist_git_msg(void);
 
 #endif

@@ -46,7 +46,7 @@
 #include <stdint.h>
 
 #include "commit/commit.h"
-#include "eval/metrics.h"
+#include "models/metrics.h"
 #include "features/features.h"
 #include "models/dataset.h"
 

@@ -28,7 +28,7 @@
 #include <string.h>
 
 #include "features/ctok.h"
-#include "features/strmap.h"
+#include "util/strmap.h"
 #include "util/strbuf.h"
 #include "models/impl.h"
 #include "models/patchnet_net.h"

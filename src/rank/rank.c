@@ -10,9 +10,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "history/history.h"
+#include "history/histidx.h"
 #include "models/patchnet_net.h"
-#include "out/patch.h"
+#include "commit/patch.h"
 #include "rank/rank.h"
 #include "rank/rank_impl.h"
 #include "util/error.h"
@@ -321,7 +321,7 @@ static int fill_row(ss_ranking *r, struct ss_rank_rowdata *w, const ss_commit *c
 		rc |= pool_adds(r, &w->bot, bot);
 	}
 	if (r->opts.stable) {
-		const char *br = ss_label_branches(r->opts.stable, c->id);
+		const char *br = ss_backports_branches(r->opts.stable, c->id);
 
 		if (br) {
 			w->flags |= SS_RANK_IN_STABLE;
@@ -566,7 +566,7 @@ size_t ss_ranking_precedents(ss_rank_precedent *out, size_t max, const ss_rankin
 	free(dense);
 	for (k = 0; k < n; k++) {
 		if (r->opts.stable) {
-			const char *br = ss_label_branches(r->opts.stable, out[k].id);
+			const char *br = ss_backports_branches(r->opts.stable, out[k].id);
 
 			out[k].branches = br ? br : "";
 			out[k].label = br != NULL;

@@ -28,8 +28,8 @@
 #include <stdio.h>
 
 #include "commit/commit.h"
-#include "commit/label.h"
-#include "eval/labels.h"
+#include "labels/backports.h"
+#include "labels/labels.h"
 #include "features/history.h"
 #include "models/model.h"
 #include "rank/policy.h"
@@ -75,7 +75,7 @@ typedef struct {
 	double threshold;         /* picks score at least this; < 0: the model's (-1) */
 	int explain_all;          /* reasons for every row, not only picks (0) */
 	const ss_policy *policy;  /* subsystem rules (NULL) */
-	ss_label *stable;         /* a stable tree read with ss_label_read (NULL) */
+	ss_backports *stable;         /* a stable tree read with ss_backports_read (NULL) */
 	const ss_labels *labels;  /* which commits reached stable (NULL) */
 } ss_ranker_options;
 

@@ -7,7 +7,7 @@
 #define SS_RANK_IMPL_H
 
 #include "features/features.h"
-#include "history/history.h"
+#include "history/histidx.h"
 #include "rank/rank.h"
 #include "util/strbuf.h"
 

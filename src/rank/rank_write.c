@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "eval/eval.h"
-#include "out/patch.h"
+#include "commit/patch.h"
 #include "rank/rank.h"
 #include "rank/rank_impl.h"
 #include "util/error.h"

@@ -60,7 +60,7 @@
 #include <git2.h>
 #include <git2/sys/odb_backend.h>
 
-#include "commit/diff.h"
+#include "source/diff.h"
 #include "source/git.h"
 #include "source/impl.h"
 #include "util/error.h"

@@ -7,6 +7,12 @@
 #include <stddef.h>
 
 /*
+ * libgit2's last error message of this thread, or "unknown libgit2 error"
+ * (never NULL): the one helper every module that calls libgit2 uses.
+ */
+const char *ss_git_error(void);
+
+/*
  * List the local branches (refs/heads/...) and remote-tracking branches
  * (refs/remotes/...) of the repository at repo whose short name matches the
  * fnmatch(3) glob (NULL: all).  *out is a malloc'd array of malloc'd short

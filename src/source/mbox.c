@@ -22,9 +22,10 @@
 #include <git2.h>
 #include <gmime/gmime.h>
 
-#include "commit/diff.h"
+#include "source/diff.h"
 #include "source/impl.h"
 #include "source/zstream.h"
+#include "source/git.h"
 #include "util/error.h"
 #include "util/strbuf.h"
 

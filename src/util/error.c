@@ -2,7 +2,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include <git2.h>
 
 #include "error.h"
 
@@ -41,11 +40,4 @@ const char *ss_error_last(void)
 void ss_error_clear(void)
 {
 	last_error[0] = '\0';
-}
-
-const char *ss_git_error(void)
-{
-	const git_error *e = git_error_last();
-
-	return e && e->message ? e->message : "unknown libgit2 error";
 }

@@ -32,7 +32,4 @@ const char *ss_error_last(void);
 
 void ss_error_clear(void);
 
-/* libgit2's last error message, or "unknown libgit2 error" (never NULL). */
-const char *ss_git_error(void);
-
 #endif

@@ -1,5 +1,5 @@
 /*
- * history.h - a bug's history: which commit a fix fixes, and whether that
+ * histidx.h - a bug's history: which commit a fix fixes, and whether that
  * commit ever reached a release before the fix.
  *
  * A fix for a bug born in the same release cycle is not stable material:

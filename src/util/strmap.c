@@ -1,8 +1,11 @@
-/* strmap.c - open-addressing string interning (see strmap.h). */
+/*
+ * strmap.c - string interning to dense ids with counters (see strmap.h):
+ * open addressing over 64-bit hashes, strings kept in one arena.
+ */
 #include <stdlib.h>
 #include <string.h>
 
-#include "features/strmap.h"
+#include "util/strmap.h"
 #include "util/arena.h"
 #include "util/error.h"
 

@@ -1,5 +1,5 @@
 /*
- * label.c - the stable-tree labeler (see label.h).
+ * backports.c - the stable-tree labeler (see backports.h).
  *
  * A small open-addressing hash table maps upstream sha -> list of branch
  * ids; branch ids name either a git branch or an mbox series whose name is
@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commit/label.h"
-#include "commit/upstream.h"
+#include "labels/backports.h"
+#include "labels/upstream.h"
 #include "source/git.h"
 #include "util/error.h"
 #include "util/strbuf.h"
@@ -31,8 +31,8 @@ struct branch {
 	size_t ntimes, cap;
 };
 
-struct ss_label {
-	ss_label_options opts;
+struct ss_backports {
+	ss_backports_options opts;
 	ss_upstream *up;
 	struct entry *slots; /* capacity a power of two */
 	size_t cap, count;
@@ -46,10 +46,10 @@ struct ss_label {
 	ss_strbuf out;
 };
 
-int ss_label_new(ss_label **out, const ss_label_options *opts)
+int ss_backports_new(ss_backports **out, const ss_backports_options *opts)
 {
-	static const ss_label_options defaults = SS_LABEL_OPTIONS_INIT;
-	ss_label *l;
+	static const ss_backports_options defaults = SS_LABEL_OPTIONS_INIT;
+	ss_backports *l;
 	int rc;
 
 	*out = NULL;
@@ -76,14 +76,14 @@ int ss_label_new(ss_label **out, const ss_label_options *opts)
 	l->cap = 1024;
 	l->slots = calloc(l->cap, sizeof(*l->slots));
 	if (!l->slots) {
-		ss_label_free(l);
+		ss_backports_free(l);
 		return SS_ENOMEM;
 	}
 	*out = l;
 	return 0;
 }
 
-void ss_label_free(ss_label *l)
+void ss_backports_free(ss_backports *l)
 {
 	size_t i;
 
@@ -113,7 +113,7 @@ static uint64_t hash_sha(const char *sha)
 	return h;
 }
 
-static struct entry *lookup(ss_label *l, const char *sha)
+static struct entry *lookup(ss_backports *l, const char *sha)
 {
 	size_t i = hash_sha(sha) & (l->cap - 1);
 
@@ -125,7 +125,7 @@ static struct entry *lookup(ss_label *l, const char *sha)
 	return &l->slots[i];
 }
 
-static int rehash(ss_label *l)
+static int rehash(ss_backports *l)
 {
 	struct entry *old = l->slots;
 	size_t oldcap = l->cap, i;
@@ -148,7 +148,7 @@ static int rehash(ss_label *l)
 	return 0;
 }
 
-static int add_ref(ss_label *l, const char *sha, uint32_t id)
+static int add_ref(ss_backports *l, const char *sha, uint32_t id)
 {
 	struct entry *e;
 	uint32_t i;
@@ -181,7 +181,7 @@ static int add_ref(ss_label *l, const char *sha, uint32_t id)
 	return 0;
 }
 
-static long new_branch(ss_label *l, const char *name)
+static long new_branch(ss_backports *l, const char *name)
 {
 	struct branch *br = realloc(l->br, (l->nbr + 1) * sizeof(*br));
 
@@ -194,7 +194,7 @@ static long new_branch(ss_label *l, const char *name)
 	return (long)l->nbr++;
 }
 
-static long branch_id(ss_label *l, const char *name)
+static long branch_id(ss_backports *l, const char *name)
 {
 	size_t i;
 
@@ -206,7 +206,7 @@ static long branch_id(ss_label *l, const char *name)
 
 /* Place c in the current mbox series, starting a new one when the
  * "[PATCH n/N]" numbering restarts. */
-static long series_of(ss_label *l, const ss_commit *c)
+static long series_of(ss_backports *l, const ss_commit *c)
 {
 	struct branch *b;
 	regmatch_t m[3];
@@ -236,7 +236,7 @@ static long series_of(ss_label *l, const ss_commit *c)
 	return l->cur_series;
 }
 
-int ss_label_add(ss_label *l, const ss_commit *c, const char *branch)
+int ss_backports_add(ss_backports *l, const ss_commit *c, const char *branch)
 {
 	char shas[16][41];
 	size_t n, i;
@@ -252,7 +252,7 @@ int ss_label_add(ss_label *l, const ss_commit *c, const char *branch)
 	return 0;
 }
 
-static int read_source(ss_label *l, const char *spec, const ss_source_options *so,
+static int read_source(ss_backports *l, const char *spec, const ss_source_options *so,
 		       const char *branch, size_t *skipped)
 {
 	ss_source *src;
@@ -277,7 +277,7 @@ static int read_source(ss_label *l, const char *spec, const ss_source_options *s
 		}
 		if (rc)
 			break;
-		rc = ss_label_add(l, c, branch);
+		rc = ss_backports_add(l, c, branch);
 		ss_commit_free(c);
 		if (rc)
 			break;
@@ -288,7 +288,7 @@ static int read_source(ss_label *l, const char *spec, const ss_source_options *s
 	return rc;
 }
 
-int ss_label_read(ss_label *l, const char *spec, size_t *skipped)
+int ss_backports_read(ss_backports *l, const char *spec, size_t *skipped)
 {
 	ss_source_options so = SS_SOURCE_OPTIONS_INIT;
 	char **names = NULL, hide[512];
@@ -324,7 +324,7 @@ int ss_label_read(ss_label *l, const char *spec, size_t *skipped)
 	return rc;
 }
 
-size_t ss_label_count(const ss_label *l)
+size_t ss_backports_count(const ss_backports *l)
 {
 	return l->count;
 }
@@ -337,7 +337,7 @@ static int cmp_time(const void *a, const void *b)
 }
 
 /* Name the series that had no release commit, from the releases file. */
-static int name_series(ss_label *l)
+static int name_series(ss_backports *l)
 {
 	int64_t *rtimes = NULL;
 	char **rnames = NULL;
@@ -418,7 +418,7 @@ static int cmp_names(const void *a, const void *b)
 	return strverscmp(*(char *const *)a, *(char *const *)b);
 }
 
-static const char *join_branches(ss_label *l, const struct entry *e)
+static const char *join_branches(ss_backports *l, const struct entry *e)
 {
 	const char *names[256];
 	size_t n = 0, i, j;
@@ -441,7 +441,7 @@ static const char *join_branches(ss_label *l, const struct entry *e)
 	return l->out.buf;
 }
 
-const char *ss_label_branches(ss_label *l, const char *sha)
+const char *ss_backports_branches(ss_backports *l, const char *sha)
 {
 	struct entry *e;
 
@@ -451,7 +451,7 @@ const char *ss_label_branches(ss_label *l, const char *sha)
 	return e->sha[0] ? join_branches(l, e) : NULL;
 }
 
-int ss_label_write(ss_label *l, FILE *f)
+int ss_backports_write(ss_backports *l, FILE *f)
 {
 	size_t i;
 	int rc = name_series(l);

@@ -6,7 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "eval/metrics.h"
+#include "models/metrics.h"
 #include "util/error.h"
 
 /* qsort has no context argument; a merge sort keeps this reentrant and

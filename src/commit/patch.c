@@ -5,7 +5,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "out/patch.h"
+#include "commit/patch.h"
 #include "util/error.h"
 
 static int add_file_header(ss_strbuf *sb, const ss_file *f)

@@ -1,5 +1,5 @@
 /*
- * ranking.c - what "stablesel rank" and "stablesel report" share: their
+ * rank_report.c - what "stablesel rank" and "stablesel report" share: their
  * common options, loading the model and the stable-tree checks, and
  * streaming history and commits through one ss_ranking (see cli.h).
  */
@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "cli.h"
-#include "commit/label.h"
+#include "labels/backports.h"
 #include "eval/eval.h"
-#include "eval/labels.h"
+#include "labels/labels.h"
 #include "features/history.h"
 #include "rank/policy.h"
 #include "util/error.h"
@@ -78,10 +78,10 @@ void cli_ranking_load(cli_ranking *k)
 	if (k->labels_file && ss_labels_from_tsv(&k->labels, k->labels_file, k->label_column))
 		die("%s", ss_error_last());
 	if (k->stable) {
-		ss_label_options lo = SS_LABEL_OPTIONS_INIT;
+		ss_backports_options lo = SS_LABEL_OPTIONS_INIT;
 		size_t skipped = 0;
 
-		if (ss_label_new(&k->label, &lo) || ss_label_read(k->label, k->stable, &skipped))
+		if (ss_backports_new(&k->label, &lo) || ss_backports_read(k->label, k->stable, &skipped))
 			die("cannot read stable tree '%s': %s", k->stable, ss_error_last());
 		if (skipped)
 			warning("%zu malformed mails skipped in '%s'", skipped, k->stable);
@@ -139,7 +139,7 @@ void cli_ranking_free(cli_ranking *k)
 	ss_history_free(k->hist);
 	ss_policy_free(k->policy);
 	ss_labels_free(k->labels);
-	ss_label_free(k->label);
+	ss_backports_free(k->label);
 	ss_model_free(k->m);
 	memset(k, 0, sizeof(*k));
 }

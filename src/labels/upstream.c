@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commit/upstream.h"
+#include "labels/upstream.h"
 #include "util/error.h"
 
 #define SHA "([0-9a-f]{40})"

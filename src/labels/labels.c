@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commit/label.h"
-#include "eval/labels.h"
-#include "features/strmap.h"
+#include "labels/backports.h"
+#include "labels/labels.h"
+#include "util/strmap.h"
 #include "util/error.h"
 
 struct ss_labels {
@@ -174,8 +174,8 @@ free_l:
 
 int ss_labels_from_stable(ss_labels **out, const char *const *spec, size_t n, size_t *skipped)
 {
-	ss_label_options lo = SS_LABEL_OPTIONS_INIT;
-	ss_label *lab = NULL;
+	ss_backports_options lo = SS_LABEL_OPTIONS_INIT;
+	ss_backports *lab = NULL;
 	ss_labels *l;
 	FILE *tmp = NULL;
 	char *line = NULL;
@@ -186,10 +186,10 @@ int ss_labels_from_stable(ss_labels **out, const char *const *spec, size_t n, si
 	*out = NULL;
 	if ((rc = labels_new(&l)))
 		return rc;
-	if ((rc = ss_label_new(&lab, &lo)))
+	if ((rc = ss_backports_new(&lab, &lo)))
 		goto free_all;
 	for (i = 0; i < n; i++)
-		if ((rc = ss_label_read(lab, spec[i], skipped)))
+		if ((rc = ss_backports_read(lab, spec[i], skipped)))
 			goto free_all;
 	/* the labeler's one way out is its TSV; read it back */
 	tmp = tmpfile();
@@ -197,7 +197,7 @@ int ss_labels_from_stable(ss_labels **out, const char *const *spec, size_t n, si
 		rc = ss_error_set("cannot create a temporary file: %s", strerror(errno));
 		goto free_all;
 	}
-	if ((rc = ss_label_write(lab, tmp)))
+	if ((rc = ss_backports_write(lab, tmp)))
 		goto free_all;
 	rewind(tmp);
 	while ((len = getline(&line, &cap, tmp)) >= 0)
@@ -213,7 +213,7 @@ free_all:
 	if (tmp)
 		fclose(tmp);
 	free(line);
-	ss_label_free(lab);
+	ss_backports_free(lab);
 	ss_labels_free(l);
 	return rc;
 }

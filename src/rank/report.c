@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "eval/eval.h"
-#include "eval/metrics.h"
-#include "out/report.h"
+#include "models/metrics.h"
+#include "rank/report.h"
 #include "util/error.h"
 
 static const char css[] =

@@ -10,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commit/diff.h"
+#include "source/diff.h"
+#include "source/git.h"
 #include "util/error.h"
 #include "util/strbuf.h"
 

@@ -1,5 +1,5 @@
 /*
- * label.h - which upstream commits a stable tree carries, and on which
+ * backports.h - which upstream commits a stable tree carries, and on which
  * branches.
  *
  * The labeler reads the stable tree's commits and collects the upstream
@@ -18,7 +18,7 @@
 #include "commit/commit.h"
 #include "source/source.h"
 
-typedef struct ss_label ss_label;
+typedef struct ss_backports ss_backports;
 
 typedef struct {
 	const char *branches;       /* fnmatch glob of branches to read (NULL: all but upstream) */
@@ -26,12 +26,12 @@ typedef struct {
 	const char **patterns;      /* extra upstream-reference regexes (NULL) */
 	size_t npatterns;           /* (0) */
 	const char *releases;       /* "tag sha date" TSV for naming mbox series (NULL) */
-} ss_label_options;
+} ss_backports_options;
 
 #define SS_LABEL_OPTIONS_INIT { NULL, "HEAD", NULL, 0, NULL }
 
-int ss_label_new(ss_label **out, const ss_label_options *opts);
-void ss_label_free(ss_label *l); /* NULL is a no-op */
+int ss_backports_new(ss_backports **out, const ss_backports_options *opts);
+void ss_backports_free(ss_backports *l); /* NULL is a no-op */
 
 /*
  * Read a whole stable source: a repository (its branches matching the
@@ -39,18 +39,18 @@ void ss_label_free(ss_label *l); /* NULL is a no-op */
  * Malformed mails are counted in *skipped (may be NULL) and the first
  * message is kept for ss_error_last(); fatal errors return < 0.
  */
-int ss_label_read(ss_label *l, const char *spec, size_t *skipped);
+int ss_backports_read(ss_backports *l, const char *spec, size_t *skipped);
 
 /* Record one stable commit found on branch (NULL: name by series). */
-int ss_label_add(ss_label *l, const ss_commit *c, const char *branch);
+int ss_backports_add(ss_backports *l, const ss_commit *c, const char *branch);
 
 /* Number of distinct upstream commits found. */
-size_t ss_label_count(const ss_label *l);
+size_t ss_backports_count(const ss_backports *l);
 
 /* Comma-joined branches carrying sha, version-sorted, or NULL if none. */
-const char *ss_label_branches(ss_label *l, const char *sha);
+const char *ss_backports_branches(ss_backports *l, const char *sha);
 
 /* Write "sha\tin_stable\tstable_branches" rows, in order of discovery. */
-int ss_label_write(ss_label *l, FILE *f);
+int ss_backports_write(ss_backports *l, FILE *f);
 
 #endif

@@ -6,7 +6,7 @@
  *     label column (given, else "in_stable" when the file has one) holds
  *     0/1; without a label column every listed commit is positive.  The
  *     output of "stablesel label" is such a file (all rows in_stable 1);
- *   - a stable tree read in-process by the labeler (commit/label.h).
+ *   - a stable tree read in-process by the labeler (labels/backports.h).
  * A commit the labels do not list is negative.  Shas are matched on 40
  * lower-case hex digits.
  */

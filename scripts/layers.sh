@@ -1,0 +1,58 @@
+#!/bin/sh
+# layers.sh - no #include runs from a lower floor of src/ to a higher one.
+#
+# The floors, lowest first (HACKING.md, "Layout"); a file may include
+# headers of its own folder and of any lower floor, never of a higher one
+# nor of another folder on its own floor.  src/stablesel.c, src/cli.h and
+# src/cmd/ are the top floor.  Prints each include that runs back up and
+# exits 1 when there is one; run by `make test`.
+set -eu
+cd "$(dirname "$0")/.."
+
+floor() {
+	case "$1" in
+	util) echo 0 ;;
+	commit) echo 1 ;;
+	source) echo 2 ;;
+	history) echo 3 ;;
+	labels) echo 4 ;;
+	features) echo 5 ;;
+	nn) echo 6 ;;
+	models) echo 7 ;;
+	eval) echo 8 ;;
+	rank | check) echo 9 ;;
+	cmd | .) echo 10 ;;
+	*) echo "" ;;
+	esac
+}
+
+bad=0
+for f in $(find src -name '*.[ch]' | sort); do
+	dir=$(dirname "$f")
+	dir=${dir#src}
+	dir=${dir#/}
+	[ -n "$dir" ] || dir=.
+	from=$(floor "$dir")
+	if [ -z "$from" ]; then
+		echo "layers: $f: folder '$dir' has no floor in scripts/layers.sh"
+		bad=1
+		continue
+	fi
+	for inc in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f"); do
+		case "$inc" in
+		*/*) to_dir=${inc%%/*} ;;
+		*) continue ;; # same folder
+		esac
+		[ "$to_dir" = "$dir" ] && continue
+		to=$(floor "$to_dir")
+		if [ -z "$to" ]; then
+			echo "layers: $f includes \"$inc\": folder '$to_dir' has no floor"
+			bad=1
+		elif [ "$to" -ge "$from" ]; then
+			echo "layers: $f (floor $from, $dir) includes \"$inc\" (floor $to, $to_dir)"
+			bad=1
+		fi
+	done
+done
+[ $bad = 0 ] && echo "layers: every include runs down"
+exit $bad
