@@ -777,11 +777,69 @@ static void test_dpdk(void **state)
 	ss_histidx_free(h);
 }
 
+/* The one rule of release names: parts kept as written, -rc and point
+ * releases told apart from mainline ones, subjects of release commits. */
+static void test_release_version(void **state)
+{
+	static const struct {
+		const char *name;
+		int ok, mainline, rc;
+		const char *major, *minor, *patch, *text;
+	} cases[] = {
+		{ "v22.11", 1, 1, 0, "22", "11", "", "22.11" },
+		{ "22.03.0", 1, 1, 0, "22", "03", "0", "22.03.0" },
+		{ "v22.11.1", 1, 0, 0, "22", "11", "1", "22.11.1" },
+		{ "v6.6", 1, 1, 0, "6", "6", "", "6.6" },
+		{ "v6.6.12", 1, 0, 0, "6", "6", "12", "6.6.12" },
+		{ "v6.7-rc1", 1, 0, 1, "6", "7", "", "6.7" },
+		{ "v2.0.0", 1, 1, 0, "2", "0", "0", "2.0.0" },
+		{ "v2.6.11-rc3", 1, 0, 3, "2", "6", "11", "2.6.11" },
+		{ "v6", 0, 0, 0, NULL, NULL, NULL, NULL },
+		{ "v6.6-tree", 0, 0, 0, NULL, NULL, NULL, NULL },
+		{ "next-20240101", 0, 0, 0, NULL, NULL, NULL, NULL },
+		{ "v6.6.", 0, 0, 0, NULL, NULL, NULL, NULL },
+		{ "v6.6-rc", 0, 0, 0, NULL, NULL, NULL, NULL },
+		{ "", 0, 0, 0, NULL, NULL, NULL, NULL },
+	};
+	ss_release_version v;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int rc = ss_release_version_parse(&v, cases[i].name);
+
+		assert_int_equal(rc == 0, cases[i].ok);
+		if (!cases[i].ok)
+			continue;
+		assert_string_equal(v.major, cases[i].major);
+		assert_string_equal(v.minor, cases[i].minor);
+		assert_string_equal(v.patch, cases[i].patch);
+		assert_string_equal(v.text, cases[i].text);
+		assert_int_equal(v.rc, cases[i].rc);
+		assert_int_equal(ss_release_version_is_mainline(&v), cases[i].mainline);
+	}
+	assert_int_equal(ss_release_version_of_subject(&v, "version: 21.11.0"), 0);
+	assert_string_equal(v.text, "21.11.0");
+	assert_int_equal(ss_release_version_of_subject(&v, "Linux 6.6.12"), 0);
+	assert_string_equal(v.patch, "12");
+	assert_int_equal(ss_release_version_of_subject(&v, "version: 22.11.0-rc4\n"), 0);
+	assert_int_equal(v.rc, 4);
+	assert_int_equal(ss_release_version_of_subject(&v, "version 2.2.0"), 0);
+	assert_int_equal(ss_release_version_of_subject(&v, "version: 21.11.0 released"), 0);
+	assert_int_not_equal(ss_release_version_of_subject(&v, "versions: 21.11.0"), 0);
+	/* a version followed by words still names a release ("Linux 6.6 fix") */
+	assert_int_equal(ss_release_version_of_subject(&v, "Linux 6.6 fix"), 0);
+	assert_int_not_equal(ss_release_version_of_subject(&v, "linux: fix 6.6.1"), 0);
+	assert_int_not_equal(ss_release_version_of_subject(&v, "version: 21.11.0x"), 0);
+	assert_int_not_equal(ss_release_version_of_subject(&v, NULL), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_fixes),
 		cmocka_unit_test(test_releases),
+		cmocka_unit_test(test_release_version),
 		cmocka_unit_test(test_lookup_prefix),
 		cmocka_unit_test(test_resolve_graph),
 		cmocka_unit_test(test_blame),

@@ -308,15 +308,10 @@ int cmd_origin(int argc, const char **argv)
 		die("%s", ss_error_last());
 	if (a.repo && ss_histidx_open_repo(run.h, a.repo))
 		die("%s", ss_error_last());
-	if (releases_file) {
-		if (ss_releases_load_tsv(&rel, releases_file))
+	if (releases_file || a.repo) {
+		if (ss_releases_load(&rel, releases_file, a.repo, glob))
 			die("%s", ss_error_last());
-		if (a.repo && ss_releases_index_repo(rel, a.repo))
-			die("%s", ss_error_last());
-	} else if (a.repo) {
-		if (ss_releases_from_repo(&rel, a.repo, glob))
-			die("%s", ss_error_last());
-		if (!ss_releases_count(rel))
+		if (!releases_file && !ss_releases_count(rel))
 			warning("no release tags in '%s'%s%s", a.repo, glob ? " match " : "",
 				glob ? glob : "");
 	} else {

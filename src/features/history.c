@@ -55,20 +55,10 @@ int ss_history_load_releases(ss_history *h, const char *file, const char *repo,
 			     const char *glob)
 {
 	ss_releases *r = NULL;
-	int rc;
+	int rc = ss_releases_load(&r, file, repo, glob);
 
-	if (file)
-		rc = ss_releases_load_tsv(&r, file);
-	else if (repo)
-		rc = ss_releases_from_repo(&r, repo, glob);
-	else
-		return ss_error_code(SS_EINVALID, "no releases file and no repository to take tags from");
-	if (!rc && file && repo)
-		rc = ss_releases_index_repo(r, repo);
-	if (rc) {
-		ss_releases_free(r);
+	if (rc)
 		return rc;
-	}
 	ss_releases_free(h->loaded);
 	h->loaded = r;
 	h->given = r;
@@ -85,62 +75,32 @@ ss_histidx *ss_history_index(const ss_history *h)
 	return h->idx;
 }
 
-/* The version of a release subject ("21.11.0" of "version: 21.11.0")
- * into buf; 0 when c is no release. */
-static size_t release_version(const ss_commit *c, char *buf, size_t size)
-{
-	const char *s = c->subject, *p, *v;
-	size_t n;
-
-	if (!s)
-		return 0;
-	if (!strncmp(s, "version: ", 9))
-		p = s + 9;
-	else if (!strncmp(s, "Linux ", 6))
-		p = s + 6;
-	else
-		return 0;
-	if (!isdigit((unsigned char)*p))
-		return 0;
-	v = p;
-	while (isdigit((unsigned char)*p) || *p == '.')
-		p++;
-	/* "21.11" or "21.11.0" but not "21.11-rc1" */
-	if (!(*p == '\0' || *p == ' ' || *p == '\n'))
-		return 0;
-	n = (size_t)(p - v);
-	if (!memchr(v, '.', n) || n >= size)
-		return 0;
-	memcpy(buf, v, n);
-	buf[n] = '\0';
-	return n;
-}
-
 int ss_history_release_line(char line[8], const char *tag)
 {
-	const char *p = tag, *dot;
-	size_t n;
+	ss_release_version v;
+	const char *p = tag;
 
+	/* a tag may carry a prefix before its version ("release-21.11") */
 	while (*p && !isdigit((unsigned char)*p))
 		p++;
-	while (isdigit((unsigned char)*p))
-		p++;
-	if (*p != '.')
+	if (ss_release_version_parse(&v, p))
 		return 0;
-	dot = p + 1;
-	n = strspn(dot, "0123456789");
-	if (!n || n > 7)
-		return 0;
-	memcpy(line, dot, n);
-	line[n] = '\0';
+	memcpy(line, v.minor, sizeof(v.minor));
 	return 1;
+}
+
+/* Is c a release commit of the stream: its subject names a version that is
+ * not a release candidate. */
+static int release_of(ss_release_version *v, const ss_commit *c)
+{
+	return !ss_release_version_of_subject(v, c->subject) && !v->rc;
 }
 
 int ss_history_is_release(const ss_commit *c)
 {
-	char v[64], line[8];
+	ss_release_version v;
 
-	return release_version(c, v, sizeof(v)) && ss_history_release_line(line, v);
+	return release_of(&v, c);
 }
 
 /* Record t for a path unless it is known (the first commit wins). */
@@ -169,7 +129,7 @@ static int remember_path(ss_history *h, const char *key, int64_t t)
 
 int ss_history_add(ss_history *h, const ss_commit *c)
 {
-	char v[64], line[8];
+	ss_release_version v;
 	size_t i;
 	int rc;
 
@@ -180,9 +140,9 @@ int ss_history_add(ss_history *h, const ss_commit *c)
 			return rc;
 	/* a release commit is a release of the stream; an id that is no full
 	 * sha (never from git or format-patch) cannot be one */
-	if (!h->given && release_version(c, v, sizeof(v)) && ss_history_release_line(line, v) &&
+	if (!h->given && release_of(&v, c) &&
 	    strlen(c->id) == 40 && strspn(c->id, "0123456789abcdefABCDEF") == 40 &&
-	    (rc = ss_releases_add(h->own, v, c->id,
+	    (rc = ss_releases_add(h->own, v.text, c->id,
 				  c->committer.time > 0 ? c->committer.time : c->author.time)))
 		return rc;
 	h->count++;

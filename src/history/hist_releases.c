@@ -313,12 +313,110 @@ int ss_releases_index_repo(ss_releases *r, const char *path)
 	return rc;
 }
 
-/* The default release tag: "v6.6", "21.11", "v2.0.0", not "-rc". */
-static int default_release_name(const char *name)
+/* Digits at *p into buf (at most size - 1 of them); the count, 0 when none
+ * or too many. */
+static size_t read_digits(char *buf, size_t size, const char **p)
 {
-	if (name[0] == 'v')
-		name++;
-	return isdigit((unsigned char)name[0]);
+	size_t n = strspn(*p, "0123456789");
+
+	if (!n || n >= size)
+		return 0;
+	memcpy(buf, *p, n);
+	buf[n] = '\0';
+	*p += n;
+	return n;
+}
+
+/* Parse the version at s; *end is set past it.  0 or SS_EINVALID. */
+static int parse_version(ss_release_version *out, const char *s, const char **end)
+{
+	const char *p = s, *start;
+	char rc[8];
+
+	memset(out, 0, sizeof(*out));
+	if (*p == 'v')
+		p++;
+	start = p;
+	if (!read_digits(out->major, sizeof(out->major), &p) || *p++ != '.' ||
+	    !read_digits(out->minor, sizeof(out->minor), &p))
+		return SS_EINVALID;
+	if (*p == '.' && isdigit((unsigned char)p[1])) {
+		p++;
+		if (!read_digits(out->patch, sizeof(out->patch), &p))
+			return SS_EINVALID;
+	}
+	if ((size_t)(p - start) >= sizeof(out->text))
+		return SS_EINVALID;
+	memcpy(out->text, start, (size_t)(p - start));
+	out->text[p - start] = '\0';
+	if (!strncmp(p, "-rc", 3)) {
+		p += 3;
+		if (!read_digits(rc, sizeof(rc), &p))
+			return SS_EINVALID;
+		out->rc = atoi(rc) > 0 ? atoi(rc) : 1;
+	}
+	*end = p;
+	return 0;
+}
+
+int ss_release_version_parse(ss_release_version *out, const char *name)
+{
+	const char *end;
+
+	if (!name || parse_version(out, name, &end) || *end)
+		return SS_EINVALID;
+	return 0;
+}
+
+int ss_release_version_of_subject(ss_release_version *out, const char *subject)
+{
+	const char *p = subject, *end;
+
+	if (!p)
+		return SS_EINVALID;
+	if (!strncasecmp(p, "version", 7)) {
+		p += 7;
+		if (*p == ':')
+			p++;
+	} else if (!strncasecmp(p, "linux", 5)) {
+		p += 5;
+	} else {
+		return SS_EINVALID;
+	}
+	if (*p != ' ' && *p != '\t')
+		return SS_EINVALID;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (parse_version(out, p, &end) || !(*end == '\0' || isspace((unsigned char)*end)))
+		return SS_EINVALID;
+	return 0;
+}
+
+int ss_release_version_is_mainline(const ss_release_version *v)
+{
+	return !v->rc && strspn(v->patch, "0") == strlen(v->patch);
+}
+
+int ss_releases_load(ss_releases **out, const char *file, const char *repo, const char *glob)
+{
+	ss_releases *r = NULL;
+	int rc;
+
+	*out = NULL;
+	if (file)
+		rc = ss_releases_load_tsv(&r, file);
+	else if (repo)
+		return ss_releases_from_repo(out, repo, glob);
+	else
+		return ss_error_code(SS_EINVALID, "no releases file and no repository to take tags from");
+	if (!rc && repo)
+		rc = ss_releases_index_repo(r, repo);
+	if (rc) {
+		ss_releases_free(r);
+		return rc;
+	}
+	*out = r;
+	return 0;
 }
 
 int ss_releases_from_repo(ss_releases **out, const char *path, const char *glob)
@@ -343,8 +441,9 @@ int ss_releases_from_repo(ss_releases **out, const char *path, const char *glob)
 		const char *name = names.strings[i];
 		git_object *obj = NULL, *peeled = NULL;
 		char ref[1024], sha[GIT_OID_HEXSZ + 1];
+		ss_release_version ver;
 
-		if (glob ? fnmatch(glob, name, 0) : !default_release_name(name))
+		if (glob ? fnmatch(glob, name, 0) != 0 : ss_release_version_parse(&ver, name) != 0)
 			continue;
 		if (!with_rc && strstr(name, "-rc"))
 			continue;

@@ -57,6 +57,45 @@ typedef struct {
 typedef struct ss_releases ss_releases;
 
 /*
+ * A release's version, the one rule of what names a release: an optional
+ * "v", digits "." digits, optionally "." digits, optionally "-rc" digits,
+ * nothing else ("v22.11", "21.11.1", "v6.7-rc1", "v2.0.0").  The parts
+ * are kept as written ("03" of "22.03") in NUL-terminated digit strings.
+ */
+typedef struct {
+	char major[8], minor[8], patch[8]; /* patch "" when there are two parts */
+	int rc;                             /* N of "-rcN", 0 when none */
+	char text[32];                      /* "22.11.1": the version without "v" and "-rc" */
+} ss_release_version;
+
+/* 0 and *out filled when name is a release version, SS_EINVALID when not. */
+int ss_release_version_parse(ss_release_version *out, const char *name);
+
+/*
+ * The same for a release commit's subject: "version: 21.11.0" (DPDK),
+ * "Linux 6.6.12" (the kernel), "version 2.2.0"; the word is matched without
+ * regard to case, the version ends the subject or is followed by white
+ * space.  SS_EINVALID when subject names no release.
+ */
+int ss_release_version_of_subject(ss_release_version *out, const char *subject);
+
+/*
+ * A mainline release, as opposed to a stable point release or a release
+ * candidate: no "-rc", and no third part or a third part of zeros
+ * ("v22.11", "22.11.0", "v6.6", "v2.0.0"; not "v22.11.1", "v6.6.12",
+ * "v6.7-rc1").
+ */
+int ss_release_version_is_mainline(const ss_release_version *v);
+
+/*
+ * Releases from a TSV file (ss_releases_load_tsv), indexed with the
+ * repository's graph when repo is given too; else from repo's tags
+ * (ss_releases_from_repo with glob).  The one route of --releases and
+ * --release-tags.  SS_EINVALID with a message when neither is given.
+ */
+int ss_releases_load(ss_releases **out, const char *file, const char *repo, const char *glob);
+
+/*
  * Read a TSV with a header line and "tag<TAB>sha<TAB>date" rows (date in
  * seconds since the epoch), as ../shared/data/dpdk/releases.tsv.  Rows
  * whose tag contains "-rc" are left out.  Releases are kept oldest first.

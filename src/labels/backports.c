@@ -6,12 +6,12 @@
  * resolved when the table is written.
  */
 #include <ctype.h>
-#include <regex.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "history/histidx.h"
 #include "labels/backports.h"
 #include "labels/upstream.h"
 #include "source/git.h"
@@ -42,7 +42,6 @@ struct ss_backports {
 	/* the mbox series being read */
 	long cur_series;
 	unsigned last_n, last_total;
-	regex_t version_re;
 	ss_strbuf out;
 };
 
@@ -65,13 +64,6 @@ int ss_backports_new(ss_backports **out, const ss_backports_options *opts)
 	if (rc) {
 		free(l);
 		return rc;
-	}
-	/* release commits of a stable series: "version: 21.11.1", "Linux 6.6.12" */
-	if (regcomp(&l->version_re, "^(version:?|linux)[[:space:]]+v?([0-9]+\\.[0-9]+)\\.[0-9]+",
-		    REG_EXTENDED | REG_ICASE)) {
-		ss_upstream_free(l->up);
-		free(l);
-		return ss_error_set("cannot compile version pattern");
 	}
 	l->cap = 1024;
 	l->slots = calloc(l->cap, sizeof(*l->slots));
@@ -98,7 +90,6 @@ void ss_backports_free(ss_backports *l)
 		free(l->br[i].times);
 	}
 	free(l->br);
-	regfree(&l->version_re);
 	ss_upstream_free(l->up);
 	ss_strbuf_release(&l->out);
 	free(l);
@@ -209,7 +200,7 @@ static long branch_id(ss_backports *l, const char *name)
 static long series_of(ss_backports *l, const ss_commit *c)
 {
 	struct branch *b;
-	regmatch_t m[3];
+	ss_release_version v;
 
 	if (l->cur_series < 0 || c->patch_total != l->last_total || c->patch_n <= l->last_n) {
 		l->cur_series = new_branch(l, NULL);
@@ -219,10 +210,13 @@ static long series_of(ss_backports *l, const ss_commit *c)
 	l->last_n = c->patch_n;
 	l->last_total = c->patch_total;
 	b = &l->br[l->cur_series];
-	if (!b->name && !regexec(&l->version_re, c->subject, 3, m, 0)) {
-		b->name = strndup(c->subject + m[2].rm_so, (size_t)(m[2].rm_eo - m[2].rm_so));
-		if (!b->name)
+	/* a release commit of a stable series ("version: 21.11.1", "Linux
+	 * 6.6.12") names it: "21.11" */
+	if (!b->name && !ss_release_version_of_subject(&v, c->subject) && v.patch[0]) {
+		if (asprintf(&b->name, "%s.%s", v.major, v.minor) < 0) {
+			b->name = NULL;
 			return -1;
+		}
 	}
 	if (b->ntimes == b->cap) {
 		int64_t *t = realloc(b->times, (b->cap ? b->cap * 2 : 64) * sizeof(*t));
@@ -336,13 +330,12 @@ static int cmp_time(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Name the series that had no release commit, from the releases file. */
+/* Name the series that had no release commit, from the releases file:
+ * the newest release at or before the median time of its commits. */
 static int name_series(ss_backports *l)
 {
-	int64_t *rtimes = NULL;
-	char **rnames = NULL;
+	ss_releases *rel = NULL;
 	size_t nrel = 0, i, j;
-	FILE *f = NULL;
 	int rc = 0;
 
 	for (i = 0; i < l->nbr && l->br[i].name; i++)
@@ -350,66 +343,43 @@ static int name_series(ss_backports *l)
 	if (i == l->nbr)
 		return 0;
 	if (l->opts.releases) {
-		char line[512];
-
-		f = fopen(l->opts.releases, "r");
-		if (!f)
-			return ss_error_code(SS_ENOTFOUND, "cannot open releases file '%s'",
-					     l->opts.releases);
-		while (fgets(line, sizeof(line), f)) {
-			char tag[256], sha[128];
-			long long t;
-
-			if (sscanf(line, "%255s %127s %lld", tag, sha, &t) != 3)
-				continue;
-			rtimes = realloc(rtimes, (nrel + 1) * sizeof(*rtimes));
-			rnames = realloc(rnames, (nrel + 1) * sizeof(*rnames));
-			if (!rtimes || !rnames) {
-				rc = SS_ENOMEM;
-				goto close_f;
-			}
-			rtimes[nrel] = t;
-			rnames[nrel++] = strdup(tag[0] == 'v' ? tag + 1 : tag);
-		}
+		if ((rc = ss_releases_load_tsv(&rel, l->opts.releases)))
+			return rc;
+		nrel = ss_releases_count(rel);
 	}
 	for (i = 0; i < l->nbr; i++) {
 		struct branch *b = &l->br[i];
+		const ss_release *best = NULL;
+		ss_release_version v;
 		int64_t median;
-		long best = -1;
-		char buf[64];
 
 		if (b->name)
 			continue;
 		if (b->ntimes && nrel) {
 			qsort(b->times, b->ntimes, sizeof(*b->times), cmp_time);
 			median = b->times[b->ntimes / 2];
-			for (j = 0; j < nrel; j++)
-				if (rtimes[j] <= median && (best < 0 || rtimes[j] > rtimes[best]))
-					best = (long)j;
-		}
-		if (best >= 0) {
-			/* "21.11" of "21.11.1" or "21.11" */
-			char *dot = strchr(rnames[best], '.');
+			for (j = 0; j < nrel; j++) {
+				const ss_release *r = ss_releases_get(rel, j);
 
-			if (dot && (dot = strchr(dot + 1, '.')))
-				*dot = '\0';
-			b->name = strdup(rnames[best]);
-		} else {
-			snprintf(buf, sizeof(buf), "series-%zu", i + 1);
-			b->name = strdup(buf);
+				if (r->time <= median && (!best || r->time > best->time))
+					best = r;
+			}
 		}
-		if (!b->name) {
+		/* "21.11" of "v21.11.1" or "21.11" */
+		if (best && !ss_release_version_parse(&v, best->tag))
+			rc = asprintf(&b->name, "%s.%s", v.major, v.minor);
+		else if (best)
+			rc = asprintf(&b->name, "%s", best->tag[0] == 'v' ? best->tag + 1 : best->tag);
+		else
+			rc = asprintf(&b->name, "series-%zu", i + 1);
+		if (rc < 0) {
+			b->name = NULL;
 			rc = SS_ENOMEM;
 			break;
 		}
+		rc = 0;
 	}
-close_f:
-	if (f)
-		fclose(f);
-	for (j = 0; j < nrel; j++)
-		free(rnames[j]);
-	free(rnames);
-	free(rtimes);
+	ss_releases_free(rel);
 	return rc;
 }
 
