@@ -289,7 +289,7 @@ static void team_free(struct worker *w, int nthreads)
  * then have the same shape in every call, whatever else is scored with it.
  * OpenBLAS picks kernels and edge code by shape, so a row inside a batch of
  * another size gets float sums that differ in the last bits
- * (SS_BATCH_TOL in docs/patchnet.md).
+ * (SS_MODEL_BATCH_TOL in models/model.h).
  */
 static int score_rows(void *arg, int t)
 {

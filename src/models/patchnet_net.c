@@ -1052,7 +1052,7 @@ int ss_patchnet_net_predict(const ss_patchnet_net *net, const ss_patchnet_batch 
 	 * the batch's longest message, line and hunk, and the rows of each
 	 * ss_sgemm) comes from the example alone: OpenBLAS picks kernels and
 	 * edge code by shape, and a row's float sums then differ in the last
-	 * bits with its batch (SS_BATCH_TOL in docs/patchnet.md).  Scoring
+	 * bits with its batch (SS_MODEL_BATCH_TOL in models/model.h).  Scoring
 	 * one example costs the same products as its share of a batch.
 	 */
 	for (int i = 0; i < b->n && !rc; i++)
