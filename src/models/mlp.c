@@ -284,32 +284,50 @@ static void team_free(struct worker *w, int nthreads)
 	free(w);
 }
 
-/* Scores of data rows[0..n) into out, in batches shared by the threads. */
+/*
+ * One thread's share of the rows, one row per forward: a row's products
+ * then have the same shape in every call, whatever else is scored with it.
+ * OpenBLAS picks kernels and edge code by shape, so a row inside a batch of
+ * another size gets float sums that differ in the last bits
+ * (SS_MODEL_BATCH_TOL in models/model.h).
+ */
+static int score_rows(void *arg, int t)
+{
+	struct team *tm = arg;
+	struct worker *w = &tm->w[t];
+	const size_t *rows = w->rows;
+	float *prob = w->prob;
+	int n = w->n, i, rc = 0;
+
+	for (i = 0; i < n && !rc; i++) {
+		w->rows = rows + i;
+		w->prob = prob + i;
+		w->n = 1;
+		rc = run_share(w, tm->weights, 0, tm->np);
+	}
+	return rc;
+}
+
+/* Scores of data rows[0..n) into out, the rows shared by the threads. */
 static int predict(const struct mlp *net, const float *weights, const ss_rows *data,
 		   const size_t *rows, size_t n, float *out, int nthreads)
 {
 	struct worker *w;
 	struct team tm;
-	size_t i;
 	int t, rc = 0;
-	const size_t B = 512;
 
 	if ((rc = team_new(&w, net, nthreads, 0, 0)))
 		return rc;
 	tm = (struct team){ w, nthreads, weights, 0, net->p->n };
-	for (i = 0; i < n && !rc; i += B) {
-		size_t m = n - i < B ? n - i : B;
+	for (t = 0; t < nthreads; t++) {
+		size_t a = n * (size_t)t / (size_t)nthreads, b = n * (size_t)(t + 1) / (size_t)nthreads;
 
-		for (t = 0; t < nthreads; t++) {
-			size_t a = m * (size_t)t / (size_t)nthreads, b = m * (size_t)(t + 1) / (size_t)nthreads;
-
-			w[t].data = data;
-			w[t].rows = rows + i + a;
-			w[t].n = (int)(b - a);
-			w[t].prob = out + i + a;
-		}
-		rc = ss_model_parallel(nthreads, team_worker, &tm);
+		w[t].data = data;
+		w[t].rows = rows + a;
+		w[t].n = (int)(b - a);
+		w[t].prob = out + a;
 	}
+	rc = ss_model_parallel(nthreads, score_rows, &tm);
 	team_free(w, nthreads);
 	return rc;
 }

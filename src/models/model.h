@@ -148,7 +148,21 @@ size_t ss_model_nweights(const ss_model *m);
  */
 int ss_model_prepare_dataset(ss_model_kind kind, ss_dataset *d);
 
-/* Scores of the examples idx[0..n) of d into out[n]. */
+/*
+ * How far a commit's score may move with the call that scores it (absolute,
+ * on the probability): which and how many other examples share the call,
+ * their order, or ss_model_score against ss_model_score_commit.  The
+ * kinds score one example per forward, so every product has the same
+ * shape and the scores come out bit-identical on the machines we know;
+ * the bound is what float32 reassociation in BLAS kernels (another
+ * blocking, FMA or not) can cost a sum of a few hundred products, seen
+ * through the sigmoid (slope <= 1/4).  Tests compare scores of different
+ * call shapes within this, never for equality (docs/patchnet.md).
+ */
+#define SS_MODEL_BATCH_TOL 1e-5f
+
+/* Scores of the examples idx[0..n) of d into out[n]; out[i] does not
+ * depend on the other examples of the call (SS_MODEL_BATCH_TOL). */
 int ss_model_score(float *out, const ss_model *m, const ss_dataset *d, const size_t *idx,
 		   size_t n);
 

@@ -1047,8 +1047,17 @@ int ss_patchnet_net_predict(const ss_patchnet_net *net, const ss_patchnet_batch 
 		return ss_error_code(SS_EINVALID, "patchnet batch has %d of %d examples", b->n, b->cap);
 	if ((rc = temp_worker(&w, net)))
 		return rc;
-	if (!(rc = worker_forward(net, w, b, 0, b->n, 0, 1.0f)))
-		memcpy(prob, w->prob, (size_t)b->n * sizeof(float));
+	/*
+	 * One example per forward, so that every product's shape (padding to
+	 * the batch's longest message, line and hunk, and the rows of each
+	 * ss_sgemm) comes from the example alone: OpenBLAS picks kernels and
+	 * edge code by shape, and a row's float sums then differ in the last
+	 * bits with its batch (SS_MODEL_BATCH_TOL in models/model.h).  Scoring
+	 * one example costs the same products as its share of a batch.
+	 */
+	for (int i = 0; i < b->n && !rc; i++)
+		if (!(rc = worker_forward(net, w, b, i, 1, 0, 1.0f)))
+			prob[i] = w->prob[0];
 	temp_worker_done(net, w);
 	return rc;
 }
