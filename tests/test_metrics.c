@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/impl.h"
 #include "models/metrics.h"
 
 static uint64_t state = 88172645463325252ULL;
@@ -234,9 +235,34 @@ static void test_edge_cases(void **st)
 	assert_true(t > 0.7f && t < 0.8f);
 }
 
+/* Early stopping: a new best needs more than 1e-6 over the old one; patience
+ * epochs without one stop; the average precision is the metric's. */
+static void test_early_stop(void **state)
+{
+	const float good[4] = { 0.9f, 0.8f, 0.2f, 0.1f }, bad[4] = { 0.1f, 0.2f, 0.8f, 0.9f };
+	const uint8_t label[4] = { 1, 1, 0, 0 };
+	ss_early_stop es = SS_EARLY_STOP_INIT(2);
+	double ap;
+
+	(void)state;
+	assert_int_equal(ss_early_stop_epoch(&es, 1, bad, label, 4, &ap), SS_EARLY_STOP_BEST);
+	assert_true(fabs(ap - ss_metrics_avg_precision(bad, label, 4)) < 1e-12);
+	assert_true(ap < 1.0);
+	assert_int_equal(ss_early_stop_epoch(&es, 2, good, label, 4, &ap), SS_EARLY_STOP_BEST);
+	assert_true(fabs(ap - 1.0) < 1e-12);
+	assert_int_equal(es.best_epoch, 2);
+	/* equal is no improvement; the second epoch without one stops */
+	assert_int_equal(ss_early_stop_epoch(&es, 3, good, label, 4, &ap), SS_EARLY_STOP_WORSE);
+	assert_int_equal(ss_early_stop_epoch(&es, 4, bad, label, 4, &ap), SS_EARLY_STOP_STOP);
+	assert_int_equal(es.best_epoch, 2);
+	/* no positive: average precision 0, never a best over a real one */
+	assert_true(ss_metrics_avg_precision(good, (const uint8_t[4]){ 0, 0, 0, 0 }, 4) == 0.0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_early_stop),
 		cmocka_unit_test(test_against_brute_force),
 		cmocka_unit_test(test_threshold_rules),
 		cmocka_unit_test(test_edge_cases),

@@ -86,4 +86,30 @@ typedef struct {
 
 int ss_mlp_get_weights(ss_mlp_weights *out, const ss_model *m);
 
+/*
+ * Early stopping on the validation slice's average precision, the one
+ * rule of mlp and patchnet: an epoch is the new best when it beats the
+ * best so far by more than 1e-6; training stops after patience epochs
+ * without one.
+ */
+typedef struct {
+	double best;     /* best validation average precision (-1: none yet) */
+	int best_epoch;  /* its epoch (0: none, or a warm start's "epoch 0") */
+	int since;       /* epochs since the best */
+	int patience;    /* epochs without a new best before stopping */
+} ss_early_stop;
+
+#define SS_EARLY_STOP_INIT(pat) { -1.0, 0, 0, (pat) }
+
+/* The verdicts of ss_early_stop_epoch(). */
+enum { SS_EARLY_STOP_WORSE = 0, SS_EARLY_STOP_BEST = 1, SS_EARLY_STOP_STOP = 2 };
+
+/*
+ * Record epoch's validation scores: SS_EARLY_STOP_BEST when it is the new
+ * best (keep its weights), SS_EARLY_STOP_STOP when patience ran out,
+ * SS_EARLY_STOP_WORSE otherwise.  *ap gets the epoch's average precision.
+ */
+int ss_early_stop_epoch(ss_early_stop *es, int epoch, const float *score,
+			const uint8_t *label, size_t n, double *ap);
+
 #endif

@@ -229,3 +229,12 @@ int ss_metrics_threshold(float *out, const float *score, const uint8_t *label, s
 		*out_r = br;
 	return 0;
 }
+
+double ss_metrics_avg_precision(const float *score, const uint8_t *label, size_t n)
+{
+	ss_metrics mt;
+
+	if (ss_metrics_compute(&mt, score, label, n, 0.5f) || isnan(mt.pr_auc))
+		return 0.0;
+	return mt.pr_auc;
+}

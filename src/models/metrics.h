@@ -37,6 +37,10 @@ int ss_metrics_compute(ss_metrics *out, const float *score, const uint8_t *label
 
 double ss_metrics_roc_auc(const float *score, const uint8_t *label, size_t n);
 
+/* Average precision (pr_auc above) of the scores; 0 when it is undefined
+ * (no positive, n == 0) or cannot be computed. */
+double ss_metrics_avg_precision(const float *score, const uint8_t *label, size_t n);
+
 /* Rules for choosing a decision threshold on validation scores. */
 typedef enum {
 	SS_THRESH_F1 = 0,        /* the best F1 */

@@ -371,15 +371,6 @@ static int step_worker(void *arg, int t)
 	return 0;
 }
 
-static double avg_precision(const float *score, const uint8_t *label, size_t n)
-{
-	ss_metrics mt;
-
-	if (ss_metrics_compute(&mt, score, label, n, 0.5f) || isnan(mt.pr_auc))
-		return 0.0;
-	return mt.pr_auc;
-}
-
 /*
  * Train net on data rows [0, nfit) for at most epochs; when nval, score
  * rows [nfit, nfit + nval) after each epoch, keep the best weights in
@@ -396,13 +387,13 @@ static int fit(struct mlp *net, const ss_rows *data, size_t nfit, size_t nval,
 	uint8_t *vlabel = NULL;
 	ss_adam_opts ao = SS_ADAM_OPTS_INIT;
 	struct worker *w = NULL;
-	double best = -1.0;
+	ss_early_stop es = SS_EARLY_STOP_INIT(o->patience);
 	ss_adam *adam[NCHUNKS] = { NULL };
 	struct step_job sj;
 	size_t coff[NCHUNKS + 1];
 	ss_rng rng;
 	struct team tm;
-	int e, rc = SS_ENOMEM, since = 0;
+	int e, rc = SS_ENOMEM;
 
 	ss_rng_seed(&rng, o->seed);
 	ao.lr = o->lr;
@@ -491,17 +482,16 @@ static int fit(struct mlp *net, const ss_rows *data, size_t nfit, size_t nval,
 		if ((rc = predict(net, net->p->w, data, vrows, nval, vs, nthreads)))
 			goto free_all;
 		{
-			double ap = avg_precision(vs, vlabel, nval);
+			double ap;
+			int v = ss_early_stop_epoch(&es, e, vs, vlabel, nval, &ap);
 
 			ss_model_logf(o, "mlp: epoch %d loss %.4f validation PR-AUC %.4f", e,
 				      loss / (double)(nbatches ? nbatches : 1), ap);
-			if (ap > best + 1e-6) {
-				best = ap;
+			if (v == SS_EARLY_STOP_BEST) {
 				*best_epoch = e;
-				since = 0;
 				memcpy(best_w, net->p->w, np * sizeof(*best_w));
 				memcpy(val_score, vs, nval * sizeof(*vs));
-			} else if (++since >= o->patience) {
+			} else if (v == SS_EARLY_STOP_STOP) {
 				break;
 			}
 		}

@@ -859,15 +859,6 @@ int ss_patchnet_explain_commit(ss_patchnet_reason *out, size_t max, size_t *n,
 
 /* ---- training ---------------------------------------------------------- */
 
-static double avg_precision(const float *score, const uint8_t *label, size_t n)
-{
-	ss_metrics mt;
-
-	if (ss_metrics_compute(&mt, score, label, n, 0.5f) || mt.pr_auc != mt.pr_auc)
-		return 0.0;
-	return mt.pr_auc;
-}
-
 static int fit(struct pn_model *pm, const ss_dataset *d, const struct pn_store *s,
 	       const struct remap *r, const ss_rows *rows, const size_t *fitx, size_t nfit,
 	       const size_t *val, size_t nval, const ss_train_options *o, float *val_score)
@@ -878,9 +869,9 @@ static int fit(struct pn_model *pm, const ss_dataset *d, const struct pn_store *
 	uint8_t *vlabel = malloc((nval ? nval : 1) * sizeof(*vlabel));
 	float wpos = 1.0f, wneg = 1.0f;
 	ss_patchnet_batch *b = NULL;
-	double best = -1.0;
+	ss_early_stop es = SS_EARLY_STOP_INIT(o->patience);
 	ss_rng rng;
-	int rc = SS_ENOMEM, since = 0;
+	int rc = SS_ENOMEM;
 
 	if (!perm || !best_w || !vs || !vlabel)
 		goto free_all;
@@ -905,8 +896,8 @@ static int fit(struct pn_model *pm, const ss_dataset *d, const struct pn_store *
 		 * unless an epoch beats it on validation */
 		if ((rc = predict_examples(pm, s, r, rows, 0, val, nval, val_score)))
 			goto free_all;
-		best = avg_precision(val_score, vlabel, nval);
-		ss_model_logf(o, "patchnet: epoch 0 loss - validation PR-AUC %.4f", best);
+		es.best = ss_metrics_avg_precision(val_score, vlabel, nval);
+		ss_model_logf(o, "patchnet: epoch 0 loss - validation PR-AUC %.4f", es.best);
 	}
 	for (int e = 1; e <= o->epochs; e++) {
 		double loss = 0.0, bl;
@@ -945,17 +936,16 @@ static int fit(struct pn_model *pm, const ss_dataset *d, const struct pn_store *
 		if ((rc = predict_examples(pm, s, r, rows, 0, val, nval, vs)))
 			goto free_all;
 		{
-			double ap = avg_precision(vs, vlabel, nval);
+			double ap;
+			int v = ss_early_stop_epoch(&es, e, vs, vlabel, nval, &ap);
 
 			ss_model_logf(o, "patchnet: epoch %d loss %.4f validation PR-AUC %.4f", e,
 				      loss / (double)(nb ? nb : 1), ap);
-			if (ap > best + 1e-6) {
-				best = ap;
+			if (v == SS_EARLY_STOP_BEST) {
 				pm->epochs = e;
-				since = 0;
 				memcpy(best_w, p->w, p->n * sizeof(*best_w));
 				memcpy(val_score, vs, nval * sizeof(*vs));
-			} else if (++since >= o->patience) {
+			} else if (v == SS_EARLY_STOP_STOP) {
 				break;
 			}
 		}
