@@ -19,6 +19,7 @@
 #include "models/model.h"
 #include "models/patchnet_net.h"
 #include "util/error.h"
+#include "util/hexid.h"
 
 static const char usage[] =
 	"stablesel explain [--model MODEL] (--repo PATH [--rev REV...] | SOURCE...)\n"
@@ -120,7 +121,7 @@ int cmd_explain(int argc, const char **argv)
 			usage_die(usage, NULL);
 		if (arg[0] != '-' || !strcmp(arg, "-")) {
 			/* hex words name commits, anything else a source */
-			if (strspn(arg, "0123456789abcdefABCDEF") == strlen(arg) && strlen(arg) >= 4) {
+			if (ss_hexid_is_prefix(arg)) {
 				if (nwant == 256)
 					usage_die(usage, "too many commits");
 				want[nwant++] = arg;

@@ -19,6 +19,7 @@
 #include "cli.h"
 #include "history/histidx.h"
 #include "util/error.h"
+#include "util/hexid.h"
 
 static const char usage[] =
 	"stablesel origin [--repo PATH] [SOURCE...] [--history SOURCE...] [--releases FILE]\n"
@@ -243,16 +244,6 @@ static void explain(ss_histidx *h, const ss_commit *c, const ss_releases *rel, i
 	print_summary(&f, blame);
 }
 
-static int valid_prefix(const char *s)
-{
-	size_t i, n = strlen(s);
-
-	for (i = 0; i < n; i++)
-		if (!isxdigit((unsigned char)s[i]))
-			return 0;
-	return n >= 4 && n <= 40;
-}
-
 int cmd_origin(int argc, const char **argv)
 {
 	const char *specs[MAX_ARGS], *history[64], *releases_file = NULL, *glob = NULL;
@@ -329,7 +320,7 @@ int cmd_origin(int argc, const char **argv)
 	}
 	if (nspecs) {
 		for (i = 0; i < nw; i++) {
-			if (!valid_prefix(w[i].arg))
+			if (!ss_hexid_is_prefix(w[i].arg))
 				usage_die(usage, "'%s' is neither a source nor a commit id (4 to 40 hex digits)",
 					  w[i].arg);
 			snprintf(w[i].prefix, sizeof(w[i].prefix), "%s", w[i].arg);

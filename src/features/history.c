@@ -7,6 +7,7 @@
 #include "features/history.h"
 #include "util/strmap.h"
 #include "util/error.h"
+#include "util/hexid.h"
 
 struct ss_history {
 	ss_histidx *idx;
@@ -141,7 +142,7 @@ int ss_history_add(ss_history *h, const ss_commit *c)
 	/* a release commit is a release of the stream; an id that is no full
 	 * sha (never from git or format-patch) cannot be one */
 	if (!h->given && release_of(&v, c) &&
-	    strlen(c->id) == 40 && strspn(c->id, "0123456789abcdefABCDEF") == 40 &&
+	    ss_hexid_is_full(c->id, strlen(c->id)) &&
 	    (rc = ss_releases_add(h->own, v.text, c->id,
 				  c->committer.time > 0 ? c->committer.time : c->author.time)))
 		return rc;

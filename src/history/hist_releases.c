@@ -20,6 +20,7 @@
 #include "history/impl.h"
 #include "util/arena.h"
 #include "util/error.h"
+#include "util/hexid.h"
 
 struct rel_map {
 	unsigned char id[GIT_OID_RAWSZ];
@@ -109,18 +110,6 @@ static int release_cmp(const void *a, const void *b)
 	return strcmp(x->tag, y->tag);
 }
 
-static int is_sha(const char *s, size_t len)
-{
-	size_t i;
-
-	if (len != 40)
-		return 0;
-	for (i = 0; i < len; i++)
-		if (!isxdigit((unsigned char)s[i]))
-			return 0;
-	return 1;
-}
-
 int ss_releases_load_tsv(ss_releases **out, const char *path)
 {
 	ss_releases *r = NULL;
@@ -148,7 +137,7 @@ int ss_releases_load_tsv(ss_releases **out, const char *path)
 			continue;  /* the header, blank lines */
 		tab1 = strchr(line, '\t');
 		tab2 = tab1 ? strchr(tab1 + 1, '\t') : NULL;
-		if (!tab2 || tab1 == line || !is_sha(tab1 + 1, (size_t)(tab2 - tab1 - 1))) {
+		if (!tab2 || tab1 == line || !ss_hexid_is_full(tab1 + 1, (size_t)(tab2 - tab1 - 1))) {
 			rc = ss_error_code(SS_EINVALID, "releases file '%s' line %zu: expected tag, sha and date",
 					   path, lineno);
 			goto out_close;
@@ -195,7 +184,7 @@ int ss_releases_add(ss_releases *r, const char *tag, const char *sha, int64_t ti
 	if (r->graph)
 		return ss_error_code(SS_EINVALID, "cannot add release '%s' to releases with a graph",
 				     tag);
-	if (!is_sha(sha, strlen(sha)))
+	if (!ss_hexid_is_full(sha, strlen(sha)))
 		return ss_error_code(SS_EINVALID, "release '%s': '%s' is not a commit id", tag, sha);
 	for (i = 0; i < r->n; i++)
 		if (!strcasecmp(r->v[i].sha, sha))

@@ -1,0 +1,22 @@
+/*
+ * hexid.h - object ids written as hexadecimal digits: the one check of
+ * "is this a full id" and "is this an abbreviated id" for every reader
+ * (labels files, releases files, mail "From <sha>" lines, command-line
+ * commits, history).  Upper and lower case are both accepted; callers
+ * that store an id lower-case it themselves.
+ */
+#ifndef SS_HEXID_H
+#define SS_HEXID_H
+
+#include <stddef.h>
+
+/* How many hex digits s starts with, looking at no more than max bytes. */
+size_t ss_hexid_span(const char *s, size_t max);
+
+/* 1 when s[0..len) is a full object id: exactly 40 hex digits. */
+int ss_hexid_is_full(const char *s, size_t len);
+
+/* 1 when the string s is an abbreviated id: 4 to 40 hex digits. */
+int ss_hexid_is_prefix(const char *s);
+
+#endif
