@@ -144,6 +144,8 @@ void cli_ranking_load(cli_ranking *k);
 void cli_ranking_run(cli_ranking *k, cli_source_args *src, const char **specs, int nspecs,
 		     const char *usage);
 void cli_ranking_free(cli_ranking *k);
+/* The rows an output lists after selection: shown, or proposed (mbox). */
+size_t cli_ranking_rows(const cli_ranking *k, int picks_only);
 
 /*
  * Output files (util/atomic.h), opened before the work so that a bad path

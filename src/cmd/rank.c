@@ -119,7 +119,7 @@ int cmd_rank(int argc, const char **argv)
 		ss_atomic_abort(out);
 		die("%s", ss_error_last());
 	}
-	cli_output_commit(out, ss_ranking_count(k.r), "commits");
+	cli_output_commit(out, cli_ranking_rows(&k, wo.format == SS_RANK_MBOX), "commits");
 	cli_ranking_free(&k);
 	return 0;
 }
