@@ -41,7 +41,7 @@ static int cleanup_installed;
 
 static const int fatal_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE };
 
-/* async-signal-safe: lstat-free unlink of fixed buffers */
+/* async-signal-safe: getpid() and unlink() of fixed buffers */
 static void unlink_live(void)
 {
 	pid_t self = getpid();
@@ -52,15 +52,11 @@ static void unlink_live(void)
 			unlink(live_path[i]);
 }
 
+/* unlink(), signal() and raise() are async-signal-safe */
 static void on_signal(int sig)
 {
-	struct sigaction dfl;
-
 	unlink_live();
-	memset(&dfl, 0, sizeof(dfl));
-	dfl.sa_handler = SIG_DFL;
-	sigemptyset(&dfl.sa_mask);
-	sigaction(sig, &dfl, NULL);
+	signal(sig, SIG_DFL);
 	/* dies now, or when the handler returns if sig is blocked in it */
 	raise(sig);
 }
