@@ -144,6 +144,24 @@ void cli_ranking_load(cli_ranking *k);
 void cli_ranking_run(cli_ranking *k, cli_source_args *src, const char **specs, int nspecs,
 		     const char *usage);
 void cli_ranking_free(cli_ranking *k);
+/* The rows an output lists after selection: shown, or proposed (mbox). */
+size_t cli_ranking_rows(const cli_ranking *k, int picks_only);
+
+/*
+ * Output files (util/atomic.h), opened before the work so that a bad path
+ * (empty, a directory, a missing or unwritable directory, a write-protected
+ * file) fails at once with a one-line error, not after a training; a die()
+ * on the way removes the temporary file.  cli_output_open() dies on error.
+ * cli_output_commit() writes the file into place or dies; before that it
+ * warns when an output of no rows (nrows 0; what names them, "commits")
+ * replaces a non-empty file, and after it when the file replaced had other
+ * hard links, which keep the old content (see atomic.h for why the link is
+ * broken rather than the file written in place).  nrows SIZE_MAX: the
+ * output is never empty.
+ */
+struct ss_atomic;
+struct ss_atomic *cli_output_open(const char *path);
+void cli_output_commit(struct ss_atomic *a, size_t nrows, const char *what);
 
 /* Parse a non-negative integer option value or usage_die. */
 long cli_parse_long(const char *usage, const char *opt, const char *v);

@@ -9,6 +9,7 @@
 #include "labels/labels.h"
 #include "features/history.h"
 #include "models/dataset.h"
+#include "util/atomic.h"
 #include "util/error.h"
 
 void cli_source_args_init(cli_source_args *a)
@@ -96,6 +97,33 @@ void cli_releases_load(const cli_releases *r, ss_history *h, const char *repo, c
 		usage_die(usage, "--release-tags needs --repo PATH");
 	if ((r->file || r->tags) && ss_history_load_releases(h, r->file, repo, r->tags))
 		die("%s", ss_error_last());
+}
+
+ss_atomic *cli_output_open(const char *path)
+{
+	ss_atomic *a;
+
+	if (ss_atomic_open(&a, path))
+		die("%s", ss_error_last());
+	return a;
+}
+
+void cli_output_commit(ss_atomic *a, size_t nrows, const char *what)
+{
+	ss_atomic_info info;
+	char *target;
+
+	ss_atomic_get_info(&info, a);
+	if (!nrows && info.replaces && info.size > 0)
+		warning("replacing '%s' (%lld bytes) with an output of no %s", info.target,
+			info.size, what);
+	target = info.replaces && info.links > 1 ? strdup(info.target) : NULL;
+	if (ss_atomic_commit(a))
+		die("%s", ss_error_last());
+	if (target)
+		warning("'%s' had %lu hard links: replaced by a new file, its other names "
+			"keep the old content", target, info.links);
+	free(target);
 }
 
 void cli_log_line(void *ud, const char *msg)

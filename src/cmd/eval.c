@@ -7,6 +7,7 @@
  * Every commit is read once; each model chooses its settings and threshold
  * on the newest part of the training commits only.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,6 +156,8 @@ int cmd_eval(int argc, const char **argv)
 		usage_die(full_usage, "--release-tags needs --repo PATH");
 	if (no_history)
 		fo.groups &= ~(uint32_t)SS_FG_HISTORY;
+	scores_out = scores ? cli_output_open(scores) : NULL;
+	out = cli_output_open(output);
 	if (verbose) {
 		o.log = cli_log_line;
 		o.log_ud = (void *)"eval";
@@ -197,23 +200,18 @@ int cmd_eval(int argc, const char **argv)
 	if (!res)
 		die("out of memory");
 	if (scores) {
-		if (ss_atomic_open(&scores_out, scores))
-			die("%s", ss_error_last());
 		fprintf(ss_atomic_file(scores_out), "sha\tmodel\tscore\tdecision\tlabel\ttagged\tauthor_time\n");
 		ss_eval_set_score_sink(score_row, ss_atomic_file(scores_out));
 	}
 	if (ss_eval_run(res, d, tr, ntr, te, nte, kinds, nkinds, &o))
 		die("%s", ss_error_last());
-	if (scores_out && ss_atomic_commit(scores_out))
-		die("%s", ss_error_last());
+	if (scores_out)
+		cli_output_commit(scores_out, SIZE_MAX, "scores");
 	res->masked = src.opts.mask_stable_tags;
 	if ((!strcmp(format, "json") ? ss_eval_format_json : ss_eval_format_text)(&sb, res, title))
 		die("out of memory");
-	if (ss_atomic_open(&out, output))
-		die("%s", ss_error_last());
 	fwrite(sb.buf, 1, sb.len, ss_atomic_file(out));
-	if (ss_atomic_commit(out))
-		die("%s", ss_error_last());
+	cli_output_commit(out, SIZE_MAX, "results");
 	ss_strbuf_release(&sb);
 	free(res);
 	free(tr);

@@ -56,6 +56,7 @@ int cmd_label(int argc, const char **argv)
 	}
 	if (!nstable)
 		usage_die(usage, "--stable SOURCE is required");
+	out = cli_output_open(output);
 	if (ss_backports_new(&l, &opts))
 		die("%s", ss_error_last());
 	for (i = 0; i < nstable; i++) {
@@ -67,14 +68,11 @@ int cmd_label(int argc, const char **argv)
 			error("%zu malformed messages skipped in '%s' (first: %s)",
 			      skipped - before, stable[i], ss_error_last());
 	}
-	if (ss_atomic_open(&out, output))
-		die("%s", ss_error_last());
 	if (ss_backports_write(l, ss_atomic_file(out))) {
 		ss_atomic_abort(out);
 		die("%s", ss_error_last());
 	}
-	if (ss_atomic_commit(out))
-		die("%s", ss_error_last());
+	cli_output_commit(out, ss_backports_count(l), "labels");
 	ss_backports_free(l);
 	return 0;
 }

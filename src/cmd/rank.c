@@ -107,6 +107,7 @@ int cmd_rank(int argc, const char **argv)
 		else
 			usage_die(usage, "unknown option '%s'", arg);
 	}
+	out = cli_output_open(output);
 	cli_ranking_load(&k);
 	wo.color = !no_color && wo.format == SS_RANK_TEXT && !strcmp(output, "-") && isatty(1);
 	k.ko.keep = wo.format == SS_RANK_MBOX ? SS_RANK_KEEP_PATCH : SS_RANK_KEEP_NONE;
@@ -114,14 +115,11 @@ int cmd_rank(int argc, const char **argv)
 	cli_ranking_run(&k, &src, specs, nspecs, usage);
 	if (wo.format == SS_RANK_MBOX)
 		check_patches(k.r);
-	if (ss_atomic_open(&out, output))
-		die("%s", ss_error_last());
 	if (ss_ranking_write(k.r, ss_atomic_file(out), &wo, k.m)) {
 		ss_atomic_abort(out);
 		die("%s", ss_error_last());
 	}
-	if (ss_atomic_commit(out))
-		die("%s", ss_error_last());
+	cli_output_commit(out, cli_ranking_rows(&k, wo.format == SS_RANK_MBOX), "commits");
 	cli_ranking_free(&k);
 	return 0;
 }

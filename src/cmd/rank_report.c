@@ -133,6 +133,19 @@ void cli_ranking_run(cli_ranking *k, cli_source_args *src, const char **specs, i
 	ss_ranking_select(k->r, &k->so);
 }
 
+size_t cli_ranking_rows(const cli_ranking *k, int picks_only)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < ss_ranking_count(k->r); i++) {
+		ss_rank_row w;
+
+		ss_ranking_row(&w, k->r, i);
+		n += picks_only ? w.pick != 0 : w.shown != 0;
+	}
+	return n;
+}
+
 void cli_ranking_free(cli_ranking *k)
 {
 	ss_ranking_free(k->r);

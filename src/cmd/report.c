@@ -72,19 +72,17 @@ int cmd_report(int argc, const char **argv)
 	}
 	if (!output)
 		usage_die(usage, "name the page with -o FILE.html");
+	out = cli_output_open(output);
 	cli_ranking_load(&k);
 	k.ko.keep = SS_RANK_KEEP_DETAILS;
 	k.ko.explain_all = 1;
 	ro.sources = nspecs ? sources : src.repo;
 	cli_ranking_run(&k, &src, specs, nspecs, usage);
-	if (ss_atomic_open(&out, output))
-		die("%s", ss_error_last());
 	if (ss_report_write(ss_atomic_file(out), k.r, k.m, &ro)) {
 		ss_atomic_abort(out);
 		die("%s", ss_error_last());
 	}
-	if (ss_atomic_commit(out))
-		die("%s", ss_error_last());
+	cli_output_commit(out, cli_ranking_rows(&k, 0), "commits");
 	cli_ranking_free(&k);
 	return 0;
 }

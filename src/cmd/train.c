@@ -5,6 +5,7 @@
  * with its label (from --labels or a stable tree read in-process), then
  * trains one model kind (see models/model.h) and writes the model file.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "eval/split.h"
 #include "models/model.h"
 #include "models/options.h"
+#include "util/atomic.h"
 #include "util/error.h"
 
 static const char usage[] =
@@ -57,6 +59,7 @@ int cmd_train(int argc, const char **argv)
 	ss_dataset *d;
 	ss_model_kind kind;
 	ss_model *m;
+	ss_atomic *out;
 	size_t *idx, n, dropped;
 	double t0;
 
@@ -109,6 +112,7 @@ int cmd_train(int argc, const char **argv)
 		usage_die(full_usage, "--release-tags needs --repo PATH");
 	if (no_history)
 		fo.groups &= ~(uint32_t)SS_FG_HISTORY;
+	out = cli_output_open(output);
 	if (verbose) {
 		o.log = cli_log_line;
 		o.log_ud = (void *)"train";
@@ -144,8 +148,11 @@ int cmd_train(int argc, const char **argv)
 		snprintf(info->labels, sizeof(info->labels), "%s", ss_labels_describe(labels));
 		info->masked = (uint32_t)src.opts.mask_stable_tags;
 	}
-	if (ss_model_save(m, output))
+	if (ss_model_write(m, ss_atomic_file(out), output)) {
+		ss_atomic_abort(out);
 		die("%s", ss_error_last());
+	}
+	cli_output_commit(out, SIZE_MAX, "weights");
 	{
 		const ss_model_info *info = ss_model_info_of(m);
 		char first[16], last[16];

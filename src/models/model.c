@@ -483,26 +483,33 @@ static int encode(ss_strbuf *sb, const ss_model *m)
 	return w.err;
 }
 
-int ss_model_save(const ss_model *m, const char *path)
+int ss_model_write(const ss_model *m, FILE *f, const char *name)
 {
 	ss_strbuf sb = SS_STRBUF_INIT;
-	ss_atomic *a = NULL;
 	int rc;
 
 	if ((rc = encode(&sb, m)))
 		goto free_sb;
-	if ((rc = ss_atomic_open(&a, path)))
-		goto free_sb;
-	if (fwrite(sb.buf, 1, sb.len, ss_atomic_file(a)) != sb.len) {
-		rc = ss_error_set("cannot write model '%s': %s", path, strerror(errno));
-		ss_atomic_abort(a);
-		goto free_sb;
-	}
-	rc = ss_atomic_commit(a);
+	if (fwrite(sb.buf, 1, sb.len, f) != sb.len)
+		rc = ss_error_set("cannot write model '%s': %s", name, strerror(errno));
 
 free_sb:
 	ss_strbuf_release(&sb);
 	return rc;
+}
+
+int ss_model_save(const ss_model *m, const char *path)
+{
+	ss_atomic *a = NULL;
+	int rc;
+
+	if ((rc = ss_atomic_open(&a, path)))
+		return rc;
+	if ((rc = ss_model_write(m, ss_atomic_file(a), path))) {
+		ss_atomic_abort(a);
+		return rc;
+	}
+	return ss_atomic_commit(a);
 }
 
 static int corrupt(const char *name, const char *why)

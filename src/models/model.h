@@ -44,6 +44,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "commit/commit.h"
 #include "models/metrics.h"
@@ -190,6 +191,10 @@ int ss_model_explain(ss_contrib *out, size_t max, size_t *n, const ss_model *m,
 
 /* Write the model file (temporary file + rename). */
 int ss_model_save(const ss_model *m, const char *path);
+
+/* Write the model file's bytes to f (an output opened beforehand, e.g.
+ * with util/atomic.h); name is for messages.  0 or SS_ERROR. */
+int ss_model_write(const ss_model *m, FILE *f, const char *name);
 
 /* Read a model file; refuses truncated, corrupt and foreign files. */
 int ss_model_load(ss_model **out, const char *path);
