@@ -100,13 +100,16 @@ void cli_releases_load(const cli_releases *r, struct ss_history *h, const char *
  * command's name); cli_load_labels() reads --labels FILE [--label-column]
  * or the --stable sources (dies on error, warns of skipped mails);
  * cli_dataset_history() gives the dataset's history the releases and the
- * --history commits before any commit is added.
+ * --history commits before any commit is added; cli_note_unlisted() says
+ * on stderr how many of the kept commits the labels do not list (they
+ * train and count as negatives), unless there are none.
  */
 void cli_log_line(void *ud, const char *msg);
 ss_labels *cli_load_labels(const char *path, const char *column, const char **stable,
 			   int nstable);
 void cli_dataset_history(ss_dataset *d, const cli_releases *rel, cli_source_args *src,
 			 const char **specs, int nspecs, const char *usage);
+void cli_note_unlisted(const char *cmd, const ss_labels *labels, size_t unlisted, size_t kept);
 
 /*
  * What rank and report share (cmd/rank_report.c): the model (--model, else

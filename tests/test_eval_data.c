@@ -7,7 +7,11 @@
  *  - Linux tip, label = stable tag, tags masked: no trace of the tag
  *    reaches a feature, and a linear model trained before 2023-07-01
  *    ranks the later commits far better than the keyword baseline.
- * Prints "SKIP: ../shared/data not found" and passes without the data.
+ *  - label files (no data needed): a sha listed as both 1 and 0 is an
+ *    error naming the file, both lines and the sha; train and eval say
+ *    without --verbose how many commits the labels leave out.
+ * Prints "SKIP: ../shared/data not found" and passes the data tests
+ * without the data.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -30,6 +34,7 @@
 #include "models/model.h"
 #include "source/source.h"
 #include "util/error.h"
+#include "testutil.h"
 
 static char data[512];
 
@@ -140,8 +145,121 @@ static void test_tip_masked_split(void **st)
 	ss_labels_free(labels);
 }
 
+/* ---- label files ------------------------------------------------------ */
+
+static const char *sha_of(int i)
+{
+	static char buf[8][41];
+
+	memset(buf[i], '0' + i, 40);
+	buf[i][40] = '\0';
+	return buf[i];
+}
+
+static void test_label_conflict(void **st)
+{
+	char *dir = test_tmpdir(), tsv[256], want[512], body[1024];
+	ss_labels *l = (ss_labels *)&l;
+
+	(void)st;
+	snprintf(tsv, sizeof(tsv), "%s/labels.tsv", dir);
+	/* the same sha twice with the same label is fine */
+	snprintf(body, sizeof(body), "sha\tin_stable\n%s\t1\n%s\t0\n%s\t1\n", sha_of(1),
+		 sha_of(2), sha_of(1));
+	test_write_file(tsv, body, strlen(body));
+	assert_int_equal(ss_labels_from_tsv(&l, tsv, NULL), 0);
+	assert_int_equal(ss_labels_count(l), 2);
+	assert_int_equal(ss_labels_positive(l), 1);
+	assert_int_equal(ss_labels_get(l, sha_of(1)), 1);
+	assert_int_equal(ss_labels_get(l, sha_of(2)), 0);
+	assert_true(ss_labels_known(l, sha_of(2)));
+	ss_labels_free(l);
+
+	/* with the other label it is an error naming file, lines and sha */
+	snprintf(body, sizeof(body), "sha\tin_stable\n%s\t1\n%s\t0\n\n%s\t0\n", sha_of(3),
+		 sha_of(4), sha_of(3));
+	test_write_file(tsv, body, strlen(body));
+	l = (ss_labels *)&l;
+	assert_int_equal(ss_labels_from_tsv(&l, tsv, NULL), SS_EINVALID);
+	assert_null(l);
+	snprintf(want, sizeof(want), "%s:5: %s is labelled 0 here and 1 at line 2", tsv, sha_of(3));
+	assert_string_equal(ss_error_last(), want);
+
+	/* and the other way round, in another column */
+	snprintf(body, sizeof(body), "tag\tsha\n0\t%s\n1\t%s\n", sha_of(5), sha_of(5));
+	test_write_file(tsv, body, strlen(body));
+	assert_int_equal(ss_labels_from_tsv(&l, tsv, "tag"), SS_EINVALID);
+	snprintf(want, sizeof(want), "%s:3: %s is labelled 1 here and 0 at line 2", tsv, sha_of(5));
+	assert_string_equal(ss_error_last(), want);
+	test_run("rm -rf '%s'", dir);
+	free(dir);
+}
+
+/* An mbox of six commits, a day apart, ids sha_of(0..5). */
+static void write_mbox(const char *path)
+{
+	char buf[8192];
+	size_t n = 0;
+	int i;
+
+	for (i = 0; i < 6; i++)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n,
+				      "From %s Mon Sep 17 00:00:00 2001\nFrom: A <a@b>\n"
+				      "Date: Mon, %d Jan 2024 10:00:00 +0000\n"
+				      "Subject: [PATCH] net: fix %s number %d\n\nbody %d\n\n",
+				      sha_of(i), i + 1, i % 2 ? "crash" : "typo", i, i);
+	test_write_file(path, buf, n);
+}
+
+static void test_label_cli(void **st)
+{
+	char *dir = test_tmpdir(), p[256], body[1024], *err;
+
+	(void)st;
+	snprintf(p, sizeof(p), "%s/m.mbox", dir);
+	write_mbox(p);
+	/* two of six commits labelled: the other four are said to be
+	 * negatives without --verbose */
+	snprintf(p, sizeof(p), "%s/labels.tsv", dir);
+	snprintf(body, sizeof(body), "sha\tin_stable\n%s\t1\n%s\t0\n", sha_of(1), sha_of(2));
+	test_write_file(p, body, strlen(body));
+	assert_int_equal(test_run("./stablesel train --model keyword --labels '%s/labels.tsv' "
+				  "-o '%s/k.model' '%s/m.mbox' >/dev/null 2>'%s/err'",
+				  dir, dir, dir, dir), 0);
+	snprintf(p, sizeof(p), "%s/err", dir);
+	err = test_read_file(p, NULL);
+	snprintf(body, sizeof(body),
+		 "train: 4 of 6 commits are not in the labels (%s/labels.tsv:in_stable): "
+		 "taken as negative", dir);
+	if (!strstr(err, body))
+		fail_msg("stderr '%s' lacks '%s'", err, body);
+	free(err);
+
+	/* every sha conflicting: the conflict, not "only positive commits" */
+	snprintf(p, sizeof(p), "%s/labels.tsv", dir);
+	snprintf(body, sizeof(body), "sha\tin_stable\n%s\t1\n%s\t1\n%s\t0\n%s\t0\n", sha_of(1),
+		 sha_of(2), sha_of(1), sha_of(2));
+	test_write_file(p, body, strlen(body));
+	assert_int_equal(test_run("./stablesel train --model keyword --labels '%s/labels.tsv' "
+				  "-o '%s/k.model' '%s/m.mbox' >/dev/null 2>'%s/err'",
+				  dir, dir, dir, dir), 128);
+	snprintf(p, sizeof(p), "%s/err", dir);
+	err = test_read_file(p, NULL);
+	snprintf(body, sizeof(body), "labels.tsv:4: %s is labelled 0 here and 1 at line 2",
+		 sha_of(1));
+	if (!strstr(err, body) || strstr(err, "only positive"))
+		fail_msg("stderr '%s' lacks '%s'", err, body);
+	free(err);
+	test_run("rm -rf '%s'", dir);
+	free(dir);
+}
+
 int main(void)
 {
+	const struct CMUnitTest label_tests[] = {
+		cmocka_unit_test(test_label_conflict),
+		cmocka_unit_test(test_label_cli),
+	};
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_dpdk_labels),
 		cmocka_unit_test(test_tip_masked_split),
@@ -150,6 +268,8 @@ int main(void)
 	struct stat sb;
 	int rc;
 
+	if ((rc = cmocka_run_group_tests_name("labels", label_tests, NULL, NULL)))
+		return rc;
 	snprintf(data, sizeof(data), "%s", env ? env : "../shared/data");
 	if (stat(data, &sb) || !S_ISDIR(sb.st_mode)) {
 		printf("SKIP: ../shared/data not found\n");

@@ -620,6 +620,69 @@ static void test_empty_repository(void **state)
 	expect_open_error(dir, NULL, 0, SS_EINVALID, "bad revision 'HEAD'");
 }
 
+
+/* Run a command and return its first output line (static buffer). */
+static const char *first_line(const char *cmd)
+{
+	static char line[256];
+	FILE *f = popen(cmd, "r");
+
+	assert_non_null(f);
+	line[0] = '\0';
+	if (fgets(line, sizeof(line), f))
+		line[strcspn(line, "\n")] = '\0';
+	pclose(f);
+	return line;
+}
+
+/* A shallow clone is walked as far as git log goes, and no further. */
+static void test_shallow_clone(void **state)
+{
+	const char *r1[] = { "HEAD" }, *r2[] = { "HEAD~19..HEAD" }, *r3[] = { "HEAD~20" };
+	char src[4200], clone[4200], cmd[9000];
+
+	(void)state;
+	snprintf(src, sizeof(src), "%s/long", tmpdir);
+	snprintf(clone, sizeof(clone), "%s/shallow", tmpdir);
+	run("git -c init.defaultBranch=main init -q '%s' && cd '%s' && for i in $(seq 1 30); do "
+	    "echo $i > f$((i %% 4)); git add . && GIT_AUTHOR_DATE=\"$((1700000000 + i * 60)) +0000\" "
+	    "GIT_COMMITTER_DATE=\"$((1700000000 + i * 60)) +0000\" git -c user.name=a "
+	    "-c user.email=a@b commit -qm \"c$i\"; done", src, src);
+	run("git clone -q --depth 20 'file://%s' '%s'", src, clone);
+	snprintf(cmd, sizeof(cmd), "git -C '%s' rev-parse --is-shallow-repository", clone);
+	assert_string_equal(first_line(cmd), "true");
+	cur = clone;
+	assert_int_equal(compare_with_git(r1, 1, 1), 20);
+	assert_int_equal(compare_with_git(r2, 1, 1), 19);
+	assert_int_equal(compare_with_git(r1, 1, 0), 20);
+	cur = repo;
+	expect_open_error(clone, r3, 1, SS_EINVALID, "bad revision 'HEAD~20'");
+	assert_non_null(strstr(ss_error_last(), "shallow clone"));
+}
+
+/* A damaged object is reported as libgit2 sees it, with its id. */
+static void test_corrupt_object(void **state)
+{
+	const char *r1[] = { "HEAD" };
+	char dir[4200], cmd[9000], id[64], want[256];
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/corrupt", tmpdir);
+	run("cp -r '%s' '%s'", repo, dir);
+	snprintf(cmd, sizeof(cmd), "git -C '%s' rev-parse main~3", dir);
+	snprintf(id, sizeof(id), "%s", first_line(cmd));
+	assert_int_equal(strlen(id), 40);
+	run("f='%s/.git/objects/%.2s/%s' && chmod u+w \"$f\" && "
+	    "printf 'garbage garbage garbage' | dd of=\"$f\" bs=1 seek=2 conv=notrunc 2>/dev/null",
+	    dir, id, id + 2);
+	expect_open_error(dir, r1, 1, SS_ERROR, "cannot walk history of");
+	snprintf(want, sizeof(want), "cannot read commit %s: ", id);
+	if (!strstr(ss_error_last(), want) || strstr(ss_error_last(), "shallow"))
+		fail_msg("'%s' lacks '%s' or blames a shallow clone", ss_error_last(), want);
+	/* what follows is libgit2's reason */
+	assert_true(strlen(strstr(ss_error_last(), want)) > strlen(want));
+}
+
 static void check_names(char **names, size_t n, const char **want, size_t nwant)
 {
 	size_t i;
@@ -684,6 +747,8 @@ int main(void)
 		cmocka_unit_test(test_missing_repository),
 		cmocka_unit_test(test_empty_repository),
 		cmocka_unit_test(test_branches),
+		cmocka_unit_test(test_shallow_clone),
+		cmocka_unit_test(test_corrupt_object),
 	};
 
 	return cmocka_run_group_tests(tests, setup_repo, teardown_repo);

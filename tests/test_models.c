@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/resource.h>
+#include <zlib.h>
 
 #include <git2.h>
 
@@ -439,6 +441,252 @@ static void test_bad_files_refused(void **st)
 	ss_dataset_free(d);
 }
 
+
+/* ---- files that are not what they claim ------------------------------ */
+
+/* Train a small model of kind and return its file's bytes (*len). */
+static unsigned char *model_bytes(ss_model_kind kind, size_t *len)
+{
+	enum { N = 100 };
+	ss_train_options o = SS_TRAIN_OPTIONS_INIT;
+	ss_dataset *d = synth_dataset(N, 8);
+	size_t *idx = iota(N);
+	char path[128];
+	unsigned char *buf;
+	ss_model *m;
+	FILE *f;
+
+	quick_mlp(&o);
+	o.epochs = 2;
+	path_in_tmp(path, sizeof(path), "bytes");
+	assert_int_equal(ss_model_train(&m, kind, d, idx, N, &o), 0);
+	assert_int_equal(ss_model_save(m, path), 0);
+	ss_model_free(m);
+	f = fopen(path, "rb");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	*len = (size_t)ftell(f);
+	rewind(f);
+	buf = malloc(*len);
+	assert_int_equal(fread(buf, 1, *len, f), *len);
+	fclose(f);
+	unlink(path);
+	free(idx);
+	ss_dataset_free(d);
+	return buf;
+}
+
+static void put_le(unsigned char *p, uint64_t v, int n)
+{
+	for (int i = 0; i < n; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+/* Make buf[len] a well-formed envelope again: payload length and CRC. */
+static void reseal(unsigned char *buf, size_t len)
+{
+	put_le(buf + 12, len - 24, 8);
+	put_le(buf + len - 4, crc32(0L, buf, (uInt)(len - 4)), 4);
+}
+
+static void put_f32(unsigned char *p, float v)
+{
+	uint32_t u;
+
+	memcpy(&u, &v, 4);
+	put_le(p, u, 4);
+}
+
+static void test_nonfinite_refused(void **st)
+{
+	static const ss_model_kind kinds[] = { SS_MODEL_LINEAR, SS_MODEL_MLP };
+	static const char *const what[] = { "linear weight ", "mlp output layer: weight " };
+	char path[128];
+	size_t len, k;
+	unsigned char *buf;
+
+	(void)st;
+	path_in_tmp(path, sizeof(path), "nonfinite");
+	for (k = 0; k < 2; k++) {
+		buf = model_bytes(kinds[k], &len);
+		/* the last float before the CRC is the kind's last weight (the
+		 * linear bias, the mlp output bias) */
+		put_f32(buf + len - 8, NAN);
+		reseal(buf, len);
+		write_file(path, buf, len);
+		expect_refused(path, "is corrupt: ");
+		expect_refused(path, what[k]);
+		expect_refused(path, " is nan");
+		put_f32(buf + len - 8, -INFINITY);
+		reseal(buf, len);
+		write_file(path, buf, len);
+		expect_refused(path, " is infinite");
+		put_f32(buf + len - 8, 0.25f);
+		reseal(buf, len);
+		write_file(path, buf, len);
+		{
+			ss_model *m;
+
+			assert_int_equal(ss_model_load(&m, path), 0);
+			ss_model_free(m);
+		}
+		free(buf);
+	}
+	/* a threshold that is not a number */
+	{
+		enum { N = 100 };
+		ss_train_options o = SS_TRAIN_OPTIONS_INIT;
+		ss_dataset *d = synth_dataset(N, 8);
+		size_t *idx = iota(N);
+		ss_model *m;
+
+		assert_int_equal(ss_model_train(&m, SS_MODEL_LINEAR, d, idx, N, &o), 0);
+		ss_model_set_threshold(m, NAN);
+		assert_int_equal(ss_model_save(m, path), 0);
+		ss_model_free(m);
+		expect_refused(path, "is corrupt: threshold is nan");
+		free(idx);
+		ss_dataset_free(d);
+	}
+	unlink(path);
+}
+
+static void test_tag_refused(void **st)
+{
+	char path[128];
+	unsigned char *buf;
+	size_t len;
+
+	(void)st;
+	path_in_tmp(path, sizeof(path), "tag");
+	buf = model_bytes(SS_MODEL_KEYWORD, &len);
+	assert_int_equal(buf[20], SS_MODEL_KEYWORD);
+	buf[20] = SS_MODEL_TAG;
+	reseal(buf, len);
+	write_file(path, buf, len);
+	expect_refused(path, "is of kind tag, an evaluation baseline");
+	unlink(path);
+	free(buf);
+}
+
+static long peak_rss_kb(void)
+{
+	struct rusage ru;
+
+	assert_int_equal(getrusage(RUSAGE_SELF, &ru), 0);
+	return ru.ru_maxrss;
+}
+
+/* Big files are judged by their first bytes and their size, not read. */
+static void test_big_files_not_read(void **st)
+{
+	char path[128];
+	ss_model *m = (ss_model *)1;
+	long before;
+	FILE *f;
+
+	(void)st;
+	/* /dev/zero: no magic, refused at once */
+	assert_true(ss_model_load(&m, "/dev/zero") < 0);
+	assert_null(m);
+	assert_non_null(strstr(ss_error_last(), "'/dev/zero' is not a stablesel model"));
+
+	/* a 256 MiB file (sparse) that is no model: reading it would fill as
+	 * much memory */
+	path_in_tmp(path, sizeof(path), "big.mbox");
+	f = fopen(path, "wb");
+	assert_non_null(f);
+	fputs("From 1234 Mon Sep 17 00:00:00 2001\n", f);
+	assert_int_equal(ftruncate(fileno(f), (off_t)256 << 20), 0);
+	fclose(f);
+	before = peak_rss_kb();
+	expect_refused(path, "is not a stablesel model");
+	assert_true(peak_rss_kb() - before < 32 * 1024);
+
+	/* the magic, then 3 GiB: too large, said from the size */
+	f = fopen(path, "wb");
+	assert_non_null(f);
+	fwrite("SSMODEL\x1a", 1, 8, f);
+	assert_int_equal(ftruncate(fileno(f), (off_t)3 << 30), 0);
+	fclose(f);
+	before = peak_rss_kb();
+	expect_refused(path, "is too large");
+	assert_true(peak_rss_kb() - before < 32 * 1024);
+	unlink(path);
+}
+
+/* Every refusal of a damaged file says why: no "is corrupt: " without a
+ * reason after it, whatever the damage (resealed, so that the checksum
+ * lets it through to the loaders). */
+static void test_corrupt_reasons(void **st)
+{
+	static const ss_model_kind kinds[] = { SS_MODEL_LINEAR, SS_MODEL_MLP, SS_MODEL_KEYWORD };
+	static const unsigned char vals[] = { 0x00, 0xff, 0x7f, 0x80, 0x01 };
+	char path[128];
+	unsigned char *buf, *bad;
+	size_t len, k, pos, v, refused = 0;
+	ss_model *m;
+
+	(void)st;
+	path_in_tmp(path, sizeof(path), "mutant");
+	for (k = 0; k < 3; k++) {
+		buf = model_bytes(kinds[k], &len);
+		bad = malloc(len);
+		for (pos = 20; pos < len - 4; pos += pos < 400 ? 1 : len / 97 + 1) {
+			for (v = 0; v < sizeof(vals); v++) {
+				const char *e, *why;
+				int rc;
+
+				memcpy(bad, buf, len);
+				bad[pos] = vals[v];
+				reseal(bad, len);
+				ss_error_clear();
+				rc = ss_model_load_buffer(&m, bad, len, "mutant");
+				if (!rc) {
+					ss_model_free(m);
+					continue;
+				}
+				refused++;
+				e = ss_error_last();
+				if (!e[0])
+					fail_msg("byte %zu = %#x of a %s model: no message", pos,
+						 vals[v], ss_model_kind_name(kinds[k]));
+				why = strstr(e, "is corrupt:");
+				if (why && !why[strlen("is corrupt:")])
+					fail_msg("byte %zu = %#x of a %s model: '%s'", pos, vals[v],
+						 ss_model_kind_name(kinds[k]), e);
+				if (why && why[strlen("is corrupt:")] != ' ')
+					fail_msg("'%s'", e);
+				if (why && !why[strlen("is corrupt: ")])
+					fail_msg("byte %zu = %#x of a %s model: '%s'", pos, vals[v],
+						 ss_model_kind_name(kinds[k]), e);
+			}
+		}
+		/* cut short anywhere, resealed: truncated, with a reason */
+		for (pos = 28; pos < len; pos += pos < 400 ? 1 : len / 97 + 1) {
+			const char *e, *why;
+
+			memcpy(bad, buf, pos - 4);
+			reseal(bad, pos);
+			ss_error_clear();
+			if (!ss_model_load_buffer(&m, bad, pos, "mutant")) {
+				ss_model_free(m);
+				continue;
+			}
+			refused++;
+			e = ss_error_last();
+			why = strstr(e, "is corrupt: ");
+			if (!e[0] || (why && !why[strlen("is corrupt: ")]))
+				fail_msg("%s model cut to %zu bytes: '%s'", ss_model_kind_name(kinds[k]),
+					 pos, e);
+		}
+		free(bad);
+		free(buf);
+	}
+	assert_true(refused > 100);
+	unlink(path);
+}
+
 static void test_explain(void **st)
 {
 	enum { N = 300 };
@@ -487,6 +735,10 @@ int main(void)
 		cmocka_unit_test(test_mlp_deterministic),
 		cmocka_unit_test(test_save_load_identical),
 		cmocka_unit_test(test_bad_files_refused),
+		cmocka_unit_test(test_nonfinite_refused),
+		cmocka_unit_test(test_tag_refused),
+		cmocka_unit_test(test_big_files_not_read),
+		cmocka_unit_test(test_corrupt_reasons),
 		cmocka_unit_test(test_explain),
 	};
 	int rc;

@@ -149,6 +149,15 @@ ss_labels *cli_load_labels(const char *path, const char *column, const char **st
 	return labels;
 }
 
+void cli_note_unlisted(const char *cmd, const ss_labels *labels, size_t unlisted, size_t kept)
+{
+	if (!labels || !unlisted)
+		return;
+	progress_done();
+	fprintf(stderr, "%s: %zu of %zu commits are not in the labels (%s): taken as negative\n",
+		cmd, unlisted, kept, ss_labels_describe(labels));
+}
+
 /* --history: commits that are only the past of the sources */
 struct prime {
 	ss_history *hist;

@@ -186,6 +186,7 @@ int cmd_eval(int argc, const char **argv)
 	}
 	if (sink.rc)
 		die("cannot featurize commits: %s", ss_error_last());
+	cli_note_unlisted("eval", labels, sink.unlisted, sink.kept);
 	if (ss_split_part(&tr, &ntr, d, 0) || ss_split_part(&te, &nte, d, 1))
 		die("%s", ss_error_last());
 	dropped = ss_split_settle(tr, &ntr, d, settle, split);

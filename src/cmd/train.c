@@ -130,6 +130,7 @@ int cmd_train(int argc, const char **argv)
 	cli_for_each_commit(&src, specs, nspecs, ss_split_add, &sink);
 	if (sink.rc)
 		die("cannot featurize commits: %s", ss_error_last());
+	cli_note_unlisted("train", labels, sink.unlisted, sink.kept);
 	if (ss_split_part(&idx, &n, d, 0))
 		die("%s", ss_error_last());
 	dropped = ss_split_settle(idx, &n, d, settle, 0);

@@ -1,10 +1,12 @@
 /*
  * labels.c - label tables from TSV files or the in-process stable labeler
  * (see labels.h).  Stored in an ss_strmap keyed by sha, the counter
- * holding 1 + label.
+ * holding line << 1 | label: the line of the row that first listed the
+ * sha (1 for the stable labeler), so that a conflicting row can name it.
  */
 #include <ctype.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,7 +55,10 @@ static int is_sha(const char *s, size_t len)
 	return 1;
 }
 
-static int put(ss_labels *l, const char *sha, int value)
+/* List sha as value (0/1), first seen at line; a sha listed again with
+ * the other label is an error naming path and both lines (a repeat with
+ * the same label is fine). */
+static int put(ss_labels *l, const char *sha, int value, size_t line, const char *path)
 {
 	char low[41];
 	uint32_t id, *cnt;
@@ -66,12 +71,16 @@ static int put(ss_labels *l, const char *sha, int value)
 	if ((rc = ss_strmap_intern(l->map, low, 40, &id)))
 		return rc;
 	cnt = ss_strmap_counter(l->map, id);
-	/* a sha listed twice is positive when any row says so */
-	if (*cnt == 2)
-		return 0;
-	if (value && *cnt != 2)
-		l->npos++;
-	*cnt = value ? 2 : 1;
+	if (*cnt) {
+		if ((int)(*cnt & 1) == value)
+			return 0;
+		return ss_error_code(SS_EINVALID, "%s:%zu: %s is labelled %d here and %d at line %u",
+				     path, line, low, value, !value, (unsigned)(*cnt >> 1));
+	}
+	if (line > UINT32_MAX >> 1)
+		line = UINT32_MAX >> 1;
+	*cnt = (uint32_t)line << 1 | (uint32_t)(value != 0);
+	l->npos += value != 0;
 	return 0;
 }
 
@@ -150,7 +159,7 @@ int ss_labels_from_tsv(ss_labels **out, const char *path, const char *column)
 					   path, lineno, field[lab_col]);
 			goto free_l;
 		}
-		if ((rc = put(l, field[sha_col], lab_col < 0 || field[lab_col][0] == '1')))
+		if ((rc = put(l, field[sha_col], lab_col < 0 || field[lab_col][0] == '1', lineno, path)))
 			goto free_l;
 	}
 	if (ferror(f)) {
@@ -201,7 +210,7 @@ int ss_labels_from_stable(ss_labels **out, const char *const *spec, size_t n, si
 		goto free_all;
 	rewind(tmp);
 	while ((len = getline(&line, &cap, tmp)) >= 0)
-		if (len >= 40 && is_sha(line, 40) && (rc = put(l, line, 1)))
+		if (len >= 40 && is_sha(line, 40) && (rc = put(l, line, 1, 1, "stable")))
 			goto free_all;
 	for (i = 0; i < n && used < sizeof(l->describe) - 1; i++)
 		used += (size_t)snprintf(l->describe + used, sizeof(l->describe) - used, "%sstable:%s",
@@ -234,7 +243,7 @@ int ss_labels_get(const ss_labels *l, const char *sha)
 {
 	uint32_t id = find(l, sha);
 
-	return id != SS_STRMAP_NONE && ss_strmap_get_count(l->map, id) == 2;
+	return id != SS_STRMAP_NONE && (ss_strmap_get_count(l->map, id) & 1);
 }
 
 int ss_labels_known(const ss_labels *l, const char *sha)

@@ -8,7 +8,9 @@
  *     output of "stablesel label" is such a file (all rows in_stable 1);
  *   - a stable tree read in-process by the labeler (labels/backports.h).
  * A commit the labels do not list is negative.  Shas are matched on 40
- * lower-case hex digits.
+ * lower-case hex digits.  A sha listed twice with the same label is
+ * fine; with both labels it is an error ("FILE:LINE: SHA is labelled 0
+ * here and 1 at line N").
  */
 #ifndef SS_LABELS_H
 #define SS_LABELS_H

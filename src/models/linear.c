@@ -364,6 +364,7 @@ static int linear_load(ss_model *m, ss_rbuf *r)
 {
 	struct linear *lin = calloc(1, sizeof(*lin));
 	uint64_t dim, n;
+	size_t i;
 
 	if (!lin)
 		return SS_ENOMEM;
@@ -379,7 +380,11 @@ static int linear_load(ss_model *m, ss_rbuf *r)
 	if (!lin->w)
 		return SS_ENOMEM;
 	ss_r_f32s(r, lin->w, (size_t)n);
-	return r->err;
+	if (r->err)
+		return r->err;
+	if ((i = ss_model_nonfinite(lin->w, (size_t)n)) < n)
+		return ss_model_nonfinite_error("linear weight", i, lin->w[i]);
+	return 0;
 }
 
 static size_t linear_nweights(const ss_model *m)

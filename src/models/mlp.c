@@ -723,6 +723,7 @@ static int mlp_load(ss_model *m, ss_rbuf *r)
 {
 	struct mlp *net = calloc(1, sizeof(*net));
 	uint64_t n;
+	size_t i;
 	int rc;
 
 	if (!net)
@@ -740,6 +741,12 @@ static int mlp_load(ss_model *m, ss_rbuf *r)
 	n = ss_r_u64(r);
 	if (r->err)
 		return SS_EINVALID;
+	if ((i = ss_model_nonfinite(net->scale, SS_NDENSE)) < SS_NDENSE)
+		return ss_model_nonfinite_error("mlp input scale", i, net->scale[i]);
+	if (!(net->dropout >= 0.0f && net->dropout < 1.0f) ||
+	    !(net->in_dropout >= 0.0f && net->in_dropout < 1.0f))
+		return ss_error_code(SS_EINVALID, "mlp dropout %g or input dropout %g is not in [0, 1)",
+				     (double)net->dropout, (double)net->in_dropout);
 	if ((size_t)net->in != ss_featurizer_dim(&m->feat) || net->h1 <= 0 || net->h1 > 65536 ||
 	    net->h2 < 0 || net->h2 > 65536)
 		return ss_error_code(SS_EINVALID, "network shape does not match the feature space");
@@ -749,7 +756,20 @@ static int mlp_load(ss_model *m, ss_rbuf *r)
 		return ss_error_code(SS_EINVALID, "%llu weights for a network of %zu",
 				     (unsigned long long)n, net->p->n);
 	ss_r_f32s(r, net->p->w, net->p->n);
-	return r->err;
+	if (r->err)
+		return r->err;
+	if ((i = ss_model_nonfinite(net->p->w, net->p->n)) < net->p->n) {
+		/* the layers' parameters lie in the order build_net added them */
+		const char *layer = net->wide && i >= net->lw.w_off ? "wide path"
+				    : i >= net->lo.w_off		  ? "output layer"
+				    : net->h2 && i >= net->l2.w_off	  ? "hidden layer 2"
+									  : "hidden layer 1";
+		char what[64];
+
+		snprintf(what, sizeof(what), "mlp %s: weight", layer);
+		return ss_model_nonfinite_error(what, i, net->p->w[i]);
+	}
+	return 0;
 }
 
 static size_t mlp_nweights(const ss_model *m)

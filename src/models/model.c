@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include "models/impl.h"
@@ -75,6 +76,21 @@ float ss_sigmoid(float z)
 	if (z >= 0)
 		return 1.0f / (1.0f + expf(-z));
 	return expf(z) / (1.0f + expf(z));
+}
+
+size_t ss_model_nonfinite(const float *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!isfinite(v[i]))
+			return i;
+	return n;
+}
+
+int ss_model_nonfinite_error(const char *what, size_t i, float v)
+{
+	return ss_error_code(SS_EINVALID, "%s %zu is %s", what, i, isnan(v) ? "nan" : "infinite");
 }
 
 void ss_model_logf(const ss_train_options *o, const char *fmt, ...)
@@ -159,7 +175,7 @@ static int new_model(ss_model **out, ss_model_kind kind)
 		return ss_error_code(SS_ENOTFOUND, "model kind %d is unknown to this stablesel", (int)kind);
 	m = calloc(1, sizeof(*m));
 	if (!m)
-		return SS_ENOMEM;
+		return ss_error_code(SS_ENOMEM, "out of memory for a %s model", ss_model_kind_name(kind));
 	m->kind = kind;
 	m->ops = ops;
 	m->threshold = 0.5f;
@@ -554,6 +570,9 @@ int ss_model_load_buffer(ss_model **out, const void *buf, size_t len, const char
 		return ss_error_code(SS_EINVALID,
 				     "model '%s' is of kind %u, which this stablesel does not know",
 				     name, kind);
+	if (kind == SS_MODEL_TAG)
+		return ss_error_code(SS_EINVALID, "model '%s' is of kind tag, an evaluation baseline "
+				     "that is never saved, not a model to load", name);
 	if ((rc = new_model(&m, (ss_model_kind)kind)))
 		return rc;
 	uses = ss_r_u32(&r);
@@ -577,14 +596,18 @@ int ss_model_load_buffer(ss_model **out, const void *buf, size_t len, const char
 			rc = corrupt(name, "bad feature settings");
 			goto free_model;
 		}
-		if ((rc = ss_featurizer_init(&m->feat, &fo)))
+		if ((rc = ss_featurizer_init(&m->feat, &fo))) {
+			rc = corrupt(name, "out of memory for its vocabulary");
 			goto free_model;
+		}
 		for (i = 0; i < nv && !r.err; i++) {
 			uint32_t id;
 
 			ss_r_str(&r, word, sizeof(word), 32);
-			if (!r.err && (rc = ss_strmap_intern(m->feat.vocab, word, strlen(word), &id)))
+			if (!r.err && (rc = ss_strmap_intern(m->feat.vocab, word, strlen(word), &id))) {
+				rc = corrupt(name, "out of memory for its vocabulary");
 				goto free_model;
+			}
 			if (!r.err && id != i) {
 				rc = corrupt(name, "repeated vocabulary word");
 				goto free_model;
@@ -594,13 +617,27 @@ int ss_model_load_buffer(ss_model **out, const void *buf, size_t len, const char
 	load_info(&r, &m->info);
 	m->threshold = ss_r_f32(&r);
 	if (r.err) {
-		rc = corrupt(name, "bad header");
+		rc = corrupt(name, r.truncated ? "truncated header" : "bad header");
 		goto free_model;
 	}
+	if (!isfinite(m->threshold)) {
+		rc = corrupt(name, isnan(m->threshold) ? "threshold is nan" : "threshold is infinite");
+		goto free_model;
+	}
+	/* a kind's loader may fail without a message of its own (a short
+	 * read, no memory): the reason then says which */
+	ss_error_clear();
 	if ((rc = m->ops->load(m, &r)) || r.err) {
-		char why[256];
+		char why[512];
 
-		snprintf(why, sizeof(why), "%s", rc ? ss_error_last() : "bad weights");
+		if (rc && ss_error_last()[0])
+			snprintf(why, sizeof(why), "%s", ss_error_last());
+		else if (rc == SS_ENOMEM)
+			snprintf(why, sizeof(why), "out of memory for its %s weights",
+				 ss_model_kind_name(m->kind));
+		else
+			snprintf(why, sizeof(why), "%s %s weights", r.truncated ? "truncated" : "bad",
+				 ss_model_kind_name(m->kind));
 		rc = corrupt(name, why);
 		goto free_model;
 	}
@@ -616,10 +653,24 @@ free_model:
 	return rc;
 }
 
+/*
+ * Read up to max bytes of f into buf[max] (0 or the number read); a short
+ * count is the end of the file.
+ */
+static size_t read_some(unsigned char *buf, size_t max, FILE *f)
+{
+	size_t len = 0, got;
+
+	while (len < max && (got = fread(buf + len, 1, max - len, f)) > 0)
+		len += got;
+	return len;
+}
+
 int ss_model_load(ss_model **out, const char *path)
 {
-	unsigned char *buf = NULL;
-	size_t len = 0, cap = 0;
+	unsigned char *buf = NULL, *grown;
+	size_t len, cap, want;
+	struct stat st;
 	FILE *f;
 	int rc;
 
@@ -628,39 +679,62 @@ int ss_model_load(ss_model **out, const char *path)
 	if (!f)
 		return ss_error_code(errno == ENOENT ? SS_ENOTFOUND : SS_ERROR,
 				     "cannot open model '%s': %s", path, strerror(errno));
-	for (;;) {
-		size_t got;
-
-		if (len == cap) {
-			unsigned char *p;
-
-			cap = cap ? cap * 2 : 1 << 20;
-			if (cap > MAX_MODEL_BYTES) {
-				fclose(f);
-				free(buf);
-				return ss_error_code(SS_EINVALID, "model '%s' is too large", path);
-			}
-			p = realloc(buf, cap);
-			if (!p) {
-				fclose(f);
-				free(buf);
-				return SS_ENOMEM;
-			}
-			buf = p;
-		}
-		got = fread(buf + len, 1, cap - len, f);
-		len += got;
-		if (got == 0)
-			break;
+	/* the magic first: a big file of anything else (an mbox, /dev/zero)
+	 * is refused after 8 bytes, not after reading it */
+	buf = malloc(HEADER_SIZE);
+	if (!buf) {
+		rc = ss_error_code(SS_ENOMEM, "out of memory reading model '%s'", path);
+		goto close_file;
 	}
+	len = read_some(buf, sizeof(magic), f);
 	if (ferror(f)) {
 		rc = ss_error_set("cannot read model '%s': %s", path, strerror(errno));
-		fclose(f);
-		free(buf);
-		return rc;
+		goto close_file;
 	}
-	fclose(f);
+	if (len < sizeof(magic) || memcmp(buf, magic, sizeof(magic))) {
+		rc = ss_error_code(SS_EINVALID, "model '%s' is not a stablesel model", path);
+		goto close_file;
+	}
+	/* a regular file's size is known: too large is said before reading,
+	 * and the buffer is allocated once; anything else (a pipe, a device)
+	 * is read in growing steps up to one byte past the limit */
+	if (!fstat(fileno(f), &st) && S_ISREG(st.st_mode)) {
+		if ((uint64_t)st.st_size > MAX_MODEL_BYTES) {
+			rc = ss_error_code(SS_EINVALID, "model '%s' is too large (%llu bytes; at most %zu)",
+					   path, (unsigned long long)st.st_size, MAX_MODEL_BYTES);
+			goto close_file;
+		}
+		cap = (size_t)st.st_size + 1;  /* + 1: a file that grew is seen to */
+	} else {
+		cap = (size_t)1 << 20;
+	}
+	for (;;) {
+		if (cap < sizeof(magic) + 1)
+			cap = sizeof(magic) + 1;
+		if (!(grown = realloc(buf, cap))) {
+			rc = ss_error_code(SS_ENOMEM, "out of memory reading model '%s'", path);
+			goto close_file;
+		}
+		buf = grown;
+		want = cap - len;
+		len += read_some(buf + len, want, f);
+		if (ferror(f)) {
+			rc = ss_error_set("cannot read model '%s': %s", path, strerror(errno));
+			goto close_file;
+		}
+		if (len > MAX_MODEL_BYTES) {
+			rc = ss_error_code(SS_EINVALID, "model '%s' is too large (more than %zu bytes)",
+					   path, MAX_MODEL_BYTES);
+			goto close_file;
+		}
+		if (len < cap)
+			break;
+		cap = cap > MAX_MODEL_BYTES / 2 ? MAX_MODEL_BYTES + 1 : cap * 2;
+	}
 	rc = ss_model_load_buffer(out, buf, len, path);
+
+close_file:
 	free(buf);
+	fclose(f);
 	return rc;
 }

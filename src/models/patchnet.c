@@ -1179,6 +1179,7 @@ static int pn_load(ss_model *m, ss_rbuf *r)
 	ss_params *p;
 	uint64_t n;
 	uint32_t flags;
+	size_t i;
 	int rc;
 
 	if (!pm)
@@ -1203,6 +1204,8 @@ static int pn_load(ss_model *m, ss_rbuf *r)
 		c->wide = flags & 1;
 		c->skip = flags >> 1 & 1;
 		ss_r_f32s(r, pm->scale, SS_NDENSE);
+		if (!r->err && (i = ss_model_nonfinite(pm->scale, SS_NDENSE)) < SS_NDENSE)
+			return ss_model_nonfinite_error("patchnet-feat input scale", i, pm->scale[i]);
 		if (!r->err && (c->features != (int)ss_featurizer_dim(&m->feat) ||
 				c->feat_hidden < 1 || c->feat_hidden > 65536 || flags > 3))
 			return ss_error_code(SS_EINVALID, "bad patchnet feature branch");
@@ -1237,7 +1240,13 @@ static int pn_load(ss_model *m, ss_rbuf *r)
 		return ss_error_code(SS_EINVALID, "%llu weights for a patchnet of %zu",
 				     (unsigned long long)n, p->n);
 	ss_r_f32s(r, p->w, p->n);
-	return r->err;
+	if (r->err)
+		return r->err;
+	if ((i = ss_model_nonfinite(p->w, p->n)) < p->n)
+		return ss_model_nonfinite_error(m->kind == SS_MODEL_PATCHNET_FEAT ? "patchnet-feat weight"
+										   : "patchnet weight",
+						i, p->w[i]);
+	return 0;
 }
 
 static size_t pn_nweights(const ss_model *m)

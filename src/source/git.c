@@ -69,7 +69,8 @@ enum {
 	GIT_MAX_WORKERS = 4,
 	GIT_QUEUE = 16,           /* commits read ahead, across all workers */
 	GIT_RENAME_LIMIT = 1000,  /* git's default diff.renameLimit */
-	GIT_BACKEND_PRIORITY = 100 /* above libgit2's pack (2) and loose (1) */
+	GIT_BACKEND_PRIORITY = 100, /* above libgit2's pack (2) and loose (1) */
+	GIT_WALK_PRIORITY = 1000   /* the walk backend: above everything */
 };
 
 /* Resolved objects kept by the pack store; git's delta base cache is 96 MiB. */
@@ -786,6 +787,13 @@ struct git_source {
 	size_t max_lines;
 	ss_source_stats *stats;
 
+	/* a shallow clone: the grafted commits of .git/shallow (read as
+	 * roots, as git log does) and those of their parents that are absent
+	 * (the walk's boundary); both sorted, NULL when not shallow */
+	git_oid *grafted, *cut;
+	size_t ngrafted, ncut;
+	struct walk_backend *walk_backend;  /* owned by src->repo's odb */
+
 	git_oid *oids;       /* every commit to read, in output order */
 	size_t noids;
 	size_t next;         /* next oid index next() takes; written under lock */
@@ -809,6 +817,81 @@ struct changes {
 	char prefix[4096];
 	size_t plen;
 };
+
+/*
+ * The walk's own backend, in front of every other on the walking
+ * repository only.  It serves the absent parents of a shallow clone's
+ * grafted commits as parentless commits (dated 1970, empty tree), which
+ * the walk hides: libgit2 1.5 knows no shallow clones and would otherwise
+ * fail on the first missing parent where git log stops.  And it notes the
+ * last object libgit2 asked for, so that a failing walk can name the
+ * commit it could not read (libgit2's message seldom does).
+ */
+struct walk_backend {
+	git_odb_backend parent;
+	const struct git_source *src;
+	git_oid last;        /* last object asked for (zero: none yet) */
+};
+
+static const char boundary_commit[] =
+	"tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904\n"
+	"author shallow boundary <> 0 +0000\n"
+	"committer shallow boundary <> 0 +0000\n\n";
+
+static int cmp_oid(const void *a, const void *b)
+{
+	return git_oid_cmp(a, b);
+}
+
+static int oid_in(const git_oid *set, size_t n, const git_oid *oid)
+{
+	return n && bsearch(oid, set, n, sizeof(*set), cmp_oid) != NULL;
+}
+
+static int walk_read(void **out, size_t *len, git_object_t *type, git_odb_backend *backend,
+		     const git_oid *oid)
+{
+	struct walk_backend *b = (struct walk_backend *)backend;
+	void *buf;
+
+	if (!oid_in(b->src->cut, b->src->ncut, oid)) {
+		git_oid_cpy(&b->last, oid);
+		return GIT_PASSTHROUGH;
+	}
+	if (!(buf = git_odb_backend_data_alloc(backend, sizeof(boundary_commit))))
+		return -1;
+	memcpy(buf, boundary_commit, sizeof(boundary_commit));
+	*out = buf;
+	*len = sizeof(boundary_commit) - 1;
+	*type = GIT_OBJECT_COMMIT;
+	return 0;
+}
+
+static int walk_read_header(size_t *len, git_object_t *type, git_odb_backend *backend,
+			    const git_oid *oid)
+{
+	struct walk_backend *b = (struct walk_backend *)backend;
+
+	if (!oid_in(b->src->cut, b->src->ncut, oid)) {
+		git_oid_cpy(&b->last, oid);
+		return GIT_PASSTHROUGH;
+	}
+	*len = sizeof(boundary_commit) - 1;
+	*type = GIT_OBJECT_COMMIT;
+	return 0;
+}
+
+static int walk_exists(git_odb_backend *backend, const git_oid *oid)
+{
+	struct walk_backend *b = (struct walk_backend *)backend;
+
+	return oid_in(b->src->cut, b->src->ncut, oid);
+}
+
+static void walk_backend_free(git_odb_backend *backend)
+{
+	free(backend);
+}
 
 static const char *git_msg(void)
 {
@@ -982,7 +1065,9 @@ static int tree_changes(struct changes *ch, git_repository *repo, git_tree *a, g
 	return err;
 }
 
-static int add_diff(ss_commit *c, git_repository *repo, git_commit *commit, size_t max_lines)
+/* root: diff against the empty tree whatever the parents (a grafted commit). */
+static int add_diff(ss_commit *c, git_repository *repo, git_commit *commit, int root,
+		    size_t max_lines)
 {
 	git_diff_options dopts;
 	git_diff_find_options fopts;
@@ -994,7 +1079,7 @@ static int add_diff(ss_commit *c, git_repository *repo, git_commit *commit, size
 
 	memset(&ch, 0, sizeof(ch));
 	if (git_commit_tree(&new_tree, commit) < 0 ||
-	    (git_commit_parentcount(commit) > 0 &&
+	    (!root && git_commit_parentcount(commit) > 0 &&
 	     (git_commit_parent(&parent, commit, 0) < 0 ||
 	      git_commit_tree(&old_tree, parent) < 0))) {
 		err = ss_error_set("cannot read commit %s in '%s': %s", c->id, c->source, git_msg());
@@ -1043,7 +1128,7 @@ static int read_commit(ss_commit **out, int *merge, git_repository *repo,
 	ss_commit *c = NULL;
 	const char *msg, *enc;
 	size_t len;
-	int err = 0;
+	int err = 0, root;
 
 	*out = NULL;
 	*merge = 0;
@@ -1053,7 +1138,9 @@ static int read_commit(ss_commit **out, int *merge, git_repository *repo,
 		return ss_error_set("cannot read commit %s in '%s': %s",
 				    git_oid_tostr(hex, sizeof(hex), oid), src->path, git_msg());
 	}
-	if (git_commit_parentcount(commit) > 1) {
+	/* a grafted commit of a shallow clone has no parents, for git log */
+	root = oid_in(src->grafted, src->ngrafted, oid);
+	if (!root && git_commit_parentcount(commit) > 1) {
 		*merge = 1;
 		goto free_commit;
 	}
@@ -1078,7 +1165,7 @@ static int read_commit(ss_commit **out, int *merge, git_repository *repo,
 	if (err < 0)
 		goto free_commit;
 	if (src->with_diff)
-		err = add_diff(c, repo, commit, src->max_lines);
+		err = add_diff(c, repo, commit, root, src->max_lines);
 	/* a damaged object spoils this commit, not the ones after it */
 	if (err < 0 && err != SS_ENOMEM) {
 		char why[1024];
@@ -1225,6 +1312,8 @@ static void git_source_free(void *impl)
 		return;
 	stop_workers(src);
 	free(src->oids);
+	free(src->grafted);
+	free(src->cut);
 	free(src->path);
 	git_repository_free(src->repo);
 	pack_store_free(src->store);  /* after every repository that reads from it */
@@ -1235,10 +1324,21 @@ static void git_source_free(void *impl)
 /* ------------------------------------------------------------------ */
 /* Revisions. */
 
-static int peel_commit(git_oid *out, git_repository *repo, const char *spec)
+/* A revision that names an absent parent of a shallow clone's grafted
+ * commit: beyond its history, as git says ("unknown revision"). */
+static int beyond_shallow(const struct git_source *src, const git_oid *oid)
+{
+	if (!oid_in(src->cut, src->ncut, oid))
+		return 0;
+	git_error_set_str(GIT_ERROR_REFERENCE, "it lies beyond the history of this shallow clone "
+			  "(run 'git fetch --unshallow' there)");
+	return GIT_ENOTFOUND;
+}
+
+static int peel_commit(git_oid *out, const struct git_source *src, const char *spec)
 {
 	git_object *obj = NULL, *peeled = NULL;
-	int err = git_revparse_single(&obj, repo, spec);
+	int err = git_revparse_single(&obj, src->repo, spec);
 
 	if (!err)
 		err = git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT);
@@ -1246,12 +1346,13 @@ static int peel_commit(git_oid *out, git_repository *repo, const char *spec)
 		git_oid_cpy(out, git_object_id(peeled));
 	git_object_free(peeled);
 	git_object_free(obj);
-	return err;
+	return err ? err : beyond_shallow(src, out);
 }
 
 /* "A..B", and "A...B": both sides minus their merge bases, as git does. */
-static int add_range(git_revwalk *walk, git_repository *repo, const char *rev)
+static int add_range(git_revwalk *walk, const struct git_source *src, const char *rev)
 {
+	git_repository *repo = src->repo;
 	git_revspec spec = { NULL, NULL, 0 };
 	git_oidarray bases = { NULL, 0 };
 	git_object *from = NULL, *to = NULL;
@@ -1266,6 +1367,8 @@ static int add_range(git_revwalk *walk, git_repository *repo, const char *rev)
 		goto free_objects;
 	git_oid_cpy(&a, git_object_id(from));
 	git_oid_cpy(&b, git_object_id(to));
+	if ((err = beyond_shallow(src, &a)) < 0 || (err = beyond_shallow(src, &b)) < 0)
+		goto free_objects;
 	if (!(spec.flags & GIT_REVSPEC_MERGE_BASE)) {
 		if (!(err = git_revwalk_hide(walk, &a)))
 			err = git_revwalk_push(walk, &b);
@@ -1290,19 +1393,103 @@ free_objects:
 	return err;
 }
 
-static int add_rev(git_revwalk *walk, git_repository *repo, const char *rev)
+static int add_rev(git_revwalk *walk, const struct git_source *src, const char *rev)
 {
 	git_oid oid;
 	int err;
 
 	if (rev[0] == '^' && rev[1]) {
-		err = peel_commit(&oid, repo, rev + 1);
+		err = peel_commit(&oid, src, rev + 1);
 		return err < 0 ? err : git_revwalk_hide(walk, &oid);
 	}
 	if (strstr(rev, ".."))
-		return add_range(walk, repo, rev);
-	err = peel_commit(&oid, repo, rev);
+		return add_range(walk, src, rev);
+	err = peel_commit(&oid, src, rev);
 	return err < 0 ? err : git_revwalk_push(walk, &oid);
+}
+
+/*
+ * A shallow clone: read the grafted commits of its shallow file and find
+ * which of their parents are absent (src->cut), then put the walk backend
+ * (see struct walk_backend) in front of src->repo's others.  The backend
+ * is attached to every repository, shallow or not, for the names of
+ * failing objects.
+ */
+static int load_shallow(struct git_source *src)
+{
+	char path[4352], line[128];
+	struct walk_backend *b;
+	git_odb *odb = NULL;
+	git_commit *commit;
+	git_oid oid, *grown;
+	size_t cap = 0, ccap = 0;
+	unsigned int i, np;
+	FILE *f = NULL;
+	int err = 0;
+
+	if (git_repository_odb(&odb, src->repo) < 0)
+		return ss_error_set("cannot read objects of '%s': %s", src->path, git_msg());
+	snprintf(path, sizeof(path), "%sshallow", git_repository_commondir(src->repo));
+	if (git_repository_is_shallow(src->repo) == 1 && !(f = fopen(path, "r"))) {
+		err = ss_error_set("cannot read '%s': %s", path, strerror(errno));
+		goto free_odb;
+	}
+	while (f && fgets(line, sizeof(line), f)) {
+		if (git_oid_fromstrn(&oid, line, GIT_OID_HEXSZ) < 0)
+			continue;
+		if (src->ngrafted == cap) {
+			cap = cap ? cap * 2 : 16;
+			if (!(grown = realloc(src->grafted, cap * sizeof(*grown))))
+				goto no_memory;
+			src->grafted = grown;
+		}
+		git_oid_cpy(&src->grafted[src->ngrafted++], &oid);
+		if (git_commit_lookup(&commit, src->repo, &oid) < 0)
+			continue;  /* a grafted commit no revision reaches */
+		np = git_commit_parentcount(commit);
+		for (i = 0; i < np; i++) {
+			const git_oid *p = git_commit_parent_id(commit, i);
+
+			if (git_odb_exists(odb, p))
+				continue;
+			if (src->ncut == ccap) {
+				ccap = ccap ? ccap * 2 : 16;
+				if (!(grown = realloc(src->cut, ccap * sizeof(*grown)))) {
+					git_commit_free(commit);
+					goto no_memory;
+				}
+				src->cut = grown;
+			}
+			git_oid_cpy(&src->cut[src->ncut++], p);
+		}
+		git_commit_free(commit);
+	}
+	if (src->ngrafted)
+		qsort(src->grafted, src->ngrafted, sizeof(*src->grafted), cmp_oid);
+	if (src->ncut)
+		qsort(src->cut, src->ncut, sizeof(*src->cut), cmp_oid);
+	if (!(b = calloc(1, sizeof(*b))))
+		goto no_memory;
+	git_odb_init_backend(&b->parent, GIT_ODB_BACKEND_VERSION);
+	b->parent.read = walk_read;
+	b->parent.read_header = walk_read_header;
+	b->parent.exists = walk_exists;
+	b->parent.free = walk_backend_free;
+	b->src = src;
+	if (git_odb_add_backend(odb, &b->parent, GIT_WALK_PRIORITY) < 0) {
+		free(b);
+		err = ss_error_set("cannot read objects of '%s': %s", src->path, git_msg());
+		goto free_odb;
+	}
+	src->walk_backend = b;
+	goto free_odb;
+no_memory:
+	err = ss_error_code(SS_ENOMEM, "out of memory reading '%s'", path);
+free_odb:
+	if (f)
+		fclose(f);
+	git_odb_free(odb);
+	return err;
 }
 
 static int walk_history(struct git_source *src, const ss_source_options *opts)
@@ -1319,14 +1506,22 @@ static int walk_history(struct git_source *src, const ss_source_options *opts)
 		goto free_walk;
 	}
 	git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME | GIT_SORT_REVERSE);
+	/* the shallow boundary: where the walk stops, as git log's does */
+	for (i = 0; i < src->ncut; i++)
+		if (git_revwalk_hide(walk, &src->cut[i]) < 0) {
+			err = ss_error_set("cannot walk history of '%s': %s", src->path, git_msg());
+			goto free_walk;
+		}
 	for (i = 0; i < nrevs; i++) {
-		if (!revs[i] || !revs[i][0] || add_rev(walk, src->repo, revs[i]) < 0) {
+		if (!revs[i] || !revs[i][0] || add_rev(walk, src, revs[i]) < 0) {
 			err = ss_error_code(SS_EINVALID, "bad revision '%s' in '%s': %s",
 					    revs[i] ? revs[i] : "(null)", src->path,
 					    revs[i] && revs[i][0] ? git_msg() : "empty revision");
 			goto free_walk;
 		}
 	}
+	if (src->walk_backend)
+		memset(&src->walk_backend->last, 0, sizeof(src->walk_backend->last));
 	while (!(err = git_revwalk_next(&oid, walk))) {
 		if (src->noids == cap) {
 			cap = cap ? cap * 2 : 1024;
@@ -1340,13 +1535,14 @@ static int walk_history(struct git_source *src, const ss_source_options *opts)
 		git_oid_cpy(&src->oids[src->noids++], &oid);
 	}
 	if (err != GIT_ITEROVER) {
-		/* libgit2 1.5 does not know about shallow clones: it walks
-		 * into the missing parents of the shallow commits */
-		if (git_repository_is_shallow(src->repo) == 1)
-			err = ss_error_code(SS_EINVALID, "cannot walk history of '%s': a shallow clone "
-					    "(run 'git fetch --unshallow' there): %s", src->path, git_msg());
-		else
-			err = ss_error_set("cannot walk history of '%s': %s", src->path, git_msg());
+		char hex[GIT_OID_HEXSZ + 1] = "";
+
+		/* libgit2's own words, and the commit it was reading */
+		if (src->walk_backend && !git_oid_is_zero(&src->walk_backend->last))
+			git_oid_tostr(hex, sizeof(hex), &src->walk_backend->last);
+		err = ss_error_set("cannot walk history of '%s': %s%s%s%s", src->path,
+				   hex[0] ? "cannot read commit " : "", hex, hex[0] ? ": " : "",
+				   git_msg());
 		goto free_walk;
 	}
 	err = 0;
@@ -1431,7 +1627,7 @@ int ss_git_open(void **out, ss_source_ops *ops, const char *repo,
 		goto free_source;
 	src->store = pack_store_new(src->repo, GIT_BASE_CACHE);
 	pack_store_attach(src->store, src->repo);
-	if ((err = walk_history(src, opts)) < 0 ||
+	if ((err = load_shallow(src)) < 0 || (err = walk_history(src, opts)) < 0 ||
 	    (err = start_workers(src, worker_count(src))) < 0)
 		goto free_source;
 	ops->next = git_next;
