@@ -12,6 +12,7 @@
 #ifndef SS_CLI_H
 #define SS_CLI_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "models/options.h"
@@ -166,7 +167,26 @@ struct ss_atomic;
 struct ss_atomic *cli_output_open(const char *path);
 void cli_output_commit(struct ss_atomic *a, size_t nrows, const char *what);
 
-/* Parse a non-negative integer option value or usage_die. */
+/*
+ * Option values: one parser per kind, so that every option of a kind is
+ * checked the same way.  Each returns the value or usage_dies (exit 129)
+ * naming the option when the value is missing, malformed, followed by
+ * anything, overflows or is out of range:
+ *   cli_parse_count()  decimal digits only, in [min, max] (SIZE_MAX: none);
+ *   cli_parse_real()   a finite number in [lo, hi] (nan and inf refused);
+ *   cli_parse_prob()   a probability, finite and in [0, 1];
+ *   cli_parse_date()   YYYY-MM-DD, a real calendar day (no 2019-02-30),
+ *                      as UTC midnight.
+ * cli_parse_long() and cli_parse_double() are the count in [0, LONG_MAX]
+ * and the finite real, for options without a narrower range.
+ */
+/* Day counts (--min-age, --settle-days) beyond a century are typos. */
+#define SS_CLI_MAX_DAYS 36500
+
+size_t cli_parse_count(const char *usage, const char *opt, const char *v, size_t min, size_t max);
+double cli_parse_real(const char *usage, const char *opt, const char *v, double lo, double hi);
+double cli_parse_prob(const char *usage, const char *opt, const char *v);
+int64_t cli_parse_date(const char *usage, const char *opt, const char *v);
 long cli_parse_long(const char *usage, const char *opt, const char *v);
 double cli_parse_double(const char *usage, const char *opt, const char *v);
 

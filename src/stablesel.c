@@ -155,6 +155,34 @@ const char *cli_usage_of(const char *name)
 	return c ? c->usage : "stablesel <command>";
 }
 
+/*
+ * Like git's run_builtin(): output that could not be written is an error
+ * even when every printf "succeeded" into the buffer (stdout on a full
+ * disk, /dev/full).  Returns rc, or dies (128).
+ */
+static int check_stdout(int rc)
+{
+	int err = 0, bad;
+
+	/* errno only says why when fflush or fclose failed here; an earlier
+	 * write's errno is long overwritten */
+	if (fflush(stdout))
+		err = errno;
+	bad = ferror(stdout);
+	if (fclose(stdout) && !err)
+		err = errno;
+	if (err || bad) {
+		/* not die(): it flushes stdout, which is closed */
+		progress_done();
+		if (err)
+			fprintf(stderr, "fatal: write error on stdout: %s\n", strerror(err));
+		else
+			fprintf(stderr, "fatal: write error on stdout\n");
+		exit(SS_EXIT_DIE);
+	}
+	return rc;
+}
+
 int main(int argc, const char **argv)
 {
 	const struct command *cmd;
@@ -171,7 +199,7 @@ int main(int argc, const char **argv)
 		printf("stablesel %s (libgit2 %d.%d.%d, gmime %u.%u.%u)\n", SS_VERSION,
 		       maj, min, rev, gmime_major_version, gmime_minor_version,
 		       gmime_micro_version);
-		return 0;
+		return check_stdout(0);
 	}
 	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		if (argc > 2) {
@@ -179,10 +207,10 @@ int main(int argc, const char **argv)
 			if (!cmd)
 				usage_die("stablesel help <command>", "unknown command '%s'", argv[2]);
 			printf("usage: %s\n\n%s\n", cmd->usage, cmd->summary);
-			return 0;
+			return check_stdout(0);
 		}
 		list_commands(stdout);
-		return 0;
+		return check_stdout(0);
 	}
 	cmd = find_command(argv[1]);
 	if (!cmd) {
@@ -199,9 +227,7 @@ int main(int argc, const char **argv)
 	progress_done();
 	g_mime_shutdown();
 	git_libgit2_shutdown();
-	if (fflush(stdout) || ferror(stdout))
-		die("cannot write standard output: %s", strerror(errno));
 	if (!rc && ss_had_error)
 		rc = SS_EXIT_BADINPUT;
-	return rc;
+	return check_stdout(rc);
 }

@@ -145,6 +145,110 @@ static void test_bad_input(void **state)
 	free(s);
 }
 
+/*
+ * Every numeric and date option goes through one parser per kind: a value
+ * out of range, not finite, not a calendar day, with trailing garbage or
+ * overflowing is a usage error (129) naming the option.
+ */
+static void test_option_ranges(void **state)
+{
+	static const struct {
+		const char *cmd, *opt, *val;
+	} bad[] = {
+		{ "rank", "--min-score", "2" },
+		{ "rank", "--min-score", "nan" },
+		{ "rank", "--min-score", "-1" },
+		{ "rank", "--min-score", "0.5x" },
+		{ "rank", "--min-score", "" },
+		{ "rank", "--threshold", "1.5" },
+		{ "rank", "--threshold", "inf" },
+		{ "rank", "--since", "2019-02-30" },
+		{ "rank", "--since", "2019-13-01" },
+		{ "rank", "--since", "2019-2-1" },
+		{ "rank", "--since", "2019-02-01x" },
+		{ "rank", "--now", "2021-02-29" },
+		{ "rank", "--now", "1969-12-31" },
+		{ "rank", "--min-age", "-5" },
+		{ "rank", "--min-age", "nan" },
+		{ "rank", "--min-age", "1e400" },
+		{ "rank", "--top", "0" },
+		{ "rank", "--top", "-1" },
+		{ "rank", "--top", "+5" },
+		{ "rank", "--top", " 5" },
+		{ "rank", "--top", "5x" },
+		{ "rank", "--top", "1e3" },
+		{ "rank", "--top", "99999999999999999999999" },
+		{ "rank", "--budget", "0" },
+		{ "rank", "--budget", "-1" },
+		{ "rank", "--reasons", "17" },
+		{ "rank", "--precedents", "9" },
+		{ "report", "--top", "0" },
+		{ "report", "--min-score", "1.01" },
+		{ "report", "--diffs", "-1" },
+		{ "report", "--diff-lines", "x" },
+		{ "explain", "--top", "0" },
+		{ "explain", "--top", "-3" },
+		{ "train", "--settle-days", "-1" },
+		{ "train", "--before", "2019-02-30" },
+		{ "eval", "--settle-days", "99999999" },
+		{ "eval", "--split-date", "2023-02-29" },
+		{ "log", "--max-lines", "-1" },
+		{ "log", "--max-lines", "18446744073709551616" },
+	};
+	char cmd[600], want[200], *s;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(test_run("printf 'From 1111111111111111111111111111111111111111 Mon Sep 17 00:00:00 2001\\n"
+				  "From: A <a@b>\\nDate: Mon, 1 Jan 2024 10:00:00 +0000\\nSubject: [PATCH] x\\n\\n"
+				  "body\\n' > '%s/one.mbox'", tmp), 0);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(cmd, sizeof(cmd), "%s %s '%s' '%s/one.mbox' 1111111111", bad[i].cmd, bad[i].opt,
+			 bad[i].val, tmp);
+		print_message("%s\n", cmd);
+		assert_int_equal(ss(cmd), 129);
+		s = slurp("err");
+		snprintf(want, sizeof(want), "error: option '%s' expects", bad[i].opt);
+		assert_non_null(strstr(s, want));
+		free(s);
+	}
+	/* the edges are fine: a leap day, a probability of 0 or 1, no age */
+	snprintf(cmd, sizeof(cmd), "rank --top 1 --since 2020-02-29 --now 2024-02-29 --min-score 1 "
+		 "--threshold 0 --min-age 0 --reasons 16 --precedents 8 --budget 1 '%s/one.mbox'", tmp);
+	assert_int_equal(ss(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "log --max-lines 0 '%s/one.mbox'", tmp);
+	assert_int_equal(ss(cmd), 0);
+	s = slurp("out");
+	assert_int_equal(lines(s), 1);
+	free(s);
+}
+
+/* Output that cannot be written is an error, not a silent exit 0. */
+static void test_stdout_write_error(void **state)
+{
+	static const char *const args[] = { "--version", "help", "help rank", "log '%s/w.mbox'" };
+	char arg[300], cmd[700], *s;
+	size_t i;
+
+	(void)state;
+	if (access("/dev/full", W_OK)) {
+		print_message("SKIP: no /dev/full\n");
+		return;
+	}
+	assert_int_equal(test_run("printf 'From 1111111111111111111111111111111111111111 Mon Sep 17 00:00:00 2001\\n"
+				  "From: A <a@b>\\nDate: Mon, 1 Jan 2024 10:00:00 +0000\\nSubject: [PATCH] x\\n\\n"
+				  "body\\n' > '%s/w.mbox'", tmp), 0);
+	for (i = 0; i < sizeof(args) / sizeof(args[0]); i++) {
+		snprintf(arg, sizeof(arg), args[i], tmp);
+		snprintf(cmd, sizeof(cmd), "./stablesel %s >/dev/full 2>'%s/err'", arg, tmp);
+		print_message("%s\n", cmd);
+		assert_int_equal(test_run("%s", cmd), 128);
+		s = slurp("err");
+		assert_non_null(strstr(s, "write error on stdout"));
+		free(s);
+	}
+}
+
 static void test_log_own_repository(void **state)
 {
 	char cmd[1024];
@@ -216,6 +320,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_help_version_usage),
 		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_option_ranges),
+		cmocka_unit_test(test_stdout_write_error),
 		cmocka_unit_test(test_log_own_repository),
 		cmocka_unit_test(test_label_git),
 	};

@@ -408,6 +408,60 @@ static void test_dataset_matches_commit_vector(void **st)
 	ss_dataset_free(d);
 }
 
+/*
+ * ss_svec_finish sorts by index and merges repeats to their largest value,
+ * whatever the order of the input: against a dense reference on random
+ * vectors (with many repeats, sorted, reversed, all equal), including the
+ * sizes of one hostile commit.
+ */
+static void test_svec_finish_matches_reference(void **st)
+{
+	static const size_t sizes[] = { 0, 1, 2, 3, 17, 256, 1000, 65537, 300000 };
+	uint64_t seed = 0x9e3779b97f4a7c15ull;
+	size_t s, mode;
+
+	(void)st;
+	for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		for (mode = 0; mode < 4; mode++) {
+			size_t n = sizes[s], range = mode == 3 ? 1 : n / 2 + 1, i, k = 0;
+			float *ref = calloc(range, sizeof(*ref));
+			ss_svec v;
+
+			assert_non_null(ref);
+			ss_svec_init(&v);
+			for (i = 0; i < n; i++) {
+				uint32_t idx;
+				float val;
+
+				seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+				if (mode == 1)
+					idx = (uint32_t)(i * range / (n ? n : 1));  /* sorted */
+				else if (mode == 2)
+					idx = (uint32_t)((n - 1 - i) * range / n);  /* reversed */
+				else
+					idx = (uint32_t)((seed >> 33) % range);
+				/* positive, as the featurizer's values are */
+				val = (float)((seed >> 11) % 1000 + 1) / 7.0f;
+				if (val > ref[idx])
+					ref[idx] = val;
+				assert_int_equal(ss_svec_push(&v, idx, val), 0);
+			}
+			ss_svec_finish(&v);
+			for (i = 0; i < range; i++) {
+				if (ref[i] == 0.0f)
+					continue;
+				assert_true(k < v.n);
+				assert_int_equal(v.idx[k], i);
+				assert_true(v.val[k] == ref[i]);
+				k++;
+			}
+			assert_int_equal(k, v.n);
+			ss_svec_release(&v);
+			free(ref);
+		}
+	}
+}
+
 static void test_history(void **st)
 {
 	static const char *const l[] = { "+x", NULL };
@@ -817,6 +871,7 @@ int main(void)
 		cmocka_unit_test(test_subsystem),
 		cmocka_unit_test(test_words),
 		cmocka_unit_test(test_dataset_matches_commit_vector),
+		cmocka_unit_test(test_svec_finish_matches_reference),
 		cmocka_unit_test(test_history),
 		cmocka_unit_test(test_history_order_releases_and_kinds),
 		cmocka_unit_test(test_history_index_streaming),

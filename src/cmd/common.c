@@ -1,11 +1,17 @@
 /*
  * common.c - option parsing and commit iteration shared by the commands.
  */
+#include <ctype.h>
 #include <errno.h>
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "eval/eval.h"
 #include "labels/labels.h"
 #include "features/history.h"
 #include "models/dataset.h"
@@ -21,32 +27,71 @@ void cli_source_args_init(cli_source_args *a)
 	a->opts.revs = a->revs;
 }
 
-long cli_parse_long(const char *usage, const char *opt, const char *v)
+static const char *need_value(const char *usage, const char *opt, const char *v)
 {
-	char *end;
-	long n;
-
 	if (!v)
 		usage_die(usage, "option '%s' needs a value", opt);
-	errno = 0;
-	n = strtol(v, &end, 10);
-	if (errno || *end || end == v || n < 0)
-		usage_die(usage, "option '%s' expects a non-negative integer, not '%s'", opt, v);
-	return n;
+	return v;
 }
 
-double cli_parse_double(const char *usage, const char *opt, const char *v)
+size_t cli_parse_count(const char *usage, const char *opt, const char *v, size_t min, size_t max)
+{
+	unsigned long long n;
+	char *end;
+
+	need_value(usage, opt, v);
+	/* strtoull takes blanks, a sign and wraps "-1" around: digits only */
+	errno = 0;
+	n = isdigit((unsigned char)*v) ? strtoull(v, &end, 10) : 0;
+	if (!isdigit((unsigned char)*v) || errno || *end || n < min || n > max) {
+		if (max == SIZE_MAX)
+			usage_die(usage, "option '%s' expects an integer of at least %zu, not '%s'", opt,
+				  min, v);
+		usage_die(usage, "option '%s' expects an integer from %zu to %zu, not '%s'", opt, min,
+			  max, v);
+	}
+	return (size_t)n;
+}
+
+double cli_parse_real(const char *usage, const char *opt, const char *v, double lo, double hi)
 {
 	char *end;
 	double d;
 
-	if (!v)
-		usage_die(usage, "option '%s' needs a value", opt);
+	need_value(usage, opt, v);
 	errno = 0;
 	d = strtod(v, &end);
-	if (errno || *end || end == v)
-		usage_die(usage, "option '%s' expects a number, not '%s'", opt, v);
+	/* !(lo <= d <= hi) also refuses nan; blanks before it are garbage too */
+	if (errno || end == v || *end || isspace((unsigned char)*v) || !isfinite(d) ||
+	    !(d >= lo && d <= hi))
+		usage_die(usage, "option '%s' expects a number from %g to %g, not '%s'", opt, lo, hi,
+			  v);
 	return d;
+}
+
+double cli_parse_prob(const char *usage, const char *opt, const char *v)
+{
+	return cli_parse_real(usage, opt, v, 0.0, 1.0);
+}
+
+int64_t cli_parse_date(const char *usage, const char *opt, const char *v)
+{
+	int64_t t;
+
+	need_value(usage, opt, v);
+	if (ss_parse_date(&t, v))
+		usage_die(usage, "option '%s' expects a date YYYY-MM-DD, not '%s'", opt, v);
+	return t;
+}
+
+long cli_parse_long(const char *usage, const char *opt, const char *v)
+{
+	return (long)cli_parse_count(usage, opt, v, 0, LONG_MAX);
+}
+
+double cli_parse_double(const char *usage, const char *opt, const char *v)
+{
+	return cli_parse_real(usage, opt, v, -DBL_MAX, DBL_MAX);
 }
 
 int cli_source_arg(cli_source_args *a, int argc, const char **argv, int *i, const char *usage)
@@ -73,7 +118,8 @@ int cli_source_arg(cli_source_args *a, int argc, const char **argv, int *i, cons
 				usage_die(usage, "too many --rev options");
 			a->revs[a->opts.nrevs++] = val;
 		} else {
-			a->opts.max_lines = (size_t)cli_parse_long(usage, arg, val);
+			/* 0: all lines */
+			a->opts.max_lines = cli_parse_count(usage, arg, val, 0, SIZE_MAX);
 		}
 		return 1;
 	}

@@ -111,8 +111,7 @@ int cmd_eval(int argc, const char **argv)
 			else
 				test[ntest++] = val;
 		} else if (!strcmp(arg, "--split-date")) {
-			if (ss_parse_date(&split, val))
-				usage_die(full_usage, "%s", ss_error_last());
+			split = cli_parse_date(full_usage, arg, val);
 		} else if (!strcmp(arg, "--labels")) {
 			labels_path = val;
 		} else if (!strcmp(arg, "--label-column")) {
@@ -128,7 +127,7 @@ int cmd_eval(int argc, const char **argv)
 				usage_die(full_usage, "too many --history sources");
 			hist_specs[nhist++] = val;
 		} else if (!strcmp(arg, "--settle-days")) {
-			settle = (int)cli_parse_long(full_usage, arg, val);
+			settle = (int)cli_parse_count(full_usage, arg, val, 0, SS_CLI_MAX_DAYS);
 		} else if (!strcmp(arg, "--format")) {
 			if (strcmp(val, "text") && strcmp(val, "json"))
 				usage_die(full_usage, "--format is text or json, not '%s'", val);

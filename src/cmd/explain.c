@@ -21,6 +21,9 @@
 #include "util/error.h"
 #include "util/hexid.h"
 
+/* Features shown at most: a commit of 200,000 files has a million. */
+#define SS_EXPLAIN_MAX_TOP 1000000
+
 static const char usage[] =
 	"stablesel explain [--model MODEL] (--repo PATH [--rev REV...] | SOURCE...)\n"
 	"                  [--releases FILE] [--release-tags GLOB] [--mask-stable-tags] [--top N]\n"
@@ -140,7 +143,7 @@ int cmd_explain(int argc, const char **argv)
 		if (!strcmp(arg, "--model"))
 			model = val;
 		else if (!strcmp(arg, "--top"))
-			x.top = (size_t)cli_parse_long(usage, arg, val);
+			x.top = cli_parse_count(usage, arg, val, 1, SS_EXPLAIN_MAX_TOP);
 		else
 			usage_die(usage, "unknown option '%s'", arg);
 	}

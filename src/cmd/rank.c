@@ -95,9 +95,9 @@ int cmd_rank(int argc, const char **argv)
 		if (cli_ranking_arg(&k, arg, val, usage))
 			continue;
 		if (!strcmp(arg, "--reasons"))
-			k.ko.nreasons = (size_t)cli_parse_long(usage, arg, val);
+			k.ko.nreasons = cli_parse_count(usage, arg, val, 0, SS_RANK_MAX_REASONS);
 		else if (!strcmp(arg, "--precedents"))
-			wo.precedents = (size_t)cli_parse_long(usage, arg, val);
+			wo.precedents = cli_parse_count(usage, arg, val, 0, SS_RANK_MAX_PRECEDENTS);
 		else if (!strcmp(arg, "--branch"))
 			wo.branch = val;
 		else if (!strcmp(arg, "--format"))

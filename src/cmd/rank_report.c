@@ -40,21 +40,20 @@ int cli_ranking_arg(cli_ranking *k, const char *arg, const char *val, const char
 			usage_die(usage, "too many --history sources");
 		k->history[k->nhistory++] = val;
 	} else if (!strcmp(arg, "--since")) {
-		if (ss_parse_date(&k->since, val))
-			usage_die(usage, "--since wants YYYY-MM-DD, not '%s'", val);
+		k->since = cli_parse_date(usage, arg, val);
 	} else if (!strcmp(arg, "--now")) {
-		if (ss_parse_date(&k->so.now, val))
-			usage_die(usage, "--now wants YYYY-MM-DD, not '%s'", val);
+		k->so.now = cli_parse_date(usage, arg, val);
 	} else if (!strcmp(arg, "--top")) {
-		k->so.top = (size_t)cli_parse_long(usage, arg, val);
+		/* "at most N": 0 would list nothing; leave --top out for all */
+		k->so.top = cli_parse_count(usage, arg, val, 1, SIZE_MAX);
 	} else if (!strcmp(arg, "--min-score")) {
-		k->so.min_score = cli_parse_double(usage, arg, val);
+		k->so.min_score = cli_parse_prob(usage, arg, val);
 	} else if (!strcmp(arg, "--budget")) {
-		k->so.budget = (size_t)cli_parse_long(usage, arg, val);
+		k->so.budget = cli_parse_count(usage, arg, val, 1, SIZE_MAX);
 	} else if (!strcmp(arg, "--min-age")) {
-		k->so.min_age_days = cli_parse_double(usage, arg, val);
+		k->so.min_age_days = cli_parse_real(usage, arg, val, 0.0, SS_CLI_MAX_DAYS);
 	} else if (!strcmp(arg, "--threshold")) {
-		k->ko.threshold = cli_parse_double(usage, arg, val);
+		k->ko.threshold = cli_parse_prob(usage, arg, val);
 	} else if (!strcmp(arg, "--policy")) {
 		k->policy_file = val;
 	} else if (!strcmp(arg, "--stable")) {

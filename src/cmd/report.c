@@ -60,9 +60,9 @@ int cmd_report(int argc, const char **argv)
 		if (cli_ranking_arg(&k, arg, val, usage))
 			continue;
 		if (!strcmp(arg, "--diffs"))
-			ro.diffs = (size_t)cli_parse_long(usage, arg, val);
+			ro.diffs = cli_parse_count(usage, arg, val, 0, SIZE_MAX); /* 0: all */
 		else if (!strcmp(arg, "--diff-lines"))
-			k.ko.diff_cap = (size_t)cli_parse_long(usage, arg, val);
+			k.ko.diff_cap = cli_parse_count(usage, arg, val, 0, SIZE_MAX); /* 0: no cap */
 		else if (!strcmp(arg, "--title"))
 			ro.title = val;
 		else if (!strcmp(arg, "-o") || !strcmp(arg, "--output"))

@@ -89,10 +89,9 @@ int cmd_train(int argc, const char **argv)
 				usage_die(full_usage, "too many --history sources");
 			hist_specs[nhist++] = val;
 		} else if (!strcmp(arg, "--settle-days")) {
-			settle = (int)cli_parse_long(full_usage, arg, val);
+			settle = (int)cli_parse_count(full_usage, arg, val, 0, SS_CLI_MAX_DAYS);
 		} else if (!strcmp(arg, "--before")) {
-			if (ss_parse_date(&before, val))
-				usage_die(full_usage, "%s", ss_error_last());
+			before = cli_parse_date(full_usage, arg, val);
 		} else if (!strcmp(arg, "-o") || !strcmp(arg, "--output")) {
 			output = val;
 		} else {

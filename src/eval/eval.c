@@ -2,6 +2,7 @@
  * eval.c - side-by-side training and scoring, and the result tables (see
  * eval.h).
  */
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,18 +32,31 @@ long ss_peak_rss_kb(void)
 
 int ss_parse_date(int64_t *out, const char *s)
 {
-	struct tm tm;
-	int y, m, d;
-	char extra;
+	struct tm tm, back;
+	time_t t;
+	int y, m, d, i;
 
-	if (sscanf(s, "%4d-%2d-%2d%c", &y, &m, &d, &extra) != 3 || m < 1 || m > 12 || d < 1 ||
-	    d > 31 || y < 1970)
+	/* exactly YYYY-MM-DD: sscanf alone would take " 2019-+2-1x" */
+	for (i = 0; i < 10; i++)
+		if (i == 4 || i == 7 ? s[i] != '-' : !isdigit((unsigned char)s[i]))
+			break;
+	if (i < 10 || s[10])
 		return ss_error_code(SS_EINVALID, "'%s' is not a date (YYYY-MM-DD)", s);
+	y = atoi(s);
+	m = atoi(s + 5);
+	d = atoi(s + 8);
+	if (y < 1970)
+		return ss_error_code(SS_EINVALID, "'%s' is before 1970", s);
 	memset(&tm, 0, sizeof(tm));
 	tm.tm_year = y - 1900;
 	tm.tm_mon = m - 1;
 	tm.tm_mday = d;
-	*out = (int64_t)timegm(&tm);
+	t = timegm(&tm);
+	/* timegm normalises 2019-02-30 to March 2nd: a real day comes back */
+	if (!gmtime_r(&t, &back) || back.tm_year != y - 1900 || back.tm_mon != m - 1 ||
+	    back.tm_mday != d)
+		return ss_error_code(SS_EINVALID, "'%s' is not a day of the calendar", s);
+	*out = (int64_t)t;
 	return 0;
 }
 

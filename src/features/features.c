@@ -883,23 +883,57 @@ int ss_svec_push(ss_svec *v, uint32_t idx, float val)
 	return 0;
 }
 
+/* Restore the max-heap order of idx[0..n) below node i (values move along). */
+static void svec_sift(uint32_t *idx, float *val, size_t i, size_t n)
+{
+	uint32_t ki = idx[i];
+	float vi = val[i];
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= n)
+			break;
+		if (c + 1 < n && idx[c + 1] > idx[c])
+			c++;
+		if (idx[c] <= ki)
+			break;
+		idx[i] = idx[c];
+		val[i] = val[c];
+		i = c;
+	}
+	idx[i] = ki;
+	val[i] = vi;
+}
+
 void ss_svec_finish(ss_svec *v)
 {
-	size_t i, j, out = 0;
+	size_t i, out = 0, n = v->n;
+	int sorted = 1;
 
-	/* insertion sort on (mostly sorted) pairs: vectors are a few hundred long */
-	for (i = 1; i < v->n; i++) {
-		uint32_t ki = v->idx[i];
-		float vi = v->val[i];
+	/*
+	 * Heapsort in place: O(n log n) with no allocation, since one commit
+	 * may touch 200,000 files or carry 300,000 trailers.  It is not
+	 * stable, but repeats are merged to their largest value below, which
+	 * does not depend on their order.
+	 */
+	for (i = 1; i < n && sorted; i++)
+		sorted = v->idx[i - 1] <= v->idx[i];
+	if (!sorted) {
+		for (i = n / 2; i-- > 0;)
+			svec_sift(v->idx, v->val, i, n);
+		for (i = n; i-- > 1;) {
+			uint32_t k = v->idx[0];
+			float x = v->val[0];
 
-		for (j = i; j > 0 && v->idx[j - 1] > ki; j--) {
-			v->idx[j] = v->idx[j - 1];
-			v->val[j] = v->val[j - 1];
+			v->idx[0] = v->idx[i];
+			v->val[0] = v->val[i];
+			v->idx[i] = k;
+			v->val[i] = x;
+			svec_sift(v->idx, v->val, 0, i);
 		}
-		v->idx[j] = ki;
-		v->val[j] = vi;
 	}
-	for (i = 0; i < v->n; i++) {
+	for (i = 0; i < n; i++) {
 		if (out && v->idx[out - 1] == v->idx[i]) {
 			if (v->val[i] > v->val[out - 1])
 				v->val[out - 1] = v->val[i];
@@ -974,11 +1008,110 @@ int ss_featurizer_vector(ss_svec *out, const ss_featurizer *f, const ss_commit *
 	return rc;
 }
 
-int ss_featurizer_name(const ss_featurizer *f, uint32_t i, const char *names, ss_strbuf *sb)
+/* One recorded name: "%08x\t<name>\n" at names + off. */
+struct feat_name {
+	uint32_t slot;
+	uint32_t dup;   /* the same name came earlier in this slot */
+	size_t off, len;
+};
+
+struct ss_feat_names {
+	const char *names;
+	struct feat_name *e;
+	size_t n;
+};
+
+static int cmp_name_text(const void *a, const void *b, void *names)
 {
-	size_t nvocab = ss_strmap_count(f->vocab);
-	uint32_t mask = ((uint32_t)1 << f->opts.hash_bits) - 1, slot;
+	const struct feat_name *x = a, *y = b;
+	size_t len = x->len < y->len ? x->len : y->len;
+	int c;
+
+	if (x->slot != y->slot)
+		return x->slot < y->slot ? -1 : 1;
+	if ((c = memcmp((const char *)names + x->off, (const char *)names + y->off, len)))
+		return c;
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+static int cmp_name_order(const void *a, const void *b)
+{
+	const struct feat_name *x = a, *y = b;
+
+	if (x->slot != y->slot)
+		return x->slot < y->slot ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+int ss_feat_names_new(ss_feat_names **out, const ss_featurizer *f, const char *names)
+{
+	uint32_t mask = ((uint32_t)1 << f->opts.hash_bits) - 1;
+	ss_feat_names *ix = calloc(1, sizeof(*ix));
+	size_t cap = 0, i;
 	const char *p;
+
+	*out = NULL;
+	if (!ix)
+		return ss_error_code(SS_ENOMEM, "out of memory for feature names");
+	ix->names = names;
+	for (p = names; p && *p;) {
+		const char *nl = strchr(p, '\n'), *tab = strchr(p, '\t');
+
+		if (!nl)
+			nl = p + strlen(p);
+		if (tab && tab < nl) {
+			if (ix->n == cap) {
+				size_t ncap = cap ? cap * 2 : 64;
+				struct feat_name *e = realloc(ix->e, ncap * sizeof(*e));
+
+				if (!e) {
+					ss_feat_names_free(ix);
+					return ss_error_code(SS_ENOMEM, "out of memory for feature names");
+				}
+				ix->e = e;
+				cap = ncap;
+			}
+			ix->e[ix->n].slot = (uint32_t)strtoul(p, NULL, 16) & mask;
+			ix->e[ix->n].dup = 0;
+			ix->e[ix->n].off = (size_t)(tab + 1 - names);
+			ix->e[ix->n].len = (size_t)(nl - tab - 1);
+			ix->n++;
+		}
+		p = *nl ? nl + 1 : nl;
+	}
+	/*
+	 * Sorted by slot and text, repeats (a path renamed in several hunks,
+	 * a directory of many files) are the later of equal neighbours; then
+	 * by slot and position, the order names are shown in.  Two sorts,
+	 * where a scan per feature was quadratic in a commit's size.
+	 */
+	if (ix->n > 1) {
+		qsort_r(ix->e, ix->n, sizeof(*ix->e), cmp_name_text, (void *)names);
+		for (i = 1; i < ix->n; i++)
+			ix->e[i].dup = ix->e[i - 1].slot == ix->e[i].slot &&
+				       ix->e[i - 1].len == ix->e[i].len &&
+				       !memcmp(names + ix->e[i - 1].off, names + ix->e[i].off, ix->e[i].len);
+		qsort(ix->e, ix->n, sizeof(*ix->e), cmp_name_order);
+	}
+	*out = ix;
+	return 0;
+}
+
+void ss_feat_names_free(ss_feat_names *ix)
+{
+	if (!ix)
+		return;
+	free(ix->e);
+	free(ix);
+}
+
+int ss_featurizer_name_ix(const ss_featurizer *f, uint32_t i, const ss_feat_names *ix,
+			  ss_strbuf *sb)
+{
+	size_t nvocab = ss_strmap_count(f->vocab), lo = 0, hi = ix ? ix->n : 0;
+	uint32_t slot;
 	int found = 0;
 
 	if (i < SS_NDENSE)
@@ -986,29 +1119,38 @@ int ss_featurizer_name(const ss_featurizer *f, uint32_t i, const char *names, ss
 	if (i < SS_NDENSE + nvocab)
 		return ss_strbuf_addf(sb, "word:%s", ss_strmap_str(f->vocab, i - SS_NDENSE));
 	slot = (uint32_t)(i - SS_NDENSE - nvocab);
-	for (p = names; p && *p;) {
-		const char *nl = strchr(p, '\n');
-		unsigned long h = strtoul(p, NULL, 16);
-		const char *tab = strchr(p, '\t');
+	/* the first name of the slot */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
 
-		if (!nl)
-			nl = p + strlen(p);
-		if (tab && tab < nl && ((uint32_t)h & mask) == slot) {
-			/* show each name once: files repeat across hunks of renames */
-			size_t len = (size_t)(nl - tab - 1);
-			char *dup = strndup(tab + 1, len);
-			int seen = dup && found && strstr(sb->buf, dup) != NULL;
-
-			free(dup);
-			if (!seen) {
-				if ((found && ss_strbuf_addch(sb, '|')) || ss_strbuf_add(sb, tab + 1, len))
-					return SS_ENOMEM;
-				found = 1;
-			}
-		}
-		p = *nl ? nl + 1 : nl;
+		if (ix->e[mid].slot < slot)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; ix && lo < ix->n && ix->e[lo].slot == slot; lo++) {
+		/* show each name once: files repeat across hunks of renames */
+		if (ix->e[lo].dup)
+			continue;
+		if ((found && ss_strbuf_addch(sb, '|')) ||
+		    ss_strbuf_add(sb, ix->names + ix->e[lo].off, ix->e[lo].len))
+			return SS_ENOMEM;
+		found = 1;
 	}
 	if (!found)
 		return ss_strbuf_addf(sb, "hash:%u", slot);
 	return 0;
+}
+
+int ss_featurizer_name(const ss_featurizer *f, uint32_t i, const char *names, ss_strbuf *sb)
+{
+	ss_feat_names *ix = NULL;
+	int rc;
+
+	if (i >= SS_NDENSE + ss_strmap_count(f->vocab) && names && *names &&
+	    (rc = ss_feat_names_new(&ix, f, names)))
+		return rc;
+	rc = ss_featurizer_name_ix(f, i, ix, sb);
+	ss_feat_names_free(ix);
+	return rc;
 }

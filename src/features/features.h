@@ -239,4 +239,19 @@ int ss_featurizer_vector(ss_svec *out, const ss_featurizer *f, const ss_commit *
  */
 int ss_featurizer_name(const ss_featurizer *f, uint32_t i, const char *names, ss_strbuf *sb);
 
+/*
+ * The names of one commit indexed by hashed slot, for naming many of its
+ * features: ss_featurizer_name() reads all names each call, which is
+ * quadratic when a commit of 200,000 files is explained in full.  The
+ * index points into names, which must outlive it; _free(NULL) is a no-op.
+ * ss_featurizer_name_ix() is ss_featurizer_name() with the index (NULL:
+ * no names); each name appears once in a slot, in recorded order.
+ */
+typedef struct ss_feat_names ss_feat_names;
+
+int ss_feat_names_new(ss_feat_names **out, const ss_featurizer *f, const char *names);
+void ss_feat_names_free(ss_feat_names *ix);
+int ss_featurizer_name_ix(const ss_featurizer *f, uint32_t i, const ss_feat_names *ix,
+			  ss_strbuf *sb);
+
 #endif

@@ -366,6 +366,7 @@ int ss_model_explain(ss_contrib *out, size_t max, size_t *n, const ss_model *m,
 		     const ss_commit *c, const ss_history *hist, int positive_only)
 {
 	ss_strbuf names = SS_STRBUF_INIT, name = SS_STRBUF_INIT;
+	ss_feat_names *ix = NULL;
 	ss_contrib *all = NULL;
 	float *contrib = NULL;
 	ss_svec x;
@@ -398,9 +399,11 @@ int ss_model_explain(ss_contrib *out, size_t max, size_t *n, const ss_model *m,
 	qsort(all, k, sizeof(*all), positive_only ? cmp_contrib_pos : cmp_contrib);
 	if (k > max)
 		k = max;
+	if (k && (rc = ss_feat_names_new(&ix, &m->feat, names.buf)))
+		goto free_all;
 	for (i = 0; i < k; i++) {
 		ss_strbuf_reset(&name);
-		if ((rc = ss_featurizer_name(&m->feat, all[i].index, names.buf, &name)))
+		if ((rc = ss_featurizer_name_ix(&m->feat, all[i].index, ix, &name)))
 			goto free_all;
 		out[i] = all[i];
 		snprintf(out[i].name, sizeof(out[i].name), "%s", name.buf);
@@ -408,6 +411,7 @@ int ss_model_explain(ss_contrib *out, size_t max, size_t *n, const ss_model *m,
 	*n = k;
 
 free_all:
+	ss_feat_names_free(ix);
 	free(all);
 	free(contrib);
 	ss_svec_release(&x);

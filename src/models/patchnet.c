@@ -745,6 +745,20 @@ static int cmp_reason(const void *a, const void *b)
 	return strcmp(x->text, y->text);
 }
 
+/* Reasons by side and text, then by position among the hits. */
+static int cmp_reason_key(const void *a, const void *b, void *arg)
+{
+	const ss_patchnet_reason *all = arg;
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	int c;
+
+	if (all[i].side != all[j].side)
+		return all[i].side < all[j].side ? -1 : 1;
+	if ((c = strcmp(all[i].text, all[j].text)))
+		return c;
+	return i < j ? -1 : i > j;
+}
+
 static int explain_commit(ss_patchnet_reason *out, size_t max, size_t *n, const ss_model *m,
 			  const ss_commit *c, const ss_history *hist, int positive_only)
 {
@@ -756,9 +770,11 @@ static int explain_commit(ss_patchnet_reason *out, size_t max, size_t *n, const 
 			    NULL };
 	struct sink k = { direct_msg, direct_code, &d };
 	ss_patchnet_hit *hits = NULL;
-	ss_patchnet_reason *all = NULL;
+	ss_patchnet_reason *all = NULL, *merged = NULL;
 	ss_patchnet_batch *b = NULL;
 	ss_strbuf names = SS_STRBUF_INIT, name = SS_STRBUF_INIT;
+	ss_feat_names *ix = NULL;
+	size_t *order = NULL;
 	int rc;
 
 	*n = 0;
@@ -787,11 +803,17 @@ static int explain_commit(ss_patchnet_reason *out, size_t max, size_t *n, const 
 		goto free_all;
 	if (nh > cap)
 		nh = cap;
-	/* one reason per word or line: a word's positions add up */
+	order = malloc((nh ? nh : 1) * sizeof(*order));
+	merged = malloc((nh ? nh : 1) * sizeof(*merged));
+	if (!order || !merged) {
+		rc = ss_error_code(SS_ENOMEM, "out of memory for a patchnet explanation");
+		goto free_all;
+	}
+	if ((rc = ss_feat_names_new(&ix, &m->feat, names.buf)))
+		goto free_all;
 	for (size_t i = 0; i < nh; i++) {
 		const ss_patchnet_hit *h = &hits[i];
 		ss_patchnet_reason r = { h->side, "", h->share, h->contrib };
-		size_t q;
 
 		if (h->side < 0) {
 			snprintf(r.text, sizeof(r.text), "%s", d.words[h->pos]);
@@ -799,7 +821,7 @@ static int explain_commit(ss_patchnet_reason *out, size_t max, size_t *n, const 
 			uint32_t fi = (uint32_t)b->feat_idx[b->feat_off[0] + (size_t)h->pos];
 
 			name.len = 0;
-			if ((rc = ss_featurizer_name(&m->feat, fi, names.buf, &name)))
+			if ((rc = ss_featurizer_name_ix(&m->feat, fi, ix, &name)))
 				goto free_all;
 			snprintf(r.text, sizeof(r.text), "%s", name.buf ? name.buf : "?");
 		} else {
@@ -813,16 +835,28 @@ static int explain_commit(ss_patchnet_reason *out, size_t max, size_t *n, const 
 				 d.paths[h->file] ? d.paths[h->file] : "?",
 				 h->side == SS_PATCHNET_ADDED ? '+' : '-', t);
 		}
-		for (q = 0; q < nr; q++)
-			if (all[q].side == r.side && !strcmp(all[q].text, r.text))
-				break;
-		if (q < nr) {
-			all[q].share += r.share;
-			all[q].contrib += r.contrib;
+		all[i] = r;
+		order[i] = i;
+	}
+	/*
+	 * One reason per word or line: a word's positions add up, in the
+	 * order of the hits.  Sorted by text rather than searched for, as a
+	 * commit of 200,000 files has a million features.
+	 */
+	qsort_r(order, nh, sizeof(*order), cmp_reason_key, all);
+	for (size_t i = 0; i < nh; i++) {
+		const ss_patchnet_reason *r = &all[order[i]];
+
+		if (nr && merged[nr - 1].side == r->side && !strcmp(merged[nr - 1].text, r->text)) {
+			merged[nr - 1].share += r->share;
+			merged[nr - 1].contrib += r->contrib;
 		} else {
-			all[nr++] = r;
+			merged[nr++] = *r;
 		}
 	}
+	free(all);
+	all = merged;
+	merged = NULL;
 	if (positive_only) {
 		size_t kept = 0;
 
@@ -837,6 +871,9 @@ static int explain_commit(ss_patchnet_reason *out, size_t max, size_t *n, const 
 
 free_all:
 	ss_patchnet_batch_free(b);
+	ss_feat_names_free(ix);
+	free(order);
+	free(merged);
 	free(hits);
 	free(all);
 	free(d.words);

@@ -61,6 +61,10 @@ enum {
 /* The stable rules' size limit, lines added + removed. */
 #define SS_RANK_MAX_LINES 100
 
+/* Most reasons kept per row, most precedents shown per pick. */
+#define SS_RANK_MAX_REASONS 16
+#define SS_RANK_MAX_PRECEDENTS 8
+
 typedef enum {
 	SS_RANK_KEEP_NONE = 0,    /* no message, no diff */
 	SS_RANK_KEEP_PATCH = 1,   /* message and whole diff of picks (mbox) */

@@ -11,8 +11,6 @@
 #include "rank/rank.h"
 #include "util/strbuf.h"
 
-#define SS_RANK_MAX_REASONS 16
-
 struct ss_rank_rowdata {
 	char id[41];
 	float score;

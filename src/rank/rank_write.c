@@ -114,7 +114,7 @@ static void write_text(ss_ranking *r, FILE *f, const ss_rank_write_options *o, c
 	const char *cs = o->color ? C_BOLD : "", *ce = o->color ? C_RESET : "";
 	size_t i, shown = 0, picks = 0, held[3] = { 0, 0, 0 }, nheld = 0, hidden = 0, nprec = 0;
 	ss_strbuf sb = SS_STRBUF_INIT;
-	ss_rank_precedent pr[8];
+	ss_rank_precedent pr[SS_RANK_MAX_PRECEDENTS];
 	ss_rank_row w;
 	char a[16], b[16];
 
@@ -177,7 +177,9 @@ static void write_text(ss_ranking *r, FILE *f, const ss_rank_write_options *o, c
 		if (sb.len)
 			fprintf(f, "%28sbecause %s\n", "", sb.buf);
 		if (o->precedents && nprec < o->precedent_rows) {
-			size_t k, n = ss_ranking_precedents(pr, o->precedents < 8 ? o->precedents : 8, r, i);
+			size_t max = o->precedents < SS_RANK_MAX_PRECEDENTS ? o->precedents
+								     : SS_RANK_MAX_PRECEDENTS;
+			size_t k, n = ss_ranking_precedents(pr, max, r, i);
 
 			nprec++;
 			for (k = 0; k < n; k++) {
@@ -245,7 +247,7 @@ static void write_tsv(ss_ranking *r, FILE *f, int csv)
 static int write_json(ss_ranking *r, FILE *f, const ss_rank_write_options *o)
 {
 	ss_strbuf sb = SS_STRBUF_INIT;
-	ss_rank_precedent pr[8];
+	ss_rank_precedent pr[SS_RANK_MAX_PRECEDENTS];
 	size_t i, nprec = 0;
 	int rc = 0;
 
@@ -299,7 +301,9 @@ static int write_json(ss_ranking *r, FILE *f, const ss_rank_write_options *o)
 		}
 		rc |= ss_strbuf_adds(&sb, "],\"precedents\":[");
 		if (w.pick && o->precedents && nprec < o->precedent_rows) {
-			size_t k, n = ss_ranking_precedents(pr, o->precedents < 8 ? o->precedents : 8, r, i);
+			size_t max = o->precedents < SS_RANK_MAX_PRECEDENTS ? o->precedents
+								     : SS_RANK_MAX_PRECEDENTS;
+			size_t k, n = ss_ranking_precedents(pr, max, r, i);
 
 			nprec++;
 			for (k = 0; k < n; k++) {
