@@ -15,6 +15,7 @@
 #include "labels/labels.h"
 #include "util/strmap.h"
 #include "util/error.h"
+#include "util/hexid.h"
 
 struct ss_labels {
 	ss_strmap *map;
@@ -41,18 +42,6 @@ void ss_labels_free(ss_labels *l)
 		return;
 	ss_strmap_free(l->map);
 	free(l);
-}
-
-static int is_sha(const char *s, size_t len)
-{
-	size_t i;
-
-	if (len != 40)
-		return 0;
-	for (i = 0; i < len; i++)
-		if (!isxdigit((unsigned char)s[i]))
-			return 0;
-	return 1;
 }
 
 /* List sha as value (0/1), first seen at line; a sha listed again with
@@ -149,7 +138,7 @@ int ss_labels_from_tsv(ss_labels **out, const char *path, const char *column)
 			continue;
 		}
 		if ((long)nf <= sha_col || (lab_col >= 0 && (long)nf <= lab_col) ||
-		    !is_sha(field[sha_col], strlen(field[sha_col]))) {
+		    !ss_hexid_is_full(field[sha_col], strlen(field[sha_col]))) {
 			rc = ss_error_code(SS_EINVALID, "labels '%s' line %zu: expected a 40-digit sha%s",
 					   path, lineno, lab_col >= 0 ? " and a 0/1 label" : "");
 			goto free_l;
@@ -210,7 +199,7 @@ int ss_labels_from_stable(ss_labels **out, const char *const *spec, size_t n, si
 		goto free_all;
 	rewind(tmp);
 	while ((len = getline(&line, &cap, tmp)) >= 0)
-		if (len >= 40 && is_sha(line, 40) && (rc = put(l, line, 1, 1, "stable")))
+		if (len >= 40 && ss_hexid_is_full(line, 40) && (rc = put(l, line, 1, 1, "stable")))
 			goto free_all;
 	for (i = 0; i < n && used < sizeof(l->describe) - 1; i++)
 		used += (size_t)snprintf(l->describe + used, sizeof(l->describe) - used, "%sstable:%s",
