@@ -53,7 +53,8 @@ int ss_ranking_new(ss_ranking **out, const ss_model *m, const ss_ranker_options 
 	r->sel = (ss_rank_select)SS_RANK_SELECT_INIT;
 	ss_svec_init(&r->vec);
 	/* offset 0 is the empty string */
-	if (ss_strbuf_addch(&r->pool, '\0') || ss_histidx_new(&r->idx)) {
+	if (ss_strbuf_addch(&r->pool, '\0') || ss_histidx_new(&r->idx) ||
+	    !(r->arena = ss_arena_new(1 << 16))) {
 		ss_ranking_free(r);
 		return SS_ENOMEM;
 	}
@@ -72,6 +73,7 @@ void ss_ranking_free(ss_ranking *r)
 	ss_svec_release(&r->vec);
 	ss_histidx_free(r->idx);
 	ss_strbuf_release(&r->pool);
+	ss_arena_free(r->arena);
 	free(r);
 }
 
@@ -230,16 +232,22 @@ static int fixes_targets(ss_ranking *r, size_t *off, const ss_commit *c)
 
 static int add_reasons(ss_ranking *r, struct ss_rank_rowdata *w, const ss_contrib *why, size_t nwhy)
 {
-	ss_strbuf sb = SS_STRBUF_INIT;
 	size_t i;
-	int rc = 0;
 
-	for (i = 0; i < nwhy && !rc; i++)
-		rc = ss_strbuf_addf(&sb, "%s\t%+.3f\n", why[i].name, (double)why[i].contrib);
-	if (!rc)
-		rc = pool_add(r, &w->reasons, sb.buf, sb.len);
-	ss_strbuf_release(&sb);
-	return rc;
+	w->reasons = NULL;
+	w->nreasons = 0;
+	if (!nwhy)
+		return 0;
+	if (!(w->reasons = ss_arena_calloc(r->arena, nwhy, sizeof(*w->reasons))))
+		return SS_ENOMEM;
+	for (i = 0; i < nwhy; i++) {
+		if (!(w->reasons[i].feature = ss_arena_strdup(r->arena, why[i].name)))
+			return SS_ENOMEM;
+		/* every output shows three decimals; so do comparisons of them */
+		w->reasons[i].contribution = roundf(why[i].contrib * 1000.0f) / 1000.0f;
+		w->nreasons++;
+	}
+	return 0;
 }
 
 static int explain(ss_ranking *r, struct ss_rank_rowdata *w, const ss_commit *c,
@@ -512,7 +520,8 @@ void ss_ranking_row(ss_rank_row *out, const ss_ranking *r, size_t i)
 	out->bot = pool + w->bot;
 	out->branches = pool + w->branches;
 	out->policy = pool + w->policy;
-	out->reasons = pool + w->reasons;
+	out->reasons = w->reasons;
+	out->nreasons = w->nreasons;
 	out->message = pool + w->message;
 	out->diff = pool + w->diff;
 	out->diff_cut = w->diff_cut;

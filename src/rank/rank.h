@@ -109,6 +109,13 @@ typedef struct {
 typedef struct ss_ranking ss_ranking;
 
 /* A row as the writers see it (pointers valid until the next add). */
+/* What raised a row's score: a feature and its contribution to the logit
+ * (rounded to 3 decimals, as every output shows it), highest first. */
+typedef struct {
+	const char *feature;
+	float contribution;
+} ss_rank_reason;
+
 typedef struct {
 	const char *id, *subject, *author; /* author: "Name <email>" */
 	float score;
@@ -126,7 +133,8 @@ typedef struct {
 	const char *bot;      /* the reporting bot */
 	const char *branches; /* stable branches carrying it */
 	const char *policy;   /* the policy rule holding it back */
-	const char *reasons;  /* "name\tcontribution\n" lines */
+	const ss_rank_reason *reasons; /* nreasons of them; owned by the ranking */
+	size_t nreasons;
 	const char *message;  /* kept message (keep) */
 	const char *diff;     /* kept diff (keep) */
 	size_t diff_cut;      /* diff lines left out of diff */

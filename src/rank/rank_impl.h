@@ -9,6 +9,7 @@
 #include "features/features.h"
 #include "history/histidx.h"
 #include "rank/rank.h"
+#include "util/arena.h"
 #include "util/strbuf.h"
 
 struct ss_rank_rowdata {
@@ -23,7 +24,9 @@ struct ss_rank_rowdata {
 	int author_tz;
 	size_t lines, diff_cut;
 	/* offsets into the pool, 0 = "" */
-	size_t subject, author, hint, fixes, bot, branches, policy, reasons, message, diff;
+	size_t subject, author, hint, fixes, bot, branches, policy, message, diff;
+	ss_rank_reason *reasons; /* in the arena */
+	size_t nreasons;
 };
 
 /* Every commit read, history included, as a precedent candidate. */
@@ -52,6 +55,7 @@ struct ss_ranking {
 	ss_svec vec;           /* scratch */
 	ss_histidx *idx;       /* Fixes: targets among the commits read */
 	ss_strbuf pool;        /* NUL-separated strings */
+	ss_arena *arena;       /* reasons: structs and feature names, never moved */
 };
 
 #endif

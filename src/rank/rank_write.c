@@ -39,23 +39,19 @@ static void put_csv(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-/* "a, b, c" of "a\t+1\nb\t+2\n" reasons (name (contribution)). */
-static void reasons_line(ss_strbuf *sb, const char *p, size_t max, int with_values)
+/* "a (+1.000), b (+0.500)" (with values) or "a;b" of a row's reasons. */
+static void reasons_line(ss_strbuf *sb, const ss_rank_row *w, size_t max, int with_values)
 {
-	size_t k = 0;
+	size_t k;
 
-	while (*p && k < max) {
-		const char *tab = strchr(p, '\t'), *nl = strchr(p, '\n');
+	for (k = 0; k < w->nreasons && k < max; k++) {
+		const ss_rank_reason *why = &w->reasons[k];
 
-		if (!tab || !nl)
-			break;
 		if (with_values)
-			ss_strbuf_addf(sb, "%s%.*s (%.*s)", k ? ", " : "", (int)(tab - p), p,
-				       (int)(nl - tab - 1), tab + 1);
+			ss_strbuf_addf(sb, "%s%s (%+.3f)", k ? ", " : "", why->feature,
+				       (double)why->contribution);
 		else
-			ss_strbuf_addf(sb, "%s%.*s", k ? ";" : "", (int)(tab - p), p);
-		p = nl + 1;
-		k++;
+			ss_strbuf_addf(sb, "%s%s", k ? ";" : "", why->feature);
 	}
 }
 
@@ -173,7 +169,7 @@ static void write_text(ss_ranking *r, FILE *f, const ss_rank_write_options *o, c
 		if (sb.len)
 			fprintf(f, "%28s%s%s%s\n", "", o->color ? C_CYAN : "", sb.buf, o->color ? C_RESET : "");
 		ss_strbuf_reset(&sb);
-		reasons_line(&sb, w.reasons, 5, 1);
+		reasons_line(&sb, &w, 5, 1);
 		if (sb.len)
 			fprintf(f, "%28sbecause %s\n", "", sb.buf);
 		if (o->precedents && nprec < o->precedent_rows) {
@@ -237,7 +233,7 @@ static void write_tsv(ss_ranking *r, FILE *f, int csv)
 		csv ? put_csv(f, sb.buf) : put_field(f, sb.buf);
 		fputc(sep, f);
 		ss_strbuf_reset(&sb);
-		reasons_line(&sb, w.reasons, 5, 0);
+		reasons_line(&sb, &w, 5, 0);
 		csv ? put_csv(f, sb.buf) : put_field(f, sb.buf);
 		fputc('\n', f);
 	}
@@ -254,7 +250,6 @@ static int write_json(ss_ranking *r, FILE *f, const ss_rank_write_options *o)
 	for (i = 0; i < r->n && !rc; i++) {
 		ss_rank_row w;
 		const char *p;
-		int first = 1;
 
 		ss_ranking_row(&w, r, i);
 		if (!w.shown)
@@ -285,19 +280,11 @@ static int write_json(ss_ranking *r, FILE *f, const ss_rank_write_options *o)
 		rc |= ss_strbuf_add_json(&sb, w.branches);
 		rc |= ss_strbuf_addf(&sb, ",\"too_big\":%s,\"reasons\":[",
 				     (w.flags & SS_RANK_TOO_BIG) ? "true" : "false");
-		for (p = w.reasons; *p && !rc;) {
-			const char *tab = strchr(p, '\t'), *nl = strchr(p, '\n');
-			char name[256];
-
-			if (!tab || !nl)
-				break;
-			snprintf(name, sizeof(name), "%.*s", (int)(tab - p), p);
-			rc |= ss_strbuf_addf(&sb, "%s{\"feature\":", first ? "" : ",");
-			rc |= ss_strbuf_add_json(&sb, name);
-			/* JSON numbers have no leading '+' */
-			rc |= ss_strbuf_addf(&sb, ",\"contribution\":%.4g}", strtod(tab + 1, NULL));
-			first = 0;
-			p = nl + 1;
+		for (size_t k = 0; k < w.nreasons && !rc; k++) {
+			rc |= ss_strbuf_addf(&sb, "%s{\"feature\":", k ? "," : "");
+			rc |= ss_strbuf_add_json(&sb, w.reasons[k].feature);
+			rc |= ss_strbuf_addf(&sb, ",\"contribution\":%.4g}",
+					     (double)w.reasons[k].contribution);
 		}
 		rc |= ss_strbuf_adds(&sb, "],\"precedents\":[");
 		if (w.pick && o->precedents && nprec < o->precedent_rows) {
@@ -382,7 +369,7 @@ static int write_mbox(ss_ranking *r, FILE *f, const ss_rank_write_options *o)
 		{
 			ss_strbuf t = SS_STRBUF_INIT;
 
-			reasons_line(&t, w.reasons, 5, 1);
+			reasons_line(&t, &w, 5, 1);
 			if (t.len)
 				rc |= ss_strbuf_addf(&sb, ", because %s", t.buf);
 			ss_strbuf_reset(&t);

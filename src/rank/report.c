@@ -215,7 +215,6 @@ static int row_html(ss_strbuf *sb, ss_ranking *r, size_t i, size_t rank, int wit
 	ss_rank_precedent pr[8];
 	ss_rank_row w;
 	ss_strbuf t = SS_STRBUF_INIT;
-	const char *p;
 	char date[16];
 	float maxc = 0;
 	int rc = 0;
@@ -256,32 +255,19 @@ static int row_html(ss_strbuf *sb, ss_ranking *r, size_t i, size_t rank, int wit
 		rc |= ss_strbuf_adds(sb, "</p>\n");
 	}
 	ss_strbuf_release(&t);
-	for (p = w.reasons; *p;) {
-		const char *tab = strchr(p, '\t'), *nl = strchr(p, '\n');
-		float c;
-
-		if (!tab || !nl)
-			break;
-		c = strtof(tab + 1, NULL);
-		if (c > maxc)
-			maxc = c;
-		p = nl + 1;
-	}
-	if (*w.reasons) {
+	for (size_t k = 0; k < w.nreasons; k++)
+		if (w.reasons[k].contribution > maxc)
+			maxc = w.reasons[k].contribution;
+	if (w.nreasons) {
 		rc |= ss_strbuf_adds(sb, "<table class=why><tr><th align=left>raised the score most</th><th>logit</th><th></th></tr>");
-		for (p = w.reasons; *p;) {
-			const char *tab = strchr(p, '\t'), *nl = strchr(p, '\n');
-			float c;
+		for (size_t k = 0; k < w.nreasons; k++) {
+			float c = w.reasons[k].contribution;
 
-			if (!tab || !nl)
-				break;
-			c = strtof(tab + 1, NULL);
 			/* end tags omitted (HTML allows it): 15,000 rows of reasons */
 			rc |= ss_strbuf_adds(sb, "<tr><td>");
-			rc |= ss_html_escape(sb, p, (size_t)(tab - p));
+			rc |= ss_html_escape(sb, w.reasons[k].feature, strlen(w.reasons[k].feature));
 			rc |= ss_strbuf_addf(sb, "<td>%+.3f<td><i style=width:%dpx></i>",
 					     (double)c, maxc > 0 && c > 0 ? (int)(120 * c / maxc) : 0);
-			p = nl + 1;
 		}
 		rc |= ss_strbuf_adds(sb, "</table>\n");
 	}
