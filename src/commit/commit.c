@@ -323,6 +323,11 @@ int ss_is_stable_address(const char *value)
  * paragraph where no trailer parser would look ("Revert\ncommit ...\nCc:
  * stable@dpdk.org" happens).
  */
+int ss_commit_was_tagged(const ss_commit *c)
+{
+	return c->masked || ss_commit_has_stable_tag(c);
+}
+
 int ss_commit_has_stable_tag(const ss_commit *c)
 {
 	const char *p = c->message;

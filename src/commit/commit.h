@@ -113,6 +113,13 @@ int ss_is_stable_address(const char *value);
 int ss_commit_has_stable_tag(const ss_commit *c);
 
 /*
+ * True when c was tagged for stable: it carries the tag, or carried it
+ * before ss_commit_mask_stable() removed it (c->masked).  For evaluation
+ * and the "tagged" flag only; no model may see it when tags are masked.
+ */
+int ss_commit_was_tagged(const ss_commit *c);
+
+/*
  * Remove every trace of the stable tag: Cc: stable@ trailers, and any other
  * message line that names a stable@ address.  Rebuilds message, body and
  * trailers; sets c->masked when something was removed.  0 or SS_ENOMEM.

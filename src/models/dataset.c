@@ -205,7 +205,7 @@ int ss_dataset_add(ss_dataset *d, const ss_commit *c, int label, uint8_t part)
 	e->id[40] = '\0';
 	e->time = c->author.time;
 	e->label = label ? 1 : 0;
-	e->tagged = ss_commit_has_stable_tag(c) || c->masked;
+	e->tagged = ss_commit_was_tagged(c);
 	e->keyword = (uint8_t)ss_commit_says_fix(c);
 	e->part = part;
 	d->off[++d->n] = d->npool;

@@ -58,7 +58,7 @@ static int tag_score_commit(const ss_model *m, const ss_commit *c, const ss_hist
 {
 	(void)m;
 	(void)hist;
-	*out = ss_commit_has_stable_tag(c) || c->masked ? 1.0f : 0.0f;
+	*out = ss_commit_was_tagged(c) ? 1.0f : 0.0f;
 	return 0;
 }
 

@@ -307,7 +307,7 @@ static int fill_row(ss_ranking *r, struct ss_rank_rowdata *w, const ss_commit *c
 	w->author_time = c->author.time;
 	w->author_tz = c->author.tz;
 	w->lines = c->added + c->removed;
-	if (ss_commit_has_stable_tag(c) || c->masked)
+	if (ss_commit_was_tagged(c))
 		w->flags |= SS_RANK_TAGGED;
 	if (c->message && strcasestr(c->message, "stable+noautosel@"))
 		w->flags |= SS_RANK_NOAUTOSEL;
