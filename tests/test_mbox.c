@@ -409,9 +409,10 @@ static void test_bad_input(void **state)
 				       "From: X <x@y>\nDate: Tue, 14 Feb 2017 16:09:41 -0600\n"
 				       "Subject: [PATCH] long\n\n");
 		line = buf + len;
-		memset(line, 'a', n - len - 2);
-		buf[n - 2] = '\n';
-		buf[n - 1] = '\n';
+		/* the last mail, without a diff: its format-patch signature
+		 * shows that it is whole */
+		memset(line, 'a', n - len - 13);
+		memcpy(buf + n - 13, "\n-- \n2.34.1\n\n", 13);
 		path = write_tmp("bad.mbox", buf, n);
 		read_all(&r, path, 0);
 		assert_int_equal(r.skipped, 1);

@@ -505,6 +505,65 @@ static unsigned long count_diff(diff_count *out, const char *p, const char *end)
 	return old > new ? old : new;
 }
 
+/* An "index A..B" blob id of no content: absent (0000000) or empty (e69de29). */
+static int blob_is_empty(const char *p, const char *end)
+{
+	size_t n = 0;
+
+	while (p + n < end && isxdigit((unsigned char)p[n]))
+		n++;
+	if (n < 7)
+		return 0;
+	return !memcmp(p, "e69de29", 7) || strspn(p, "0") >= n;
+}
+
+/*
+ * Is the last file section of a diff (from its "diff --git" line to end)
+ * whole?  One with hunks is judged by their counts; a binary one is taken
+ * as it is.  Without either, only a rename, copy or mode change, or a new
+ * or deleted empty file, is whole: an index line of a content change (or
+ * "---"/"+++" lines without an index line) promise hunks that are not
+ * there.
+ */
+static int section_cut(const char *p, const char *end)
+{
+	int index = 0, index_change = 0, files = 0, rename = 0, copy = 0, mode = 0, other = 0;
+
+	for (p = next_line(p, end); p < end; p = next_line(p, end)) {
+		if (line_starts(p, end, "@@ ") || line_starts(p, end, "Binary files ") ||
+		    line_starts(p, end, "GIT binary patch"))
+			return 0;
+		if (line_starts(p, end, "--- ") || line_starts(p, end, "+++ ")) {
+			files = 1;
+		} else if (line_starts(p, end, "index ")) {
+			const char *dots = memchr(p, '.', line_len(p, end));
+
+			index = 1;
+			index_change = !dots || dots[1] != '.' || !blob_is_empty(p + 6, dots) ||
+				       !blob_is_empty(dots + 2, end);
+		} else if (line_starts(p, end, "rename from ")) {
+			rename = 1;
+		} else if (line_starts(p, end, "rename to ")) {
+			rename = 2;
+		} else if (line_starts(p, end, "copy from ")) {
+			copy = 1;
+		} else if (line_starts(p, end, "copy to ")) {
+			copy = 2;
+		} else if (line_starts(p, end, "old mode ")) {
+			mode = 1;
+		} else if (line_starts(p, end, "new mode ")) {
+			mode = 2;
+		} else if (line_starts(p, end, "new file mode ") ||
+			   line_starts(p, end, "deleted file mode ")) {
+			other = 1;
+		}
+	}
+	/* old gits write "---"/"+++" for a deleted empty file too */
+	if ((files && !index) || index_change || rename == 1 || copy == 1 || mode == 1)
+		return 1;
+	return !(rename || copy || mode || other);
+}
+
 /* Read "<n> <word>" at *pp (after spaces and commas) and move past the
  * word: n, or 0 (and *pp unmoved) when something else is there. */
 static unsigned long stat_count(const char **pp, const char *end, const char *word)
@@ -643,8 +702,15 @@ static const char *last_message_cut(mbox *m, GMimeMessage *msg, enum kind kind,
 	if (why)
 		return why;
 	if (diff < end) {
+		const char *q, *last_file = diff;
+
 		if (count_diff(&have, diff, end))
 			return "its last hunk is shorter than its header says";
+		for (q = diff; q < end; q = next_line(q, end))
+			if (line_starts(q, end, "diff --git "))
+				last_file = q;
+		if (section_cut(last_file, end))
+			return "its last file has a header but not its changes";
 		if (read_diffstat(&want, p, diff) &&
 		    (want.files > have.files || want.added > have.added ||
 		     want.removed > have.removed))
