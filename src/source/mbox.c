@@ -701,6 +701,9 @@ static const char *last_message_cut(mbox *m, GMimeMessage *msg, enum kind kind,
 	why = part_cut(g_mime_message_get_mime_part(msg));
 	if (why)
 		return why;
+	/* a base64 part cut after a whole group still ends mid-line */
+	if (end > p && end[-1] != '\n')
+		return "its text ends mid-line";
 	if (diff < end) {
 		const char *q, *last_file = diff;
 
