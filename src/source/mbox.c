@@ -894,6 +894,7 @@ static int not_an_mbox(mbox *m)
 {
 	const char *head, *what;
 	size_t n = ss_zstream_head(m->z, &head), i, ctrl = 0, tabs = 0, lines = 0;
+	char tail[2];
 
 	if (!n)
 		return ss_error_code(SS_EINVALID, "'%s' is not an mbox: it is empty", m->path);
@@ -913,8 +914,8 @@ static int not_an_mbox(mbox *m)
 		what = "it looks like a TSV file";
 	else
 		what = "it looks like text that is not mail";
-	return ss_error_code(SS_EINVALID, "'%s' is not an mbox: no 'From ' line in its first %zu bytes; %s",
-			     m->path, n, what);
+	return ss_error_code(SS_EINVALID, "'%s' is not an mbox: no 'From ' line in its %llu bytes; %s",
+			     m->path, ss_zstream_tail(m->z, tail), what);
 }
 
 static int mbox_next(ss_commit **out, void *impl)
