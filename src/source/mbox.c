@@ -340,6 +340,9 @@ static int read_tip_preamble(ss_commit *c, const char **pp, const char *end, int
 		p = next_line(p, end);
 		while (p < end && line_len(p, end) == 0)
 			p = next_line(p, end);
+		/* the tip bot always goes on with the Commit-ID: a cut mail */
+		if (!line_starts(p, end, "Commit-ID:"))
+			return ss_error_code(SS_ESKIP, "tip mail without its Commit-ID line");
 	}
 	if (!line_starts(p, end, "Commit-ID:"))
 		return 0;
@@ -665,6 +668,26 @@ static const char *part_cut(GMimeObject *obj)
 	return NULL;
 }
 
+/*
+ * How the input ended, for its last message, whatever kind of mail it is:
+ * mid-line, or (when the message has no text) within its header, which a
+ * blank line would have closed.  NULL or the problem.
+ */
+static const char *tail_cut(mbox *m, int no_text)
+{
+	unsigned long long total;
+	char tail[2];
+
+	if (!m->z)
+		return NULL;
+	total = ss_zstream_tail(m->z, tail);
+	if (total && tail[1] != '\n')
+		return "it ends mid-line";
+	if (no_text && total >= 2 && tail[0] != '\n')
+		return "it ends in its header";
+	return NULL;
+}
+
 /* The "-- \n2.34.1" signature git format-patch ends a mail with. */
 static int has_signature(const char *p, const char *end)
 {
@@ -688,16 +711,14 @@ static int has_signature(const char *p, const char *end)
 static const char *last_message_cut(mbox *m, GMimeMessage *msg, enum kind kind,
 				    const char *p, const char *diff, const char *end)
 {
-	unsigned long long total;
 	diff_count want, have;
 	const char *why;
-	char tail[2];
 
 	if (!m->z)
 		return NULL;
-	total = ss_zstream_tail(m->z, tail);
-	if (total && tail[1] != '\n')
-		return "it ends mid-line";
+	why = tail_cut(m, p == end);
+	if (why)
+		return why;
 	why = part_cut(g_mime_message_get_mime_part(msg));
 	if (why)
 		return why;
@@ -779,6 +800,16 @@ static int mail_to_commit(ss_commit **out, mbox *m, GMimeMessage *msg, const cha
 		if (dt) {
 			c->author.time = g_date_time_to_unix(dt);
 			c->author.tz = (int)(g_date_time_get_utc_offset(dt) / G_TIME_SPAN_MINUTE);
+		}
+	}
+
+	/* a cut last mail is reported even when it would be skipped */
+	if (last) {
+		const char *why = tail_cut(m, !text.len);
+
+		if (why) {
+			rc = ss_error_code(SS_ESKIP, "the last message is cut short: %s", why);
+			goto fail;
 		}
 	}
 
@@ -898,6 +929,9 @@ static int not_an_mbox(mbox *m)
 
 	if (!n)
 		return ss_error_code(SS_EINVALID, "'%s' is not an mbox: it is empty", m->path);
+	if (n >= 5 && !memcmp(head, "From ", 5))
+		return ss_error_code(SS_EINVALID, "'%s' is cut short: it ends in the header of "
+				     "its first message", m->path);
 	for (i = 0; i < n; i++) {
 		unsigned char ch = (unsigned char)head[i];
 
@@ -938,7 +972,14 @@ static int mbox_next(ss_commit **out, void *impl)
 		if (!msg) {
 			if (g_mime_parser_eos(m->parser)) {
 				m->done = 1;
-				break;
+				/* a separator and no message after it: a file cut
+				 * within the header of its last message */
+				if (!m->stats->messages)
+					break;
+				m->stats->malformed++;
+				return ss_error_code(SS_ESKIP, "mbox '%s': message %zu skipped: "
+						     "the last message is cut short: it ends in its header",
+						     m->path, m->stats->messages + 1);
 			}
 			/*
 			 * GMime made no progress since the last failure: the rest
