@@ -716,7 +716,7 @@ static const char *last_message_cut(mbox *m, GMimeMessage *msg, enum kind kind,
 
 	if (!m->z)
 		return NULL;
-	why = tail_cut(m, p == end);
+	why = tail_cut(m, 0);
 	if (why)
 		return why;
 	why = part_cut(g_mime_message_get_mime_part(msg));
