@@ -101,7 +101,7 @@ static void test_bad_input(void **state)
 	/* a truncated zstd mbox: what was read is printed, one error, exit 128 */
 	assert_int_equal(test_run("printf 'From 1111111111111111111111111111111111111111 Mon Sep 17 00:00:00 2001\\n"
 				  "From: A <a@b>\\nDate: Mon, 1 Jan 2024 10:00:00 +0000\\nSubject: [PATCH] x\\n\\n"
-				  "body\\n' | zstd -q > '%s/m.zst' && head -c 40 '%s/m.zst' > '%s/cut.zst'",
+				  "body\\n-- \\n2.34.1\\n' | zstd -q > '%s/m.zst' && head -c 40 '%s/m.zst' > '%s/cut.zst'",
 				  tmp, tmp, tmp), 0);
 	snprintf(cmd, sizeof(cmd), "log '%s/m.zst'", tmp);
 	assert_int_equal(ss(cmd), 0);
@@ -120,7 +120,7 @@ static void test_bad_input(void **state)
 				  "From: A <a@b>\\nSubject: [PATCH] no date\\n\\nbody\\n\\n"
 				  "From 2222222222222222222222222222222222222222 Mon Sep 17 00:00:00 2001\\n"
 				  "From: A <a@b>\\nDate: Mon, 1 Jan 2024 10:00:00 +0000\\nSubject: [PATCH] ok\\n\\n"
-				  "body\\n' > '%s/bad.mbox'", tmp), 0);
+				  "body\\n-- \\n2.34.1\\n' > '%s/bad.mbox'", tmp), 0);
 	snprintf(cmd, sizeof(cmd), "log - < '%s/bad.mbox'", tmp);
 	assert_int_equal(ss(cmd), 1);
 	s = slurp("err");
@@ -135,8 +135,9 @@ static void test_bad_input(void **state)
 	/* a non-UTF-8 header and random bytes do not stop the run */
 	assert_int_equal(test_run("printf 'From 3333333333333333333333333333333333333333 Mon Sep 17 00:00:00 2001\\n"
 				  "From: J\\366rg <j@b>\\nDate: Mon, 1 Jan 2024 10:00:00 +0000\\nSubject: [PATCH] caf\\351\\n\\n"
-				  "body\\n' > '%s/latin.mbox' && head -c 100000 /dev/urandom >> '%s/latin.mbox'",
-				  tmp, tmp), 0);
+				  "body\\n' > '%s/latin.mbox' && head -c 100000 /dev/urandom >> '%s/latin.mbox' && "
+				  "printf '\\n-- \\n2.34.1\\n' >> '%s/latin.mbox'",
+				  tmp, tmp, tmp), 0);
 	snprintf(cmd, sizeof(cmd), "log '%s/latin.mbox'", tmp);
 	assert_true(ss(cmd) <= 1);
 	s = slurp("out");

@@ -152,6 +152,75 @@ static const char posted_series[] =
 	"Looks good.\n"
 	"\n";
 
+/*
+ * A series for the CRLF and cut tests: trailers, a quoted-printable part,
+ * a diffstat and paths, a signature; the last mail is base64 (its text:
+ * "Fix the caf\xe9 counter.\n\nFixes: ...\nCc: stable@dpdk.org\n\n
+ * Signed-off-by: ...\nReviewed-by: ...\n---\n lib/counter.c | 3 ++-\n
+ * 1 file changed, 2 insertions(+), 1 deletion(-)\n\ndiff --git ...
+ * @@ -1,2 +1,3 @@\n int n;\n-int m;\n+int m = 1;\n+int k;\n-- \n2.34.1\n").
+ */
+static const char series[] =
+	"From " SHA1 " Mon Sep 17 00:00:00 2001\n"
+	"From: Ann Dev <ann@example.com>\n"
+	"Date: Tue, 14 Feb 2017 16:09:41 -0600\n"
+	"Subject: [PATCH 1/2] net/foo: fix the queue\n"
+	" count\n"
+	"MIME-Version: 1.0\n"
+	"Content-Type: text/plain; charset=UTF-8\n"
+	"Content-Transfer-Encoding: quoted-printable\n"
+	"\n"
+	"The queue count is off by one; caf=C3=A9 =3D ok, and a long line that is=\n"
+	" folded by quoted-printable.\n"
+	"\n"
+	"Fixes: 0123456789ab (\"net/foo: add queues\")\n"
+	"Cc: stable@dpdk.org\n"
+	"\n"
+	"Signed-off-by: Ann Dev <ann@example.com>\n"
+	"Acked-by: Bob <bob@example.com>\n"
+	"---\n"
+	" drivers/net/foo/foo.c | 2 +-\n"
+	" drivers/net/foo/foo.h | 1 +\n"
+	" 2 files changed, 2 insertions(+), 1 deletion(-)\n"
+	"\n"
+	"diff --git a/drivers/net/foo/foo.c b/drivers/net/foo/foo.c\n"
+	"index 065397bf10..d6bb8f89ac 100644\n"
+	"--- a/drivers/net/foo/foo.c\n"
+	"+++ b/drivers/net/foo/foo.c\n"
+	"@@ -1,3 +1,3 @@ int foo_queues(void)\n"
+	" {\n"
+	"-\treturn n =3D 0;\n"
+	"+\treturn n =3D 1;\n"
+	" }\n"
+	"diff --git a/drivers/net/foo/foo.h b/drivers/net/foo/foo.h\n"
+	"index 065397bf10..d6bb8f89ac 100644\n"
+	"--- a/drivers/net/foo/foo.h\n"
+	"+++ b/drivers/net/foo/foo.h\n"
+	"@@ -1 +1,2 @@\n"
+	" int foo_queues(void);\n"
+	"+int foo_reset(void);\n"
+	"-- =\n"
+	"\n"
+	"2.34.1\n"
+	"\n"
+	"From " SHA2 " Mon Sep 17 00:00:00 2001\n"
+	"From: Ann Dev <ann@example.com>\n"
+	"Date: Wed, 15 Feb 2017 10:00:00 +0100\n"
+	"Subject: [PATCH 2/2] lib: fix the counter\n"
+	"MIME-Version: 1.0\n"
+	"Content-Type: text/plain; charset=ISO-8859-1\n"
+	"Content-Transfer-Encoding: base64\n"
+	"\n"
+	"Rml4IHRoZSBjYWbpIGNvdW50ZXIuCgpGaXhlczogMDEyMzQ1Njc4OWFiICgibGliOiBhZGQgY291\n"
+	"bnRlciIpCkNjOiBzdGFibGVAZHBkay5vcmcKClNpZ25lZC1vZmYtYnk6IEFubiBEZXYgPGFubkBl\n"
+	"eGFtcGxlLmNvbT4KUmV2aWV3ZWQtYnk6IEJvYiA8Ym9iQGV4YW1wbGUuY29tPgotLS0KIGxpYi9j\n"
+	"b3VudGVyLmMgfCAzICsrLQogMSBmaWxlIGNoYW5nZWQsIDIgaW5zZXJ0aW9ucygrKSwgMSBkZWxl\n"
+	"dGlvbigtKQoKZGlmZiAtLWdpdCBhL2xpYi9jb3VudGVyLmMgYi9saWIvY291bnRlci5jCmluZGV4\n"
+	"IDExMTExMTEuLjIyMjIyMjIgMTAwNjQ0Ci0tLSBhL2xpYi9jb3VudGVyLmMKKysrIGIvbGliL2Nv\n"
+	"dW50ZXIuYwpAQCAtMSwyICsxLDMgQEAKIGludCBuOwotaW50IG07CitpbnQgbSA9IDE7CitpbnQg\n"
+	"azsKLS0gCjIuMzQuMQo=\n"
+	"\n";
+
 struct read_result {
 	ss_commit *c[16];
 	size_t n, skipped;
@@ -409,9 +478,10 @@ static void test_bad_input(void **state)
 				       "From: X <x@y>\nDate: Tue, 14 Feb 2017 16:09:41 -0600\n"
 				       "Subject: [PATCH] long\n\n");
 		line = buf + len;
-		memset(line, 'a', n - len - 2);
-		buf[n - 2] = '\n';
-		buf[n - 1] = '\n';
+		/* the last mail, without a diff: its format-patch signature
+		 * shows that it is whole */
+		memset(line, 'a', n - len - 13);
+		memcpy(buf + n - 13, "\n-- \n2.34.1\n\n", 13);
 		path = write_tmp("bad.mbox", buf, n);
 		read_all(&r, path, 0);
 		assert_int_equal(r.skipped, 1);
@@ -424,6 +494,293 @@ static void test_bad_input(void **state)
 	free(buf);
 }
 
+/* LF -> CRLF, into a malloc'd buffer. */
+static char *to_crlf(const char *s, size_t len, size_t *out_len)
+{
+	char *d = malloc(2 * len + 1);
+	size_t i, n = 0;
+
+	assert_non_null(d);
+	for (i = 0; i < len; i++) {
+		if (s[i] == '\n')
+			d[n++] = '\r';
+		d[n++] = s[i];
+	}
+	*out_len = n;
+	return d;
+}
+
+/* `stablesel log` of data and of its CRLF twin print the same bytes. */
+static void check_crlf_same(const char *name, const char *data, size_t len, size_t want_commits)
+{
+	char *dir = test_tmpdir(), *crlf, *lf_out, *crlf_out;
+	size_t clen, n1 = 0, n2 = 0, i, lines = 0;
+
+	crlf = to_crlf(data, len, &clen);
+	{
+		char p1[600], p2[600];
+
+		snprintf(p1, sizeof(p1), "%s/%s", dir, name);
+		snprintf(p2, sizeof(p2), "%s/crlf-%s", dir, name);
+		test_write_file(p1, data, len);
+		test_write_file(p2, crlf, clen);
+		assert_int_equal(test_run("./stablesel log --lines '%s' > '%s.json' 2>/dev/null", p1, p1), 0);
+		assert_int_equal(test_run("./stablesel log --lines '%s' > '%s.json' 2>/dev/null", p2, p2), 0);
+		strcat(p1, ".json");
+		strcat(p2, ".json");
+		lf_out = test_read_file(p1, &n1);
+		crlf_out = test_read_file(p2, &n2);
+	}
+	assert_non_null(lf_out);
+	assert_non_null(crlf_out);
+	for (i = 0; i < n1; i++)
+		lines += lf_out[i] == '\n';
+	assert_int_equal(lines, want_commits);
+	assert_null(memchr(lf_out, '\r', n1));
+	assert_null(strstr(lf_out, "\\r"));
+	assert_int_equal(n1, n2);
+	assert_memory_equal(lf_out, crlf_out, n1);
+	free(lf_out);
+	free(crlf_out);
+	free(crlf);
+	free(dir);
+}
+
+/* A CRLF mbox (as saved by some mail clients) parses exactly as LF. */
+static void test_crlf(void **state)
+{
+	struct read_result r;
+	char *crlf, *path;
+	size_t clen, i;
+
+	(void)state;
+	check_crlf_same("series.mbox", series, sizeof(series) - 1, 2);
+	check_crlf_same("tip.mbox", tip_mboxrd, sizeof(tip_mboxrd) - 1, 1);
+	check_crlf_same("fp.mbox", format_patch, sizeof(format_patch) - 1, 2);
+
+	/* through the API: no '\r' in trailers, paths or lines */
+	crlf = to_crlf(series, sizeof(series) - 1, &clen);
+	path = write_tmp("crlf.mbox", crlf, clen);
+	read_all(&r, path, 0);
+	assert_int_equal(r.n, 2);
+	assert_int_equal(r.end_rc, SS_ITEROVER);
+	for (i = 0; i < r.n; i++) {
+		ss_commit *c = r.c[i];
+		size_t t, f;
+
+		assert_true(c->ntrailers >= 4);
+		assert_null(strchr(c->subject, '\r'));
+		assert_null(strchr(c->message, '\r'));
+		for (t = 0; t < c->ntrailers; t++)
+			assert_null(strchr(c->trailers[t].value, '\r'));
+		for (f = 0; f < c->nfiles; f++)
+			assert_null(strchr(c->files[f].new_path, '\r'));
+	}
+	assert_string_equal(r.c[0]->files[1].new_path, "drivers/net/foo/foo.h");
+	assert_string_equal(r.c[1]->trailers[0].value, "0123456789ab (\"lib: add counter\")");
+	free_result(&r);
+	free(path);
+	free(crlf);
+
+	/* a patch to a CRLF file keeps its '\r' in a CRLF mbox too */
+	{
+		static const char crlf_file[] =
+			"From " SHA1 " Mon Sep 17 00:00:00 2001\n"
+			"From: Ann <ann@example.com>\n"
+			"Date: Tue, 14 Feb 2017 16:09:41 -0600\n"
+			"Subject: [PATCH] win: fix\n"
+			"\n"
+			"Signed-off-by: Ann <ann@example.com>\n"
+			"---\n"
+			"diff --git a/w.bat b/w.bat\n"
+			"index 1111111..2222222 100644\n"
+			"--- a/w.bat\n"
+			"+++ b/w.bat\n"
+			"@@ -1 +1 @@\n"
+			"-a\r\n"
+			"+b\r\n"
+			"\n";
+		const char *names[2] = { "lf-w.mbox", "crlf-w.mbox" };
+		int k;
+
+		crlf = to_crlf(crlf_file, sizeof(crlf_file) - 1, &clen);
+		for (k = 0; k < 2; k++) {
+			path = k ? write_tmp(names[k], crlf, clen) :
+				   write_tmp(names[k], crlf_file, sizeof(crlf_file) - 1);
+			read_all(&r, path, 0);
+			assert_int_equal(r.n, 1);
+			assert_string_equal(r.c[0]->files[0].hunks[0].lines[1].text, "b\r");
+			free_result(&r);
+			free(path);
+		}
+		free(crlf);
+	}
+}
+
+/*
+ * Cut data at every offset in [from, to): the mails before the last are
+ * read, the last one is reported and skipped, and reading goes on to the
+ * end (the caller exits non-zero).
+ */
+static void check_cuts(const char *data, size_t from, size_t to, size_t whole)
+{
+	struct read_result r;
+	size_t cut;
+
+	for (cut = from; cut < to; cut++) {
+		char *path = write_tmp("cut.mbox", data, cut);
+
+		read_all(&r, path, 0);
+		/* a file cut in the header of its only message has none */
+		if (!whole && !r.n && r.end_rc == SS_EINVALID &&
+		    strstr(ss_error_last(), "is cut short: it ends in the header")) {
+			free(path);
+			continue;
+		}
+		/* nor is a mail cut right after the blank line that ends its
+		 * header told from a whole mail without text: not a patch */
+		if (r.n == whole && !r.skipped && r.stats.skipped_other == 1 &&
+		    data[cut - 1] == '\n' && data[cut - 2] == '\n') {
+			free_result(&r);
+			free(path);
+			continue;
+		}
+		if (r.n != whole || r.skipped != 1 || r.end_rc != SS_ITEROVER)
+			fail_msg("cut at %zu of %zu: %zu commits, %zu skipped, rc %d (%s)", cut, to,
+				 r.n, r.skipped, r.end_rc, ss_error_last());
+		free_result(&r);
+		free(path);
+	}
+}
+
+/* Where the last message of an mbox starts: the end of its separator
+ * line (a cut within that line leaves the message before it last). */
+static size_t last_message(const char *data, const char *sep)
+{
+	const char *p = data, *hit, *last = NULL;
+
+	while ((hit = strstr(p, sep))) {
+		if (hit == data || hit[-1] == '\n')
+			last = hit;
+		p = hit + 1;
+	}
+	assert_non_null(last);
+	return (size_t)(strchr(last, '\n') + 1 - data);
+}
+
+/* A plain mbox cut short does not become a commit. */
+static void test_cut_short(void **state)
+{
+	struct read_result r;
+	size_t start, len;
+	char *path;
+
+	(void)state;
+	/* the whole files are read whole */
+	path = write_tmp("series.mbox", series, sizeof(series) - 1);
+	read_all(&r, path, 0);
+	assert_int_equal(r.n, 2);
+	assert_int_equal(r.skipped, 0);
+	assert_string_equal(r.c[1]->subject, "lib: fix the counter");
+	assert_int_equal(r.c[1]->added, 2);
+	free_result(&r);
+	free(path);
+
+	/* base64: every cut up to the last encoded line, which holds the
+	 * end of the diff */
+	start = last_message(series, "From " SHA2);
+	len = (size_t)(strstr(series, "azsKLS0g") - series);
+	check_cuts(series, start, len + 1, 1);
+	/* format-patch, quoted-printable, two files: every cut before the
+	 * signature of a one-message file */
+	len = (size_t)(strstr(series, "-- =\n") - series);
+	check_cuts(series, last_message(series, "From " SHA1), len, 0);
+	/* tip (mboxrd, 8bit, no diffstat summary): every cut before its last
+	 * line is whole */
+	len = sizeof(tip_mboxrd) - 1;
+	check_cuts(tip_mboxrd, last_message(tip_mboxrd, "From mboxrd@z"), len - 2, 0);
+	/* a format-patch mail without a diffstat, cut in its third file:
+	 * its header lines promise changes, its hunk promises two lines */
+	len = (size_t)(strstr(format_patch, "diff --git a/y.c") - format_patch);
+	check_cuts(format_patch, len + 1,
+		   (size_t)(strstr(format_patch + len, "+c\n") - format_patch) + 2, 1);
+
+	/* the CLI: the cut tip mail is reported, naming file and message,
+	 * nothing is printed for it, exit 1 */
+	{
+		char *dir = test_tmpdir(), *out;
+		size_t n;
+		const char *cut = strstr(tip_mboxrd, "CommitterDate:");
+
+		len = (size_t)(strchr(cut, '\n') + 1 - tip_mboxrd);
+		path = write_tmp("tipcut.mbox", tip_mboxrd, len);
+		assert_int_equal(test_run("./stablesel log '%s' > '%s/out' 2> '%s/err'", path, dir, dir), 1);
+		{
+			char p[600];
+
+			snprintf(p, sizeof(p), "%s/out", dir);
+			out = test_read_file(p, &n);
+			assert_int_equal(n, 0);
+			free(out);
+			snprintf(p, sizeof(p), "%s/err", dir);
+			out = test_read_file(p, &n);
+		}
+		assert_non_null(strstr(out, "tipcut.mbox"));
+		assert_non_null(strstr(out, "message 1"));
+		assert_non_null(strstr(out, "cut short"));
+		assert_non_null(strchr(out, '\n'));
+		assert_int_equal(strchr(out, '\n') + 1 - out, (long)n); /* one line */
+		free(out);
+		free(path);
+		free(dir);
+	}
+}
+
+/* What holds no mail at all is an error saying what it looks like. */
+static void test_not_an_mbox(void **state)
+{
+	static const struct {
+		const char *name, *data, *looks;
+	} cases[] = {
+		{ "empty.mbox", "", "it is empty" },
+		{ "labels.tsv", "sha\tauthor_time\tin_stable\nabc\t1\t0\n", "TSV" },
+		{ "notes.txt", "just some notes\nand more\n", "text" },
+		{ "x.bin", "\x7f" "ELF\x02\x01\x01\0\0\0\0\0\0\0\0\0", "binary" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t len = !strcmp(cases[i].name, "x.bin") ? 16 : strlen(cases[i].data);
+		char *path = write_tmp(cases[i].name, cases[i].data, len);
+		struct read_result r;
+		char *dir = test_tmpdir(), *err;
+		size_t n;
+
+		read_all(&r, path, 0);
+		assert_int_equal(r.n, 0);
+		assert_int_equal(r.end_rc, SS_EINVALID);
+		assert_non_null(strstr(ss_error_last(), cases[i].name));
+		assert_non_null(strstr(ss_error_last(), "is not an mbox"));
+		assert_non_null(strstr(ss_error_last(), cases[i].looks));
+		/* the CLI stops with that one line; so does a compressed one */
+		assert_int_equal(test_run("./stablesel log '%s' > /dev/null 2> '%s/err'", path, dir), 128);
+		{
+			char p[600];
+
+			snprintf(p, sizeof(p), "%s/err", dir);
+			err = test_read_file(p, &n);
+		}
+		assert_non_null(strstr(err, "is not an mbox"));
+		assert_int_equal(strchr(err, '\n') + 1 - err, (long)n);
+		free(err);
+		assert_int_equal(test_run("zstd -qf '%s' -o '%s.zst' && ./stablesel log '%s.zst' > /dev/null 2>&1",
+					  path, path, path), 128);
+		free(dir);
+		free(path);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -432,6 +789,9 @@ int main(void)
 		cmocka_unit_test(test_tip),
 		cmocka_unit_test(test_posted_series),
 		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_crlf),
+		cmocka_unit_test(test_cut_short),
+		cmocka_unit_test(test_not_an_mbox),
 	};
 	int rc;
 

@@ -200,12 +200,46 @@ static void test_dpdk_labels(void **state)
 	free(rows);
 }
 
+/*
+ * The first 2,000 DPDK commits as a CRLF mbox print exactly what the LF
+ * mbox prints; the same file cut in the middle of its last message loses
+ * that message with an error (exit 1) and keeps the others.
+ */
+static void test_dpdk_crlf_and_cut(void **state)
+{
+	char *dir, *bin;
+
+	(void)state;
+	SS_REQUIRE_DATA();
+	dir = test_tmpdir();
+	bin = realpath(test_bin(), NULL);
+	assert_non_null(bin);
+	assert_int_equal(test_run("zstd -dc '%s/dpdk/mainline-v16.11-v22.03.mbox.zst' 2>/dev/null | "
+				  "awk '/^From [0-9a-f]+ Mon Sep 17 00:00:00 2001$/ && ++n > 2000 { exit } "
+				  "{ print }' > '%s/lf.mbox' && sed 's/$/\\r/' '%s/lf.mbox' > '%s/crlf.mbox'",
+				  test_data_dir(), dir, dir, dir), 0);
+	assert_int_equal(test_run("'%s' log --lines '%s/lf.mbox' > '%s/lf.json' && "
+				  "'%s' log --lines '%s/crlf.mbox' > '%s/crlf.json' && "
+				  "test $(wc -l < '%s/lf.json') -eq 2000 && cmp '%s/lf.json' '%s/crlf.json'",
+				  bin, dir, dir, bin, dir, dir, dir, dir, dir), 0);
+	/* cut 100 bytes before the end: in the last diff */
+	assert_int_equal(test_run("head -c $(( $(wc -c < '%s/lf.mbox') - 100 )) '%s/lf.mbox' > '%s/cut.mbox' && "
+				  "{ '%s' log '%s/cut.mbox' > '%s/cut.json' 2> '%s/cut.err'; test $? -eq 1; } && "
+				  "test $(wc -l < '%s/cut.json') -eq 1999 && "
+				  "grep -q 'message 2000 skipped: the last message is cut short' '%s/cut.err'",
+				  dir, dir, dir, bin, dir, dir, dir, dir, dir), 0);
+	assert_int_equal(test_run("rm -rf '%s'", dir), 0);
+	free(bin);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_dpdk_mainline),
 		cmocka_unit_test(test_tip),
 		cmocka_unit_test(test_dpdk_labels),
+		cmocka_unit_test(test_dpdk_crlf_and_cut),
 	};
 	int rc;
 

@@ -37,6 +37,7 @@ typedef struct {
 	ss_source_options opts;
 	ss_source_stats *stats;
 	int done;
+	int reported;     /* the "not an mbox" error was returned */
 	gint64 last_fail; /* parser offset at the last unparsable message, -1 none */
 } mbox;
 
@@ -340,6 +341,9 @@ static int read_tip_preamble(ss_commit *c, const char **pp, const char *end, int
 		p = next_line(p, end);
 		while (p < end && line_len(p, end) == 0)
 			p = next_line(p, end);
+		/* the tip bot always goes on with the Commit-ID: a cut mail */
+		if (!line_starts(p, end, "Commit-ID:"))
+			return ss_error_code(SS_ESKIP, "tip mail without its Commit-ID line");
 	}
 	if (!line_starts(p, end, "Commit-ID:"))
 		return 0;
@@ -432,12 +436,325 @@ static int is_hex40(const char *s)
 	return s[40] == ' ' || s[40] == '\0';
 }
 
+/* "@@ -a[,b] +c[,d] @@": the old and new line counts (1 when omitted). */
+static int hunk_counts(const char *p, const char *end, unsigned long *old, unsigned long *new)
+{
+	char buf[96];
+	size_t n = line_len(p, end);
+	unsigned long a, b = 1, c, d = 1;
+
+	if (n >= sizeof(buf))
+		n = sizeof(buf) - 1;
+	memcpy(buf, p, n);
+	buf[n] = '\0';
+	if (sscanf(buf, "@@ -%lu,%lu +%lu,%lu", &a, &b, &c, &d) == 4 ||
+	    (b = 1, sscanf(buf, "@@ -%lu +%lu,%lu", &a, &c, &d) == 3) ||
+	    (d = 1, sscanf(buf, "@@ -%lu,%lu +%lu", &a, &b, &c) == 3) ||
+	    (b = 1, sscanf(buf, "@@ -%lu +%lu", &a, &c) == 2)) {
+		*old = b;
+		*new = d;
+		return 0;
+	}
+	return -1;
+}
+
+/* What a diff holds, or its diffstat summary says it holds. */
+typedef struct {
+	unsigned long files, added, removed;
+} diff_count;
+
+/*
+ * Count the files and the '+'/'-' lines of the diff at p..end, and return
+ * the lines its last hunk still lacks by its header's counts.  A line that
+ * a mail system broke at 998 bytes adds a line (its second half may even
+ * look like context); that errs on the side of a message being whole.
+ * Missing lines mean the text was cut.
+ */
+static unsigned long count_diff(diff_count *out, const char *p, const char *end)
+{
+	unsigned long old = 0, new = 0;
+	int in_hunks = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (; p < end; p = next_line(p, end)) {
+		if (line_starts(p, end, "diff --git ")) {
+			out->files++;
+			in_hunks = 0;
+			old = new = 0;
+			continue;
+		}
+		if (line_starts(p, end, "@@ -")) {
+			if (hunk_counts(p, end, &old, &new))
+				old = new = 0;
+			in_hunks = 1;
+			continue;
+		}
+		if (!in_hunks)
+			continue;
+		if (*p == '-' && !(line_is(p, end, "-- ") && end - p < 64)) {
+			out->removed++;
+			if (old)
+				old--;
+		} else if (*p == '+') {
+			out->added++;
+			if (new)
+				new--;
+		} else if (*p == ' ' || *p == '\n' || *p == '\r') {
+			if (old)
+				old--;
+			if (new)
+				new--;
+		}
+	}
+	return old > new ? old : new;
+}
+
+/* An "index A..B" blob id of no content: absent (0000000) or empty (e69de29). */
+static int blob_is_empty(const char *p, const char *end)
+{
+	size_t n = 0;
+
+	while (p + n < end && isxdigit((unsigned char)p[n]))
+		n++;
+	if (n < 7)
+		return 0;
+	return !memcmp(p, "e69de29", 7) || strspn(p, "0") >= n;
+}
+
+/*
+ * Is the last file section of a diff (from its "diff --git" line to end)
+ * whole?  One with hunks is judged by their counts; a binary one is taken
+ * as it is.  Without either, only a rename, copy or mode change, or a new
+ * or deleted empty file, is whole: an index line of a content change (or
+ * "---"/"+++" lines without an index line) promise hunks that are not
+ * there.
+ */
+static int section_cut(const char *p, const char *end)
+{
+	int index = 0, index_change = 0, files = 0, rename = 0, copy = 0, mode = 0, other = 0;
+
+	for (p = next_line(p, end); p < end; p = next_line(p, end)) {
+		if (line_starts(p, end, "@@ ") || line_starts(p, end, "Binary files ") ||
+		    line_starts(p, end, "GIT binary patch"))
+			return 0;
+		if (line_starts(p, end, "--- ") || line_starts(p, end, "+++ ")) {
+			files = 1;
+		} else if (line_starts(p, end, "index ")) {
+			const char *dots = memchr(p, '.', line_len(p, end));
+
+			index = 1;
+			index_change = !dots || dots[1] != '.' || !blob_is_empty(p + 6, dots) ||
+				       !blob_is_empty(dots + 2, end);
+		} else if (line_starts(p, end, "rename from ")) {
+			rename = 1;
+		} else if (line_starts(p, end, "rename to ")) {
+			rename = 2;
+		} else if (line_starts(p, end, "copy from ")) {
+			copy = 1;
+		} else if (line_starts(p, end, "copy to ")) {
+			copy = 2;
+		} else if (line_starts(p, end, "old mode ")) {
+			mode = 1;
+		} else if (line_starts(p, end, "new mode ")) {
+			mode = 2;
+		} else if (line_starts(p, end, "new file mode ") ||
+			   line_starts(p, end, "deleted file mode ")) {
+			other = 1;
+		}
+	}
+	/* old gits write "---"/"+++" for a deleted empty file too */
+	if ((files && !index) || index_change || rename == 1 || copy == 1 || mode == 1)
+		return 1;
+	return !(rename || copy || mode || other);
+}
+
+/* Read "<n> <word>" at *pp (after spaces and commas) and move past the
+ * word: n, or 0 (and *pp unmoved) when something else is there. */
+static unsigned long stat_count(const char **pp, const char *end, const char *word)
+{
+	const char *q = *pp;
+	unsigned long v = 0;
+
+	while (q < end && (*q == ' ' || *q == ','))
+		q++;
+	if (q >= end || !isdigit((unsigned char)*q))
+		return 0;
+	while (q < end && isdigit((unsigned char)*q))
+		v = v * 10 + (unsigned long)(*q++ - '0');
+	if (!line_starts(q, end, word))
+		return 0;
+	*pp = q + strlen(word);
+	return v;
+}
+
+/* " 3 files changed, 10 insertions(+), 2 deletions(-)" in the message
+ * part; 0 when there is none. */
+static int read_diffstat(diff_count *out, const char *p, const char *end)
+{
+	int found = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (; p < end; p = next_line(p, end)) {
+		const char *q = p;
+		unsigned long n;
+
+		if (*p != ' ')
+			continue;
+		n = stat_count(&q, end, " file changed");
+		if (!n)
+			n = stat_count(&q, end, " files changed");
+		if (!n)
+			continue;
+		out->files = n;
+		out->added = stat_count(&q, end, " insertion");
+		if (out->added)
+			q += 4 + (*q == 's'); /* "(+)" or "s(+)" */
+		out->removed = stat_count(&q, end, " deletion");
+		found = 1;
+	}
+	return found;
+}
+
+/*
+ * Is the raw (transfer-encoded) content of a text part complete?  A base64
+ * part holds whole 4-character groups; a quoted-printable part does not
+ * end in a soft line break or half an "=XX" escape.  NULL or the problem.
+ */
+static const char *part_cut(GMimeObject *obj)
+{
+	if (GMIME_IS_MULTIPART(obj)) {
+		GMimeMultipart *mp = (GMimeMultipart *)obj;
+		int i, n = g_mime_multipart_get_count(mp);
+		const char *why = NULL;
+
+		for (i = 0; i < n && !why; i++)
+			why = part_cut(g_mime_multipart_get_part(mp, i));
+		return why;
+	}
+	if (GMIME_IS_PART(obj)) {
+		GMimeDataWrapper *content = g_mime_part_get_content((GMimePart *)obj);
+		GMimeContentEncoding enc = g_mime_part_get_content_encoding((GMimePart *)obj);
+		GMimeStream *raw, *mem;
+		GByteArray *bytes;
+		const char *why = NULL;
+		size_t i, n = 0, len;
+
+		if (!content || (enc != GMIME_CONTENT_ENCODING_BASE64 &&
+				 enc != GMIME_CONTENT_ENCODING_QUOTEDPRINTABLE))
+			return NULL;
+		raw = g_mime_data_wrapper_get_stream(content);
+		if (!raw)
+			return NULL;
+		mem = g_mime_stream_mem_new();
+		g_mime_stream_reset(raw);
+		g_mime_stream_write_to_stream(raw, mem);
+		bytes = g_mime_stream_mem_get_byte_array((GMimeStreamMem *)mem);
+		len = bytes ? bytes->len : 0;
+		if (enc == GMIME_CONTENT_ENCODING_BASE64) {
+			for (i = 0; i < len; i++)
+				n += !isspace(bytes->data[i]);
+			if (n % 4)
+				why = "its base64 part ends mid-group";
+		} else {
+			const unsigned char *d = bytes ? bytes->data : NULL;
+
+			while (len && isspace(d[len - 1]))
+				len--;
+			if ((len >= 1 && d[len - 1] == '=') || (len >= 2 && d[len - 2] == '='))
+				why = "its quoted-printable part ends mid-line";
+		}
+		g_object_unref(mem);
+		return why;
+	}
+	return NULL;
+}
+
+/*
+ * How the input ended, for its last message, whatever kind of mail it is:
+ * mid-line, or (when the message has no text) within its header, which a
+ * blank line would have closed.  NULL or the problem.
+ */
+static const char *tail_cut(mbox *m, int no_text)
+{
+	unsigned long long total;
+	char tail[2];
+
+	if (!m->z)
+		return NULL;
+	total = ss_zstream_tail(m->z, tail);
+	if (total && tail[1] != '\n')
+		return "it ends mid-line";
+	if (no_text && total >= 2 && tail[0] != '\n')
+		return "it ends in its header";
+	return NULL;
+}
+
+/* The "-- \n2.34.1" signature git format-patch ends a mail with. */
+static int has_signature(const char *p, const char *end)
+{
+	const char *q;
+
+	for (q = p; q < end; q = next_line(q, end))
+		if (line_is(q, end, "-- ") && end - q < 64)
+			return 1;
+	return 0;
+}
+
+/*
+ * The last message of a file has no separator after it to prove it
+ * complete, and a file cut short (a partial copy or download) ends in one.
+ * Its end must be there: a last line with its newline, whole
+ * transfer-encoded parts, the files and lines its diffstat counts and the
+ * lines its last hunk promises.  Without a diff, a format-patch mail must end
+ * in its "-- " signature and a tip mail is cut (its merges were skipped
+ * before).  NULL or the problem.
+ */
+static const char *last_message_cut(mbox *m, GMimeMessage *msg, enum kind kind,
+				    const char *p, const char *diff, const char *end)
+{
+	diff_count want, have;
+	const char *why;
+
+	if (!m->z)
+		return NULL;
+	why = tail_cut(m, 0);
+	if (why)
+		return why;
+	why = part_cut(g_mime_message_get_mime_part(msg));
+	if (why)
+		return why;
+	/* a base64 part cut after a whole group still ends mid-line */
+	if (end > p && end[-1] != '\n')
+		return "its text ends mid-line";
+	if (diff < end) {
+		const char *q, *last_file = diff;
+
+		if (count_diff(&have, diff, end))
+			return "its last hunk is shorter than its header says";
+		for (q = diff; q < end; q = next_line(q, end))
+			if (line_starts(q, end, "diff --git "))
+				last_file = q;
+		if (section_cut(last_file, end))
+			return "its last file has a header but not its changes";
+		if (read_diffstat(&want, p, diff) &&
+		    (want.files > have.files || want.added > have.added ||
+		     want.removed > have.removed))
+			return "its diff has fewer files or lines than its diffstat says";
+	} else if (kind == MAIL_TIP) {
+		return "it ends before its diff";
+	} else if (kind == MAIL_FORMAT_PATCH && !has_signature(p, end)) {
+		return "it ends before its diff or its '-- ' signature";
+	}
+	return NULL;
+}
+
 /*
  * Build a commit from one parsed mail.  Returns 0 (commit in *out), a
  * positive skip reason (1 reply, 2 cover letter, 3 merge, 4 other), or
  * < 0 (SS_ESKIP with message: malformed).
  */
-static int mail_to_commit(ss_commit **out, mbox *m, GMimeMessage *msg, const char *marker)
+static int mail_to_commit(ss_commit **out, mbox *m, GMimeMessage *msg, const char *marker,
+			  int last)
 {
 	ss_strbuf text = SS_STRBUF_INIT, subject = SS_STRBUF_INIT, full = SS_STRBUF_INIT;
 	const char *hsubject = g_mime_message_get_subject(msg);
@@ -484,6 +801,16 @@ static int mail_to_commit(ss_commit **out, mbox *m, GMimeMessage *msg, const cha
 		if (dt) {
 			c->author.time = g_date_time_to_unix(dt);
 			c->author.tz = (int)(g_date_time_get_utc_offset(dt) / G_TIME_SPAN_MINUTE);
+		}
+	}
+
+	/* a cut last mail is reported even when it would be skipped */
+	if (last) {
+		const char *why = tail_cut(m, !text.len);
+
+		if (why) {
+			rc = ss_error_code(SS_ESKIP, "the last message is cut short: %s", why);
+			goto fail;
 		}
 	}
 
@@ -547,6 +874,18 @@ static int mail_to_commit(ss_commit **out, mbox *m, GMimeMessage *msg, const cha
 	}
 	if (rc)
 		goto fail;
+	if (last) {
+		const char *why = last_message_cut(m, msg, kind, p, diff, end);
+
+		if (why) {
+			rc = ss_error_code(SS_ESKIP, "the last message is cut short: %s", why);
+			goto fail;
+		}
+	}
+	if (!c->subject || !c->subject[0]) {
+		rc = ss_error_code(SS_ESKIP, "no subject");
+		goto fail;
+	}
 	if (!c->id[0]) {
 		rc = ss_error_code(SS_ESKIP, "no commit id");
 		goto fail;
@@ -579,6 +918,41 @@ release:
 	return rc;
 }
 
+/*
+ * A source that holds no mail at all is a mistake (a label file, a model,
+ * a wrong path), not an empty mbox: say what it looks like.
+ */
+static int not_an_mbox(mbox *m)
+{
+	const char *head, *what;
+	size_t n = ss_zstream_head(m->z, &head), i, ctrl = 0, tabs = 0, lines = 0;
+	char tail[2];
+
+	if (!n)
+		return ss_error_code(SS_EINVALID, "'%s' is not an mbox: it is empty", m->path);
+	if (n >= 5 && !memcmp(head, "From ", 5))
+		return ss_error_code(SS_EINVALID, "'%s' is cut short: it ends in the header of "
+				     "its first message", m->path);
+	for (i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)head[i];
+
+		if (ch == '\t')
+			tabs++;
+		else if (ch == '\n')
+			lines++;
+		else if (ch < 0x20 && ch != '\r' && ch != '\f')
+			ctrl++;
+	}
+	if (ctrl || memchr(head, '\0', n))
+		what = "it looks like binary data";
+	else if (tabs && tabs >= lines)
+		what = "it looks like a TSV file";
+	else
+		what = "it looks like text that is not mail";
+	return ss_error_code(SS_EINVALID, "'%s' is not an mbox: no 'From ' line in its %llu bytes; %s",
+			     m->path, ss_zstream_tail(m->z, tail), what);
+}
+
 static int mbox_next(ss_commit **out, void *impl)
 {
 	mbox *m = impl;
@@ -588,7 +962,7 @@ static int mbox_next(ss_commit **out, void *impl)
 		GMimeMessage *msg;
 		char *marker;
 		size_t nr;
-		int rc;
+		int rc, last;
 
 		if (g_mime_parser_eos(m->parser)) {
 			m->done = 1;
@@ -599,7 +973,14 @@ static int mbox_next(ss_commit **out, void *impl)
 		if (!msg) {
 			if (g_mime_parser_eos(m->parser)) {
 				m->done = 1;
-				break;
+				/* a separator and no message after it: a file cut
+				 * within the header of its last message */
+				if (!m->stats->messages)
+					break;
+				m->stats->malformed++;
+				return ss_error_code(SS_ESKIP, "mbox '%s': message %zu skipped: "
+						     "the last message is cut short: it ends in its header",
+						     m->path, m->stats->messages + 1);
 			}
 			/*
 			 * GMime made no progress since the last failure: the rest
@@ -616,7 +997,12 @@ static int mbox_next(ss_commit **out, void *impl)
 		}
 		nr = ++m->stats->messages;
 		marker = g_mime_parser_get_mbox_marker(m->parser);
-		rc = mail_to_commit(out, m, msg, marker);
+		/* the last message: wait for the reader, which knows how the
+		 * input ended */
+		last = g_mime_parser_eos(m->parser);
+		if (last && m->z)
+			ss_zstream_finish(m->z);
+		rc = mail_to_commit(out, m, msg, marker, last);
 		g_free(marker);
 		g_object_unref(msg);
 		if (rc == 0)
@@ -646,6 +1032,10 @@ static int mbox_next(ss_commit **out, void *impl)
 
 		if (rc)
 			return rc;
+	}
+	if (!m->stats->messages && !m->stats->malformed && !m->reported) {
+		m->reported = 1;
+		return not_an_mbox(m);
 	}
 	return SS_ITEROVER;
 }

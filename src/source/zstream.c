@@ -31,6 +31,11 @@ struct ss_zstream {
 	char *obuf;            /* output batched into pipe-sized writes */
 	size_t olen;
 	int broken;            /* the reader went away */
+	int crlf;              /* the first line ends in CRLF: lines end in LF */
+	char head[SS_ZSTREAM_HEAD]; /* the first decoded bytes */
+	size_t head_len;
+	char tail[2];          /* the last two decoded bytes */
+	unsigned long long total; /* decoded bytes */
 	char err[512]; /* set by the thread; read after join */
 };
 
@@ -100,15 +105,24 @@ static int is_separator(const char *p, size_t len)
 
 static int put_line(struct ss_zstream *z, const char *p, size_t len)
 {
-	int blank = len == 1 || (len == 2 && p[0] == '\r');
-	int quote = 0;
+	char lf = '\n';
+	int blank, quote = 0;
 
 	if (z->first_line) {
 		z->first_line = 0;
 		if (len >= 13 && !memcmp(p, "From mboxrd@z", 13))
 			z->passthrough = 1;
+		z->crlf = len >= 2 && p[len - 2] == '\r' && p[len - 1] == '\n';
 		z->prev_blank = 1;
 	}
+	/* a CRLF mbox reads as its LF twin: one '\r' goes from each line end
+	 * (a CRLF file inside a patch keeps its own '\r') */
+	if (z->crlf && len >= 2 && p[len - 2] == '\r' && p[len - 1] == '\n') {
+		if (put_line(z, p, len - 2))
+			return -1;
+		return put(z, &lf, 1);
+	}
+	blank = len == 1 || (len == 2 && p[0] == '\r');
 	if (!z->passthrough) {
 		if (len >= 5 && !memcmp(p, "From ", 5)) {
 			quote = !is_separator(p, len);
@@ -126,14 +140,36 @@ static int put_line(struct ss_zstream *z, const char *p, size_t len)
 	return put(z, p, len);
 }
 
+static int emit_lines(struct ss_zstream *z, const void *buf, size_t len);
+
 /* Hand decompressed bytes on, quoting line by line when asked. */
 static int emit(struct ss_zstream *z, const void *buf, size_t len)
 {
-	const char *p = buf, *end = p + len;
+	const char *p = buf;
 
 	if (z->broken)
 		return -1;
-	if (!z->quote || z->passthrough)
+	if (len) {
+		size_t h = len < sizeof(z->head) - z->head_len ? len : sizeof(z->head) - z->head_len;
+
+		memcpy(z->head + z->head_len, buf, h);
+		z->head_len += h;
+		if (len >= 2)
+			memcpy(z->tail, p + len - 2, 2);
+		else {
+			z->tail[0] = z->tail[1];
+			z->tail[1] = p[0];
+		}
+		z->total += len;
+	}
+	return emit_lines(z, buf, len);
+}
+
+static int emit_lines(struct ss_zstream *z, const void *buf, size_t len)
+{
+	const char *p = buf, *end = p + len;
+
+	if (!z->quote || (z->passthrough && !z->crlf))
 		return write_all(z->out_fd, buf, len) ? (z->broken = 1, -1) : 0;
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -162,11 +198,11 @@ static int emit(struct ss_zstream *z, const void *buf, size_t len)
 		} else if (put_line(z, p, n)) {
 			return -1;
 		}
-		if (z->passthrough) {
+		if (z->passthrough && !z->crlf) {
 			p += n;
 			if (flush_out(z))
 				return -1;
-			return p < end ? emit(z, p, (size_t)(end - p)) : 0;
+			return p < end ? emit_lines(z, p, (size_t)(end - p)) : 0;
 		}
 		p += n;
 	}
@@ -394,6 +430,18 @@ int ss_zstream_finish(ss_zstream *z)
 	if (z->err[0])
 		return ss_error_code(SS_EINVALID, "%s", z->err);
 	return 0;
+}
+
+size_t ss_zstream_head(const ss_zstream *z, const char **out)
+{
+	*out = z->head;
+	return z->head_len;
+}
+
+unsigned long long ss_zstream_tail(const ss_zstream *z, char out[2])
+{
+	memcpy(out, z->tail, 2);
+	return z->total;
 }
 
 unsigned long long ss_zstream_bytes(const ss_zstream *z)

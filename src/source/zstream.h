@@ -32,6 +32,24 @@ int ss_zstream_fd(ss_zstream *z);
  * ("'x.zst' is corrupt: ...") when the input could not be decoded. */
 int ss_zstream_finish(ss_zstream *z);
 
+/* How many first decoded bytes ss_zstream_head() keeps. */
+#define SS_ZSTREAM_HEAD 4096
+
+/* After ss_zstream_finish(): the first decoded bytes (at most
+ * SS_ZSTREAM_HEAD; the input as read, before quoting or CRLF folding), for
+ * saying what a file that holds no mail looks like.  Returns their count. */
+size_t ss_zstream_head(const ss_zstream *z, const char **out);
+
+/* After ss_zstream_finish(): the decoded length, and its last two bytes
+ * in out (NUL bytes for what is not there), for telling a file that ends
+ * mid-line or without its closing blank line. */
+unsigned long long ss_zstream_tail(const ss_zstream *z, char out[2]);
+
+/*
+ * A CRLF mbox (its first line ends in "\r\n") is handed on as its LF twin:
+ * one '\r' goes from every line that ends in "\r\n".
+ */
+
 /* Input bytes read so far (compressed size). */
 unsigned long long ss_zstream_bytes(const ss_zstream *z);
 
