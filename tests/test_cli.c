@@ -202,7 +202,7 @@ static void test_option_ranges(void **state)
 	(void)state;
 	assert_int_equal(test_run("printf 'From 1111111111111111111111111111111111111111 Mon Sep 17 00:00:00 2001\\n"
 				  "From: A <a@b>\\nDate: Mon, 1 Jan 2024 10:00:00 +0000\\nSubject: [PATCH] x\\n\\n"
-				  "body\\n' > '%s/one.mbox'", tmp), 0);
+				  "body\\n-- \\n2.39.5\\n\\n' > '%s/one.mbox'", tmp), 0);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		snprintf(cmd, sizeof(cmd), "%s %s '%s' '%s/one.mbox' 1111111111", bad[i].cmd, bad[i].opt,
 			 bad[i].val, tmp);
@@ -238,7 +238,7 @@ static void test_stdout_write_error(void **state)
 	}
 	assert_int_equal(test_run("printf 'From 1111111111111111111111111111111111111111 Mon Sep 17 00:00:00 2001\\n"
 				  "From: A <a@b>\\nDate: Mon, 1 Jan 2024 10:00:00 +0000\\nSubject: [PATCH] x\\n\\n"
-				  "body\\n' > '%s/w.mbox'", tmp), 0);
+				  "body\\n-- \\n2.39.5\\n\\n' > '%s/w.mbox'", tmp), 0);
 	for (i = 0; i < sizeof(args) / sizeof(args[0]); i++) {
 		snprintf(arg, sizeof(arg), args[i], tmp);
 		snprintf(cmd, sizeof(cmd), "./stablesel %s >/dev/full 2>'%s/err'", arg, tmp);
