@@ -206,7 +206,7 @@ static void write_mbox(const char *path)
 		n += (size_t)snprintf(buf + n, sizeof(buf) - n,
 				      "From %s Mon Sep 17 00:00:00 2001\nFrom: A <a@b>\n"
 				      "Date: Mon, %d Jan 2024 10:00:00 +0000\n"
-				      "Subject: [PATCH] net: fix %s number %d\n\nbody %d\n\n",
+				      "Subject: [PATCH] net: fix %s number %d\n\nbody %d\n-- \n2.39.5\n\n",
 				      sha_of(i), i + 1, i % 2 ? "crash" : "typo", i, i);
 	test_write_file(path, buf, n);
 }
