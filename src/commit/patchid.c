@@ -1,0 +1,174 @@
+/*
+ * patchid.c - git's stable patch id (see patchid.h).  SHA-1 comes from
+ * GLib's GChecksum (GLib is already linked through GMime); the state
+ * machine is git's, written here because libgit2 has no patch id.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <glib.h>
+
+#include "commit/patch.h"
+#include "commit/patchid.h"
+#include "util/error.h"
+#include "util/strbuf.h"
+
+#define SHA1_LEN 20
+
+struct pid {
+	GChecksum *ctx;
+	unsigned char sum[SHA1_LEN]; /* the files' hashes added up */
+	size_t hashed;               /* bytes hashed in all */
+};
+
+/* Add the current file's hash to the sum (little-endian, with carry) and
+ * start the next file's. */
+static void flush_file(struct pid *p)
+{
+	unsigned char h[SHA1_LEN];
+	gsize n = sizeof(h);
+	unsigned carry = 0;
+	size_t i;
+
+	g_checksum_get_digest(p->ctx, h, &n);
+	g_checksum_reset(p->ctx);
+	for (i = 0; i < SHA1_LEN; i++) {
+		carry += (unsigned)p->sum[i] + h[i];
+		p->sum[i] = (unsigned char)carry;
+		carry >>= 8;
+	}
+}
+
+/* Hash a line with every white-space byte removed. */
+static void hash_line(struct pid *p, const char *s, size_t len)
+{
+	char buf[256];
+	size_t i, n = 0;
+
+	for (i = 0; i < len; i++) {
+		if (isspace((unsigned char)s[i]))
+			continue;
+		buf[n++] = s[i];
+		if (n == sizeof(buf)) {
+			g_checksum_update(p->ctx, (const guchar *)buf, (gssize)n);
+			p->hashed += n;
+			n = 0;
+		}
+	}
+	g_checksum_update(p->ctx, (const guchar *)buf, (gssize)n);
+	p->hashed += n;
+}
+
+/* The old and new line counts of "@@ -a,b +c,d @@" (a count left out is 1). */
+static int hunk_counts(const char *s, const char *end, long *before, long *after)
+{
+	const char *p = s + 4;
+
+	*before = *after = 1;
+	while (p < end && isdigit((unsigned char)*p))
+		p++;
+	if (p < end && *p == ',') {
+		*before = 0;
+		for (p++; p < end && isdigit((unsigned char)*p); p++)
+			*before = *before * 10 + (*p - '0');
+	}
+	if (p + 1 >= end || p[0] != ' ' || p[1] != '+')
+		return -1;
+	for (p += 2; p < end && isdigit((unsigned char)*p); p++)
+		;
+	if (p < end && *p == ',') {
+		*after = 0;
+		for (p++; p < end && isdigit((unsigned char)*p); p++)
+			*after = *after * 10 + (*p - '0');
+	}
+	return 0;
+}
+
+static int starts(const char *s, const char *end, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return (size_t)(end - s) >= n && !memcmp(s, prefix, n);
+}
+
+int ss_patch_id_text(char out[41], const char *text, size_t len)
+{
+	const char *s, *next, *end = text + len;
+	long before = -1, after = -1;
+	struct pid p;
+	int started = 0;
+	size_t i;
+
+	memset(&p, 0, sizeof(p));
+	if (!(p.ctx = g_checksum_new(G_CHECKSUM_SHA1)))
+		return ss_error_code(SS_ENOMEM, "out of memory");
+	for (s = text; s < end; s = next) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		const char *le = nl ? nl : end;
+
+		next = nl ? nl + 1 : end;
+		/* git leaves out "\ No newline at end of file" */
+		if (starts(s, le, "\\ ") && le - s > 12)
+			continue;
+		if (!started) {
+			if (!starts(s, le, "diff "))
+				continue;
+			started = 1;
+		}
+		if (before == -1) {
+			if (starts(s, le, "GIT binary patch") || starts(s, le, "Binary files"))
+				goto no_id; /* git hashes the blob ids, which are not kept */
+			if (starts(s, le, "index "))
+				continue;
+			if (starts(s, le, "--- "))
+				before = after = 1;
+			else if (!isalpha((unsigned char)*s))
+				break;
+		}
+		if (before == 0 && after == 0) {
+			if (starts(s, le, "@@ -")) {
+				if (hunk_counts(s, le, &before, &after))
+					break;
+				continue;
+			}
+			if (!starts(s, le, "diff "))
+				break; /* the end of the patch */
+			flush_file(&p);
+			before = after = -1;
+		}
+		if (*s == '-' || *s == ' ')
+			before--;
+		if (*s == '+' || *s == ' ')
+			after--;
+		hash_line(&p, s, (size_t)(le - s));
+	}
+	if (!p.hashed)
+		goto no_id;
+	flush_file(&p);
+	g_checksum_free(p.ctx);
+	for (i = 0; i < SHA1_LEN; i++)
+		snprintf(out + 2 * i, 3, "%02x", p.sum[i]);
+	return 0;
+
+no_id:
+	g_checksum_free(p.ctx);
+	return SS_ENOTFOUND;
+}
+
+int ss_commit_patch_id(char out[41], const ss_commit *c)
+{
+	ss_strbuf sb = SS_STRBUF_INIT;
+	size_t i;
+	int rc;
+
+	if (c->truncated || !c->nfiles)
+		return SS_ENOTFOUND;
+	for (i = 0; i < c->nfiles; i++)
+		if (c->files[i].binary)
+			return SS_ENOTFOUND;
+	if ((rc = ss_patch_diff(&sb, c, 0, NULL)) == 0)
+		rc = ss_patch_id_text(out, sb.buf ? sb.buf : "", sb.len);
+	ss_strbuf_release(&sb);
+	return rc;
+}
