@@ -18,6 +18,7 @@
 
 #include "commit/commit.h"
 #include "util/error.h"
+#include "util/grow.h"
 #include "util/strbuf.h"
 
 ss_commit *ss_commit_new(void)
@@ -105,16 +106,9 @@ static size_t split_paragraphs(struct para **out, const char *msg, size_t len)
 			in_para = 1;
 		}
 		if (in_para && (blank || eol == len)) {
-			if (n == cap) {
-				struct para *np;
-
-				cap = cap ? cap * 2 : 8;
-				np = realloc(p, cap * sizeof(*p));
-				if (!np) {
-					free(p);
-					return 0;
-				}
-				p = np;
+			if (SS_GROW(p, n + 1, cap)) {
+				free(p);
+				return 0;
 			}
 			p[n].start = start;
 			p[n].end = blank ? pos : eol;

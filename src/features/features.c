@@ -17,6 +17,7 @@
 
 #include "features/features.h"
 #include "util/error.h"
+#include "util/grow.h"
 
 #define SS_DENSE_INFO(e, g, n, d) { n, SS_FG_##g, d },
 const ss_dense_info ss_dense_features[SS_NDENSE] = { SS_DENSE_FEATURES(SS_DENSE_INFO) };
@@ -56,15 +57,8 @@ static int add_hash(ss_feat_raw *r, const char *ns, const char *s, size_t len)
 	h = ss_hash64(s, len, h);
 	/* fold the high half in so that the low bits used as index mix all */
 	v = (uint32_t)(h ^ (h >> 32));
-	if (r->nhashed == r->hcap) {
-		size_t cap = r->hcap ? r->hcap * 2 : 64;
-		uint32_t *p = realloc(r->hashed, cap * sizeof(*p));
-
-		if (!p)
-			return SS_ENOMEM;
-		r->hashed = p;
-		r->hcap = cap;
-	}
+	if (SS_GROW(r->hashed, r->nhashed + 1, r->hcap))
+		return SS_ENOMEM;
 	r->hashed[r->nhashed++] = v;
 	if (r->names && ss_strbuf_addf(r->names, "%08x\t%s%.*s\n", v, ns, (int)len, s))
 		return SS_ENOMEM;
@@ -520,16 +514,9 @@ static int extract_code(ss_feat_raw *r, const ss_commit *c, uint32_t groups)
 			const ss_hunk *h = &f->hunks[j];
 
 			if (h->func && *h->func) {
-				if (nfuncs == fcap) {
-					size_t cap = fcap ? fcap * 2 : 32;
-					uint64_t *p = realloc(funcs, cap * sizeof(*p));
-
-					if (!p) {
-						rc = SS_ENOMEM;
-						goto free_funcs;
-					}
-					funcs = p;
-					fcap = cap;
+				if (SS_GROW(funcs, nfuncs + 1, fcap)) {
+					rc = SS_ENOMEM;
+					goto free_funcs;
 				}
 				funcs[nfuncs++] = ss_hash64(h->func, strlen(h->func), SS_HASH64_SEED);
 			}
@@ -865,17 +852,11 @@ void ss_svec_release(ss_svec *v)
 int ss_svec_push(ss_svec *v, uint32_t idx, float val)
 {
 	if (v->n == v->cap) {
-		size_t cap = v->cap ? v->cap * 2 : 256;
-		uint32_t *i = realloc(v->idx, cap * sizeof(*i));
-		float *f;
+		size_t cap = ss_grow_cap(v->cap, v->n + 1);
 
-		if (!i)
+		if (ss_grow_to(&v->idx, cap, sizeof(*v->idx)) ||
+		    ss_grow_to(&v->val, cap, sizeof(*v->val)))
 			return SS_ENOMEM;
-		v->idx = i;
-		f = realloc(v->val, cap * sizeof(*f));
-		if (!f)
-			return SS_ENOMEM;
-		v->val = f;
 		v->cap = cap;
 	}
 	v->idx[v->n] = idx;
@@ -1062,16 +1043,9 @@ int ss_feat_names_new(ss_feat_names **out, const ss_featurizer *f, const char *n
 		if (!nl)
 			nl = p + strlen(p);
 		if (tab && tab < nl) {
-			if (ix->n == cap) {
-				size_t ncap = cap ? cap * 2 : 64;
-				struct feat_name *e = realloc(ix->e, ncap * sizeof(*e));
-
-				if (!e) {
-					ss_feat_names_free(ix);
-					return ss_error_code(SS_ENOMEM, "out of memory for feature names");
-				}
-				ix->e = e;
-				cap = ncap;
+			if (SS_GROW(ix->e, ix->n + 1, cap)) {
+				ss_feat_names_free(ix);
+				return ss_error_code(SS_ENOMEM, "out of memory for feature names");
 			}
 			ix->e[ix->n].slot = (uint32_t)strtoul(p, NULL, 16) & mask;
 			ix->e[ix->n].dup = 0;

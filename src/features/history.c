@@ -7,6 +7,7 @@
 #include "features/history.h"
 #include "util/strmap.h"
 #include "util/error.h"
+#include "util/grow.h"
 #include "util/hexid.h"
 
 struct ss_history {
@@ -115,15 +116,8 @@ static int remember_path(ss_history *h, const char *key, int64_t t)
 		return rc;
 	if (ss_strmap_count(h->paths) == before)
 		return 0;
-	if (id >= h->cappath) {
-		size_t ncap = h->cappath ? h->cappath * 2 : 4096;
-		int64_t *p = realloc(h->tpath, ncap * sizeof(*p));
-
-		if (!p)
-			return ss_error_code(SS_ENOMEM, "out of memory");
-		h->tpath = p;
-		h->cappath = ncap;
-	}
+	if (SS_GROW(h->tpath, (size_t)id + 1, h->cappath))
+		return SS_ENOMEM;
 	h->tpath[id] = t;
 	return 0;
 }

@@ -16,6 +16,7 @@
 
 #include "history/impl.h"
 #include "util/error.h"
+#include "util/grow.h"
 
 struct want {
 	size_t line;       /* 1-based, in the parent's version of the file */
@@ -66,15 +67,8 @@ static int want_add(struct blame_state *s, size_t line, double weight)
 				s->want[i].weight = weight;
 			return 0;
 		}
-	if (s->nwant == s->capwant) {
-		size_t cap = s->capwant ? s->capwant * 2 : 32;
-		struct want *grown = realloc(s->want, cap * sizeof(*grown));
-
-		if (!grown)
-			return ss_error_code(SS_ENOMEM, "out of memory");
-		s->want = grown;
-		s->capwant = cap;
-	}
+	if (SS_GROW(s->want, s->nwant + 1, s->capwant))
+		return SS_ENOMEM;
 	s->want[s->nwant].line = line;
 	s->want[s->nwant].weight = weight;
 	s->nwant++;
@@ -138,15 +132,8 @@ static int cand_add(struct blame_state *s, const git_oid *id, double weight)
 			s->cand[i].weight += weight;
 			return 0;
 		}
-	if (s->ncand == s->capcand) {
-		size_t cap = s->capcand ? s->capcand * 2 : 8;
-		struct cand *grown = realloc(s->cand, cap * sizeof(*grown));
-
-		if (!grown)
-			return ss_error_code(SS_ENOMEM, "out of memory");
-		s->cand = grown;
-		s->capcand = cap;
-	}
+	if (SS_GROW(s->cand, s->ncand + 1, s->capcand))
+		return SS_ENOMEM;
 	memset(&s->cand[s->ncand], 0, sizeof(s->cand[0]));
 	git_oid_cpy(&s->cand[s->ncand].id, id);
 	s->cand[s->ncand].lines = 1;

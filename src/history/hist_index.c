@@ -21,6 +21,7 @@
 #include "history/impl.h"
 #include "util/arena.h"
 #include "util/error.h"
+#include "util/grow.h"
 
 /* Matches listed when a prefix is ambiguous in the repository. */
 #define HIST_REPO_MATCHES 16
@@ -104,7 +105,6 @@ size_t hist_revert_ids(char ids[][41], size_t max, const char *msg)
 
 static uint32_t source_number(ss_histidx *h, const char *name)
 {
-	const char **grown;
 	size_t i;
 
 	if (!name)
@@ -113,15 +113,8 @@ static uint32_t source_number(ss_histidx *h, const char *name)
 	for (i = h->nsources; i-- > 0;)
 		if (!strcmp(h->sources[i], name))
 			return (uint32_t)i;
-	if (h->nsources == h->capsources) {
-		size_t cap = h->capsources ? h->capsources * 2 : 8;
-
-		grown = realloc(h->sources, cap * sizeof(*grown));
-		if (!grown)
-			return HIST_NO_SOURCE;
-		h->sources = grown;
-		h->capsources = cap;
-	}
+	if (SS_GROW(h->sources, h->nsources + 1, h->capsources))
+		return HIST_NO_SOURCE;
 	h->sources[h->nsources] = ss_arena_strdup(h->arena, name);
 	if (!h->sources[h->nsources])
 		return HIST_NO_SOURCE;
@@ -146,15 +139,8 @@ int ss_histidx_add_commit(ss_histidx *h, const ss_commit *c)
 	char ids[1][41];
 	size_t i;
 
-	if (h->n == h->cap) {
-		size_t cap = h->cap ? h->cap * 2 : 1024;
-		struct hist_entry *grown = realloc(h->e, cap * sizeof(*grown));
-
-		if (!grown)
-			return ss_error_code(SS_ENOMEM, "out of memory");
-		h->e = grown;
-		h->cap = cap;
-	}
+	if (SS_GROW(h->e, h->n + 1, h->cap))
+		return SS_ENOMEM;
 	e = &h->e[h->n];
 	memset(e, 0, sizeof(*e));
 	for (i = 0; i < 40 && c->id[i]; i++)

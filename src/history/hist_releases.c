@@ -20,6 +20,7 @@
 #include "history/impl.h"
 #include "util/arena.h"
 #include "util/error.h"
+#include "util/grow.h"
 #include "util/hexid.h"
 
 struct rel_map {
@@ -80,15 +81,8 @@ static int release_add(ss_releases *r, const char *tag, size_t taglen, const cha
 	ss_release *rel;
 	size_t i;
 
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 64;
-		ss_release *grown = realloc(r->v, cap * sizeof(*grown));
-
-		if (!grown)
-			return ss_error_code(SS_ENOMEM, "out of memory");
-		r->v = grown;
-		r->cap = cap;
-	}
+	if (SS_GROW(r->v, r->n + 1, r->cap))
+		return SS_ENOMEM;
 	rel = &r->v[r->n];
 	rel->tag = ss_arena_strndup(r->arena, tag, taglen);
 	if (!rel->tag)
@@ -209,7 +203,7 @@ static int map_cmp(const void *a, const void *b)
 /* Walk the releases oldest first with repo open (see the file comment). */
 static int index_graph(ss_releases *r, git_repository *repo, const char *path)
 {
-	struct rel_map *map = NULL, *grown;
+	struct rel_map *map = NULL;
 	size_t nmap = 0, cap = 0, i, j;
 	git_oid *ids = NULL, oid;
 	git_revwalk *walk = NULL;
@@ -244,14 +238,9 @@ static int index_graph(ss_releases *r, git_repository *repo, const char *path)
 			if (valid[j])
 				err = git_revwalk_hide(walk, &ids[j]);
 		while (!err && !(err = git_revwalk_next(&oid, walk))) {
-			if (nmap == cap) {
-				cap = cap ? cap * 2 : 4096;
-				grown = realloc(map, cap * sizeof(*map));
-				if (!grown) {
-					rc = ss_error_code(SS_ENOMEM, "out of memory");
-					goto out_free;
-				}
-				map = grown;
+			if (SS_GROW(map, nmap + 1, cap)) {
+				rc = SS_ENOMEM;
+				goto out_free;
 			}
 			memcpy(map[nmap].id, oid.id, GIT_OID_RAWSZ);
 			map[nmap].rel = (uint32_t)i;

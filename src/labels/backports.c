@@ -16,12 +16,14 @@
 #include "labels/upstream.h"
 #include "source/git.h"
 #include "util/error.h"
+#include "util/grow.h"
 #include "util/strbuf.h"
 
 struct entry {
 	char sha[41];
+	uint32_t n;          /* next to sha so that a slot stays 72 bytes */
 	uint32_t *ids;
-	uint32_t n, cap;
+	size_t cap;
 	size_t order;
 };
 
@@ -36,9 +38,10 @@ struct ss_backports {
 	ss_upstream *up;
 	struct entry *slots; /* capacity a power of two */
 	size_t cap, count;
-	struct entry **ordered; /* by discovery */
+	struct entry **ordered; /* by discovery, count of ordcap */
+	size_t ordcap;
 	struct branch *br;
-	size_t nbr;
+	size_t nbr, brcap;
 	/* the mbox series being read */
 	long cur_series;
 	unsigned last_n, last_total;
@@ -148,11 +151,8 @@ static int add_ref(ss_backports *l, const char *sha, uint32_t id)
 		return SS_ENOMEM;
 	e = lookup(l, sha);
 	if (!e->sha[0]) {
-		struct entry **ord = realloc(l->ordered, (l->count + 1) * sizeof(*ord));
-
-		if (!ord)
+		if (SS_GROW(l->ordered, l->count + 1, l->ordcap))
 			return SS_ENOMEM;
-		l->ordered = ord;
 		memcpy(e->sha, sha, 41);
 		e->order = l->count;
 		l->ordered[l->count++] = e;
@@ -160,25 +160,19 @@ static int add_ref(ss_backports *l, const char *sha, uint32_t id)
 	for (i = 0; i < e->n; i++)
 		if (e->ids[i] == id)
 			return 0;
-	if (e->n == e->cap) {
-		uint32_t *ids = realloc(e->ids, (e->cap ? e->cap * 2 : 2) * sizeof(*ids));
-
-		if (!ids)
-			return SS_ENOMEM;
-		e->ids = ids;
-		e->cap = e->cap ? e->cap * 2 : 2;
-	}
+	if (SS_GROW(e->ids, (size_t)e->n + 1, e->cap))
+		return SS_ENOMEM;
 	e->ids[e->n++] = id;
 	return 0;
 }
 
 static long new_branch(ss_backports *l, const char *name)
 {
-	struct branch *br = realloc(l->br, (l->nbr + 1) * sizeof(*br));
+	struct branch *br;
 
-	if (!br)
+	if (SS_GROW(l->br, l->nbr + 1, l->brcap))
 		return -1;
-	l->br = br;
+	br = l->br;
 	memset(&br[l->nbr], 0, sizeof(*br));
 	if (name && !(br[l->nbr].name = strdup(name)))
 		return -1;
@@ -218,14 +212,8 @@ static long series_of(ss_backports *l, const ss_commit *c)
 			return -1;
 		}
 	}
-	if (b->ntimes == b->cap) {
-		int64_t *t = realloc(b->times, (b->cap ? b->cap * 2 : 64) * sizeof(*t));
-
-		if (!t)
-			return -1;
-		b->times = t;
-		b->cap = b->cap ? b->cap * 2 : 64;
-	}
+	if (SS_GROW(b->times, b->ntimes + 1, b->cap))
+		return -1;
 	b->times[b->ntimes++] = c->author.time;
 	return l->cur_series;
 }

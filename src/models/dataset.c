@@ -12,6 +12,7 @@
 
 #include "models/dataset.h"
 #include "util/error.h"
+#include "util/grow.h"
 
 #define MAX_EXTRACTORS 8
 
@@ -107,49 +108,23 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The per-example arrays share d->cap (off has one element more). */
 static int grow(ss_dataset *d)
 {
-	size_t cap = d->cap ? d->cap * 2 : 4096;
-	ss_example *ex;
-	float *dense;
-	size_t *off;
-	uint32_t *nh;
+	size_t cap = ss_grow_cap(d->cap, d->n + 1);
 
-	ex = realloc(d->ex, cap * sizeof(*ex));
-	if (!ex)
+	if (ss_grow_to(&d->ex, cap, sizeof(*d->ex)) ||
+	    ss_grow_to(&d->dense, cap, SS_NDENSE * sizeof(*d->dense)) ||
+	    ss_grow_to(&d->off, cap + 1, sizeof(*d->off)) ||
+	    ss_grow_to(&d->nhash, cap, sizeof(*d->nhash)))
 		return SS_ENOMEM;
-	d->ex = ex;
-	dense = realloc(d->dense, cap * SS_NDENSE * sizeof(*dense));
-	if (!dense)
-		return SS_ENOMEM;
-	d->dense = dense;
-	off = realloc(d->off, (cap + 1) * sizeof(*off));
-	if (!off)
-		return SS_ENOMEM;
-	d->off = off;
-	nh = realloc(d->nhash, cap * sizeof(*nh));
-	if (!nh)
-		return SS_ENOMEM;
-	d->nhash = nh;
 	d->cap = cap;
 	return 0;
 }
 
 static int pool_reserve(ss_dataset *d, size_t extra)
 {
-	size_t cap = d->poolcap ? d->poolcap : 1 << 16;
-	uint32_t *p;
-
-	if (d->npool + extra <= d->poolcap)
-		return 0;
-	while (cap < d->npool + extra)
-		cap *= 2;
-	p = realloc(d->pool, cap * sizeof(*p));
-	if (!p)
-		return SS_ENOMEM;
-	d->pool = p;
-	d->poolcap = cap;
-	return 0;
+	return SS_GROW(d->pool, d->npool + extra, d->poolcap);
 }
 
 int ss_dataset_add(ss_dataset *d, const ss_commit *c, int label, uint8_t part)
@@ -165,14 +140,8 @@ int ss_dataset_add(ss_dataset *d, const ss_commit *c, int label, uint8_t part)
 	/* the commit's past only: it joins the history after extraction */
 	if ((rc = ss_feat_extract(r, c, d->hist, &d->opts)) || (rc = ss_history_add(d->hist, c)))
 		return rc;
-	if (r->nwords > d->idcap) {
-		uint32_t *p = realloc(d->ids, r->nwords * sizeof(*p));
-
-		if (!p)
-			return SS_ENOMEM;
-		d->ids = p;
-		d->idcap = r->nwords;
-	}
+	if (SS_GROW(d->ids, r->nwords, d->idcap))
+		return SS_ENOMEM;
 	for (i = 0, w = r->words.buf; i < r->nwords; i++) {
 		size_t len = strlen(w);
 
@@ -376,24 +345,13 @@ int ss_rows_build(ss_rows *out, const ss_featurizer *f, const ss_dataset *d, con
 		if ((rc = ss_dataset_vector(&v, f, remap, d, idx[i])))
 			goto free_v;
 		if (out->nnz + v.n > out->cap) {
-			size_t cap = out->cap ? out->cap * 2 : 1 << 16;
-			int32_t *pi;
-			float *pv;
+			size_t cap = ss_grow_cap(out->cap, out->nnz + v.n);
 
-			while (cap < out->nnz + v.n)
-				cap *= 2;
-			pi = realloc(out->idx, cap * sizeof(*pi));
-			if (!pi) {
+			if (ss_grow_to(&out->idx, cap, sizeof(*out->idx)) ||
+			    ss_grow_to(&out->val, cap, sizeof(*out->val))) {
 				rc = SS_ENOMEM;
 				goto free_v;
 			}
-			out->idx = pi;
-			pv = realloc(out->val, cap * sizeof(*pv));
-			if (!pv) {
-				rc = SS_ENOMEM;
-				goto free_v;
-			}
-			out->val = pv;
 			out->cap = cap;
 		}
 		if (scale)

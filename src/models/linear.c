@@ -20,6 +20,7 @@
 
 #include "models/impl.h"
 #include "util/error.h"
+#include "util/grow.h"
 
 struct linear {
 	size_t dim;  /* feature space size, without the bias */
@@ -72,19 +73,9 @@ static int rows_build(struct rows *r, const ss_model *m, const ss_dataset *d,
 	for (i = 0; i < n; i++) {
 		if ((rc = ss_dataset_vector(&v, &m->feat, remap, d, idx[i])))
 			goto free_all;
-		if (total + v.n + 2 > cap) {
-			size_t ncap = cap ? cap * 2 : 1 << 16;
-			struct feature_node *p;
-
-			while (ncap < total + v.n + 2)
-				ncap *= 2;
-			p = realloc(r->nodes, ncap * sizeof(*p));
-			if (!p) {
-				rc = SS_ENOMEM;
-				goto free_all;
-			}
-			r->nodes = p;
-			cap = ncap;
+		if (SS_GROW(r->nodes, total + v.n + 2, cap)) {
+			rc = SS_ENOMEM;
+			goto free_all;
 		}
 		start[i] = total;
 		for (k = 0; k < v.n; k++) {

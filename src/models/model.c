@@ -17,6 +17,7 @@
 #include "models/impl.h"
 #include "util/atomic.h"
 #include "util/error.h"
+#include "util/grow.h"
 
 static const char magic[8] = { 'S', 'S', 'M', 'O', 'D', 'E', 'L', 0x1a };
 #define HEADER_SIZE 20 /* magic, version, payload length */
@@ -672,7 +673,7 @@ static size_t read_some(unsigned char *buf, size_t max, FILE *f)
 
 int ss_model_load(ss_model **out, const char *path)
 {
-	unsigned char *buf = NULL, *grown;
+	unsigned char *buf = NULL;
 	size_t len, cap, want;
 	struct stat st;
 	FILE *f;
@@ -701,7 +702,8 @@ int ss_model_load(ss_model **out, const char *path)
 	}
 	/* a regular file's size is known: too large is said before reading,
 	 * and the buffer is allocated once; anything else (a pipe, a device)
-	 * is read in growing steps up to one byte past the limit */
+	 * is read in doubling steps up to one byte past the limit (not
+	 * SS_GROW: the sizes are exact or capped, so only the resize is shared) */
 	if (!fstat(fileno(f), &st) && S_ISREG(st.st_mode)) {
 		if ((uint64_t)st.st_size > MAX_MODEL_BYTES) {
 			rc = ss_error_code(SS_EINVALID, "model '%s' is too large (%llu bytes; at most %zu)",
@@ -715,11 +717,10 @@ int ss_model_load(ss_model **out, const char *path)
 	for (;;) {
 		if (cap < sizeof(magic) + 1)
 			cap = sizeof(magic) + 1;
-		if (!(grown = realloc(buf, cap))) {
+		if (ss_grow_to(&buf, cap, 1)) {
 			rc = ss_error_code(SS_ENOMEM, "out of memory reading model '%s'", path);
 			goto close_file;
 		}
-		buf = grown;
 		want = cap - len;
 		len += read_some(buf + len, want, f);
 		if (ferror(f)) {

@@ -34,6 +34,7 @@
 #include "models/patchnet_net.h"
 #include "nn/nn.h"
 #include "util/error.h"
+#include "util/grow.h"
 
 #define PN_MIN_DF 2
 #define PN_MSG_VOCAB 20000
@@ -205,29 +206,14 @@ static void store_free(void *state)
 	free(s);
 }
 
-/* Make room for one more item of size in *v holding n of cap. */
-static int grow(void **v, size_t *cap, size_t n, size_t size)
-{
-	size_t c = *cap ? *cap * 2 : 1024;
-	void *p;
-
-	if (n < *cap)
-		return 0;
-	p = realloc(*v, c * size);
-	if (!p)
-		return ss_error_code(SS_ENOMEM, "out of memory for patchnet tokens");
-	*v = p;
-	*cap = c;
-	return 0;
-}
+#define NOMEM_TOKENS() ss_error_code(SS_ENOMEM, "out of memory for patchnet tokens")
 
 static int store_tok(struct pn_store *s, uint32_t id)
 {
-	int rc = grow((void **)&s->tok, &s->tokcap, s->ntok, sizeof(*s->tok));
-
-	if (!rc)
-		s->tok[s->ntok++] = id;
-	return rc;
+	if (SS_GROW(s->tok, s->ntok + 1, s->tokcap))
+		return NOMEM_TOKENS();
+	s->tok[s->ntok++] = id;
+	return 0;
 }
 
 static int store_msg(void *ud, const char *w, size_t len)
@@ -256,24 +242,18 @@ static int store_code(void *ud, int side, int file, int hunk, int line, const ss
 	if ((rc = ss_strmap_intern(s->code_dict, t->text, t->len, &id)))
 		return rc;
 	if (id >= s->ident_cap) {
-		size_t cap = s->ident_cap ? s->ident_cap * 2 : 4096;
-		uint8_t *p;
+		size_t old = s->ident_cap;
 
-		while (cap <= id)
-			cap *= 2;
-		p = realloc(s->code_ident, cap);
-		if (!p)
-			return ss_error_code(SS_ENOMEM, "out of memory for patchnet tokens");
-		memset(p + s->ident_cap, 0, cap - s->ident_cap);
-		s->code_ident = p;
-		s->ident_cap = cap;
+		if (SS_GROW(s->code_ident, (size_t)id + 1, s->ident_cap))
+			return NOMEM_TOKENS();
+		memset(s->code_ident + old, 0, s->ident_cap - old);
 	}
 	if (t->kind == SS_CTOK_IDENT || t->kind == SS_CTOK_HEADER)
 		s->code_ident[id] = 1;
 	if (!last || last->side != side || last->file != file || last->hunk != hunk ||
 	    last->line != line) {
-		if ((rc = grow((void **)&s->lines, &s->linecap, s->nlines, sizeof(*s->lines))))
-			return rc;
+		if (SS_GROW(s->lines, s->nlines + 1, s->linecap))
+			return NOMEM_TOKENS();
 		last = &s->lines[s->nlines++];
 		*last = (struct pn_line){ (uint8_t)side, (uint8_t)file, (uint8_t)hunk, (uint8_t)line,
 					  0, s->ntok };
@@ -293,8 +273,8 @@ static int store_add(void *state, const ss_commit *c, size_t i)
 
 	if (i != s->nex)
 		return ss_error_code(SS_EINVALID, "patchnet store got commit %zu after %zu", i, s->nex);
-	if ((rc = grow((void **)&s->ex, &s->excap, s->nex, sizeof(*s->ex))))
-		return rc;
+	if (SS_GROW(s->ex, s->nex + 1, s->excap))
+		return NOMEM_TOKENS();
 	s->ex[s->nex] = (struct pn_ex){ s->ntok, s->nlines, 0, 0 };
 	if ((rc = tokenize_commit(&k, c, &s->caps)))
 		return rc;

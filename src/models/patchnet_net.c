@@ -11,6 +11,7 @@
 #include "models/patchnet_net.h"
 #include "nn/nn.h"
 #include "util/error.h"
+#include "util/grow.h"
 
 #define MAX_WORKERS 64
 #define MAX_POOLED 8
@@ -185,20 +186,11 @@ int ss_patchnet_batch_features(ss_patchnet_batch *b, int i, const int32_t *idx,
 			       const float *val, size_t n)
 {
 	if (b->feat_used + n > b->feat_cap) {
-		size_t cap = b->feat_cap ? b->feat_cap : 4096;
-		int32_t *pi;
-		float *pv;
+		size_t cap = ss_grow_cap(b->feat_cap, b->feat_used + n);
 
-		while (cap < b->feat_used + n)
-			cap *= 2;
-		pi = realloc(b->feat_idx, cap * sizeof(*pi));
-		if (!pi)
+		if (ss_grow_to(&b->feat_idx, cap, sizeof(*b->feat_idx)) ||
+		    ss_grow_to(&b->feat_val, cap, sizeof(*b->feat_val)))
 			return ss_error_code(SS_ENOMEM, "out of memory for patchnet features");
-		b->feat_idx = pi;
-		pv = realloc(b->feat_val, cap * sizeof(*pv));
-		if (!pv)
-			return ss_error_code(SS_ENOMEM, "out of memory for patchnet features");
-		b->feat_val = pv;
 		b->feat_cap = cap;
 	}
 	memcpy(b->feat_idx + b->feat_used, idx, n * sizeof(*idx));

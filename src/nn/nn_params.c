@@ -5,6 +5,7 @@
 
 #include "nn.h"
 #include "util/error.h"
+#include "util/grow.h"
 
 ss_params *ss_params_new(void)
 {
@@ -25,19 +26,10 @@ int ss_params_add(size_t *out, ss_params *p, size_t n)
 	if (n > ((size_t)-1 / sizeof(float)) / 2 - p->n)
 		return ss_error_code(SS_ENOMEM, "parameter set too large");
 	if (p->n + n > p->cap) {
-		size_t cap = p->cap ? p->cap : 1024;
-		float *w, *g;
+		size_t cap = ss_grow_cap(p->cap, p->n + n);
 
-		while (cap < p->n + n)
-			cap *= 2;
-		w = realloc(p->w, cap * sizeof(float));
-		if (!w)
+		if (ss_grow_to(&p->w, cap, sizeof(*p->w)) || ss_grow_to(&p->g, cap, sizeof(*p->g)))
 			return ss_error_code(SS_ENOMEM, "out of memory for %zu parameters", cap);
-		p->w = w;
-		g = realloc(p->g, cap * sizeof(float));
-		if (!g)
-			return ss_error_code(SS_ENOMEM, "out of memory for %zu parameters", cap);
-		p->g = g;
 		p->cap = cap;
 	}
 	memset(p->w + p->n, 0, n * sizeof(float));

@@ -10,6 +10,7 @@
 
 #include "rank/policy.h"
 #include "util/error.h"
+#include "util/grow.h"
 #include "util/strbuf.h"
 
 struct rule {
@@ -20,7 +21,7 @@ struct rule {
 
 struct ss_policy {
 	struct rule *rules;
-	size_t n;
+	size_t n, cap;
 };
 
 void ss_policy_free(ss_policy *p)
@@ -40,12 +41,11 @@ void ss_policy_free(ss_policy *p)
 static int add_rule(ss_policy *p, ss_policy_verdict v, const char *prefix, size_t len,
 		    const char *kw)
 {
-	struct rule *r = realloc(p->rules, (p->n + 1) * sizeof(*r));
 	size_t tl = strlen(kw) + 1 + len + 1;
+	struct rule *r;
 
-	if (!r)
+	if (SS_GROW(p->rules, p->n + 1, p->cap))
 		return SS_ENOMEM;
-	p->rules = r;
 	r = &p->rules[p->n];
 	r->verdict = v;
 	r->prefix = strndup(prefix, len);

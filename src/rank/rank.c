@@ -16,6 +16,7 @@
 #include "rank/rank.h"
 #include "rank/rank_impl.h"
 #include "util/error.h"
+#include "util/grow.h"
 
 static int pool_add(ss_ranking *r, size_t *off, const char *s, size_t len)
 {
@@ -79,15 +80,8 @@ void ss_ranking_free(ss_ranking *r)
 
 static int grow_rows(ss_ranking *r)
 {
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 1024;
-		struct ss_rank_rowdata *p = realloc(r->rows, cap * sizeof(*p));
-
-		if (!p)
-			return SS_ENOMEM;
-		r->rows = p;
-		r->cap = cap;
-	}
+	if (SS_GROW(r->rows, r->n + 1, r->cap))
+		return SS_ENOMEM;
 	memset(&r->rows[r->n], 0, sizeof(r->rows[r->n]));
 	return 0;
 }
@@ -101,15 +95,8 @@ static int add_precedent(ss_ranking *r, const ss_commit *c, float score, const s
 	size_t i;
 	int rc;
 
-	if (r->nprec == r->pcap) {
-		size_t cap = r->pcap ? r->pcap * 2 : 1024;
-		struct ss_rank_prec *np = realloc(r->prec, cap * sizeof(*np));
-
-		if (!np)
-			return SS_ENOMEM;
-		r->prec = np;
-		r->pcap = cap;
-	}
+	if (SS_GROW(r->prec, r->nprec + 1, r->pcap))
+		return SS_ENOMEM;
 	p = &r->prec[r->nprec];
 	memcpy(p->id, c->id, sizeof(p->id));
 	p->id[40] = '\0';
@@ -122,20 +109,11 @@ static int add_precedent(ss_ranking *r, const ss_commit *c, float score, const s
 		if ((rc = ss_featurizer_vector(&r->vec, r->feat, c, hist, NULL)))
 			return rc;
 		if (r->vn + r->vec.n > r->vcap) {
-			size_t cap = r->vcap ? r->vcap * 2 : 65536;
-			uint32_t *ni;
-			float *nv;
+			size_t cap = ss_grow_cap(r->vcap, r->vn + r->vec.n);
 
-			while (cap < r->vn + r->vec.n)
-				cap *= 2;
-			ni = realloc(r->vidx, cap * sizeof(*ni));
-			if (!ni)
+			if (ss_grow_to(&r->vidx, cap, sizeof(*r->vidx)) ||
+			    ss_grow_to(&r->vval, cap, sizeof(*r->vval)))
 				return SS_ENOMEM;
-			r->vidx = ni;
-			nv = realloc(r->vval, cap * sizeof(*nv));
-			if (!nv)
-				return SS_ENOMEM;
-			r->vval = nv;
 			r->vcap = cap;
 		}
 		for (i = 0; i < r->vec.n; i++)

@@ -15,6 +15,7 @@
 
 #include "source/zstream.h"
 #include "util/error.h"
+#include "util/grow.h"
 
 #define CHUNK (128 * 1024)
 
@@ -176,17 +177,10 @@ static int emit_lines(struct ss_zstream *z, const void *buf, size_t len)
 		size_t n = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
 
 		if (z->line_len || !nl) {
-			if (z->line_len + n > z->line_cap) {
-				size_t cap = (z->line_len + n) * 2;
-				char *l = realloc(z->line, cap);
-
-				if (!l) {
-					snprintf(z->err, sizeof(z->err), "cannot read '%s': out of memory", z->path);
-					z->broken = 1;
-					return -1;
-				}
-				z->line = l;
-				z->line_cap = cap;
+			if (SS_GROW(z->line, z->line_len + n, z->line_cap)) {
+				snprintf(z->err, sizeof(z->err), "cannot read '%s': out of memory", z->path);
+				z->broken = 1;
+				return -1;
 			}
 			memcpy(z->line + z->line_len, p, n);
 			z->line_len += n;

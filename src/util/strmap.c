@@ -8,6 +8,7 @@
 #include "util/strmap.h"
 #include "util/arena.h"
 #include "util/error.h"
+#include "util/grow.h"
 
 struct entry {
 	const char *s;
@@ -115,15 +116,8 @@ int ss_strmap_intern(ss_strmap *m, const char *s, size_t len, uint32_t *out)
 	}
 	if (m->n >= UINT32_MAX - 1 || len > UINT32_MAX)
 		return ss_error_code(SS_ENOMEM, "too many strings in a vocabulary");
-	if (m->n == m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 1024;
-		struct entry *ents = realloc(m->ents, cap * sizeof(*ents));
-
-		if (!ents)
-			return SS_ENOMEM;
-		m->ents = ents;
-		m->cap = cap;
-	}
+	if (SS_GROW(m->ents, m->n + 1, m->cap))
+		return SS_ENOMEM;
 	copy = ss_arena_strndup(m->arena, s, len);
 	if (!copy)
 		return SS_ENOMEM;
