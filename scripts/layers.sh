@@ -21,7 +21,8 @@ floor() {
 	models) echo 7 ;;
 	eval) echo 8 ;;
 	rank | check) echo 9 ;;
-	cmd | .) echo 10 ;;
+	cmd) echo 10 ;;
+	.) echo 11 ;;
 	*) echo "" ;;
 	esac
 }
