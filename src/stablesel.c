@@ -1,7 +1,8 @@
 /*
  * stablesel.c - the command table and what runs before a command:
- * --version, help (a command's help, man page, the command list) and the
- * bash completion script.
+ * --version, help (a command's help, man page, the command list), the bash
+ * completion script (--completion-bash) and the command names
+ * (--list-commands, for "make install").
  *
  * Like git's git.c: "stablesel <command> [options] [args]" looks the
  * command up in one table of name, function and one-line summary; each
@@ -182,6 +183,13 @@ int main(int argc, const char **argv)
 	}
 	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
 		return help(argc, argv);
+	if (!strcmp(argv[1], "--list-commands")) {
+		size_t i;
+
+		for (i = 0; i < NCOMMANDS; i++)
+			printf("%s\n", commands[i].name);
+		return cli_check_stdout(0);
+	}
 	if (!strcmp(argv[1], "--completion-bash")) {
 		completion_bash();
 		return cli_check_stdout(0);
