@@ -279,7 +279,7 @@ void cli_options_help(FILE *f, const struct cli_option *options, const char *con
 		}
 		long_form(form, sizeof(form), o);
 		value_note(note, sizeof(note), o);
-		if (strlen(form) > 21)
+		if (strlen(form) > 20)
 			fprintf(f, "    %s\n%26s%s%s\n", form, "", o->help, note);
 		else
 			fprintf(f, "    %-22s%s%s\n", form, o->help, note);
