@@ -9,6 +9,8 @@
  * script (the tables in CLI_PARSE_LIST mode), so that nothing here repeats
  * the tables.
  */
+#include <math.h>
+
 #include "testutil.h"
 
 static char *tmp;
@@ -365,6 +367,95 @@ static void test_completion(void **state)
 	free(s);
 }
 
+/* An old commit (history) and its fix, which names it in Fixes:. */
+static const char history_mbox[] =
+	"From 1111111111111111111111111111111111111111 Mon Sep 17 00:00:00 2001\n"
+	"From: A <a@b>\n"
+	"Date: Mon, 1 Jan 2024 10:00:00 +0000\n"
+	"Subject: [PATCH] net: add frobnicator\n"
+	"\n"
+	"body\n"
+	"\n"
+	"---\n"
+	" net/core/frob.c | 2 ++\n"
+	" 1 file changed, 2 insertions(+)\n"
+	"\n"
+	"diff --git a/net/core/frob.c b/net/core/frob.c\n"
+	"--- a/net/core/frob.c\n"
+	"+++ b/net/core/frob.c\n"
+	"@@ -1,1 +1,3 @@\n"
+	" int x;\n"
+	"+int y;\n"
+	"+int z;\n";
+static const char fix_mbox[] =
+	"From 2222222222222222222222222222222222222222 Mon Sep 17 00:00:00 2001\n"
+	"From: B <b@c>\n"
+	"Date: Mon, 1 Apr 2024 10:00:00 +0000\n"
+	"Subject: [PATCH] net: fix null dereference in frobnicator\n"
+	"\n"
+	"The frobnicator crashes on a null pointer.\n"
+	"\n"
+	"Fixes: 111111111111 (\"net: add frobnicator\")\n"
+	"Signed-off-by: B <b@c>\n"
+	"---\n"
+	" net/core/frob.c | 2 +-\n"
+	" 1 file changed, 1 insertion(+), 1 deletion(-)\n"
+	"\n"
+	"diff --git a/net/core/frob.c b/net/core/frob.c\n"
+	"--- a/net/core/frob.c\n"
+	"+++ b/net/core/frob.c\n"
+	"@@ -1,3 +1,3 @@\n"
+	" int x;\n"
+	"-int y;\n"
+	"+int y = 0;\n"
+	" int z;\n";
+
+/* The score on the "score 0.1234" line of explain, or the second TSV
+ * field of rank's row of 2222..., as printed. */
+static double score_in(const char *s, int tsv)
+{
+	const char *p = tsv ? strstr(s, "\n2222222222222222222222222222222222222222\t") : strstr(s, "\nscore ");
+
+	assert_non_null(p);
+	p = tsv ? strchr(p + 1, '\t') + 1 : p + strlen("\nscore ");
+	return strtod(p, NULL);
+}
+
+/*
+ * explain takes rank's history options and scores a commit as rank does:
+ * with --history naming the commit a fix fixes, both give the same score,
+ * which differs from the score without it (the Fixes: target is known).
+ */
+static void test_explain_history_like_rank(void **state)
+{
+	char path[700], cmd[2048], *s;
+	double rank_h, explain_h, explain_none;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/h.mbox", tmp);
+	test_write_file(path, history_mbox, strlen(history_mbox));
+	snprintf(path, sizeof(path), "%s/s.mbox", tmp);
+	test_write_file(path, fix_mbox, strlen(fix_mbox));
+	snprintf(cmd, sizeof(cmd), "rank --format tsv --history '%s/h.mbox' '%s/s.mbox'", tmp, tmp);
+	assert_int_equal(ss(cmd), 0);
+	s = slurp("out");
+	rank_h = score_in(s, 1);
+	free(s);
+	snprintf(cmd, sizeof(cmd), "explain --history '%s/h.mbox' '%s/s.mbox' 2222222222", tmp, tmp);
+	assert_int_equal(ss(cmd), 0);
+	s = slurp("out");
+	explain_h = score_in(s, 0);
+	free(s);
+	snprintf(cmd, sizeof(cmd), "explain '%s/s.mbox' 2222222222", tmp);
+	assert_int_equal(ss(cmd), 0);
+	s = slurp("out");
+	explain_none = score_in(s, 0);
+	free(s);
+	print_message("rank %.6f explain %.4f, without history %.4f\n", rank_h, explain_h, explain_none);
+	assert_true(fabs(rank_h - explain_h) < 0.00006);
+	assert_true(fabs(explain_h - explain_none) > 0.0001);
+}
+
 /* make install DESTDIR=... PREFIX=/usr: the binary, the pages, completion. */
 static void test_install(void **state)
 {
@@ -443,6 +534,7 @@ int main(void)
 		cmocka_unit_test(test_value_forms),
 		cmocka_unit_test(test_man_pages),
 		cmocka_unit_test(test_completion),
+		cmocka_unit_test(test_explain_history_like_rank),
 		cmocka_unit_test(test_install),
 		cmocka_unit_test(test_progress),
 	};
