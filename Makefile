@@ -7,6 +7,8 @@
 #   make valgrind the main commands under valgrind over real commits
 #   make bench    benchmarks in bench/ (need ../shared/data)
 #   make default-model   retrain models/default.model on ../shared/data
+#   make install  the binary, a man page per command and the bash completion
+#                 under $(DESTDIR)$(PREFIX) (PREFIX /usr/local); make uninstall
 
 PKGS     := libgit2 gmime-3.0 libzstd zlib cmocka
 CC       ?= cc
@@ -82,10 +84,34 @@ bench: all
 default-model: all
 	scripts/train-default.sh
 
+# Man pages and the bash completion come from the commands' option tables
+# (src/cmd/parse-options.h): "stablesel help --man CMD", "--completion-bash".
+PREFIX   ?= /usr/local
+BINDIR   := $(PREFIX)/bin
+MANDIR   := $(PREFIX)/share/man/man1
+COMPDIR  := $(PREFIX)/share/bash-completion/completions
+
+doc: $(BIN)
+	@rm -rf $(BUILD)/man && mkdir -p $(BUILD)/man
+	set -e; ./$(BIN) help --man > $(BUILD)/man/stablesel.1; \
+	for c in $$(./$(BIN) --list-commands); do \
+	  ./$(BIN) help --man $$c > $(BUILD)/man/stablesel-$$c.1; done
+	./$(BIN) --completion-bash > $(BUILD)/stablesel.bash
+
+install: all doc
+	install -d '$(DESTDIR)$(BINDIR)' '$(DESTDIR)$(MANDIR)' '$(DESTDIR)$(COMPDIR)'
+	install -m 755 $(BIN) '$(DESTDIR)$(BINDIR)/stablesel'
+	install -m 644 $(BUILD)/man/*.1 '$(DESTDIR)$(MANDIR)/'
+	install -m 644 $(BUILD)/stablesel.bash '$(DESTDIR)$(COMPDIR)/stablesel'
+
+uninstall:
+	rm -f '$(DESTDIR)$(BINDIR)/stablesel' '$(DESTDIR)$(COMPDIR)/stablesel' \
+	  '$(DESTDIR)$(MANDIR)/stablesel.1' '$(DESTDIR)$(MANDIR)'/stablesel-*.1
+
 clean:
 	rm -rf build build-asan stablesel
 
-.PHONY: all check-deps deps tests test asan ci valgrind bench clean default-model
+.PHONY: all check-deps deps tests test asan ci valgrind bench clean default-model doc install uninstall
 
 # Fuzzing (fuzz/README.md): libFuzzer targets built with clang, ASan and
 # UBSan into build-fuzz/; `make fuzz FUZZ_SECONDS=N` runs each for N s.

@@ -1,132 +1,46 @@
 /*
- * stablesel.c - the command table, global options, die/error/warning.
+ * stablesel.c - the command table and what runs before a command:
+ * --version, help (a command's help, man page, the command list), the bash
+ * completion script (--completion-bash) and the command names
+ * (--list-commands, for "make install").
  *
  * Like git's git.c: "stablesel <command> [options] [args]" looks the
- * command up in one table; each command lives in src/cmd/<name>.c, parses
- * its own options and calls the core.
+ * command up in one table of name, function and one-line summary; each
+ * command lives in src/cmd/<name>.c with its option table
+ * (cmd/parse-options.h), from which its help, man page and completion
+ * come.  die(), error() and progress are in src/cmd/cli.c.
  */
-#include <errno.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <git2.h>
 #include <gmime/gmime.h>
 
-#include "cli.h"
-
-const char *ss_progname = "stablesel";
-int ss_had_error;
+#include "cmd/cli.h"
 
 struct command {
 	const char *name;
 	int (*fn)(int argc, const char **argv);
 	const char *summary;
-	const char *usage;
 };
 
 static const struct command commands[] = {
-	{ "log", cmd_log, "print parsed commits as JSON lines",
-	  "stablesel log [--repo PATH] [--rev REV...] [--mask-stable-tags] [--no-diff] [SOURCE...]" },
-	{ "label", cmd_label, "list upstream commits a stable tree carries",
-	  "stablesel label --stable SOURCE [--branches GLOB] [--upstream-pattern REGEX] [-o FILE]" },
-	{ "train", cmd_train, "learn from history which commits reach stable", "stablesel train --model keyword|linear|mlp SOURCE... (--labels FILE | --stable SOURCE) [--mask-stable-tags] [--settle-days N] -o MODEL" },
-	{ "eval", cmd_eval, "train and score models side by side on a time split", "stablesel eval (--split-date DATE SOURCE... | --train SOURCE --test SOURCE) (--labels FILE | --stable SOURCE) [--models keyword,tag,linear,mlp] [--format text|json]" },
-	{ "rank", cmd_rank, "rank commits by how likely they belong in stable", "stablesel rank [--model MODEL] SOURCE... [--top N] [--since DATE] [--stable SOURCE] [--format text|tsv|csv|json|mbox]" },
-	{ "explain", cmd_explain, "show the features behind a commit's score", "stablesel explain [--model MODEL] (--repo PATH | SOURCE...) [--top N] COMMIT..." },
-	{ "report", cmd_report, "write a ranking as one self-contained HTML page", "stablesel report [--model MODEL] SOURCE... [--labels FILE] [--stable SOURCE] -o report.html" },
-	{ "check", cmd_check, "does each commit apply to a stable branch, and is its bug there",
-	  "stablesel check --onto-repo PATH [--onto REV] [--prereqs] [--repo PATH] [SOURCE...]" },
-	{ "origin", cmd_origin, "which commit a fix fixes, and whether the bug was ever released", "stablesel origin [--repo PATH | SOURCE...] [--history SOURCE] [--releases FILE] [--release-tags GLOB] [--no-blame] COMMIT..." },
+	{ "log", cmd_log, "print parsed commits as JSON lines" },
+	{ "label", cmd_label, "list upstream commits a stable tree carries" },
+	{ "train", cmd_train, "learn from history which commits reach stable" },
+	{ "eval", cmd_eval, "train and score models side by side on a time split" },
+	{ "rank", cmd_rank, "rank commits by how likely they belong in stable" },
+	{ "explain", cmd_explain, "show the features behind a commit's score" },
+	{ "report", cmd_report, "write a ranking as one self-contained HTML page" },
+	{ "check", cmd_check, "does each commit apply to a stable branch, and is its bug there" },
+	{ "origin", cmd_origin, "which commit a fix fixes, and whether the bug was ever released" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
-
-static void vreport(const char *prefix, const char *fmt, va_list ap)
-{
-	fflush(stdout);
-	progress_done();
-	fprintf(stderr, "%s", prefix);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-}
-
-void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vreport("fatal: ", fmt, ap);
-	va_end(ap);
-	exit(SS_EXIT_DIE);
-}
-
-void usage_die(const char *usage, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (fmt) {
-		va_start(ap, fmt);
-		vreport("error: ", fmt, ap);
-		va_end(ap);
-	}
-	fprintf(stderr, "usage: %s\n", usage);
-	exit(SS_EXIT_USAGE);
-}
-
-int error(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vreport("error: ", fmt, ap);
-	va_end(ap);
-	ss_had_error = 1;
-	return -1;
-}
-
-void warning(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vreport("warning: ", fmt, ap);
-	va_end(ap);
-}
-
-static int progress_shown;
-
-void progress(const char *what, size_t done, size_t total)
-{
-	static struct timespec last;
-	struct timespec now;
-
-	if (!isatty(2))
-		return;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (progress_shown && (now.tv_sec - last.tv_sec) * 1000 +
-	    (now.tv_nsec - last.tv_nsec) / 1000000 < 200)
-		return;
-	last = now;
-	if (total)
-		fprintf(stderr, "\r%s: %zu/%zu (%d%%)", what, done, total,
-			(int)(100.0 * (double)done / (double)total));
-	else
-		fprintf(stderr, "\r%s: %zu", what, done);
-	progress_shown = 1;
-}
-
-void progress_done(void)
-{
-	if (progress_shown) {
-		fputs("\r\033[K", stderr);
-		progress_shown = 0;
-	}
-}
 
 static void list_commands(FILE *f)
 {
@@ -135,7 +49,8 @@ static void list_commands(FILE *f)
 	fprintf(f, "usage: stablesel [--version] [help] <command> [options] [args]\n\ncommands:\n");
 	for (i = 0; i < NCOMMANDS; i++)
 		fprintf(f, "   %-9s %s\n", commands[i].name, commands[i].summary);
-	fprintf(f, "\n'stablesel help <command>' shows a command's usage.\n");
+	fprintf(f, "\n'stablesel help <command>' or 'stablesel <command> -h' shows a command's "
+		"options;\n'stablesel help --man <command>' prints its man page.\n");
 }
 
 static const struct command *find_command(const char *name)
@@ -148,39 +63,104 @@ static const struct command *find_command(const char *name)
 	return NULL;
 }
 
-const char *cli_usage_of(const char *name)
+/* Run a command in a mode of its option table (help, man page, option
+ * list): its cli_parse_options() prints and exits 0. */
+static void run_parse_mode(const struct command *cmd, enum cli_parse_mode mode, const char *arg)
 {
-	const struct command *c = find_command(name);
+	const char *argv[3] = { cmd->name, arg, NULL };
 
-	return c ? c->usage : "stablesel <command>";
+	cli_parse_mode = mode;
+	cli_parse_summary = cmd->summary;
+	cmd->fn(arg ? 2 : 1, argv);
+	/* a command always parses its options first */
+	die("%s did not parse its options", cmd->name);
+}
+
+/* stablesel.1: what the commands are, the exit codes. */
+static void man_main(void)
+{
+	size_t i;
+
+	printf(".TH \"STABLESEL\" \"1\" \"\" \"stablesel %s\" \"stablesel manual\"\n"
+	       ".SH NAME\nstablesel \\- rank the commits a stable tree needs\n"
+	       ".SH SYNOPSIS\n.nf\nstablesel [\\-\\-version] [help] <command> [options] [args]\n.fi\n"
+	       ".SH DESCRIPTION\nstablesel reads commits from git repositories and mail "
+	       "archives, learns from a stable tree's history which commits reach it, and "
+	       "ranks new commits by how likely they belong in stable.\n"
+	       ".SH COMMANDS\n", SS_VERSION);
+	for (i = 0; i < NCOMMANDS; i++)
+		printf(".TP\n.BR stablesel\\-%s (1)\n%s\n", commands[i].name, commands[i].summary);
+	printf(".SH EXIT STATUS\n0 success, 1 some input was bad, 128 a fatal error, "
+	       "129 a usage error.\n.SH SEE ALSO\n");
+	for (i = 0; i < NCOMMANDS; i++)
+		printf(".BR stablesel\\-%s (1)%s\n", commands[i].name, i + 1 < NCOMMANDS ? "," : "");
 }
 
 /*
- * Like git's run_builtin(): output that could not be written is an error
- * even when every printf "succeeded" into the buffer (stdout on a full
- * disk, /dev/full).  Returns rc, or dies (128).
+ * The bash completion script: each command's options come from its table,
+ * printed by a child running the command in CLI_PARSE_LIST mode.
  */
-static int check_stdout(int rc)
+static void completion_bash(void)
 {
-	int err = 0, bad;
+	size_t i;
+	int status;
 
-	/* errno only says why when fflush or fclose failed here; an earlier
-	 * write's errno is long overwritten */
-	if (fflush(stdout))
-		err = errno;
-	bad = ferror(stdout);
-	if (fclose(stdout) && !err)
-		err = errno;
-	if (err || bad) {
-		/* not die(): it flushes stdout, which is closed */
-		progress_done();
-		if (err)
-			fprintf(stderr, "fatal: write error on stdout: %s\n", strerror(err));
-		else
-			fprintf(stderr, "fatal: write error on stdout\n");
-		exit(SS_EXIT_DIE);
+	printf("# bash completion for stablesel, generated by \"stablesel --completion-bash\"\n"
+	       "_stablesel()\n{\n"
+	       "\tlocal cur=\"${COMP_WORDS[COMP_CWORD]}\" opts=\n"
+	       "\tif [ \"$COMP_CWORD\" -eq 1 ]; then\n"
+	       "\t\tCOMPREPLY=($(compgen -W \"help --version --help");
+	for (i = 0; i < NCOMMANDS; i++)
+		printf(" %s", commands[i].name);
+	printf("\" -- \"$cur\"))\n\t\treturn\n\tfi\n\tcase \"${COMP_WORDS[1]}\" in\n"
+	       "\thelp) opts=\"--man");
+	for (i = 0; i < NCOMMANDS; i++)
+		printf(" %s", commands[i].name);
+	printf("\"\n\t\tCOMPREPLY=($(compgen -W \"$opts\" -- \"$cur\"))\n\t\treturn ;;\n");
+	for (i = 0; i < NCOMMANDS; i++) {
+		pid_t pid;
+
+		printf("\t%s) opts=\"", commands[i].name);
+		fflush(stdout);
+		pid = fork();
+		if (pid < 0)
+			die("cannot fork: %m");
+		if (!pid)
+			run_parse_mode(&commands[i], CLI_PARSE_LIST, NULL);
+		if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
+			die("cannot list the options of %s", commands[i].name);
+		printf("\" ;;\n");
 	}
-	return rc;
+	printf("\tesac\n\tcase \"$cur\" in\n"
+	       "\t-*) COMPREPLY=($(compgen -W \"$opts\" -- \"$cur\")) ;;\n"
+	       "\t*) COMPREPLY=($(compgen -f -- \"$cur\")) ;;\n"
+	       "\tesac\n}\ncomplete -o default -o filenames -F _stablesel stablesel\n");
+}
+
+/* help, --help, -h: "help [--man] [COMMAND]" */
+static int help(int argc, const char **argv)
+{
+	const struct command *cmd;
+	int man = argc > 2 && !strcmp(argv[2], "--man");
+	const char *name = argv[2 + man];
+
+	if (argc > 3 + man)
+		usage_die("'help' takes one command, not '%s'", argv[3 + man]);
+	if (!name) {
+		if (man)
+			man_main();
+		else
+			list_commands(stdout);
+		return cli_check_stdout(0);
+	}
+	cmd = find_command(name);
+	if (!cmd)
+		usage_die("unknown command '%s'", name);
+	/* "help CMD" is "CMD -h": the same text by construction */
+	if (man)
+		run_parse_mode(cmd, CLI_PARSE_MAN, NULL);
+	run_parse_mode(cmd, CLI_PARSE_ARGS, "-h");
+	return 0;
 }
 
 int main(int argc, const char **argv)
@@ -199,18 +179,20 @@ int main(int argc, const char **argv)
 		printf("stablesel %s (libgit2 %d.%d.%d, gmime %u.%u.%u)\n", SS_VERSION,
 		       maj, min, rev, gmime_major_version, gmime_minor_version,
 		       gmime_micro_version);
-		return check_stdout(0);
+		return cli_check_stdout(0);
 	}
-	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		if (argc > 2) {
-			cmd = find_command(argv[2]);
-			if (!cmd)
-				usage_die("stablesel help <command>", "unknown command '%s'", argv[2]);
-			printf("usage: %s\n\n%s\n", cmd->usage, cmd->summary);
-			return check_stdout(0);
-		}
-		list_commands(stdout);
-		return check_stdout(0);
+	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
+		return help(argc, argv);
+	if (!strcmp(argv[1], "--list-commands")) {
+		size_t i;
+
+		for (i = 0; i < NCOMMANDS; i++)
+			printf("%s\n", commands[i].name);
+		return cli_check_stdout(0);
+	}
+	if (!strcmp(argv[1], "--completion-bash")) {
+		completion_bash();
+		return cli_check_stdout(0);
 	}
 	cmd = find_command(argv[1]);
 	if (!cmd) {
@@ -229,5 +211,5 @@ int main(int argc, const char **argv)
 	git_libgit2_shutdown();
 	if (!rc && ss_had_error)
 		rc = SS_EXIT_BADINPUT;
-	return check_stdout(rc);
+	return cli_check_stdout(rc);
 }

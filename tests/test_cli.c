@@ -47,6 +47,9 @@ static void test_help_version_usage(void **state)
 	s = slurp("out");
 	assert_non_null(strstr(s, "usage: stablesel label --stable SOURCE"));
 	free(s);
+	/* help is not a usage error: -h and --help exit 0 like "help label" */
+	assert_int_equal(ss("label --help"), 0);
+	assert_int_equal(ss("label -h"), 0);
 	assert_int_equal(ss("nosuchcommand"), 129);
 	assert_int_equal(ss("log --bogus x"), 129);
 	s = slurp("err");

@@ -19,23 +19,32 @@
 
 #include "check/check.h"
 #include "cli.h"
+#include "util/atomic.h"
 #include "util/error.h"
 
-static const char usage[] =
-	"stablesel check --onto-repo PATH [--onto REV] [--prereqs] [--repo PATH] [--rev REV...]\n"
-	"                [--mask-stable-tags] [SOURCE...]";
+static const char *const check_usage[] = {
+	"stablesel check --onto-repo PATH [options] [SOURCE...]",
+	"",
+	"Checks each commit of the sources (or of --repo PATH) against a stable",
+	"branch of a repository: does its patch apply to the branch's tree, is it in",
+	"the branch already, is the bug it fixes there at all.  Writes one TSV row a",
+	"commit (commit apply path hunk needs in_branch bug target subject) and a",
+	"count on stderr.",
+	NULL
+};
 
 struct check_run {
 	ss_check *ck;
+	FILE *out;
 	size_t n[SS_APPLY_UNKNOWN + 1];
 	size_t in_branch, bug_absent;
 };
 
 /* A TSV field: tabs and newlines would break the row. */
-static void put_field(const char *s)
+static void put_field(FILE *out, const char *s)
 {
 	for (; *s; s++)
-		putchar(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s);
+		putc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, out);
 }
 
 static int check_one(ss_commit *c, void *data)
@@ -51,16 +60,16 @@ static int check_one(ss_commit *c, void *data)
 	r->n[res.apply]++;
 	r->in_branch += res.in_branch;
 	r->bug_absent += res.bug_in_branch == 0;
-	printf("%.12s\t%s\t", c->id, ss_apply_status_name(res.apply));
-	put_field(res.path);
-	printf("\t%d\t", res.hunk);
+	fprintf(r->out, "%.12s\t%s\t", c->id, ss_apply_status_name(res.apply));
+	put_field(r->out, res.path);
+	fprintf(r->out, "\t%d\t", res.hunk);
 	for (int k = 0; k < res.nneeds; k++)
-		printf("%s%.12s", k ? "," : "", res.needs[k]);
-	printf("\t%s\t%s\t%.12s\t", res.in_branch ? "yes" : "no",
+		fprintf(r->out, "%s%.12s", k ? "," : "", res.needs[k]);
+	fprintf(r->out, "\t%s\t%s\t%.12s\t", res.in_branch ? "yes" : "no",
 	       res.bug_in_branch > 0 ? "yes" : res.bug_in_branch == 0 ? "no" : "unknown",
 	       res.target);
-	put_field(c->subject);
-	putchar('\n');
+	put_field(r->out, c->subject);
+	putc('\n', r->out);
 	ss_commit_free(c);
 	return 0;
 }
@@ -70,40 +79,35 @@ int cmd_check(int argc, const char **argv)
 	struct check_run r = { 0 };
 	ss_check_options co = SS_CHECK_OPTIONS_INIT;
 	cli_source_args a;
-	const char *specs[256], *onto_repo = NULL;
+	const char *onto_repo = NULL, *output = "-";
+	struct cli_option options[] = {
+		CLI_GROUP("Stable branch"),
+		CLI_STRING(0, "onto-repo", &onto_repo, "PATH", "the repository of the stable branch"),
+		CLI_STRING(0, "onto", &co.rev, "REV", "the stable branch (default: HEAD)"),
+		CLI_FLAG(0, "prereqs", &co.prereqs,
+			 "for a conflict, the commits of the sources to take first"),
+		CLI_INCLUDE(a.options),
+		CLI_GROUP("Output"),
+		CLI_OUTPUT(&output, "write the rows to FILE (default: stdout)"),
+		CLI_END(),
+	};
+	ss_atomic *out;
 	size_t total;
-	int i, nspecs = 0;
+	int nspecs;
 
 	cli_source_args_init(&a);
-	for (i = 1; i < argc; i++) {
-		if (cli_source_arg(&a, argc, argv, &i, usage))
-			continue;
-		if (!strcmp(argv[i], "--onto-repo") || !strcmp(argv[i], "--onto")) {
-			const char **dst = !strcmp(argv[i], "--onto") ? &co.rev : &onto_repo;
-
-			if (i + 1 >= argc)
-				usage_die(usage, "option '%s' needs a value", argv[i]);
-			*dst = argv[++i];
-		} else if (!strcmp(argv[i], "--prereqs")) {
-			co.prereqs = 1;
-		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			usage_die(usage, NULL);
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			usage_die(usage, "unknown option '%s'", argv[i]);
-		} else if (nspecs < 256) {
-			specs[nspecs++] = argv[i];
-		} else {
-			usage_die(usage, "too many sources");
-		}
-	}
+	nspecs = cli_parse_options(argc, argv, options, check_usage);
 	if (!onto_repo)
-		usage_die(usage, "--onto-repo is required");
+		usage_die("--onto-repo is required");
 	if (!nspecs && !a.repo)
-		usage_die(usage, "no SOURCE and no --repo: nothing to check");
+		usage_die("no SOURCE and no --repo: nothing to check");
+	out = cli_output_open(output);
 	if (ss_check_open(&r.ck, onto_repo, &co))
 		die("%s", ss_error_last());
-	fputs("commit\tapply\tpath\thunk\tneeds\tin_branch\tbug\ttarget\tsubject\n", stdout);
-	total = cli_for_each_commit(&a, specs, nspecs, check_one, &r);
+	r.out = ss_atomic_file(out);
+	fputs("commit\tapply\tpath\thunk\tneeds\tin_branch\tbug\ttarget\tsubject\n", r.out);
+	total = cli_for_each_commit(&a, argv, nspecs, check_one, &r);
+	cli_output_commit(out, total, "commits");
 	fprintf(stderr, "checked %zu commits against %s (%.12s): %zu apply, %zu conflict, "
 		"%zu missing a file, %zu adding an existing file, %zu unknown; %zu already "
 		"in the branch, %zu fixing a bug the branch does not have\n", total,

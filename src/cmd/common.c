@@ -1,5 +1,6 @@
 /*
- * common.c - option parsing and commit iteration shared by the commands.
+ * common.c - the option groups several commands take (sources, history,
+ * labels and training), reading commits, output files (see cli.h).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -18,6 +19,13 @@
 #include "util/atomic.h"
 #include "util/error.h"
 
+static void repo_cb(const struct cli_option *opt, const char *arg)
+{
+	cli_source_args *a = (cli_source_args *)opt->defval;
+
+	a->repo = a->opts.repo = arg;
+}
+
 void cli_source_args_init(cli_source_args *a)
 {
 	static const ss_source_options init = SS_SOURCE_OPTIONS_INIT;
@@ -25,124 +33,139 @@ void cli_source_args_init(cli_source_args *a)
 	memset(a, 0, sizeof(*a));
 	a->opts = init;
 	a->opts.revs = a->revs;
-}
+	{
+		const struct cli_option t[] = {
+			CLI_GROUP("Sources (SOURCE: an mbox, .gz or .zst, a maildir, '-', or git:PATH)"),
+			CLI_CALLBACK("repo", "PATH", "read the commits of the git repository PATH",
+				     repo_cb, a),
+			CLI_STRLIST("rev", a->revs, &a->opts.nrevs, "REV",
+				    "with --repo: the revisions to walk (A..B, ^A, B; default HEAD)"),
+			CLI_FLAG(0, "mask-stable-tags", &a->opts.mask_stable_tags,
+				 "remove the Cc: stable tags (the label) from each message"),
+			CLI_SET_INT(0, "no-diff", &a->opts.with_diff, 0,
+				    "skip the diff (faster when only messages matter)"),
+			CLI_COUNT("max-lines", &a->opts.max_lines, "N", 0, CLI_NO_MAX,
+				  "keep at most N diff lines a commit (0: all)"),
+			CLI_END(),
+		};
 
-static const char *need_value(const char *usage, const char *opt, const char *v)
-{
-	if (!v)
-		usage_die(usage, "option '%s' needs a value", opt);
-	return v;
-}
-
-size_t cli_parse_count(const char *usage, const char *opt, const char *v, size_t min, size_t max)
-{
-	unsigned long long n;
-	char *end;
-
-	need_value(usage, opt, v);
-	/* strtoull takes blanks, a sign and wraps "-1" around: digits only */
-	errno = 0;
-	n = isdigit((unsigned char)*v) ? strtoull(v, &end, 10) : 0;
-	if (!isdigit((unsigned char)*v) || errno || *end || n < min || n > max) {
-		if (max == SIZE_MAX)
-			usage_die(usage, "option '%s' expects an integer of at least %zu, not '%s'", opt,
-				  min, v);
-		usage_die(usage, "option '%s' expects an integer from %zu to %zu, not '%s'", opt, min,
-			  max, v);
+		_Static_assert(sizeof(t) <= sizeof(a->options), "source options table too small");
+		memcpy(a->options, t, sizeof(t));
 	}
-	return (size_t)n;
 }
 
-double cli_parse_real(const char *usage, const char *opt, const char *v, double lo, double hi)
+void cli_history_args_init(cli_history_args *h)
 {
-	char *end;
-	double d;
+	memset(h, 0, sizeof(*h));
+	{
+		const struct cli_option t[] = {
+			CLI_GROUP("History (score with the history the model was trained with)"),
+			CLI_STRLIST("history", h->specs, &h->n, "SOURCE",
+				    "older commits that are only the past of the sources"),
+			CLI_STRING(0, "releases", &h->rel.file, "FILE",
+				   "the releases, as 'tag sha date' lines"),
+			CLI_STRING(0, "release-tags", &h->rel.tags, "GLOB",
+				   "with --repo: the releases are the tags matching GLOB"),
+			CLI_END(),
+		};
 
-	need_value(usage, opt, v);
-	errno = 0;
-	d = strtod(v, &end);
-	/* !(lo <= d <= hi) also refuses nan; blanks before it are garbage too */
-	if (errno || end == v || *end || isspace((unsigned char)*v) || !isfinite(d) ||
-	    !(d >= lo && d <= hi))
-		usage_die(usage, "option '%s' expects a number from %g to %g, not '%s'", opt, lo, hi,
-			  v);
-	return d;
-}
-
-double cli_parse_prob(const char *usage, const char *opt, const char *v)
-{
-	return cli_parse_real(usage, opt, v, 0.0, 1.0);
-}
-
-int64_t cli_parse_date(const char *usage, const char *opt, const char *v)
-{
-	int64_t t;
-
-	need_value(usage, opt, v);
-	if (ss_parse_date(&t, v))
-		usage_die(usage, "option '%s' expects a date YYYY-MM-DD, not '%s'", opt, v);
-	return t;
-}
-
-long cli_parse_long(const char *usage, const char *opt, const char *v)
-{
-	return (long)cli_parse_count(usage, opt, v, 0, LONG_MAX);
-}
-
-double cli_parse_double(const char *usage, const char *opt, const char *v)
-{
-	return cli_parse_real(usage, opt, v, -DBL_MAX, DBL_MAX);
-}
-
-int cli_source_arg(cli_source_args *a, int argc, const char **argv, int *i, const char *usage)
-{
-	const char *arg = argv[*i];
-	const char *val = *i + 1 < argc ? argv[*i + 1] : NULL;
-
-	if (!strcmp(arg, "--mask-stable-tags")) {
-		a->opts.mask_stable_tags = 1;
-		return 1;
+		_Static_assert(sizeof(t) <= sizeof(h->options), "history options table too small");
+		memcpy(h->options, t, sizeof(t));
 	}
-	if (!strcmp(arg, "--no-diff")) {
-		a->opts.with_diff = 0;
-		return 1;
-	}
-	if (!strcmp(arg, "--repo") || !strcmp(arg, "--rev") || !strcmp(arg, "--max-lines")) {
-		if (!val)
-			usage_die(usage, "option '%s' needs a value", arg);
-		(*i)++;
-		if (!strcmp(arg, "--repo")) {
-			a->repo = a->opts.repo = val;
-		} else if (!strcmp(arg, "--rev")) {
-			if (a->opts.nrevs >= sizeof(a->revs) / sizeof(a->revs[0]))
-				usage_die(usage, "too many --rev options");
-			a->revs[a->opts.nrevs++] = val;
-		} else {
-			/* 0: all lines */
-			a->opts.max_lines = cli_parse_count(usage, arg, val, 0, SIZE_MAX);
-		}
-		return 1;
-	}
-	return 0;
 }
 
-int cli_releases_arg(cli_releases *r, const char *arg, const char *val)
-{
-	if (!strcmp(arg, "--releases"))
-		r->file = val;
-	else if (!strcmp(arg, "--release-tags"))
-		r->tags = val;
-	else
-		return 0;
-	return 1;
-}
-
-void cli_releases_load(const cli_releases *r, ss_history *h, const char *repo, const char *usage)
+void cli_releases_load(const cli_releases *r, ss_history *h, const char *repo)
 {
 	if (r->tags && !repo)
-		usage_die(usage, "--release-tags needs --repo PATH");
+		usage_die("--release-tags needs --repo PATH");
 	if ((r->file || r->tags) && ss_history_load_releases(h, r->file, repo, r->tags))
 		die("%s", ss_error_last());
+}
+
+/* A training option: parsed by models/options.c, where its range is. */
+static void train_cb(const struct cli_option *opt, const char *arg)
+{
+	cli_train_args *t = (cli_train_args *)opt->defval;
+	char name[64];
+
+	snprintf(name, sizeof(name), "--%s", opt->long_name);
+	if (ss_train_option(&t->o, &t->fo, name, arg) < 0)
+		usage_die("%s", ss_error_last());
+}
+
+#define TRAIN_OPT(name, argh, help) CLI_CALLBACK(name, argh, help, train_cb, t)
+
+void cli_train_args_init(cli_train_args *t)
+{
+	static const ss_train_options oinit = SS_TRAIN_OPTIONS_INIT;
+	static const ss_feat_options finit = SS_FEAT_OPTIONS_INIT;
+
+	memset(t, 0, sizeof(*t));
+	t->o = oinit;
+	t->fo = finit;
+	{
+		const struct cli_option tab[] = {
+			CLI_GROUP("Labels (which commits reached stable)"),
+			CLI_STRING(0, "labels", &t->labels_path, "FILE",
+				   "the TSV \"stablesel label\" wrote"),
+			CLI_STRING(0, "label-column", &t->column, "NAME",
+				   "the column of --labels that holds the label"),
+			CLI_STRLIST("stable", t->stable, &t->nstable, "SOURCE",
+				    "read the labels from this stable tree instead"),
+			CLI_INT("settle-days", &t->settle, "N", 0, SS_CLI_MAX_DAYS,
+				"leave out the commits of the last N days: their label is not settled"),
+			CLI_GROUP("Training"),
+			CLI_FLAG('v', "verbose", &t->verbose, "say what training does, on stderr"),
+			CLI_FLAG(0, "no-history-features", &t->no_history,
+				 "no features from the history (Fixes: targets, releases, file ages)"),
+			TRAIN_OPT("features", "GROUP,...",
+				  "the feature groups: words, subsystem, metrics, constructs, people, paths, trailers, history, all"),
+			TRAIN_OPT("vocab-size", "N", "at most N words in the vocabulary (0 to 10000000)"),
+			TRAIN_OPT("min-df", "N", "words in fewer than N commits are left out (0 to 10000000)"),
+			TRAIN_OPT("hash-bits", "N", "hashed features in 2^N buckets (8 to 24)"),
+			TRAIN_OPT("val-share", "F", "the newest share of training commits that validates (0.01 to 0.9)"),
+			TRAIN_OPT("seed", "N", "random seed"),
+			TRAIN_OPT("threads", "N", "worker threads (1 to 64)"),
+			TRAIN_OPT("refit", NULL, "refit on all training commits after validation"),
+			TRAIN_OPT("no-refit", NULL, "keep the model trained without the validation commits"),
+			TRAIN_OPT("target-precision", "P", "choose the threshold for this precision (0 to 1)"),
+			TRAIN_OPT("target-recall", "R", "choose the threshold for this recall (0 to 1)"),
+			CLI_GROUP("Training: linear"),
+			TRAIN_OPT("C", "F", "the cost (1e-06 to 1e+06; default: chosen on validation)"),
+			TRAIN_OPT("balance", NULL, "weight the classes by inverse frequency"),
+			CLI_GROUP("Training: mlp, patchnet, patchnet-feat"),
+			TRAIN_OPT("hidden", "N", "first hidden layer width (1 to 4096)"),
+			TRAIN_OPT("hidden2", "N", "second hidden layer width, 0 for none (0 to 4096)"),
+			TRAIN_OPT("dropout", "F", "dropout after each hidden layer (0 to 0.95)"),
+			TRAIN_OPT("input-dropout", "F", "drop this share of the input features in training (0 to 0.9)"),
+			TRAIN_OPT("lr", "F", "Adam learning rate (0 to 10)"),
+			TRAIN_OPT("weight-decay", "F", "L2 on all weights (0 to 10)"),
+			TRAIN_OPT("epochs", "N", "at most N epochs (1 to 10000)"),
+			TRAIN_OPT("patience", "N", "stop after N epochs without gain (1 to 10000)"),
+			TRAIN_OPT("batch", "N", "mini-batch size (1 to 1048576)"),
+			TRAIN_OPT("no-class-weights", NULL, "do not weight the classes by inverse frequency"),
+			TRAIN_OPT("wide", NULL, "add a linear input-to-logit path"),
+			TRAIN_OPT("no-wide", NULL, "no linear input-to-logit path"),
+			TRAIN_OPT("warm-start", NULL, "patchnet-feat: start from a trained mlp"),
+			TRAIN_OPT("no-warm-start", NULL, "patchnet-feat: start from random weights"),
+			CLI_END(),
+		};
+
+		_Static_assert(sizeof(tab) <= sizeof(t->options), "training options table too small");
+		memcpy(t->options, tab, sizeof(tab));
+	}
+}
+
+void cli_train_args_finish(cli_train_args *t, const char *cmd)
+{
+	if (!t->labels_path == !t->nstable)
+		usage_die("name the labels: --labels FILE or --stable SOURCE");
+	if (t->no_history)
+		t->fo.groups &= ~(uint32_t)SS_FG_HISTORY;
+	if (t->verbose) {
+		t->o.log = cli_log_line;
+		t->o.log_ud = (void *)cmd;
+	}
 }
 
 ss_atomic *cli_output_open(const char *path)
@@ -178,16 +201,15 @@ void cli_log_line(void *ud, const char *msg)
 	fprintf(stderr, "%s: %s\n", (const char *)ud, msg);
 }
 
-ss_labels *cli_load_labels(const char *path, const char *column, const char **stable,
-			   int nstable)
+ss_labels *cli_load_labels(const cli_train_args *t)
 {
 	ss_labels *labels = NULL;
 	size_t skipped = 0;
 
-	if (path && ss_labels_from_tsv(&labels, path, column))
+	if (t->labels_path && ss_labels_from_tsv(&labels, t->labels_path, t->column))
 		die("%s", ss_error_last());
-	if (nstable) {
-		if (ss_labels_from_stable(&labels, stable, (size_t)nstable, &skipped))
+	if (t->nstable) {
+		if (ss_labels_from_stable(&labels, t->stable, t->nstable, &skipped))
 			die("%s", ss_error_last());
 		if (skipped)
 			warning("%zu malformed stable messages skipped", skipped);
@@ -219,60 +241,29 @@ static int prime_history(ss_commit *c, void *data)
 	return p->rc;
 }
 
-void cli_dataset_history(ss_dataset *d, const cli_releases *rel, cli_source_args *src,
-			 const char **specs, int nspecs, const char *usage)
+void cli_history_prime(const cli_history_args *ha, ss_history *h, cli_source_args *src)
+{
+	size_t i;
+
+	for (i = 0; i < ha->n; i++) {
+		struct prime p = { h, 0 };
+
+		if (cli_for_each_commit(src, &ha->specs[i], 1, prime_history, &p) == 0)
+			warning("--history %s holds no commits", ha->specs[i]);
+		if (p.rc)
+			die("cannot read --history %s: %s", ha->specs[i], ss_error_last());
+	}
+}
+
+void cli_dataset_history(ss_dataset *d, const cli_history_args *ha, cli_source_args *src)
 {
 	/* the dataset owns its history and hands it out read-only; it is
 	 * filled here, before any commit, as the past they are featurized
 	 * against */
 	ss_history *hist = (ss_history *)ss_dataset_history(d);
-	int a;
 
-	cli_releases_load(rel, hist, src->repo, usage);
-	for (a = 0; a < nspecs; a++) {
-		struct prime p = { hist, 0 };
-
-		if (cli_for_each_commit(src, &specs[a], 1, prime_history, &p) == 0)
-			warning("--history %s holds no commits", specs[a]);
-		if (p.rc)
-			die("cannot read --history %s: %s", specs[a], ss_error_last());
-	}
-}
-
-int cli_train_arg(cli_train_args *t, cli_source_args *src, int argc, const char **argv,
-		  int *a, const char *usage)
-{
-	const char *arg = argv[*a], *val = *a + 1 < argc ? argv[*a + 1] : NULL;
-	int rc;
-
-	if (cli_source_arg(src, argc, argv, a, usage))
-		return 1;
-	if (!strcmp(arg, "-h") || !strcmp(arg, "--help"))
-		usage_die(usage, NULL);
-	if (!strcmp(arg, "-v") || !strcmp(arg, "--verbose")) {
-		*t->verbose = 1;
-		return 1;
-	}
-	if (!strcmp(arg, "--no-history-features")) {
-		*t->no_history = 1;
-		return 1;
-	}
-	if (arg[0] != '-' || !strcmp(arg, "-")) {
-		if (*t->nspecs == t->maxspecs)
-			usage_die(usage, "too many sources");
-		t->specs[(*t->nspecs)++] = arg;
-		return 1;
-	}
-	rc = ss_train_option(t->o, t->fo, arg, val);
-	if (rc >= 0) {
-		*a += rc;
-		return 1;
-	}
-	if (rc != SS_ENOTFOUND)
-		usage_die(usage, "%s", ss_error_last());
-	if (!val)
-		usage_die(usage, "unknown option '%s' or missing value", arg);
-	return 0;
+	cli_releases_load(&ha->rel, hist, src->repo);
+	cli_history_prime(ha, hist, src);
 }
 
 static size_t iterate(ss_source *src, const char *spec, cli_commit_fn fn, void *data)
@@ -299,7 +290,7 @@ static size_t iterate(ss_source *src, const char *spec, cli_commit_fn fn, void *
 	return n;
 }
 
-size_t cli_for_each_commit(cli_source_args *a, const char **specs, int nspecs,
+size_t cli_for_each_commit(cli_source_args *a, const char *const *specs, int nspecs,
 			   cli_commit_fn fn, void *data)
 {
 	size_t n = 0;

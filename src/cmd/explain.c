@@ -24,10 +24,17 @@
 /* Features shown at most: a commit of 200,000 files has a million. */
 #define SS_EXPLAIN_MAX_TOP 1000000
 
-static const char usage[] =
-	"stablesel explain [--model MODEL] (--repo PATH [--rev REV...] | SOURCE...)\n"
-	"                  [--releases FILE] [--release-tags GLOB] [--mask-stable-tags] [--top N]\n"
-	"                  COMMIT...";
+static const char *const explain_usage[] = {
+	"stablesel explain [options] (--repo PATH | SOURCE...) COMMIT...",
+	"",
+	"For each COMMIT (an id or a prefix of at least 4 hex digits): its score,",
+	"the decision, and the features with the largest contributions to it.  The",
+	"commits stream through in order, so that each is scored against the",
+	"history before it (with --history, --releases and --release-tags as",
+	"\"stablesel rank\" takes them, both score a commit the same); with --repo",
+	"and no --rev, only the named commits are read.",
+	NULL
+};
 
 struct explain_ctx {
 	const ss_model *m;
@@ -105,52 +112,59 @@ static int explain_one(ss_commit *c, void *data)
 
 int cmd_explain(int argc, const char **argv)
 {
-	const char *specs[256], *want[256], *model = NULL, *revs[512];
-	int nspecs = 0, nwant = 0, a, k, missing = 0;
+	const char *want[256], *model = NULL, *revs[512];
+	const char **specs;
+	int nargs, nspecs = 0, nwant = 0, a, k, missing = 0;
 	struct explain_ctx x;
 	cli_source_args src;
+	cli_history_args hist;
+	struct cli_option options[] = {
+		CLI_GROUP("Model"),
+		CLI_MODEL(&model),
+		CLI_INCLUDE(hist.options),
+		CLI_INCLUDE(src.options),
+		CLI_GROUP("Output"),
+		CLI_COUNT("top", &x.top, "N", 1, SS_EXPLAIN_MAX_TOP,
+			  "show the N features that weigh most (default: 12)"),
+		CLI_END(),
+	};
 	ss_model *m;
-	cli_releases rel = { NULL, NULL };
 
 	memset(&x, 0, sizeof(x));
 	x.top = 12;
 	cli_source_args_init(&src);
-	for (a = 1; a < argc; a++) {
-		const char *arg = argv[a], *val = a + 1 < argc ? argv[a + 1] : NULL;
-
-		if (cli_source_arg(&src, argc, argv, &a, usage))
-			continue;
-		if (!strcmp(arg, "-h") || !strcmp(arg, "--help"))
-			usage_die(usage, NULL);
-		if (arg[0] != '-' || !strcmp(arg, "-")) {
-			/* hex words name commits, anything else a source */
-			if (ss_hexid_is_prefix(arg)) {
-				if (nwant == 256)
-					usage_die(usage, "too many commits");
-				want[nwant++] = arg;
-			} else {
-				if (nspecs == 256)
-					usage_die(usage, "too many sources");
-				specs[nspecs++] = arg;
-			}
-			continue;
+	cli_history_args_init(&hist);
+	nargs = cli_parse_options(argc, argv, options, explain_usage);
+	/* hex words name commits, anything else a source */
+	specs = argv;
+	for (a = 0; a < nargs; a++) {
+		if (strcmp(argv[a], "-") && ss_hexid_is_prefix(argv[a])) {
+			if (nwant == 256)
+				usage_die("too many commits");
+			want[nwant++] = argv[a];
+		} else {
+			specs[nspecs++] = argv[a];
 		}
-		if (!val)
-			usage_die(usage, "unknown option '%s' or missing value", arg);
-		a++;
-		if (cli_releases_arg(&rel, arg, val))
-			continue;
-		if (!strcmp(arg, "--model"))
-			model = val;
-		else if (!strcmp(arg, "--top"))
-			x.top = cli_parse_count(usage, arg, val, 1, SS_EXPLAIN_MAX_TOP);
-		else
-			usage_die(usage, "unknown option '%s'", arg);
 	}
 	if (!nwant)
-		usage_die(usage, "name at least one commit");
+		usage_die("name at least one commit");
 	if (model ? ss_model_load(&m, model) : ss_model_load_default(&m))
 		die("%s", ss_error_last());
+	x.m = m;
+	x.want = want;
+	x.nwant = nwant;
+	x.found = calloc((size_t)nwant, sizeof(*x.found));
+	x.why = calloc(x.top ? x.top : 1, sizeof(*x.why));
+	if (!x.found || !x.why || ss_history_new(&x.hist))
+		die("out of memory");
+	/* the history rank scores against: releases, then --history */
+	cli_releases_load(&hist.rel, x.hist, src.repo);
+	if (hist.n) {
+		cli_source_args hsrc = src;
+
+		hsrc.opts.revs = hsrc.revs;
+		cli_history_prime(&hist, x.hist, &hsrc);
+	}
 	if (!nspecs && src.repo && !src.opts.nrevs) {
 		/* only the named commits: "C" without its parents */
 		static char buf[256][48];
@@ -163,14 +177,6 @@ int cmd_explain(int argc, const char **argv)
 		src.opts.revs = revs;
 		src.opts.nrevs = (size_t)(2 * nwant);
 	}
-	x.m = m;
-	x.want = want;
-	x.nwant = nwant;
-	x.found = calloc((size_t)nwant, sizeof(*x.found));
-	x.why = calloc(x.top ? x.top : 1, sizeof(*x.why));
-	if (!x.found || !x.why || ss_history_new(&x.hist))
-		die("out of memory");
-	cli_releases_load(&rel, x.hist, src.repo, usage);
 	cli_for_each_commit(&src, specs, nspecs, explain_one, &x);
 	for (k = 0; k < nwant; k++)
 		if (!x.found[k]) {

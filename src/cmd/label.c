@@ -11,51 +11,45 @@
 #include "util/atomic.h"
 #include "util/error.h"
 
-static const char usage[] =
-	"stablesel label --stable SOURCE [--branches GLOB] [--upstream-ref REF]\n"
-	"                [--upstream-pattern REGEX...] [--releases FILE] [-o FILE]";
+static const char *const label_usage[] = {
+	"stablesel label --stable SOURCE [options]",
+	"",
+	"Reads the stable tree (its branches, or an mbox of its patches) and writes",
+	"a TSV \"sha in_stable stable_branches\": one row per upstream commit a",
+	"backport names (\"commit SHA upstream.\", \"(cherry picked from commit",
+	"SHA)\" or an --upstream-pattern), the input of \"stablesel train --labels\".",
+	NULL
+};
 
 int cmd_label(int argc, const char **argv)
 {
 	ss_backports_options opts = SS_LABEL_OPTIONS_INIT;
 	const char *patterns[32], *stable[32], *output = "-";
 	size_t nstable = 0, skipped = 0, i;
+	struct cli_option options[] = {
+		CLI_GROUP("Stable tree"),
+		CLI_STRLIST("stable", stable, &nstable, "SOURCE",
+			    "the stable tree: a repository with its branches, or an mbox"),
+		CLI_STRING(0, "branches", &opts.branches, "GLOB",
+			   "the stable branches of a repository (default: all but the mainline)"),
+		CLI_STRING(0, "upstream-ref", &opts.upstream_ref, "REF",
+			   "the mainline ref the stable branches fork from (default: HEAD)"),
+		CLI_STRLIST("upstream-pattern", patterns, &opts.npatterns, "REGEX",
+			    "a regex whose first group is the upstream sha of a backport"),
+		CLI_STRING(0, "releases", &opts.releases, "FILE",
+			   "the releases, as 'tag sha date' lines: name an mbox's series by date"),
+		CLI_GROUP("Output"),
+		CLI_OUTPUT(&output, "write the labels to FILE (default: stdout)"),
+		CLI_END(),
+	};
 	ss_atomic *out;
 	ss_backports *l;
-	int a;
 
 	opts.patterns = patterns;
-	for (a = 1; a < argc; a++) {
-		const char *arg = argv[a], *val = a + 1 < argc ? argv[a + 1] : NULL;
-
-		if (!strcmp(arg, "-h") || !strcmp(arg, "--help"))
-			usage_die(usage, NULL);
-		if (!val)
-			usage_die(usage, arg[0] == '-' ? "option '%s' needs a value" :
-				  "unexpected argument '%s'", arg);
-		if (!strcmp(arg, "--stable")) {
-			if (nstable == 32)
-				usage_die(usage, "too many --stable sources");
-			stable[nstable++] = val;
-		} else if (!strcmp(arg, "--branches")) {
-			opts.branches = val;
-		} else if (!strcmp(arg, "--upstream-ref")) {
-			opts.upstream_ref = val;
-		} else if (!strcmp(arg, "--upstream-pattern")) {
-			if (opts.npatterns == 32)
-				usage_die(usage, "too many --upstream-pattern options");
-			patterns[opts.npatterns++] = val;
-		} else if (!strcmp(arg, "--releases")) {
-			opts.releases = val;
-		} else if (!strcmp(arg, "-o") || !strcmp(arg, "--output")) {
-			output = val;
-		} else {
-			usage_die(usage, "unknown option '%s'", arg);
-		}
-		a++;
-	}
+	if (cli_parse_options(argc, argv, options, label_usage))
+		usage_die("unexpected argument '%s'", argv[0]);
 	if (!nstable)
-		usage_die(usage, "--stable SOURCE is required");
+		usage_die("--stable SOURCE is required");
 	out = cli_output_open(output);
 	if (ss_backports_new(&l, &opts))
 		die("%s", ss_error_last());

@@ -12,9 +12,14 @@
 #include "cli.h"
 #include "util/strbuf.h"
 
-static const char usage[] =
-	"stablesel log [--repo PATH] [--rev REV...] [--mask-stable-tags] [--no-diff]\n"
-	"              [--max-lines N] [--message] [--lines] [SOURCE...]";
+static const char *const log_usage[] = {
+	"stablesel log [options] [SOURCE...]",
+	"",
+	"Prints each commit the sources hold as one JSON object a line: id, author",
+	"and committer, subject, trailers, and the files with their status and line",
+	"counts.  Without SOURCE, the commits of --repo PATH.",
+	NULL
+};
 
 struct log_opts {
 	int message, lines;
@@ -101,27 +106,18 @@ int cmd_log(int argc, const char **argv)
 {
 	struct log_opts o = { 0, 0, SS_STRBUF_INIT, SS_STRBUF_INIT };
 	cli_source_args a;
-	const char *specs[256];
-	int i, nspecs = 0;
+	struct cli_option options[] = {
+		CLI_INCLUDE(a.options),
+		CLI_GROUP("Output"),
+		CLI_FLAG(0, "message", &o.message, "add each commit's message"),
+		CLI_FLAG(0, "lines", &o.lines, "add each file's diff lines"),
+		CLI_END(),
+	};
+	int nspecs;
 
 	cli_source_args_init(&a);
-	for (i = 1; i < argc; i++) {
-		if (cli_source_arg(&a, argc, argv, &i, usage))
-			continue;
-		if (!strcmp(argv[i], "--message"))
-			o.message = 1;
-		else if (!strcmp(argv[i], "--lines"))
-			o.lines = 1;
-		else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
-			usage_die(usage, NULL);
-		else if (argv[i][0] == '-' && argv[i][1])
-			usage_die(usage, "unknown option '%s'", argv[i]);
-		else if (nspecs < 256)
-			specs[nspecs++] = argv[i];
-		else
-			usage_die(usage, "too many sources");
-	}
-	cli_for_each_commit(&a, specs, nspecs, print_commit, &o);
+	nspecs = cli_parse_options(argc, argv, options, log_usage);
+	cli_for_each_commit(&a, argv, nspecs, print_commit, &o);
 	ss_strbuf_release(&o.sb);
 	ss_strbuf_release(&o.line);
 	return 0;

@@ -21,9 +21,16 @@
 #include "util/error.h"
 #include "util/hexid.h"
 
-static const char usage[] =
-	"stablesel origin [--repo PATH] [SOURCE...] [--history SOURCE...] [--releases FILE]\n"
-	"                 [--release-tags GLOB] [--no-blame] [--mask-stable-tags] COMMIT...";
+static const char *const origin_usage[] = {
+	"stablesel origin [options] (--repo PATH | SOURCE...) COMMIT...",
+	"",
+	"For each COMMIT (an id or prefix among the sources, or any revision of",
+	"--repo PATH): the commits it fixes (Fixes: tags, reverts, else blame of a",
+	"repository's lines), how each was found, and the first release each bug",
+	"reached.  Releases come from --releases FILE, else from the repository's",
+	"tags.",
+	NULL
+};
 
 #define MAX_ARGS 256
 
@@ -246,51 +253,45 @@ static void explain(ss_histidx *h, const ss_commit *c, const ss_releases *rel, i
 
 int cmd_origin(int argc, const char **argv)
 {
-	const char *specs[MAX_ARGS], *history[64], *releases_file = NULL, *glob = NULL;
+	const char *specs[MAX_ARGS];
 	struct wanted w[MAX_ARGS];
-	int i, nspecs = 0, nhistory = 0, nw = 0, no_blame = 0;
+	int i, nargs, nspecs = 0, nw = 0, no_blame = 0;
 	ss_releases *rel = NULL;
 	cli_source_args a;
+	cli_history_args hist;
+	struct cli_option options[] = {
+		CLI_INCLUDE(a.options),
+		CLI_INCLUDE(hist.options),
+		CLI_SET_INT(0, "no-blame", &no_blame, 1,
+			    "without Fixes: or revert, do not blame the fix's lines"),
+		CLI_END(),
+	};
 	struct run run;
+	const char *releases_file, *glob;
+	const char **history;
+	size_t nhistory;
 
 	cli_source_args_init(&a);
-	for (i = 1; i < argc; i++) {
-		const char *arg = argv[i];
-
-		if (cli_source_arg(&a, argc, argv, &i, usage))
-			continue;
-		if (!strcmp(arg, "--history") || !strcmp(arg, "--releases") ||
-		    !strcmp(arg, "--release-tags")) {
-			if (i + 1 >= argc)
-				usage_die(usage, "option '%s' needs a value", arg);
-			i++;
-			if (!strcmp(arg, "--releases"))
-				releases_file = argv[i];
-			else if (!strcmp(arg, "--release-tags"))
-				glob = argv[i];
-			else if (nhistory < 64)
-				history[nhistory++] = argv[i];
-			else
-				usage_die(usage, "too many --history sources");
-		} else if (!strcmp(arg, "--no-blame")) {
-			no_blame = 1;
-		} else if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-			usage_die(usage, NULL);
-		} else if (arg[0] == '-' && arg[1]) {
-			usage_die(usage, "unknown option '%s'", arg);
-		} else if (nspecs + nw >= MAX_ARGS) {
-			usage_die(usage, "too many arguments");
-		} else if (is_source(arg)) {
-			specs[nspecs++] = arg;
+	cli_history_args_init(&hist);
+	nargs = cli_parse_options(argc, argv, options, origin_usage);
+	releases_file = hist.rel.file;
+	glob = hist.rel.tags;
+	history = hist.specs;
+	nhistory = hist.n;
+	if (nargs > MAX_ARGS)
+		usage_die("too many arguments");
+	for (i = 0; i < nargs; i++) {
+		if (is_source(argv[i])) {
+			specs[nspecs++] = argv[i];
 		} else {
 			memset(&w[nw], 0, sizeof(w[nw]));
-			w[nw++].arg = arg;
+			w[nw++].arg = argv[i];
 		}
 	}
 	if (!nw)
-		usage_die(usage, "name at least one COMMIT");
+		usage_die("name at least one COMMIT");
 	if (!nspecs && !a.repo)
-		usage_die(usage, "name the SOURCES the commits are in, or --repo PATH");
+		usage_die("name the SOURCES the commits are in, or --repo PATH");
 
 	memset(&run, 0, sizeof(run));
 	run.w = w;
@@ -309,7 +310,7 @@ int cmd_origin(int argc, const char **argv)
 		warning("no releases known: give --releases FILE or --repo PATH");
 	}
 
-	for (i = 0; i < nhistory; i++) {
+	for (i = 0; i < (int)nhistory; i++) {
 		cli_source_args ha;
 		const char *spec[1] = { history[i] };
 
@@ -321,7 +322,7 @@ int cmd_origin(int argc, const char **argv)
 	if (nspecs) {
 		for (i = 0; i < nw; i++) {
 			if (!ss_hexid_is_prefix(w[i].arg))
-				usage_die(usage, "'%s' is neither a source nor a commit id (4 to 40 hex digits)",
+				usage_die("'%s' is neither a source nor a commit id (4 to 40 hex digits)",
 					  w[i].arg);
 			snprintf(w[i].prefix, sizeof(w[i].prefix), "%s", w[i].arg);
 		}

@@ -21,14 +21,15 @@
 #include "util/atomic.h"
 #include "util/error.h"
 
-static const char usage[] =
-	"stablesel rank [--model MODEL] [SOURCE...] [--repo PATH] [--rev REV...]\n"
-	"               [--history SOURCE...] [--releases FILE] [--release-tags GLOB]\n"
-	"               [--mask-stable-tags] [--top N] [--min-score P]\n"
-	"               [--since DATE] [--budget N] [--untagged-only] [--min-age DAYS] [--now DATE]\n"
-	"               [--policy FILE] [--stable SOURCE] [--labels FILE [--label-column C]]\n"
-	"               [--threshold T] [--reasons N] [--precedents N] [--branch NAME] [--no-color]\n"
-	"               [--format text|tsv|csv|json|mbox] [-o FILE]";
+static const char *const rank_usage[] = {
+	"stablesel rank [options] [SOURCE...]",
+	"",
+	"Scores each commit of the sources (or of --repo PATH) with the model,",
+	"against the history of the commits before it, and lists them best first,",
+	"each pick with its flags, the features that raised its score, the stable",
+	"rules it meets and precedents.",
+	NULL
+};
 
 /* Say what an mbox cannot carry: nothing proposed, binary files, diffs
  * read capped. */
@@ -50,69 +51,43 @@ static void check_patches(const ss_ranking *r)
 		warning("no commit proposed: the mbox is empty");
 }
 
-static ss_rank_format parse_format(const char *val)
-{
-	static const char *const names[] = { "text", "tsv", "json", "csv", "mbox" };
-	size_t i;
-
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(val, names[i]))
-			return (ss_rank_format)i;
-	usage_die(usage, "--format is text, tsv, csv, json or mbox, not '%s'", val);
-}
-
 int cmd_rank(int argc, const char **argv)
 {
+	/* in the order of ss_rank_format */
+	static const char *const formats[] = { "text", "tsv", "json", "csv", "mbox", NULL };
 	ss_rank_write_options wo = SS_RANK_WRITE_OPTIONS_INIT;
-	const char *specs[256], *output = "-";
-	int nspecs = 0, a, no_color = 0;
+	const char *output = "-";
+	int nspecs, no_color = 0, format = SS_RANK_TEXT;
 	cli_source_args src;
 	cli_ranking k;
+	struct cli_option options[] = {
+		CLI_INCLUDE(k.options),
+		CLI_INCLUDE(src.options),
+		CLI_GROUP("Output"),
+		CLI_CHOICE("format", &format, "text|tsv|csv|json|mbox", formats,
+			   "the listing as text, TSV, CSV, JSON, or the picks as an mbox of patches"),
+		CLI_COUNT("reasons", &k.ko.nreasons, "N", 0, SS_RANK_MAX_REASONS,
+			  "show N reasons for each pick"),
+		CLI_COUNT("precedents", &wo.precedents, "N", 0, SS_RANK_MAX_PRECEDENTS,
+			  "show N earlier commits like each pick, and whether they reached stable"),
+		CLI_STRING(0, "branch", &wo.branch, "NAME",
+			   "mbox: subjects \"[PATCH stablesel NAME n/m]\""),
+		CLI_FLAG(0, "no-color", &no_color, "no colours, even on a terminal"),
+		CLI_OUTPUT(&output, "write the ranking to FILE (default: stdout)"),
+		CLI_END(),
+	};
 	ss_atomic *out;
 
 	cli_ranking_init(&k);
 	cli_source_args_init(&src);
-	for (a = 1; a < argc; a++) {
-		const char *arg = argv[a], *val = a + 1 < argc ? argv[a + 1] : NULL;
-
-		if (cli_source_arg(&src, argc, argv, &a, usage) || cli_ranking_flag(&k, arg))
-			continue;
-		if (!strcmp(arg, "-h") || !strcmp(arg, "--help"))
-			usage_die(usage, NULL);
-		if (arg[0] != '-' || !strcmp(arg, "-")) {
-			if (nspecs == 256)
-				usage_die(usage, "too many sources");
-			specs[nspecs++] = arg;
-			continue;
-		}
-		if (!strcmp(arg, "--no-color")) {
-			no_color = 1;
-			continue;
-		}
-		if (!val)
-			usage_die(usage, "unknown option '%s' or missing value", arg);
-		a++;
-		if (cli_ranking_arg(&k, arg, val, usage))
-			continue;
-		if (!strcmp(arg, "--reasons"))
-			k.ko.nreasons = cli_parse_count(usage, arg, val, 0, SS_RANK_MAX_REASONS);
-		else if (!strcmp(arg, "--precedents"))
-			wo.precedents = cli_parse_count(usage, arg, val, 0, SS_RANK_MAX_PRECEDENTS);
-		else if (!strcmp(arg, "--branch"))
-			wo.branch = val;
-		else if (!strcmp(arg, "--format"))
-			wo.format = parse_format(val);
-		else if (!strcmp(arg, "-o") || !strcmp(arg, "--output"))
-			output = val;
-		else
-			usage_die(usage, "unknown option '%s'", arg);
-	}
+	nspecs = cli_parse_options(argc, argv, options, rank_usage);
+	wo.format = (ss_rank_format)format;
 	out = cli_output_open(output);
 	cli_ranking_load(&k);
 	wo.color = !no_color && wo.format == SS_RANK_TEXT && !strcmp(output, "-") && isatty(1);
 	k.ko.keep = wo.format == SS_RANK_MBOX ? SS_RANK_KEEP_PATCH : SS_RANK_KEEP_NONE;
 	k.ko.precedents = wo.precedents > 0 && wo.format != SS_RANK_MBOX;
-	cli_ranking_run(&k, &src, specs, nspecs, usage);
+	cli_ranking_run(&k, &src, argv, nspecs);
 	if (wo.format == SS_RANK_MBOX)
 		check_patches(k.r);
 	if (ss_ranking_write(k.r, ss_atomic_file(out), &wo, k.m)) {

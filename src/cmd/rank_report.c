@@ -19,53 +19,42 @@ void cli_ranking_init(cli_ranking *k)
 	memset(k, 0, sizeof(*k));
 	k->ko = (ss_ranker_options)SS_RANKER_OPTIONS_INIT;
 	k->so = (ss_rank_select)SS_RANK_SELECT_INIT;
-}
+	cli_history_args_init(&k->hist_args);
+	{
+		const struct cli_option t[] = {
+			CLI_GROUP("Model"),
+			CLI_MODEL(&k->model),
+			CLI_PROB("threshold", &k->ko.threshold, "T",
+				 "propose the commits scoring at least T (default: the model's)"),
+			CLI_INCLUDE(k->hist_args.options),
+			CLI_GROUP("Selection"),
+			/* "at most N": 0 would list nothing; leave --top out for all */
+			CLI_COUNT("top", &k->so.top, "N", 1, CLI_NO_MAX, "list at most N commits"),
+			CLI_PROB("min-score", &k->so.min_score, "P", "list the commits scoring at least P"),
+			CLI_DATE("since", &k->since,
+				 "rank the commits authored from DATE; older ones are history only"),
+			CLI_COUNT("budget", &k->so.budget, "N", 1, CLI_NO_MAX,
+				  "propose at most N commits, the best first"),
+			CLI_REAL("min-age", &k->so.min_age_days, "DAYS", 0.0, SS_CLI_MAX_DAYS,
+				 "propose only commits at least DAYS old (upstream soak time)"),
+			CLI_DATE("now", &k->so.now, "the date --min-age counts from (default: the newest commit read)"),
+			CLI_FLAG(0, "untagged-only", &k->so.untagged_only,
+				 "list only the commits without a stable tag (the ones a tagger missed)"),
+			CLI_GROUP("Checks"),
+			CLI_STRING(0, "policy", &k->policy_file, "FILE",
+				   "the tree's rules: paths, subsystems, size limits"),
+			CLI_STRING(0, "stable", &k->stable, "SOURCE",
+				   "the stable tree: is each commit already there, and when"),
+			CLI_STRING(0, "labels", &k->labels_file, "FILE",
+				   "the labels TSV: mark which commits reached stable"),
+			CLI_STRING(0, "label-column", &k->label_column, "C",
+				   "the column of --labels that holds the label"),
+			CLI_END(),
+		};
 
-int cli_ranking_flag(cli_ranking *k, const char *arg)
-{
-	if (strcmp(arg, "--untagged-only"))
-		return 0;
-	k->so.untagged_only = 1;
-	return 1;
-}
-
-int cli_ranking_arg(cli_ranking *k, const char *arg, const char *val, const char *usage)
-{
-	if (cli_releases_arg(&k->rel, arg, val))
-		return 1;
-	if (!strcmp(arg, "--model")) {
-		k->model = val;
-	} else if (!strcmp(arg, "--history")) {
-		if (k->nhistory == (int)(sizeof(k->history) / sizeof(k->history[0])))
-			usage_die(usage, "too many --history sources");
-		k->history[k->nhistory++] = val;
-	} else if (!strcmp(arg, "--since")) {
-		k->since = cli_parse_date(usage, arg, val);
-	} else if (!strcmp(arg, "--now")) {
-		k->so.now = cli_parse_date(usage, arg, val);
-	} else if (!strcmp(arg, "--top")) {
-		/* "at most N": 0 would list nothing; leave --top out for all */
-		k->so.top = cli_parse_count(usage, arg, val, 1, SIZE_MAX);
-	} else if (!strcmp(arg, "--min-score")) {
-		k->so.min_score = cli_parse_prob(usage, arg, val);
-	} else if (!strcmp(arg, "--budget")) {
-		k->so.budget = cli_parse_count(usage, arg, val, 1, SIZE_MAX);
-	} else if (!strcmp(arg, "--min-age")) {
-		k->so.min_age_days = cli_parse_real(usage, arg, val, 0.0, SS_CLI_MAX_DAYS);
-	} else if (!strcmp(arg, "--threshold")) {
-		k->ko.threshold = cli_parse_prob(usage, arg, val);
-	} else if (!strcmp(arg, "--policy")) {
-		k->policy_file = val;
-	} else if (!strcmp(arg, "--stable")) {
-		k->stable = val;
-	} else if (!strcmp(arg, "--labels")) {
-		k->labels_file = val;
-	} else if (!strcmp(arg, "--label-column")) {
-		k->label_column = val;
-	} else {
-		return 0;
+		_Static_assert(sizeof(t) <= sizeof(k->options), "ranking options table too small");
+		memcpy(k->options, t, sizeof(t));
 	}
-	return 1;
 }
 
 void cli_ranking_load(cli_ranking *k)
@@ -111,20 +100,19 @@ static int feed_one(ss_commit *c, void *data)
 	return 0;
 }
 
-void cli_ranking_run(cli_ranking *k, cli_source_args *src, const char **specs, int nspecs,
-		     const char *usage)
+void cli_ranking_run(cli_ranking *k, cli_source_args *src, const char *const *specs, int nspecs)
 {
 	struct feed f = { k, INT64_MAX, "reading history", 0 };
 
 	if (ss_history_new(&k->hist) || ss_ranking_new(&k->r, k->m, &k->ko))
 		die("out of memory");
-	cli_releases_load(&k->rel, k->hist, src->repo, usage);
-	if (k->nhistory) {
+	cli_releases_load(&k->hist_args.rel, k->hist, src->repo);
+	if (k->hist_args.n) {
 		cli_source_args hsrc = *src;
 
 		/* every history commit is history, whatever its date */
 		hsrc.opts.revs = hsrc.revs;
-		cli_for_each_commit(&hsrc, k->history, k->nhistory, feed_one, &f);
+		cli_for_each_commit(&hsrc, k->hist_args.specs, (int)k->hist_args.n, feed_one, &f);
 	}
 	f = (struct feed){ k, k->since, "ranking commits", 0 };
 	cli_for_each_commit(src, specs, nspecs, feed_one, &f);

@@ -19,65 +19,51 @@
 #include "util/atomic.h"
 #include "util/error.h"
 
-static const char usage[] =
-	"stablesel report [--model MODEL] [SOURCE...] [--repo PATH] [--rev REV...] -o FILE.html\n"
-	"                 [--history SOURCE...] [--releases FILE] [--release-tags GLOB]\n"
-	"                 [--since DATE] [--mask-stable-tags]\n"
-	"                 [--labels FILE [--label-column C]] [--stable SOURCE] [--policy FILE]\n"
-	"                 [--min-age DAYS] [--now DATE] [--untagged-only] [--top N] [--min-score P]\n"
-	"                 [--budget N] [--threshold T] [--diffs N] [--diff-lines N] [--title TEXT]";
+static const char *const report_usage[] = {
+	"stablesel report [options] [SOURCE...] -o FILE.html",
+	"",
+	"Ranks the commits as \"stablesel rank\" does and writes one self-contained",
+	"HTML page: the model's summary, a precision-recall curve when labels are",
+	"given, and the ranked commits, each opening to its reasons, precedents,",
+	"message and diff.",
+	NULL
+};
 
 int cmd_report(int argc, const char **argv)
 {
 	ss_report_options ro = SS_REPORT_OPTIONS_INIT;
-	const char *specs[256], *output = NULL;
+	const char *output = NULL;
 	char sources[1024] = "";
-	int nspecs = 0, a;
+	int nspecs, a;
 	cli_source_args src;
 	cli_ranking k;
+	struct cli_option options[] = {
+		CLI_INCLUDE(k.options),
+		CLI_INCLUDE(src.options),
+		CLI_GROUP("Output"),
+		CLI_COUNT("diffs", &ro.diffs, "N", 0, CLI_NO_MAX, "show the diffs of the first N commits (0: all)"),
+		CLI_COUNT("diff-lines", &k.ko.diff_cap, "N", 0, CLI_NO_MAX,
+			  "keep at most N diff lines a commit (0: no cap)"),
+		CLI_STRING(0, "title", &ro.title, "TEXT", "the page's title"),
+		CLI_OUTPUT(&output, "write the page to FILE"),
+		CLI_END(),
+	};
 	ss_atomic *out;
 
 	cli_ranking_init(&k);
 	cli_source_args_init(&src);
-	for (a = 1; a < argc; a++) {
-		const char *arg = argv[a], *val = a + 1 < argc ? argv[a + 1] : NULL;
-
-		if (cli_source_arg(&src, argc, argv, &a, usage) || cli_ranking_flag(&k, arg))
-			continue;
-		if (!strcmp(arg, "-h") || !strcmp(arg, "--help"))
-			usage_die(usage, NULL);
-		if (arg[0] != '-' || !strcmp(arg, "-")) {
-			if (nspecs == 256)
-				usage_die(usage, "too many sources");
-			specs[nspecs++] = arg;
-			snprintf(sources + strlen(sources), sizeof(sources) - strlen(sources), "%s%s",
-				 nspecs > 1 ? " " : "", arg);
-			continue;
-		}
-		if (!val)
-			usage_die(usage, "unknown option '%s' or missing value", arg);
-		a++;
-		if (cli_ranking_arg(&k, arg, val, usage))
-			continue;
-		if (!strcmp(arg, "--diffs"))
-			ro.diffs = cli_parse_count(usage, arg, val, 0, SIZE_MAX); /* 0: all */
-		else if (!strcmp(arg, "--diff-lines"))
-			k.ko.diff_cap = cli_parse_count(usage, arg, val, 0, SIZE_MAX); /* 0: no cap */
-		else if (!strcmp(arg, "--title"))
-			ro.title = val;
-		else if (!strcmp(arg, "-o") || !strcmp(arg, "--output"))
-			output = val;
-		else
-			usage_die(usage, "unknown option '%s'", arg);
-	}
+	nspecs = cli_parse_options(argc, argv, options, report_usage);
+	for (a = 0; a < nspecs; a++)
+		snprintf(sources + strlen(sources), sizeof(sources) - strlen(sources), "%s%s",
+			 a ? " " : "", argv[a]);
 	if (!output)
-		usage_die(usage, "name the page with -o FILE.html");
+		usage_die("name the page with -o FILE.html");
 	out = cli_output_open(output);
 	cli_ranking_load(&k);
 	k.ko.keep = SS_RANK_KEEP_DETAILS;
 	k.ko.explain_all = 1;
 	ro.sources = nspecs ? sources : src.repo;
-	cli_ranking_run(&k, &src, specs, nspecs, usage);
+	cli_ranking_run(&k, &src, argv, nspecs);
 	if (ss_report_write(ss_atomic_file(out), k.r, k.m, &ro)) {
 		ss_atomic_abort(out);
 		die("%s", ss_error_last());

@@ -19,14 +19,15 @@
 #include "util/atomic.h"
 #include "util/error.h"
 
-static const char usage[] =
-	"stablesel train --model keyword|linear|mlp|patchnet|patchnet-feat [SOURCE...] [--repo PATH] [--rev REV...]\n"
-	"                (--labels FILE [--label-column NAME] | --stable SOURCE...)\n"
-	"                [--mask-stable-tags] [--settle-days N] [--before YYYY-MM-DD] [-v]\n"
-	"                [--releases FILE] [--release-tags GLOB] [--history SOURCE...]\n"
-	"                [--no-history-features]\n"
-	"                [training options] -o MODEL\n"
-	"training options: ";
+static const char *const train_usage[] = {
+	"stablesel train --model KIND [options] [SOURCE...] -o MODEL",
+	"",
+	"Reads the commits of the sources (or of --repo PATH) once, each with its",
+	"label from --labels or --stable, trains one model (KIND: keyword, linear,",
+	"mlp, patchnet or patchnet-feat), chooses its threshold on the newest",
+	"training commits and writes the model file.",
+	NULL
+};
 
 static void join_specs(char *buf, size_t size, const char **specs, int n, const char *repo)
 {
@@ -42,18 +43,24 @@ static void join_specs(char *buf, size_t size, const char **specs, int n, const 
 
 int cmd_train(int argc, const char **argv)
 {
-	ss_train_options o = SS_TRAIN_OPTIONS_INIT;
-	ss_feat_options fo = SS_FEAT_OPTIONS_INIT;
-	const char *specs[256], *stable[32], *labels_path = NULL, *column = NULL, *output = NULL;
-	const char *kind_name = NULL;
-	const char *hist_specs[32];
-	cli_releases rel = { NULL, NULL };
-	int nhist = 0, no_history = 0;
-	char full_usage[2048];
-	cli_train_args targs;
-	int nspecs = 0, nstable = 0, settle = 0, verbose = 0, a;
+	const char *output = NULL, *kind_name = NULL;
+	int nspecs;
 	int64_t before = 0;
 	cli_source_args src;
+	cli_history_args hist;
+	cli_train_args t;
+	struct cli_option options[] = {
+		CLI_GROUP("Model"),
+		CLI_STRING(0, "model", &kind_name, "KIND",
+			   "keyword, linear, mlp, patchnet or patchnet-feat"),
+		CLI_OUTPUT(&output, "write the model to FILE"),
+		CLI_INCLUDE(src.options),
+		CLI_DATE("before", &before, "train only on the commits authored before DATE"),
+		CLI_INCLUDE(hist.options),
+		CLI_INCLUDE(t.options),
+		CLI_END(),
+	};
+	const char **specs = argv;
 	ss_split_sink sink;
 	ss_labels *labels = NULL;
 	ss_dataset *d;
@@ -63,64 +70,26 @@ int cmd_train(int argc, const char **argv)
 	size_t *idx, n, dropped;
 	double t0;
 
-	snprintf(full_usage, sizeof(full_usage), "%s%s", usage, ss_train_options_usage);
-	targs = (cli_train_args){ &o, &fo, specs, &nspecs, 256, &verbose, &no_history };
 	cli_source_args_init(&src);
-	for (a = 1; a < argc; a++) {
-		const char *arg = argv[a], *val = argv[a + 1];
-
-		if (cli_train_arg(&targs, &src, argc, argv, &a, full_usage))
-			continue;
-		a++;
-		if (!strcmp(arg, "--model")) {
-			kind_name = val;
-		} else if (!strcmp(arg, "--labels")) {
-			labels_path = val;
-		} else if (!strcmp(arg, "--label-column")) {
-			column = val;
-		} else if (!strcmp(arg, "--stable")) {
-			if (nstable == 32)
-				usage_die(full_usage, "too many --stable sources");
-			stable[nstable++] = val;
-		} else if (cli_releases_arg(&rel, arg, val)) {
-			continue;
-		} else if (!strcmp(arg, "--history")) {
-			if (nhist == 32)
-				usage_die(full_usage, "too many --history sources");
-			hist_specs[nhist++] = val;
-		} else if (!strcmp(arg, "--settle-days")) {
-			settle = (int)cli_parse_count(full_usage, arg, val, 0, SS_CLI_MAX_DAYS);
-		} else if (!strcmp(arg, "--before")) {
-			before = cli_parse_date(full_usage, arg, val);
-		} else if (!strcmp(arg, "-o") || !strcmp(arg, "--output")) {
-			output = val;
-		} else {
-			usage_die(full_usage, "unknown option '%s'", arg);
-		}
-	}
+	cli_history_args_init(&hist);
+	cli_train_args_init(&t);
+	nspecs = cli_parse_options(argc, argv, options, train_usage);
 	if (!kind_name)
-		usage_die(full_usage, "--model is required");
+		usage_die("--model is required");
 	if (ss_model_kind_parse(&kind, kind_name) || kind == SS_MODEL_TAG)
-		usage_die(full_usage, "%s", kind == SS_MODEL_TAG ?
+		usage_die("%s", kind == SS_MODEL_TAG ?
 			  "'tag' is an evaluation baseline, not a model to train" : ss_error_last());
 	if (!output)
-		usage_die(full_usage, "-o MODEL is required");
-	if (!labels_path == !nstable)
-		usage_die(full_usage, "name the labels: --labels FILE or --stable SOURCE");
-	if (rel.tags && !src.repo)
-		usage_die(full_usage, "--release-tags needs --repo PATH");
-	if (no_history)
-		fo.groups &= ~(uint32_t)SS_FG_HISTORY;
+		usage_die("-o MODEL is required");
+	cli_train_args_finish(&t, "train");
+	if (hist.rel.tags && !src.repo)
+		usage_die("--release-tags needs --repo PATH");
 	out = cli_output_open(output);
-	if (verbose) {
-		o.log = cli_log_line;
-		o.log_ud = (void *)"train";
-	}
 
-	labels = cli_load_labels(labels_path, column, stable, nstable);
-	if (ss_dataset_new(&d, &fo) || ss_model_prepare_dataset(kind, d))
+	labels = cli_load_labels(&t);
+	if (ss_dataset_new(&d, &t.fo) || ss_model_prepare_dataset(kind, d))
 		die("%s", ss_error_last());
-	cli_dataset_history(d, &rel, &src, hist_specs, nhist, full_usage);
+	cli_dataset_history(d, &hist, &src);
 	memset(&sink, 0, sizeof(sink));
 	sink.d = d;
 	sink.labels = labels;
@@ -132,14 +101,14 @@ int cmd_train(int argc, const char **argv)
 	cli_note_unlisted("train", labels, sink.unlisted, sink.kept);
 	if (ss_split_part(&idx, &n, d, 0))
 		die("%s", ss_error_last());
-	dropped = ss_split_settle(idx, &n, d, settle, 0);
+	dropped = ss_split_settle(idx, &n, d, t.settle, 0);
 	if (!n)
 		die("no commits to train on");
-	if (verbose)
+	if (t.verbose)
 		fprintf(stderr, "train: %zu commits read and featurized in %.1fs (%zu dropped as unsettled, "
 			"%zu not in the labels)\n", sink.kept, ss_now() - t0, dropped, sink.unlisted);
 	t0 = ss_now();
-	if (ss_model_train(&m, kind, d, idx, n, &o))
+	if (ss_model_train(&m, kind, d, idx, n, &t.o))
 		die("cannot train: %s", ss_error_last());
 	{
 		ss_model_info *info = ss_model_get_info(m);

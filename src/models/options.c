@@ -6,13 +6,6 @@
 #include "models/options.h"
 #include "util/error.h"
 
-const char ss_train_options_usage[] =
-	"[--vocab-size N] [--min-df N] [--hash-bits N] [--features GROUP,...] [--val-share F]\n"
-	"    [--seed N] [--threads N] [--refit|--no-refit] [--target-precision P|--target-recall R]\n"
-	"    [--C F] [--balance] [--hidden N] [--hidden2 N] [--dropout F] [--lr F]\n"
-	"    [--weight-decay F] [--epochs N] [--patience N] [--batch N] [--no-class-weights]\n"
-	"    [--wide|--no-wide] [--input-dropout F] [--warm-start|--no-warm-start]";
-
 static const struct {
 	const char *name;
 	uint32_t bit;

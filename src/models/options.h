@@ -1,6 +1,7 @@
 /*
  * options.h - the training and feature options "train" and "eval" share,
- * parsed in one place so that both commands accept the same spelling.
+ * parsed in one place so that both commands accept the same spelling and
+ * range (the CLI's option table, cmd/common.c, names and describes them).
  *
  *   --vocab-size N --min-df N --hash-bits N --features GROUP,...
  *   --val-share F --seed N --threads N --refit --no-refit
@@ -24,9 +25,6 @@
  */
 int ss_train_option(ss_train_options *o, ss_feat_options *fo, const char *name,
 		    const char *value);
-
-/* One line of usage text listing them. */
-extern const char ss_train_options_usage[];
 
 /* Parse "words,paths,..." into SS_FG_* bits; SS_EINVALID on an unknown name. */
 int ss_feat_groups_parse(uint32_t *out, const char *list);

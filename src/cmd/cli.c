@@ -1,0 +1,129 @@
+/*
+ * cli.c - how the commands report: die() (exit 128), error() (exit 1 at
+ * the end), warning(), progress on stderr (--progress/--no-progress) and
+ * cli_exit(), which checks that stdout was written.  usage_die() is in
+ * parse-options.c, as it prints the usage of the current option table.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+int ss_had_error;
+int cli_progress = -1;
+
+static void vreport(const char *prefix, const char *fmt, va_list ap)
+{
+	fflush(stdout);
+	progress_done();
+	fprintf(stderr, "%s", prefix);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("fatal: ", fmt, ap);
+	va_end(ap);
+	exit(SS_EXIT_DIE);
+}
+
+int error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("error: ", fmt, ap);
+	va_end(ap);
+	ss_had_error = 1;
+	return -1;
+}
+
+void warning(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+static int progress_shown;
+
+int cli_progress_on(void)
+{
+	if (cli_progress < 0)
+		cli_progress = isatty(2);
+	return cli_progress;
+}
+
+void progress(const char *what, size_t done, size_t total)
+{
+	static struct timespec last;
+	struct timespec now;
+
+	if (!cli_progress_on())
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (progress_shown && (now.tv_sec - last.tv_sec) * 1000 +
+	    (now.tv_nsec - last.tv_nsec) / 1000000 < 200)
+		return;
+	last = now;
+	if (total)
+		fprintf(stderr, "\r%s: %zu/%zu (%d%%)", what, done, total,
+			(int)(100.0 * (double)done / (double)total));
+	else
+		fprintf(stderr, "\r%s: %zu", what, done);
+	progress_shown = 1;
+}
+
+void progress_done(void)
+{
+	if (progress_shown) {
+		/* a terminal line is wiped; a log file keeps the last count */
+		fputs(isatty(2) ? "\r\033[K" : "\n", stderr);
+		progress_shown = 0;
+	}
+}
+
+/*
+ * Like git's run_builtin(): output that could not be written is an error
+ * even when every printf "succeeded" into the buffer (stdout on a full
+ * disk, /dev/full).
+ */
+int cli_check_stdout(int rc)
+{
+	int err = 0, bad;
+
+	/* errno only says why when fflush or fclose failed here; an earlier
+	 * write's errno is long overwritten */
+	if (fflush(stdout))
+		err = errno;
+	bad = ferror(stdout);
+	if (fclose(stdout) && !err)
+		err = errno;
+	if (err || bad) {
+		/* not die(): it flushes stdout, which is closed */
+		progress_done();
+		if (err)
+			fprintf(stderr, "fatal: write error on stdout: %s\n", strerror(err));
+		else
+			fprintf(stderr, "fatal: write error on stdout\n");
+		exit(SS_EXIT_DIE);
+	}
+	return rc;
+}
+
+void cli_exit(int rc)
+{
+	progress_done();
+	exit(cli_check_stdout(rc));
+}

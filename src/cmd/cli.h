@@ -1,0 +1,203 @@
+/*
+ * cli.h - what the commands share: die(), error(), warning(), progress,
+ * the option groups several commands take (each declared once, as a table
+ * a command includes: parse-options.h), reading commits, output files.
+ *
+ * Only src/cmd/ and src/stablesel.c include this file; the core never
+ * prints or exits.  Exit codes (documented in the README):
+ *   0   success
+ *   1   the command ran but some input was bad (skipped items, error())
+ *   128 die(): a fatal error, nothing written
+ *   129 usage error (usage_die(), parse-options.h)
+ */
+#ifndef SS_CLI_H
+#define SS_CLI_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "models/options.h"
+#include "parse-options.h"
+#include "rank/rank.h"
+#include "source/source.h"
+
+#define SS_EXIT_BADINPUT 1
+#define SS_EXIT_DIE 128
+#define SS_EXIT_USAGE 129
+
+extern int ss_had_error; /* set by error(): the command exits 1 */
+
+__attribute__((noreturn, format(printf, 1, 2))) void die(const char *fmt, ...);
+__attribute__((format(printf, 1, 2))) int error(const char *fmt, ...);
+__attribute__((format(printf, 1, 2))) void warning(const char *fmt, ...);
+
+/*
+ * Progress on stderr, rate-limited: with --progress, or by default
+ * (cli_progress -1) when stderr is a terminal; never with --no-progress.
+ * progress_done() ends the line.
+ */
+extern int cli_progress;
+int cli_progress_on(void);
+void progress(const char *what, size_t done, size_t total);
+void progress_done(void);
+
+/* Flush and close stdout; a write error dies (128), else returns rc.
+ * cli_exit() does it and exits with rc. */
+int cli_check_stdout(int rc);
+__attribute__((noreturn)) void cli_exit(int rc);
+
+/*
+ * The source options of every command that reads commits ("Sources"):
+ * --repo PATH, --rev REV (repeatable), --mask-stable-tags, --no-diff,
+ * --max-lines N.  cli_source_args_init() sets the defaults and fills
+ * options, which a command's table takes with CLI_INCLUDE(a.options).
+ */
+typedef struct {
+	ss_source_options opts;
+	const char *revs[64];
+	const char *repo;
+	struct cli_option options[8];
+} cli_source_args;
+
+void cli_source_args_init(cli_source_args *a);
+
+/*
+ * Iterate the commits of every spec in turn (a repository when specs is
+ * empty and --repo was given); calls fn for each commit, which takes
+ * ownership.  Malformed messages are warned about and skipped.  Dies on
+ * fatal source errors.  Returns the number of commits.
+ */
+typedef int (*cli_commit_fn)(ss_commit *c, void *data);
+size_t cli_for_each_commit(cli_source_args *a, const char *const *specs, int nspecs,
+			   cli_commit_fn fn, void *data);
+
+/*
+ * The history a commit is scored against ("History"): --history SOURCE
+ * (repeatable: older commits that are only the past of the sources),
+ * --releases FILE and --release-tags GLOB (bug ages in releases).  A model
+ * must be scored with the history it was trained with, so train, eval,
+ * rank, explain, report and origin all take them.  cli_releases_load()
+ * gives the releases to h (nothing when neither was named) or dies;
+ * cli_history_prime() adds the --history commits to h, read with src's
+ * options, or dies.
+ */
+typedef struct {
+	const char *file, *tags;
+} cli_releases;
+
+typedef struct {
+	cli_releases rel;
+	const char *specs[64];
+	size_t n;
+	struct cli_option options[5];
+} cli_history_args;
+
+void cli_history_args_init(cli_history_args *h);
+void cli_releases_load(const cli_releases *r, struct ss_history *h, const char *repo);
+void cli_history_prime(const cli_history_args *ha, struct ss_history *h, cli_source_args *src);
+
+/*
+ * What train and eval share ("Labels", "Training"): the labels (--labels
+ * FILE, --label-column NAME, --stable SOURCE...), --settle-days N,
+ * --no-history-features, -v and the training options of models/options.h
+ * (parsed there, so that their ranges stay in one place).
+ * cli_train_args_finish() checks the labels were named and applies
+ * --no-history-features and -v (logging as cmd).
+ */
+typedef struct {
+	ss_train_options o;
+	ss_feat_options fo;
+	const char *labels_path, *column;
+	const char *stable[32];
+	size_t nstable;
+	int settle, verbose, no_history;
+	struct cli_option options[48];
+} cli_train_args;
+
+void cli_train_args_init(cli_train_args *t);
+void cli_train_args_finish(cli_train_args *t, const char *cmd);
+
+/*
+ * What train and eval share besides cli_train_args:
+ * cli_log_line() is a model log function printing "ud: msg" (ud the
+ * command's name); cli_load_labels() reads --labels FILE [--label-column]
+ * or the --stable sources (dies on error, warns of skipped mails);
+ * cli_dataset_history() gives the dataset's history the releases and the
+ * --history commits before any commit is added; cli_note_unlisted() says
+ * on stderr how many of the kept commits the labels do not list (they
+ * train and count as negatives), unless there are none.
+ */
+void cli_log_line(void *ud, const char *msg);
+ss_labels *cli_load_labels(const cli_train_args *t);
+void cli_dataset_history(ss_dataset *d, const cli_history_args *ha, cli_source_args *src);
+void cli_note_unlisted(const char *cmd, const ss_labels *labels, size_t unlisted, size_t kept);
+
+/*
+ * What rank and report share (cmd/rank_report.c): the model (--model, else
+ * the built-in one), the history options, selection (--top, --min-score,
+ * --since, --budget, --min-age, --now, --untagged-only), --threshold, and
+ * the checks against --policy, --stable and --labels.  Use:
+ * cli_ranking_init() and CLI_INCLUDE(k.options) in the command's table;
+ * cli_ranking_load() (dies on error); set what the command needs in ko
+ * (keep, precedents...); cli_ranking_run() streams --history then the
+ * sources through the ranking and selects; write from r;
+ * cli_ranking_free().
+ */
+typedef struct {
+	ss_ranker_options ko;
+	ss_rank_select so;
+	const char *model, *policy_file, *stable, *labels_file, *label_column;
+	cli_history_args hist_args;
+	int64_t since;          /* 0: none */
+	struct cli_option options[20];
+	/* loaded and made, owned until cli_ranking_free() */
+	ss_model *m;
+	ss_policy *policy;
+	ss_backports *label;
+	ss_labels *labels;
+	ss_history *hist;
+	ss_ranking *r;
+} cli_ranking;
+
+void cli_ranking_init(cli_ranking *k);
+void cli_ranking_load(cli_ranking *k);
+void cli_ranking_run(cli_ranking *k, cli_source_args *src, const char *const *specs, int nspecs);
+void cli_ranking_free(cli_ranking *k);
+/* The rows an output lists after selection: shown, or proposed (mbox). */
+size_t cli_ranking_rows(const cli_ranking *k, int picks_only);
+
+/* --model FILE of rank, report and explain (one text for all three). */
+#define CLI_MODEL(v) CLI_STRING(0, "model", (v), "MODEL", \
+	"the model file \"stablesel train\" wrote (default: the built-in one)")
+
+/*
+ * Output files (util/atomic.h), opened before the work so that a bad path
+ * (empty, a directory, a missing or unwritable directory, a write-protected
+ * file) fails at once with a one-line error, not after a training; a die()
+ * on the way removes the temporary file.  cli_output_open() dies on error.
+ * cli_output_commit() writes the file into place or dies; before that it
+ * warns when an output of no rows (nrows 0; what names them, "commits")
+ * replaces a non-empty file, and after it when the file replaced had other
+ * hard links, which keep the old content (see atomic.h for why the link is
+ * broken rather than the file written in place).  nrows SIZE_MAX: the
+ * output is never empty.
+ */
+struct ss_atomic;
+struct ss_atomic *cli_output_open(const char *path);
+void cli_output_commit(struct ss_atomic *a, size_t nrows, const char *what);
+
+/* Day counts (--min-age, --settle-days) beyond a century are typos. */
+#define SS_CLI_MAX_DAYS 36500
+
+/* Subcommands. */
+int cmd_log(int argc, const char **argv);
+int cmd_label(int argc, const char **argv);
+int cmd_train(int argc, const char **argv);
+int cmd_eval(int argc, const char **argv);
+int cmd_rank(int argc, const char **argv);
+int cmd_explain(int argc, const char **argv);
+int cmd_origin(int argc, const char **argv);
+int cmd_check(int argc, const char **argv);
+int cmd_report(int argc, const char **argv);
+
+#endif
