@@ -266,7 +266,7 @@ static void test_value_forms(void **state)
 	(void)state;
 	assert_int_equal(test_run("printf 'From 1111111111111111111111111111111111111111 Mon Sep 17 00:00:00 2001\\n"
 				  "From: A <a@b>\\nDate: Mon, 1 Jan 2024 10:00:00 +0000\\nSubject: [PATCH] x\\n\\n"
-				  "body\\n' > '%s/one.mbox'", tmp), 0);
+				  "body\\n-- \\n2.39.5\\n\\n' > '%s/one.mbox'", tmp), 0);
 	snprintf(cmd, sizeof(cmd), "rank --top=1 --format=tsv -o'%s/r.tsv' -- '%s/one.mbox'", tmp, tmp);
 	assert_int_equal(ss(cmd), 0);
 	s = slurp("r.tsv");
