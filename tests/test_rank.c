@@ -9,6 +9,7 @@
 #include <git2.h>
 
 #include "testutil.h"
+#include "testcommit.h"
 
 #include "commit/commit.h"
 #include "models/model.h"
@@ -321,12 +322,114 @@ static void test_precedents(void **state)
 	ss_model_free(m);
 }
 
+/*
+ * One row per patch: commits whose diffs are the same patch (rebased
+ * copies; white space aside) fold into the best-scored one, which lists
+ * their ids; a copy is no precedent of its own patch; --keep-copies lists
+ * them all.  A different context line is another patch.
+ */
+static void test_copies_folded(void **state)
+{
+	static const char *const fix[] = { " static int x;", "-int y = 1;", "+int y = 2;", NULL };
+	static const char *const fix_ws[] = { " static  int x;", "-int y = 1;", "+int y=2;", NULL };
+	static const char *const fix_ctx[] = { " static long x;", "-int y = 1;", "+int y = 2;", NULL };
+	static const char *const other[] = { "+int z;", NULL };
+	const tc_file files[4] = {
+		{ "net/a.c", NULL, fix, SS_FILE_MODIFIED },
+		{ "net/b.c", NULL, other, SS_FILE_MODIFIED },
+		{ "net/a.c", NULL, fix_ws, SS_FILE_MODIFIED },
+		{ "net/a.c", NULL, fix_ctx, SS_FILE_MODIFIED },
+	};
+	static const char *const msgs[4] = {
+		"net: fix y\n\nFixes a crash.\n",
+		"net: add z\n\nA new helper.\n",
+		"net: fix y\n\nFixes a crash (resent after a rebase).\n",
+		"net: fix y on long x\n\nFixes a crash.\n",
+	};
+	int keep;
+
+	(void)state;
+	for (keep = 0; keep < 2; keep++) {
+		ss_ranker_options o = SS_RANKER_OPTIONS_INIT;
+		ss_rank_select s = SS_RANK_SELECT_INIT;
+		size_t i, shown = 0, copies = 0, flagged = 0;
+		char rep_id[41] = "", copy_id[41] = "";
+		ss_ranking *r;
+		ss_history *h;
+		ss_model *m;
+
+		if (ss_model_load_default(&m)) {
+			printf("SKIP: no embedded model\n");
+			skip();
+		}
+		o.threshold = 0;
+		assert_int_equal(ss_ranking_new(&r, m, &o), 0);
+		assert_int_equal(ss_history_new(&h), 0);
+		for (i = 0; i < 4; i++) {
+			char id[41];
+			ss_commit *c;
+
+			snprintf(id, sizeof(id), "%040zu", i + 1);
+			c = tc_commit(id, "dev@example.org", 1700000000 + (long long)i * 86400, msgs[i],
+				      &files[i], 1);
+			assert_non_null(c);
+			assert_int_equal(ss_ranking_feed(r, c, h, 0), 0);
+			assert_int_equal(ss_history_add(h, c), 0);
+			ss_commit_free(c);
+		}
+		s.keep_copies = keep;
+		ss_ranking_select(r, &s);
+		assert_int_equal(ss_ranking_count(r), 4);
+		for (i = 0; i < 4; i++) {
+			ss_rank_row w;
+
+			ss_ranking_row(&w, r, i);
+			shown += w.shown;
+			if (w.copy) {
+				copies++;
+				assert_false(w.shown);
+				snprintf(copy_id, sizeof(copy_id), "%s", w.id);
+			}
+			if (w.flags & SS_RANK_COPIES) {
+				ss_rank_precedent pr[3];
+				size_t n = ss_ranking_precedents(pr, 3, r, i), k;
+
+				flagged++;
+				snprintf(rep_id, sizeof(rep_id), "%s", w.id);
+				assert_string_equal(w.copies, strcmp(w.id, "0000000000000000000000000000000000000001")
+							      ? "0000000000000000000000000000000000000001"
+							      : "0000000000000000000000000000000000000003");
+				for (k = 0; k < n; k++)
+					assert_string_not_equal(pr[k].id, w.copies);
+			}
+		}
+		if (keep) {
+			assert_int_equal(shown, 4);
+			assert_int_equal(copies + flagged, 0);
+		} else {
+			/* 1 and 3 are one patch; 4's context differs */
+			assert_int_equal(shown, 3);
+			assert_int_equal(copies, 1);
+			assert_int_equal(flagged, 1);
+			assert_true(!strcmp(rep_id, "0000000000000000000000000000000000000001") ||
+				    !strcmp(rep_id, "0000000000000000000000000000000000000003"));
+			assert_string_not_equal(rep_id, copy_id);
+			assert_true(!strcmp(copy_id, "0000000000000000000000000000000000000001") ||
+				    !strcmp(copy_id, "0000000000000000000000000000000000000003"));
+		}
+		ss_ranking_free(r);
+		ss_history_free(h);
+		ss_model_free(m);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_policy_parse),
 		cmocka_unit_test(test_explain_faithful),
 		cmocka_unit_test(test_precedents),
+		cmocka_unit_test(test_copies_folded),
 		cmocka_unit_test(test_mbox_git_am),
 		cmocka_unit_test(test_rules_and_selection),
 	};

@@ -64,6 +64,9 @@ static ss_commit *tc_commit(const char *id, const char *author_email, long long 
 				h->added++;
 			else if (t[0] == '-')
 				h->removed++;
+			/* the header's counts, as a parsed diff has them */
+			h->old_lines += t[0] != '+';
+			h->new_lines += t[0] != '-';
 		}
 		f->added = h->added;
 		f->removed = h->removed;

@@ -40,6 +40,8 @@ void cli_ranking_init(cli_ranking *k)
 			CLI_DATE("now", &k->so.now, "the date --min-age counts from (default: the newest commit read)"),
 			CLI_FLAG(0, "untagged-only", &k->so.untagged_only,
 				 "list only the commits without a stable tag (the ones a tagger missed)"),
+			CLI_FLAG(0, "keep-copies", &k->so.keep_copies,
+				 "list every copy of a patch (rebased, cherry-picked) instead of one row per patch"),
 			CLI_GROUP("Checks"),
 			CLI_STRING(0, "policy", &k->policy_file, "FILE",
 				   "the tree's rules: paths, subsystems, size limits"),

@@ -13,6 +13,7 @@
 #include "history/histidx.h"
 #include "models/patchnet_net.h"
 #include "commit/patch.h"
+#include "commit/patchid.h"
 #include "rank/rank.h"
 #include "rank/rank_impl.h"
 #include "util/error.h"
@@ -87,8 +88,26 @@ static int grow_rows(ss_ranking *r)
 }
 
 /* Remember c as a precedent candidate: id, subject, score, unit vector. */
+/*
+ * The first 64 bits of c's patch id (commit/patchid.h), 0 when it has
+ * none: equal keys are copies of one patch (the tip tree mails a commit
+ * again for every branch it is rebased onto; cherry-picks between trees).
+ */
+static uint64_t patch_key(const ss_commit *c)
+{
+	char pid[41];
+	uint64_t k = 0;
+	int i;
+
+	if (ss_commit_patch_id(pid, c))
+		return 0;
+	for (i = 0; i < 16; i++)
+		k = k << 4 | (uint64_t)(isdigit((unsigned char)pid[i]) ? pid[i] - '0' : pid[i] - 'a' + 10);
+	return k ? k : 1;
+}
+
 static int add_precedent(ss_ranking *r, const ss_commit *c, float score, const ss_history *hist,
-			 size_t *out)
+			 uint64_t patch, size_t *out)
 {
 	struct ss_rank_prec *p;
 	double norm = 0;
@@ -101,6 +120,7 @@ static int add_precedent(ss_ranking *r, const ss_commit *c, float score, const s
 	memcpy(p->id, c->id, sizeof(p->id));
 	p->id[40] = '\0';
 	p->score = score;
+	p->patch = patch;
 	p->voff = r->vn;
 	p->vlen = 0;
 	if ((rc = pool_adds(r, &p->subject, c->subject)))
@@ -272,7 +292,8 @@ static int keep_text(ss_ranking *r, struct ss_rank_rowdata *w, const ss_commit *
 	return rc;
 }
 
-static int fill_row(ss_ranking *r, struct ss_rank_rowdata *w, const ss_commit *c, float score)
+static int fill_row(ss_ranking *r, struct ss_rank_rowdata *w, const ss_commit *c, float score,
+		    uint64_t patch)
 {
 	const char *rule = NULL, *bot;
 	int rc = 0;
@@ -280,6 +301,7 @@ static int fill_row(ss_ranking *r, struct ss_rank_rowdata *w, const ss_commit *c
 	memcpy(w->id, c->id, sizeof(w->id));
 	w->id[40] = '\0';
 	w->score = score;
+	w->patch = patch;
 	w->order = r->n;
 	w->time = c->committer.time ? c->committer.time : c->author.time;
 	w->author_time = c->author.time;
@@ -339,13 +361,14 @@ static int fill_row(ss_ranking *r, struct ss_rank_rowdata *w, const ss_commit *c
 int ss_ranking_feed(ss_ranking *r, const ss_commit *c, const ss_history *hist, int history_only)
 {
 	struct ss_rank_rowdata *w;
+	uint64_t patch = patch_key(c);
 	float score = 0;
 	size_t prec = 0;
 	int rc;
 
 	if (r->m && (rc = ss_model_score_commit(&score, r->m, c, hist)))
 		return rc;
-	if ((rc = add_precedent(r, c, score, hist, &prec)))
+	if ((rc = add_precedent(r, c, score, hist, patch, &prec)))
 		return rc;
 	if (history_only)
 		return ss_histidx_add_commit(r->idx, c);
@@ -353,7 +376,7 @@ int ss_ranking_feed(ss_ranking *r, const ss_commit *c, const ss_history *hist, i
 		return rc;
 	w = &r->rows[r->n];
 	w->prec = prec;
-	if ((rc = fill_row(r, w, c, score)))
+	if ((rc = fill_row(r, w, c, score, patch)))
 		return rc;
 	if ((score >= r->threshold || r->opts.explain_all) && !(w->flags & SS_RANK_NOAUTOSEL) &&
 	    (rc = explain(r, w, c, hist)))
@@ -380,7 +403,7 @@ int ss_ranking_add(ss_ranking *r, const ss_commit *c, float score, int decision,
 		return rc;
 	w = &r->rows[r->n];
 	w->prec = (size_t)-1;
-	if ((rc = fill_row(r, w, c, score)) || (rc = add_reasons(r, w, why, nwhy)))
+	if ((rc = fill_row(r, w, c, score, patch_key(c))) || (rc = add_reasons(r, w, why, nwhy)))
 		return rc;
 	if (r->opts.keep != SS_RANK_KEEP_NONE && (rc = keep_text(r, w, c)))
 		return rc;
@@ -408,11 +431,88 @@ void ss_ranking_sort(ss_ranking *r)
 	r->sorted = 1;
 }
 
+struct copy_of {
+	size_t rep, row;
+};
+
+static int cmp_copy_of(const void *a, const void *b)
+{
+	const struct copy_of *x = a, *y = b;
+
+	if (x->rep != y->rep)
+		return x->rep < y->rep ? -1 : 1;
+	return x->row < y->row ? -1 : x->row > y->row;
+}
+
+/*
+ * One row per patch: in the sorted rows, a row whose patch an earlier
+ * (better-scored) row has is a copy; the first row lists the copies' ids.
+ * A hash table from patch key to its first row keeps this O(n).  Returns 0
+ * or SS_ENOMEM (then nothing is folded).
+ */
+static int fold_copies(ss_ranking *r)
+{
+	size_t cap = 16, i, ncopies = 0, k;
+	struct copy_of *copies = NULL;
+	size_t *slot;
+	int rc = 0;
+
+	for (i = 0; i < r->n; i++) {
+		r->rows[i].copy = 0;
+		r->rows[i].copies = 0;
+		r->rows[i].flags &= ~(unsigned)SS_RANK_COPIES;
+	}
+	while (cap < 2 * r->n)
+		cap *= 2;
+	if (!(slot = malloc(cap * sizeof(*slot))) || !(copies = malloc((r->n + 1) * sizeof(*copies)))) {
+		free(slot);
+		return SS_ENOMEM;
+	}
+	for (i = 0; i < cap; i++)
+		slot[i] = (size_t)-1;
+	for (i = 0; i < r->n; i++) {
+		uint64_t key = r->rows[i].patch;
+
+		if (!key)
+			continue;
+		for (k = key & (cap - 1); slot[k] != (size_t)-1; k = (k + 1) & (cap - 1))
+			if (r->rows[slot[k]].patch == key)
+				break;
+		if (slot[k] == (size_t)-1) {
+			slot[k] = i;
+			continue;
+		}
+		r->rows[i].copy = 1;
+		copies[ncopies].rep = slot[k];
+		copies[ncopies++].row = i;
+	}
+	qsort(copies, ncopies, sizeof(*copies), cmp_copy_of);
+	for (i = 0; i < ncopies && !rc;) {
+		ss_strbuf sb = SS_STRBUF_INIT;
+		size_t rep = copies[i].rep;
+
+		for (; i < ncopies && copies[i].rep == rep; i++)
+			rc |= ss_strbuf_addf(&sb, "%s%s", sb.len ? " " : "", r->rows[copies[i].row].id);
+		if (!rc)
+			rc = pool_add(r, &r->rows[rep].copies, sb.buf, sb.len);
+		r->rows[rep].flags |= SS_RANK_COPIES;
+		ss_strbuf_release(&sb);
+	}
+	free(slot);
+	free(copies);
+	return rc ? SS_ENOMEM : 0;
+}
+
 void ss_ranking_select(ss_ranking *r, const ss_rank_select *s)
 {
 	size_t i, shown = 0, picks = 0;
 
 	ss_ranking_sort(r);
+	if (!s->keep_copies && fold_copies(r)) {
+		/* out of memory: every copy stays a row of its own */
+		for (i = 0; i < r->n; i++)
+			r->rows[i].copy = 0;
+	}
 	r->sel = *s;
 	r->now = s->now ? s->now : r->newest;
 	r->selected = 1;
@@ -423,7 +523,7 @@ void ss_ranking_select(ss_ranking *r, const ss_rank_select *s)
 		if (s->min_age_days > 0 && (double)(r->now - w->time) < s->min_age_days * 86400.0)
 			w->flags |= SS_RANK_TOO_YOUNG;
 		w->shown = w->pick = 0;
-		if (w->flags & SS_RANK_HELD)
+		if (w->copy || (w->flags & SS_RANK_HELD))
 			continue;
 		if (s->untagged_only && (w->flags & SS_RANK_TAGGED))
 			continue;
@@ -498,6 +598,8 @@ void ss_ranking_row(ss_rank_row *out, const ss_ranking *r, size_t i)
 	out->bot = pool + w->bot;
 	out->branches = pool + w->branches;
 	out->policy = pool + w->policy;
+	out->copies = pool + w->copies;
+	out->copy = w->copy;
 	out->reasons = w->reasons;
 	out->nreasons = w->nreasons;
 	out->message = pool + w->message;
@@ -531,6 +633,9 @@ size_t ss_ranking_precedents(ss_rank_precedent *out, size_t max, const ss_rankin
 		for (j = 0; j < p->vlen; j++)
 			dot += dense[r->vidx[p->voff + j]] * r->vval[p->voff + j];
 		if (dot <= 0 || (n == max && dot <= out[n - 1].similarity))
+			continue;
+		/* a copy of the same patch says nothing new about it */
+		if (w->patch && p->patch == w->patch)
 			continue;
 		/* the same change merged twice (tip mails per branch) is one precedent */
 		for (j = 0; j < n; j++)

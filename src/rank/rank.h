@@ -54,7 +54,8 @@ enum {
 	SS_RANK_POLICY = 1u << 6,     /* held back by a policy rule */
 	SS_RANK_FIXES = 1u << 7,      /* has a Fixes: trailer */
 	SS_RANK_TRUNCATED = 1u << 8,  /* its diff was read capped: no patch */
-	SS_RANK_BINARY = 1u << 9      /* binary files: the patch cannot carry them */
+	SS_RANK_BINARY = 1u << 9,     /* binary files: the patch cannot carry them */
+	SS_RANK_COPIES = 1u << 10     /* the same patch came under other ids too */
 };
 #define SS_RANK_HELD (SS_RANK_NOAUTOSEL | SS_RANK_TOO_YOUNG | SS_RANK_POLICY)
 
@@ -92,9 +93,10 @@ typedef struct {
 	int untagged_only;    /* hide commits already tagged for stable (0) */
 	double min_age_days;  /* hold back commits younger than this in mainline (0) */
 	int64_t now;          /* reference time for the age; 0: newest commit read (0) */
+	int keep_copies;      /* list every copy of a patch, not one row per patch (0) */
 } ss_rank_select;
 
-#define SS_RANK_SELECT_INIT { 0, -1.0, 0, 0, 0.0, 0 }
+#define SS_RANK_SELECT_INIT { 0, -1.0, 0, 0, 0.0, 0, 0 }
 
 typedef struct {
 	ss_rank_format format;  /* (SS_RANK_TEXT) */
@@ -121,6 +123,7 @@ typedef struct {
 	float score;
 	int pick;             /* proposed (after ss_ranking_select) */
 	int shown;            /* in the list (after ss_ranking_select) */
+	int copy;             /* a copy of a better row's patch: never listed (select) */
 	unsigned flags;       /* SS_RANK_* */
 	size_t order;         /* position in the stream, from 0 */
 	int64_t time;         /* committer time (author time when unknown) */
@@ -133,6 +136,7 @@ typedef struct {
 	const char *bot;      /* the reporting bot */
 	const char *branches; /* stable branches carrying it */
 	const char *policy;   /* the policy rule holding it back */
+	const char *copies;   /* ids of the other commits with this patch, space-separated */
 	const ss_rank_reason *reasons; /* nreasons of them; owned by the ranking */
 	size_t nreasons;
 	const char *message;  /* kept message (keep) */

@@ -17,6 +17,8 @@ struct ss_rank_rowdata {
 	float score;
 	int decision;          /* score >= threshold */
 	int pick, shown;       /* set by ss_ranking_select */
+	int copy;              /* folded into a better row of the same patch (select) */
+	uint64_t patch;        /* the patch id's first 64 bits; 0: none */
 	unsigned flags;
 	int label;
 	size_t order, prec;    /* stream position; index into prec, (size_t)-1 none */
@@ -24,7 +26,7 @@ struct ss_rank_rowdata {
 	int author_tz;
 	size_t lines, diff_cut;
 	/* offsets into the pool, 0 = "" */
-	size_t subject, author, hint, fixes, bot, branches, policy, message, diff;
+	size_t subject, author, hint, fixes, bot, branches, policy, message, diff, copies;
 	ss_rank_reason *reasons; /* in the arena */
 	size_t nreasons;
 };
@@ -33,6 +35,7 @@ struct ss_rank_rowdata {
 struct ss_rank_prec {
 	char id[41];
 	float score;
+	uint64_t patch;        /* as in the rows */
 	size_t subject;        /* pool offset */
 	size_t voff, vlen;     /* its unit vector in vidx/vval */
 };

@@ -93,6 +93,17 @@ void ss_rank_flags_text(ss_strbuf *sb, const ss_rank_row *w, const char *sep)
 		ss_strbuf_addf(sb, "%spolicy: %s", SEP(), w->policy);
 	if (w->flags & SS_RANK_TOO_YOUNG)
 		ss_strbuf_addf(sb, "%stoo young", SEP());
+	if (w->flags & SS_RANK_COPIES) {
+		const char *p = w->copies;
+
+		ss_strbuf_addf(sb, "%salso as", SEP());
+		while (*p) {
+			size_t len = strcspn(p, " ");
+
+			ss_strbuf_addf(sb, " %.*s", (int)(len < 12 ? len : 12), p);
+			p += len + (p[len] == ' ');
+		}
+	}
 #undef SEP
 }
 
@@ -109,6 +120,7 @@ static void write_text(ss_ranking *r, FILE *f, const ss_rank_write_options *o, c
 {
 	const char *cs = o->color ? C_BOLD : "", *ce = o->color ? C_RESET : "";
 	size_t i, shown = 0, picks = 0, held[3] = { 0, 0, 0 }, nheld = 0, hidden = 0, nprec = 0;
+	size_t copies = 0;
 	ss_strbuf sb = SS_STRBUF_INIT;
 	ss_rank_precedent pr[SS_RANK_MAX_PRECEDENTS];
 	ss_rank_row w;
@@ -127,7 +139,9 @@ static void write_text(ss_ranking *r, FILE *f, const ss_rank_write_options *o, c
 		ss_ranking_row(&w, r, i);
 		shown += w.shown;
 		picks += w.pick;
-		if (w.flags & SS_RANK_HELD) {
+		if (w.copy) {
+			copies++;
+		} else if (w.flags & SS_RANK_HELD) {
 			nheld++;
 			held[(w.flags & SS_RANK_NOAUTOSEL) ? 0 : (w.flags & SS_RANK_POLICY) ? 1 : 2]++;
 		} else if (r->sel.untagged_only && (w.flags & SS_RANK_TAGGED)) {
@@ -139,6 +153,8 @@ static void write_text(ss_ranking *r, FILE *f, const ss_rank_write_options *o, c
 		r->n, a, r->picks, shown, picks);
 	if (r->sel.budget)
 		fprintf(f, " (budget %zu)", r->sel.budget);
+	if (copies)
+		fprintf(f, "; %zu copies of a listed patch folded into its row", copies);
 	fprintf(f, "\n");
 	if (nheld) {
 		fprintf(f, "held back by stable rules: %zu (%zu stable+noautosel, %zu by policy", nheld,
@@ -200,7 +216,7 @@ static void write_text(ss_ranking *r, FILE *f, const ss_rank_write_options *o, c
 		fprintf(f, "\n%sheld back by stable rules%s (best %d)\n", cs, ce, 10);
 		for (i = 0, shown = 0; i < r->n && shown < 10; i++) {
 			ss_ranking_row(&w, r, i);
-			if (!(w.flags & SS_RANK_HELD))
+			if (w.copy || !(w.flags & SS_RANK_HELD))
 				continue;
 			shown++;
 			fprintf(f, "%5s %6.3f   %.12s  %-17s ", "-", (double)w.score, w.id, held_reason(w.flags));
@@ -278,7 +294,14 @@ static int write_json(ss_ranking *r, FILE *f, const ss_rank_write_options *o)
 		rc |= ss_strbuf_add_json(&sb, w.bot);
 		rc |= ss_strbuf_adds(&sb, ",\"in_stable\":");
 		rc |= ss_strbuf_add_json(&sb, w.branches);
-		rc |= ss_strbuf_addf(&sb, ",\"too_big\":%s,\"reasons\":[",
+		rc |= ss_strbuf_adds(&sb, ",\"copies\":[");
+		for (p = w.copies; *p;) {
+			size_t len = strcspn(p, " ");
+
+			rc |= ss_strbuf_addf(&sb, "%s\"%.*s\"", p == w.copies ? "" : ",", (int)len, p);
+			p += len + (p[len] == ' ');
+		}
+		rc |= ss_strbuf_addf(&sb, "],\"too_big\":%s,\"reasons\":[",
 				     (w.flags & SS_RANK_TOO_BIG) ? "true" : "false");
 		for (size_t k = 0; k < w.nreasons && !rc; k++) {
 			rc |= ss_strbuf_addf(&sb, "%s{\"feature\":", k ? "," : "");

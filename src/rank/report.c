@@ -321,7 +321,7 @@ int ss_report_write(FILE *f, ss_ranking *r, const ss_model *m, const ss_report_o
 		ss_ranking_row(&w, r, i);
 		shown += w.shown;
 		picks += w.pick;
-		held += (w.flags & SS_RANK_HELD) != 0;
+		held += !w.copy && (w.flags & SS_RANK_HELD) != 0;
 	}
 	ss_format_date(now, ss_ranking_now(r));
 	rc |= ss_strbuf_adds(&sb, "<!DOCTYPE html>\n<html lang=en><head><meta charset='utf-8'>"
@@ -365,7 +365,7 @@ int ss_report_write(FILE *f, ss_ranking *r, const ss_model *m, const ss_report_o
 			ss_rank_row w;
 
 			ss_ranking_row(&w, r, i);
-			if (!(w.flags & SS_RANK_HELD))
+			if (w.copy || !(w.flags & SS_RANK_HELD))
 				continue;
 			rc |= ss_strbuf_addf(&sb, "<tr><td>%.3f</td><td><code>%.12s</code></td><td>%s</td><td>",
 					     (double)w.score, w.id,
