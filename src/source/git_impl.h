@@ -3,7 +3,8 @@
  * public side is source/git.h and ss_git_open() in source/impl.h).
  *
  *   git.c          the commit source: reading commits, tree changes, workers
- *   git_pack.c     the object store: an odb backend over packs
+ *   git_pack.c     the object store: an odb backend over packs and loose objects
+ *   git_loose.c    reading one loose object (for the object store)
  *   git_walk.c     revisions, the shallow boundary backend, the walk
  *   git_branches.c branch listing
  *
@@ -27,21 +28,34 @@ int ss_git_repo_open(git_repository **out, const char *path);
 
 /*
  * A read-only store of a repository's objects: its packs (mapped, with an
- * LRU of resolved delta bases shared by every thread).  One store serves
- * any number of git_repository handles of the same repository, in any
- * threads; it must outlive all of them.
+ * LRU of resolved delta bases shared by every thread) and its loose
+ * objects.  One store serves any number of git_repository handles of the
+ * same repository, in any threads; it must outlive all of them.
  */
 typedef struct ss_git_store ss_git_store;
 
-/* The store of repo's packs with a cache of about cache bytes; NULL when
- * there are none or memory is short (libgit2 then reads everything
- * itself, only slower). */
+/* The store of repo's objects directory with a cache of about cache
+ * bytes; NULL when memory is short or repo has no objects directory
+ * (libgit2 then reads everything itself). */
 ss_git_store *ss_git_store_new(git_repository *repo, size_t cache);
 /* NULL is a no-op.  Only after every repository it is attached to is freed. */
 void ss_git_store_free(ss_git_store *s);
 /* Put s in front of repo's own odb backends (s NULL: nothing).  On
  * failure repo reads as before, only slower, so this returns nothing. */
 void ss_git_store_attach(ss_git_store *s, git_repository *repo);
+
+/*
+ * The loose object oid under objdir (".../objects/", ending in '/'),
+ * inflated into *out (allocated with git_odb_backend_data_alloc(backend),
+ * NUL-terminated, *len bytes without the NUL).  With out NULL only the
+ * header is read (type and size).  Returns 0, GIT_ENOTFOUND when there is
+ * no such file, GIT_PASSTHROUGH for a format left to libgit2, or -1 with
+ * libgit2's error set ("corrupt loose object <id>: <problem>").
+ */
+int ss_git_loose_read(void **out, size_t *len, git_object_t *type, git_odb_backend *backend,
+		      const char *objdir, const git_oid *oid);
+/* 1 when objdir holds oid as a loose object file, else 0. */
+int ss_git_loose_exists(const char *objdir, const git_oid *oid);
 
 /* ------------------------------------------------------------------ */
 /* Revisions and the shallow boundary (git_walk.c). */
