@@ -54,6 +54,12 @@ void ss_git_store_attach(ss_git_store *s, git_repository *repo);
  */
 int ss_git_loose_read(void **out, size_t *len, git_object_t *type, git_odb_backend *backend,
 		      const char *objdir, const git_oid *oid);
+/* The one loose object whose id starts with the klen hex digits of key:
+ * its id into *full, the rest as ss_git_loose_read(); GIT_PASSTHROUGH
+ * when more than one matches (libgit2 then says it is ambiguous). */
+int ss_git_loose_read_prefix(git_oid *full, void **out, size_t *len, git_object_t *type,
+			     git_odb_backend *backend, const char *objdir, const git_oid *key,
+			     size_t klen);
 /* 1 when objdir holds oid as a loose object file, else 0. */
 int ss_git_loose_exists(const char *objdir, const git_oid *oid);
 

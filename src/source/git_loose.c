@@ -14,6 +14,7 @@
  * Loose objects in git's long-gone uncompressed ("packed-like") format
  * are left to libgit2 (GIT_PASSTHROUGH).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -221,4 +222,45 @@ int ss_git_loose_exists(const char *objdir, const git_oid *oid)
 
 	return !loose_path(path, sizeof(path), objdir, oid) && !stat(path, &st) &&
 	       S_ISREG(st.st_mode);
+}
+
+/*
+ * libgit2 asks every backend for an abbreviated id (to notice ambiguity),
+ * so its loose backend would inflate a truncated match forever unless the
+ * store fails first: the store reads loose matches of a prefix too.
+ */
+int ss_git_loose_read_prefix(git_oid *full, void **out, size_t *len, git_object_t *type,
+			     git_odb_backend *backend, const char *objdir, const git_oid *key,
+			     size_t klen)
+{
+	char hex[GIT_OID_HEXSZ + 1], dir[4352], name[GIT_OID_HEXSZ + 1];
+	struct dirent *de;
+	git_oid oid;
+	int found = 0, n;
+	DIR *d;
+
+	if (klen < 2 || klen > GIT_OID_HEXSZ)
+		return GIT_PASSTHROUGH;
+	git_oid_tostr(hex, sizeof(hex), key);
+	n = snprintf(dir, sizeof(dir), "%s%.2s", objdir, hex);
+	if (n < 0 || (size_t)n >= sizeof(dir))
+		return GIT_PASSTHROUGH;
+	if (!(d = opendir(dir)))
+		return GIT_ENOTFOUND;
+	while ((de = readdir(d))) {
+		if (strlen(de->d_name) != GIT_OID_HEXSZ - 2 ||
+		    strncmp(de->d_name, hex + 2, klen - 2))
+			continue;
+		snprintf(name, sizeof(name), "%.2s%s", hex, de->d_name);
+		if (git_oid_fromstr(&oid, name) < 0)
+			continue;
+		if (found && !git_oid_equal(&oid, full)) {
+			closedir(d);
+			return GIT_PASSTHROUGH;  /* ambiguous: libgit2 says so */
+		}
+		git_oid_cpy(full, &oid);
+		found = 1;
+	}
+	closedir(d);
+	return found ? ss_git_loose_read(out, len, type, backend, objdir, full) : GIT_ENOTFOUND;
 }

@@ -634,6 +634,16 @@ static int backend_exists(git_odb_backend *backend, const git_oid *oid)
 	return ss_git_loose_exists(s->objdir, oid);
 }
 
+/* Loose objects only: libgit2's pack backend finds packed ones (every
+ * backend is asked), see ss_git_loose_read_prefix(). */
+static int backend_read_prefix(git_oid *full, void **out, size_t *len, git_object_t *type,
+			       git_odb_backend *backend, const git_oid *key, size_t klen)
+{
+	struct ss_git_store *s = ((struct pack_backend *)backend)->store;
+
+	return ss_git_loose_read_prefix(full, out, len, type, backend, s->objdir, key, klen);
+}
+
 static void backend_free(git_odb_backend *backend)
 {
 	free(backend);
@@ -726,6 +736,7 @@ void ss_git_store_attach(struct ss_git_store *s, git_repository *repo)
 	git_odb_init_backend(&b->parent, GIT_ODB_BACKEND_VERSION);
 	b->parent.read = backend_read;
 	b->parent.read_header = backend_read_header;
+	b->parent.read_prefix = backend_read_prefix;
 	b->parent.exists = backend_exists;
 	b->parent.free = backend_free;
 	b->store = s;
