@@ -251,7 +251,8 @@ int ss_git_loose_read_prefix(git_oid *full, void **out, size_t *len, git_object_
 		if (strlen(de->d_name) != GIT_OID_HEXSZ - 2 ||
 		    strncmp(de->d_name, hex + 2, klen - 2))
 			continue;
-		snprintf(name, sizeof(name), "%.2s%s", hex, de->d_name);
+		memcpy(name, hex, 2);
+		memcpy(name + 2, de->d_name, GIT_OID_HEXSZ - 2 + 1);
 		if (git_oid_fromstr(&oid, name) < 0)
 			continue;
 		if (found && !git_oid_equal(&oid, full)) {
