@@ -1,0 +1,96 @@
+/*
+ * git_branches.c - the local and remote-tracking branches of a repository
+ * (ss_git_branches() in source/git.h).
+ */
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <git2.h>
+
+#include "source/git.h"
+#include "source/git_impl.h"
+#include "util/error.h"
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int ss_git_branches(char ***out, size_t *n, const char *repo, const char *glob)
+{
+	git_repository *r = NULL;
+	git_branch_iterator *it = NULL;
+	git_reference *ref;
+	git_branch_t type;
+	char **names = NULL, **grown;
+	size_t count = 0, cap = 0;
+	const char *name;
+	int err;
+
+	*out = NULL;
+	*n = 0;
+	if (git_libgit2_init() < 0)
+		return ss_error_set("cannot initialise libgit2: %s", ss_git_error());
+	if ((err = ss_git_repo_open(&r, repo)) < 0)
+		goto free_repo;
+	if (git_branch_iterator_new(&it, r, GIT_BRANCH_ALL) < 0) {
+		err = ss_error_set("cannot list branches of '%s': %s", repo, ss_git_error());
+		goto free_repo;
+	}
+	while (!(err = git_branch_next(&ref, &type, it))) {
+		/* origin/HEAD is an alias, not a branch */
+		if (git_reference_type(ref) != GIT_REFERENCE_DIRECT ||
+		    git_branch_name(&name, ref) < 0 ||
+		    (glob && fnmatch(glob, name, 0) != 0)) {
+			git_reference_free(ref);
+			continue;
+		}
+		if (count == cap) {
+			cap = cap ? cap * 2 : 16;
+			grown = realloc(names, cap * sizeof(*names));
+			if (!grown) {
+				git_reference_free(ref);
+				err = ss_error_code(SS_ENOMEM, "out of memory listing branches of '%s'",
+						    repo);
+				goto free_repo;
+			}
+			names = grown;
+		}
+		names[count] = strdup(name);
+		git_reference_free(ref);
+		if (!names[count]) {
+			err = ss_error_code(SS_ENOMEM, "out of memory listing branches of '%s'", repo);
+			goto free_repo;
+		}
+		count++;
+	}
+	if (err != GIT_ITEROVER) {
+		err = ss_error_set("cannot list branches of '%s': %s", repo, ss_git_error());
+		goto free_repo;
+	}
+	err = 0;
+	if (count)
+		qsort(names, count, sizeof(*names), cmp_names);
+	*out = names;
+	*n = count;
+	names = NULL;
+	count = 0;
+free_repo:
+	ss_git_free_names(names, count);
+	git_branch_iterator_free(it);
+	git_repository_free(r);
+	git_libgit2_shutdown();
+	return err;
+}
+
+void ss_git_free_names(char **names, size_t n)
+{
+	size_t i;
+
+	if (!names)
+		return;
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}

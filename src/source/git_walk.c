@@ -1,0 +1,355 @@
+/*
+ * git_walk.c - which commits the git source reads: revisions the way git
+ * log takes them ("A..B", "A...B", "^C", "D"; none means HEAD), a shallow
+ * clone's boundary, and the walk.
+ *
+ * Commits come oldest first in the order of `git log --reverse
+ * --date-order`: libgit2's topological sort with GIT_SORT_TIME keeps a
+ * time-ordered queue of ready commits, which is git's --date-order; its
+ * --topo-order (a LIFO) has no libgit2 equivalent with the same
+ * tie-breaking.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <git2.h>
+#include <git2/sys/odb_backend.h>
+
+#include "source/git.h"
+#include "source/git_impl.h"
+#include "util/error.h"
+
+enum {
+	GIT_WALK_PRIORITY = 1000   /* the walk backend: above everything */
+};
+
+/*
+ * The walk's own backend, in front of every other on the walking
+ * repository only.  It serves the absent parents of a shallow clone's
+ * grafted commits as parentless commits (dated 1970, empty tree), which
+ * the walk hides: libgit2 1.5 knows no shallow clones and would otherwise
+ * fail on the first missing parent where git log stops.  And it notes the
+ * last object libgit2 asked for, so that a failing walk can name the
+ * commit it could not read (libgit2's message seldom does).
+ */
+struct ss_git_walk_backend {
+	git_odb_backend parent;
+	const ss_git_shallow *sh;
+	git_oid last;        /* last object asked for (zero: none yet) */
+};
+
+static const char boundary_commit[] =
+	"tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904\n"
+	"author shallow boundary <> 0 +0000\n"
+	"committer shallow boundary <> 0 +0000\n\n";
+
+static int cmp_oid(const void *a, const void *b)
+{
+	return git_oid_cmp(a, b);
+}
+
+static int oid_in(const git_oid *set, size_t n, const git_oid *oid)
+{
+	return n && bsearch(oid, set, n, sizeof(*set), cmp_oid) != NULL;
+}
+
+static int walk_read(void **out, size_t *len, git_object_t *type, git_odb_backend *backend,
+		     const git_oid *oid)
+{
+	struct ss_git_walk_backend *b = (struct ss_git_walk_backend *)backend;
+	void *buf;
+
+	if (!oid_in(b->sh->cut, b->sh->ncut, oid)) {
+		git_oid_cpy(&b->last, oid);
+		return GIT_PASSTHROUGH;
+	}
+	if (!(buf = git_odb_backend_data_alloc(backend, sizeof(boundary_commit))))
+		return -1;
+	memcpy(buf, boundary_commit, sizeof(boundary_commit));
+	*out = buf;
+	*len = sizeof(boundary_commit) - 1;
+	*type = GIT_OBJECT_COMMIT;
+	return 0;
+}
+
+static int walk_read_header(size_t *len, git_object_t *type, git_odb_backend *backend,
+			    const git_oid *oid)
+{
+	struct ss_git_walk_backend *b = (struct ss_git_walk_backend *)backend;
+
+	if (!oid_in(b->sh->cut, b->sh->ncut, oid)) {
+		git_oid_cpy(&b->last, oid);
+		return GIT_PASSTHROUGH;
+	}
+	*len = sizeof(boundary_commit) - 1;
+	*type = GIT_OBJECT_COMMIT;
+	return 0;
+}
+
+static int walk_exists(git_odb_backend *backend, const git_oid *oid)
+{
+	struct ss_git_walk_backend *b = (struct ss_git_walk_backend *)backend;
+
+	return oid_in(b->sh->cut, b->sh->ncut, oid);
+}
+
+static void walk_backend_free(git_odb_backend *backend)
+{
+	free(backend);
+}
+
+/* ------------------------------------------------------------------ */
+/* Revisions. */
+
+/* A revision that names an absent parent of a shallow clone's grafted
+ * commit: beyond its history, as git says ("unknown revision"). */
+static int beyond_shallow(const ss_git_shallow *sh, const git_oid *oid)
+{
+	if (!oid_in(sh->cut, sh->ncut, oid))
+		return 0;
+	git_error_set_str(GIT_ERROR_REFERENCE, "it lies beyond the history of this shallow clone "
+			  "(run 'git fetch --unshallow' there)");
+	return GIT_ENOTFOUND;
+}
+
+static int peel_commit(git_oid *out, git_repository *repo, const ss_git_shallow *sh,
+		       const char *spec)
+{
+	git_object *obj = NULL, *peeled = NULL;
+	int err = git_revparse_single(&obj, repo, spec);
+
+	if (!err)
+		err = git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT);
+	if (!err)
+		git_oid_cpy(out, git_object_id(peeled));
+	git_object_free(peeled);
+	git_object_free(obj);
+	return err ? err : beyond_shallow(sh, out);
+}
+
+/* "A..B", and "A...B": both sides minus their merge bases, as git does. */
+static int add_range(git_revwalk *walk, git_repository *repo, const ss_git_shallow *sh,
+		     const char *rev)
+{
+	git_revspec spec = { NULL, NULL, 0 };
+	git_oidarray bases = { NULL, 0 };
+	git_object *from = NULL, *to = NULL;
+	git_oid a, b;
+	size_t i;
+	int err;
+
+	/* on failure git_revparse may leave spec.from set */
+	if ((err = git_revparse(&spec, repo, rev)) < 0 ||
+	    (err = git_object_peel(&from, spec.from, GIT_OBJECT_COMMIT)) < 0 ||
+	    (err = git_object_peel(&to, spec.to, GIT_OBJECT_COMMIT)) < 0)
+		goto free_objects;
+	git_oid_cpy(&a, git_object_id(from));
+	git_oid_cpy(&b, git_object_id(to));
+	if ((err = beyond_shallow(sh, &a)) < 0 || (err = beyond_shallow(sh, &b)) < 0)
+		goto free_objects;
+	if (!(spec.flags & GIT_REVSPEC_MERGE_BASE)) {
+		if (!(err = git_revwalk_hide(walk, &a)))
+			err = git_revwalk_push(walk, &b);
+		goto free_objects;
+	}
+	if ((err = git_revwalk_push(walk, &a)) < 0 ||
+	    (err = git_revwalk_push(walk, &b)) < 0)
+		goto free_objects;
+	err = git_merge_bases(&bases, repo, &a, &b);
+	if (err == GIT_ENOTFOUND) {
+		err = 0;  /* unrelated histories: nothing to subtract */
+		goto free_objects;
+	}
+	for (i = 0; !err && i < bases.count; i++)
+		err = git_revwalk_hide(walk, &bases.ids[i]);
+free_objects:
+	git_oidarray_dispose(&bases);
+	git_object_free(from);
+	git_object_free(to);
+	git_object_free(spec.from);
+	git_object_free(spec.to);
+	return err;
+}
+
+static int add_rev(git_revwalk *walk, git_repository *repo, const ss_git_shallow *sh,
+		   const char *rev)
+{
+	git_oid oid;
+	int err;
+
+	if (rev[0] == '^' && rev[1]) {
+		err = peel_commit(&oid, repo, sh, rev + 1);
+		return err < 0 ? err : git_revwalk_hide(walk, &oid);
+	}
+	if (strstr(rev, ".."))
+		return add_range(walk, repo, sh, rev);
+	err = peel_commit(&oid, repo, sh, rev);
+	return err < 0 ? err : git_revwalk_push(walk, &oid);
+}
+
+/*
+ * A shallow clone: read the grafted commits of its shallow file and find
+ * which of their parents are absent (sh->cut), then put the walk backend
+ * (see struct ss_git_walk_backend) in front of repo's others.  The backend
+ * is attached to every repository, shallow or not, for the names of
+ * failing objects.
+ */
+int ss_git_shallow_load(ss_git_shallow *sh, git_repository *repo, const char *rpath)
+{
+	char path[4352], line[128];
+	struct ss_git_walk_backend *b;
+	git_odb *odb = NULL;
+	git_commit *commit;
+	git_oid oid, *grown;
+	size_t cap = 0, ccap = 0;
+	unsigned int i, np;
+	FILE *f = NULL;
+	int err = 0;
+
+	if (git_repository_odb(&odb, repo) < 0)
+		return ss_error_set("cannot read objects of '%s': %s", rpath, ss_git_error());
+	snprintf(path, sizeof(path), "%sshallow", git_repository_commondir(repo));
+	if (git_repository_is_shallow(repo) == 1 && !(f = fopen(path, "r"))) {
+		err = ss_error_set("cannot read '%s': %s", path, strerror(errno));
+		goto free_odb;
+	}
+	while (f && fgets(line, sizeof(line), f)) {
+		if (git_oid_fromstrn(&oid, line, GIT_OID_HEXSZ) < 0)
+			continue;
+		if (sh->ngrafted == cap) {
+			cap = cap ? cap * 2 : 16;
+			if (!(grown = realloc(sh->grafted, cap * sizeof(*grown))))
+				goto no_memory;
+			sh->grafted = grown;
+		}
+		git_oid_cpy(&sh->grafted[sh->ngrafted++], &oid);
+		if (git_commit_lookup(&commit, repo, &oid) < 0)
+			continue;  /* a grafted commit no revision reaches */
+		np = git_commit_parentcount(commit);
+		for (i = 0; i < np; i++) {
+			const git_oid *p = git_commit_parent_id(commit, i);
+
+			if (git_odb_exists(odb, p))
+				continue;
+			if (sh->ncut == ccap) {
+				ccap = ccap ? ccap * 2 : 16;
+				if (!(grown = realloc(sh->cut, ccap * sizeof(*grown)))) {
+					git_commit_free(commit);
+					goto no_memory;
+				}
+				sh->cut = grown;
+			}
+			git_oid_cpy(&sh->cut[sh->ncut++], p);
+		}
+		git_commit_free(commit);
+	}
+	if (sh->ngrafted)
+		qsort(sh->grafted, sh->ngrafted, sizeof(*sh->grafted), cmp_oid);
+	if (sh->ncut)
+		qsort(sh->cut, sh->ncut, sizeof(*sh->cut), cmp_oid);
+	if (!(b = calloc(1, sizeof(*b))))
+		goto no_memory;
+	git_odb_init_backend(&b->parent, GIT_ODB_BACKEND_VERSION);
+	b->parent.read = walk_read;
+	b->parent.read_header = walk_read_header;
+	b->parent.exists = walk_exists;
+	b->parent.free = walk_backend_free;
+	b->sh = sh;
+	if (git_odb_add_backend(odb, &b->parent, GIT_WALK_PRIORITY) < 0) {
+		free(b);
+		err = ss_error_set("cannot read objects of '%s': %s", rpath, ss_git_error());
+		goto free_odb;
+	}
+	sh->backend = b;
+	goto free_odb;
+no_memory:
+	err = ss_error_code(SS_ENOMEM, "out of memory reading '%s'", path);
+free_odb:
+	if (f)
+		fclose(f);
+	git_odb_free(odb);
+	return err;
+}
+
+void ss_git_shallow_clear(ss_git_shallow *sh)
+{
+	free(sh->grafted);
+	free(sh->cut);
+	memset(sh, 0, sizeof(*sh));
+}
+
+int ss_git_shallow_grafted(const ss_git_shallow *sh, const git_oid *oid)
+{
+	return oid_in(sh->grafted, sh->ngrafted, oid);
+}
+
+int ss_git_walk(git_oid **out, size_t *n, git_repository *repo, const char *path,
+		ss_git_shallow *sh, const char **revs, size_t nrevs)
+{
+	static const char *head[] = { "HEAD" };
+	git_revwalk *walk = NULL;
+	git_oid oid, *oids = NULL, *grown;
+	size_t i, noids = 0, cap = 0;
+	int err;
+
+	*out = NULL;
+	*n = 0;
+	if (!nrevs) {
+		revs = head;
+		nrevs = 1;
+	}
+	if (git_revwalk_new(&walk, repo) < 0) {
+		err = ss_error_set("cannot walk history of '%s': %s", path, ss_git_error());
+		goto free_walk;
+	}
+	git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME | GIT_SORT_REVERSE);
+	/* the shallow boundary: where the walk stops, as git log's does */
+	for (i = 0; i < sh->ncut; i++)
+		if (git_revwalk_hide(walk, &sh->cut[i]) < 0) {
+			err = ss_error_set("cannot walk history of '%s': %s", path, ss_git_error());
+			goto free_walk;
+		}
+	for (i = 0; i < nrevs; i++) {
+		if (!revs[i] || !revs[i][0] || add_rev(walk, repo, sh, revs[i]) < 0) {
+			err = ss_error_code(SS_EINVALID, "bad revision '%s' in '%s': %s",
+					    revs[i] ? revs[i] : "(null)", path,
+					    revs[i] && revs[i][0] ? ss_git_error() : "empty revision");
+			goto free_walk;
+		}
+	}
+	if (sh->backend)
+		memset(&sh->backend->last, 0, sizeof(sh->backend->last));
+	while (!(err = git_revwalk_next(&oid, walk))) {
+		if (noids == cap) {
+			cap = cap ? cap * 2 : 1024;
+			grown = realloc(oids, cap * sizeof(*grown));
+			if (!grown) {
+				err = ss_error_code(SS_ENOMEM, "out of memory walking '%s'", path);
+				goto free_walk;
+			}
+			oids = grown;
+		}
+		git_oid_cpy(&oids[noids++], &oid);
+	}
+	if (err != GIT_ITEROVER) {
+		char hex[GIT_OID_HEXSZ + 1] = "";
+
+		/* libgit2's own words, and the commit it was reading */
+		if (sh->backend && !git_oid_is_zero(&sh->backend->last))
+			git_oid_tostr(hex, sizeof(hex), &sh->backend->last);
+		err = ss_error_set("cannot walk history of '%s': %s%s%s%s", path,
+				   hex[0] ? "cannot read commit " : "", hex, hex[0] ? ": " : "",
+				   ss_git_error());
+		goto free_walk;
+	}
+	err = 0;
+	*out = oids;
+	*n = noids;
+	oids = NULL;
+free_walk:
+	free(oids);
+	git_revwalk_free(walk);
+	return err;
+}
