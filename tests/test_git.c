@@ -29,6 +29,10 @@
 #include "testutil.h"
 
 static char tmpdir[2048];
+/* LeakSanitizer's interface, present only in sanitizer builds */
+void __lsan_disable(void) __attribute__((weak));
+void __lsan_enable(void) __attribute__((weak));
+
 static char repo[4096];        /* loose objects, as gitrepo.sh leaves it */
 static char packed_ofs[4096];  /* a packed clone: OFS_DELTA chains */
 static char packed_ref[4096];  /* a packed clone: REF_DELTA chains */
@@ -678,7 +682,14 @@ static void test_corrupt_object(void **state)
 	run("f='%s/.git/objects/%.2s/%s' && chmod u+w \"$f\" && "
 	    "printf 'garbage garbage garbage' | dd of=\"$f\" bs=1 seek=2 conv=notrunc 2>/dev/null",
 	    dir, id, id + 2);
+	/* libgit2 1.5 leaks 32 bytes inside git_revwalk_next when a commit of
+	 * the walk cannot be read; not ours to free, so LeakSanitizer (make
+	 * asan) is told to ignore what is allocated during this one call */
+	if (__lsan_disable)
+		__lsan_disable();
 	expect_open_error(dir, r1, 1, SS_ERROR, "cannot walk history of");
+	if (__lsan_enable)
+		__lsan_enable();
 	snprintf(want, sizeof(want), "cannot read commit %s: ", id);
 	if (!strstr(ss_error_last(), want) || strstr(ss_error_last(), "shallow"))
 		fail_msg("'%s' lacks '%s' or blames a shallow clone", ss_error_last(), want);
