@@ -249,6 +249,38 @@ static void test_text_rules(void **state)
 	assert_int_equal(ss_patch_id_text(three, "", 0), SS_ENOTFOUND);
 }
 
+/* The real DPDK repository: every text commit of v21.11..v22.03 has git's
+ * patch id (renames aside), which needs git's indent heuristic. */
+static void test_dpdk_repository(void **state)
+{
+	static struct read_commit v[2048];
+	char path[4096], *ids, *line, *save = NULL;
+	size_t n, same = 0;
+
+	(void)state;
+	SS_REQUIRE_DATA();
+	assert_int_equal(test_run("tar -xf '%s/dpdk/dpdk-v22.03.git.tar' -C '%s'", test_data_dir(), dir), 0);
+	snprintf(path, sizeof(path), "%s/dpdk.git", dir);
+	n = read_all(v, 2048, path, path, "v21.11..v22.03");
+	assert_true(n > 900);
+	ids = run_out("cd '%s' && git log -p --no-merges v21.11..v22.03 | git patch-id --stable", path);
+	for (line = strtok_r(ids, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		const struct read_commit *r;
+
+		assert_true(strlen(line) >= 81);
+		r = find(v, n, line + 41);
+		assert_non_null(r);
+		if (r->renamed || r->binary)
+			continue;
+		if (strncmp(r->pid, line, 40))
+			fail_msg("%s: patch id %s, git's %.40s", r->id, r->pid, line);
+		same++;
+	}
+	free(ids);
+	print_message("DPDK v21.11..v22.03: %zu of %zu commits have git's patch id\n", same, n);
+	assert_true(same > 900);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -263,6 +295,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_text_rules),
 		cmocka_unit_test(test_against_git),
+		cmocka_unit_test(test_dpdk_repository),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);

@@ -17,7 +17,9 @@
  * git's for text changes; git's differs where the diff text we rebuild
  * does: renames and copies ("similarity index" is not kept) and binary
  * files (blob ids are not kept), so a commit with a binary file has no
- * patch id here, nor has one whose diff was read capped.
+ * patch id here, nor has one whose diff was read capped.  On DPDK
+ * v21.11..v22.03 read from the repository, 951 of 956 commits have git's
+ * id and the other 5 are renames (tests/test_patchid.c).
  */
 #ifndef SS_PATCHID_H
 #define SS_PATCHID_H
