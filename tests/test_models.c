@@ -725,6 +725,61 @@ static void test_explain(void **st)
 	ss_dataset_free(d);
 }
 
+/*
+ * One example per patch: a copy of a patch in the same part folds into the
+ * first (label 1 if any copy has it), a copy in a later part is dropped,
+ * and every copy still joins the history; without folding all are kept.
+ */
+static void test_copies_one_example(void **state)
+{
+	static const char *const a[] = { " int x;", "-int y = 1;", "+int y = 2;", NULL };
+	static const char *const b[] = { " int x;", "-int y = 1;", "+int y = 3;", NULL };
+	const tc_file fa = { "net/a.c", NULL, a, SS_FILE_MODIFIED };
+	const tc_file fb = { "net/a.c", NULL, b, SS_FILE_MODIFIED };
+	/* patch, label, part */
+	static const int plan[][3] = { { 0, 0, 0 }, { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 }, { 1, 1, 1 } };
+	ss_feat_options o = SS_FEAT_OPTIONS_INIT;
+	int fold;
+
+	(void)state;
+	for (fold = 0; fold < 2; fold++) {
+		ss_dataset_copies n;
+		ss_dataset *d;
+		size_t i;
+
+		assert_int_equal(ss_dataset_new(&d, &o), 0);
+		ss_dataset_set_fold_copies(d, fold);
+		for (i = 0; i < 5; i++) {
+			char id[41];
+			ss_commit *c;
+
+			snprintf(id, sizeof(id), "%040zx", i + 1);
+			c = tc_commit(id, "dev@example.org", 1600000000LL + (long long)i * 3600,
+				      "net: fix y\n\nFix it.\n", plan[i][0] ? &fb : &fa, 1);
+			assert_non_null(c);
+			assert_int_equal(ss_dataset_add(d, c, plan[i][1], (uint8_t)plan[i][2]), 0);
+			ss_commit_free(c);
+		}
+		ss_dataset_copies_get(&n, d);
+		assert_int_equal(ss_history_count(ss_dataset_history(d)), 5);
+		if (!fold) {
+			assert_int_equal(ss_dataset_count(d), 5);
+			assert_int_equal(n.folded + n.dropped, 0);
+		} else {
+			/* 1 and 3 are one example, labelled 1; 4 drops (part 1 copy of
+			 * a part 0 patch), 5 too */
+			assert_int_equal(ss_dataset_count(d), 2);
+			assert_string_equal(ss_dataset_example(d, 0)->id, "0000000000000000000000000000000000000001");
+			assert_int_equal(ss_dataset_example(d, 0)->label, 1);
+			assert_int_equal(ss_dataset_example(d, 1)->label, 0);
+			assert_int_equal(n.folded, 1);
+			assert_int_equal(n.relabelled, 1);
+			assert_int_equal(n.dropped, 2);
+		}
+		ss_dataset_free(d);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -740,6 +795,7 @@ int main(void)
 		cmocka_unit_test(test_big_files_not_read),
 		cmocka_unit_test(test_corrupt_reasons),
 		cmocka_unit_test(test_explain),
+		cmocka_unit_test(test_copies_one_example),
 	};
 	int rc;
 

@@ -110,7 +110,7 @@ typedef struct {
 	const char *labels_path, *column;
 	const char *stable[32];
 	size_t nstable;
-	int settle, verbose, no_history;
+	int settle, verbose, no_history, keep_copies;
 	struct cli_option options[48];
 } cli_train_args;
 
@@ -125,12 +125,15 @@ void cli_train_args_finish(cli_train_args *t, const char *cmd);
  * cli_dataset_history() gives the dataset's history the releases and the
  * --history commits before any commit is added; cli_note_unlisted() says
  * on stderr how many of the kept commits the labels do not list (they
- * train and count as negatives), unless there are none.
+ * train and count as negatives), unless there are none;
+ * cli_note_copies() how many copies of a patch were folded into one
+ * example or dropped from the test part, unless none were.
  */
 void cli_log_line(void *ud, const char *msg);
 ss_labels *cli_load_labels(const cli_train_args *t);
 void cli_dataset_history(ss_dataset *d, const cli_history_args *ha, cli_source_args *src);
 void cli_note_unlisted(const char *cmd, const ss_labels *labels, size_t unlisted, size_t kept);
+void cli_note_copies(const char *cmd, const ss_dataset *d);
 
 /*
  * What rank and report share (cmd/rank_report.c): the model (--model, else

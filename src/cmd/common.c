@@ -118,6 +118,8 @@ void cli_train_args_init(cli_train_args *t)
 			CLI_FLAG('v', "verbose", &t->verbose, "say what training does, on stderr"),
 			CLI_FLAG(0, "no-history-features", &t->no_history,
 				 "no features from the history (Fixes: targets, releases, file ages)"),
+			CLI_FLAG(0, "keep-copies", &t->keep_copies,
+				 "every copy of a patch (rebased, re-sent) is an example, not one per patch"),
 			TRAIN_OPT("features", "GROUP,...",
 				  "the feature groups: words, subsystem, metrics, constructs, people, paths, trailers, history, all"),
 			TRAIN_OPT("vocab-size", "N", "at most N words in the vocabulary (0 to 10000000)"),
@@ -224,6 +226,23 @@ void cli_note_unlisted(const char *cmd, const ss_labels *labels, size_t unlisted
 	progress_done();
 	fprintf(stderr, "%s: %zu of %zu commits are not in the labels (%s): taken as negative\n",
 		cmd, unlisted, kept, ss_labels_describe(labels));
+}
+
+void cli_note_copies(const char *cmd, const ss_dataset *d)
+{
+	ss_dataset_copies n;
+
+	ss_dataset_copies_get(&n, d);
+	if (!n.folded && !n.dropped)
+		return;
+	progress_done();
+	if (n.folded)
+		fprintf(stderr, "%s: %zu copies of a patch folded into one example each "
+			"(%zu with another label: taken as reached stable if any copy did)\n",
+			cmd, n.folded, n.relabelled);
+	if (n.dropped)
+		fprintf(stderr, "%s: %zu test commits left out: copies of a training commit's patch\n",
+			cmd, n.dropped);
 }
 
 /* --history: commits that are only the past of the sources */

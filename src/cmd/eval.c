@@ -128,6 +128,7 @@ int cmd_eval(int argc, const char **argv)
 	labels = cli_load_labels(&t);
 	if (ss_dataset_new(&d, &t.fo))
 		die("%s", ss_error_last());
+	ss_dataset_set_fold_copies(d, !t.keep_copies);
 	for (k = 0; k < nkinds; k++)
 		if (ss_model_prepare_dataset(kinds[k], d))
 			die("%s", ss_error_last());
@@ -149,6 +150,7 @@ int cmd_eval(int argc, const char **argv)
 	if (sink.rc)
 		die("cannot featurize commits: %s", ss_error_last());
 	cli_note_unlisted("eval", labels, sink.unlisted, sink.kept);
+	cli_note_copies("eval", d);
 	if (ss_split_part(&tr, &ntr, d, 0) || ss_split_part(&te, &nte, d, 1))
 		die("%s", ss_error_last());
 	dropped = ss_split_settle(tr, &ntr, d, t.settle, split);

@@ -89,6 +89,7 @@ int cmd_train(int argc, const char **argv)
 	labels = cli_load_labels(&t);
 	if (ss_dataset_new(&d, &t.fo) || ss_model_prepare_dataset(kind, d))
 		die("%s", ss_error_last());
+	ss_dataset_set_fold_copies(d, !t.keep_copies);
 	cli_dataset_history(d, &hist, &src);
 	memset(&sink, 0, sizeof(sink));
 	sink.d = d;
@@ -99,6 +100,7 @@ int cmd_train(int argc, const char **argv)
 	if (sink.rc)
 		die("cannot featurize commits: %s", ss_error_last());
 	cli_note_unlisted("train", labels, sink.unlisted, sink.kept);
+	cli_note_copies("train", d);
 	if (ss_split_part(&idx, &n, d, 0))
 		die("%s", ss_error_last());
 	dropped = ss_split_settle(idx, &n, d, t.settle, 0);

@@ -25,6 +25,7 @@
 #define SS_PATCHID_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "commit/commit.h"
 
@@ -41,5 +42,11 @@ int ss_patch_id_text(char out[41], const char *text, size_t len);
  * set for SS_ENOTFOUND: a commit without a patch id is not an error.
  */
 int ss_commit_patch_id(char out[41], const ss_commit *c);
+
+/*
+ * The first 64 bits of c's patch id as a number, 0 when c has none: the
+ * key that groups copies of one patch (rebased, re-sent, cherry-picked).
+ */
+uint64_t ss_commit_patch_key(const ss_commit *c);
 
 #endif

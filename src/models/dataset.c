@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "commit/patchid.h"
 #include "models/dataset.h"
 #include "util/error.h"
 #include "util/grow.h"
@@ -31,6 +32,12 @@ struct ss_dataset {
 	size_t idcap;
 	ss_dataset_extractor ext[MAX_EXTRACTORS];
 	size_t next;
+	/* one example per patch: open addressing from patch key to example */
+	int fold_copies;
+	uint64_t *pkey;         /* [pcap], 0 = empty */
+	size_t *pex;            /* [pcap] */
+	size_t pcap, pn;
+	ss_dataset_copies copies;
 };
 
 int ss_dataset_new(ss_dataset **out, const ss_feat_options *opts)
@@ -68,6 +75,8 @@ void ss_dataset_free(ss_dataset *d)
 	free(d->off);
 	free(d->nhash);
 	free(d->pool);
+	free(d->pkey);
+	free(d->pex);
 	free(d->ids);
 	free(d);
 }
@@ -127,6 +136,90 @@ static int pool_reserve(ss_dataset *d, size_t extra)
 	return SS_GROW(d->pool, d->npool + extra, d->poolcap);
 }
 
+void ss_dataset_set_fold_copies(ss_dataset *d, int fold)
+{
+	d->fold_copies = fold;
+}
+
+void ss_dataset_copies_get(ss_dataset_copies *out, const ss_dataset *d)
+{
+	*out = d->copies;
+}
+
+/* The slot of key in the patch table: where it is, or the empty slot where
+ * it goes.  The table has room (pn < pcap / 2). */
+static size_t patch_slot(const ss_dataset *d, uint64_t key)
+{
+	size_t k = (size_t)(key ^ key >> 32) & (d->pcap - 1);
+
+	while (d->pkey[k] && d->pkey[k] != key)
+		k = (k + 1) & (d->pcap - 1);
+	return k;
+}
+
+static int patch_table_grow(ss_dataset *d)
+{
+	size_t old = d->pcap, cap = old ? old * 2 : 1024, i;
+	uint64_t *okey = d->pkey;
+	size_t *oex = d->pex;
+
+	d->pkey = calloc(cap, sizeof(*d->pkey));
+	d->pex = malloc(cap * sizeof(*d->pex));
+	if (!d->pkey || !d->pex) {
+		free(d->pkey);
+		free(d->pex);
+		d->pkey = okey;
+		d->pex = oex;
+		return ss_error_code(SS_ENOMEM, "out of memory for patch ids");
+	}
+	d->pcap = cap;
+	for (i = 0; i < old; i++)
+		if (okey[i]) {
+			size_t k = patch_slot(d, okey[i]);
+
+			d->pkey[k] = okey[i];
+			d->pex[k] = oex[i];
+		}
+	free(okey);
+	free(oex);
+	return 0;
+}
+
+/*
+ * A copy of an example's patch: folded into it (same part) or dropped
+ * (an earlier part), and added to the history.  1 when c was such a copy,
+ * 0 when it is to be an example (its key then recorded for example d->n),
+ * < 0 on error.
+ */
+static int fold_copy(ss_dataset *d, const ss_commit *c, int label, uint8_t part)
+{
+	uint64_t key = ss_commit_patch_key(c);
+	size_t k;
+	int rc;
+
+	if (!key)
+		return 0;
+	if ((d->pn + 1) * 2 > d->pcap && (rc = patch_table_grow(d)))
+		return rc;
+	k = patch_slot(d, key);
+	if (!d->pkey[k]) {
+		d->pkey[k] = key;
+		d->pex[k] = d->n;
+		d->pn++;
+		return 0;
+	}
+	if (d->ex[d->pex[k]].part == part) {
+		ss_example *e = &d->ex[d->pex[k]];
+
+		d->copies.folded++;
+		d->copies.relabelled += e->label != (label ? 1 : 0);
+		e->label |= label ? 1 : 0;
+	} else {
+		d->copies.dropped++;
+	}
+	return (rc = ss_history_add(d->hist, c)) ? rc : 1;
+}
+
 int ss_dataset_add(ss_dataset *d, const ss_commit *c, int label, uint8_t part)
 {
 	ss_feat_raw *r = &d->raw;
@@ -137,6 +230,8 @@ int ss_dataset_add(ss_dataset *d, const ss_commit *c, int label, uint8_t part)
 
 	if (d->n == d->cap && (rc = grow(d)))
 		return rc;
+	if (d->fold_copies && (rc = fold_copy(d, c, label, part)))
+		return rc > 0 ? 0 : rc;
 	/* the commit's past only: it joins the history after extraction */
 	if ((rc = ss_feat_extract(r, c, d->hist, &d->opts)) || (rc = ss_history_add(d->hist, c)))
 		return rc;

@@ -55,8 +55,31 @@ void ss_dataset_free(ss_dataset *d); /* NULL is a no-op; frees extractors */
 int ss_dataset_add_extractor(ss_dataset *d, const ss_dataset_extractor *x);
 void *ss_dataset_ext(const ss_dataset *d, int kind); /* NULL if none */
 
-/* Featurize c and append it; 0, SS_ENOMEM or an extractor's error. */
+/*
+ * Featurize c and append it; 0, SS_ENOMEM or an extractor's error.
+ *
+ * With ss_dataset_set_fold_copies() (train and eval, unless told
+ * --keep-copies), one example per patch: a commit whose patch id
+ * (commit/patchid.h) an earlier example of the same part has is no new example; that example's
+ * label becomes 1 when either is 1 ("reached stable if any copy did").  A
+ * copy of an earlier part's patch (a test commit whose patch was trained
+ * on) is dropped.  Either way c still joins the history.  Commits without
+ * a patch id are always examples.  By default every commit is an
+ * example.
+ */
 int ss_dataset_add(ss_dataset *d, const ss_commit *c, int label, uint8_t part);
+
+/* One example per patch, as above (default 0: every commit an example). */
+void ss_dataset_set_fold_copies(ss_dataset *d, int fold);
+
+/* What folding copies did. */
+typedef struct {
+	size_t folded;     /* copies folded into an example of their part */
+	size_t relabelled; /* of them, with a label other than the example's */
+	size_t dropped;    /* copies of an earlier part's patch, left out */
+} ss_dataset_copies;
+
+void ss_dataset_copies_get(ss_dataset_copies *out, const ss_dataset *d);
 
 size_t ss_dataset_count(const ss_dataset *d);
 const ss_example *ss_dataset_example(const ss_dataset *d, size_t i);

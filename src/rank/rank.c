@@ -88,24 +88,6 @@ static int grow_rows(ss_ranking *r)
 }
 
 /* Remember c as a precedent candidate: id, subject, score, unit vector. */
-/*
- * The first 64 bits of c's patch id (commit/patchid.h), 0 when it has
- * none: equal keys are copies of one patch (the tip tree mails a commit
- * again for every branch it is rebased onto; cherry-picks between trees).
- */
-static uint64_t patch_key(const ss_commit *c)
-{
-	char pid[41];
-	uint64_t k = 0;
-	int i;
-
-	if (ss_commit_patch_id(pid, c))
-		return 0;
-	for (i = 0; i < 16; i++)
-		k = k << 4 | (uint64_t)(isdigit((unsigned char)pid[i]) ? pid[i] - '0' : pid[i] - 'a' + 10);
-	return k ? k : 1;
-}
-
 static int add_precedent(ss_ranking *r, const ss_commit *c, float score, const ss_history *hist,
 			 uint64_t patch, size_t *out)
 {
@@ -361,7 +343,7 @@ static int fill_row(ss_ranking *r, struct ss_rank_rowdata *w, const ss_commit *c
 int ss_ranking_feed(ss_ranking *r, const ss_commit *c, const ss_history *hist, int history_only)
 {
 	struct ss_rank_rowdata *w;
-	uint64_t patch = patch_key(c);
+	uint64_t patch = ss_commit_patch_key(c);
 	float score = 0;
 	size_t prec = 0;
 	int rc;
@@ -403,7 +385,7 @@ int ss_ranking_add(ss_ranking *r, const ss_commit *c, float score, int decision,
 		return rc;
 	w = &r->rows[r->n];
 	w->prec = (size_t)-1;
-	if ((rc = fill_row(r, w, c, score, patch_key(c))) || (rc = add_reasons(r, w, why, nwhy)))
+	if ((rc = fill_row(r, w, c, score, ss_commit_patch_key(c))) || (rc = add_reasons(r, w, why, nwhy)))
 		return rc;
 	if (r->opts.keep != SS_RANK_KEEP_NONE && (rc = keep_text(r, w, c)))
 		return rc;
