@@ -48,6 +48,7 @@
 #include "source/git_impl.h"
 #include "source/impl.h"
 #include "util/error.h"
+#include "util/grow.h"
 
 enum {
 	GIT_MAX_WORKERS = 4,
@@ -168,14 +169,10 @@ static int set_person(ss_person *p, ss_arena *a, const git_signature *sig, const
 static int changes_add(struct changes *ch, const char *name)
 {
 	size_t len = strlen(name);
-	char **grown, *path;
+	char *path;
 
-	if (ch->n == ch->cap) {
-		ch->cap = ch->cap ? ch->cap * 2 : 64;
-		if (!(grown = realloc(ch->paths, ch->cap * sizeof(*grown))))
-			return SS_ENOMEM;
-		ch->paths = grown;
-	}
+	if (SS_GROW(ch->paths, ch->n + 1, ch->cap))
+		return SS_ENOMEM;
 	if (!(path = malloc(ch->plen + len + 1)))
 		return SS_ENOMEM;
 	memcpy(path, ch->prefix, ch->plen);

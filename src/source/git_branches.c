@@ -11,6 +11,7 @@
 #include "source/git.h"
 #include "source/git_impl.h"
 #include "util/error.h"
+#include "util/grow.h"
 
 static int cmp_names(const void *a, const void *b)
 {
@@ -23,7 +24,7 @@ int ss_git_branches(char ***out, size_t *n, const char *repo, const char *glob)
 	git_branch_iterator *it = NULL;
 	git_reference *ref;
 	git_branch_t type;
-	char **names = NULL, **grown;
+	char **names = NULL;
 	size_t count = 0, cap = 0;
 	const char *name;
 	int err;
@@ -46,16 +47,10 @@ int ss_git_branches(char ***out, size_t *n, const char *repo, const char *glob)
 			git_reference_free(ref);
 			continue;
 		}
-		if (count == cap) {
-			cap = cap ? cap * 2 : 16;
-			grown = realloc(names, cap * sizeof(*names));
-			if (!grown) {
-				git_reference_free(ref);
-				err = ss_error_code(SS_ENOMEM, "out of memory listing branches of '%s'",
-						    repo);
-				goto free_repo;
-			}
-			names = grown;
+		if (SS_GROW(names, count + 1, cap)) {
+			git_reference_free(ref);
+			err = ss_error_code(SS_ENOMEM, "out of memory listing branches of '%s'", repo);
+			goto free_repo;
 		}
 		names[count] = strdup(name);
 		git_reference_free(ref);

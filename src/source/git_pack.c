@@ -30,6 +30,7 @@
 #include <git2/sys/odb_backend.h>
 
 #include "source/git_impl.h"
+#include "util/grow.h"
 
 enum {
 	GIT_BACKEND_PRIORITY = 100  /* above libgit2's pack (2) and loose (1) */
@@ -76,7 +77,7 @@ struct shard {
 struct ss_git_store {
 	char *objdir;               /* the objects directory, ending in '/' */
 	struct pack *packs;         /* read-only once opened */
-	size_t npacks;
+	size_t npacks, capacks;
 	size_t limit;               /* bytes per shard */
 	struct shard shards[GIT_SHARDS];
 	size_t nshards;             /* initialised, for ss_git_store_free() */
@@ -492,6 +493,7 @@ static unsigned char *pack_resolve(struct ss_git_store *s, const struct pack *p,
 			cap *= 2;
 			if (cap > (size_t)1 << 20)
 				goto free_chain;  /* a cycle in a corrupt pack */
+			/* the chain starts in a stack array, so it is moved, not grown */
 			grown = chain == small ? malloc(cap * sizeof(*chain)) :
 				realloc(chain, cap * sizeof(*chain));
 			if (!grown)
@@ -671,7 +673,6 @@ void ss_git_store_free(struct ss_git_store *s)
 static void store_open_packs(struct ss_git_store *s)
 {
 	char dir[4096], path[4352];
-	struct pack *grown;
 	struct dirent *de;
 	size_t len;
 	DIR *d;
@@ -684,9 +685,8 @@ static void store_open_packs(struct ss_git_store *s)
 		len = strlen(de->d_name);
 		if (len < 5 || strcmp(de->d_name + len - 4, ".idx"))
 			continue;
-		if (!(grown = realloc(s->packs, (s->npacks + 1) * sizeof(*grown))))
+		if (SS_GROW(s->packs, s->npacks + 1, s->capacks))
 			break;
-		s->packs = grown;
 		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
 		if (!pack_open(&s->packs[s->npacks], path))
 			s->npacks++;

@@ -20,6 +20,7 @@
 #include "source/git.h"
 #include "source/git_impl.h"
 #include "util/error.h"
+#include "util/grow.h"
 
 enum {
 	GIT_WALK_PRIORITY = 1000   /* the walk backend: above everything */
@@ -202,7 +203,7 @@ int ss_git_shallow_load(ss_git_shallow *sh, git_repository *repo, const char *rp
 	struct ss_git_walk_backend *b;
 	git_odb *odb = NULL;
 	git_commit *commit;
-	git_oid oid, *grown;
+	git_oid oid;
 	size_t cap = 0, ccap = 0;
 	unsigned int i, np;
 	FILE *f = NULL;
@@ -218,12 +219,8 @@ int ss_git_shallow_load(ss_git_shallow *sh, git_repository *repo, const char *rp
 	while (f && fgets(line, sizeof(line), f)) {
 		if (git_oid_fromstrn(&oid, line, GIT_OID_HEXSZ) < 0)
 			continue;
-		if (sh->ngrafted == cap) {
-			cap = cap ? cap * 2 : 16;
-			if (!(grown = realloc(sh->grafted, cap * sizeof(*grown))))
-				goto no_memory;
-			sh->grafted = grown;
-		}
+		if (SS_GROW(sh->grafted, sh->ngrafted + 1, cap))
+			goto no_memory;
 		git_oid_cpy(&sh->grafted[sh->ngrafted++], &oid);
 		if (git_commit_lookup(&commit, repo, &oid) < 0)
 			continue;  /* a grafted commit no revision reaches */
@@ -233,13 +230,9 @@ int ss_git_shallow_load(ss_git_shallow *sh, git_repository *repo, const char *rp
 
 			if (git_odb_exists(odb, p))
 				continue;
-			if (sh->ncut == ccap) {
-				ccap = ccap ? ccap * 2 : 16;
-				if (!(grown = realloc(sh->cut, ccap * sizeof(*grown)))) {
-					git_commit_free(commit);
-					goto no_memory;
-				}
-				sh->cut = grown;
+			if (SS_GROW(sh->cut, sh->ncut + 1, ccap)) {
+				git_commit_free(commit);
+				goto no_memory;
 			}
 			git_oid_cpy(&sh->cut[sh->ncut++], p);
 		}
@@ -290,7 +283,7 @@ int ss_git_walk(git_oid **out, size_t *n, git_repository *repo, const char *path
 {
 	static const char *head[] = { "HEAD" };
 	git_revwalk *walk = NULL;
-	git_oid oid, *oids = NULL, *grown;
+	git_oid oid, *oids = NULL;
 	size_t i, noids = 0, cap = 0;
 	int err;
 
@@ -322,14 +315,9 @@ int ss_git_walk(git_oid **out, size_t *n, git_repository *repo, const char *path
 	if (sh->backend)
 		memset(&sh->backend->last, 0, sizeof(sh->backend->last));
 	while (!(err = git_revwalk_next(&oid, walk))) {
-		if (noids == cap) {
-			cap = cap ? cap * 2 : 1024;
-			grown = realloc(oids, cap * sizeof(*grown));
-			if (!grown) {
-				err = ss_error_code(SS_ENOMEM, "out of memory walking '%s'", path);
-				goto free_walk;
-			}
-			oids = grown;
+		if (SS_GROW(oids, noids + 1, cap)) {
+			err = ss_error_code(SS_ENOMEM, "out of memory walking '%s'", path);
+			goto free_walk;
 		}
 		git_oid_cpy(&oids[noids++], &oid);
 	}

@@ -27,6 +27,7 @@
 #include "source/zstream.h"
 #include "source/git.h"
 #include "util/error.h"
+#include "util/hexid.h"
 #include "util/strbuf.h"
 
 typedef struct {
@@ -426,14 +427,10 @@ static int derive_id(ss_commit *c, const char *message_id, const char *fallback)
 	return 0;
 }
 
+/* "<40 hex digits>" then a space or the end: a format-patch "From " id. */
 static int is_hex40(const char *s)
 {
-	int i;
-
-	for (i = 0; i < 40; i++)
-		if (!isxdigit((unsigned char)s[i]))
-			return 0;
-	return s[40] == ' ' || s[40] == '\0';
+	return ss_hexid_span(s, 40) == 40 && (s[40] == ' ' || s[40] == '\0');
 }
 
 /* "@@ -a[,b] +c[,d] @@": the old and new line counts (1 when omitted). */
