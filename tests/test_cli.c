@@ -5,58 +5,30 @@
  */
 #include "testutil.h"
 
-static char *tmp;
-
-/* Run "./stablesel ARGS" with stdout and stderr in tmp/out and tmp/err. */
-static int ss(const char *args)
-{
-	return test_run("./stablesel %s >'%s/out' 2>'%s/err'", args, tmp, tmp);
-}
-
-static char *slurp(const char *name)
-{
-	char path[600];
-	char *s;
-
-	snprintf(path, sizeof(path), "%s/%s", tmp, name);
-	s = test_read_file(path, NULL);
-	assert_non_null(s);
-	return s;
-}
-
-static int lines(const char *s)
-{
-	int n = 0;
-
-	for (; *s; s++)
-		n += *s == '\n';
-	return n;
-}
-
 static void test_help_version_usage(void **state)
 {
 	char *s;
 
 	(void)state;
-	assert_int_equal(ss("--version"), 0);
-	s = slurp("out");
+	assert_int_equal(test_cli("--version"), 0);
+	s = test_scratch_read("out");
 	assert_non_null(strstr(s, "stablesel "));
 	assert_non_null(strstr(s, "libgit2 1."));
 	free(s);
-	assert_int_equal(ss("help label"), 0);
-	s = slurp("out");
+	assert_int_equal(test_cli("help label"), 0);
+	s = test_scratch_read("out");
 	assert_non_null(strstr(s, "usage: stablesel label --stable SOURCE"));
 	free(s);
 	/* help is not a usage error: -h and --help exit 0 like "help label" */
-	assert_int_equal(ss("label --help"), 0);
-	assert_int_equal(ss("label -h"), 0);
-	assert_int_equal(ss("nosuchcommand"), 129);
-	assert_int_equal(ss("log --bogus x"), 129);
-	s = slurp("err");
+	assert_int_equal(test_cli("label --help"), 0);
+	assert_int_equal(test_cli("label -h"), 0);
+	assert_int_equal(test_cli("nosuchcommand"), 129);
+	assert_int_equal(test_cli("log --bogus x"), 129);
+	s = test_scratch_read("err");
 	assert_non_null(strstr(s, "error: unknown option '--bogus'"));
 	free(s);
-	assert_int_equal(ss("label"), 129);
-	assert_int_equal(ss(""), 129);
+	assert_int_equal(test_cli("label"), 129);
+	assert_int_equal(test_cli("%s", ""), 129);
 }
 
 static void test_bad_input(void **state)
@@ -65,56 +37,56 @@ static void test_bad_input(void **state)
 
 	(void)state;
 	/* a missing file: one line, exit 128 */
-	assert_int_equal(ss("log /nonexistent/x.mbox"), 128);
-	s = slurp("err");
+	assert_int_equal(test_cli("log /nonexistent/x.mbox"), 128);
+	s = test_scratch_read("err");
 	assert_string_equal(s, "fatal: cannot open '/nonexistent/x.mbox': No such file or directory\n");
 	free(s);
 
 	/* a missing repository, a bad revision */
-	assert_int_equal(ss("log --repo /nonexistent/repo"), 128);
-	s = slurp("err");
-	assert_int_equal(lines(s), 1);
+	assert_int_equal(test_cli("log --repo /nonexistent/repo"), 128);
+	s = test_scratch_read("err");
+	assert_int_equal((int)test_count_lines(s), 1);
 	assert_non_null(strstr(s, "/nonexistent/repo"));
 	free(s);
 	snprintf(cmd, sizeof(cmd), "log --repo . --rev no-such-rev-xyz");
-	assert_int_equal(ss(cmd), 128);
-	s = slurp("err");
-	assert_int_equal(lines(s), 1);
+	assert_int_equal(test_cli("%s", cmd), 128);
+	s = test_scratch_read("err");
+	assert_int_equal((int)test_count_lines(s), 1);
 	assert_non_null(strstr(s, "no-such-rev-xyz"));
 	free(s);
 
 	/* rank, explain and report take the releases train saw: a missing
 	 * file is named, --release-tags without a repository is a usage
 	 * error */
-	assert_int_equal(ss("rank --releases /nonexistent/rel.tsv --repo ."), 128);
-	s = slurp("err");
-	assert_int_equal(lines(s), 1);
+	assert_int_equal(test_cli("rank --releases /nonexistent/rel.tsv --repo ."), 128);
+	s = test_scratch_read("err");
+	assert_int_equal((int)test_count_lines(s), 1);
 	assert_non_null(strstr(s, "/nonexistent/rel.tsv"));
 	free(s);
-	assert_int_equal(ss("explain --release-tags 'v*' /dev/null 1234abcd"), 129);
-	s = slurp("err");
+	assert_int_equal(test_cli("explain --release-tags 'v*' /dev/null 1234abcd"), 129);
+	s = test_scratch_read("err");
 	assert_non_null(strstr(s, "--release-tags needs --repo"));
 	free(s);
 
 	/* a label run that fails leaves no output file behind */
-	snprintf(cmd, sizeof(cmd), "label --stable /nonexistent/s.mbox -o '%s/labels.tsv'", tmp);
-	assert_int_equal(ss(cmd), 128);
-	assert_int_equal(test_run("ls '%s' | grep -q labels", tmp), 1);
+	snprintf(cmd, sizeof(cmd), "label --stable /nonexistent/s.mbox -o '%s/labels.tsv'", test_scratch);
+	assert_int_equal(test_cli("%s", cmd), 128);
+	assert_int_equal(test_run("ls '%s' | grep -q labels", test_scratch), 1);
 
 	/* a truncated zstd mbox: what was read is printed, one error, exit 128 */
 	assert_int_equal(test_run("printf 'From 1111111111111111111111111111111111111111 Mon Sep 17 00:00:00 2001\\n"
 				  "From: A <a@b>\\nDate: Mon, 1 Jan 2024 10:00:00 +0000\\nSubject: [PATCH] x\\n\\n"
 				  "body\\n-- \\n2.34.1\\n' | zstd -q > '%s/m.zst' && head -c 40 '%s/m.zst' > '%s/cut.zst'",
-				  tmp, tmp, tmp), 0);
-	snprintf(cmd, sizeof(cmd), "log '%s/m.zst'", tmp);
-	assert_int_equal(ss(cmd), 0);
-	s = slurp("out");
-	assert_int_equal(lines(s), 1);
+				  test_scratch, test_scratch, test_scratch), 0);
+	snprintf(cmd, sizeof(cmd), "log '%s/m.zst'", test_scratch);
+	assert_int_equal(test_cli("%s", cmd), 0);
+	s = test_scratch_read("out");
+	assert_int_equal((int)test_count_lines(s), 1);
 	free(s);
-	snprintf(cmd, sizeof(cmd), "log '%s/cut.zst'", tmp);
-	assert_int_equal(ss(cmd), 128);
-	s = slurp("err");
-	assert_int_equal(lines(s), 1);
+	snprintf(cmd, sizeof(cmd), "log '%s/cut.zst'", test_scratch);
+	assert_int_equal(test_cli("%s", cmd), 128);
+	s = test_scratch_read("err");
+	assert_int_equal((int)test_count_lines(s), 1);
 	assert_non_null(strstr(s, "cut.zst' is"));
 	free(s);
 
@@ -123,15 +95,15 @@ static void test_bad_input(void **state)
 				  "From: A <a@b>\\nSubject: [PATCH] no date\\n\\nbody\\n\\n"
 				  "From 2222222222222222222222222222222222222222 Mon Sep 17 00:00:00 2001\\n"
 				  "From: A <a@b>\\nDate: Mon, 1 Jan 2024 10:00:00 +0000\\nSubject: [PATCH] ok\\n\\n"
-				  "body\\n-- \\n2.34.1\\n' > '%s/bad.mbox'", tmp), 0);
-	snprintf(cmd, sizeof(cmd), "log - < '%s/bad.mbox'", tmp);
-	assert_int_equal(ss(cmd), 1);
-	s = slurp("err");
-	assert_int_equal(lines(s), 1);
+				  "body\\n-- \\n2.34.1\\n' > '%s/bad.mbox'", test_scratch), 0);
+	snprintf(cmd, sizeof(cmd), "log - < '%s/bad.mbox'", test_scratch);
+	assert_int_equal(test_cli("%s", cmd), 1);
+	s = test_scratch_read("err");
+	assert_int_equal((int)test_count_lines(s), 1);
 	assert_non_null(strstr(s, "message 1 skipped: no author date"));
 	free(s);
-	s = slurp("out");
-	assert_int_equal(lines(s), 1);
+	s = test_scratch_read("out");
+	assert_int_equal((int)test_count_lines(s), 1);
 	assert_non_null(strstr(s, "2222222222222222222222222222222222222222"));
 	free(s);
 
@@ -140,11 +112,11 @@ static void test_bad_input(void **state)
 				  "From: J\\366rg <j@b>\\nDate: Mon, 1 Jan 2024 10:00:00 +0000\\nSubject: [PATCH] caf\\351\\n\\n"
 				  "body\\n' > '%s/latin.mbox' && head -c 100000 /dev/urandom >> '%s/latin.mbox' && "
 				  "printf '\\n-- \\n2.34.1\\n' >> '%s/latin.mbox'",
-				  tmp, tmp, tmp), 0);
-	snprintf(cmd, sizeof(cmd), "log '%s/latin.mbox'", tmp);
-	assert_true(ss(cmd) <= 1);
-	s = slurp("out");
-	assert_true(lines(s) >= 1);
+				  test_scratch, test_scratch, test_scratch), 0);
+	snprintf(cmd, sizeof(cmd), "log '%s/latin.mbox'", test_scratch);
+	assert_true(test_cli("%s", cmd) <= 1);
+	s = test_scratch_read("out");
+	assert_true((int)test_count_lines(s) >= 1);
 	assert_non_null(strstr(s, "3333333333333333333333333333333333333333"));
 	free(s);
 }
@@ -205,25 +177,25 @@ static void test_option_ranges(void **state)
 	(void)state;
 	assert_int_equal(test_run("printf 'From 1111111111111111111111111111111111111111 Mon Sep 17 00:00:00 2001\\n"
 				  "From: A <a@b>\\nDate: Mon, 1 Jan 2024 10:00:00 +0000\\nSubject: [PATCH] x\\n\\n"
-				  "body\\n-- \\n2.39.5\\n\\n' > '%s/one.mbox'", tmp), 0);
+				  "body\\n-- \\n2.39.5\\n\\n' > '%s/one.mbox'", test_scratch), 0);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		snprintf(cmd, sizeof(cmd), "%s %s '%s' '%s/one.mbox' 1111111111", bad[i].cmd, bad[i].opt,
-			 bad[i].val, tmp);
+			 bad[i].val, test_scratch);
 		print_message("%s\n", cmd);
-		assert_int_equal(ss(cmd), 129);
-		s = slurp("err");
+		assert_int_equal(test_cli("%s", cmd), 129);
+		s = test_scratch_read("err");
 		snprintf(want, sizeof(want), "error: option '%s' expects", bad[i].opt);
 		assert_non_null(strstr(s, want));
 		free(s);
 	}
 	/* the edges are fine: a leap day, a probability of 0 or 1, no age */
 	snprintf(cmd, sizeof(cmd), "rank --top 1 --since 2020-02-29 --now 2024-02-29 --min-score 1 "
-		 "--threshold 0 --min-age 0 --reasons 16 --precedents 8 --budget 1 '%s/one.mbox'", tmp);
-	assert_int_equal(ss(cmd), 0);
-	snprintf(cmd, sizeof(cmd), "log --max-lines 0 '%s/one.mbox'", tmp);
-	assert_int_equal(ss(cmd), 0);
-	s = slurp("out");
-	assert_int_equal(lines(s), 1);
+		 "--threshold 0 --min-age 0 --reasons 16 --precedents 8 --budget 1 '%s/one.mbox'", test_scratch);
+	assert_int_equal(test_cli("%s", cmd), 0);
+	snprintf(cmd, sizeof(cmd), "log --max-lines 0 '%s/one.mbox'", test_scratch);
+	assert_int_equal(test_cli("%s", cmd), 0);
+	s = test_scratch_read("out");
+	assert_int_equal((int)test_count_lines(s), 1);
 	free(s);
 }
 
@@ -241,13 +213,13 @@ static void test_stdout_write_error(void **state)
 	}
 	assert_int_equal(test_run("printf 'From 1111111111111111111111111111111111111111 Mon Sep 17 00:00:00 2001\\n"
 				  "From: A <a@b>\\nDate: Mon, 1 Jan 2024 10:00:00 +0000\\nSubject: [PATCH] x\\n\\n"
-				  "body\\n-- \\n2.39.5\\n\\n' > '%s/w.mbox'", tmp), 0);
+				  "body\\n-- \\n2.39.5\\n\\n' > '%s/w.mbox'", test_scratch), 0);
 	for (i = 0; i < sizeof(args) / sizeof(args[0]); i++) {
-		snprintf(arg, sizeof(arg), args[i], tmp);
-		snprintf(cmd, sizeof(cmd), "./stablesel %s >/dev/full 2>'%s/err'", arg, tmp);
+		snprintf(arg, sizeof(arg), args[i], test_scratch);
+		snprintf(cmd, sizeof(cmd), "./stablesel %s >/dev/full 2>'%s/err'", arg, test_scratch);
 		print_message("%s\n", cmd);
 		assert_int_equal(test_run("%s", cmd), 128);
-		s = slurp("err");
+		s = test_scratch_read("err");
 		assert_non_null(strstr(s, "write error on stdout"));
 		free(s);
 	}
@@ -269,7 +241,7 @@ static void test_log_own_repository(void **state)
 		 "git log --no-merges --reverse --topo-order --format=%%H > '%s/git' && "
 		 "sort '%s/ours' > '%s/ours.s' && sort '%s/git' > '%s/git.s' && "
 		 "cmp -s '%s/ours.s' '%s/git.s' && test -s '%s/ours'",
-		 tmp, tmp, tmp, tmp, tmp, tmp, tmp, tmp, tmp);
+		 test_scratch, test_scratch, test_scratch, test_scratch, test_scratch, test_scratch, test_scratch, test_scratch, test_scratch);
 	rc = test_run("%s", cmd);
 	assert_int_equal(rc, 0);
 }
@@ -281,42 +253,27 @@ static void test_label_git(void **state)
 	(void)state;
 	/* mainline + stable-1.y (cherry-pick -x, "commit <sha> upstream.") +
 	 * stable-2.y, built by tests/gitrepo.sh */
-	assert_int_equal(test_run("tests/gitrepo.sh '%s/repo' >/dev/null 2>&1", tmp), 0);
+	assert_int_equal(test_run("tests/gitrepo.sh '%s/repo' >/dev/null 2>&1", test_scratch), 0);
 	snprintf(cmd, sizeof(cmd), "label --stable '%s/repo' --branches 'stable-*' --upstream-ref main -o '%s/labels.tsv'",
-		 tmp, tmp);
-	assert_int_equal(ss(cmd), 0);
-	s = slurp("labels.tsv");
-	assert_int_equal(lines(s), 4); /* header + three upstream commits */
+		 test_scratch, test_scratch);
+	assert_int_equal(test_cli("%s", cmd), 0);
+	s = test_scratch_read("labels.tsv");
+	assert_int_equal((int)test_count_lines(s), 4); /* header + three upstream commits */
 	free(s);
 	/* each labelled sha is the mainline commit with that subject */
 	snprintf(cmd, sizeof(cmd),
 		 "cd '%s/repo' && for s in 'fix null dereference' 'fix leak on error path' 'fix use after free'; do "
 		 "git log main --format='%%H %%s' | grep \"$s\" | cut -d' ' -f1; done > ../want && "
 		 "cut -f1 ../labels.tsv | tail -n +2 | sort > ../got && sort ../want | cmp -s - ../got",
-		 tmp);
+		 test_scratch);
 	assert_int_equal(test_run("%s", cmd), 0);
 	/* branch lists */
 	snprintf(cmd, sizeof(cmd),
 		 "cd '%s/repo' && n=$(git log main --format='%%H %%s' | grep 'fix null dereference' | cut -d' ' -f1) && "
 		 "grep \"^$n\t1\tstable-1.y$\" ../labels.tsv >/dev/null && "
 		 "u=$(git log main --format='%%H %%s' | grep 'fix use after free' | cut -d' ' -f1) && "
-		 "grep \"^$u\t1\tstable-2.y$\" ../labels.tsv >/dev/null", tmp);
+		 "grep \"^$u\t1\tstable-2.y$\" ../labels.tsv >/dev/null", test_scratch);
 	assert_int_equal(test_run("%s", cmd), 0);
-}
-
-static int setup(void **state)
-{
-	(void)state;
-	tmp = test_tmpdir();
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	test_run("rm -rf '%s'", tmp);
-	free(tmp);
-	return 0;
 }
 
 int main(void)
@@ -330,5 +287,5 @@ int main(void)
 		cmocka_unit_test(test_label_git),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, test_scratch_setup, test_scratch_teardown);
 }

@@ -13,33 +13,14 @@
 
 #include "testutil.h"
 
-static char *tmp;
-
-/* Run "./stablesel ARGS" with stdout and stderr in tmp/out and tmp/err. */
-static int ss(const char *args)
-{
-	return test_run("./stablesel %s >'%s/out' 2>'%s/err'", args, tmp, tmp);
-}
-
-static char *slurp(const char *name)
-{
-	char path[600];
-	char *s;
-
-	snprintf(path, sizeof(path), "%s/%s", tmp, name);
-	s = test_read_file(path, NULL);
-	assert_non_null(s);
-	return s;
-}
-
 /* The command names, from "stablesel --list-commands". */
 static int commands(char names[][32], int max)
 {
 	char *s, *p, *nl;
 	int n = 0;
 
-	assert_int_equal(ss("--list-commands"), 0);
-	s = slurp("out");
+	assert_int_equal(test_cli("--list-commands"), 0);
+	s = test_scratch_read("out");
 	for (p = s; (nl = strchr(p, '\n')) && n < max; p = nl + 1) {
 		assert_true(nl - p > 0 && nl - p < 32);
 		memcpy(names[n], p, (size_t)(nl - p));
@@ -112,29 +93,29 @@ static void test_help_same_everywhere(void **state)
 	(void)state;
 	n = commands(names, 32);
 	assert_true(n >= 9);
-	assert_int_equal(ss("--completion-bash"), 0);
-	completion = slurp("out");
+	assert_int_equal(test_cli("--completion-bash"), 0);
+	completion = test_scratch_read("out");
 	for (i = 0; i < n; i++) {
 		print_message("%s\n", names[i]);
 		snprintf(cmd, sizeof(cmd), "help %s", names[i]);
-		assert_int_equal(ss(cmd), 0);
-		help = slurp("out");
+		assert_int_equal(test_cli("%s", cmd), 0);
+		help = test_scratch_read("out");
 		snprintf(cmd, sizeof(cmd), "usage: stablesel %s", names[i]);
 		assert_true(!strncmp(help, cmd, strlen(cmd)));
 		snprintf(cmd, sizeof(cmd), "%s -h", names[i]);
-		assert_int_equal(ss(cmd), 0);
-		h = slurp("out");
+		assert_int_equal(test_cli("%s", cmd), 0);
+		h = test_scratch_read("out");
 		assert_string_equal(h, help);
 		free(h);
 		snprintf(cmd, sizeof(cmd), "%s --help", names[i]);
-		assert_int_equal(ss(cmd), 0);
-		h = slurp("out");
+		assert_int_equal(test_cli("%s", cmd), 0);
+		h = test_scratch_read("out");
 		assert_string_equal(h, help);
 		free(h);
 		/* -h after other options */
 		snprintf(cmd, sizeof(cmd), "%s --no-progress -h", names[i]);
-		assert_int_equal(ss(cmd), 0);
-		h = slurp("out");
+		assert_int_equal(test_cli("%s", cmd), 0);
+		h = test_scratch_read("out");
 		assert_string_equal(h, help);
 		free(h);
 
@@ -186,21 +167,21 @@ static void test_help_lists_what_was_missing(void **state)
 	(void)state;
 	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		snprintf(cmd, sizeof(cmd), "help %s", want[i].cmd);
-		assert_int_equal(ss(cmd), 0);
-		s = slurp("out");
+		assert_int_equal(test_cli("%s", cmd), 0);
+		s = test_scratch_read("out");
 		print_message("%s %s\n", want[i].cmd, want[i].opt);
 		assert_non_null(strstr(s, want[i].opt));
 		free(s);
 	}
 	/* the command list: one summary a command, nothing about models */
-	assert_int_equal(ss("help"), 0);
-	s = slurp("out");
+	assert_int_equal(test_cli("help"), 0);
+	s = test_scratch_read("out");
 	assert_non_null(strstr(s, "   rank      rank commits"));
 	assert_null(strstr(s, "keyword|linear|mlp"));
 	free(s);
-	assert_int_equal(ss("--help"), 0);
-	assert_int_equal(test_run("./stablesel help | cmp -s - '%s/out'", tmp), 0);
-	assert_int_equal(ss("help nosuchcommand"), 129);
+	assert_int_equal(test_cli("--help"), 0);
+	assert_int_equal(test_run("./stablesel help | cmp -s - '%s/out'", test_scratch), 0);
+	assert_int_equal(test_cli("help nosuchcommand"), 129);
 }
 
 static void test_usage_errors(void **state)
@@ -220,40 +201,40 @@ static void test_usage_errors(void **state)
 	for (i = 0; i < sizeof(valued) / sizeof(valued[0]); i++) {
 		print_message("%s\n", valued[i].cmd);
 		snprintf(cmd, sizeof(cmd), "%s --no-such-option x", valued[i].cmd);
-		assert_int_equal(ss(cmd), 129);
-		s = slurp("err");
+		assert_int_equal(test_cli("%s", cmd), 129);
+		s = test_scratch_read("err");
 		assert_true(!strncmp(s, "error: unknown option '--no-such-option'\nusage: stablesel ",
 				     strlen("error: unknown option '--no-such-option'\nusage: stablesel ")));
 		free(s);
 		snprintf(cmd, sizeof(cmd), "%s %s", valued[i].cmd, valued[i].opt);
-		assert_int_equal(ss(cmd), 129);
-		s = slurp("err");
+		assert_int_equal(test_cli("%s", cmd), 129);
+		s = test_scratch_read("err");
 		snprintf(want, sizeof(want), "error: option '%s' needs a value\n", valued[i].opt);
 		assert_true(!strncmp(s, want, strlen(want)));
 		/* the short usage comes from the table: it names the option */
 		assert_non_null(strstr(s, valued[i].opt));
 		free(s);
-		s = slurp("out");
+		s = test_scratch_read("out");
 		assert_string_equal(s, "");
 		free(s);
 	}
 	/* a short option is named by its long name */
-	assert_int_equal(ss("check -o"), 129);
-	s = slurp("err");
+	assert_int_equal(test_cli("check -o"), 129);
+	s = test_scratch_read("err");
 	assert_non_null(strstr(s, "error: option '--output' needs a value"));
 	free(s);
 	/* a flag takes no value; a bad choice names the choices */
-	assert_int_equal(ss("log --message=yes /dev/null"), 129);
-	s = slurp("err");
+	assert_int_equal(test_cli("log --message=yes /dev/null"), 129);
+	s = test_scratch_read("err");
 	assert_non_null(strstr(s, "error: option '--message' takes no value"));
 	free(s);
-	assert_int_equal(ss("rank --format xml /dev/null"), 129);
-	s = slurp("err");
+	assert_int_equal(test_cli("rank --format xml /dev/null"), 129);
+	s = test_scratch_read("err");
 	assert_non_null(strstr(s, "error: option '--format' expects one of text, tsv, json, csv, mbox, not 'xml'"));
 	free(s);
 	/* a training option's range stays where it was */
-	assert_int_equal(ss("train --model linear --hidden 0 --labels x -o y /dev/null"), 129);
-	s = slurp("err");
+	assert_int_equal(test_cli("train --model linear --hidden 0 --labels x -o y /dev/null"), 129);
+	s = test_scratch_read("err");
 	assert_non_null(strstr(s, "'--hidden'"));
 	free(s);
 }
@@ -266,15 +247,15 @@ static void test_value_forms(void **state)
 	(void)state;
 	assert_int_equal(test_run("printf 'From 1111111111111111111111111111111111111111 Mon Sep 17 00:00:00 2001\\n"
 				  "From: A <a@b>\\nDate: Mon, 1 Jan 2024 10:00:00 +0000\\nSubject: [PATCH] x\\n\\n"
-				  "body\\n-- \\n2.39.5\\n\\n' > '%s/one.mbox'", tmp), 0);
-	snprintf(cmd, sizeof(cmd), "rank --top=1 --format=tsv -o'%s/r.tsv' -- '%s/one.mbox'", tmp, tmp);
-	assert_int_equal(ss(cmd), 0);
-	s = slurp("r.tsv");
+				  "body\\n-- \\n2.39.5\\n\\n' > '%s/one.mbox'", test_scratch), 0);
+	snprintf(cmd, sizeof(cmd), "rank --top=1 --format=tsv -o'%s/r.tsv' -- '%s/one.mbox'", test_scratch, test_scratch);
+	assert_int_equal(test_cli("%s", cmd), 0);
+	s = test_scratch_read("r.tsv");
 	assert_non_null(strstr(s, "1111111111"));
 	free(s);
-	snprintf(cmd, sizeof(cmd), "rank --top=0 '%s/one.mbox'", tmp);
-	assert_int_equal(ss(cmd), 129);
-	s = slurp("err");
+	snprintf(cmd, sizeof(cmd), "rank --top=0 '%s/one.mbox'", test_scratch);
+	assert_int_equal(test_cli("%s", cmd), 129);
+	s = test_scratch_read("err");
 	assert_non_null(strstr(s, "error: option '--top' expects"));
 	free(s);
 }
@@ -286,12 +267,12 @@ static void test_man_pages(void **state)
 
 	(void)state;
 	n = commands(names, 32);
-	assert_int_equal(ss("--completion-bash"), 0);
-	completion = slurp("out");
+	assert_int_equal(test_cli("--completion-bash"), 0);
+	completion = test_scratch_read("out");
 	for (i = 0; i < n; i++) {
 		snprintf(cmd, sizeof(cmd), "help --man %s", names[i]);
-		assert_int_equal(ss(cmd), 0);
-		man = slurp("out");
+		assert_int_equal(test_cli("%s", cmd), 0);
+		man = test_scratch_read("out");
 		assert_true(!strncmp(man, ".TH ", 4));
 		assert_non_null(strstr(man, "\n.SH NAME\n"));
 		assert_non_null(strstr(man, "\n.SH SYNOPSIS\n"));
@@ -323,8 +304,8 @@ static void test_man_pages(void **state)
 		free(opts);
 		free(man);
 	}
-	assert_int_equal(ss("help --man"), 0);
-	man = slurp("out");
+	assert_int_equal(test_cli("help --man"), 0);
+	man = test_scratch_read("out");
 	assert_true(!strncmp(man, ".TH ", 4));
 	for (i = 0; i < n; i++) {
 		snprintf(cmd, sizeof(cmd), ".BR stablesel\\-%s (1)", names[i]);
@@ -336,7 +317,7 @@ static void test_man_pages(void **state)
 	if (test_run("command -v man >/dev/null 2>&1") == 0) {
 		assert_int_equal(test_run("./stablesel help --man rank > '%s/r.1' && "
 					  "MANWIDTH=80 man --warnings -l '%s/r.1' 2>'%s/w' | grep -q 'min-score' && "
-					  "test ! -s '%s/w'", tmp, tmp, tmp, tmp), 0);
+					  "test ! -s '%s/w'", test_scratch, test_scratch, test_scratch, test_scratch), 0);
 	}
 }
 
@@ -345,23 +326,23 @@ static void test_completion(void **state)
 	char *s;
 
 	(void)state;
-	assert_int_equal(test_run("./stablesel --completion-bash > '%s/c.bash'", tmp), 0);
+	assert_int_equal(test_run("./stablesel --completion-bash > '%s/c.bash'", test_scratch), 0);
 	assert_int_equal(test_run("bash -c 'source \"%s/c.bash\"; COMP_WORDS=(stablesel rank --min); "
 				  "COMP_CWORD=2; _stablesel; printf \"%%s\\n\" \"${COMPREPLY[@]}\"' > '%s/out'",
-				  tmp, tmp), 0);
-	s = slurp("out");
+				  test_scratch, test_scratch), 0);
+	s = test_scratch_read("out");
 	assert_string_equal(s, "--min-score\n--min-age\n");
 	free(s);
 	assert_int_equal(test_run("bash -c 'source \"%s/c.bash\"; COMP_WORDS=(stablesel ex); "
 				  "COMP_CWORD=1; _stablesel; printf \"%%s\\n\" \"${COMPREPLY[@]}\"' > '%s/out'",
-				  tmp, tmp), 0);
-	s = slurp("out");
+				  test_scratch, test_scratch), 0);
+	s = test_scratch_read("out");
 	assert_string_equal(s, "explain\n");
 	free(s);
 	assert_int_equal(test_run("bash -c 'source \"%s/c.bash\"; COMP_WORDS=(stablesel check -); "
 				  "COMP_CWORD=2; _stablesel; printf \"%%s\\n\" \"${COMPREPLY[@]}\"' > '%s/out'",
-				  tmp, tmp), 0);
-	s = slurp("out");
+				  test_scratch, test_scratch), 0);
+	s = test_scratch_read("out");
 	assert_non_null(strstr(s, "--onto-repo\n"));
 	assert_non_null(strstr(s, "--output\n"));
 	free(s);
@@ -432,23 +413,23 @@ static void test_explain_history_like_rank(void **state)
 	double rank_h, explain_h, explain_none;
 
 	(void)state;
-	snprintf(path, sizeof(path), "%s/h.mbox", tmp);
+	snprintf(path, sizeof(path), "%s/h.mbox", test_scratch);
 	test_write_file(path, history_mbox, strlen(history_mbox));
-	snprintf(path, sizeof(path), "%s/s.mbox", tmp);
+	snprintf(path, sizeof(path), "%s/s.mbox", test_scratch);
 	test_write_file(path, fix_mbox, strlen(fix_mbox));
-	snprintf(cmd, sizeof(cmd), "rank --format tsv --history '%s/h.mbox' '%s/s.mbox'", tmp, tmp);
-	assert_int_equal(ss(cmd), 0);
-	s = slurp("out");
+	snprintf(cmd, sizeof(cmd), "rank --format tsv --history '%s/h.mbox' '%s/s.mbox'", test_scratch, test_scratch);
+	assert_int_equal(test_cli("%s", cmd), 0);
+	s = test_scratch_read("out");
 	rank_h = score_in(s, 1);
 	free(s);
-	snprintf(cmd, sizeof(cmd), "explain --history '%s/h.mbox' '%s/s.mbox' 2222222222", tmp, tmp);
-	assert_int_equal(ss(cmd), 0);
-	s = slurp("out");
+	snprintf(cmd, sizeof(cmd), "explain --history '%s/h.mbox' '%s/s.mbox' 2222222222", test_scratch, test_scratch);
+	assert_int_equal(test_cli("%s", cmd), 0);
+	s = test_scratch_read("out");
 	explain_h = score_in(s, 0);
 	free(s);
-	snprintf(cmd, sizeof(cmd), "explain '%s/s.mbox' 2222222222", tmp);
-	assert_int_equal(ss(cmd), 0);
-	s = slurp("out");
+	snprintf(cmd, sizeof(cmd), "explain '%s/s.mbox' 2222222222", test_scratch);
+	assert_int_equal(test_cli("%s", cmd), 0);
+	s = test_scratch_read("out");
 	explain_none = score_in(s, 0);
 	free(s);
 	print_message("rank %.6f explain %.4f, without history %.4f\n", rank_h, explain_h, explain_none);
@@ -470,19 +451,19 @@ static void test_install(void **state)
 	n = commands(names, 32);
 	/* -o: the binary under test is up to date; do not rebuild it */
 	assert_int_equal(test_run("make -s -o all -o '%s' BIN='%s' install DESTDIR='%s/inst' PREFIX=/usr "
-				  ">'%s/make.log' 2>&1", test_bin(), test_bin(), tmp, tmp), 0);
+				  ">'%s/make.log' 2>&1", test_bin(), test_bin(), test_scratch, test_scratch), 0);
 	assert_int_equal(test_run("test -x '%s/inst/usr/bin/stablesel' && "
-				  "'%s/inst/usr/bin/stablesel' --version >/dev/null", tmp, tmp), 0);
-	snprintf(path, sizeof(path), "%s/inst/usr/share/man/man1/stablesel.1", tmp);
+				  "'%s/inst/usr/bin/stablesel' --version >/dev/null", test_scratch, test_scratch), 0);
+	snprintf(path, sizeof(path), "%s/inst/usr/share/man/man1/stablesel.1", test_scratch);
 	assert_int_equal(access(path, R_OK), 0);
 	for (i = 0; i < n; i++) {
-		snprintf(path, sizeof(path), "%s/inst/usr/share/man/man1/stablesel-%s.1", tmp, names[i]);
+		snprintf(path, sizeof(path), "%s/inst/usr/share/man/man1/stablesel-%s.1", test_scratch, names[i]);
 		assert_int_equal(access(path, R_OK), 0);
 	}
 	assert_int_equal(test_run("grep -q 'complete .*_stablesel stablesel' "
-				  "'%s/inst/usr/share/bash-completion/completions/stablesel'", tmp), 0);
+				  "'%s/inst/usr/share/bash-completion/completions/stablesel'", test_scratch), 0);
 	assert_int_equal(test_run("make -s uninstall DESTDIR='%s/inst' PREFIX=/usr >/dev/null 2>&1 && "
-				  "test -z \"$(find '%s/inst' -type f)\"", tmp, tmp), 0);
+				  "test -z \"$(find '%s/inst' -type f)\"", test_scratch, test_scratch), 0);
 }
 
 /* --progress shows progress on a stderr that is not a terminal; the
@@ -496,33 +477,18 @@ static void test_progress(void **state)
 		print_message("SKIP: not in a git checkout\n");
 		return;
 	}
-	assert_int_equal(ss("log --no-diff --repo . --progress"), 0);
-	s = slurp("err");
+	assert_int_equal(test_cli("log --no-diff --repo . --progress"), 0);
+	s = test_scratch_read("err");
 	assert_non_null(strstr(s, "\r.: 1"));
 	free(s);
-	assert_int_equal(ss("log --no-diff --repo ."), 0);
-	s = slurp("err");
+	assert_int_equal(test_cli("log --no-diff --repo ."), 0);
+	s = test_scratch_read("err");
 	assert_string_equal(s, "");
 	free(s);
-	assert_int_equal(ss("log --no-diff --repo . --progress --no-progress"), 0);
-	s = slurp("err");
+	assert_int_equal(test_cli("log --no-diff --repo . --progress --no-progress"), 0);
+	s = test_scratch_read("err");
 	assert_string_equal(s, "");
 	free(s);
-}
-
-static int setup(void **state)
-{
-	(void)state;
-	tmp = test_tmpdir();
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	test_run("rm -rf '%s'", tmp);
-	free(tmp);
-	return 0;
 }
 
 int main(void)
@@ -539,5 +505,5 @@ int main(void)
 		cmocka_unit_test(test_progress),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, test_scratch_setup, test_scratch_teardown);
 }

@@ -21,20 +21,10 @@
 #include <sys/sysmacros.h>
 #include <time.h>
 
-static char *tmp;
-
-static char *path_of(const char *name)
-{
-	char *p;
-
-	assert_true(asprintf(&p, "%s/%s", tmp, name) > 0);
-	return p;
-}
-
 /* n backports and a release note, as "stablesel label" reads them */
 static void write_stable_mbox(const char *name, int n)
 {
-	char *p = path_of(name);
+	char *p = test_scratch_path(name);
 	FILE *f = fopen(p, "wb");
 	int i;
 
@@ -68,59 +58,34 @@ static int run(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(args, sizeof(args), fmt, ap);
 	va_end(ap);
-	rc = test_run("cd '%s' && exec '%s' %s >out 2>err", tmp, bin, args);
+	rc = test_run("cd '%s' && exec '%s' %s >out 2>err", test_scratch, bin, args);
 	free(bin);
 	return rc;
-}
-
-static char *read_tmp(const char *name)
-{
-	char *p = path_of(name), *s = test_read_file(p, NULL);
-
-	free(p);
-	return s;
-}
-
-static void write_tmp(const char *name, const char *text)
-{
-	char *p = path_of(name);
-
-	test_write_file(p, text, strlen(text));
-	free(p);
-}
-
-static size_t count_lines(const char *s)
-{
-	size_t n = 0;
-
-	for (; *s; s++)
-		n += *s == '\n';
-	return n;
 }
 
 /* stderr holds exactly one line, containing each of the strings */
 static void assert_one_line_error(const char *want1, const char *want2)
 {
-	char *err = read_tmp("err");
+	char *err = test_scratch_read("err");
 
 	assert_non_null(err);
-	if (!strstr(err, want1) || (want2 && !strstr(err, want2)) || count_lines(err) != 1)
+	if (!strstr(err, want1) || (want2 && !strstr(err, want2)) || test_count_lines(err) != 1)
 		print_message("stderr: %s", err);
 	assert_non_null(strstr(err, want1));
 	if (want2)
 		assert_non_null(strstr(err, want2));
-	assert_int_equal(count_lines(err), 1);
+	assert_int_equal(test_count_lines(err), 1);
 	free(err);
 }
 
-/* The number of temporary files "<prefix>.tmp.*" in tmp. */
+/* The number of temporary files "<prefix>.tmp.*" in test_scratch. */
 static int count_temps(const char *prefix)
 {
 	char *cmd;
 	int n = -1;
 	FILE *p;
 
-	assert_true(asprintf(&cmd, "ls -1a '%s' | grep -c '^%s\\.tmp\\.' || true", tmp, prefix) > 0);
+	assert_true(asprintf(&cmd, "ls -1a '%s' | grep -c '^%s\\.tmp\\.' || true", test_scratch, prefix) > 0);
 	p = popen(cmd, "r");
 	assert_non_null(p);
 	assert_int_equal(fscanf(p, "%d", &n), 1);
@@ -135,20 +100,20 @@ static char *expected_labels(void)
 	char *want;
 
 	assert_int_equal(run("label --stable s.mbox -o want.tsv"), 0);
-	want = read_tmp("want.tsv");
+	want = test_scratch_read("want.tsv");
 	assert_non_null(want);
-	assert_int_equal(count_lines(want), 6);
+	assert_int_equal(test_count_lines(want), 6);
 	return want;
 }
 
 /*
- * A character device named name in tmp (mknod when root, so that a
+ * A character device named name in test_scratch (mknod when root, so that a
  * stablesel that replaces it does no harm), else the system's one;
  * NULL when neither can be used.
  */
 static char *device(const char *name, const char *sys, unsigned major_no, unsigned minor_no)
 {
-	char *p = path_of(name);
+	char *p = test_scratch_path(name);
 	struct stat st;
 	int fd;
 
@@ -207,7 +172,7 @@ static void test_full_device(void **state)
 /* -o on a FIFO: the reader gets the output, the FIFO stays a FIFO */
 static void test_fifo(void **state)
 {
-	char *fifo = path_of("fifo"), *want, got[4096];
+	char *fifo = test_scratch_path("fifo"), *want, got[4096];
 	struct stat st;
 	size_t n = 0;
 	ssize_t r;
@@ -244,7 +209,7 @@ static void test_dev_fd(void **state)
 	write_stable_mbox("s.mbox", 5);
 	want = expected_labels();
 	assert_int_equal(run("label --stable s.mbox -o /dev/fd/1"), 0);
-	got = read_tmp("out");
+	got = test_scratch_read("out");
 	assert_non_null(got);
 	assert_string_equal(got, want);
 	free(got);
@@ -254,7 +219,7 @@ static void test_dev_fd(void **state)
 /* A symlink to a 0600 file: the target replaced, mode kept, link kept. */
 static void test_symlink_and_mode(void **state)
 {
-	char *real = path_of("real.tsv"), *link = path_of("link.tsv"), *want, *got;
+	char *real = test_scratch_path("real.tsv"), *link = test_scratch_path("link.tsv"), *want, *got;
 	struct stat st;
 	char buf[64];
 	ssize_t n;
@@ -262,7 +227,7 @@ static void test_symlink_and_mode(void **state)
 	(void)state;
 	write_stable_mbox("s.mbox", 5);
 	want = expected_labels();
-	write_tmp("real.tsv", "old\n");
+	test_scratch_write("real.tsv", "old\n");
 	assert_int_equal(chmod(real, 0600), 0);
 	assert_int_equal(symlink("real.tsv", link), 0);
 	assert_int_equal(run("label --stable s.mbox -o link.tsv"), 0);
@@ -272,7 +237,7 @@ static void test_symlink_and_mode(void **state)
 	assert_true(n > 0);
 	buf[n] = '\0';
 	assert_string_equal(buf, "real.tsv");
-	got = read_tmp("real.tsv");
+	got = test_scratch_read("real.tsv");
 	assert_non_null(got);
 	assert_string_equal(got, want);
 	assert_int_equal(stat(real, &st), 0);
@@ -288,25 +253,25 @@ static void test_symlink_and_mode(void **state)
  * other name keeps the old content (see src/util/atomic.h for why). */
 static void test_hard_link(void **state)
 {
-	char *a = path_of("a.tsv"), *b = path_of("b.tsv"), *want, *got, *err;
+	char *a = test_scratch_path("a.tsv"), *b = test_scratch_path("b.tsv"), *want, *got, *err;
 	struct stat st;
 
 	(void)state;
 	write_stable_mbox("s.mbox", 5);
 	want = expected_labels();
-	write_tmp("a.tsv", "old\n");
+	test_scratch_write("a.tsv", "old\n");
 	assert_int_equal(link(a, b), 0);
 	assert_int_equal(run("label --stable s.mbox -o a.tsv"), 0);
-	got = read_tmp("a.tsv");
+	got = test_scratch_read("a.tsv");
 	assert_non_null(got);
 	assert_string_equal(got, want);
 	free(got);
-	got = read_tmp("b.tsv");
+	got = test_scratch_read("b.tsv");
 	assert_non_null(got);
 	assert_string_equal(got, "old\n");
 	assert_int_equal(stat(a, &st), 0);
 	assert_int_equal(st.st_nlink, 1);
-	err = read_tmp("err");
+	err = test_scratch_read("err");
 	assert_non_null(err);
 	assert_non_null(strstr(err, "warning: "));
 	assert_non_null(strstr(err, "a.tsv"));
@@ -338,8 +303,8 @@ static void test_bad_path_before_work(void **state)
 	size_t c, p;
 
 	(void)state;
-	assert_int_equal(test_run("mkdir '%s/adir'", tmp), 0);
-	write_tmp("afile", "x\n");
+	assert_int_equal(test_run("mkdir '%s/adir'", test_scratch), 0);
+	test_scratch_write("afile", "x\n");
 	for (c = 0; c < sizeof(cmds) / sizeof(cmds[0]); c++) {
 		for (p = 0; p < sizeof(paths) / sizeof(paths[0]); p++) {
 			char args[512];
@@ -350,27 +315,27 @@ static void test_bad_path_before_work(void **state)
 			assert_one_line_error("cannot write ", shown[p]);
 		}
 	}
-	assert_int_equal(test_run("rmdir '%s/adir'", tmp), 0);
+	assert_int_equal(test_run("rmdir '%s/adir'", test_scratch), 0);
 }
 
 /* A directory we may not write: refused before the work (run as nobody
  * when we are root, who may write anywhere). */
 static void test_unwritable_dir(void **state)
 {
-	char *dir = path_of("ro"), *cmd, *bin;
+	char *dir = test_scratch_path("ro"), *cmd, *bin;
 	pid_t pid;
 	int st;
 
 	(void)state;
 	assert_int_equal(mkdir(dir, 0555), 0);
-	assert_int_equal(chmod(tmp, 0755), 0);
+	assert_int_equal(chmod(test_scratch, 0755), 0);
 	bin = realpath(test_bin(), NULL);
 	assert_non_null(bin);
 	assert_true(asprintf(&cmd, "cd '%s' && exec '%s' label --stable nosuch.mbox -o ro/out.tsv "
-			     ">out 2>err", tmp, bin) > 0);
-	write_tmp("err", "");
-	write_tmp("out", "");
-	assert_int_equal(test_run("chmod 0666 '%s/out' '%s/err'", tmp, tmp), 0);
+			     ">out 2>err", test_scratch, bin) > 0);
+	test_scratch_write("err", "");
+	test_scratch_write("out", "");
+	assert_int_equal(test_run("chmod 0666 '%s/out' '%s/err'", test_scratch, test_scratch), 0);
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
@@ -382,7 +347,7 @@ static void test_unwritable_dir(void **state)
 		_exit(127);
 	}
 	assert_int_equal(waitpid(pid, &st, 0), pid);
-	assert_int_equal(chmod(tmp, 0700), 0);
+	assert_int_equal(chmod(test_scratch, 0700), 0);
 	assert_true(WIFEXITED(st));
 	if (WEXITSTATUS(st) == 126 || WEXITSTATUS(st) == 125) {
 		print_message("SKIP: cannot run stablesel as an unprivileged user\n");
@@ -402,10 +367,10 @@ static void test_die_removes_temp(void **state)
 	char *got;
 
 	(void)state;
-	write_tmp("out.tsv", "old\n");
+	test_scratch_write("out.tsv", "old\n");
 	assert_int_equal(run("label --stable nosuch.mbox -o out.tsv"), 128);
 	assert_int_equal(count_temps("out.tsv"), 0);
-	got = read_tmp("out.tsv");
+	got = test_scratch_read("out.tsv");
 	assert_non_null(got);
 	assert_string_equal(got, "old\n");
 	free(got);
@@ -426,13 +391,13 @@ static void test_signal_removes_temp(void **state)
 
 	(void)state;
 	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
-		char *fifo = path_of("in.mbox"), *out = path_of("out.tsv"), *got;
+		char *fifo = test_scratch_path("in.mbox"), *out = test_scratch_path("out.tsv"), *got;
 		char *argv[] = { (char *)test_bin(), "label", "--stable", fifo, "-o", out, NULL };
 		struct timespec t0, now;
 		pid_t pid;
 		int fd, st;
 
-		write_tmp("out.tsv", "old\n");
+		test_scratch_write("out.tsv", "old\n");
 		unlink(fifo);
 		assert_int_equal(mkfifo(fifo, 0600), 0);
 		pid = fork();
@@ -472,7 +437,7 @@ static void test_signal_removes_temp(void **state)
 		assert_true(WIFSIGNALED(st));
 		assert_int_equal(WTERMSIG(st), sigs[i]);
 		assert_int_equal(count_temps("out.tsv"), 0);
-		got = read_tmp("out.tsv");
+		got = test_scratch_read("out.tsv");
 		assert_non_null(got);
 		assert_string_equal(got, "old\n");
 		free(got);
@@ -495,55 +460,40 @@ static void test_empty_over_nonempty(void **state)
 
 		assert_int_equal(run("%s s.mbox -o r.out", cmds[c]), 0);
 		assert_int_equal(run("%s s.mbox -o r.out", cmds[c]), 0);
-		err = read_tmp("err");
+		err = test_scratch_read("err");
 		assert_non_null(err);
 		assert_null(strstr(err, "no commits"));
 		free(err);
 		/* every commit is history before --since: nothing listed */
 		assert_int_equal(run("%s s.mbox --since 2099-01-01 -o r.out", cmds[c]), 0);
-		err = read_tmp("err");
+		err = test_scratch_read("err");
 		assert_non_null(err);
 		if (!strstr(err, "warning: replacing 'r.out'"))
 			print_message("%s stderr: %s", cmds[c], err);
 		assert_non_null(strstr(err, "warning: replacing 'r.out'"));
 		assert_non_null(strstr(err, "no commits"));
 		free(err);
-		got = read_tmp("r.out");
+		got = test_scratch_read("r.out");
 		assert_non_null(got);
 		free(got);
 		assert_int_equal(count_temps("r.out"), 0);
 	}
 }
 
-static int setup(void **state)
-{
-	(void)state;
-	tmp = test_tmpdir();
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	test_run("chmod -R u+w '%s'; rm -rf '%s'", tmp, tmp);
-	free(tmp);
-	return 0;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_null_device, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_full_device, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fifo, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_dev_fd, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_symlink_and_mode, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_hard_link, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bad_path_before_work, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_unwritable_dir, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_die_removes_temp, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_signal_removes_temp, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_empty_over_nonempty, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_null_device, test_scratch_setup, test_scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_full_device, test_scratch_setup, test_scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_fifo, test_scratch_setup, test_scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_dev_fd, test_scratch_setup, test_scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_symlink_and_mode, test_scratch_setup, test_scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_hard_link, test_scratch_setup, test_scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_bad_path_before_work, test_scratch_setup, test_scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_unwritable_dir, test_scratch_setup, test_scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_die_removes_temp, test_scratch_setup, test_scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_signal_removes_temp, test_scratch_setup, test_scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_empty_over_nonempty, test_scratch_setup, test_scratch_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

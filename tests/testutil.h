@@ -65,7 +65,6 @@ static inline void test_write_file(const char *path, const char *data, size_t le
 	assert_int_equal(fclose(f), 0);
 }
 
-/* Run a shell command; returns its exit status (or -1). */
 /* The binary under test: $SS_BIN (the sanitizer build sets it) or ./stablesel. */
 static inline const char *test_bin(void)
 {
@@ -127,6 +126,81 @@ static inline char *test_read_file(const char *path, size_t *len)
 	if (len)
 		*len = n;
 	return buf;
+}
+
+/*
+ * A scratch directory for the tests of one binary that run the CLI:
+ * test_scratch_setup/_teardown are cmocka's group or test setup and
+ * teardown; test_cli("rank --top 1 %s", x) runs "./stablesel ARGS" with
+ * stdout and stderr in the files "out" and "err" of the directory;
+ * test_scratch_read("err") reads one of its files back (the test fails
+ * when it is missing).
+ */
+static char *test_scratch __attribute__((unused));
+
+static inline int test_scratch_setup(void **state)
+{
+	(void)state;
+	test_scratch = test_tmpdir();
+	return 0;
+}
+
+static inline int test_scratch_teardown(void **state)
+{
+	(void)state;
+	test_run("rm -rf '%s'", test_scratch);
+	free(test_scratch);
+	test_scratch = NULL;
+	return 0;
+}
+
+/* dir/name of the scratch directory, malloc'd. */
+static inline char *test_scratch_path(const char *name)
+{
+	char *p;
+
+	assert_true(asprintf(&p, "%s/%s", test_scratch, name) > 0);
+	return p;
+}
+
+static inline int test_cli(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static inline int test_cli(const char *fmt, ...)
+{
+	char args[6144];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
+	return test_run("./stablesel %s >'%s/out' 2>'%s/err'", args, test_scratch, test_scratch);
+}
+
+static inline char *test_scratch_read(const char *name)
+{
+	char *p = test_scratch_path(name), *s = test_read_file(p, NULL);
+
+	if (!s)
+		fail_msg("cannot read %s", p);
+	free(p);
+	return s;
+}
+
+static inline void test_scratch_write(const char *name, const char *text)
+{
+	char *p = test_scratch_path(name);
+
+	test_write_file(p, text, strlen(text));
+	free(p);
+}
+
+/* The number of '\n' in s. */
+static inline size_t test_count_lines(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
 }
 
 #endif
