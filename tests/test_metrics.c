@@ -2,8 +2,10 @@
  * test_metrics.c - every metric of models/metrics.c against a brute-force
  * computation on random scores with many ties: ROC-AUC by counting pairs,
  * average precision and precision at recall 0.9 by trying every distinct
- * threshold, confusion counts one commit at a time, and the threshold
- * rules by exhaustive search.
+ * threshold, confusion counts one commit at a time, the threshold
+ * rules by exhaustive search, the reliability table and expected
+ * calibration error bin by bin; Platt scaling (models/calib.c) against
+ * the map that drew the labels.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/calib.h"
 #include "models/impl.h"
 #include "models/metrics.h"
 
@@ -259,6 +262,152 @@ static void test_early_stop(void **state)
 	assert_true(ss_metrics_avg_precision(good, (const uint8_t[4]){ 0, 0, 0, 0 }, 4) == 0.0);
 }
 
+/*
+ * The reliability table by its definition: for each bin, the scores in
+ * [lo, hi) (the last bin closed at 1) counted one by one.  The scores
+ * include the bin edges (0.1f is just above 0.1, 0.3f just below 0.3: the
+ * float decides), 0 and 1.
+ */
+static void test_reliability_brute_force(void **st)
+{
+	enum { N = 997 };
+	static float s[N];
+	static uint8_t l[N];
+	ss_reliability r;
+	ss_metrics m;
+	double ece = 0, pick = 0;
+	size_t i, npick = 0;
+	int b, rep;
+
+	(void)st;
+	for (rep = 0; rep < 5; rep++) {
+		for (i = 0; i < N; i++) {
+			s[i] = rep == 4 ? (float)(rnd() % 11) / 10.0f : (float)(rnd() % 100001) / 100000.0f;
+			l[i] = (double)(rnd() % 1000) / 1000.0 < s[i] * (rep == 1 ? 0.5 : 1.0);
+		}
+		ss_metrics_reliability(&r, s, l, N);
+		ece = 0;
+		for (b = 0; b < SS_CALIB_BINS; b++) {
+			double lo = b / 10.0, hi = (b + 1) / 10.0, sum = 0;
+			size_t cnt = 0, pos = 0;
+
+			for (i = 0; i < N; i++) {
+				double x = s[i];
+
+				if (x >= lo && (x < hi || (b == SS_CALIB_BINS - 1 && x <= 1.0))) {
+					cnt++;
+					sum += x;
+					pos += l[i];
+				}
+			}
+			assert_int_equal(r.count[b], cnt);
+			if (!cnt) {
+				assert_true(isnan(r.mean_score[b]) && isnan(r.frac_pos[b]));
+				continue;
+			}
+			assert_true(fabs(r.mean_score[b] - sum / (double)cnt) < 1e-12);
+			assert_true(fabs(r.frac_pos[b] - (double)pos / (double)cnt) < 1e-12);
+			ece += (double)cnt / N * fabs(sum / (double)cnt - (double)pos / (double)cnt);
+		}
+		assert_true(fabs(r.ece - ece) < 1e-12);
+		assert_true(fabs(ss_metrics_ece(s, l, N) - ece) < 1e-12);
+		/* labels drawn at half the score: far from calibrated */
+		if (rep == 1)
+			assert_true(r.ece > 0.15);
+		else if (rep != 4)
+			assert_true(r.ece < 0.05);
+		assert_int_equal(ss_metrics_compute(&m, s, l, N, 0.6f), 0);
+		assert_true(fabs(m.ece - ece) < 1e-12);
+		pick = 0;
+		npick = 0;
+		for (i = 0; i < N; i++)
+			if (s[i] >= 0.6f) {
+				pick += s[i];
+				npick++;
+			}
+		assert_true(fabs(m.pick_score - pick / (double)npick) < 1e-12);
+	}
+	/* edges: 1.0 goes to the last bin, out-of-range scores to the ends,
+	 * no commit at all is NaN */
+	{
+		const float e[4] = { 1.0f, 0.0f, 1.5f, -0.5f };
+		const uint8_t el[4] = { 1, 0, 1, 0 };
+
+		ss_metrics_reliability(&r, e, el, 4);
+		assert_int_equal(r.count[0], 2);
+		assert_int_equal(r.count[SS_CALIB_BINS - 1], 2);
+		ss_metrics_reliability(&r, e, el, 0);
+		assert_true(isnan(r.ece));
+		assert_int_equal(ss_metrics_compute(&m, e, el, 2, 2.0f), 0);
+		assert_true(isnan(m.pick_score));
+	}
+}
+
+static double sigmoid_d(double z)
+{
+	return 1.0 / (1.0 + exp(-z));
+}
+
+/*
+ * Platt scaling: labels drawn from sigmoid(0.5 logit(s) - 1) for raw
+ * scores s; the fit recovers the slope and intercept (standard error
+ * about 0.01 and 0.02 at this size), maps monotonically, and makes the
+ * scores calibrated.  Degenerate slices give the identity.
+ */
+static void test_platt(void **st)
+{
+	enum { N = 20000 };
+	static float s[N], c[N];
+	static uint8_t l[N];
+	ss_calib cal, bad;
+	size_t i;
+	float prev = 0;
+
+	(void)st;
+	for (i = 0; i < N; i++) {
+		double z = ((double)(rnd() % 80001) / 10000.0) - 4.0;
+
+		s[i] = (float)sigmoid_d(z);
+		l[i] = (double)(rnd() % 1000000) / 1e6 < sigmoid_d(0.5 * z - 1.0);
+	}
+	assert_true(ss_metrics_ece(s, l, N) > 0.1);
+	assert_int_equal(ss_calib_fit(&cal, s, l, N), 0);
+	assert_int_equal(cal.method, SS_CALIB_PLATT);
+	assert_int_equal(ss_calib_check(&cal), 0);
+	print_message("platt: a %.4f (0.5), b %.4f (-1)\n", cal.a, cal.b);
+	assert_true(fabs(cal.a - 0.5) < 0.05);
+	assert_true(fabs(cal.b + 1.0) < 0.08);
+	for (i = 0; i < N; i++)
+		c[i] = ss_calib_apply(&cal, s[i]);
+	assert_true(ss_metrics_ece(c, l, N) < 0.02);
+	/* monotone on a fine grid, 0 and 1 included */
+	for (i = 0; i <= 10000; i++) {
+		float p = ss_calib_apply(&cal, (float)i / 10000.0f);
+
+		assert_true(isfinite(p) && p > 0 && p < 1);
+		assert_true(p >= prev);
+		prev = p;
+	}
+	/* one class only, no data, or reversed scores: the identity */
+	memset(l, 0, sizeof(l));
+	assert_int_equal(ss_calib_fit(&cal, s, l, N), 0);
+	assert_int_equal(cal.method, SS_CALIB_NONE);
+	assert_true(ss_calib_apply(&cal, 0.3f) == 0.3f);
+	assert_int_equal(ss_calib_fit(&cal, s, l, 0), 0);
+	assert_int_equal(cal.method, SS_CALIB_NONE);
+	for (i = 0; i < N; i++)
+		l[i] = s[i] < 0.5f;
+	assert_int_equal(ss_calib_fit(&cal, s, l, N), 0);
+	assert_int_equal(cal.method, SS_CALIB_NONE);
+	/* what a loader refuses */
+	bad = (ss_calib){ SS_CALIB_PLATT, -1.0, 0.0 };
+	assert_true(ss_calib_check(&bad) < 0);
+	bad = (ss_calib){ SS_CALIB_PLATT, 1.0, NAN };
+	assert_true(ss_calib_check(&bad) < 0);
+	bad = (ss_calib){ 2, 1.0, 0.0 };
+	assert_true(ss_calib_check(&bad) < 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -266,6 +415,8 @@ int main(void)
 		cmocka_unit_test(test_against_brute_force),
 		cmocka_unit_test(test_threshold_rules),
 		cmocka_unit_test(test_edge_cases),
+		cmocka_unit_test(test_reliability_brute_force),
+		cmocka_unit_test(test_platt),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,7 +3,8 @@
  * rules, liblinear and the MLP fitting a separable set, the MLP's whole
  * loss gradient against finite differences, bit-identical MLP training for
  * a seed, explanations, save -> load -> identical scores, and refusal of
- * truncated, corrupt and foreign model files.
+ * truncated, corrupt and foreign model files; calibration on a task of
+ * known probabilities, the picks it keeps, and its place in the file.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -426,10 +427,11 @@ static void test_bad_files_refused(void **st)
 	expect_refused(bad, "is not a stablesel model");
 	write_file(bad, "", 0);
 	expect_refused(bad, "is not a stablesel model");
+	assert_int_equal(buf[8], SS_MODEL_FORMAT_VERSION);
 	buf[8] = 99;
 	write_file(bad, buf, len);
 	expect_refused(bad, "format version 99");
-	buf[8] = 1;
+	buf[8] = SS_MODEL_FORMAT_VERSION;
 	/* and the intact bytes still load */
 	write_file(bad, buf, len);
 	assert_int_equal(ss_model_load(&m, bad), 0);
@@ -725,6 +727,220 @@ static void test_explain(void **st)
 	ss_dataset_free(d);
 }
 
+/* ---- calibration ------------------------------------------------------ */
+
+/*
+ * A task of known probabilities: a fix-looking commit reaches stable with
+ * probability 0.7, a feature-looking one with 0.1, whatever else it says.
+ * The best any model can do is to score 0.7 and 0.1; the mlp's class
+ * weighting pushes its raw scores away from both (patchnet's after three
+ * epochs are as far off), the calibrated scores of every learned kind
+ * must come back.  Sizes: 600 validation commits (about 240 fix-looking)
+ * fit the map; the bounds allow for the sampling error of the 2000 test
+ * commits (standard error of a group's fraction about 0.016) and of the
+ * validation slice (about 0.03; with 300 validation commits the slice
+ * drawn here was 0.14 positive among the p = 0.1 commits).
+ */
+enum { CAL_N = 6000, CAL_TRAIN = 4000 };
+
+static ss_dataset *known_p_dataset(uint8_t *kind)
+{
+	ss_feat_options fo = SS_FEAT_OPTIONS_INIT;
+	ss_dataset *d;
+	char id[41];
+	size_t i;
+
+	fo.hash_bits = 10;
+	fo.min_df = 1;
+	assert_int_equal(ss_dataset_new(&d, &fo), 0);
+	assert_int_equal(ss_model_prepare_dataset(SS_MODEL_PATCHNET, d), 0);
+	assert_int_equal(ss_model_prepare_dataset(SS_MODEL_PATCHNET_FEAT, d), 0);
+	for (i = 0; i < CAL_N; i++) {
+		int fix = rnd() % 10 < 4;
+		int label = (double)(rnd() % 1000000) / 1e6 < (fix ? 0.7 : 0.1);
+		ss_commit *c = synth(i, fix, id);
+
+		assert_non_null(c);
+		kind[i] = (uint8_t)fix;
+		assert_int_equal(ss_dataset_add(d, c, label, 0), 0);
+		ss_commit_free(c);
+	}
+	return d;
+}
+
+static void test_calibrated_known_probabilities(void **st)
+{
+	static const ss_model_kind kinds[] = { SS_MODEL_LINEAR, SS_MODEL_MLP, SS_MODEL_PATCHNET,
+					       SS_MODEL_PATCHNET_FEAT };
+	static uint8_t kind[CAL_N], label[CAL_N - CAL_TRAIN];
+	static float score[CAL_N - CAL_TRAIN], raw[CAL_N - CAL_TRAIN];
+	ss_dataset *d;
+	size_t *idx = iota(CAL_N), i, k;
+
+	(void)st;
+	d = known_p_dataset(kind);
+	for (i = 0; i < CAL_N - CAL_TRAIN; i++)
+		label[i] = ss_dataset_example(d, CAL_TRAIN + i)->label;
+	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		ss_train_options o = SS_TRAIN_OPTIONS_INIT;
+		const ss_calib none = SS_CALIB_INIT, *c;
+		ss_calib cal;
+		double mean[2] = { 0, 0 }, cnt[2] = { 0, 0 }, ece, raw_ece;
+		float lo = INFINITY, hi = -INFINITY, t;
+		ss_model *m;
+
+		quick_mlp(&o);
+		if (kinds[k] == SS_MODEL_PATCHNET || kinds[k] == SS_MODEL_PATCHNET_FEAT) {
+			o.epochs = 3;
+			o.threads = 2;
+		}
+		assert_int_equal(ss_model_train(&m, kinds[k], d, idx, CAL_TRAIN, &o), 0);
+		c = ss_model_calibration(m);
+		assert_int_equal(c->method, SS_CALIB_PLATT);
+		assert_true(c->a > 0);
+		assert_int_equal(ss_model_score(score, m, d, idx + CAL_TRAIN, CAL_N - CAL_TRAIN), 0);
+		for (i = 0; i < CAL_N - CAL_TRAIN; i++) {
+			mean[kind[CAL_TRAIN + i]] += score[i];
+			cnt[kind[CAL_TRAIN + i]]++;
+		}
+		ece = ss_metrics_ece(score, label, CAL_N - CAL_TRAIN);
+		/* the same model without its map: the raw scores */
+		t = ss_model_threshold(m);
+		cal = *c;
+		ss_model_set_calibration(m, &none);
+		assert_int_equal(ss_model_score(raw, m, d, idx + CAL_TRAIN, CAL_N - CAL_TRAIN), 0);
+		raw_ece = ss_metrics_ece(raw, label, CAL_N - CAL_TRAIN);
+		print_message("%s: calibration a %.3f b %.3f; test ECE %.4f raw, %.4f calibrated; "
+			      "mean score %.3f (fix-looking, p 0.7), %.3f (others, p 0.1)\n",
+			      ss_model_kind_name(kinds[k]), cal.a, cal.b, raw_ece, ece,
+			      mean[1] / cnt[1], mean[0] / cnt[0]);
+		assert_true(ece < 0.05);
+		assert_true(fabs(mean[1] / cnt[1] - 0.7) < 0.07);
+		assert_true(fabs(mean[0] / cnt[0] - 0.1) < 0.05);
+		/* same order, same picks: every pick's raw score is above every
+		 * other commit's (the threshold moved with the map) */
+		for (i = 0; i < CAL_N - CAL_TRAIN; i++) {
+			if (score[i] >= t)
+				lo = raw[i] < lo ? raw[i] : lo;
+			else
+				hi = raw[i] > hi ? raw[i] : hi;
+		}
+		assert_true(lo > hi);
+		for (i = 1; i < CAL_N - CAL_TRAIN; i++)
+			if (raw[i] < raw[i - 1])
+				assert_true(score[i] <= score[i - 1]);
+			else if (raw[i] > raw[i - 1])
+				assert_true(score[i] >= score[i - 1]);
+		ss_model_free(m);
+	}
+	free(idx);
+	ss_dataset_free(d);
+}
+
+/* Find the calibration's 20 bytes (method, a, b) in buf[len]. */
+static size_t find_calib(const unsigned char *buf, size_t len, const ss_calib *c)
+{
+	unsigned char pat[20];
+	uint64_t u;
+	size_t i, at = 0, hits = 0;
+
+	put_le(pat, c->method, 4);
+	memcpy(&u, &c->a, 8);
+	put_le(pat + 4, u, 8);
+	memcpy(&u, &c->b, 8);
+	put_le(pat + 12, u, 8);
+	for (i = 0; i + 20 <= len; i++)
+		if (!memcmp(buf + i, pat, 20)) {
+			at = i;
+			hits++;
+		}
+	assert_int_equal(hits, 1);
+	return at;
+}
+
+static unsigned char *read_all(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	unsigned char *buf;
+
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	*len = (size_t)ftell(f);
+	rewind(f);
+	buf = malloc(*len);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, *len, f), *len);
+	fclose(f);
+	return buf;
+}
+
+static void test_calibration_in_file(void **st)
+{
+	enum { N = 200 };
+	static const struct {
+		ss_calib c;
+		const char *why;
+	} bad[] = {
+		{ { SS_CALIB_PLATT, NAN, 0.0 }, "is corrupt: calibration slope is nan" },
+		{ { SS_CALIB_PLATT, 1.0, INFINITY }, "is corrupt: calibration intercept is infinite" },
+		{ { SS_CALIB_PLATT, -0.5, 0.0 }, "is corrupt: calibration slope -0.5 is not positive" },
+		{ { SS_CALIB_PLATT, 0.0, 0.0 }, "is corrupt: calibration slope 0 is not positive" },
+		{ { 7, 1.0, 0.0 }, "is corrupt: calibration method 7 is unknown" },
+	};
+	ss_train_options o = SS_TRAIN_OPTIONS_INIT;
+	ss_dataset *d = synth_dataset(N, 10);
+	size_t *idx = iota(N), len, at, i;
+	const ss_calib none = SS_CALIB_INIT;
+	ss_calib good;
+	float a[N], b[N];
+	unsigned char *buf;
+	char path[128];
+	ss_model *m, *l;
+
+	(void)st;
+	path_in_tmp(path, sizeof(path), "calib");
+	assert_int_equal(ss_model_train(&m, SS_MODEL_LINEAR, d, idx, N, &o), 0);
+	good = *ss_model_calibration(m);
+	assert_int_equal(good.method, SS_CALIB_PLATT);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ss_model_set_calibration(m, &bad[i].c);
+		assert_int_equal(ss_model_save(m, path), 0);
+		expect_refused(path, bad[i].why);
+	}
+	/* a version 1 file (no calibration bytes) loads with the identity */
+	ss_model_set_calibration(m, &good);
+	assert_int_equal(ss_model_save(m, path), 0);
+	buf = read_all(path, &len);
+	at = find_calib(buf, len, &good);
+	memmove(buf + at, buf + at + 20, len - at - 20);
+	len -= 20;
+	put_le(buf + 8, 1, 4);
+	reseal(buf, len);
+	write_file(path, buf, len);
+	assert_int_equal(ss_model_load(&l, path), 0);
+	assert_int_equal(ss_model_calibration(l)->method, SS_CALIB_NONE);
+	ss_model_set_calibration(m, &none);
+	assert_int_equal(ss_model_score(a, m, d, idx, N), 0);
+	assert_int_equal(ss_model_score(b, l, d, idx, N), 0);
+	assert_memory_equal(a, b, sizeof(a));
+	/* the same bytes as version 2 lack 20 bytes before the weights */
+	put_le(buf + 8, 2, 4);
+	reseal(buf, len);
+	write_file(path, buf, len);
+	expect_refused(path, "is corrupt");
+	ss_model_free(l);
+	/* the built-in model was retrained with its map (models/default.txt) */
+	if (!ss_model_load_default(&l)) {
+		assert_int_equal(ss_model_calibration(l)->method, SS_CALIB_PLATT);
+		ss_model_free(l);
+	}
+	ss_model_free(m);
+	free(buf);
+	unlink(path);
+	free(idx);
+	ss_dataset_free(d);
+}
+
 /*
  * One example per patch: a copy of a patch in the same part folds into the
  * first (label 1 if any copy has it), a copy in a later part is dropped,
@@ -796,6 +1012,8 @@ int main(void)
 		cmocka_unit_test(test_corrupt_reasons),
 		cmocka_unit_test(test_explain),
 		cmocka_unit_test(test_copies_one_example),
+		cmocka_unit_test(test_calibrated_known_probabilities),
+		cmocka_unit_test(test_calibration_in_file),
 	};
 	int rc;
 

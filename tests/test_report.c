@@ -46,6 +46,11 @@ static void test_page(void **state)
 	assert_null(strstr(page, "<link"));
 	/* every commit of main is an entry; a PR curve from the stable labels */
 	assert_non_null(strstr(page, "<polyline"));
+	/* and the calibration on the labelled commits: ten bins */
+	assert_non_null(strstr(page, "the expected calibration error (10 equal-width bins) is "));
+	assert_non_null(strstr(page, "<table class=rel>"));
+	assert_non_null(strstr(page, "<tr><td>0.9-1.0</td>"));
+	assert_non_null(strstr(page, "<tr><td>calibration</td>"));
 	assert_non_null(strstr(page, "net: foo: fix null dereference<span class='f t'>tagged</span>"));
 	assert_non_null(strstr(page, "raised the score most"));
 	/* diffs: escaped, capped at 4 lines, only for the first 3 rows */

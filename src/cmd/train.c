@@ -141,6 +141,9 @@ int cmd_train(int argc, const char **argv)
 		       (unsigned long long)info->nval, (unsigned long long)info->nval_pos,
 		       info->val_precision, info->val_recall, info->val_f1, info->val_pr_auc,
 		       output, ss_model_nweights(m));
+		if (ss_model_calibration(m)->method == SS_CALIB_PLATT)
+			printf("calibration: sigmoid(%.4f logit(s) %+.4f), fitted on the validation commits\n",
+			       ss_model_calibration(m)->a, ss_model_calibration(m)->b);
 	}
 	ss_model_free(m);
 	free(idx);

@@ -158,6 +158,7 @@ int ss_eval_run(ss_eval_result *out, const ss_dataset *d, const size_t *train, s
 		row->threshold = ss_model_threshold(m);
 		row->nweights = ss_model_nweights(m);
 		row->val_f1 = ss_model_info_of(m)->val_f1;
+		row->calib = *ss_model_calibration(m);
 		snprintf(row->params, sizeof(row->params), "%s", ss_model_info_of(m)->params);
 		ss_model_free(m);
 		if (rc)
@@ -173,6 +174,7 @@ int ss_eval_run(ss_eval_result *out, const ss_dataset *d, const size_t *train, s
 		if ((rc = ss_metrics_compute(&row->all, score, label, ntest, row->threshold)) ||
 		    (rc = ss_metrics_compute(&row->untagged, uscore, ulabel, nu, row->threshold)))
 			goto free_all;
+		ss_metrics_reliability(&row->rel, score, label, ntest);
 		out->nrows++;
 	}
 
@@ -197,14 +199,15 @@ static void fmt3(char *buf, size_t size, double v)
 static int table(ss_strbuf *sb, const ss_eval_result *r, int untagged)
 {
 	size_t k;
-	int rc = ss_strbuf_addf(sb, "%-13s %9s %6s %6s %6s %6s %7s %6s %6s %8s %8s %7s %7s\n",
+	int rc = ss_strbuf_addf(sb, "%-13s %9s %6s %6s %6s %6s %7s %6s %6s %8s %6s %6s %8s %7s %7s\n",
 				"model", "threshold", "P", "R", "F1", "Acc", "ROC-AUC", "PR-AUC",
-				"P@R.9", "read@R.9", "train_s", "pred_s", "rss_MB");
+				"P@R.9", "read@R.9", "ECE", "pick_s", "train_s", "pred_s", "rss_MB");
 
 	for (k = 0; k < r->nrows && !rc; k++) {
 		const ss_eval_row *row = &r->rows[k];
 		const ss_metrics *m = untagged ? &row->untagged : &row->all;
-		char p[16], rr[16], f1[16], acc[16], auc[16], ap[16], p90[16], read[24];
+		char p[16], rr[16], f1[16], acc[16], auc[16], ap[16], p90[16], read[24], ece[16];
+		char ps[16];
 
 		fmt3(p, sizeof(p), m->precision);
 		fmt3(rr, sizeof(rr), m->recall);
@@ -213,14 +216,45 @@ static int table(ss_strbuf *sb, const ss_eval_result *r, int untagged)
 		fmt3(auc, sizeof(auc), m->roc_auc);
 		fmt3(ap, sizeof(ap), m->pr_auc);
 		fmt3(p90, sizeof(p90), m->p_at_r90);
+		fmt3(ece, sizeof(ece), m->ece);
+		fmt3(ps, sizeof(ps), m->pick_score);
 		if (isnan(m->p_at_r90))
 			snprintf(read, sizeof(read), "-");
 		else
 			snprintf(read, sizeof(read), "%zu", m->read_at_r90);
-		rc = ss_strbuf_addf(sb, "%-13s %9.4f %6s %6s %6s %6s %7s %6s %6s %8s %8.2f %7.3f %7.0f\n",
+		rc = ss_strbuf_addf(sb, "%-13s %9.4f %6s %6s %6s %6s %7s %6s %6s %8s %6s %6s %8.2f %7.3f %7.0f\n",
 				    ss_model_kind_name(row->kind), (double)row->threshold, p, rr, f1,
-				    acc, auc, ap, p90, read, row->train_seconds, row->predict_seconds,
+				    acc, auc, ap, p90, read, ece, ps, row->train_seconds, row->predict_seconds,
 				    (double)row->rss_kb / 1024.0);
+	}
+	return rc;
+}
+
+static int calib_text(ss_strbuf *sb, const ss_calib *c)
+{
+	if (c->method == SS_CALIB_PLATT)
+		return ss_strbuf_addf(sb, "calibrated sigmoid(%.4f logit(s) %+.4f)", c->a, c->b);
+	return ss_strbuf_adds(sb, "not calibrated");
+}
+
+/* One reliability table per model: bins side by side would not fit. */
+static int reliability_text(ss_strbuf *sb, const ss_eval_row *row)
+{
+	const ss_reliability *rel = &row->rel;
+	int b, rc;
+
+	rc = ss_strbuf_addf(sb, "\n-- calibration of %s on all test commits (ECE %.3f; picks: mean "
+			    "score %.3f, fraction positive %.3f)\n%-11s %6s %10s %9s\n",
+			    ss_model_kind_name(row->kind), rel->ece, row->all.pick_score,
+			    row->all.precision, "score", "n", "mean_score", "positive");
+	for (b = 0; b < SS_CALIB_BINS && !rc; b++) {
+		char ms[16], fp[16];
+
+		fmt3(ms, sizeof(ms), rel->mean_score[b]);
+		fmt3(fp, sizeof(fp), rel->frac_pos[b]);
+		rc = ss_strbuf_addf(sb, "[%.1f, %.1f%c %6zu %10s %9s\n", (double)b / SS_CALIB_BINS,
+				    (double)(b + 1) / SS_CALIB_BINS, b == SS_CALIB_BINS - 1 ? ']' : ')',
+				    rel->count[b], ms, fp);
 	}
 	return rc;
 }
@@ -254,10 +288,15 @@ int ss_eval_format_text(ss_strbuf *sb, const ss_eval_result *r, const char *titl
 		rc = table(sb, r, 1);
 	if (!rc)
 		rc = ss_strbuf_addf(sb, "\nsettings:\n");
-	for (k = 0; k < r->nrows && !rc; k++)
-		rc = ss_strbuf_addf(sb, "  %-13s %s; %zu weights; validation F1 %.3f\n",
+	for (k = 0; k < r->nrows && !rc; k++) {
+		rc = ss_strbuf_addf(sb, "  %-13s %s; %zu weights; validation F1 %.3f; ",
 				    ss_model_kind_name(r->rows[k].kind), r->rows[k].params,
 				    r->rows[k].nweights, r->rows[k].val_f1);
+		rc = rc ? rc : calib_text(sb, &r->rows[k].calib);
+		rc = rc ? rc : ss_strbuf_addch(sb, '\n');
+	}
+	for (k = 0; k < r->nrows && !rc; k++)
+		rc = reliability_text(sb, &r->rows[k]);
 	return rc;
 }
 
@@ -280,11 +319,36 @@ static int jmetrics(ss_strbuf *sb, const char *key, const ss_metrics *m)
 	rc = rc ? rc : jnum(sb, "roc_auc", m->roc_auc, 1);
 	rc = rc ? rc : jnum(sb, "pr_auc", m->pr_auc, 1);
 	rc = rc ? rc : jnum(sb, "precision_at_recall_0_9", m->p_at_r90, 1);
+	rc = rc ? rc : jnum(sb, "ece", m->ece, 1);
+	rc = rc ? rc : jnum(sb, "pick_mean_score", m->pick_score, 1);
 	if (!rc && isnan(m->p_at_r90))
 		rc = ss_strbuf_addf(sb, "\"read_at_recall_0_9\":null}");
 	else if (!rc)
 		rc = ss_strbuf_addf(sb, "\"read_at_recall_0_9\":%zu}", m->read_at_r90);
 	return rc;
+}
+
+/* ,"calibration":{...},"reliability":[{bin}, ...] */
+static int jcalib(ss_strbuf *sb, const ss_eval_row *row)
+{
+	const ss_calib *c = &row->calib;
+	int b, rc;
+
+	if (c->method == SS_CALIB_PLATT)
+		rc = ss_strbuf_addf(sb, ",\"calibration\":{\"method\":\"platt\",\"a\":%.9g,\"b\":%.9g}",
+				    c->a, c->b);
+	else
+		rc = ss_strbuf_adds(sb, ",\"calibration\":{\"method\":\"none\"}");
+	rc = rc ? rc : ss_strbuf_adds(sb, ",\"reliability\":[");
+	for (b = 0; b < SS_CALIB_BINS && !rc; b++) {
+		rc = ss_strbuf_addf(sb, "%s{\"lo\":%.1f,\"hi\":%.1f,\"n\":%zu,", b ? "," : "",
+				    (double)b / SS_CALIB_BINS, (double)(b + 1) / SS_CALIB_BINS,
+				    row->rel.count[b]);
+		rc = rc ? rc : jnum(sb, "mean_score", row->rel.mean_score[b], 1);
+		rc = rc ? rc : jnum(sb, "fraction_positive", row->rel.frac_pos[b], 0);
+		rc = rc ? rc : ss_strbuf_addch(sb, '}');
+	}
+	return rc ? rc : ss_strbuf_addch(sb, ']');
 }
 
 int ss_eval_format_json(ss_strbuf *sb, const ss_eval_result *r, const char *title)
@@ -321,6 +385,7 @@ int ss_eval_format_json(ss_strbuf *sb, const ss_eval_result *r, const char *titl
 		rc = rc ? rc : jmetrics(sb, "all", &row->all);
 		rc = rc ? rc : ss_strbuf_addch(sb, ',');
 		rc = rc ? rc : jmetrics(sb, "untagged", &row->untagged);
+		rc = rc ? rc : jcalib(sb, row);
 		rc = rc ? rc : ss_strbuf_addch(sb, '}');
 	}
 	return rc ? rc : ss_strbuf_adds(sb, "]}\n");

@@ -5,7 +5,9 @@
  * settings and threshold on the newest part of them, see model.h) and
  * scored on the same test examples; metrics are computed on all test
  * commits and again on the test commits that did not carry the stable tag
- * (what a model adds to the tag).  Tables come out as aligned text or JSON.
+ * (what a model adds to the tag), with the expected calibration error,
+ * the picks' mean score and a reliability table of all test commits.
+ * Tables come out as aligned text or JSON.
  */
 #ifndef SS_EVAL_H
 #define SS_EVAL_H
@@ -28,6 +30,8 @@ typedef struct {
 	char params[256];
 	size_t nweights;
 	double val_f1;        /* F1 on the validation slice at the threshold */
+	ss_calib calib;       /* the model's calibration map */
+	ss_reliability rel;   /* calibration on all test commits */
 	ss_metrics all;       /* all test commits */
 	ss_metrics untagged;  /* test commits without the stable tag */
 } ss_eval_row;

@@ -8,6 +8,7 @@
 #ifndef SS_MODELS_IMPL_H
 #define SS_MODELS_IMPL_H
 
+#include "models/calib.h"
 #include "models/model.h"
 #include "models/serial.h"
 
@@ -15,7 +16,8 @@ struct ss_model {
 	ss_model_kind kind;
 	const struct ss_model_ops *ops;
 	ss_featurizer feat;  /* initialised iff ops->uses_features */
-	float threshold;
+	float threshold;     /* on calibrated scores */
+	ss_calib calib;      /* raw score to probability (identity: none) */
 	ss_model_info info;
 	void *priv;          /* the kind's state, freed by ops->free */
 };

@@ -120,6 +120,12 @@ int ss_metrics_compute(ss_metrics *out, const float *score, const uint8_t *label
 	out->f1 = 2 * out->tp + out->fp + out->fn ?
 		  2.0 * (double)out->tp / (double)(2 * out->tp + out->fp + out->fn) : NAN;
 	out->accuracy = n ? (double)(out->tp + out->tn) / (double)n : NAN;
+	out->ece = ss_metrics_ece(score, label, n);
+	out->pick_score = 0.0;
+	for (i = 0; i < n; i++)
+		if (score[i] >= threshold)
+			out->pick_score += score[i];
+	out->pick_score = out->tp + out->fp ? out->pick_score / (double)(out->tp + out->fp) : NAN;
 	out->roc_auc = ss_metrics_roc_auc(score, label, n);
 	out->pr_auc = NAN;
 	out->p_at_r90 = NAN;
@@ -237,4 +243,46 @@ double ss_metrics_avg_precision(const float *score, const uint8_t *label, size_t
 	if (ss_metrics_compute(&mt, score, label, n, 0.5f) || isnan(mt.pr_auc))
 		return 0.0;
 	return mt.pr_auc;
+}
+
+void ss_metrics_reliability(ss_reliability *out, const float *score, const uint8_t *label,
+			    size_t n)
+{
+	double sum[SS_CALIB_BINS] = { 0 };
+	size_t pos[SS_CALIB_BINS] = { 0 }, i;
+	int b;
+
+	out->n = n;
+	for (b = 0; b < SS_CALIB_BINS; b++)
+		out->count[b] = 0;
+	for (i = 0; i < n; i++) {
+		double s = score[i];
+
+		/* a NaN score lands in bin 0 (the comparison fails) */
+		b = s >= 1.0 ? SS_CALIB_BINS - 1 : s > 0 ? (int)(s * SS_CALIB_BINS) : 0;
+		if (b >= SS_CALIB_BINS)  /* rounding just under 1 */
+			b = SS_CALIB_BINS - 1;
+		out->count[b]++;
+		sum[b] += s;
+		pos[b] += label[i] != 0;
+	}
+	out->ece = n ? 0.0 : NAN;
+	for (b = 0; b < SS_CALIB_BINS; b++) {
+		if (!out->count[b]) {
+			out->mean_score[b] = out->frac_pos[b] = NAN;
+			continue;
+		}
+		out->mean_score[b] = sum[b] / (double)out->count[b];
+		out->frac_pos[b] = (double)pos[b] / (double)out->count[b];
+		out->ece += (double)out->count[b] / (double)n *
+			    fabs(out->mean_score[b] - out->frac_pos[b]);
+	}
+}
+
+double ss_metrics_ece(const float *score, const uint8_t *label, size_t n)
+{
+	ss_reliability r;
+
+	ss_metrics_reliability(&r, score, label, n);
+	return r.ece;
 }

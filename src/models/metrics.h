@@ -13,6 +13,13 @@
  *   p_at_r90     precision at the first threshold whose recall >= 0.90
  *   read_at_r90  commits picked at that threshold: what a reviewer reads,
  *                best first, to find 90% of the stable material
+ *   ece          expected calibration error: scores in SS_CALIB_BINS
+ *                equal-width bins of [0, 1] (the last one closed, scores
+ *                outside [0, 1] clamped into the end bins), the mean over
+ *                bins, weighted by their share of commits, of
+ *                |mean score - fraction positive|
+ *   pick_score   mean score of the picked commits (to set against
+ *                precision, their fraction positive)
  * Undefined values (no positive, or no negative for roc_auc) are NaN.
  */
 #ifndef SS_METRICS_H
@@ -28,7 +35,24 @@ typedef struct {
 	double roc_auc, pr_auc;
 	double p_at_r90;
 	size_t read_at_r90;
+	double ece, pick_score;
 } ss_metrics;
+
+#define SS_CALIB_BINS 10
+
+/* The reliability table behind ece: per bin [i/10, (i+1)/10). */
+typedef struct {
+	size_t n;
+	size_t count[SS_CALIB_BINS];
+	double mean_score[SS_CALIB_BINS];  /* NaN for an empty bin */
+	double frac_pos[SS_CALIB_BINS];    /* NaN for an empty bin */
+	double ece;                        /* NaN when n == 0 */
+} ss_reliability;
+
+void ss_metrics_reliability(ss_reliability *out, const float *score, const uint8_t *label,
+			    size_t n);
+/* ece of ss_metrics_reliability (NaN when n == 0) */
+double ss_metrics_ece(const float *score, const uint8_t *label, size_t n);
 
 /* All metrics of scores score[n] against labels label[n] (0/1) at
  * threshold.  0 or SS_ENOMEM. */

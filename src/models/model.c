@@ -1,7 +1,8 @@
 /*
  * model.c - the kind-independent half of every model: time-ordered
  * validation slice, vocabulary, threshold, training summary, scoring
- * dispatch, explanations and the model file envelope (see model.h).
+ * dispatch, calibration, explanations and the model file envelope (see
+ * model.h).
  */
 #include <errno.h>
 #include <math.h>
@@ -180,6 +181,7 @@ static int new_model(ss_model **out, ss_model_kind kind)
 	m->kind = kind;
 	m->ops = ops;
 	m->threshold = 0.5f;
+	m->calib = (ss_calib)SS_CALIB_INIT;
 	*out = m;
 	return 0;
 }
@@ -246,9 +248,24 @@ int ss_model_train(ss_model **out, ss_model_kind kind, const ss_dataset *d,
 	m->info.target = o->target;
 	if (m->kind == SS_MODEL_KEYWORD || m->kind == SS_MODEL_TAG) {
 		m->threshold = 0.5f;
-	} else if ((rc = ss_metrics_threshold(&m->threshold, vscore, vlabel, nval, o->rule,
-					      o->target, NULL, NULL, NULL))) {
-		goto free_all;
+	} else {
+		double raw_ece;
+
+		/* the threshold is chosen on raw scores and mapped: a strictly
+		 * increasing map keeps every pick (calib.h) */
+		if ((rc = ss_metrics_threshold(&m->threshold, vscore, vlabel, nval, o->rule,
+					       o->target, NULL, NULL, NULL)) ||
+		    (rc = ss_calib_fit(&m->calib, vscore, vlabel, nval)))
+			goto free_all;
+		raw_ece = ss_metrics_ece(vscore, vlabel, nval);
+		m->threshold = ss_calib_apply(&m->calib, m->threshold);
+		for (i = 0; i < nval; i++)
+			vscore[i] = ss_calib_apply(&m->calib, vscore[i]);
+		if (m->calib.method == SS_CALIB_PLATT)
+			ss_model_logf(o, "%s: calibration sigmoid(%.4f logit(s) %+.4f); validation "
+				      "ECE %.4f raw, %.4f calibrated", ss_model_kind_name(kind),
+				      m->calib.a, m->calib.b, raw_ece,
+				      ss_metrics_ece(vscore, vlabel, nval));
 	}
 	if (nval) {
 		ss_metrics vm;
@@ -306,6 +323,16 @@ ss_model_info *ss_model_get_info(ss_model *m)
 	return &m->info;
 }
 
+const ss_calib *ss_model_calibration(const ss_model *m)
+{
+	return &m->calib;
+}
+
+void ss_model_set_calibration(ss_model *m, const ss_calib *c)
+{
+	m->calib = *c;
+}
+
 const ss_model_info *ss_model_info_of(const ss_model *m)
 {
 	return &m->info;
@@ -333,13 +360,22 @@ int ss_model_prepare_dataset(ss_model_kind kind, ss_dataset *d)
 int ss_model_score(float *out, const ss_model *m, const ss_dataset *d, const size_t *idx,
 		   size_t n)
 {
-	return m->ops->score(m, d, idx, n, out);
+	size_t i;
+	int rc = m->ops->score(m, d, idx, n, out);
+
+	for (i = 0; !rc && m->calib.method != SS_CALIB_NONE && i < n; i++)
+		out[i] = ss_calib_apply(&m->calib, out[i]);
+	return rc;
 }
 
 int ss_model_score_commit(float *out, const ss_model *m, const ss_commit *c,
 			  const ss_history *hist)
 {
-	return m->ops->score_commit(m, c, hist, out);
+	int rc = m->ops->score_commit(m, c, hist, out);
+
+	if (!rc)
+		*out = ss_calib_apply(&m->calib, *out);
+	return rc;
 }
 
 /* ---- explanations ---------------------------------------------------- */
@@ -493,6 +529,9 @@ static int encode(ss_strbuf *sb, const ss_model *m)
 	}
 	save_info(&w, &m->info);
 	ss_w_f32(&w, m->threshold);
+	ss_w_u32(&w, m->calib.method);
+	ss_w_f64(&w, m->calib.a);
+	ss_w_f64(&w, m->calib.b);
 	m->ops->save(m, &w);
 	if (w.err || sb->len < HEADER_SIZE)
 		return SS_ENOMEM;
@@ -628,6 +667,22 @@ int ss_model_load_buffer(ss_model **out, const void *buf, size_t len, const char
 	if (!isfinite(m->threshold)) {
 		rc = corrupt(name, isnan(m->threshold) ? "threshold is nan" : "threshold is infinite");
 		goto free_model;
+	}
+	if (version >= 2) {
+		m->calib.method = ss_r_u32(&r);
+		m->calib.a = ss_r_f64(&r);
+		m->calib.b = ss_r_f64(&r);
+		if (r.err) {
+			rc = corrupt(name, r.truncated ? "truncated header" : "bad header");
+			goto free_model;
+		}
+		if (ss_calib_check(&m->calib)) {
+			char why[512];
+
+			snprintf(why, sizeof(why), "%s", ss_error_last());
+			rc = corrupt(name, why);
+			goto free_model;
+		}
 	}
 	/* a kind's loader may fail without a message of its own (a short
 	 * read, no memory): the reason then says which */

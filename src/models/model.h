@@ -27,17 +27,24 @@
  * there, never on test data.  Learned models may then be refitted on all
  * training examples with the chosen settings.
  *
- * Scores are in [0, 1]; a commit is picked when score >= threshold.
+ * Scores are calibrated probabilities of reaching stable: the learned
+ * kinds fit a map from their raw score (calib.h) on the validation
+ * slice's scores, and the threshold is mapped with it, so the map changes
+ * neither the order of commits nor the picks.  Explanations stay in the
+ * kind's raw logit units.  keyword and tag are not calibrated (their
+ * scores are 0 or 1).  A commit is picked when score >= threshold.
  * A model is read-only after training or loading and may be shared by
  * threads for scoring.
  *
  * Model file (all integers little-endian):
  *   magic "SSMODEL\x1a", u32 format version, u64 payload length,
  *   payload: kind, feature settings, vocabulary, training summary,
- *            threshold, kind header, weights as one flat f32 vector,
+ *            threshold, calibration (version >= 2: u32 method, f64 a,
+ *            f64 b), kind header, weights as one flat f32 vector,
  *   u32 CRC-32 (zlib) of everything before it.
  * A truncated, corrupt or foreign file is refused with a message naming
- * the file.  Files are written with util/atomic.h.
+ * the file, and so is a non-finite or decreasing calibration; a version 1
+ * file loads with the identity map.  Files are written with util/atomic.h.
  */
 #ifndef SS_MODEL_H
 #define SS_MODEL_H
@@ -47,6 +54,7 @@
 #include <stdio.h>
 
 #include "commit/commit.h"
+#include "models/calib.h"
 #include "models/metrics.h"
 #include "features/features.h"
 #include "models/dataset.h"
@@ -63,7 +71,8 @@ typedef enum {
 
 #define SS_MODEL_KIND_MAX 6
 
-#define SS_MODEL_FORMAT_VERSION 1
+/* 1: no calibration; 2: a calibration map after the threshold */
+#define SS_MODEL_FORMAT_VERSION 2
 
 typedef struct ss_model ss_model;
 
@@ -137,6 +146,10 @@ ss_model_kind ss_model_get_kind(const ss_model *m);
 float ss_model_threshold(const ss_model *m);
 void ss_model_set_threshold(ss_model *m, float t);
 ss_model_info *ss_model_get_info(ss_model *m);
+/* The calibration map (SS_CALIB_NONE for keyword, tag and version 1
+ * files); set replaces it without checking it (tests write bad files). */
+const ss_calib *ss_model_calibration(const ss_model *m);
+void ss_model_set_calibration(ss_model *m, const ss_calib *c);
 const ss_model_info *ss_model_info_of(const ss_model *m);
 /* NULL for kinds without features (keyword, tag). */
 const ss_featurizer *ss_model_featurizer(const ss_model *m);
@@ -158,16 +171,20 @@ int ss_model_prepare_dataset(ss_model_kind kind, ss_dataset *d);
  * the bound is what float32 reassociation in BLAS kernels (another
  * blocking, FMA or not) can cost a sum of a few hundred products, seen
  * through the sigmoid (slope <= 1/4).  Tests compare scores of different
- * call shapes within this, never for equality (docs/patchnet.md).
+ * call shapes within this, never for equality (docs/patchnet.md).  The
+ * calibration map (calib.h) is applied to each score alone, so raw scores
+ * that agree bit for bit still do; a raw difference d becomes, to first
+ * order, d * a * p(1 - p) / (s(1 - s)) for raw score s and calibrated p:
+ * larger only where the map is steeper than the identity.
  */
 #define SS_MODEL_BATCH_TOL 1e-5f
 
-/* Scores of the examples idx[0..n) of d into out[n]; out[i] does not
- * depend on the other examples of the call (SS_MODEL_BATCH_TOL). */
+/* Calibrated scores of the examples idx[0..n) of d into out[n]; out[i]
+ * does not depend on the other examples of the call (SS_MODEL_BATCH_TOL). */
 int ss_model_score(float *out, const ss_model *m, const ss_dataset *d, const size_t *idx,
 		   size_t n);
 
-/* Score of one commit; hist holds the commits before it (may be NULL, see
+/* Calibrated score of one commit; hist holds the commits before it (may be NULL, see
  * ss_feat_extract); the caller adds c to it afterwards. */
 int ss_model_score_commit(float *out, const ss_model *m, const ss_commit *c,
 			  const ss_history *hist);

@@ -17,6 +17,7 @@ static const char css[] =
 	"body{font:14px/1.4 system-ui,sans-serif;margin:1.5em auto;max-width:1100px;color:#222;padding:0 1em}"
 	"h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.5em}"
 	"table.sum td{padding:1px 10px 1px 0}"
+	"table.rel td,table.rel th{padding:1px 8px;text-align:right}"
 	"details.c{border-bottom:1px solid #e4e4e4}"
 	"details.c>summary{cursor:pointer;padding:3px 0;list-style-position:outside;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}"
 	"details.c[open]>summary{background:#f4f7ff}"
@@ -180,6 +181,66 @@ free_all:
 	return rc ? SS_ENOMEM : 0;
 }
 
+/* How far the scores are probabilities, over the labelled rows: the
+ * expected calibration error, the proposed picks' mean score against the
+ * fraction of them that reached stable, and the reliability table. */
+static int calibration(ss_strbuf *sb, ss_ranking *r)
+{
+	size_t n = ss_ranking_count(r), i, k = 0, npick = 0, pickpos = 0;
+	float *score = malloc((n ? n : 1) * sizeof(*score));
+	uint8_t *label = malloc(n ? n : 1);
+	double picksum = 0;
+	ss_reliability rel;
+	int b, rc = 0;
+
+	if (!score || !label) {
+		free(score);
+		free(label);
+		return SS_ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		ss_rank_row w;
+
+		ss_ranking_row(&w, r, i);
+		if (w.label < 0)
+			continue;
+		score[k] = w.score;
+		label[k++] = (uint8_t)w.label;
+		if (w.pick) {
+			npick++;
+			picksum += w.score;
+			pickpos += (size_t)w.label;
+		}
+	}
+	if (!k) {
+		rc = ss_strbuf_adds(sb, "<p class=muted>no labelled commit: no calibration</p>\n");
+		goto free_all;
+	}
+	ss_metrics_reliability(&rel, score, label, k);
+	rc |= ss_strbuf_addf(sb, "<p>Scores are probabilities of reaching stable; on the %zu labelled commits "
+			     "the expected calibration error (10 equal-width bins) is %.3f", k, rel.ece);
+	if (npick)
+		rc |= ss_strbuf_addf(sb, "; the %zu labelled proposed commits score %.3f on average, and %.3f of "
+				     "them reached stable", npick, picksum / (double)npick,
+				     (double)pickpos / (double)npick);
+	rc |= ss_strbuf_adds(sb, ".</p>\n<table class=rel><tr><th>score</th><th>commits</th>"
+			     "<th>mean score</th><th>reached stable</th></tr>");
+	for (b = 0; b < SS_CALIB_BINS; b++) {
+		rc |= ss_strbuf_addf(sb, "<tr><td>%.1f-%.1f</td><td>%zu</td>", (double)b / SS_CALIB_BINS,
+				     (double)(b + 1) / SS_CALIB_BINS, rel.count[b]);
+		if (rel.count[b])
+			rc |= ss_strbuf_addf(sb, "<td>%.3f</td><td>%.3f</td></tr>", rel.mean_score[b],
+					     rel.frac_pos[b]);
+		else
+			rc |= ss_strbuf_adds(sb, "<td>-</td><td>-</td></tr>");
+	}
+	rc |= ss_strbuf_adds(sb, "</table>\n");
+free_all:
+	free(score);
+	free(label);
+	return rc ? SS_ENOMEM : 0;
+}
+
 static int summary(ss_strbuf *sb, const ss_model *m)
 {
 	const ss_model_info *in;
@@ -205,6 +266,12 @@ static int summary(ss_strbuf *sb, const ss_model *m)
 			     "F1 %.3f, average precision %.3f, ROC AUC %.3f</td></tr>",
 			     (unsigned long long)in->nval, in->val_precision, in->val_recall, in->val_f1,
 			     in->val_pr_auc, in->val_roc_auc);
+	if (ss_model_calibration(m)->method == SS_CALIB_PLATT)
+		rc |= ss_strbuf_addf(sb, "<tr><td>calibration</td><td>sigmoid(%.4f logit(raw score) %+.4f), "
+				     "fitted on the validation commits</td></tr>", ss_model_calibration(m)->a,
+				     ss_model_calibration(m)->b);
+	else
+		rc |= ss_strbuf_adds(sb, "<tr><td>calibration</td><td>none: scores are the model's own</td></tr>");
 	rc |= ss_strbuf_adds(sb, "</table>\n");
 	return rc ? SS_ENOMEM : 0;
 }
@@ -342,6 +409,8 @@ int ss_report_write(FILE *f, ss_ranking *r, const ss_model *m, const ss_report_o
 	rc |= summary(&sb, m);
 	rc |= ss_strbuf_adds(&sb, "<h2>Precision and recall</h2>\n");
 	rc |= pr_curve(&sb, r);
+	rc |= ss_strbuf_adds(&sb, "<h2>Calibration</h2>\n");
+	rc |= calibration(&sb, r);
 	rc |= ss_strbuf_addf(&sb, "<h2>Ranked commits</h2>\n<div id=bar><input id=q type=search placeholder='filter: subject, sha, flag' size=40> "
 			     "<label><input id=po type=checkbox> proposed only</label> <span id=cnt class=muted>%zu shown</span></div>\n",
 			     shown);

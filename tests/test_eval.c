@@ -1,0 +1,84 @@
+/*
+ * test_eval.c - eval's tables carry calibration: the ECE and picks' mean
+ * score columns, a reliability table per model in the text, and the same
+ * figures in the JSON, on a result built from known scores.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "eval/eval.h"
+#include "models/calib.h"
+#include "util/strbuf.h"
+
+static void test_calibration_tables(void **state)
+{
+	/* two commits a bin in 0.1-0.3 and 0.8-1.0, one of each bin positive */
+	static const float score[8] = { 0.15f, 0.15f, 0.25f, 0.25f, 0.85f, 0.85f, 0.95f, 1.0f };
+	static const uint8_t label[8] = { 1, 0, 1, 0, 1, 0, 1, 0 };
+	static ss_eval_result r;
+	ss_eval_row *row = &r.rows[0];
+	ss_strbuf sb = SS_STRBUF_INIT;
+	double ece = (2 * 0.35 + 2 * 0.25 + 2 * 0.35 + 2 * fabs((0.95 + 1.0) / 2 - 0.5)) / 8;
+	char want[128];
+	int depth = 0;
+	size_t i;
+
+	(void)state;
+	r.ntest = 8;
+	r.ntest_pos = 4;
+	r.nrows = 1;
+	row->kind = SS_MODEL_MLP;
+	row->threshold = 0.8f;
+	row->calib = (ss_calib){ SS_CALIB_PLATT, 0.75, -1.5 };
+	assert_int_equal(ss_metrics_compute(&row->all, score, label, 8, row->threshold), 0);
+	assert_int_equal(ss_metrics_compute(&row->untagged, score, label, 8, row->threshold), 0);
+	ss_metrics_reliability(&row->rel, score, label, 8);
+	assert_true(fabs(row->rel.ece - ece) < 1e-6);
+	assert_true(fabs(row->all.pick_score - (0.85 + 0.85 + 0.95 + 1.0) / 4) < 1e-6);
+
+	assert_int_equal(ss_eval_format_text(&sb, &r, "t"), 0);
+	assert_non_null(strstr(sb.buf, "    ECE pick_s "));
+	snprintf(want, sizeof(want), "-- calibration of mlp on all test commits (ECE %.3f; picks: mean "
+		 "score %.3f, fraction positive 0.500)", ece, row->all.pick_score);
+	assert_non_null(strstr(sb.buf, want));
+	assert_non_null(strstr(sb.buf, "[0.1, 0.2)      2      0.150     0.500\n"));
+	assert_non_null(strstr(sb.buf, "[0.9, 1.0]      2      0.975     0.500\n"));
+	assert_non_null(strstr(sb.buf, "[0.5, 0.6)      0          -         -\n"));
+	assert_non_null(strstr(sb.buf, "calibrated sigmoid(0.7500 logit(s) -1.5000)"));
+
+	ss_strbuf_reset(&sb);
+	assert_int_equal(ss_eval_format_json(&sb, &r, "t"), 0);
+	assert_non_null(strstr(sb.buf, "\"calibration\":{\"method\":\"platt\",\"a\":0.75,\"b\":-1.5}"));
+	assert_non_null(strstr(sb.buf, "\"reliability\":[{\"lo\":0.0,\"hi\":0.1,\"n\":0,"
+				       "\"mean_score\":null,\"fraction_positive\":null},"));
+	assert_non_null(strstr(sb.buf, "{\"lo\":0.9,\"hi\":1.0,\"n\":2,\"mean_score\":0.975,"
+				       "\"fraction_positive\":0.5}]"));
+	snprintf(want, sizeof(want), "\"pick_mean_score\":%.6g,", row->all.pick_score);
+	assert_non_null(strstr(sb.buf, want));
+	snprintf(want, sizeof(want), "\"ece\":%.6g,", row->all.ece);
+	assert_non_null(strstr(sb.buf, want));
+	/* brackets balance: one JSON value */
+	for (i = 0; sb.buf[i]; i++) {
+		depth += sb.buf[i] == '{' || sb.buf[i] == '[';
+		depth -= sb.buf[i] == '}' || sb.buf[i] == ']';
+		assert_true(depth >= 0);
+	}
+	assert_int_equal(depth, 0);
+	ss_strbuf_release(&sb);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_calibration_tables),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
