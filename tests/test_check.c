@@ -234,7 +234,7 @@ static void test_bad_branch(void **state)
 	ss_check_free(NULL);
 }
 
-static void test_cli(void **state)
+static void test_check_cli(void **state)
 {
 	char path[600], *out;
 
@@ -294,7 +294,7 @@ int main(void)
 		cmocka_unit_test(test_git_commits),
 		cmocka_unit_test(test_mail_commits),
 		cmocka_unit_test(test_bad_branch),
-		cmocka_unit_test(test_cli),
+		cmocka_unit_test(test_check_cli),
 	};
 
 	g_mime_init();
