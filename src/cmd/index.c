@@ -65,6 +65,9 @@ int cmd_index(int argc, const char **argv)
 		die("%s", ss_error_last());
 	if (opts.progress)
 		progress_done();
+	if (stats.skipped)
+		warning("%zu commits could not be read and are not indexed (first: %s)",
+			stats.skipped, stats.first_skip);
 	fprintf(stderr, "indexed %zu new commits (%zu refs moved), %zu new backports, "
 		"%zu releases: %s\n", stats.commits, stats.refs_walked, stats.backports,
 		stats.releases, db);

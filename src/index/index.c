@@ -514,8 +514,14 @@ static int walk_ref(struct updater *u, const char *name, const char *tip, const 
 			rc = 0;
 			break;
 		}
-		if (rc == SS_ESKIP)
+		if (rc == SS_ESKIP) {
+			/* not recorded: the next update tries it again only
+			 * when its ref is walked again */
+			if (!u->stats->skipped++)
+				snprintf(u->stats->first_skip, sizeof(u->stats->first_skip), "%s",
+					 ss_error_last());
 			continue;
+		}
 		if (rc)
 			goto rollback;
 		rc = add_commit(u, c, stable == 0);

@@ -58,6 +58,8 @@ typedef struct {
 	size_t refs_walked;    /* refs whose tip moved (or that are new) */
 	size_t backports;      /* backport rows added (lines and patch ids) */
 	size_t releases;       /* releases in the index after the update */
+	size_t skipped;        /* commits the reader could not read (SS_ESKIP) */
+	char first_skip[256];  /* the first of them, "" when none */
 } ss_index_stats;
 
 /* "<gitdir>/stablesel/index.db" of the repository at repo (*out malloc'd). */
