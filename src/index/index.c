@@ -27,6 +27,9 @@
 #include "util/error.h"
 #include "util/grow.h"
 
+#define SCHEMA_STR(n) #n
+#define SCHEMA_TEXT(n) SCHEMA_STR(n)
+
 static const char *const schema_sql =
 	"CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
 	"CREATE TABLE commits(id TEXT PRIMARY KEY, patch_id TEXT, author_name TEXT NOT NULL,"
@@ -155,7 +158,7 @@ static int check_schema(ss_index *ix, ss_index_mode mode)
 		if ((rc = ss_index_exec(ix, "BEGIN IMMEDIATE", "start a transaction")))
 			return rc;
 		if ((rc = ss_index_exec(ix, schema_sql, "create the schema")) ||
-		    (rc = meta_set(ix, "schema", SS_INDEX_SCHEMA == 1 ? "1" : "?")) ||
+		    (rc = meta_set(ix, "schema", SCHEMA_TEXT(SS_INDEX_SCHEMA))) ||
 		    (rc = ss_index_exec(ix, "COMMIT", "create the schema"))) {
 			sqlite3_exec(ix->db, "ROLLBACK", NULL, NULL, NULL);
 			return rc;
