@@ -10,14 +10,14 @@
 #   make install  the binary, a man page per command and the bash completion
 #                 under $(DESTDIR)$(PREFIX) (PREFIX /usr/local); make uninstall
 
-PKGS     := libgit2 gmime-3.0 libzstd zlib cmocka
+PKGS     := libgit2 gmime-3.0 libzstd zlib sqlite3 cmocka
 CC       ?= cc
 OPT      ?= -O2
 CFLAGS   ?= $(OPT) -g
 # project flags stay even when CFLAGS is given on the command line (make asan)
 SS_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Isrc -pthread
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs libgit2 gmime-3.0 libzstd zlib 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs libgit2 gmime-3.0 libzstd zlib sqlite3 2>/dev/null)
 LIBS     := $(PKG_LIBS) -llinear -lopenblas -lm -lpthread
 TEST_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null)
 BUILD    ?= build

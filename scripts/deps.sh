@@ -3,7 +3,7 @@
 # stablesel builds and tests against.  Fails with one clear line naming
 # what is missing and how to get it.
 set -u
-PKGS="build-essential pkg-config git zstd libgit2-dev libgmime-3.0-dev zlib1g-dev libzstd-dev libcmocka-dev liblinear-dev libopenblas-dev"
+PKGS="build-essential pkg-config git zstd libgit2-dev libgmime-3.0-dev zlib1g-dev libzstd-dev libcmocka-dev liblinear-dev libopenblas-dev libsqlite3-dev"
 
 missing() {
 	m=""

@@ -17,7 +17,7 @@ floor() {
 	source) echo 2 ;;
 	history) echo 3 ;;
 	labels) echo 4 ;;
-	features) echo 5 ;;
+	features | index) echo 5 ;;
 	nn) echo 6 ;;
 	models) echo 7 ;;
 	eval) echo 8 ;;

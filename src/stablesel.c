@@ -38,6 +38,8 @@ static const struct command commands[] = {
 	{ "report", cmd_report, "write a ranking as one self-contained HTML page" },
 	{ "check", cmd_check, "does each commit apply to a stable branch, and is its bug there" },
 	{ "origin", cmd_origin, "which commit a fix fixes, and whether the bug was ever released" },
+	{ "index", cmd_index, "build or update the project index of a repository (SQLite)" },
+	{ "where", cmd_where, "a commit's first release and the stable branches carrying it" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -200,6 +200,8 @@ int cmd_eval(int argc, const char **argv);
 int cmd_rank(int argc, const char **argv);
 int cmd_explain(int argc, const char **argv);
 int cmd_origin(int argc, const char **argv);
+int cmd_index(int argc, const char **argv);
+int cmd_where(int argc, const char **argv);
 int cmd_check(int argc, const char **argv);
 int cmd_report(int argc, const char **argv);
 

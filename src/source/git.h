@@ -21,4 +21,19 @@ const char *ss_git_error(void);
 int ss_git_branches(char ***out, size_t *n, const char *repo, const char *glob);
 void ss_git_free_names(char **names, size_t n);
 
+/*
+ * The commit rev names in the repository at repo (a branch, tag, "HEAD",
+ * full or abbreviated id; tags peeled), as 40 hex digits and a NUL in out.
+ * 0; SS_ENOTFOUND with a message when rev names no commit there.
+ */
+int ss_git_resolve(char out[41], const char *repo, const char *rev);
+
+/*
+ * Where the repository at repo keeps its data (its git directory, with a
+ * trailing slash; *gitdir malloc'd) and the short name of HEAD's branch
+ * (*head malloc'd; "HEAD" when detached).  Either may be NULL.  0 or < 0
+ * with a message set.
+ */
+int ss_git_locate(char **gitdir, char **head, const char *repo);
+
 #endif

@@ -1,6 +1,7 @@
 /*
- * git_branches.c - the local and remote-tracking branches of a repository
- * (ss_git_branches() in source/git.h).
+ * git_branches.c - the local and remote-tracking branches of a repository,
+ * a revision resolved to its commit, the git directory and HEAD's branch
+ * (ss_git_branches(), ss_git_resolve(), ss_git_locate() in source/git.h).
  */
 #include <fnmatch.h>
 #include <stdlib.h>
@@ -88,4 +89,62 @@ void ss_git_free_names(char **names, size_t n)
 	for (i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
+}
+
+int ss_git_resolve(char out[41], const char *repo, const char *rev)
+{
+	git_repository *r = NULL;
+	git_object *obj = NULL, *peeled = NULL;
+	int err;
+
+	out[0] = '\0';
+	if (git_libgit2_init() < 0)
+		return ss_error_set("cannot initialise libgit2: %s", ss_git_error());
+	if ((err = ss_git_repo_open(&r, repo)) < 0)
+		goto free_repo;
+	if (git_revparse_single(&obj, r, rev) < 0 ||
+	    git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT) < 0) {
+		err = ss_error_code(SS_ENOTFOUND, "no commit '%s' in '%s'", rev, repo);
+		goto free_repo;
+	}
+	git_oid_tostr(out, 41, git_object_id(peeled));
+	err = 0;
+free_repo:
+	git_object_free(peeled);
+	git_object_free(obj);
+	git_repository_free(r);
+	git_libgit2_shutdown();
+	return err;
+}
+
+int ss_git_locate(char **gitdir, char **head, const char *repo)
+{
+	git_repository *r = NULL;
+	git_reference *ref = NULL;
+	const char *name = "HEAD";
+	char *d = NULL, *h = NULL;
+	int err;
+
+	if (git_libgit2_init() < 0)
+		return ss_error_set("cannot initialise libgit2: %s", ss_git_error());
+	if ((err = ss_git_repo_open(&r, repo)) < 0)
+		goto free_repo;
+	if (!git_repository_head_detached(r) && git_repository_head(&ref, r) == 0 &&
+	    git_reference_is_branch(ref))
+		name = git_reference_shorthand(ref);
+	if ((gitdir && !(d = strdup(git_repository_path(r)))) || (head && !(h = strdup(name)))) {
+		free(d);
+		err = ss_error_code(SS_ENOMEM, "out of memory opening '%s'", repo);
+		goto free_repo;
+	}
+	if (gitdir)
+		*gitdir = d;
+	if (head)
+		*head = h;
+	err = 0;
+free_repo:
+	git_reference_free(ref);
+	git_repository_free(r);
+	git_libgit2_shutdown();
+	return err;
 }

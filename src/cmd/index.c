@@ -1,0 +1,77 @@
+/*
+ * index.c - "stablesel index": build or update the project index of a
+ * repository (src/index/index.h, docs/index.md).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli.h"
+#include "index/index.h"
+#include "util/error.h"
+
+static const char *const index_usage[] = {
+	"stablesel index --repo PATH [--db FILE] [options]",
+	"",
+	"Builds, or brings up to date, one SQLite database of the repository's",
+	"commits (patch ids, trailers, files), releases and backports: which",
+	"stable branch carries which mainline commit, under which id, found from",
+	"a backport line or an equal patch id.  A second run reads only what the",
+	"refs gained since the first.  The database is <gitdir>/stablesel/index.db",
+	"unless --db names another.",
+	NULL
+};
+
+int cmd_index(int argc, const char **argv)
+{
+	ss_index_options opts = SS_INDEX_OPTIONS_INIT;
+	const char *db = NULL;
+	char *path = NULL;
+	ss_index_stats stats;
+	ss_index *ix;
+	struct cli_option options[] = {
+		CLI_GROUP("Index"),
+		CLI_STRING(0, "db", &db, "FILE",
+			   "the index database (default: <gitdir>/stablesel/index.db)"),
+		CLI_STRING(0, "repo", &opts.repo, "PATH", "the repository to index"),
+		CLI_STRING(0, "mainline", &opts.mainline, "REF",
+			   "the mainline branch (default: HEAD's branch)"),
+		CLI_STRING(0, "branches", &opts.branches, "GLOB",
+			   "the stable branches (default: every other branch with backport lines)"),
+		CLI_STRING(0, "releases", &opts.releases, "FILE",
+			   "the releases, as 'tag sha date' lines (default: the release tags)"),
+		CLI_STRING(0, "release-tags", &opts.release_tags, "GLOB",
+			   "the tags that are releases (default: version-shaped tags)"),
+		CLI_COUNT("batch", &opts.batch, "N", 1, CLI_NO_MAX,
+			  "commits written per transaction (default: 1000)"),
+		CLI_END(),
+	};
+
+	if (cli_parse_options(argc, argv, options, index_usage))
+		usage_die("unexpected argument '%s'", argv[0]);
+	if (!opts.repo)
+		usage_die("--repo PATH is required");
+	if (opts.releases && opts.release_tags)
+		usage_die("--releases and --release-tags cannot be used together");
+	if (cli_progress_on())
+		opts.progress = progress;
+	if (!db) {
+		if (ss_index_default_path(&path, opts.repo))
+			die("%s", ss_error_last());
+		db = path;
+	}
+	if (ss_index_open(&ix, db, SS_INDEX_WRITE))
+		die("%s", ss_error_last());
+	if (ss_index_update(ix, &opts, &stats))
+		die("%s", ss_error_last());
+	if (opts.progress)
+		progress_done();
+	if (stats.skipped)
+		warning("%zu commits could not be read and are not indexed (first: %s)",
+			stats.skipped, stats.first_skip);
+	fprintf(stderr, "indexed %zu new commits (%zu refs moved), %zu new backports, "
+		"%zu releases: %s\n", stats.commits, stats.refs_walked, stats.backports,
+		stats.releases, db);
+	ss_index_free(ix);
+	free(path);
+	return 0;
+}

@@ -1,0 +1,880 @@
+/*
+ * index.c - the project index: opening, the schema, updates (index.h).
+ *
+ * Commit rows are written once (INSERT OR IGNORE semantics: a commit read
+ * again after an interrupted update keeps its first row), so an update
+ * that walks a ref again is harmless.  Derived facts (Fixes: targets,
+ * patch-id backports, first releases) are recomputed by set-wise SQL at
+ * the end of each update, which makes an incremental update and a fresh
+ * build write the same rows.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <sqlite3.h>
+
+#include "commit/patchid.h"
+#include "history/histidx.h"
+#include "index/index.h"
+#include "index/index_impl.h"
+#include "labels/upstream.h"
+#include "source/git.h"
+#include "source/source.h"
+#include "util/error.h"
+#include "util/grow.h"
+
+#define SCHEMA_STR(n) #n
+#define SCHEMA_TEXT(n) SCHEMA_STR(n)
+
+static const char *const schema_sql =
+	"CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+	"CREATE TABLE commits(id TEXT PRIMARY KEY, patch_id TEXT, author_name TEXT NOT NULL,"
+	" author_email TEXT NOT NULL, author_time INTEGER NOT NULL, committer_time INTEGER NOT NULL,"
+	" subject TEXT NOT NULL, mainline INTEGER NOT NULL, first_release TEXT) WITHOUT ROWID;"
+	"CREATE INDEX commits_patch_id ON commits(patch_id);"
+	"CREATE TABLE trailers(commit_id TEXT NOT NULL, kind TEXT NOT NULL, value TEXT NOT NULL,"
+	" hint TEXT, target TEXT);"
+	"CREATE INDEX trailers_commit ON trailers(commit_id);"
+	"CREATE TABLE files(commit_id TEXT NOT NULL, path TEXT NOT NULL, added INTEGER NOT NULL,"
+	" removed INTEGER NOT NULL);"
+	"CREATE INDEX files_commit ON files(commit_id);"
+	"CREATE TABLE releases(tag TEXT PRIMARY KEY, commit_id TEXT NOT NULL, time INTEGER NOT NULL,"
+	" kind TEXT NOT NULL);"
+	"CREATE TABLE refs(name TEXT PRIMARY KEY, tip TEXT NOT NULL, kind TEXT NOT NULL);"
+	"CREATE TABLE branch_commits(branch TEXT NOT NULL, commit_id TEXT NOT NULL,"
+	" PRIMARY KEY(branch, commit_id)) WITHOUT ROWID;"
+	"CREATE TABLE backports(branch TEXT NOT NULL, commit_id TEXT NOT NULL,"
+	" upstream_id TEXT NOT NULL, how TEXT NOT NULL, time INTEGER NOT NULL,"
+	" PRIMARY KEY(branch, commit_id, upstream_id)) WITHOUT ROWID;"
+	"CREATE INDEX backports_upstream ON backports(upstream_id);";
+
+int ss_index_sql_error(ss_index *ix, const char *what)
+{
+	int code = sqlite3_errcode(ix->db);
+
+	if (code == SQLITE_NOTADB || code == SQLITE_CORRUPT)
+		return ss_error_code(SS_EINVALID, "index '%s' is damaged or not a database: %s",
+				     ix->path, sqlite3_errmsg(ix->db));
+	return ss_error_set("index '%s': cannot %s: %s", ix->path, what, sqlite3_errmsg(ix->db));
+}
+
+int ss_index_exec(ss_index *ix, const char *sql, const char *what)
+{
+	if (sqlite3_exec(ix->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+		return ss_index_sql_error(ix, what);
+	return 0;
+}
+
+int ss_index_prepare(sqlite3_stmt **out, ss_index *ix, const char *sql)
+{
+	if (sqlite3_prepare_v2(ix->db, sql, -1, out, NULL) != SQLITE_OK) {
+		*out = NULL;
+		return ss_index_sql_error(ix, "read");
+	}
+	return 0;
+}
+
+int ss_index_default_path(char **out, const char *repo)
+{
+	char *gitdir = NULL;
+	int rc;
+
+	*out = NULL;
+	if ((rc = ss_git_locate(&gitdir, NULL, repo)))
+		return rc;
+	rc = asprintf(out, "%sstablesel/index.db", gitdir);
+	free(gitdir);
+	if (rc < 0) {
+		*out = NULL;
+		return SS_ENOMEM;
+	}
+	return 0;
+}
+
+/* The meta value of key into buf ("" when absent). */
+static int meta_get(ss_index *ix, const char *key, char *buf, size_t size)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	buf[0] = '\0';
+	if ((rc = ss_index_prepare(&st, ix, "SELECT value FROM meta WHERE key = ?")))
+		return rc;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		snprintf(buf, size, "%s", (const char *)sqlite3_column_text(st, 0));
+	rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : ss_index_sql_error(ix, "read meta");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int meta_set(ss_index *ix, const char *key, const char *value)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((rc = ss_index_prepare(&st, ix, "INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)")))
+		return rc;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, value, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : ss_index_sql_error(ix, "write meta");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int has_meta_table(ss_index *ix, int *out)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*out = 0;
+	if ((rc = ss_index_prepare(&st, ix,
+				   "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'")))
+		return rc;
+	rc = sqlite3_step(st);
+	*out = rc == SQLITE_ROW;
+	rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : ss_index_sql_error(ix, "read");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int check_schema(ss_index *ix, ss_index_mode mode)
+{
+	char buf[64];
+	int has, rc;
+	long v;
+
+	if ((rc = has_meta_table(ix, &has)))
+		return rc;
+	if (!has) {
+		if (mode == SS_INDEX_READ)
+			return ss_error_code(SS_EINVALID, "'%s' is not a stablesel index (no meta table)",
+					     ix->path);
+		if ((rc = ss_index_exec(ix, "BEGIN IMMEDIATE", "start a transaction")))
+			return rc;
+		if ((rc = ss_index_exec(ix, schema_sql, "create the schema")) ||
+		    (rc = meta_set(ix, "schema", SCHEMA_TEXT(SS_INDEX_SCHEMA))) ||
+		    (rc = ss_index_exec(ix, "COMMIT", "create the schema"))) {
+			sqlite3_exec(ix->db, "ROLLBACK", NULL, NULL, NULL);
+			return rc;
+		}
+		return 0;
+	}
+	if ((rc = meta_get(ix, "schema", buf, sizeof(buf))))
+		return rc;
+	v = strtol(buf, NULL, 10);
+	if (!buf[0] || v <= 0)
+		return ss_error_code(SS_EINVALID, "'%s' is not a stablesel index (no schema version)",
+				     ix->path);
+	if (v > SS_INDEX_SCHEMA)
+		return ss_error_code(SS_EINVALID,
+				     "index '%s' has schema version %ld, newer than this stablesel's %d "
+				     "(upgrade stablesel or rebuild the index)",
+				     ix->path, v, SS_INDEX_SCHEMA);
+	return 0;
+}
+
+int ss_index_open(ss_index **out, const char *path, ss_index_mode mode)
+{
+	ss_index *ix;
+	struct stat st;
+	int flags, rc;
+
+	*out = NULL;
+	if (mode == SS_INDEX_READ && stat(path, &st))
+		return ss_error_code(SS_ENOTFOUND, "no index at '%s' (build it with 'stablesel index')",
+				     path);
+	if (mode == SS_INDEX_WRITE) {
+		/* the one directory level of the default location */
+		char *dir = strdup(path), *slash;
+
+		if (!dir)
+			return SS_ENOMEM;
+		slash = strrchr(dir, '/');
+		if (slash && slash != dir) {
+			*slash = '\0';
+			if (mkdir(dir, 0777) && errno != EEXIST) {
+				rc = ss_error_set("cannot create '%s': %s", dir, strerror(errno));
+				free(dir);
+				return rc;
+			}
+		}
+		free(dir);
+	}
+	ix = calloc(1, sizeof(*ix));
+	if (!ix || !(ix->path = strdup(path))) {
+		free(ix);
+		return SS_ENOMEM;
+	}
+	flags = mode == SS_INDEX_READ ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	if (sqlite3_open_v2(path, &ix->db, flags, NULL) != SQLITE_OK) {
+		rc = ix->db ? ss_error_set("cannot open index '%s': %s", path, sqlite3_errmsg(ix->db))
+			    : SS_ENOMEM;
+		ss_index_free(ix);
+		return rc;
+	}
+	sqlite3_busy_timeout(ix->db, 10000);
+	rc = mode == SS_INDEX_WRITE ? ss_index_exec(ix, "PRAGMA journal_mode=WAL", "open")
+				    : ss_index_exec(ix, "PRAGMA query_only=1", "open");
+	if (!rc)
+		rc = check_schema(ix, mode);
+	if (rc) {
+		ss_index_free(ix);
+		return rc;
+	}
+	*out = ix;
+	return 0;
+}
+
+void ss_index_free(ss_index *ix)
+{
+	if (!ix)
+		return;
+	sqlite3_close(ix->db);
+	free(ix->path);
+	free(ix);
+}
+
+/* ------------------------------------------------------------------ */
+/* Updating. */
+
+enum {
+	ST_HAS_COMMIT, ST_SET_MAINLINE, ST_COMMIT, ST_TRAILER, ST_FILE,
+	ST_BRANCH_COMMIT, ST_BACKPORT, ST_NSTMT
+};
+
+static const char *const stmt_sql[ST_NSTMT] = {
+	"SELECT mainline FROM commits WHERE id = ?",
+	"UPDATE commits SET mainline = 1 WHERE id = ?",
+	"INSERT INTO commits(id, patch_id, author_name, author_email, author_time,"
+	" committer_time, subject, mainline) VALUES(?, ?, ?, ?, ?, ?, ?, ?)",
+	"INSERT INTO trailers(commit_id, kind, value, hint) VALUES(?, ?, ?, ?)",
+	"INSERT INTO files(commit_id, path, added, removed) VALUES(?, ?, ?, ?)",
+	"INSERT OR IGNORE INTO branch_commits(branch, commit_id) VALUES(?, ?)",
+	"INSERT OR IGNORE INTO backports(branch, commit_id, upstream_id, how, time)"
+	" VALUES(?, ?, ?, 'line', ?)",
+};
+
+struct updater {
+	ss_index *ix;
+	const ss_index_options *opts;
+	ss_index_stats *stats;
+	sqlite3_stmt *st[ST_NSTMT];
+	ss_upstream *up;
+	size_t in_batch;  /* commits written in the open transaction */
+	size_t done;      /* commits read in this update */
+};
+
+static int step_done(struct updater *u, sqlite3_stmt *st)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return rc == SQLITE_DONE ? 0 : ss_index_sql_error(u->ix, "write");
+}
+
+static void bind_str(sqlite3_stmt *st, int i, const char *s)
+{
+	if (s)
+		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static int add_trailer(struct updater *u, const char *id, const char *kind, const char *value,
+		       const char *hint)
+{
+	sqlite3_stmt *st = u->st[ST_TRAILER];
+
+	bind_str(st, 1, id);
+	bind_str(st, 2, kind);
+	bind_str(st, 3, value);
+	bind_str(st, 4, hint);
+	return step_done(u, st);
+}
+
+/* The trailers that matter: Fixes: (with the abbreviated id it names),
+ * Cc: stable (with its version hint), noautosel, Link:, Reported-by:. */
+static int add_trailers(struct updater *u, const ss_commit *c)
+{
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < c->ntrailers && !rc; i++) {
+		const ss_trailer *t = &c->trailers[i];
+		const char *v = t->value;
+
+		if (!strcasecmp(t->key, "Fixes")) {
+			char hint[41];
+			size_t n = 0;
+
+			while (n < 40 && isxdigit((unsigned char)v[n])) {
+				hint[n] = (char)tolower((unsigned char)v[n]);
+				n++;
+			}
+			hint[n] = '\0';
+			rc = add_trailer(u, c->id, "fixes", v, n >= 4 ? hint : NULL);
+		} else if (!strcasecmp(t->key, "Cc") && strstr(v, "stable+noautosel@")) {
+			rc = add_trailer(u, c->id, "noautosel", v, NULL);
+		} else if (!strcasecmp(t->key, "Cc") && ss_is_stable_address(v)) {
+			const char *hash = strchr(v, '#');
+
+			if (hash)
+				for (hash++; *hash == ' ' || *hash == '\t'; hash++)
+					;
+			rc = add_trailer(u, c->id, "stable", v, hash && *hash ? hash : NULL);
+		} else if (!strcasecmp(t->key, "Link")) {
+			rc = add_trailer(u, c->id, "link", v, NULL);
+		} else if (!strcasecmp(t->key, "Reported-by")) {
+			rc = add_trailer(u, c->id, "reported-by", v, NULL);
+		}
+	}
+	return rc;
+}
+
+static int add_commit(struct updater *u, const ss_commit *c, int mainline)
+{
+	sqlite3_stmt *st = u->st[ST_HAS_COMMIT];
+	char pid[41];
+	size_t i;
+	int rc;
+
+	sqlite3_bind_text(st, 1, c->id, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		int was = sqlite3_column_int(st, 0);
+
+		sqlite3_reset(st);
+		sqlite3_clear_bindings(st);
+		if (!mainline || was)
+			return 0;
+		sqlite3_bind_text(u->st[ST_SET_MAINLINE], 1, c->id, -1, SQLITE_STATIC);
+		return step_done(u, u->st[ST_SET_MAINLINE]);
+	}
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	if (rc != SQLITE_DONE)
+		return ss_index_sql_error(u->ix, "read");
+	rc = ss_commit_patch_id(pid, c);
+	if (rc && rc != SS_ENOTFOUND)
+		return rc;
+	st = u->st[ST_COMMIT];
+	bind_str(st, 1, c->id);
+	bind_str(st, 2, rc ? NULL : pid);
+	bind_str(st, 3, c->author.name);
+	bind_str(st, 4, c->author.email);
+	sqlite3_bind_int64(st, 5, c->author.time);
+	sqlite3_bind_int64(st, 6, c->committer.time);
+	bind_str(st, 7, c->subject ? c->subject : "");
+	sqlite3_bind_int(st, 8, mainline);
+	if ((rc = step_done(u, st)) || (rc = add_trailers(u, c)))
+		return rc;
+	for (i = 0; i < c->nfiles; i++) {
+		const ss_file *f = &c->files[i];
+
+		st = u->st[ST_FILE];
+		bind_str(st, 1, c->id);
+		bind_str(st, 2, ss_file_path(f));
+		sqlite3_bind_int64(st, 3, (sqlite3_int64)f->added);
+		sqlite3_bind_int64(st, 4, (sqlite3_int64)f->removed);
+		if ((rc = step_done(u, st)))
+			return rc;
+	}
+	u->stats->commits++;
+	return 0;
+}
+
+/* Record a stable-branch commit: its place on branch and its backport
+ * lines.  *lines counts the upstream ids found. */
+static int add_branch_commit(struct updater *u, const ss_commit *c, const char *branch,
+			     size_t *lines)
+{
+	char shas[16][41];
+	size_t n, i;
+	int rc;
+
+	sqlite3_bind_text(u->st[ST_BRANCH_COMMIT], 1, branch, -1, SQLITE_STATIC);
+	sqlite3_bind_text(u->st[ST_BRANCH_COMMIT], 2, c->id, -1, SQLITE_STATIC);
+	if ((rc = step_done(u, u->st[ST_BRANCH_COMMIT])))
+		return rc;
+	n = ss_upstream_find(u->up, c->message, shas, 16);
+	for (i = 0; i < n; i++) {
+		sqlite3_stmt *st = u->st[ST_BACKPORT];
+
+		sqlite3_bind_text(st, 1, branch, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, c->id, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, shas[i], -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 4, c->committer.time);
+		if ((rc = step_done(u, st)))
+			return rc;
+		u->stats->backports += (size_t)sqlite3_changes(u->ix->db);
+	}
+	*lines += n;
+	return 0;
+}
+
+static int begin(struct updater *u)
+{
+	u->in_batch = 0;
+	return ss_index_exec(u->ix, "BEGIN IMMEDIATE", "start a transaction");
+}
+
+static int commit_tx(struct updater *u)
+{
+	return ss_index_exec(u->ix, "COMMIT", "commit a transaction");
+}
+
+static void rollback(struct updater *u)
+{
+	if (!sqlite3_get_autocommit(u->ix->db))
+		sqlite3_exec(u->ix->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+/* The tip recorded for ref name ("" when none) and its kind. */
+static int ref_get(ss_index *ix, const char *name, char tip[41], char kind[16])
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	tip[0] = kind[0] = '\0';
+	if ((rc = ss_index_prepare(&st, ix, "SELECT tip, kind FROM refs WHERE name = ?")))
+		return rc;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		snprintf(tip, 41, "%s", (const char *)sqlite3_column_text(st, 0));
+		snprintf(kind, 16, "%s", (const char *)sqlite3_column_text(st, 1));
+	}
+	rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : ss_index_sql_error(ix, "read refs");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int ref_set(ss_index *ix, const char *name, const char *tip, const char *kind)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((rc = ss_index_prepare(&st, ix, "INSERT OR REPLACE INTO refs(name, tip, kind) VALUES(?, ?, ?)")))
+		return rc;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, tip, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, kind, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : ss_index_sql_error(ix, "write refs");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/*
+ * Walk ref name (at tip) down to its recorded tip and, for a stable
+ * branch, the mainline tip hide; write its commits in batches and its new
+ * tip with the last one.  stable: 1 stable (--branches), 0 mainline, -1 a
+ * branch that is stable when it carries backport lines.
+ */
+static int walk_ref(struct updater *u, const char *name, const char *tip, const char *hide,
+		    int stable)
+{
+	ss_source_options so = SS_SOURCE_OPTIONS_INIT;
+	char old[41], kind[16], oldrev[43], hiderev[43], probe[41];
+	const char *revs[3];
+	const char *newkind;
+	ss_source *src = NULL;
+	ss_commit *c;
+	size_t lines = 0;
+	int rc;
+
+	if ((rc = ref_get(u->ix, name, old, kind)))
+		return rc;
+	if (!strcmp(old, tip))
+		return 0;
+	u->stats->refs_walked++;
+	revs[0] = tip;
+	so.nrevs = 1;
+	/* a tip rewritten away (force-push) is walked from scratch */
+	if (old[0] && !ss_git_resolve(probe, u->opts->repo, old)) {
+		snprintf(oldrev, sizeof(oldrev), "^%s", old);
+		revs[so.nrevs++] = oldrev;
+	}
+	if (hide) {
+		snprintf(hiderev, sizeof(hiderev), "^%s", hide);
+		revs[so.nrevs++] = hiderev;
+	}
+	so.repo = u->opts->repo;
+	so.revs = revs;
+	if ((rc = ss_source_open(&src, u->opts->repo, &so)))
+		return rc;
+	if ((rc = begin(u)))
+		goto free_source;
+	for (;;) {
+		rc = ss_source_next(&c, src);
+		if (rc == SS_ITEROVER) {
+			rc = 0;
+			break;
+		}
+		if (rc == SS_ESKIP) {
+			/* not recorded: the next update tries it again only
+			 * when its ref is walked again */
+			if (!u->stats->skipped++)
+				snprintf(u->stats->first_skip, sizeof(u->stats->first_skip), "%s",
+					 ss_error_last());
+			continue;
+		}
+		if (rc)
+			goto rollback;
+		rc = add_commit(u, c, stable == 0);
+		if (!rc && stable)
+			rc = add_branch_commit(u, c, name, &lines);
+		ss_commit_free(c);
+		if (rc)
+			goto rollback;
+		u->done++;
+		if (++u->in_batch >= u->opts->batch) {
+			if ((rc = commit_tx(u)) || (rc = begin(u)))
+				goto rollback;
+			if (u->opts->progress)
+				u->opts->progress(name, u->done, 0);
+		}
+	}
+	if (!stable)
+		newkind = "mainline";
+	else if (stable > 0 || lines || !strcmp(kind, "stable"))
+		newkind = "stable";
+	else
+		newkind = "other";
+	if ((rc = ref_set(u->ix, name, tip, newkind)) || (rc = commit_tx(u)))
+		goto rollback;
+	goto free_source;
+rollback:
+	rollback(u);
+free_source:
+	ss_source_free(src);
+	return rc;
+}
+
+/* "origin/21.11" -> "21.11": the name a remote-tracking branch has locally. */
+static const char *local_name(const char *name, int *remote)
+{
+	const char *slash = strchr(name, '/');
+
+	*remote = slash != NULL;
+	return slash ? slash + 1 : name;
+}
+
+struct branch {
+	char *name;
+	char tip[41];
+};
+
+/*
+ * The branches to walk besides the mainline: matching the glob, not the
+ * mainline (by name or tip), and a remote-tracking branch left out when
+ * the local branch of its name points to the same commit.
+ */
+static int list_branches(struct branch **out, size_t *n, const ss_index_options *o,
+			 const char *mainline, const char *mtip)
+{
+	char **names = NULL;
+	struct branch *b = NULL;
+	size_t count = 0, i, j, k = 0;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if ((rc = ss_git_branches(&names, &count, o->repo, o->branches)))
+		return rc;
+	b = calloc(count ? count : 1, sizeof(*b));
+	if (!b) {
+		ss_git_free_names(names, count);
+		return SS_ENOMEM;
+	}
+	for (i = 0; i < count; i++) {
+		if (!strcmp(names[i], mainline))
+			continue;
+		if ((rc = ss_git_resolve(b[k].tip, o->repo, names[i])))
+			goto free_names;
+		if (!strcmp(b[k].tip, mtip))
+			continue;
+		b[k].name = names[i];
+		names[i] = NULL;
+		k++;
+	}
+	/* remote-tracking duplicates of local branches */
+	for (i = 0; i < k; i++) {
+		int ri, rj;
+		const char *li = local_name(b[i].name, &ri);
+
+		if (!ri)
+			continue;
+		for (j = 0; j < k; j++) {
+			const char *lj = local_name(b[j].name, &rj);
+
+			if (j != i && !rj && !strcmp(li, lj) && !strcmp(b[i].tip, b[j].tip)) {
+				free(b[i].name);
+				b[i] = b[--k];
+				i--;
+				break;
+			}
+		}
+	}
+	*out = b;
+	*n = k;
+	b = NULL;
+	k = 0;
+free_names:
+	for (i = 0; i < k; i++)
+		free(b[i].name);
+	free(b);
+	ss_git_free_names(names, count);
+	return rc;
+}
+
+static int update_releases(struct updater *u, int new_commits);
+
+/*
+ * Derived facts, recomputed set-wise so that incremental and fresh builds
+ * agree: a Fixes: target when exactly one indexed commit has that prefix;
+ * backports by equal patch ids for stable-branch commits without a
+ * backport line (every mainline commit with that patch id).
+ */
+static const char *const derive_sql =
+	"UPDATE trailers SET target = (SELECT CASE WHEN count(*) = 1 THEN min(id) END FROM commits"
+	" WHERE id >= trailers.hint AND id < trailers.hint || 'g')"
+	" WHERE kind = 'fixes' AND target IS NULL AND hint IS NOT NULL;"
+	"INSERT OR IGNORE INTO backports(branch, commit_id, upstream_id, how, time)"
+	" SELECT bc.branch, s.id, m.id, 'patch-id', s.committer_time"
+	" FROM branch_commits bc JOIN refs r ON r.name = bc.branch AND r.kind = 'stable'"
+	" JOIN commits s ON s.id = bc.commit_id"
+	" JOIN commits m ON m.patch_id = s.patch_id AND m.mainline = 1"
+	" WHERE s.patch_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM backports b"
+	"  WHERE b.branch = bc.branch AND b.commit_id = s.id AND b.how = 'line');";
+
+static int check_identity(ss_index *ix, const char *repo, const char *mtip)
+{
+	char id[41], probe[41];
+	int rc;
+
+	if ((rc = meta_get(ix, "repository", id, sizeof(id))))
+		return rc;
+	if (!id[0]) {
+		if ((rc = ss_index_exec(ix, "BEGIN IMMEDIATE", "start a transaction")))
+			return rc;
+		if ((rc = meta_set(ix, "repository", mtip)) ||
+		    (rc = ss_index_exec(ix, "COMMIT", "commit a transaction")))
+			sqlite3_exec(ix->db, "ROLLBACK", NULL, NULL, NULL);
+		return rc;
+	}
+	if (ss_git_resolve(probe, repo, id) || strcmp(probe, id))
+		return ss_error_code(SS_EINVALID,
+				     "index '%s' was built from another repository than '%s' "
+				     "(it has no commit %s)", ix->path, repo, id);
+	return 0;
+}
+
+int ss_index_update(ss_index *ix, const ss_index_options *opts, ss_index_stats *stats)
+{
+	static const ss_index_stats zero;
+	ss_index_options o = *opts;
+	ss_index_stats local;
+	struct updater u;
+	struct branch *br = NULL;
+	size_t nbr = 0, i;
+	char *head = NULL, mtip[41];
+	const char *mainline;
+	int rc;
+
+	if (!stats)
+		stats = &local;
+	*stats = zero;
+	if (!o.batch)
+		o.batch = 1000;
+	memset(&u, 0, sizeof(u));
+	u.ix = ix;
+	u.opts = &o;
+	u.stats = stats;
+	if ((rc = ss_git_locate(NULL, &head, o.repo)))
+		return rc;
+	mainline = o.mainline ? o.mainline : head;
+	if ((rc = ss_git_resolve(mtip, o.repo, mainline)))
+		goto free_head;
+	if ((rc = check_identity(ix, o.repo, mtip)))
+		goto free_head;
+	if ((rc = ss_upstream_new(&u.up, NULL, 0)))
+		goto free_head;
+	for (i = 0; i < ST_NSTMT; i++)
+		if ((rc = ss_index_prepare(&u.st[i], ix, stmt_sql[i])))
+			goto free_stmts;
+	if ((rc = list_branches(&br, &nbr, &o, mainline, mtip)))
+		goto free_stmts;
+	if ((rc = walk_ref(&u, mainline, mtip, NULL, 0)))
+		goto free_branches;
+	for (i = 0; i < nbr; i++)
+		if ((rc = walk_ref(&u, br[i].name, br[i].tip, mtip, o.branches ? 1 : -1)))
+			goto free_branches;
+	if ((rc = ss_index_exec(ix, "BEGIN IMMEDIATE", "start a transaction")))
+		goto free_branches;
+	if ((rc = ss_index_exec(ix, derive_sql, "derive fixes and patch-id backports")))
+		goto rollback;
+	stats->backports += (size_t)sqlite3_changes(ix->db);
+	if ((rc = ss_index_exec(ix, "COMMIT", "commit a transaction")))
+		goto rollback;
+	rc = update_releases(&u, stats->commits > 0);
+	goto free_branches;
+rollback:
+	rollback(&u);
+free_branches:
+	for (i = 0; i < nbr; i++)
+		free(br[i].name);
+	free(br);
+free_stmts:
+	for (i = 0; i < ST_NSTMT; i++)
+		sqlite3_finalize(u.st[i]);
+	ss_upstream_free(u.up);
+free_head:
+	free(head);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Releases. */
+
+static const char *release_kind(const char *tag)
+{
+	ss_release_version v;
+
+	if (ss_release_version_parse(&v, tag))
+		return "other";
+	if (v.rc)
+		return "rc";
+	return ss_release_version_is_mainline(&v) ? "mainline" : "stable";
+}
+
+/* True when the releases table holds exactly rel. */
+static int same_releases(ss_index *ix, const ss_releases *rel, int *out)
+{
+	sqlite3_stmt *st;
+	size_t n = ss_releases_count(rel), i, rows = 0;
+	int rc;
+
+	*out = 0;
+	if ((rc = ss_index_prepare(&st, ix, "SELECT count(*) FROM releases")))
+		return rc;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		rows = (size_t)sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (rows != n)
+		return 0;
+	if ((rc = ss_index_prepare(&st, ix, "SELECT 1 FROM releases WHERE tag = ? AND commit_id = ?")))
+		return rc;
+	for (i = 0; i < n; i++) {
+		const ss_release *r = ss_releases_get(rel, i);
+
+		sqlite3_bind_text(st, 1, r->tag, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, r->sha, -1, SQLITE_STATIC);
+		rc = sqlite3_step(st);
+		sqlite3_reset(st);
+		if (rc != SQLITE_ROW)
+			break;
+	}
+	sqlite3_finalize(st);
+	*out = i == n;
+	return 0;
+}
+
+/*
+ * Record the releases, and the first mainline release of every mainline
+ * commit not yet in one, from the graph of the mainline releases.  Skipped
+ * when neither the releases nor the commits changed.
+ */
+static int update_releases(struct updater *u, int new_commits)
+{
+	ss_index *ix = u->ix;
+	const ss_index_options *o = u->opts;
+	ss_releases *rel = NULL, *mr = NULL;
+	sqlite3_stmt *ins = NULL, *todo = NULL, *set = NULL;
+	size_t n, i;
+	int same, rc;
+
+	if (o->releases)
+		rc = ss_releases_load(&rel, o->releases, o->repo, NULL);
+	else
+		rc = ss_releases_from_repo(&rel, o->repo, o->release_tags);
+	if (rc)
+		return rc;
+	n = ss_releases_count(rel);
+	u->stats->releases = n;
+	if ((rc = same_releases(ix, rel, &same)))
+		goto free_releases;
+	if (same && !new_commits)
+		goto free_releases;
+	if ((rc = ss_releases_new(&mr)))
+		goto free_releases;
+	for (i = 0; i < n; i++) {
+		const ss_release *r = ss_releases_get(rel, i);
+
+		if (!strcmp(release_kind(r->tag), "mainline") &&
+		    (rc = ss_releases_add(mr, r->tag, r->sha, r->time)))
+			goto free_releases;
+	}
+	if ((rc = ss_releases_index_repo(mr, o->repo)))
+		goto free_releases;
+	if ((rc = ss_index_exec(ix, "BEGIN IMMEDIATE", "start a transaction")))
+		goto free_releases;
+	if (!same) {
+		if ((rc = ss_index_exec(ix, "DELETE FROM releases; UPDATE commits SET first_release = NULL"
+					" WHERE first_release IS NOT NULL", "replace the releases")) ||
+		    (rc = ss_index_prepare(&ins, ix, "INSERT OR REPLACE INTO releases(tag, commit_id, time, kind)"
+					   " VALUES(?, ?, ?, ?)")))
+			goto rollback;
+		for (i = 0; i < n; i++) {
+			const ss_release *r = ss_releases_get(rel, i);
+
+			sqlite3_bind_text(ins, 1, r->tag, -1, SQLITE_STATIC);
+			sqlite3_bind_text(ins, 2, r->sha, -1, SQLITE_STATIC);
+			sqlite3_bind_int64(ins, 3, r->time);
+			sqlite3_bind_text(ins, 4, release_kind(r->tag), -1, SQLITE_STATIC);
+			if ((rc = step_done(u, ins)))
+				goto rollback;
+		}
+	}
+	if ((rc = ss_index_prepare(&todo, ix, "SELECT id FROM commits WHERE mainline = 1 AND"
+				   " first_release IS NULL")) ||
+	    (rc = ss_index_prepare(&set, ix, "UPDATE commits SET first_release = ? WHERE id = ?")))
+		goto rollback;
+	while ((rc = sqlite3_step(todo)) == SQLITE_ROW) {
+		const char *id = (const char *)sqlite3_column_text(todo, 0);
+		size_t k;
+
+		if (ss_releases_first_containing(&k, mr, id))
+			continue;
+		sqlite3_bind_text(set, 1, ss_releases_get(mr, k)->tag, -1, SQLITE_STATIC);
+		sqlite3_bind_text(set, 2, id, -1, SQLITE_TRANSIENT);
+		if ((rc = step_done(u, set)))
+			goto rollback;
+	}
+	if (rc != SQLITE_DONE) {
+		rc = ss_index_sql_error(ix, "read commits");
+		goto rollback;
+	}
+	sqlite3_finalize(todo);
+	todo = NULL;
+	if ((rc = ss_index_exec(ix, "COMMIT", "commit a transaction")))
+		goto rollback;
+	goto free_releases;
+rollback:
+	sqlite3_finalize(todo);
+	todo = NULL;
+	rollback(u);
+free_releases:
+	sqlite3_finalize(todo);
+	sqlite3_finalize(set);
+	sqlite3_finalize(ins);
+	ss_releases_free(mr);
+	ss_releases_free(rel);
+	return rc;
+}

@@ -1,0 +1,111 @@
+/*
+ * index.h - the project index: one persistent, incremental SQLite store
+ * of a repository's commits, releases and backports (docs/index.md).
+ *
+ * ss_index_update() reads the mainline (HEAD's branch, or opts->mainline)
+ * and the stable branches (opts->branches, or every other branch that
+ * carries backport lines) with their diffs, and records for each commit
+ * its patch id, people, times, subject, the trailers that matter and the
+ * files it touches; the releases (mainline, stable point, -rc) and each
+ * mainline commit's first mainline release; and the backports: which
+ * branch commit carries which upstream commit, found from a backport line
+ * (labels/upstream.h) or from equal patch ids.
+ *
+ * Each ref's indexed tip is recorded, so that the next update walks only
+ * "new ^old".  Commits are written in transactions of opts->batch commits
+ * and a ref's tip only with its last batch: an update killed at any point
+ * leaves every batch either absent or whole, and the next update walks
+ * the unfinished refs again (rows already there are kept).
+ *
+ * The database records its schema version and the repository it was
+ * built from (a mainline commit); an index of a newer schema, a file that
+ * is no SQLite database, and an update from a repository that lacks that
+ * commit are refused with a message.
+ */
+#ifndef SS_INDEX_H
+#define SS_INDEX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The schema version this code writes and reads; it only grows. */
+#define SS_INDEX_SCHEMA 1
+
+typedef struct ss_index ss_index;
+
+typedef enum {
+	SS_INDEX_READ = 0,  /* the file must exist; nothing is written */
+	SS_INDEX_WRITE = 1  /* created (with its directory) when missing */
+} ss_index_mode;
+
+typedef struct {
+	const char *repo;          /* the repository (required) */
+	const char *mainline;      /* the mainline ref (NULL: HEAD's branch) */
+	const char *branches;      /* fnmatch glob of stable branches (NULL: every
+	                            * branch but the mainline carrying backport lines) */
+	const char *releases;      /* "tag sha date" TSV of releases (NULL) */
+	const char *release_tags;  /* glob of release tags (NULL: version-shaped tags) */
+	size_t batch;              /* commits per transaction (1000) */
+	/* progress report, may be NULL: what is being read, commits so far */
+	void (*progress)(const char *what, size_t done, size_t total);
+} ss_index_options;
+
+#define SS_INDEX_OPTIONS_INIT { NULL, NULL, NULL, NULL, NULL, 1000, NULL }
+
+/* What one update did. */
+typedef struct {
+	size_t commits;        /* commits added */
+	size_t refs_walked;    /* refs whose tip moved (or that are new) */
+	size_t backports;      /* backport rows added (lines and patch ids) */
+	size_t releases;       /* releases in the index after the update */
+	size_t skipped;        /* commits the reader could not read (SS_ESKIP) */
+	char first_skip[256];  /* the first of them, "" when none */
+} ss_index_stats;
+
+/* "<gitdir>/stablesel/index.db" of the repository at repo (*out malloc'd). */
+int ss_index_default_path(char **out, const char *repo);
+
+/*
+ * Open the index at path.  SS_ENOTFOUND when it is missing in READ mode;
+ * SS_EINVALID when the file is not a stablesel index (not a database, no
+ * meta table) or has a newer schema.  Messages name the file.
+ */
+int ss_index_open(ss_index **out, const char *path, ss_index_mode mode);
+void ss_index_free(ss_index *ix); /* NULL is a no-op */
+
+/*
+ * Bring the index up to date with opts->repo (see above).  stats may be
+ * NULL.  SS_EINVALID when the index was built from another repository.
+ */
+int ss_index_update(ss_index *ix, const ss_index_options *opts, ss_index_stats *stats);
+
+/*
+ * The full id of the indexed commit that id (4 to 40 hex digits) names.
+ * SS_ENOTFOUND when none; SS_EINVALID when id is not hex or is ambiguous
+ * (the message lists the candidates).
+ */
+int ss_index_resolve(char out[41], ss_index *ix, const char *id);
+
+/* One stable branch carrying a commit. */
+typedef struct {
+	char *branch;
+	char commit[41];       /* the commit on the branch */
+	char *how;             /* "backport line", "patch id", "stable-only" */
+	int64_t time;          /* the branch commit's committer time */
+} ss_index_carrier;
+
+/* Where a commit went. */
+typedef struct {
+	char id[41];
+	char *subject;
+	char *first_release;   /* first mainline release, NULL when none */
+	int mainline;          /* the commit is on the mainline */
+	ss_index_carrier *carriers; /* by branch (version order), then time */
+	size_t ncarriers;
+} ss_index_place;
+
+/* Fill *out for the indexed commit id (40 hex digits).  SS_ENOTFOUND. */
+int ss_index_where(ss_index_place *out, ss_index *ix, const char *id);
+void ss_index_place_release(ss_index_place *p);
+
+#endif

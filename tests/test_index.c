@@ -1,0 +1,459 @@
+/*
+ * test_index.c - the project index (src/index/, "stablesel index" and
+ * "stablesel where") on the repository tests/gitrepo.sh builds: its
+ * backport map is what "stablesel label" says; an incremental update
+ * writes the same rows as a fresh build, also after an interrupted one;
+ * "where" names each branch and id; damaged, newer and foreign databases
+ * are refused.  On ../shared/data, DPDK's real repository: the backport
+ * map reproduces "label" over the LTS branches.
+ */
+#include "testutil.h"
+
+#include <ctype.h>
+
+#include <sqlite3.h>
+
+#include "index/index.h"
+#include "util/error.h"
+
+static char tmpdir[2048], repo[4096], db[4096];
+
+static const char *script_path(void)
+{
+	static char path[4096];
+	const char *dir = getenv("SS_TESTS_DIR");
+	const char *slash;
+
+	if (dir) {
+		snprintf(path, sizeof(path), "%s/gitrepo.sh", dir);
+		return path;
+	}
+	slash = strrchr(__FILE__, '/');
+	snprintf(path, sizeof(path), "%.*sgitrepo.sh", slash ? (int)(slash - __FILE__ + 1) : 0,
+		 __FILE__);
+	return path;
+}
+
+static int setup(void **state)
+{
+	const char *t = getenv("TMPDIR");
+
+	(void)state;
+	snprintf(tmpdir, sizeof(tmpdir), "%s/ss-test-index-XXXXXX", t && *t ? t : "/tmp");
+	if (!mkdtemp(tmpdir))
+		return -1;
+	snprintf(repo, sizeof(repo), "%s/repo", tmpdir);
+	snprintf(db, sizeof(db), "%s/base.db", tmpdir);
+	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
+	setenv("GIT_CONFIG_GLOBAL", "/dev/null", 1);
+	if (test_run("sh '%s' '%s'", script_path(), repo))
+		return -1;
+	return test_run("./stablesel index --no-progress --repo '%s' --db '%s' 2>/dev/null", repo, db);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	return test_run("rm -rf '%s'", tmpdir);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every row of the query, tab-joined (NULL as \N), sorted, one a line. */
+static char *query_rows(const char *path, const char *sql)
+{
+	sqlite3 *d;
+	sqlite3_stmt *st;
+	char **rows = NULL, *out;
+	size_t n = 0, cap = 0, len = 1, i;
+	int c, rc;
+
+	assert_int_equal(sqlite3_open_v2(path, &d, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	if (sqlite3_prepare_v2(d, sql, -1, &st, NULL) != SQLITE_OK)
+		fail_msg("%s: %s", sql, sqlite3_errmsg(d));
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		char buf[8192];
+		size_t k = 0;
+
+		for (c = 0; c < sqlite3_column_count(st); c++) {
+			const char *v = (const char *)sqlite3_column_text(st, c);
+
+			k += (size_t)snprintf(buf + k, sizeof(buf) - k, "%s%s", c ? "\t" : "",
+					      v ? v : "\\N");
+			assert_true(k < sizeof(buf));
+		}
+		if (n == cap) {
+			cap = cap ? cap * 2 : 64;
+			rows = realloc(rows, cap * sizeof(*rows));
+			assert_non_null(rows);
+		}
+		rows[n] = strdup(buf);
+		assert_non_null(rows[n]);
+		len += strlen(buf) + 1;
+		n++;
+	}
+	assert_int_equal(rc, SQLITE_DONE);
+	sqlite3_finalize(st);
+	sqlite3_close(d);
+	qsort(rows, n, sizeof(*rows), cmp_str);
+	out = malloc(len);
+	assert_non_null(out);
+	out[0] = '\0';
+	for (i = 0, len = 0; i < n; i++) {
+		len += (size_t)sprintf(out + len, "%s\n", rows[i]);
+		free(rows[i]);
+	}
+	free(rows);
+	return out;
+}
+
+/* "sha<TAB>branches" of a label TSV, sorted. */
+static char *label_rows(const char *path)
+{
+	char *text = test_read_file(path, NULL), *line, *save = NULL, **rows = NULL, *out;
+	size_t n = 0, cap = 0, i, len = 1;
+
+	assert_non_null(text);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *tab1 = strchr(line, '\t'), *tab2 = tab1 ? strchr(tab1 + 1, '\t') : NULL;
+
+		if (!strncmp(line, "sha\t", 4))
+			continue;
+		assert_non_null(tab2);
+		if (n == cap) {
+			cap = cap ? cap * 2 : 64;
+			rows = realloc(rows, cap * sizeof(*rows));
+			assert_non_null(rows);
+		}
+		*tab1 = '\0';
+		assert_true(asprintf(&rows[n], "%s\t%s", line, tab2 + 1) > 0);
+		len += strlen(rows[n]) + 1;
+		n++;
+	}
+	qsort(rows, n, sizeof(*rows), cmp_str);
+	out = malloc(len);
+	assert_non_null(out);
+	out[0] = '\0';
+	for (i = 0, len = 0; i < n; i++) {
+		len += (size_t)sprintf(out + len, "%s\n", rows[i]);
+		free(rows[i]);
+	}
+	free(rows);
+	free(text);
+	return out;
+}
+
+/* The index's backport map from backport lines, as label writes it. */
+static const char *const line_map_sql =
+	"SELECT upstream_id, group_concat(branch, ',') FROM (SELECT DISTINCT upstream_id, branch"
+	" FROM backports WHERE how = 'line' ORDER BY upstream_id, branch) GROUP BY upstream_id";
+
+static void test_backports_equal_label(void **state)
+{
+	char path[4200], *want, *got;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/labels.tsv", tmpdir);
+	assert_int_equal(test_run("./stablesel label --stable '%s' --branches 'stable-*' -o '%s' 2>/dev/null",
+				  repo, path), 0);
+	want = label_rows(path);
+	got = query_rows(db, line_map_sql);
+	assert_string_equal(got, want);
+	/* three backports, on stable-1.y (two) and stable-2.y (one) */
+	assert_non_null(strstr(got, "\tstable-2.y\n"));
+	assert_int_equal(strlen(got), 3 * (40 + 1 + 10 + 1));
+	free(want);
+	free(got);
+	got = query_rows(db, "SELECT name, kind FROM refs");
+	assert_string_equal(got, "feature\tother\nmain\tmainline\nstable-1.y\tstable\nstable-2.y\tstable\n");
+	free(got);
+	got = query_rows(db, "SELECT tag, kind FROM releases");
+	assert_string_equal(got, "v1.0\tmainline\nv2.0\tmainline\n");
+	free(got);
+	/* the fix's trailers: Fixes: names a commit outside the index */
+	got = query_rows(db, "SELECT kind, hint, target FROM trailers WHERE commit_id IN"
+			 " (SELECT id FROM commits WHERE mainline = 1)");
+	assert_string_equal(got, "fixes\t0123456789ab\t\\N\nstable\t6.1+\t\\N\nstable\t\\N\t\\N\n");
+	free(got);
+}
+
+static char *run_out(const char *fmt, ...)
+{
+	char cmd[8192], path[4200];
+	va_list ap;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	snprintf(path, sizeof(path), "%s/out.txt", tmpdir);
+	st = test_run("%s > '%s'", cmd, path);
+	if (st)
+		fail_msg("'%s' exited %d", cmd, st);
+	return test_read_file(path, NULL);
+}
+
+static void rev_parse(char out[41], const char *r, const char *rev)
+{
+	char *s = run_out("git -C '%s' rev-parse '%s^{commit}'", r, rev);
+
+	assert_true(strlen(s) >= 40);
+	memcpy(out, s, 40);
+	out[40] = '\0';
+	free(s);
+}
+
+static void test_where(void **state)
+{
+	char leak[41], back[41], uaf[41], back2[41], line[256], *out;
+
+	(void)state;
+	rev_parse(leak, repo, "leak-fix");
+	rev_parse(back, repo, "stable-1.y~1");
+	rev_parse(uaf, repo, "v2.0");
+	rev_parse(back2, repo, "stable-2.y");
+	out = run_out("./stablesel where --db '%s' %.10s %s", db, leak, uaf);
+	snprintf(line, sizeof(line), "%s net: foo: fix leak on error path\n  released: v2.0\n"
+		 "  stable-1.y: %s (backport line, 2023-11-15)\n", leak, back);
+	assert_non_null(strstr(out, line));
+	snprintf(line, sizeof(line), "  stable-2.y: %s (backport line, ", back2);
+	assert_non_null(strstr(out, line));
+	free(out);
+	/* the default database of --repo is the one "index" writes there */
+	assert_int_equal(test_run("./stablesel index --no-progress --repo '%s' 2>/dev/null", repo), 0);
+	out = run_out("./stablesel where --repo '%s' %.12s", repo, leak);
+	snprintf(line, sizeof(line), "  stable-1.y: %s (backport line", back);
+	assert_non_null(strstr(out, line));
+	free(out);
+	/* unknown and malformed ids: a clear error, exit 1 */
+	assert_int_equal(test_run("./stablesel where --db '%s' ffffffffff 2>'%s/err'", db, tmpdir), 1);
+	out = run_out("cat '%s/err'", tmpdir);
+	assert_non_null(strstr(out, "unknown commit 'ffffffffff'"));
+	free(out);
+	assert_int_equal(test_run("./stablesel where --db '%s' xyz 2>/dev/null", db), 1);
+}
+
+static void test_resolve(void **state)
+{
+	ss_index *ix;
+	char id[41], leak[41], pre[8];
+	sqlite3 *d;
+	char path[4200];
+
+	(void)state;
+	rev_parse(leak, repo, "leak-fix");
+	assert_int_equal(ss_index_open(&ix, db, SS_INDEX_READ), 0);
+	assert_int_equal(ss_index_resolve(id, ix, leak), 0);
+	assert_string_equal(id, leak);
+	snprintf(pre, sizeof(pre), "%.7s", leak);
+	pre[0] = (char)toupper((unsigned char)pre[0]);
+	assert_int_equal(ss_index_resolve(id, ix, pre), 0);
+	assert_string_equal(id, leak);
+	ss_index_free(ix);
+	/* two commits sharing a prefix: ambiguous, both listed */
+	snprintf(path, sizeof(path), "%s/amb.db", tmpdir);
+	assert_int_equal(test_run("cp '%s' '%s'", db, path), 0);
+	assert_int_equal(sqlite3_open(path, &d), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(d, "INSERT INTO commits(id, author_name, author_email, author_time,"
+				      " committer_time, subject, mainline) SELECT substr(id, 1, 39) || 'x',"
+				      " '', '', 0, 0, 'twin', 1 FROM commits", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(d);
+	assert_int_equal(ss_index_open(&ix, path, SS_INDEX_READ), 0);
+	assert_int_equal(ss_index_resolve(id, ix, pre), SS_EINVALID);
+	assert_non_null(strstr(ss_error_last(), "ambiguous"));
+	assert_non_null(strstr(ss_error_last(), leak));
+	ss_index_free(ix);
+}
+
+/* Every table but meta (whose identity is the first build's tip). */
+static void assert_same_rows(const char *a, const char *b)
+{
+	static const char *const tables[] = {
+		"commits", "trailers", "files", "releases", "refs", "branch_commits", "backports"
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
+		char sql[128], *x, *y;
+
+		snprintf(sql, sizeof(sql), "SELECT * FROM %s", tables[i]);
+		x = query_rows(a, sql);
+		y = query_rows(b, sql);
+		if (strcmp(x, y))
+			fail_msg("table %s differs:\n%s\nvs\n%s", tables[i], x, y);
+		free(x);
+		free(y);
+	}
+}
+
+static void test_incremental(void **state)
+{
+	char r2[4200], inc[4200], fresh[4200], *out, fix[41], back[41], target[41];
+	char line[256];
+
+	(void)state;
+	snprintf(r2, sizeof(r2), "%s/repo2", tmpdir);
+	snprintf(inc, sizeof(inc), "%s/inc.db", tmpdir);
+	snprintf(fresh, sizeof(fresh), "%s/fresh.db", tmpdir);
+	assert_int_equal(test_run("cp -r '%s' '%s'", repo, r2), 0);
+	assert_int_equal(test_run("./stablesel index --no-progress --repo '%s' --db '%s' 2>/dev/null",
+				  r2, inc), 0);
+	/* new work: a mainline fix of the split commit, backported to
+	 * stable-1.y with -x and to stable-2.y without a backport line (its
+	 * patch id finds it); a new release v3.0 */
+	assert_int_equal(test_run(
+		"cd '%s' && export GIT_AUTHOR_NAME=Ann GIT_AUTHOR_EMAIL=ann@example.org "
+		"GIT_COMMITTER_NAME=Ann GIT_COMMITTER_EMAIL=ann@example.org "
+		"GIT_AUTHOR_DATE='1700100000 +0000' GIT_COMMITTER_DATE='1700100000 +0000' && "
+		"t=$(git log -1 --format=%%H --grep=split) && "
+		"printf 'int foo_extra;\\n' >> drivers/net/foo_main.c && git add -A && "
+		"git commit -q -m 'net: foo: add extra' -m \"Fixes: $(git rev-parse --short=12 $t) "
+		"(\\\"net: foo: split\\\")\" && git tag v3.0 && f=$(git rev-parse HEAD) && "
+		"git checkout -q stable-2.y && printf 'int foo_extra;\\n' >> drivers/net/foo_main.c && "
+		"git add -A && git commit -q -m 'net: foo: add extra' && "
+		"git checkout -q stable-1.y && printf 'int foo_extra;\\n' >> drivers/net/foo.c && "
+		"git add -A && git commit -q -m 'net: foo: add extra' -m \"(cherry picked from commit $f)\" && "
+		"git checkout -q main", r2), 0);
+	out = run_out("git -C '%s' log --format=%%H -1 --grep='^net: foo: split into' main", r2);
+	memcpy(target, out, 40);
+	target[40] = '\0';
+	free(out);
+	assert_int_equal(test_run("./stablesel index --no-progress --repo '%s' --db '%s' 2>'%s/err'",
+				  r2, inc, tmpdir), 0);
+	out = run_out("cat '%s/err'", tmpdir);
+	assert_non_null(strstr(out, "indexed 3 new commits (3 refs moved)"));
+	free(out);
+	assert_int_equal(test_run("./stablesel index --no-progress --repo '%s' --db '%s' 2>/dev/null",
+				  r2, fresh), 0);
+	assert_same_rows(inc, fresh);
+	/* a second update with nothing new writes nothing */
+	assert_int_equal(test_run("./stablesel index --no-progress --repo '%s' --db '%s' 2>'%s/err'",
+				  r2, inc, tmpdir), 0);
+	out = run_out("cat '%s/err'", tmpdir);
+	assert_non_null(strstr(out, "indexed 0 new commits (0 refs moved), 0 new backports"));
+	free(out);
+	/* the new facts: Fixes: resolved, v3.0, the patch-id backport */
+	rev_parse(fix, r2, "v3.0");
+	out = query_rows(fresh, "SELECT target FROM trailers WHERE kind = 'fixes' AND target IS NOT NULL");
+	snprintf(line, sizeof(line), "%s\n", target);
+	assert_string_equal(out, line);
+	free(out);
+	rev_parse(back, r2, "stable-2.y");
+	out = run_out("./stablesel where --db '%s' %s", fresh, fix);
+	assert_non_null(strstr(out, "  released: v3.0\n"));
+	snprintf(line, sizeof(line), "  stable-2.y: %s (patch id, ", back);
+	assert_non_null(strstr(out, line));
+	assert_non_null(strstr(out, "  stable-1.y: "));
+	free(out);
+	/* an update interrupted after some batches (the ref's tip not yet
+	 * recorded) is completed by the next one */
+	{
+		sqlite3 *d;
+
+		assert_int_equal(sqlite3_open(inc, &d), SQLITE_OK);
+		assert_int_equal(sqlite3_exec(d, "DELETE FROM refs WHERE name = 'stable-1.y';"
+					      "DELETE FROM backports WHERE branch = 'stable-1.y' AND time > 1700073000",
+					      NULL, NULL, NULL), SQLITE_OK);
+		sqlite3_close(d);
+	}
+	assert_int_equal(test_run("./stablesel index --no-progress --repo '%s' --db '%s' 2>/dev/null",
+				  r2, inc), 0);
+	assert_same_rows(inc, fresh);
+}
+
+static void test_refused(void **state)
+{
+	char path[4200], other[4200], *out;
+	sqlite3 *d;
+
+	(void)state;
+	/* not a database */
+	snprintf(path, sizeof(path), "%s/junk.db", tmpdir);
+	test_write_file(path, "this is not a database, just some text\n", 39);
+	assert_int_equal(test_run("./stablesel where --db '%s' abcdef 2>'%s/err'", path, tmpdir), 128);
+	out = run_out("cat '%s/err'", tmpdir);
+	assert_non_null(strstr(out, "not a database"));
+	assert_null(strchr(strchr(out, '\n') + 1, '\n'));
+	free(out);
+	assert_int_equal(test_run("./stablesel index --repo '%s' --db '%s' 2>/dev/null", repo, path), 128);
+	/* a newer schema */
+	snprintf(path, sizeof(path), "%s/newer.db", tmpdir);
+	assert_int_equal(test_run("cp '%s' '%s'", db, path), 0);
+	assert_int_equal(sqlite3_open(path, &d), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(d, "UPDATE meta SET value = '99' WHERE key = 'schema'", NULL, NULL,
+				      NULL), SQLITE_OK);
+	sqlite3_close(d);
+	assert_int_equal(test_run("./stablesel where --db '%s' abcdef 2>'%s/err'", path, tmpdir), 128);
+	out = run_out("cat '%s/err'", tmpdir);
+	assert_non_null(strstr(out, "schema version 99, newer than this stablesel's 1"));
+	free(out);
+	assert_int_equal(test_run("./stablesel index --repo '%s' --db '%s' 2>/dev/null", repo, path), 128);
+	/* built from another repository */
+	snprintf(other, sizeof(other), "%s/other", tmpdir);
+	assert_int_equal(test_run("git init -q '%s' && cd '%s' && GIT_AUTHOR_NAME=a GIT_AUTHOR_EMAIL=a@b "
+				  "GIT_COMMITTER_NAME=a GIT_COMMITTER_EMAIL=a@b git commit -q --allow-empty -m x",
+				  other, other), 0);
+	assert_int_equal(test_run("./stablesel index --repo '%s' --db '%s' 2>'%s/err'", other, db, tmpdir), 128);
+	out = run_out("cat '%s/err'", tmpdir);
+	assert_non_null(strstr(out, "built from another repository"));
+	free(out);
+	/* no index yet */
+	assert_int_equal(test_run("./stablesel where --db '%s/none.db' abcdef 2>/dev/null", tmpdir), 128);
+	/* usage */
+	assert_int_equal(test_run("./stablesel index 2>/dev/null"), 129);
+	assert_int_equal(test_run("./stablesel where --db '%s' 2>/dev/null", db), 129);
+}
+
+/* DPDK's LTS branches: the index's backport lines are label's. */
+static void test_dpdk(void **state)
+{
+	char dir[4200], git[4300], path[4300], labels[4300], *want, *got;
+
+	(void)state;
+	SS_REQUIRE_DATA();
+	snprintf(dir, sizeof(dir), "%s/dpdk", tmpdir);
+	assert_int_equal(test_run("mkdir -p '%s' && tar -xf '%s/dpdk/dpdk-v22.03.git.tar' -C '%s'", dir,
+				  test_data_dir(), dir), 0);
+	snprintf(git, sizeof(git), "%s/dpdk.git", dir);
+	snprintf(path, sizeof(path), "%s/index.db", dir);
+	snprintf(labels, sizeof(labels), "%s/labels.tsv", dir);
+	assert_int_equal(test_run("./stablesel index --no-progress --repo '%s' --db '%s' 2>/dev/null", git,
+				  path), 0);
+	assert_int_equal(test_run("./stablesel label --stable '%s' --branches '[0-9]*' -o '%s' 2>/dev/null",
+				  git, labels), 0);
+	want = label_rows(labels);
+	got = query_rows(path, line_map_sql);
+	assert_true(strlen(want) > 100000);
+	assert_string_equal(got, want);
+	free(want);
+	free(got);
+	/* every LTS branch is a stable branch but 20.02, which has no
+	 * backport line; v22.03 is a mainline release */
+	got = query_rows(path, "SELECT count(*) FROM refs WHERE kind = 'stable'");
+	assert_string_equal(got, "13\n");
+	free(got);
+	got = query_rows(path, "SELECT kind FROM refs WHERE name = '20.02'");
+	assert_string_equal(got, "other\n");
+	free(got);
+	got = query_rows(path, "SELECT kind FROM releases WHERE tag = 'v22.03'");
+	assert_string_equal(got, "mainline\n");
+	free(got);
+	assert_int_equal(test_run("rm -rf '%s'", dir), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_backports_equal_label),
+		cmocka_unit_test(test_where),
+		cmocka_unit_test(test_resolve),
+		cmocka_unit_test(test_incremental),
+		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_dpdk),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
