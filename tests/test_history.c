@@ -533,7 +533,7 @@ static char *run_origin(const char *args, int want_rc)
 	return out;
 }
 
-static void test_cli(void **state)
+static void test_origin_cli(void **state)
 {
 	char args[2048], want[256];
 	char *out;
@@ -845,7 +845,7 @@ int main(void)
 		cmocka_unit_test(test_blame),
 		cmocka_unit_test(test_resolve_mail),
 		cmocka_unit_test(test_no_releases),
-		cmocka_unit_test(test_cli),
+		cmocka_unit_test(test_origin_cli),
 		cmocka_unit_test(test_dpdk),
 	};
 	int rc;
