@@ -291,23 +291,6 @@ static size_t compare_with_git(const char **revs, size_t nrevs, int with_diff)
 	return n;
 }
 
-static const char *script_path(void)
-{
-	static char path[4096];
-	const char *dir = getenv("SS_TESTS_DIR");
-	const char *slash;
-
-	if (dir) {
-		snprintf(path, sizeof(path), "%s/gitrepo.sh", dir);
-		return path;
-	}
-	/* __FILE__ is tests/test_git.c when make runs from the top */
-	slash = strrchr(__FILE__, '/');
-	snprintf(path, sizeof(path), "%.*sgitrepo.sh",
-		 slash ? (int)(slash - __FILE__ + 1) : 0, __FILE__);
-	return path;
-}
-
 static int setup_repo(void **state)
 {
 	const char *t = getenv("TMPDIR");
@@ -319,11 +302,11 @@ static int setup_repo(void **state)
 	snprintf(repo, sizeof(repo), "%s/repo", tmpdir);
 	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
 	setenv("GIT_CONFIG_GLOBAL", "/dev/null", 1);
-	if (access(script_path(), R_OK)) {
-		fprintf(stderr, "cannot find %s (set SS_TESTS_DIR)\n", script_path());
+	if (access(test_gitrepo_script(), R_OK)) {
+		fprintf(stderr, "cannot find %s (set SS_TESTS_DIR)\n", test_gitrepo_script());
 		return -1;
 	}
-	run("sh '%s' '%s'", script_path(), repo);
+	run("sh '%s' '%s'", test_gitrepo_script(), repo);
 	/* packed copies, so that the pack reader in git.c is exercised:
 	 * git repack writes OFS_DELTA entries unless told otherwise */
 	snprintf(packed_ofs, sizeof(packed_ofs), "%s/packed-ofs.git", tmpdir);

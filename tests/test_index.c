@@ -18,22 +18,6 @@
 
 static char tmpdir[2048], repo[4096], db[4096];
 
-static const char *script_path(void)
-{
-	static char path[4096];
-	const char *dir = getenv("SS_TESTS_DIR");
-	const char *slash;
-
-	if (dir) {
-		snprintf(path, sizeof(path), "%s/gitrepo.sh", dir);
-		return path;
-	}
-	slash = strrchr(__FILE__, '/');
-	snprintf(path, sizeof(path), "%.*sgitrepo.sh", slash ? (int)(slash - __FILE__ + 1) : 0,
-		 __FILE__);
-	return path;
-}
-
 static int setup(void **state)
 {
 	const char *t = getenv("TMPDIR");
@@ -46,7 +30,7 @@ static int setup(void **state)
 	snprintf(db, sizeof(db), "%s/base.db", tmpdir);
 	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
 	setenv("GIT_CONFIG_GLOBAL", "/dev/null", 1);
-	if (test_run("sh '%s' '%s'", script_path(), repo))
+	if (test_run("sh '%s' '%s'", test_gitrepo_script(), repo))
 		return -1;
 	return test_run("./stablesel index --no-progress --repo '%s' --db '%s' 2>/dev/null", repo, db);
 }

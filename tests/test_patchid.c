@@ -25,16 +25,6 @@
 
 static char *dir;
 
-static char *script(void)
-{
-	static char path[4096];
-	const char *slash = strrchr(__FILE__, '/');
-
-	snprintf(path, sizeof(path), "%.*sgitrepo.sh", slash ? (int)(slash - __FILE__ + 1) : 0,
-		 __FILE__);
-	return path;
-}
-
 /* The stdout of a shell command (malloc'd), or NULL. */
 static char *run_out(const char *fmt, ...)
 {
@@ -287,7 +277,7 @@ static int setup(void **state)
 	git_libgit2_init();
 	g_mime_init();
 	dir = test_tmpdir();
-	return test_run("sh '%s' '%s/repo' >/dev/null 2>&1", script(), dir);
+	return test_run("sh '%s' '%s/repo' >/dev/null 2>&1", test_gitrepo_script(), dir);
 }
 
 int main(void)

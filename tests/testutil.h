@@ -129,6 +129,24 @@ static inline char *test_read_file(const char *path, size_t *len)
 }
 
 /*
+ * tests/gitrepo.sh, the generated test repository's script: in
+ * $SS_TESTS_DIR, else beside this header (__FILE__ is tests/testutil.h
+ * when make runs from the top).
+ */
+static inline const char *test_gitrepo_script(void)
+{
+	static char path[4096];
+	const char *dir = getenv("SS_TESTS_DIR"), *slash = strrchr(__FILE__, '/');
+
+	if (dir)
+		snprintf(path, sizeof(path), "%s/gitrepo.sh", dir);
+	else
+		snprintf(path, sizeof(path), "%.*sgitrepo.sh",
+			 slash ? (int)(slash - __FILE__ + 1) : 0, __FILE__);
+	return path;
+}
+
+/*
  * A scratch directory for the tests of one binary that run the CLI:
  * test_scratch_setup/_teardown are cmocka's group or test setup and
  * teardown; test_cli("rank --top 1 %s", x) runs "./stablesel ARGS" with

@@ -103,34 +103,51 @@ static int flush(ss_strbuf *sb, FILE *f, int force)
 	return 0;
 }
 
-/* Precision-recall curve over the labelled rows, best score first, ties
- * taken as a whole; the point at the threshold is marked. */
-static int pr_curve(ss_strbuf *sb, ss_ranking *r)
+/*
+ * The scores and labels of the rows whose label is known, copies of a
+ * listed patch left out (they are one commit to the reviewer): *k of them
+ * in *score and *label, malloc'd.  0 or SS_ENOMEM.
+ */
+static int labelled_rows(float **score, uint8_t **label, size_t *k, ss_ranking *r)
 {
-	size_t n = ss_ranking_count(r), i, k = 0, npos = 0, tp = 0, fp = 0;
-	float *score = malloc((n ? n : 1) * sizeof(*score));
-	uint8_t *label = malloc(n ? n : 1);
-	double thr = ss_ranking_threshold(r), tx = -1, ty = -1;
-	ss_metrics mt;
-	int rc = 0;
-	const int W = 420, H = 300, L = 45, B = 35;
+	size_t n = ss_ranking_count(r), i;
 
-	if (!score || !label) {
-		free(score);
-		free(label);
+	*k = 0;
+	*score = malloc((n ? n : 1) * sizeof(**score));
+	*label = malloc(n ? n : 1);
+	if (!*score || !*label) {
+		free(*score);
+		free(*label);
 		return SS_ENOMEM;
 	}
 	for (i = 0; i < n; i++) {
 		ss_rank_row w;
 
 		ss_ranking_row(&w, r, i);
-		if (w.label < 0)
+		if (w.label < 0 || w.copy)
 			continue;
-		score[k] = w.score;
-		label[k] = (uint8_t)w.label;
-		npos += w.label;
-		k++;
+		(*score)[*k] = w.score;
+		(*label)[(*k)++] = (uint8_t)w.label;
 	}
+	return 0;
+}
+
+/* Precision-recall curve over the labelled rows, best score first, ties
+ * taken as a whole; the point at the threshold is marked. */
+static int pr_curve(ss_strbuf *sb, ss_ranking *r)
+{
+	size_t i, k, npos = 0, tp = 0, fp = 0;
+	double thr = ss_ranking_threshold(r), tx = -1, ty = -1;
+	float *score;
+	uint8_t *label;
+	ss_metrics mt;
+	int rc;
+	const int W = 420, H = 300, L = 45, B = 35;
+
+	if ((rc = labelled_rows(&score, &label, &k, r)))
+		return rc;
+	for (i = 0; i < k; i++)
+		npos += label[i];
 	if (!k || !npos) {
 		free(score);
 		free(label);
@@ -186,26 +203,21 @@ free_all:
  * fraction of them that reached stable, and the reliability table. */
 static int calibration(ss_strbuf *sb, ss_ranking *r)
 {
-	size_t n = ss_ranking_count(r), i, k = 0, npick = 0, pickpos = 0;
-	float *score = malloc((n ? n : 1) * sizeof(*score));
-	uint8_t *label = malloc(n ? n : 1);
+	size_t n = ss_ranking_count(r), i, k, npick = 0, pickpos = 0;
 	double picksum = 0;
 	ss_reliability rel;
-	int b, rc = 0;
+	float *score;
+	uint8_t *label;
+	int b, rc;
 
-	if (!score || !label) {
-		free(score);
-		free(label);
-		return SS_ENOMEM;
-	}
+	if ((rc = labelled_rows(&score, &label, &k, r)))
+		return rc;
 	for (i = 0; i < n; i++) {
 		ss_rank_row w;
 
 		ss_ranking_row(&w, r, i);
 		if (w.label < 0)
 			continue;
-		score[k] = w.score;
-		label[k++] = (uint8_t)w.label;
 		if (w.pick) {
 			npick++;
 			picksum += w.score;
