@@ -1045,21 +1045,6 @@ static pid_t spawn(char *const argv[])
 	return pid;
 }
 
-static int count_temps(const char *prefix)
-{
-	char *cmd;
-	int n;
-	FILE *p;
-
-	assert_true(asprintf(&cmd, "ls -1 '%s' | grep -c '^%s\\.tmp\\.' || true", tmp, prefix) > 0);
-	p = popen(cmd, "r");
-	assert_non_null(p);
-	assert_int_equal(fscanf(p, "%d", &n), 1);
-	pclose(p);
-	free(cmd);
-	return n;
-}
-
 /*
  * Kill "stablesel label --stable X -o out.tsv" at random moments, over an
  * out.tsv from an older run: after each kill out.tsv is the old file or
@@ -1148,7 +1133,7 @@ static void test_kill_mid_write(void **state)
 		}
 		free(got);
 	}
-	temps = count_temps("out.tsv");
+	temps = test_count_temps(tmp, "out.tsv");
 	print_message("kill-mid-write: %d old, %d new, %d absent, %d stray temporaries "
 		      "(a whole run over %d backports takes %.2f s)\n",
 		      n_old, n_new, n_absent, temps, n, full);
@@ -1161,7 +1146,7 @@ static void test_kill_mid_write(void **state)
 	assert_non_null(got);
 	assert_true(got_len == new_len && !memcmp(got, want_new, new_len));
 	free(got);
-	assert_int_equal(count_temps("out.tsv"), temps);
+	assert_int_equal(test_count_temps(tmp, "out.tsv"), temps);
 
 	free(want_old);
 	free(want_new);

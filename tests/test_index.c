@@ -46,13 +46,33 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* rows[0..n) sorted, one a line, as one malloc'd string; frees rows. */
+static char *join_sorted(char **rows, size_t n)
+{
+	size_t i, len = 1;
+	char *out;
+
+	for (i = 0; i < n; i++)
+		len += strlen(rows[i]) + 1;
+	qsort(rows, n, sizeof(*rows), cmp_str);
+	out = malloc(len);
+	assert_non_null(out);
+	out[0] = '\0';
+	for (i = 0, len = 0; i < n; i++) {
+		len += (size_t)sprintf(out + len, "%s\n", rows[i]);
+		free(rows[i]);
+	}
+	free(rows);
+	return out;
+}
+
 /* Every row of the query, tab-joined (NULL as \N), sorted, one a line. */
 static char *query_rows(const char *path, const char *sql)
 {
 	sqlite3 *d;
 	sqlite3_stmt *st;
-	char **rows = NULL, *out;
-	size_t n = 0, cap = 0, len = 1, i;
+	char **rows = NULL;
+	size_t n = 0, cap = 0;
 	int c, rc;
 
 	assert_int_equal(sqlite3_open_v2(path, &d, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
@@ -76,29 +96,19 @@ static char *query_rows(const char *path, const char *sql)
 		}
 		rows[n] = strdup(buf);
 		assert_non_null(rows[n]);
-		len += strlen(buf) + 1;
 		n++;
 	}
 	assert_int_equal(rc, SQLITE_DONE);
 	sqlite3_finalize(st);
 	sqlite3_close(d);
-	qsort(rows, n, sizeof(*rows), cmp_str);
-	out = malloc(len);
-	assert_non_null(out);
-	out[0] = '\0';
-	for (i = 0, len = 0; i < n; i++) {
-		len += (size_t)sprintf(out + len, "%s\n", rows[i]);
-		free(rows[i]);
-	}
-	free(rows);
-	return out;
+	return join_sorted(rows, n);
 }
 
 /* "sha<TAB>branches" of a label TSV, sorted. */
 static char *label_rows(const char *path)
 {
-	char *text = test_read_file(path, NULL), *line, *save = NULL, **rows = NULL, *out;
-	size_t n = 0, cap = 0, i, len = 1;
+	char *text = test_read_file(path, NULL), *line, *save = NULL, **rows = NULL;
+	size_t n = 0, cap = 0;
 
 	assert_non_null(text);
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
@@ -114,20 +124,10 @@ static char *label_rows(const char *path)
 		}
 		*tab1 = '\0';
 		assert_true(asprintf(&rows[n], "%s\t%s", line, tab2 + 1) > 0);
-		len += strlen(rows[n]) + 1;
 		n++;
 	}
-	qsort(rows, n, sizeof(*rows), cmp_str);
-	out = malloc(len);
-	assert_non_null(out);
-	out[0] = '\0';
-	for (i = 0, len = 0; i < n; i++) {
-		len += (size_t)sprintf(out + len, "%s\n", rows[i]);
-		free(rows[i]);
-	}
-	free(rows);
 	free(text);
-	return out;
+	return join_sorted(rows, n);
 }
 
 /* The index's backport map from backport lines, as label writes it. */
@@ -164,25 +164,9 @@ static void test_backports_equal_label(void **state)
 	free(got);
 }
 
-static char *run_out(const char *fmt, ...)
-{
-	char cmd[8192], path[4200];
-	va_list ap;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	snprintf(path, sizeof(path), "%s/out.txt", tmpdir);
-	st = test_run("%s > '%s'", cmd, path);
-	if (st)
-		fail_msg("'%s' exited %d", cmd, st);
-	return test_read_file(path, NULL);
-}
-
 static void rev_parse(char out[41], const char *r, const char *rev)
 {
-	char *s = run_out("git -C '%s' rev-parse '%s^{commit}'", r, rev);
+	char *s = test_run_output("git -C '%s' rev-parse '%s^{commit}'", r, rev);
 
 	assert_true(strlen(s) >= 40);
 	memcpy(out, s, 40);
@@ -199,7 +183,7 @@ static void test_where(void **state)
 	rev_parse(back, repo, "stable-1.y~1");
 	rev_parse(uaf, repo, "v2.0");
 	rev_parse(back2, repo, "stable-2.y");
-	out = run_out("./stablesel where --db '%s' %.10s %s", db, leak, uaf);
+	out = test_run_output("./stablesel where --db '%s' %.10s %s", db, leak, uaf);
 	snprintf(line, sizeof(line), "%s net: foo: fix leak on error path\n  released: v2.0\n"
 		 "  stable-1.y: %s (backport line, 2023-11-15)\n", leak, back);
 	assert_non_null(strstr(out, line));
@@ -208,13 +192,13 @@ static void test_where(void **state)
 	free(out);
 	/* the default database of --repo is the one "index" writes there */
 	assert_int_equal(test_run("./stablesel index --no-progress --repo '%s' 2>/dev/null", repo), 0);
-	out = run_out("./stablesel where --repo '%s' %.12s", repo, leak);
+	out = test_run_output("./stablesel where --repo '%s' %.12s", repo, leak);
 	snprintf(line, sizeof(line), "  stable-1.y: %s (backport line", back);
 	assert_non_null(strstr(out, line));
 	free(out);
 	/* unknown and malformed ids: a clear error, exit 1 */
 	assert_int_equal(test_run("./stablesel where --db '%s' ffffffffff 2>'%s/err'", db, tmpdir), 1);
-	out = run_out("cat '%s/err'", tmpdir);
+	out = test_run_output("cat '%s/err'", tmpdir);
 	assert_non_null(strstr(out, "unknown commit 'ffffffffff'"));
 	free(out);
 	assert_int_equal(test_run("./stablesel where --db '%s' xyz 2>/dev/null", db), 1);
@@ -301,13 +285,13 @@ static void test_incremental(void **state)
 		"git checkout -q stable-1.y && printf 'int foo_extra;\\n' >> drivers/net/foo.c && "
 		"git add -A && git commit -q -m 'net: foo: add extra' -m \"(cherry picked from commit $f)\" && "
 		"git checkout -q main", r2), 0);
-	out = run_out("git -C '%s' log --format=%%H -1 --grep='^net: foo: split into' main", r2);
+	out = test_run_output("git -C '%s' log --format=%%H -1 --grep='^net: foo: split into' main", r2);
 	memcpy(target, out, 40);
 	target[40] = '\0';
 	free(out);
 	assert_int_equal(test_run("./stablesel index --no-progress --repo '%s' --db '%s' 2>'%s/err'",
 				  r2, inc, tmpdir), 0);
-	out = run_out("cat '%s/err'", tmpdir);
+	out = test_run_output("cat '%s/err'", tmpdir);
 	assert_non_null(strstr(out, "indexed 3 new commits (3 refs moved)"));
 	free(out);
 	assert_int_equal(test_run("./stablesel index --no-progress --repo '%s' --db '%s' 2>/dev/null",
@@ -316,7 +300,7 @@ static void test_incremental(void **state)
 	/* a second update with nothing new writes nothing */
 	assert_int_equal(test_run("./stablesel index --no-progress --repo '%s' --db '%s' 2>'%s/err'",
 				  r2, inc, tmpdir), 0);
-	out = run_out("cat '%s/err'", tmpdir);
+	out = test_run_output("cat '%s/err'", tmpdir);
 	assert_non_null(strstr(out, "indexed 0 new commits (0 refs moved), 0 new backports"));
 	free(out);
 	/* the new facts: Fixes: resolved, v3.0, the patch-id backport */
@@ -326,7 +310,7 @@ static void test_incremental(void **state)
 	assert_string_equal(out, line);
 	free(out);
 	rev_parse(back, r2, "stable-2.y");
-	out = run_out("./stablesel where --db '%s' %s", fresh, fix);
+	out = test_run_output("./stablesel where --db '%s' %s", fresh, fix);
 	assert_non_null(strstr(out, "  released: v3.0\n"));
 	snprintf(line, sizeof(line), "  stable-2.y: %s (patch id, ", back);
 	assert_non_null(strstr(out, line));
@@ -358,7 +342,7 @@ static void test_refused(void **state)
 	snprintf(path, sizeof(path), "%s/junk.db", tmpdir);
 	test_write_file(path, "this is not a database, just some text\n", 39);
 	assert_int_equal(test_run("./stablesel where --db '%s' abcdef 2>'%s/err'", path, tmpdir), 128);
-	out = run_out("cat '%s/err'", tmpdir);
+	out = test_run_output("cat '%s/err'", tmpdir);
 	assert_non_null(strstr(out, "not a database"));
 	assert_null(strchr(strchr(out, '\n') + 1, '\n'));
 	free(out);
@@ -371,7 +355,7 @@ static void test_refused(void **state)
 				      NULL), SQLITE_OK);
 	sqlite3_close(d);
 	assert_int_equal(test_run("./stablesel where --db '%s' abcdef 2>'%s/err'", path, tmpdir), 128);
-	out = run_out("cat '%s/err'", tmpdir);
+	out = test_run_output("cat '%s/err'", tmpdir);
 	assert_non_null(strstr(out, "schema version 99, newer than this stablesel's 1"));
 	free(out);
 	assert_int_equal(test_run("./stablesel index --repo '%s' --db '%s' 2>/dev/null", repo, path), 128);
@@ -381,7 +365,7 @@ static void test_refused(void **state)
 				  "GIT_COMMITTER_NAME=a GIT_COMMITTER_EMAIL=a@b git commit -q --allow-empty -m x",
 				  other, other), 0);
 	assert_int_equal(test_run("./stablesel index --repo '%s' --db '%s' 2>'%s/err'", other, db, tmpdir), 128);
-	out = run_out("cat '%s/err'", tmpdir);
+	out = test_run_output("cat '%s/err'", tmpdir);
 	assert_non_null(strstr(out, "built from another repository"));
 	free(out);
 	/* no index yet */

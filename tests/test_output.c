@@ -78,22 +78,6 @@ static void assert_one_line_error(const char *want1, const char *want2)
 	free(err);
 }
 
-/* The number of temporary files "<prefix>.tmp.*" in test_scratch. */
-static int count_temps(const char *prefix)
-{
-	char *cmd;
-	int n = -1;
-	FILE *p;
-
-	assert_true(asprintf(&cmd, "ls -1a '%s' | grep -c '^%s\\.tmp\\.' || true", test_scratch, prefix) > 0);
-	p = popen(cmd, "r");
-	assert_non_null(p);
-	assert_int_equal(fscanf(p, "%d", &n), 1);
-	pclose(p);
-	free(cmd);
-	return n;
-}
-
 /* The labels of s.mbox (5 backports), as a plain run writes them. */
 static char *expected_labels(void)
 {
@@ -149,7 +133,7 @@ static void test_null_device(void **state)
 	write_stable_mbox("s.mbox", 5);
 	assert_int_equal(run("label --stable s.mbox -o '%s'", dev), 0);
 	assert_char_device(dev, 1, 3);
-	assert_int_equal(count_temps("null"), 0);
+	assert_int_equal(test_count_temps(test_scratch, "null"), 0);
 	free(dev);
 }
 
@@ -165,7 +149,7 @@ static void test_full_device(void **state)
 	assert_int_equal(run("label --stable s.mbox -o '%s'", dev), 128);
 	assert_one_line_error(dev, strerror(ENOSPC));
 	assert_char_device(dev, 1, 7);
-	assert_int_equal(count_temps("full"), 0);
+	assert_int_equal(test_count_temps(test_scratch, "full"), 0);
 	free(dev);
 }
 
@@ -194,7 +178,7 @@ static void test_fifo(void **state)
 	assert_string_equal(got, want);
 	assert_int_equal(lstat(fifo, &st), 0);
 	assert_true(S_ISFIFO(st.st_mode));
-	assert_int_equal(count_temps("fifo"), 0);
+	assert_int_equal(test_count_temps(test_scratch, "fifo"), 0);
 	free(want);
 	free(fifo);
 }
@@ -242,7 +226,7 @@ static void test_symlink_and_mode(void **state)
 	assert_string_equal(got, want);
 	assert_int_equal(stat(real, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0600);
-	assert_int_equal(count_temps("real.tsv") + count_temps("link.tsv"), 0);
+	assert_int_equal(test_count_temps(test_scratch, "real.tsv") + test_count_temps(test_scratch, "link.tsv"), 0);
 	free(got);
 	free(want);
 	free(real);
@@ -369,7 +353,7 @@ static void test_die_removes_temp(void **state)
 	(void)state;
 	test_scratch_write("out.tsv", "old\n");
 	assert_int_equal(run("label --stable nosuch.mbox -o out.tsv"), 128);
-	assert_int_equal(count_temps("out.tsv"), 0);
+	assert_int_equal(test_count_temps(test_scratch, "out.tsv"), 0);
 	got = test_scratch_read("out.tsv");
 	assert_non_null(got);
 	assert_string_equal(got, "old\n");
@@ -430,13 +414,13 @@ static void test_signal_removes_temp(void **state)
 			}
 			usleep(2000);
 		}
-		assert_int_equal(count_temps("out.tsv"), 1);
+		assert_int_equal(test_count_temps(test_scratch, "out.tsv"), 1);
 		assert_int_equal(kill(pid, sigs[i]), 0);
 		assert_int_equal(waitpid(pid, &st, 0), pid);
 		close(fd);
 		assert_true(WIFSIGNALED(st));
 		assert_int_equal(WTERMSIG(st), sigs[i]);
-		assert_int_equal(count_temps("out.tsv"), 0);
+		assert_int_equal(test_count_temps(test_scratch, "out.tsv"), 0);
 		got = test_scratch_read("out.tsv");
 		assert_non_null(got);
 		assert_string_equal(got, "old\n");
@@ -476,7 +460,7 @@ static void test_empty_over_nonempty(void **state)
 		got = test_scratch_read("r.out");
 		assert_non_null(got);
 		free(got);
-		assert_int_equal(count_temps("r.out"), 0);
+		assert_int_equal(test_count_temps(test_scratch, "r.out"), 0);
 	}
 }
 

@@ -25,37 +25,10 @@
 
 static char *dir;
 
-/* The stdout of a shell command (malloc'd), or NULL. */
-static char *run_out(const char *fmt, ...)
-{
-	char cmd[2048], *buf = NULL;
-	size_t len = 0, cap = 0, n;
-	va_list ap;
-	FILE *f;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	if (!(f = popen(cmd, "r")))
-		return NULL;
-	do {
-		if (len + 4096 + 1 > cap) {
-			cap = (len + 4096 + 1) * 2;
-			buf = realloc(buf, cap);
-			assert_non_null(buf);
-		}
-		n = fread(buf + len, 1, 4096, f);
-		len += n;
-	} while (n);
-	buf[len] = '\0';
-	assert_int_equal(pclose(f), 0);
-	return buf;
-}
-
 /* git's patch id of commit sha ("" when git gives none). */
 static void git_patch_id(char out[41], const char *sha)
 {
-	char *s = run_out("cd '%s/repo' && git show --format= %s | git patch-id --stable", dir, sha);
+	char *s = test_run_output("cd '%s/repo' && git show --format= %s | git patch-id --stable", dir, sha);
 
 	out[0] = '\0';
 	if (strlen(s) >= 40)
@@ -132,12 +105,12 @@ static void test_against_git(void **state)
 	for (nrepo = 0, b = 0; b < 3; b++)
 		nrepo += read_all(repo + nrepo, 64 - nrepo, path, path, branches[b]);
 	assert_true(nrepo >= 12);
-	free(run_out("cd '%s/repo' && git format-patch -q --stdout --root main > ../main.mbox", dir));
+	free(test_run_output("cd '%s/repo' && git format-patch -q --stdout --root main > ../main.mbox", dir));
 	snprintf(path, sizeof(path), "%s/main.mbox", dir);
 	nmail = read_all(mail, 64, path, NULL, NULL);
 	assert_true(nmail >= 8);
 
-	list = run_out("cd '%s/repo' && git rev-list --no-merges --all", dir);
+	list = test_run_output("cd '%s/repo' && git rev-list --no-merges --all", dir);
 	for (p = strtok(list, "\n"); p; p = strtok(NULL, "\n")) {
 		const struct read_commit *r = find(repo, nrepo, p), *m = find(mail, nmail, p);
 		char want[41], got[41], *show;
@@ -146,7 +119,7 @@ static void test_against_git(void **state)
 		assert_non_null(r);
 		git_patch_id(want, p);
 		/* the text of git's own diff gives git's id, binary files aside */
-		show = run_out("cd '%s/repo' && git show --format= %s", dir, p);
+		show = test_run_output("cd '%s/repo' && git show --format= %s", dir, p);
 		rc = ss_patch_id_text(got, show, strlen(show));
 		free(show);
 		if (r->binary) {
@@ -253,7 +226,7 @@ static void test_dpdk_repository(void **state)
 	snprintf(path, sizeof(path), "%s/dpdk.git", dir);
 	n = read_all(v, 2048, path, path, "v21.11..v22.03");
 	assert_true(n > 900);
-	ids = run_out("cd '%s' && git log -p --no-merges v21.11..v22.03 | git patch-id --stable", path);
+	ids = test_run_output("cd '%s' && git log -p --no-merges v21.11..v22.03 | git patch-id --stable", path);
 	for (line = strtok_r(ids, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		const struct read_commit *r;
 

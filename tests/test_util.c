@@ -13,6 +13,7 @@
 #include "util/error.h"
 #include "util/grow.h"
 #include "util/hexid.h"
+#include "util/u64map.h"
 
 static void test_hexid(void **state)
 {
@@ -143,10 +144,33 @@ static void test_grow_parallel(void **state)
 	free(val);
 }
 
+/* u64map: the first value of a key stays; growth keeps every key. */
+static void test_u64map(void **state)
+{
+	ss_u64map m = SS_U64MAP_INIT;
+	size_t i, v;
+
+	(void)state;
+	for (i = 0; i < 5000; i++)
+		assert_int_equal(ss_u64map_find_or_put(&m, (uint64_t)i * 0x9e3779b97f4a7c15ULL + 1, i, &v), 0);
+	assert_int_equal(m.n, 5000);
+	assert_true(m.cap >= 2 * m.n);
+	for (i = 0; i < 5000; i++) {
+		v = (size_t)-1;
+		assert_int_equal(ss_u64map_find_or_put(&m, (uint64_t)i * 0x9e3779b97f4a7c15ULL + 1, 99999, &v), 1);
+		assert_int_equal(v, i);
+	}
+	assert_int_equal(m.n, 5000);
+	ss_u64map_release(&m);
+	assert_null(m.key);
+	assert_int_equal(m.n, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hexid),
+		cmocka_unit_test(test_u64map),
 		cmocka_unit_test(test_grow_basic),
 		cmocka_unit_test(test_grow_appends),
 		cmocka_unit_test(test_grow_overflow),

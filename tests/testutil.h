@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +74,27 @@ static inline const char *test_bin(void)
 	return b && *b ? b : "./stablesel";
 }
 
+/* cmd (size bytes) = raw with every "./stablesel" standing for
+ * test_bin(); 0, or -1 when it does not fit. */
+static inline int test_expand_bin(char *cmd, size_t size, const char *raw)
+{
+	const char *p, *hit, *bin = test_bin();
+	size_t n = 0, blen = strlen(bin);
+
+	for (p = raw; (hit = strstr(p, "./stablesel")); p = hit + strlen("./stablesel")) {
+		if (n + (size_t)(hit - p) + blen >= size)
+			return -1;
+		memcpy(cmd + n, p, (size_t)(hit - p));
+		n += (size_t)(hit - p);
+		memcpy(cmd + n, bin, blen);
+		n += blen;
+	}
+	if (n + strlen(p) >= size)
+		return -1;
+	strcpy(cmd + n, p);
+	return 0;
+}
+
 /*
  * Run a shell command; every "./stablesel" in it stands for test_bin().
  * Returns the exit status, or -1 if it did not exit normally.
@@ -80,38 +102,24 @@ static inline const char *test_bin(void)
 static inline int test_run(const char *fmt, ...)
 {
 	char raw[8192], cmd[16384];
-	const char *p, *hit, *bin = test_bin();
-	size_t n = 0, blen = strlen(bin);
 	va_list ap;
 	int st;
 
 	va_start(ap, fmt);
 	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
-	for (p = raw; (hit = strstr(p, "./stablesel")); p = hit + strlen("./stablesel")) {
-		if (n + (size_t)(hit - p) + blen >= sizeof(cmd))
-			return -1;
-		memcpy(cmd + n, p, (size_t)(hit - p));
-		n += (size_t)(hit - p);
-		memcpy(cmd + n, bin, blen);
-		n += blen;
-	}
-	if (n + strlen(p) >= sizeof(cmd))
+	if (test_expand_bin(cmd, sizeof(cmd), raw))
 		return -1;
-	strcpy(cmd + n, p);
 	st = system(cmd);
 	return st == -1 || !WIFEXITED(st) ? -1 : WEXITSTATUS(st);
 }
 
-/* Read a whole file into a malloc'd NUL-terminated buffer. */
-static inline char *test_read_file(const char *path, size_t *len)
+/* Read the rest of a stream into a malloc'd NUL-terminated buffer. */
+static inline char *test_read_stream(FILE *f, size_t *len)
 {
-	FILE *f = fopen(path, "rb");
 	char *buf = NULL;
 	size_t n = 0, cap = 0, r;
 
-	if (!f)
-		return NULL;
 	do {
 		if (n + 65536 + 1 > cap) {
 			cap = (n + 65536 + 1) * 2;
@@ -121,11 +129,65 @@ static inline char *test_read_file(const char *path, size_t *len)
 		r = fread(buf + n, 1, 65536, f);
 		n += r;
 	} while (r);
-	fclose(f);
 	buf[n] = '\0';
 	if (len)
 		*len = n;
 	return buf;
+}
+
+/* Read a whole file into a malloc'd NUL-terminated buffer (NULL when it
+ * cannot be opened). */
+static inline char *test_read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+
+	if (!f)
+		return NULL;
+	buf = test_read_stream(f, len);
+	fclose(f);
+	return buf;
+}
+
+/* The standard output of a shell command (as test_run() runs it),
+ * malloc'd; the test fails when the command does not exit 0. */
+static inline char *test_run_output(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static inline char *test_run_output(const char *fmt, ...)
+{
+	char raw[8192], cmd[16384], *out;
+	va_list ap;
+	FILE *f;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	va_end(ap);
+	assert_int_equal(test_expand_bin(cmd, sizeof(cmd), raw), 0);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	out = test_read_stream(f, NULL);
+	st = pclose(f);
+	if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st))
+		fail_msg("'%s' did not exit 0", raw);
+	return out;
+}
+
+/* The files in dir whose names start with "<prefix>.tmp.": the temporary
+ * files of an output named prefix (util/atomic.h). */
+static inline int test_count_temps(const char *dir, const char *prefix)
+{
+	char *start;
+	struct dirent *e;
+	DIR *d = opendir(dir);
+	int n = 0;
+
+	assert_non_null(d);
+	assert_true(asprintf(&start, "%s.tmp.", prefix) > 0);
+	while ((e = readdir(d)))
+		n += !strncmp(e->d_name, start, strlen(start));
+	closedir(d);
+	free(start);
+	return n;
 }
 
 /*

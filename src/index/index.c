@@ -311,15 +311,13 @@ static int add_trailers(struct updater *u, const ss_commit *c)
 		const char *v = t->value;
 
 		if (!strcasecmp(t->key, "Fixes")) {
+			/* the target's id as history/ reads it, for rank and origin */
+			const char *subject;
+			size_t subject_len;
 			char hint[41];
-			size_t n = 0;
+			int ok = !ss_histidx_parse_fixes(hint, &subject, &subject_len, v);
 
-			while (n < 40 && isxdigit((unsigned char)v[n])) {
-				hint[n] = (char)tolower((unsigned char)v[n]);
-				n++;
-			}
-			hint[n] = '\0';
-			rc = add_trailer(u, c->id, "fixes", v, n >= 4 ? hint : NULL);
+			rc = add_trailer(u, c->id, "fixes", v, ok ? hint : NULL);
 		} else if (!strcasecmp(t->key, "Cc") && strstr(v, "stable+noautosel@")) {
 			rc = add_trailer(u, c->id, "noautosel", v, NULL);
 		} else if (!strcasecmp(t->key, "Cc") && ss_is_stable_address(v)) {
@@ -800,11 +798,8 @@ static int update_releases(struct updater *u, int new_commits)
 	size_t n, i;
 	int same, rc;
 
-	if (o->releases)
-		rc = ss_releases_load(&rel, o->releases, o->repo, NULL);
-	else
-		rc = ss_releases_from_repo(&rel, o->repo, o->release_tags);
-	if (rc)
+	/* the one route of --releases and --release-tags (a file wins) */
+	if ((rc = ss_releases_load(&rel, o->releases, o->repo, o->releases ? NULL : o->release_tags)))
 		return rc;
 	n = ss_releases_count(rel);
 	u->stats->releases = n;

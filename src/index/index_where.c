@@ -11,6 +11,7 @@
 #include "index/index_impl.h"
 #include "util/error.h"
 #include "util/grow.h"
+#include "util/hexid.h"
 #include "util/strbuf.h"
 
 int ss_index_resolve(char out[41], ss_index *ix, const char *id)
@@ -22,13 +23,10 @@ int ss_index_resolve(char out[41], ss_index *ix, const char *id)
 	int rc;
 
 	out[0] = '\0';
-	if (n < 4 || n > 40)
+	if (!ss_hexid_is_prefix(id))
 		return ss_error_code(SS_EINVALID, "'%s' is not a commit id (4 to 40 hex digits)", id);
-	for (i = 0; i < n; i++) {
-		if (!isxdigit((unsigned char)id[i]))
-			return ss_error_code(SS_EINVALID, "'%s' is not a commit id (4 to 40 hex digits)", id);
+	for (i = 0; i < n; i++)
 		lo[i] = (char)tolower((unsigned char)id[i]);
-	}
 	lo[n] = '\0';
 	memcpy(hi, lo, n);
 	hi[n] = 'g';

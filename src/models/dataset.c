@@ -14,6 +14,7 @@
 #include "models/dataset.h"
 #include "util/error.h"
 #include "util/grow.h"
+#include "util/u64map.h"
 
 #define MAX_EXTRACTORS 8
 
@@ -34,9 +35,7 @@ struct ss_dataset {
 	size_t next;
 	/* one example per patch: open addressing from patch key to example */
 	int fold_copies;
-	uint64_t *pkey;         /* [pcap], 0 = empty */
-	size_t *pex;            /* [pcap] */
-	size_t pcap, pn;
+	ss_u64map patches;      /* patch key -> its first example */
 	ss_dataset_copies copies;
 };
 
@@ -75,8 +74,7 @@ void ss_dataset_free(ss_dataset *d)
 	free(d->off);
 	free(d->nhash);
 	free(d->pool);
-	free(d->pkey);
-	free(d->pex);
+	ss_u64map_release(&d->patches);
 	free(d->ids);
 	free(d);
 }
@@ -146,45 +144,6 @@ void ss_dataset_copies_get(ss_dataset_copies *out, const ss_dataset *d)
 	*out = d->copies;
 }
 
-/* The slot of key in the patch table: where it is, or the empty slot where
- * it goes.  The table has room (pn < pcap / 2). */
-static size_t patch_slot(const ss_dataset *d, uint64_t key)
-{
-	size_t k = (size_t)(key ^ key >> 32) & (d->pcap - 1);
-
-	while (d->pkey[k] && d->pkey[k] != key)
-		k = (k + 1) & (d->pcap - 1);
-	return k;
-}
-
-static int patch_table_grow(ss_dataset *d)
-{
-	size_t old = d->pcap, cap = old ? old * 2 : 1024, i;
-	uint64_t *okey = d->pkey;
-	size_t *oex = d->pex;
-
-	d->pkey = calloc(cap, sizeof(*d->pkey));
-	d->pex = malloc(cap * sizeof(*d->pex));
-	if (!d->pkey || !d->pex) {
-		free(d->pkey);
-		free(d->pex);
-		d->pkey = okey;
-		d->pex = oex;
-		return ss_error_code(SS_ENOMEM, "out of memory for patch ids");
-	}
-	d->pcap = cap;
-	for (i = 0; i < old; i++)
-		if (okey[i]) {
-			size_t k = patch_slot(d, okey[i]);
-
-			d->pkey[k] = okey[i];
-			d->pex[k] = oex[i];
-		}
-	free(okey);
-	free(oex);
-	return 0;
-}
-
 /*
  * A copy of an example's patch: folded into it (same part) or dropped
  * (an earlier part), and added to the history.  1 when c was such a copy,
@@ -194,22 +153,15 @@ static int patch_table_grow(ss_dataset *d)
 static int fold_copy(ss_dataset *d, const ss_commit *c, int label, uint8_t part)
 {
 	uint64_t key = ss_commit_patch_key(c);
-	size_t k;
+	size_t first;
 	int rc;
 
-	if (!key)
+	if (!key || (rc = ss_u64map_find_or_put(&d->patches, key, d->n, &first)) == 0)
 		return 0;
-	if ((d->pn + 1) * 2 > d->pcap && (rc = patch_table_grow(d)))
+	if (rc < 0)
 		return rc;
-	k = patch_slot(d, key);
-	if (!d->pkey[k]) {
-		d->pkey[k] = key;
-		d->pex[k] = d->n;
-		d->pn++;
-		return 0;
-	}
-	if (d->ex[d->pex[k]].part == part) {
-		ss_example *e = &d->ex[d->pex[k]];
+	if (d->ex[first].part == part) {
+		ss_example *e = &d->ex[first];
 
 		d->copies.folded++;
 		d->copies.relabelled += e->label != (label ? 1 : 0);

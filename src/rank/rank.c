@@ -18,6 +18,7 @@
 #include "rank/rank_impl.h"
 #include "util/error.h"
 #include "util/grow.h"
+#include "util/u64map.h"
 
 static int pool_add(ss_ranking *r, size_t *off, const char *s, size_t len)
 {
@@ -434,9 +435,9 @@ static int cmp_copy_of(const void *a, const void *b)
  */
 static int fold_copies(ss_ranking *r)
 {
-	size_t cap = 16, i, ncopies = 0, k;
-	struct copy_of *copies = NULL;
-	size_t *slot;
+	ss_u64map first = SS_U64MAP_INIT;
+	struct copy_of *copies;
+	size_t i, ncopies = 0;
 	int rc = 0;
 
 	for (i = 0; i < r->n; i++) {
@@ -444,30 +445,23 @@ static int fold_copies(ss_ranking *r)
 		r->rows[i].copies = 0;
 		r->rows[i].flags &= ~(unsigned)SS_RANK_COPIES;
 	}
-	while (cap < 2 * r->n)
-		cap *= 2;
-	if (!(slot = malloc(cap * sizeof(*slot))) || !(copies = malloc((r->n + 1) * sizeof(*copies)))) {
-		free(slot);
+	if (!(copies = malloc((r->n + 1) * sizeof(*copies))))
 		return SS_ENOMEM;
-	}
-	for (i = 0; i < cap; i++)
-		slot[i] = (size_t)-1;
-	for (i = 0; i < r->n; i++) {
-		uint64_t key = r->rows[i].patch;
+	for (i = 0; i < r->n && rc >= 0; i++) {
+		size_t rep;
 
-		if (!key)
+		if (!r->rows[i].patch || (rc = ss_u64map_find_or_put(&first, r->rows[i].patch, i, &rep)) <= 0)
 			continue;
-		for (k = key & (cap - 1); slot[k] != (size_t)-1; k = (k + 1) & (cap - 1))
-			if (r->rows[slot[k]].patch == key)
-				break;
-		if (slot[k] == (size_t)-1) {
-			slot[k] = i;
-			continue;
-		}
 		r->rows[i].copy = 1;
-		copies[ncopies].rep = slot[k];
+		copies[ncopies].rep = rep;
 		copies[ncopies++].row = i;
 	}
+	ss_u64map_release(&first);
+	if (rc < 0) {
+		free(copies);
+		return SS_ENOMEM;
+	}
+	rc = 0;
 	qsort(copies, ncopies, sizeof(*copies), cmp_copy_of);
 	for (i = 0; i < ncopies && !rc;) {
 		ss_strbuf sb = SS_STRBUF_INIT;
@@ -480,7 +474,6 @@ static int fold_copies(ss_ranking *r)
 		r->rows[rep].flags |= SS_RANK_COPIES;
 		ss_strbuf_release(&sb);
 	}
-	free(slot);
 	free(copies);
 	return rc ? SS_ENOMEM : 0;
 }

@@ -712,11 +712,10 @@ static const char *last_message_cut(mbox *m, GMimeMessage *msg, enum kind kind,
 	diff_count want, have;
 	const char *why;
 
+	/* how the input ended (tail_cut) was checked before the message was
+	 * parsed further */
 	if (!m->z)
 		return NULL;
-	why = tail_cut(m, 0);
-	if (why)
-		return why;
 	why = part_cut(g_mime_message_get_mime_part(msg));
 	if (why)
 		return why;
