@@ -356,7 +356,9 @@ static void test_refused(void **state)
 	sqlite3_close(d);
 	assert_int_equal(test_run("./stablesel where --db '%s' abcdef 2>'%s/err'", path, tmpdir), 128);
 	out = test_run_output("cat '%s/err'", tmpdir);
-	assert_non_null(strstr(out, "schema version 99, newer than this stablesel's 1"));
+	snprintf(other, sizeof(other), "schema version 99, newer than this stablesel's %d",
+		 SS_INDEX_SCHEMA);
+	assert_non_null(strstr(out, other));
 	free(out);
 	assert_int_equal(test_run("./stablesel index --repo '%s' --db '%s' 2>/dev/null", repo, path), 128);
 	/* built from another repository */
@@ -373,6 +375,127 @@ static void test_refused(void **state)
 	/* usage */
 	assert_int_equal(test_run("./stablesel index 2>/dev/null"), 129);
 	assert_int_equal(test_run("./stablesel where --db '%s' 2>/dev/null", db), 129);
+}
+
+/* "sha<TAB>score" of every row of a rank TSV, sorted by sha. */
+static char *rank_scores(const char *tsv)
+{
+	char *text = test_read_file(tsv, NULL), *line, *save = NULL, **rows = NULL;
+	size_t n = 0, cap = 0;
+
+	assert_non_null(text);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *tab1 = strchr(line, '\t'), *tab2 = tab1 ? strchr(tab1 + 1, '\t') : NULL;
+
+		if (!strncmp(line, "sha\t", 4))
+			continue;
+		assert_non_null(tab2);
+		*tab2 = '\0';
+		if (n == cap) {
+			cap = cap ? cap * 2 : 64;
+			rows = realloc(rows, cap * sizeof(*rows));
+			assert_non_null(rows);
+		}
+		assert_non_null(rows[n++] = strdup(line));
+	}
+	free(text);
+	return join_sorted(rows, n);
+}
+
+/*
+ * explain prints rank's score (4 decimals) for up to max rows of the rank
+ * TSV, each explained alone, with the same model and history options.
+ */
+static void assert_explain_equals_rank(const char *tsv, const char *opts, size_t max)
+{
+	char *scores = rank_scores(tsv), *line, *save = NULL;
+	size_t n = 0;
+
+	for (line = strtok_r(scores, "\n", &save); line && n < max;
+	     line = strtok_r(NULL, "\n", &save), n++) {
+		char want[32], *out, *at;
+		double score = strtod(strchr(line, '\t') + 1, NULL);
+
+		out = test_run_output("./stablesel explain %s %.40s 2>/dev/null", opts, line);
+		at = strstr(out, "\nscore ");
+		assert_non_null(at);
+		snprintf(want, sizeof(want), "\nscore %.4f ", score);
+		if (strncmp(at, want, strlen(want)))
+			fail_msg("explain %.12s: %.20s, rank: %s", line, at + 1, want + 1);
+		free(out);
+	}
+	assert_true(n > 0);
+	free(scores);
+}
+
+/*
+ * rank and explain read their history from the index: ranking v1.0..main
+ * with the index scores each commit as ranking it with the whole history
+ * before v1.0 read from git (--no-index --history git:R, which reads what
+ * --rev starts from), explain agrees with rank, and a repository without
+ * an index is said once.
+ */
+static void test_history_from_index(void **state)
+{
+	char a[4200], b[4200], opts[8400], *x, *y, *err;
+
+	(void)state;
+	snprintf(a, sizeof(a), "%s/rank-index.tsv", tmpdir);
+	snprintf(b, sizeof(b), "%s/rank-git.tsv", tmpdir);
+	assert_int_equal(test_run("./stablesel rank --no-progress --repo '%s' --rev v1.0..main --db '%s' "
+				  "--format tsv --top 1000 -o '%s' 2>'%s/err'", repo, db, a, tmpdir), 0);
+	err = test_run_output("cat '%s/err'", tmpdir);
+	assert_null(strstr(err, "no project index"));
+	free(err);
+	assert_int_equal(test_run("./stablesel rank --no-progress --repo '%s' --rev v1.0..main --no-index "
+				  "--history 'git:%s' --release-tags 'v*' --format tsv --top 1000 -o '%s' "
+				  "2>/dev/null", repo, repo, b), 0);
+	x = rank_scores(a);
+	y = rank_scores(b);
+	assert_true(test_count_lines(x) >= 8);
+	assert_string_equal(x, y);
+	free(x);
+	free(y);
+	snprintf(opts, sizeof(opts), "--repo '%s' --db '%s'", repo, db);
+	assert_explain_equals_rank(a, opts, 100);
+	/* no index where --repo keeps it: said once, on stderr */
+	snprintf(b, sizeof(b), "%s/noindex", tmpdir);
+	assert_int_equal(test_run("cp -r '%s' '%s' && rm -rf '%s/.git/stablesel'", repo, b, b), 0);
+	assert_int_equal(test_run("./stablesel rank --no-progress --repo '%s' --rev v1.0..main "
+				  "--format tsv -o /dev/null 2>'%s/err'", b, tmpdir), 0);
+	err = test_run_output("cat '%s/err'", tmpdir);
+	assert_non_null(strstr(err, "note: no project index for '"));
+	assert_int_equal((int)test_count_lines(err), 1);
+	free(err);
+	/* a named --db that is missing is an error */
+	assert_int_equal(test_run("./stablesel rank --repo '%s' --db '%s/none.db' 2>/dev/null", repo,
+				  tmpdir), 128);
+}
+
+/* An index of schema 1 is refused by readers, with what to do, and
+ * upgraded by "index": the same rows as a fresh build. */
+static void test_migration(void **state)
+{
+	char old[4200], *out;
+	sqlite3 *d;
+
+	(void)state;
+	snprintf(old, sizeof(old), "%s/old.db", tmpdir);
+	assert_int_equal(test_run("cp '%s' '%s'", db, old), 0);
+	assert_int_equal(sqlite3_open(old, &d), SQLITE_OK);
+	/* what schema 1 lacked */
+	assert_int_equal(sqlite3_exec(d, "UPDATE meta SET value = '1' WHERE key = 'schema';"
+				      "DELETE FROM trailers WHERE kind = 'reverts'", NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(d);
+	assert_int_equal(test_run("./stablesel where --db '%s' abcdef 2>'%s/err'", old, tmpdir), 128);
+	out = test_run_output("cat '%s/err'", tmpdir);
+	assert_non_null(strstr(out, "has schema version 1, older than"));
+	assert_non_null(strstr(out, "run 'stablesel index' to upgrade it"));
+	free(out);
+	assert_int_equal(test_run("./stablesel index --no-progress --repo '%s' --db '%s' 2>/dev/null",
+				  repo, old), 0);
+	assert_same_rows(old, db);
 }
 
 /* DPDK's LTS branches: the index's backport lines are label's. */
@@ -420,6 +543,8 @@ int main(void)
 		cmocka_unit_test(test_resolve),
 		cmocka_unit_test(test_incremental),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_history_from_index),
+		cmocka_unit_test(test_migration),
 		cmocka_unit_test(test_dpdk),
 	};
 

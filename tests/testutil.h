@@ -47,13 +47,41 @@ static inline int test_have_data(void)
 		}                                                              \
 	} while (0)
 
-/* A path under a fresh temporary directory (static buffer per call site). */
+/* The directories test_tmpdir() made, removed when the test binary exits. */
+static char **test_tmpdirs;
+static size_t test_ntmpdirs;
+
+static inline void test_tmpdirs_remove(void)
+{
+	size_t i;
+
+	for (i = 0; i < test_ntmpdirs; i++) {
+		char cmd[128];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", test_tmpdirs[i]);
+		if (system(cmd) != 0)
+			fprintf(stderr, "cannot remove %s\n", test_tmpdirs[i]);
+	}
+	free(test_tmpdirs);
+	test_tmpdirs = NULL;
+	test_ntmpdirs = 0;
+}
+
+/* A fresh temporary directory (malloc'd name; the directory is removed at
+ * exit, the name is the caller's). */
 static inline char *test_tmpdir(void)
 {
 	char *d = strdup("/tmp/stablesel-test-XXXXXX");
+	char **grown;
 
 	assert_non_null(d);
 	assert_non_null(mkdtemp(d));
+	if (!test_ntmpdirs)
+		atexit(test_tmpdirs_remove);
+	grown = realloc(test_tmpdirs, (test_ntmpdirs + 1) * sizeof(*grown));
+	assert_non_null(grown);
+	test_tmpdirs = grown;
+	assert_non_null(test_tmpdirs[test_ntmpdirs++] = strdup(d));
 	return d;
 }
 

@@ -56,6 +56,15 @@ void warning(const char *fmt, ...)
 	va_end(ap);
 }
 
+void note(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("note: ", fmt, ap);
+	va_end(ap);
+}
+
 static int progress_shown;
 
 int cli_progress_on(void)

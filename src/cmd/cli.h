@@ -30,6 +30,8 @@ extern int ss_had_error; /* set by error(): the command exits 1 */
 __attribute__((noreturn, format(printf, 1, 2))) void die(const char *fmt, ...);
 __attribute__((format(printf, 1, 2))) int error(const char *fmt, ...);
 __attribute__((format(printf, 1, 2))) void warning(const char *fmt, ...);
+/* A fact the user may want, not a problem: "note: ..." on stderr. */
+__attribute__((format(printf, 1, 2))) void note(const char *fmt, ...);
 
 /*
  * Progress on stderr, rate-limited: with --progress, or by default
@@ -89,11 +91,33 @@ typedef struct {
 	cli_releases rel;
 	const char *specs[64];
 	size_t n;
-	struct cli_option options[5];
+	const char *db;         /* --db FILE: the project index (NULL: the repository's) */
+	int no_index;           /* --no-index */
+	const char *hrevs[64];  /* --history-rev REV: revisions of git history sources */
+	size_t nhrevs;
+	struct cli_option options[9];
 } cli_history_args;
 
+/*
+ * How --history sources are read: src's options, with the revisions of
+ * --history-rev, or else the bottoms of src's ranges ("A" of "A..B", "X"
+ * of "^X": everything before the commits read), or else src's own.
+ */
+void cli_history_source(cli_source_args *out, const cli_history_args *ha,
+			const cli_source_args *src);
+
 void cli_history_args_init(cli_history_args *h);
-void cli_releases_load(const cli_releases *r, struct ss_history *h, const char *repo);
+
+/*
+ * The past every history starts with: the project index (--db FILE, else
+ * <gitdir>/stablesel/index.db of repo; none with --no-index) gives every
+ * mainline commit, the first time of every path and the mainline releases
+ * with each commit's first release; then --releases or --release-tags,
+ * when named, replace the index's releases.  A missing default index is
+ * said once on stderr (history is then what the sources hold); a missing
+ * --db, a damaged or foreign index dies.
+ */
+void cli_history_load(const cli_history_args *ha, struct ss_history *h, const char *repo);
 void cli_history_prime(const cli_history_args *ha, struct ss_history *h, cli_source_args *src);
 
 /*

@@ -15,6 +15,8 @@
 #include "eval/eval.h"
 #include "labels/labels.h"
 #include "features/history.h"
+#include "index/index.h"
+#include "source/git.h"
 #include "models/dataset.h"
 #include "util/atomic.h"
 #include "util/error.h"
@@ -66,6 +68,12 @@ void cli_history_args_init(cli_history_args *h)
 				   "the releases, as 'tag sha date' lines"),
 			CLI_STRING(0, "release-tags", &h->rel.tags, "GLOB",
 				   "with --repo: the releases are the tags matching GLOB"),
+			CLI_STRLIST("history-rev", h->hrevs, &h->nhrevs, "REV",
+				    "the revisions of git:PATH history sources (default: what --rev starts from)"),
+			CLI_STRING(0, "db", &h->db, "FILE",
+				   "the project index (default: the one 'stablesel index' keeps in --repo)"),
+			CLI_FLAG(0, "no-index", &h->no_index,
+				 "do not read the project index: the history is what the sources hold"),
 			CLI_END(),
 		};
 
@@ -74,12 +82,89 @@ void cli_history_args_init(cli_history_args *h)
 	}
 }
 
-void cli_releases_load(const cli_releases *r, ss_history *h, const char *repo)
+static int index_commit(const ss_index_commit *c, void *ud)
 {
+	ss_histidx_commit k;
+
+	memset(&k, 0, sizeof(k));
+	snprintf(k.id, sizeof(k.id), "%s", c->id);
+	k.subject = c->subject;
+	/* as history/ times a commit: committer time, else author time */
+	k.time = c->committer_time > 0 ? c->committer_time : c->author_time;
+	k.has_fixes = c->has_fixes;
+	k.is_revert = c->is_revert;
+	return ss_history_add_known(ud, &k);
+}
+
+static int index_path(const char *path, int64_t first, void *ud)
+{
+	return ss_history_add_path(ud, path, first);
+}
+
+/* Say when the repository's mainline moved past what the index read: the
+ * commits since are still scored, but the index lacks them as history. */
+static void index_freshness(ss_index *ix, const char *path, const char *repo)
+{
+	char tip[41], now[41], name[256];
+
+	if (ss_index_ref_tip(tip, ix, "mainline", name, sizeof(name)) ||
+	    ss_git_resolve(now, repo, name))
+		return;
+	if (strcmp(tip, now))
+		warning("index '%s' read %s up to %.12s, the repository has %s at %.12s: "
+			"run 'stablesel index --repo %s' to update it", path, name, tip, name, now, repo);
+}
+
+/* Prime h from the index (see cli_history_load). */
+static void history_from_index(const cli_history_args *ha, ss_history *h, const char *repo)
+{
+	static int said;
+	ss_releases *rel = NULL;
+	ss_index *ix = NULL;
+	char *path = NULL;
+	int rc;
+
+	if (ha->no_index || (!ha->db && !repo))
+		return;
+	if (ha->db)
+		path = strdup(ha->db);
+	else if (ss_index_default_path(&path, repo))
+		path = NULL;  /* not a repository: the source reader will say so */
+	if (!path)
+		return;
+	rc = ss_index_open(&ix, path, SS_INDEX_READ);
+	if (rc == SS_ENOTFOUND && !ha->db) {
+		if (!said++)
+			note("no project index for '%s': history features see only the commits "
+			     "read (build it with 'stablesel index --repo %s')", repo, repo);
+		free(path);
+		return;
+	}
+	if (rc)
+		die("%s", ss_error_last());
+	if (ss_index_for_each_commit(ix, index_commit, h) ||
+	    ss_index_for_each_path(ix, index_path, h))
+		die("cannot read the history from '%s': %s", path, ss_error_last());
+	if (!ha->rel.file && !ha->rel.tags) {
+		if (ss_index_load_releases(&rel, ix))
+			die("cannot read the releases from '%s': %s", path, ss_error_last());
+		ss_history_take_releases(h, rel);
+	}
+	if (repo)
+		index_freshness(ix, path, repo);
+	ss_index_free(ix);
+	free(path);
+}
+
+void cli_history_load(const cli_history_args *ha, ss_history *h, const char *repo)
+{
+	const cli_releases *r = &ha->rel;
+
 	if (r->tags && !repo)
 		usage_die("--release-tags needs --repo PATH");
 	if ((r->file || r->tags) && ss_history_load_releases(h, r->file, repo, r->tags))
 		die("%s", ss_error_last());
+	history_from_index(ha, h, repo);
 }
 
 /* A training option: parsed by models/options.c, where its range is. */
@@ -260,6 +345,37 @@ static int prime_history(ss_commit *c, void *data)
 	return p->rc;
 }
 
+void cli_history_source(cli_source_args *out, const cli_history_args *ha,
+			const cli_source_args *src)
+{
+	/* the bottoms live as long as the process, as the argv they come from */
+	static char bottom[64][256];
+	size_t i, n = 0;
+
+	*out = *src;
+	out->opts.revs = out->revs;
+	if (ha->nhrevs) {
+		for (i = 0; i < ha->nhrevs; i++)
+			out->revs[i] = ha->hrevs[i];
+		out->opts.nrevs = ha->nhrevs;
+		return;
+	}
+	for (i = 0; i < src->opts.nrevs && n < 64; i++) {
+		const char *r = src->opts.revs[i], *dots = strstr(r, "..");
+
+		if (r[0] == '^')
+			snprintf(bottom[n], sizeof(bottom[n]), "%s", r + 1);
+		else if (dots && dots != r && dots[2] != '.')
+			snprintf(bottom[n], sizeof(bottom[n]), "%.*s", (int)(dots - r), r);
+		else
+			continue;
+		out->revs[n] = bottom[n];
+		n++;
+	}
+	if (n)
+		out->opts.nrevs = n;
+}
+
 void cli_history_prime(const cli_history_args *ha, ss_history *h, cli_source_args *src)
 {
 	size_t i;
@@ -281,8 +397,11 @@ void cli_dataset_history(ss_dataset *d, const cli_history_args *ha, cli_source_a
 	 * against */
 	ss_history *hist = (ss_history *)ss_dataset_history(d);
 
-	cli_releases_load(&ha->rel, hist, src->repo);
-	cli_history_prime(ha, hist, src);
+	cli_source_args hsrc;
+
+	cli_history_load(ha, hist, src->repo);
+	cli_history_source(&hsrc, ha, src);
+	cli_history_prime(ha, hist, &hsrc);
 }
 
 static size_t iterate(ss_source *src, const char *spec, cli_commit_fn fn, void *data)

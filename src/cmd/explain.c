@@ -112,7 +112,7 @@ static int explain_one(ss_commit *c, void *data)
 
 int cmd_explain(int argc, const char **argv)
 {
-	const char *want[256], *model = NULL, *revs[512];
+	const char *want[256], *model = NULL, *revs[2];
 	const char **specs;
 	int nargs, nspecs = 0, nwant = 0, a, k, missing = 0;
 	struct explain_ctx x;
@@ -158,26 +158,30 @@ int cmd_explain(int argc, const char **argv)
 	if (!x.found || !x.why || ss_history_new(&x.hist))
 		die("out of memory");
 	/* the history rank scores against: releases, then --history */
-	cli_releases_load(&hist.rel, x.hist, src.repo);
+	cli_history_load(&hist, x.hist, src.repo);
 	if (hist.n) {
-		cli_source_args hsrc = src;
+		cli_source_args hsrc;
 
-		hsrc.opts.revs = hsrc.revs;
+		cli_history_source(&hsrc, &hist, &src);
 		cli_history_prime(&hist, x.hist, &hsrc);
 	}
 	if (!nspecs && src.repo && !src.opts.nrevs) {
-		/* only the named commits: "C" without its parents */
-		static char buf[256][48];
+		/* only the named commits, each read alone ("C" without its
+		 * parents): one walk of all would hide an older named commit
+		 * behind a newer one's parents */
+		char parents[320];
 
-		for (k = 0; k < nwant && k < 256; k++) {
-			revs[2 * k] = want[k];
-			snprintf(buf[k], sizeof(buf[k]), "^%s^", want[k]);
-			revs[2 * k + 1] = buf[k];
+		for (k = 0; k < nwant; k++) {
+			revs[0] = want[k];
+			snprintf(parents, sizeof(parents), "^%s^", want[k]);
+			revs[1] = parents;
+			src.opts.revs = revs;
+			src.opts.nrevs = 2;
+			cli_for_each_commit(&src, specs, nspecs, explain_one, &x);
 		}
-		src.opts.revs = revs;
-		src.opts.nrevs = (size_t)(2 * nwant);
+	} else {
+		cli_for_each_commit(&src, specs, nspecs, explain_one, &x);
 	}
-	cli_for_each_commit(&src, specs, nspecs, explain_one, &x);
 	for (k = 0; k < nwant; k++)
 		if (!x.found[k]) {
 			error("commit '%s' not found", want[k]);

@@ -108,12 +108,12 @@ void cli_ranking_run(cli_ranking *k, cli_source_args *src, const char *const *sp
 
 	if (ss_history_new(&k->hist) || ss_ranking_new(&k->r, k->m, &k->ko))
 		die("out of memory");
-	cli_releases_load(&k->hist_args.rel, k->hist, src->repo);
+	cli_history_load(&k->hist_args, k->hist, src->repo);
 	if (k->hist_args.n) {
-		cli_source_args hsrc = *src;
+		cli_source_args hsrc;
 
 		/* every history commit is history, whatever its date */
-		hsrc.opts.revs = hsrc.revs;
+		cli_history_source(&hsrc, &k->hist_args, src);
 		cli_for_each_commit(&hsrc, k->hist_args.specs, (int)k->hist_args.n, feed_one, &f);
 	}
 	f = (struct feed){ k, k->since, "ranking commits", 0 };

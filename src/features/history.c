@@ -53,18 +53,22 @@ void ss_history_set_releases(ss_history *h, const ss_releases *rel)
 	h->given = rel;
 }
 
+void ss_history_take_releases(ss_history *h, ss_releases *rel)
+{
+	ss_releases_free(h->loaded);
+	h->loaded = rel;
+	h->given = rel;
+}
+
 int ss_history_load_releases(ss_history *h, const char *file, const char *repo,
 			     const char *glob)
 {
 	ss_releases *r = NULL;
 	int rc = ss_releases_load(&r, file, repo, glob);
 
-	if (rc)
-		return rc;
-	ss_releases_free(h->loaded);
-	h->loaded = r;
-	h->given = r;
-	return 0;
+	if (!rc)
+		ss_history_take_releases(h, r);
+	return rc;
 }
 
 const ss_releases *ss_history_releases(const ss_history *h)
@@ -105,8 +109,9 @@ int ss_history_is_release(const ss_commit *c)
 	return release_of(&v, c);
 }
 
-/* Record t for a path unless it is known (the first commit wins). */
-static int remember_path(ss_history *h, const char *key, int64_t t)
+/* Record t for a path: the earliest time wins, so that an index's rows
+ * (in any order) and a stream (in time order) give the same first time. */
+int ss_history_add_path(ss_history *h, const char *key, int64_t t)
 {
 	size_t before = ss_strmap_count(h->paths);
 	uint32_t id;
@@ -114,12 +119,23 @@ static int remember_path(ss_history *h, const char *key, int64_t t)
 
 	if ((rc = ss_strmap_intern(h->paths, key, strlen(key), &id)))
 		return rc;
-	if (ss_strmap_count(h->paths) == before)
-		return 0;
-	if (SS_GROW(h->tpath, (size_t)id + 1, h->cappath))
-		return SS_ENOMEM;
-	h->tpath[id] = t;
+	if (ss_strmap_count(h->paths) != before) {
+		if (SS_GROW(h->tpath, (size_t)id + 1, h->cappath))
+			return SS_ENOMEM;
+		h->tpath[id] = t;
+	} else if (t < h->tpath[id]) {
+		h->tpath[id] = t;
+	}
 	return 0;
+}
+
+int ss_history_add_known(ss_history *h, const ss_histidx_commit *k)
+{
+	int rc = ss_histidx_add_known(h->idx, k);
+
+	if (!rc)
+		h->count++;
+	return rc;
 }
 
 int ss_history_add(ss_history *h, const ss_commit *c)
@@ -131,7 +147,7 @@ int ss_history_add(ss_history *h, const ss_commit *c)
 	if ((rc = ss_histidx_add_commit(h->idx, c)))
 		return rc;
 	for (i = 0; i < c->nfiles; i++)
-		if ((rc = remember_path(h, ss_file_path(&c->files[i]), c->author.time)))
+		if ((rc = ss_history_add_path(h, ss_file_path(&c->files[i]), c->author.time)))
 			return rc;
 	/* a release commit is a release of the stream; an id that is no full
 	 * sha (never from git or format-patch) cannot be one */

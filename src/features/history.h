@@ -14,7 +14,8 @@
  * subject checks), the releases (given with ss_history_set_releases(): a
  * releases TSV or a repository's tags with their graph; else the release
  * commits met in the stream, "version: 21.11.0", "Linux 6.6", never -rc),
- * and the time each file path was first touched.
+ * and the time each file path was first touched (the earliest author time
+ * of the commits added that touch it, in whatever order they came).
  *
  * Only the past is used: a commit is featurized (ss_history_facts) before
  * it is added, and a release counts only when its commit came earlier in
@@ -52,9 +53,27 @@ void ss_history_set_releases(ss_history *h, const ss_releases *rel);
 int ss_history_load_releases(ss_history *h, const char *file, const char *repo,
 			     const char *glob);
 
+/* Use rel (taken: h frees it) as the releases, as ss_history_load_releases()
+ * does for the ones it reads.  Call before the first add. */
+void ss_history_take_releases(ss_history *h, ss_releases *rel);
+
 /* Remember c (index entry, paths; a release commit when no releases were
  * given).  0 or < 0 with the message set. */
 int ss_history_add(ss_history *h, const ss_commit *c);
+
+/*
+ * Remember a commit a project index knows (no message or diff at hand):
+ * the index entry only (ss_histidx_add_known()); its paths come with
+ * ss_history_add_path().  Never a release commit: the index gives its
+ * releases with ss_history_set_releases().  0 or SS_ENOMEM.
+ */
+int ss_history_add_known(ss_history *h, const ss_histidx_commit *k);
+
+/*
+ * Path was touched at time t (author time): the path's first time is the
+ * earliest of those given and of the added commits'.  0 or SS_ENOMEM.
+ */
+int ss_history_add_path(ss_history *h, const char *path, int64_t t);
 
 /*
  * The bug's history of c against the commits added so far and the

@@ -78,7 +78,7 @@ static int is_hex(int ch)
 	return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f') || (ch >= 'A' && ch <= 'F');
 }
 
-size_t hist_revert_ids(char ids[][41], size_t max, const char *msg)
+size_t ss_histidx_revert_ids(char ids[][41], size_t max, const char *msg)
 {
 	static const char key[] = "this reverts commit";
 	const char *p = msg;
@@ -154,7 +154,32 @@ int ss_histidx_add_commit(ss_histidx *h, const ss_commit *c)
 	e->order = h->added++;
 	e->time = hist_commit_time(c);
 	e->has_fixes = ss_commit_trailer(c, "Fixes", NULL) != NULL;
-	e->is_revert = hist_revert_ids(ids, 1, c->message) > 0;
+	e->is_revert = ss_histidx_revert_ids(ids, 1, c->message) > 0;
+	h->n++;
+	return 0;
+}
+
+int ss_histidx_add_known(ss_histidx *h, const ss_histidx_commit *k)
+{
+	struct hist_entry *e;
+	size_t i;
+
+	if (SS_GROW(h->e, h->n + 1, h->cap))
+		return SS_ENOMEM;
+	e = &h->e[h->n];
+	memset(e, 0, sizeof(*e));
+	for (i = 0; i < 40 && k->id[i]; i++)
+		e->id[i] = (char)tolower((unsigned char)k->id[i]);
+	e->id[i] = '\0';
+	e->subject = ss_arena_strdup(h->arena, k->subject ? k->subject : "");
+	if (!e->subject)
+		return ss_error_code(SS_ENOMEM, "out of memory");
+	e->src = HIST_NO_SOURCE;
+	e->order = h->added++;
+	e->time = k->time;
+	e->has_fixes = k->has_fixes != 0;
+	e->is_revert = k->is_revert != 0;
+	e->indexed = 1;
 	h->n++;
 	return 0;
 }
@@ -320,7 +345,7 @@ const struct hist_entry *hist_entry_from_repo(ss_histidx *h, const git_oid *oid)
 	}
 	e->time = git_commit_time(gc);
 	e->has_fixes = ss_commit_trailer(c, "Fixes", NULL) != NULL;
-	e->is_revert = hist_revert_ids(ids, 1, msg) > 0;
+	e->is_revert = ss_histidx_revert_ids(ids, 1, msg) > 0;
 	e->from_repo = 1;
 	e->src = HIST_NO_SOURCE;
 out_free:

@@ -35,6 +35,8 @@ struct ss_releases {
 	struct rel_map *map;      /* sorted by id; NULL without a graph */
 	size_t nmap;
 	int graph;
+	struct rel_map *adding;   /* ss_releases_graph_add() so far, unsorted */
+	size_t nadding, capadding;
 };
 
 static int releases_new(ss_releases **out)
@@ -56,6 +58,7 @@ void ss_releases_free(ss_releases *r)
 		return;
 	ss_arena_free(r->arena);
 	free(r->map);
+	free(r->adding);
 	free(r->v);
 	free(r);
 }
@@ -452,6 +455,32 @@ out_free:
 	git_repository_free(repo);
 	git_libgit2_shutdown();
 	return rc;
+}
+
+int ss_releases_graph_add(ss_releases *r, const char *sha, size_t rel)
+{
+	git_oid oid;
+
+	if (rel >= r->n || !ss_hexid_is_full(sha, strlen(sha)) || git_oid_fromstr(&oid, sha) < 0)
+		return ss_error_code(SS_EINVALID, "bad first release %zu of '%s'", rel, sha);
+	if (SS_GROW(r->adding, r->nadding + 1, r->capadding))
+		return ss_error_code(SS_ENOMEM, "out of memory");
+	memcpy(r->adding[r->nadding].id, oid.id, GIT_OID_RAWSZ);
+	r->adding[r->nadding++].rel = (uint32_t)rel;
+	return 0;
+}
+
+int ss_releases_graph_finish(ss_releases *r)
+{
+	if (r->nadding)
+		qsort(r->adding, r->nadding, sizeof(*r->adding), map_cmp);
+	free(r->map);
+	r->map = r->adding;
+	r->nmap = r->nadding;
+	r->graph = 1;
+	r->adding = NULL;
+	r->nadding = r->capadding = 0;
+	return 0;
 }
 
 int ss_releases_first_containing(size_t *out, const ss_releases *r, const char *sha)

@@ -153,7 +153,7 @@ static int place_by_graph(ss_histidx_target *t, const struct hist_entry *e,
 	if (!ss_releases_has_graph(x->rel))
 		return 0;
 	rc = ss_releases_first_containing(&first, x->rel, e->id);
-	if (rc && !e->from_repo && !hist_repo(x->h))
+	if (rc && !e->from_repo && !e->indexed && !hist_repo(x->h))
 		return 0;
 	t->method = SS_RELEASE_GRAPH;
 	for (; !rc && first < x->fix_limit; first++) {
@@ -474,7 +474,7 @@ int ss_histidx_resolve(ss_histidx_facts *out, ss_histidx *h, const ss_commit *co
 		if ((rc = find_target(t, &x)))
 			goto out_free;
 	}
-	nrev = hist_revert_ids(ids, SS_HISTIDX_MAX_TARGETS, commit->message);
+	nrev = ss_histidx_revert_ids(ids, SS_HISTIDX_MAX_TARGETS, commit->message);
 	for (i = 0; i < nrev; i++) {
 		ss_histidx_target *t;
 

@@ -121,6 +121,16 @@ int ss_releases_from_repo(ss_releases **out, const char *repo, const char *glob)
  */
 int ss_releases_index_repo(ss_releases *r, const char *repo);
 
+/*
+ * The same knowledge from elsewhere (a project index that recorded each
+ * commit's first release): sha (40 hex digits) is first contained in
+ * release rel (an index of r).  After the last add, ss_releases_graph_finish()
+ * sorts what was added and gives r its graph (replacing an earlier one).
+ * SS_EINVALID for a bad sha or rel, SS_ENOMEM.
+ */
+int ss_releases_graph_add(ss_releases *r, const char *sha, size_t rel);
+int ss_releases_graph_finish(ss_releases *r);
+
 /* An empty set of releases, to be filled with ss_releases_add(). */
 int ss_releases_new(ss_releases **out);
 
@@ -170,6 +180,23 @@ void ss_histidx_free(ss_histidx *h); /* NULL is a no-op */
  * when the same commit is added twice.  0 or SS_ENOMEM.
  */
 int ss_histidx_add_commit(ss_histidx *h, const ss_commit *c);
+
+/*
+ * Remember a commit known from a project index (src/index/) rather than
+ * read: k->id (40 hex digits), subject, time, has_fixes and is_revert are
+ * copied (from_repo is ignored).  Such an entry belongs to no source; the
+ * releases' graph (ss_releases_graph_add()) is taken to know it, so a
+ * target the graph places in no release was in none.  The first copy of
+ * an id wins, as for ss_histidx_add_commit().  0 or SS_ENOMEM.
+ */
+int ss_histidx_add_known(ss_histidx *h, const ss_histidx_commit *k);
+
+/*
+ * The ids that "This reverts commit <sha>" names in msg (lower case, 4 to
+ * 40 hex digits): up to max go to ids; the number found is returned.  The
+ * one rule of what a revert is, for the index and the resolver.
+ */
+size_t ss_histidx_revert_ids(char ids[][41], size_t max, const char *msg);
 
 /*
  * Attach the repository at path: ids not among the added commits are

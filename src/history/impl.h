@@ -21,6 +21,7 @@
 struct hist_entry {
 	char id[41];
 	unsigned char has_fixes, is_revert, from_repo;
+	unsigned char indexed;  /* from a project index: the graph knows it */
 	uint32_t src;         /* source number, HIST_NO_SOURCE for repository look-ups */
 	uint32_t seq;         /* c->index within that source */
 	uint32_t order;       /* order of adding, so that the first copy wins */
@@ -47,10 +48,6 @@ git_repository *hist_repo(ss_histidx *h);
 const struct hist_entry *hist_entry_from_repo(ss_histidx *h, const git_oid *oid);
 
 void hist_entry_view(ss_histidx_commit *out, const struct hist_entry *e);
-
-/* The ids named by "This reverts commit <sha>" in msg (lower case, 4 to 40
- * hex digits): up to max into ids; returns how many were found. */
-size_t hist_revert_ids(char ids[][41], size_t max, const char *msg);
 
 /* Committer time, or author time when the source has none (mail). */
 int64_t hist_commit_time(const ss_commit *c);

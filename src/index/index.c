@@ -143,6 +143,35 @@ static int has_meta_table(ss_index *ix, int *out)
 	return rc;
 }
 
+/*
+ * Migrations, one a version: migrations[v - 1] takes a database from
+ * schema v to v + 1, in the transaction that also records v + 1.  Version
+ * 2 added the "reverts" trailer rows, which need every commit's message
+ * again: its migration empties the commit tables and the refs, so that the
+ * next update reads the repository again (the database keeps its identity).
+ */
+static const char *const migrations[SS_INDEX_SCHEMA - 1] = {
+	/* 1 -> 2 */
+	"DELETE FROM refs; DELETE FROM trailers; DELETE FROM files; DELETE FROM branch_commits;"
+	" DELETE FROM backports; DELETE FROM releases; DELETE FROM commits;",
+};
+
+static int migrate(ss_index *ix, long from)
+{
+	char v[24];
+	int rc;
+
+	if ((rc = ss_index_exec(ix, "BEGIN IMMEDIATE", "start a transaction")))
+		return rc;
+	for (; from < SS_INDEX_SCHEMA && !rc; from++)
+		rc = ss_index_exec(ix, migrations[from - 1], "migrate the schema");
+	snprintf(v, sizeof(v), "%d", SS_INDEX_SCHEMA);
+	if (rc || (rc = meta_set(ix, "schema", v)) ||
+	    (rc = ss_index_exec(ix, "COMMIT", "migrate the schema")))
+		sqlite3_exec(ix->db, "ROLLBACK", NULL, NULL, NULL);
+	return rc;
+}
+
 static int check_schema(ss_index *ix, ss_index_mode mode)
 {
 	char buf[64];
@@ -176,6 +205,14 @@ static int check_schema(ss_index *ix, ss_index_mode mode)
 				     "index '%s' has schema version %ld, newer than this stablesel's %d "
 				     "(upgrade stablesel or rebuild the index)",
 				     ix->path, v, SS_INDEX_SCHEMA);
+	if (v < SS_INDEX_SCHEMA) {
+		if (mode == SS_INDEX_READ)
+			return ss_error_code(SS_EINVALID,
+					     "index '%s' has schema version %ld, older than this "
+					     "stablesel's %d (run 'stablesel index' to upgrade it)",
+					     ix->path, v, SS_INDEX_SCHEMA);
+		return migrate(ix, v);
+	}
 	return 0;
 }
 
@@ -332,6 +369,14 @@ static int add_trailers(struct updater *u, const ss_commit *c)
 		} else if (!strcasecmp(t->key, "Reported-by")) {
 			rc = add_trailer(u, c->id, "reported-by", v, NULL);
 		}
+	}
+	if (!rc) {
+		/* "This reverts commit <sha>": what history/ counts as a revert */
+		char ids[SS_HISTIDX_MAX_TARGETS][41];
+		size_t n = ss_histidx_revert_ids(ids, SS_HISTIDX_MAX_TARGETS, c->message);
+
+		for (i = 0; i < n && !rc; i++)
+			rc = add_trailer(u, c->id, "reverts", ids[i], ids[i]);
 	}
 	return rc;
 }
@@ -643,7 +688,7 @@ static int update_releases(struct updater *u, int new_commits);
 static const char *const derive_sql =
 	"UPDATE trailers SET target = (SELECT CASE WHEN count(*) = 1 THEN min(id) END FROM commits"
 	" WHERE id >= trailers.hint AND id < trailers.hint || 'g')"
-	" WHERE kind = 'fixes' AND target IS NULL AND hint IS NOT NULL;"
+	" WHERE kind IN ('fixes', 'reverts') AND target IS NULL AND hint IS NOT NULL;"
 	"INSERT OR IGNORE INTO backports(branch, commit_id, upstream_id, how, time)"
 	" SELECT bc.branch, s.id, m.id, 'patch-id', s.committer_time"
 	" FROM branch_commits bc JOIN refs r ON r.name = bc.branch AND r.kind = 'stable'"

@@ -28,8 +28,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "history/histidx.h"
+
 /* The schema version this code writes and reads; it only grows. */
-#define SS_INDEX_SCHEMA 1
+#define SS_INDEX_SCHEMA 2
 
 typedef struct ss_index ss_index;
 
@@ -107,5 +109,55 @@ typedef struct {
 /* Fill *out for the indexed commit id (40 hex digits).  SS_ENOTFOUND. */
 int ss_index_where(ss_index_place *out, ss_index *ix, const char *id);
 void ss_index_place_release(ss_index_place *p);
+
+/* ------------------------------------------------------------------ */
+/* Reading the index (index_read.c): what other commands prime their
+ * history with, and the branches' backports.  Callbacks return 0 to go
+ * on; the first non-zero return stops the walk and is returned.  Strings
+ * handed to a callback live until it returns. */
+
+/* A mainline commit as the history needs it. */
+typedef struct {
+	const char *id;          /* 40 hex digits */
+	const char *subject;
+	int64_t author_time, committer_time;
+	int has_fixes;           /* a Fixes: trailer */
+	int is_revert;           /* "This reverts commit <sha>" */
+} ss_index_commit;
+
+/* Every mainline commit, in no particular order. */
+int ss_index_for_each_commit(ss_index *ix, int (*cb)(const ss_index_commit *c, void *ud),
+			     void *ud);
+
+/* Every path the mainline touched, with the earliest author time of the
+ * mainline commits touching it. */
+int ss_index_for_each_path(ss_index *ix, int (*cb)(const char *path, int64_t first, void *ud),
+			   void *ud);
+
+/*
+ * The mainline releases (oldest first) with a graph: each mainline
+ * commit's first release as the index recorded it
+ * (ss_releases_first_containing() answers for it).  *out is the caller's.
+ */
+int ss_index_load_releases(ss_releases **out, ss_index *ix);
+
+/* One stable-branch commit that carries an upstream commit. */
+typedef struct {
+	const char *upstream;    /* the mainline commit, 40 hex digits */
+	const char *branch;      /* "21.11" */
+	const char *commit;      /* the branch's commit */
+	const char *how;         /* "line" or "patch-id" */
+	int64_t time;            /* the branch commit's committer time */
+} ss_index_backport;
+
+/* Every backport on a stable branch, oldest first. */
+int ss_index_for_each_backport(ss_index *ix, int (*cb)(const ss_index_backport *b, void *ud),
+			       void *ud);
+
+/*
+ * The recorded tip of the first ref of kind ("mainline", "stable") and
+ * its name (name may be NULL).  SS_ENOTFOUND when there is none.
+ */
+int ss_index_ref_tip(char out[41], ss_index *ix, const char *kind, char *name, size_t size);
 
 #endif

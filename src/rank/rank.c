@@ -180,7 +180,9 @@ static const char *find_bot(const ss_commit *c)
 }
 
 /* "shortsha subject" of each Fixes: target, one a line. */
-static int fixes_targets(ss_ranking *r, size_t *off, const ss_commit *c)
+/* The Fixes: targets of c, looked up in the scoring history (which holds
+ * the project index when there is one) or else in what the ranking read. */
+static int fixes_targets(ss_ranking *r, size_t *off, const ss_commit *c, const ss_history *hist)
 {
 	ss_histidx_facts facts;
 	ss_strbuf sb = SS_STRBUF_INIT;
@@ -190,7 +192,7 @@ static int fixes_targets(ss_ranking *r, size_t *off, const ss_commit *c)
 	*off = 0;
 	if (!ss_commit_trailer(c, "Fixes", NULL))
 		return 0;
-	if ((rc = ss_histidx_resolve(&facts, r->idx, c, NULL, NULL)))
+	if ((rc = ss_histidx_resolve(&facts, hist ? ss_history_index(hist) : r->idx, c, NULL, NULL)))
 		return rc;
 	for (i = 0; i < facts.ntargets && !rc; i++) {
 		const ss_histidx_target *t = &facts.targets[i];
@@ -276,7 +278,7 @@ static int keep_text(ss_ranking *r, struct ss_rank_rowdata *w, const ss_commit *
 }
 
 static int fill_row(ss_ranking *r, struct ss_rank_rowdata *w, const ss_commit *c, float score,
-		    uint64_t patch)
+		    uint64_t patch, const ss_history *hist)
 {
 	const char *rule = NULL, *bot;
 	int rc = 0;
@@ -336,7 +338,7 @@ static int fill_row(ss_ranking *r, struct ss_rank_rowdata *w, const ss_commit *c
 		if (rc)
 			return rc;
 	}
-	if ((rc = stable_hint(r, &w->hint, c)) || (rc = fixes_targets(r, &w->fixes, c)))
+	if ((rc = stable_hint(r, &w->hint, c)) || (rc = fixes_targets(r, &w->fixes, c, hist)))
 		return rc;
 	return 0;
 }
@@ -359,7 +361,7 @@ int ss_ranking_feed(ss_ranking *r, const ss_commit *c, const ss_history *hist, i
 		return rc;
 	w = &r->rows[r->n];
 	w->prec = prec;
-	if ((rc = fill_row(r, w, c, score, patch)))
+	if ((rc = fill_row(r, w, c, score, patch, hist)))
 		return rc;
 	if ((score >= r->threshold || r->opts.explain_all) && !(w->flags & SS_RANK_NOAUTOSEL) &&
 	    (rc = explain(r, w, c, hist)))
@@ -386,7 +388,7 @@ int ss_ranking_add(ss_ranking *r, const ss_commit *c, float score, int decision,
 		return rc;
 	w = &r->rows[r->n];
 	w->prec = (size_t)-1;
-	if ((rc = fill_row(r, w, c, score, ss_commit_patch_key(c))) || (rc = add_reasons(r, w, why, nwhy)))
+	if ((rc = fill_row(r, w, c, score, ss_commit_patch_key(c), NULL)) || (rc = add_reasons(r, w, why, nwhy)))
 		return rc;
 	if (r->opts.keep != SS_RANK_KEEP_NONE && (rc = keep_text(r, w, c)))
 		return rc;

@@ -1,0 +1,228 @@
+/*
+ * index_read.c - reading the index for the other commands: the mainline
+ * commits and paths a history is primed with, the releases with each
+ * commit's first release, the backports, and the recorded ref tips
+ * (index.h).  Rows come in one SELECT each, through a callback, so that a
+ * kernel-sized index is never held twice in memory.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "index/index.h"
+#include "index/index_impl.h"
+#include "util/error.h"
+#include "util/strmap.h"
+
+static const char *col_text(sqlite3_stmt *st, int i)
+{
+	const char *s = (const char *)sqlite3_column_text(st, i);
+
+	return s ? s : "";
+}
+
+/* Step st to the end, calling row for each row; the first non-zero return
+ * of row stops and is returned.  st is finalized. */
+static int each_row(ss_index *ix, sqlite3_stmt *st, int (*row)(sqlite3_stmt *, void *),
+		    void *ud, const char *what)
+{
+	int rc;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		if ((rc = row(st, ud)))
+			break;
+	if (rc == SQLITE_DONE)
+		rc = 0;
+	else if (rc > 0)
+		rc = ss_index_sql_error(ix, what);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+struct commit_cb {
+	int (*cb)(const ss_index_commit *, void *);
+	void *ud;
+};
+
+static int commit_row(sqlite3_stmt *st, void *ud)
+{
+	struct commit_cb *x = ud;
+	ss_index_commit c;
+
+	c.id = col_text(st, 0);
+	c.subject = col_text(st, 1);
+	c.author_time = sqlite3_column_int64(st, 2);
+	c.committer_time = sqlite3_column_int64(st, 3);
+	c.has_fixes = sqlite3_column_int(st, 4);
+	c.is_revert = sqlite3_column_int(st, 5);
+	return x->cb(&c, x->ud);
+}
+
+int ss_index_for_each_commit(ss_index *ix, int (*cb)(const ss_index_commit *c, void *ud),
+			     void *ud)
+{
+	struct commit_cb x = { cb, ud };
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((rc = ss_index_prepare(&st, ix,
+				   "SELECT c.id, c.subject, c.author_time, c.committer_time,"
+				   " EXISTS(SELECT 1 FROM trailers t WHERE t.commit_id = c.id"
+				   "  AND t.kind = 'fixes'),"
+				   " EXISTS(SELECT 1 FROM trailers t WHERE t.commit_id = c.id"
+				   "  AND t.kind = 'reverts')"
+				   " FROM commits c WHERE c.mainline = 1")))
+		return rc;
+	return each_row(ix, st, commit_row, &x, "read commits");
+}
+
+struct path_cb {
+	int (*cb)(const char *, int64_t, void *);
+	void *ud;
+};
+
+static int path_row(sqlite3_stmt *st, void *ud)
+{
+	struct path_cb *x = ud;
+
+	return x->cb(col_text(st, 0), sqlite3_column_int64(st, 1), x->ud);
+}
+
+int ss_index_for_each_path(ss_index *ix, int (*cb)(const char *path, int64_t first, void *ud),
+			   void *ud)
+{
+	struct path_cb x = { cb, ud };
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((rc = ss_index_prepare(&st, ix,
+				   "SELECT f.path, min(c.author_time) FROM files f"
+				   " JOIN commits c ON c.id = f.commit_id WHERE c.mainline = 1"
+				   " GROUP BY f.path")))
+		return rc;
+	return each_row(ix, st, path_row, &x, "read files");
+}
+
+struct rel_load {
+	ss_releases *r;
+	ss_strmap *tags;   /* tag -> index in r (interned in r's order) */
+};
+
+static int release_row(sqlite3_stmt *st, void *ud)
+{
+	struct rel_load *x = ud;
+
+	return ss_releases_add(x->r, col_text(st, 0), col_text(st, 1), sqlite3_column_int64(st, 2));
+}
+
+static int first_release_row(sqlite3_stmt *st, void *ud)
+{
+	struct rel_load *x = ud;
+	const char *tag = col_text(st, 1);
+	uint32_t k = ss_strmap_find(x->tags, tag, strlen(tag));
+
+	/* a first release that is no longer a mainline release: none */
+	return k == SS_STRMAP_NONE ? 0 : ss_releases_graph_add(x->r, col_text(st, 0), k);
+}
+
+int ss_index_load_releases(ss_releases **out, ss_index *ix)
+{
+	struct rel_load x = { NULL, NULL };
+	sqlite3_stmt *st;
+	size_t i;
+	uint32_t id;
+	int rc;
+
+	*out = NULL;
+	if ((rc = ss_releases_new(&x.r)))
+		return rc;
+	if ((rc = ss_strmap_new(&x.tags)))
+		goto out_free;
+	if ((rc = ss_index_prepare(&st, ix, "SELECT tag, commit_id, time FROM releases"
+				   " WHERE kind = 'mainline' ORDER BY time, tag")) ||
+	    (rc = each_row(ix, st, release_row, &x, "read releases")))
+		goto out_free;
+	/* ss_releases_add() keeps them oldest first: intern in that order */
+	for (i = 0; i < ss_releases_count(x.r); i++) {
+		const char *tag = ss_releases_get(x.r, i)->tag;
+
+		if ((rc = ss_strmap_intern(x.tags, tag, strlen(tag), &id)))
+			goto out_free;
+		if (id != i) {
+			rc = ss_error_code(SS_EINVALID, "index '%s' lists release '%s' twice",
+					   ix->path, tag);
+			goto out_free;
+		}
+	}
+	if ((rc = ss_index_prepare(&st, ix, "SELECT id, first_release FROM commits"
+				   " WHERE mainline = 1 AND first_release IS NOT NULL")) ||
+	    (rc = each_row(ix, st, first_release_row, &x, "read first releases")) ||
+	    (rc = ss_releases_graph_finish(x.r)))
+		goto out_free;
+	*out = x.r;
+	x.r = NULL;
+out_free:
+	ss_strmap_free(x.tags);
+	ss_releases_free(x.r);
+	return rc;
+}
+
+struct backport_cb {
+	int (*cb)(const ss_index_backport *, void *);
+	void *ud;
+};
+
+static int backport_row(sqlite3_stmt *st, void *ud)
+{
+	struct backport_cb *x = ud;
+	ss_index_backport b;
+
+	b.upstream = col_text(st, 0);
+	b.branch = col_text(st, 1);
+	b.commit = col_text(st, 2);
+	b.how = col_text(st, 3);
+	b.time = sqlite3_column_int64(st, 4);
+	return x->cb(&b, x->ud);
+}
+
+int ss_index_for_each_backport(ss_index *ix, int (*cb)(const ss_index_backport *b, void *ud),
+			       void *ud)
+{
+	struct backport_cb x = { cb, ud };
+	sqlite3_stmt *st;
+	int rc;
+
+	/* oldest first, so that a branch's first carrier comes first */
+	if ((rc = ss_index_prepare(&st, ix, "SELECT b.upstream_id, b.branch, b.commit_id, b.how,"
+				   " b.time FROM backports b JOIN refs r ON r.name = b.branch"
+				   " AND r.kind = 'stable' ORDER BY b.time, b.branch, b.commit_id")))
+		return rc;
+	return each_row(ix, st, backport_row, &x, "read backports");
+}
+
+int ss_index_ref_tip(char out[41], ss_index *ix, const char *kind, char *name, size_t size)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	out[0] = '\0';
+	if (name && size)
+		name[0] = '\0';
+	if ((rc = ss_index_prepare(&st, ix, "SELECT name, tip FROM refs WHERE kind = ?"
+				   " ORDER BY name LIMIT 1")))
+		return rc;
+	sqlite3_bind_text(st, 1, kind, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		snprintf(out, 41, "%s", col_text(st, 1));
+		if (name && size)
+			snprintf(name, size, "%s", col_text(st, 0));
+		rc = 0;
+	} else if (rc == SQLITE_DONE) {
+		rc = ss_error_code(SS_ENOTFOUND, "index '%s' has no %s ref", ix->path, kind);
+	} else {
+		rc = ss_index_sql_error(ix, "read refs");
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
