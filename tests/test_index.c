@@ -532,6 +532,37 @@ static void test_dpdk(void **state)
 	got = query_rows(path, "SELECT kind FROM releases WHERE tag = 'v22.03'");
 	assert_string_equal(got, "mainline\n");
 	free(got);
+	/* ranking v21.11..v22.03 with the index scores every commit as
+	 * ranking it with the whole history before v21.11 read from git and
+	 * the index's mainline releases; explain agrees on a sample */
+	{
+		char rel[4300], a[4300], b[4300], opts[8700], *x, *y;
+
+		snprintf(rel, sizeof(rel), "%s/releases.tsv", dir);
+		snprintf(a, sizeof(a), "%s/rank-index.tsv", dir);
+		snprintf(b, sizeof(b), "%s/rank-git.tsv", dir);
+		got = query_rows(path, "SELECT tag, commit_id, time FROM releases WHERE kind = 'mainline'");
+		x = NULL;
+		assert_true(asprintf(&x, "tag\tsha\tdate\n%s", got) > 0);
+		test_write_file(rel, x, strlen(x));
+		free(x);
+		free(got);
+		assert_int_equal(test_run("./stablesel rank --no-progress --repo '%s' --rev v21.11..v22.03 "
+					  "--db '%s' --format tsv --top 100000 -o '%s' 2>/dev/null",
+					  git, path, a), 0);
+		/* exit 1: the 9 commits the tarball cannot diff are reported */
+		assert_int_equal(test_run("./stablesel rank --no-progress --repo '%s' --rev v21.11..v22.03 "
+					  "--no-index --history 'git:%s' --releases '%s' --format tsv "
+					  "--top 100000 -o '%s' 2>/dev/null", git, git, rel, b), 1);
+		x = rank_scores(a);
+		y = rank_scores(b);
+		assert_true(test_count_lines(x) > 900);
+		assert_string_equal(x, y);
+		free(x);
+		free(y);
+		snprintf(opts, sizeof(opts), "--repo '%s' --db '%s'", git, path);
+		assert_explain_equals_rank(a, opts, 20);
+	}
 	assert_int_equal(test_run("rm -rf '%s'", dir), 0);
 }
 
