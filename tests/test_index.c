@@ -498,6 +498,76 @@ static void test_migration(void **state)
 	assert_same_rows(old, db);
 }
 
+/*
+ * An index of mail: the commits of an mbox are its mainline; an mbox that
+ * grew at its end is read from where the last update stopped and gives
+ * the rows of a fresh build; rank finds a Fixes: target that only the
+ * index holds; a repository's index takes no mail.
+ */
+static void test_mail(void **state)
+{
+	char all[4200], part[4200], inc[4200], fresh[4200], later[4200], *out;
+
+	(void)state;
+	snprintf(all, sizeof(all), "%s/all.mbox", tmpdir);
+	snprintf(part, sizeof(part), "%s/part.mbox", tmpdir);
+	snprintf(later, sizeof(later), "%s/later.mbox", tmpdir);
+	snprintf(inc, sizeof(inc), "%s/mail-inc.db", tmpdir);
+	snprintf(fresh, sizeof(fresh), "%s/mail-fresh.db", tmpdir);
+	assert_int_equal(test_run("git -C '%s' format-patch -q --stdout --no-merges --root main >'%s'",
+				  repo, all), 0);
+	assert_int_equal(test_run("git -C '%s' format-patch -q --stdout --no-merges --root v1.0 >'%s'",
+				  repo, part), 0);
+	/* later: a fix of the first commit, which only the index holds */
+	assert_int_equal(test_run(
+		"r='%s/repo-later' && rm -rf \"$r\" && cp -r '%s' \"$r\" && cd \"$r\" && "
+		"export GIT_AUTHOR_NAME=Ann GIT_AUTHOR_EMAIL=ann@example.org "
+		"GIT_COMMITTER_NAME=Ann GIT_COMMITTER_EMAIL=ann@example.org "
+		"GIT_AUTHOR_DATE='1700200000 +0000' GIT_COMMITTER_DATE='1700200000 +0000' && "
+		"t=$(git rev-list --max-parents=0 main) && git checkout -q main && "
+		"printf 'int foo_later;\\n' >> drivers/net/foo_main.c && git add -A && "
+		"git commit -q -m 'net: foo: fix open' -m \"Fixes: $(git rev-parse --short=12 $t) "
+		"(\\\"net: foo: add driver\\\")\" && git format-patch -q --stdout -1 >'%s'",
+		tmpdir, repo, later), 0);
+	assert_int_equal(test_run("./stablesel index --no-progress --db '%s' '%s' 2>'%s/err'", inc, part,
+				  tmpdir), 0);
+	out = test_run_output("cat '%s/err'", tmpdir);
+	assert_non_null(strstr(out, "indexed 3 new commits (1 refs moved)"));
+	free(out);
+	/* the mbox grows: only the new messages are read */
+	assert_int_equal(test_run("cp '%s' '%s'", all, part), 0);
+	assert_int_equal(test_run("./stablesel index --no-progress --db '%s' '%s' 2>'%s/err'", inc, part,
+				  tmpdir), 0);
+	assert_int_equal(test_run("./stablesel index --no-progress --db '%s' '%s' 2>/dev/null", fresh,
+				  part), 0);
+	assert_same_rows(inc, fresh);
+	{
+		char *n = query_rows(fresh, "SELECT count(*) FROM commits"), want[64];
+
+		assert_true(atoi(n) > 3);
+		snprintf(want, sizeof(want), "indexed %d new commits (1 refs moved)", atoi(n) - 3);
+		out = test_run_output("cat '%s/err'", tmpdir);
+		if (!strstr(out, want))
+			fail_msg("second update: %s, want %s", out, want);
+		free(out);
+		free(n);
+	}
+	/* the later fix's target is found through the index */
+	out = test_run_output("./stablesel rank --db '%s' --format tsv --top 100 '%s' 2>/dev/null",
+			      fresh, later);
+	assert_null(strstr(out, "(not read)"));
+	free(out);
+	out = test_run_output("./stablesel rank --no-index --format tsv --top 100 '%s' 2>/dev/null", later);
+	assert_non_null(strstr(out, "(not read)"));
+	free(out);
+	/* mail does not go into a repository's index */
+	assert_int_equal(test_run("./stablesel index --db '%s' '%s' 2>'%s/err'", db, later, tmpdir), 128);
+	out = test_run_output("cat '%s/err'", tmpdir);
+	assert_non_null(strstr(out, "is a repository's"));
+	free(out);
+	assert_int_equal(test_run("./stablesel index '%s' 2>/dev/null", later), 129);
+}
+
 /* DPDK's LTS branches: the index's backport lines are label's. */
 static void test_dpdk(void **state)
 {
@@ -576,6 +646,7 @@ int main(void)
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_history_from_index),
 		cmocka_unit_test(test_migration),
+		cmocka_unit_test(test_mail),
 		cmocka_unit_test(test_dpdk),
 	};
 

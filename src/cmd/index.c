@@ -11,13 +11,16 @@
 
 static const char *const index_usage[] = {
 	"stablesel index --repo PATH [--db FILE] [options]",
+	"stablesel index --db FILE [--releases FILE] SOURCE...",
 	"",
 	"Builds, or brings up to date, one SQLite database of the repository's",
 	"commits (patch ids, trailers, files), releases and backports: which",
 	"stable branch carries which mainline commit, under which id, found from",
 	"a backport line or an equal patch id.  A second run reads only what the",
 	"refs gained since the first.  The database is <gitdir>/stablesel/index.db",
-	"unless --db names another.",
+	"unless --db names another.  With mail SOURCEs (mboxes, maildirs) the",
+	"index --db FILE holds their commits as the mainline, and a second run",
+	"reads only the messages added at the end of each source.",
 	NULL
 };
 
@@ -28,6 +31,7 @@ int cmd_index(int argc, const char **argv)
 	char *path = NULL;
 	ss_index_stats stats;
 	ss_index *ix;
+	int nspecs;
 	struct cli_option options[] = {
 		CLI_GROUP("Index"),
 		CLI_STRING(0, "db", &db, "FILE",
@@ -46,10 +50,15 @@ int cmd_index(int argc, const char **argv)
 		CLI_END(),
 	};
 
-	if (cli_parse_options(argc, argv, options, index_usage))
-		usage_die("unexpected argument '%s'", argv[0]);
-	if (!opts.repo)
-		usage_die("--repo PATH is required");
+	nspecs = cli_parse_options(argc, argv, options, index_usage);
+	if (nspecs && opts.repo)
+		usage_die("index either --repo PATH or mail SOURCEs, not both");
+	if (nspecs && !db)
+		usage_die("an index of mail needs --db FILE");
+	if (!nspecs && !opts.repo)
+		usage_die("--repo PATH or a mail SOURCE is required");
+	if (nspecs && (opts.mainline || opts.branches || opts.release_tags))
+		usage_die("--mainline, --branches and --release-tags need --repo PATH");
 	if (opts.releases && opts.release_tags)
 		usage_die("--releases and --release-tags cannot be used together");
 	if (cli_progress_on())
@@ -61,7 +70,8 @@ int cmd_index(int argc, const char **argv)
 	}
 	if (ss_index_open(&ix, db, SS_INDEX_WRITE))
 		die("%s", ss_error_last());
-	if (ss_index_update(ix, &opts, &stats))
+	if (nspecs ? ss_index_update_mail(ix, argv, (size_t)nspecs, &opts, &stats)
+		   : ss_index_update(ix, &opts, &stats))
 		die("%s", ss_error_last());
 	if (opts.progress)
 		progress_done();

@@ -26,6 +26,7 @@
 #include "source/source.h"
 #include "util/error.h"
 #include "util/grow.h"
+#include "util/hexid.h"
 
 #define SCHEMA_STR(n) #n
 #define SCHEMA_TEXT(n) SCHEMA_STR(n)
@@ -678,6 +679,8 @@ free_names:
 }
 
 static int update_releases(struct updater *u, int new_commits);
+static const char *release_kind(const char *tag);
+static int count_releases(ss_index *ix, size_t *out);
 
 /*
  * Derived facts, recomputed set-wise so that incremental and fresh builds
@@ -917,4 +920,201 @@ free_releases:
 	ss_releases_free(mr);
 	ss_releases_free(rel);
 	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Mail sources. */
+
+/* A release commit of a mail source ("version: 21.11.0", "Linux 6.6"). */
+static int add_stream_release(struct updater *u, const ss_commit *c)
+{
+	ss_release_version v;
+	sqlite3_stmt *st;
+	int rc;
+
+	if (ss_release_version_of_subject(&v, c->subject ? c->subject : "") ||
+	    !ss_hexid_is_full(c->id, strlen(c->id)))
+		return 0;
+	if ((rc = ss_index_prepare(&st, u->ix, "INSERT OR IGNORE INTO releases(tag, commit_id, time,"
+				   " kind) VALUES(?, ?, ?, ?)")))
+		return rc;
+	sqlite3_bind_text(st, 1, v.text, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, c->id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, c->committer.time > 0 ? c->committer.time : c->author.time);
+	sqlite3_bind_text(st, 4, v.rc ? "rc" : ss_release_version_is_mainline(&v) ? "mainline"
+									   : "stable", -1, SQLITE_STATIC);
+	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : ss_index_sql_error(u->ix, "write releases");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/*
+ * Read the mail source spec as mainline commits: the messages after the
+ * number recorded for it (an mbox that grew at its end, as a list archive
+ * does, is read from where the last update stopped), in batches, and the
+ * new number with the last batch.
+ */
+static int read_mail(struct updater *u, const char *spec)
+{
+	ss_source_options so = SS_SOURCE_OPTIONS_INIT;
+	char name[4200], old[41], kind[16], count[24];
+	ss_source *src = NULL;
+	size_t seen = 0, skip;
+	ss_commit *c;
+	int rc;
+
+	snprintf(name, sizeof(name), "mbox:%s", spec);
+	if ((rc = ref_get(u->ix, name, old, kind)))
+		return rc;
+	skip = old[0] ? (size_t)strtoull(old, NULL, 10) : 0;
+	if ((rc = ss_source_open(&src, spec, &so)))
+		return rc;
+	if ((rc = begin(u)))
+		goto free_source;
+	for (;;) {
+		rc = ss_source_next(&c, src);
+		if (rc == SS_ITEROVER) {
+			rc = 0;
+			break;
+		}
+		if (seen++ < skip) {
+			if (!rc)
+				ss_commit_free(c);
+			continue;
+		}
+		if (rc == SS_ESKIP) {
+			if (!u->stats->skipped++)
+				snprintf(u->stats->first_skip, sizeof(u->stats->first_skip), "%s",
+					 ss_error_last());
+			continue;
+		}
+		if (rc)
+			goto rollback;
+		rc = add_commit(u, c, 1);
+		if (!rc && !u->opts->releases)
+			rc = add_stream_release(u, c);
+		ss_commit_free(c);
+		if (rc)
+			goto rollback;
+		u->done++;
+		if (++u->in_batch >= u->opts->batch) {
+			if ((rc = commit_tx(u)) || (rc = begin(u)))
+				goto rollback;
+			if (u->opts->progress)
+				u->opts->progress(spec, u->done, 0);
+		}
+	}
+	if (seen > skip)
+		u->stats->refs_walked++;
+	snprintf(count, sizeof(count), "%zu", seen);
+	if ((rc = ref_set(u->ix, name, count, "mbox")) || (rc = commit_tx(u)))
+		goto rollback;
+	goto free_source;
+rollback:
+	rollback(u);
+free_source:
+	ss_source_free(src);
+	return rc;
+}
+
+/* The releases of a mail index from opts->releases: no graph to place
+ * commits with, so no first releases. */
+static int mail_releases(struct updater *u)
+{
+	ss_releases *rel = NULL;
+	sqlite3_stmt *ins = NULL;
+	size_t i;
+	int rc;
+
+	if ((rc = ss_releases_load_tsv(&rel, u->opts->releases)))
+		return rc;
+	if ((rc = ss_index_exec(u->ix, "BEGIN IMMEDIATE", "start a transaction")))
+		goto free_releases;
+	if ((rc = ss_index_exec(u->ix, "DELETE FROM releases", "replace the releases")) ||
+	    (rc = ss_index_prepare(&ins, u->ix, "INSERT OR REPLACE INTO releases(tag, commit_id, time,"
+				   " kind) VALUES(?, ?, ?, ?)")))
+		goto rollback;
+	for (i = 0; i < ss_releases_count(rel); i++) {
+		const ss_release *r = ss_releases_get(rel, i);
+
+		sqlite3_bind_text(ins, 1, r->tag, -1, SQLITE_STATIC);
+		sqlite3_bind_text(ins, 2, r->sha, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(ins, 3, r->time);
+		sqlite3_bind_text(ins, 4, release_kind(r->tag), -1, SQLITE_STATIC);
+		if ((rc = step_done(u, ins)))
+			goto rollback;
+	}
+	u->stats->releases = ss_releases_count(rel);
+	rc = ss_index_exec(u->ix, "COMMIT", "commit a transaction");
+	if (!rc)
+		goto free_releases;
+rollback:
+	rollback(u);
+free_releases:
+	sqlite3_finalize(ins);
+	ss_releases_free(rel);
+	return rc;
+}
+
+int ss_index_update_mail(ss_index *ix, const char *const *specs, size_t n,
+			 const ss_index_options *opts, ss_index_stats *stats)
+{
+	static const ss_index_stats zero;
+	ss_index_options o = *opts;
+	ss_index_stats local;
+	struct updater u;
+	char id[41];
+	size_t i;
+	int rc;
+
+	if (!stats)
+		stats = &local;
+	*stats = zero;
+	if (!o.batch)
+		o.batch = 1000;
+	if ((rc = meta_get(ix, "repository", id, sizeof(id))))
+		return rc;
+	if (id[0])
+		return ss_error_code(SS_EINVALID, "index '%s' is a repository's: mail goes into an "
+				     "index of its own (--db FILE)", ix->path);
+	memset(&u, 0, sizeof(u));
+	u.ix = ix;
+	u.opts = &o;
+	u.stats = stats;
+	for (i = 0; i < ST_NSTMT; i++)
+		if ((rc = ss_index_prepare(&u.st[i], ix, stmt_sql[i])))
+			goto free_stmts;
+	for (i = 0; i < n && !rc; i++)
+		rc = read_mail(&u, specs[i]);
+	if (rc)
+		goto free_stmts;
+	if ((rc = ss_index_exec(ix, "BEGIN IMMEDIATE", "start a transaction")))
+		goto free_stmts;
+	if ((rc = ss_index_exec(ix, derive_sql, "derive fixes")) ||
+	    (rc = ss_index_exec(ix, "COMMIT", "commit a transaction"))) {
+		rollback(&u);
+		goto free_stmts;
+	}
+	if (o.releases)
+		rc = mail_releases(&u);
+	else
+		rc = count_releases(ix, &stats->releases);
+free_stmts:
+	for (i = 0; i < ST_NSTMT; i++)
+		sqlite3_finalize(u.st[i]);
+	return rc;
+}
+
+static int count_releases(ss_index *ix, size_t *out)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*out = 0;
+	if ((rc = ss_index_prepare(&st, ix, "SELECT count(*) FROM releases")))
+		return rc;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		*out = (size_t)sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return 0;
 }

@@ -82,6 +82,20 @@ void ss_index_free(ss_index *ix); /* NULL is a no-op */
 int ss_index_update(ss_index *ix, const ss_index_options *opts, ss_index_stats *stats);
 
 /*
+ * Bring an index of mail up to date with the mail sources specs[0..n)
+ * (mboxes, maildirs; src/source/): their commits are its mainline, read
+ * from where the last update of each source stopped (the number of
+ * messages read is recorded per source, so an mbox that grew at its end
+ * is read from there).  Releases come from opts->releases (a TSV,
+ * replacing the index's), else from the release commits the mail holds
+ * ("version: 21.11.0"); a mail index has no graph, so no first releases.
+ * opts->repo, mainline, branches and release_tags are not used.
+ * SS_EINVALID when ix is a repository's index.
+ */
+int ss_index_update_mail(ss_index *ix, const char *const *specs, size_t n,
+			 const ss_index_options *opts, ss_index_stats *stats);
+
+/*
  * The full id of the indexed commit that id (4 to 40 hex digits) names.
  * SS_ENOTFOUND when none; SS_EINVALID when id is not hex or is ambiguous
  * (the message lists the candidates).
@@ -135,9 +149,10 @@ int ss_index_for_each_path(ss_index *ix, int (*cb)(const char *path, int64_t fir
 			   void *ud);
 
 /*
- * The mainline releases (oldest first) with a graph: each mainline
- * commit's first release as the index recorded it
- * (ss_releases_first_containing() answers for it).  *out is the caller's.
+ * The mainline releases (oldest first), with a graph for a repository's
+ * index: each mainline commit's first release as the index recorded it
+ * (ss_releases_first_containing() answers for it).  A mail index has no
+ * graph: its releases place commits by date.  *out is the caller's.
  */
 int ss_index_load_releases(ss_releases **out, ss_index *ix);
 

@@ -125,6 +125,19 @@ static int first_release_row(sqlite3_stmt *st, void *ud)
 	return k == SS_STRMAP_NONE ? 0 : ss_releases_graph_add(x->r, col_text(st, 0), k);
 }
 
+/* A repository's index records the repository (meta); a mail index not. */
+static int has_graph(ss_index *ix)
+{
+	sqlite3_stmt *st;
+	int has = 0;
+
+	if (ss_index_prepare(&st, ix, "SELECT 1 FROM meta WHERE key = 'repository' AND value <> ''"))
+		return 0;
+	has = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return has;
+}
+
 int ss_index_load_releases(ss_releases **out, ss_index *ix)
 {
 	struct rel_load x = { NULL, NULL };
@@ -153,6 +166,11 @@ int ss_index_load_releases(ss_releases **out, ss_index *ix)
 					   ix->path, tag);
 			goto out_free;
 		}
+	}
+	if (!has_graph(ix)) {
+		*out = x.r;
+		x.r = NULL;
+		goto out_free;
 	}
 	if ((rc = ss_index_prepare(&st, ix, "SELECT id, first_release FROM commits"
 				   " WHERE mainline = 1 AND first_release IS NOT NULL")) ||
