@@ -150,7 +150,15 @@ static void test_backports_equal_label(void **state)
 	assert_non_null(strstr(got, "\tstable-2.y\n"));
 	assert_int_equal(strlen(got), 3 * (40 + 1 + 10 + 1));
 	free(want);
+	/* label prints the same table from the index (no patch-id backports
+	 * in this repository) */
+	assert_int_equal(test_run("./stablesel label --db '%s' -o '%s' 2>/dev/null", db, path), 0);
+	want = label_rows(path);
+	assert_string_equal(want, got);
+	free(want);
 	free(got);
+	assert_int_equal(test_run("./stablesel label --db '%s/none.db' 2>/dev/null", tmpdir), 128);
+	assert_int_equal(test_run("./stablesel label --index --stable '%s/none' 2>/dev/null", tmpdir), 128);
 	got = query_rows(db, "SELECT name, kind FROM refs");
 	assert_string_equal(got, "feature\tother\nmain\tmainline\nstable-1.y\tstable\nstable-2.y\tstable\n");
 	free(got);
@@ -588,6 +596,15 @@ static void test_dpdk(void **state)
 	want = label_rows(labels);
 	got = query_rows(path, line_map_sql);
 	assert_true(strlen(want) > 100000);
+	assert_string_equal(got, want);
+	free(want);
+	free(got);
+	/* label from the index: every backport, lines and patch ids */
+	assert_int_equal(test_run("./stablesel label --db '%s' -o '%s' 2>/dev/null", path, labels), 0);
+	want = label_rows(labels);
+	got = query_rows(path, "SELECT upstream_id, group_concat(branch, ',') FROM (SELECT DISTINCT"
+			 " b.upstream_id, b.branch FROM backports b JOIN refs r ON r.name = b.branch"
+			 " AND r.kind = 'stable' ORDER BY 1, 2) GROUP BY upstream_id");
 	assert_string_equal(got, want);
 	free(want);
 	free(got);

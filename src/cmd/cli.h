@@ -118,6 +118,14 @@ void cli_history_args_init(cli_history_args *h);
  * --db, a damaged or foreign index dies.
  */
 void cli_history_load(const cli_history_args *ha, struct ss_history *h, const char *repo);
+
+/*
+ * Fill l with the backports of the project index db (or, when db is NULL,
+ * repo's default index): 1 when read, 0 when db is NULL and repo has no
+ * index; dies on a damaged index or a missing db.
+ */
+struct ss_backports;
+int cli_backports_from_index(struct ss_backports *l, const char *db, const char *repo);
 void cli_history_prime(const cli_history_args *ha, struct ss_history *h, cli_source_args *src);
 
 /*

@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "eval/eval.h"
+#include "labels/backports.h"
 #include "labels/labels.h"
 #include "features/history.h"
 #include "index/index.h"
@@ -154,6 +155,37 @@ static void history_from_index(const cli_history_args *ha, ss_history *h, const 
 		index_freshness(ix, path, repo);
 	ss_index_free(ix);
 	free(path);
+}
+
+static int add_backport(const ss_index_backport *b, void *ud)
+{
+	return ss_backports_add_known(ud, b->upstream, b->branch);
+}
+
+int cli_backports_from_index(ss_backports *l, const char *db, const char *repo)
+{
+	ss_index *ix = NULL;
+	char *path = NULL;
+	int rc;
+
+	if (db)
+		path = strdup(db);
+	else if (!repo || ss_index_default_path(&path, repo))
+		return 0;
+	if (!path)
+		die("out of memory");
+	rc = ss_index_open(&ix, path, SS_INDEX_READ);
+	if (rc == SS_ENOTFOUND && !db) {
+		free(path);
+		return 0;
+	}
+	if (rc)
+		die("%s", ss_error_last());
+	if (ss_index_for_each_backport(ix, add_backport, l))
+		die("cannot read the backports from '%s': %s", path, ss_error_last());
+	ss_index_free(ix);
+	free(path);
+	return 1;
 }
 
 void cli_history_load(const cli_history_args *ha, ss_history *h, const char *repo)

@@ -13,11 +13,14 @@
 
 static const char *const label_usage[] = {
 	"stablesel label --stable SOURCE [options]",
+	"stablesel label --db FILE | --index --stable REPO",
 	"",
 	"Reads the stable tree (its branches, or an mbox of its patches) and writes",
 	"a TSV \"sha in_stable stable_branches\": one row per upstream commit a",
 	"backport names (\"commit SHA upstream.\", \"(cherry picked from commit",
 	"SHA)\" or an --upstream-pattern), the input of \"stablesel train --labels\".",
+	"With --db FILE or --index, the rows come from the project index instead",
+	"(\"stablesel index\"), with the backports it found by equal patch ids too.",
 	NULL
 };
 
@@ -26,6 +29,8 @@ int cmd_label(int argc, const char **argv)
 	ss_backports_options opts = SS_LABEL_OPTIONS_INIT;
 	const char *patterns[32], *stable[32], *output = "-";
 	size_t nstable = 0, skipped = 0, i;
+	const char *db = NULL;
+	int use_index = 0;
 	struct cli_option options[] = {
 		CLI_GROUP("Stable tree"),
 		CLI_STRLIST("stable", stable, &nstable, "SOURCE",
@@ -38,6 +43,9 @@ int cmd_label(int argc, const char **argv)
 			    "a regex whose first group is the upstream sha of a backport"),
 		CLI_STRING(0, "releases", &opts.releases, "FILE",
 			   "the releases, as 'tag sha date' lines: name an mbox's series by date"),
+		CLI_STRING(0, "db", &db, "FILE", "read the backports from this project index"),
+		CLI_FLAG(0, "index", &use_index,
+			 "read the backports from the project index of the --stable repository"),
 		CLI_GROUP("Output"),
 		CLI_OUTPUT(&output, "write the labels to FILE (default: stdout)"),
 		CLI_END(),
@@ -48,11 +56,19 @@ int cmd_label(int argc, const char **argv)
 	opts.patterns = patterns;
 	if (cli_parse_options(argc, argv, options, label_usage))
 		usage_die("unexpected argument '%s'", argv[0]);
-	if (!nstable)
-		usage_die("--stable SOURCE is required");
+	if (use_index && nstable != 1)
+		usage_die("--index reads the index of one --stable repository");
+	if (!nstable && !db)
+		usage_die("--stable SOURCE or --db FILE is required");
 	out = cli_output_open(output);
 	if (ss_backports_new(&l, &opts))
 		die("%s", ss_error_last());
+	if (db || use_index) {
+		if (!cli_backports_from_index(l, db, use_index ? stable[0] : NULL))
+			die("no project index for '%s' (build it with 'stablesel index --repo %s')",
+			    stable[0], stable[0]);
+		nstable = 0;
+	}
 	for (i = 0; i < nstable; i++) {
 		size_t before = skipped;
 

@@ -16,6 +16,7 @@
 #include "labels/upstream.h"
 #include "source/git.h"
 #include "util/error.h"
+#include "util/hexid.h"
 #include "util/grow.h"
 #include "util/strbuf.h"
 
@@ -231,6 +232,18 @@ int ss_backports_add(ss_backports *l, const ss_commit *c, const char *branch)
 	for (i = 0; i < n; i++)
 		if (add_ref(l, shas[i], (uint32_t)id))
 			return SS_ENOMEM;
+	return 0;
+}
+
+int ss_backports_add_known(ss_backports *l, const char *sha, const char *branch)
+{
+	long id;
+
+	if (!ss_hexid_is_full(sha, strlen(sha)))
+		return ss_error_code(SS_EINVALID, "'%s' is not a full commit id", sha);
+	id = branch_id(l, branch);
+	if (id < 0 || add_ref(l, sha, (uint32_t)id))
+		return ss_error_code(SS_ENOMEM, "out of memory");
 	return 0;
 }
 

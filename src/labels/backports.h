@@ -44,6 +44,12 @@ int ss_backports_read(ss_backports *l, const char *spec, size_t *skipped);
 /* Record one stable commit found on branch (NULL: name by series). */
 int ss_backports_add(ss_backports *l, const ss_commit *c, const char *branch);
 
+/*
+ * Record that branch carries the upstream commit sha (40 hex digits), as
+ * known elsewhere (a project index's backports).  SS_EINVALID, SS_ENOMEM.
+ */
+int ss_backports_add_known(ss_backports *l, const char *sha, const char *branch);
+
 /* Number of distinct upstream commits found. */
 size_t ss_backports_count(const ss_backports *l);
 
