@@ -997,7 +997,7 @@ static void test_bands(void **st)
 		vs[i] = (float)i / V;
 		vl[i] = i >= 70 || (i >= 50 && i % 2 == 0);
 	}
-	assert_int_equal(ss_bands_choose(&b, vs, vl, V, 0.6f), 0);
+	assert_int_equal(ss_bands_choose(&b, vs, vl, V, 0.6f, 1), 0);
 	assert_int_equal(ss_bands_check(&b), 0);
 	assert_float_equal(b.likely, 0.6, 1e-6);
 	/* the lowest cut >= threshold with precision >= 0.9 */
@@ -1022,9 +1022,15 @@ static void test_bands(void **st)
 	/* no precision target reached: a calibrated p of the target itself */
 	for (i = 0; i < V; i++)
 		vl[i] = i % 2;
-	assert_int_equal(ss_bands_choose(&b, vs, vl, V, 0.3f), 0);
+	assert_int_equal(ss_bands_choose(&b, vs, vl, V, 0.3f, 1), 0);
 	assert_float_equal(b.yes, SS_BANDS_YES_PRECISION, 1e-9);
 	assert_int_equal(ss_bands_check(&b), 0);
+	/* ... and for scores that are not probabilities, no yes at all */
+	assert_int_equal(ss_bands_choose(&b, vs, vl, V, 0.3f, 0), 0);
+	assert_float_equal(b.yes, SS_BANDS_NEVER, 0);
+	assert_int_equal(ss_bands_check(&b), 0);
+	assert_int_equal(ss_bands_classify(&b, 1.0f), SS_BAND_LIKELY);
+	assert_int_equal(ss_bands_choose(&b, vs, vl, V, 0.3f, 1), 0);
 	/* --threshold moves likely and keeps the order */
 	ss_bands_set_likely(&b, 0.95);
 	assert_int_equal(ss_bands_check(&b), 0);

@@ -276,9 +276,15 @@ static int bands_text(ss_strbuf *sb, const ss_eval_row *row)
 	const ss_bands *b = &row->bands;
 	int v, rc;
 
-	rc = ss_strbuf_addf(sb, "\n-- bands of %s on the test commits (yes >= %.3f, likely >= %.3f, "
+	char yes[32];
+
+	if (b->yes > 1)
+		snprintf(yes, sizeof(yes), "yes none");
+	else
+		snprintf(yes, sizeof(yes), "yes >= %.3f", b->yes);
+	rc = ss_strbuf_addf(sb, "\n-- bands of %s on the test commits (%s, likely >= %.3f, "
 			    "unsure >= %.3f)\n%-7s %6s %9s %9s %9s %9s\n", ss_model_kind_name(row->kind),
-			    b->yes, b->likely, b->unsure, "band", "n", "share", "positive", "untagged",
+			    yes, b->likely, b->unsure, "band", "n", "share", "positive", "untagged",
 			    "u_positive");
 	for (v = SS_BAND_YES; v >= SS_BAND_NO && !rc; v--) {
 		size_t all = 0, k;

@@ -10,7 +10,7 @@
 #include "util/error.h"
 
 int ss_bands_choose(ss_bands *out, const float *score, const uint8_t *label, size_t n,
-		    float threshold)
+		    float threshold, int calibrated)
 {
 	size_t *ord, i, npos = 0, tp = 0;
 	double yes = -1, unsure = -1;
@@ -38,11 +38,11 @@ int ss_bands_choose(ss_bands *out, const float *score, const uint8_t *label, siz
 			unsure = s;
 	}
 	free(ord);
-	out->yes = yes >= 0 ? yes : fmax(threshold, SS_BANDS_YES_PRECISION);
+	out->yes = yes >= 0 ? yes : calibrated ? fmax(threshold, SS_BANDS_YES_PRECISION) : SS_BANDS_NEVER;
 	out->unsure = unsure >= 0 && unsure <= threshold ? unsure : threshold;
 	if (out->yes < out->likely)
 		out->yes = out->likely;
-	if (out->yes > 1)
+	if (out->yes > 1 && out->yes != SS_BANDS_NEVER)
 		out->yes = 1;
 	return 0;
 }
@@ -67,7 +67,7 @@ int ss_bands_check(const ss_bands *b)
 {
 	if (!isfinite(b->yes) || !isfinite(b->likely) || !isfinite(b->unsure))
 		return ss_error_code(SS_EINVALID, "band cut points are not finite");
-	if (b->unsure < 0 || b->yes > 1)
+	if (b->unsure < 0 || (b->yes > 1 && b->yes != SS_BANDS_NEVER))
 		return ss_error_code(SS_EINVALID, "band cut points are outside [0, 1]");
 	if (!(b->unsure <= b->likely && b->likely <= b->yes))
 		return ss_error_code(SS_EINVALID, "band cut points are out of order "

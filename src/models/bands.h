@@ -18,7 +18,9 @@
  * The cut points are chosen on the validation slice after calibration
  * (model.c) and written in the model file (format version 3); older files
  * get them from their threshold (ss_bands_from_threshold).  Invariant of a
- * usable set: 0 <= unsure <= likely <= yes <= 1, all finite.
+ * usable set: 0 <= unsure <= likely <= yes <= 1, all finite, except that
+ * yes may be SS_BANDS_NEVER: no score is yes (an uncalibrated model,
+ * keyword or tag, that never reached the precision target on validation).
  */
 #ifndef SS_MODELS_BANDS_H
 #define SS_MODELS_BANDS_H
@@ -38,6 +40,7 @@ typedef enum {
 #define SS_BANDS_YES_PRECISION 0.90  /* precision target of yes on validation */
 #define SS_BANDS_UNSURE_RECALL 0.95  /* recall target of unsure and above */
 #define SS_BANDS_MIN_YES 5           /* commits a yes cut must hold on validation */
+#define SS_BANDS_NEVER 2.0           /* a yes cut no probability reaches */
 
 typedef struct {
 	double yes, likely, unsure;  /* lower bounds on the calibrated probability */
@@ -49,14 +52,15 @@ typedef struct {
  *   yes: the lowest score s >= threshold such that at least
  *        SS_BANDS_MIN_YES commits score >= s and SS_BANDS_YES_PRECISION of
  *        them are positive; when no such s exists, max(threshold,
- *        SS_BANDS_YES_PRECISION) (a calibrated p says as much by itself);
+ *        SS_BANDS_YES_PRECISION) if the scores are calibrated (a calibrated
+ *        p says as much by itself), else SS_BANDS_NEVER;
  *   unsure: the highest score s <= threshold such that the commits
  *        scoring >= s hold SS_BANDS_UNSURE_RECALL of the positives; with no
  *        positive, threshold / 2.
  * 0 or SS_ENOMEM.
  */
 int ss_bands_choose(ss_bands *out, const float *score, const uint8_t *label, size_t n,
-		    float threshold);
+		    float threshold, int calibrated);
 
 /* The cut points of a model file without bands (versions 1 and 2):
  * likely = threshold, yes = max(threshold, SS_BANDS_YES_PRECISION),

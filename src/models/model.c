@@ -269,7 +269,8 @@ int ss_model_train(ss_model **out, ss_model_kind kind, const ss_dataset *d,
 				      ss_metrics_ece(vscore, vlabel, nval));
 	}
 	/* on the calibrated validation scores, as they will be read */
-	if ((rc = ss_bands_choose(&m->bands, vscore, vlabel, nval, m->threshold)))
+	if ((rc = ss_bands_choose(&m->bands, vscore, vlabel, nval, m->threshold,
+				  m->calib.method != SS_CALIB_NONE)))
 		goto free_all;
 	ss_model_logf(o, "%s: bands yes >= %.4f, likely >= %.4f, unsure >= %.4f", ss_model_kind_name(kind),
 		      m->bands.yes, m->bands.likely, m->bands.unsure);

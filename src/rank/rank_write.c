@@ -146,8 +146,12 @@ static void write_text(ss_ranking *r, FILE *f, const ss_rank_write_options *o, c
 			ss_model_kind_name(ss_model_get_kind(m)), in->params,
 			(unsigned long long)in->n, a, b, r->threshold);
 	}
-	fprintf(f, "bands: yes >= %.3f, likely >= %.3f, unsure >= %.3f, no below", bands->yes,
-		bands->likely, bands->unsure);
+	if (bands->yes > 1)
+		fprintf(f, "bands: yes none (not calibrated), likely >= %.3f, unsure >= %.3f, no below",
+			bands->likely, bands->unsure);
+	else
+		fprintf(f, "bands: yes >= %.3f, likely >= %.3f, unsure >= %.3f, no below", bands->yes,
+			bands->likely, bands->unsure);
 	if (r->sel.min_age_days > 0)
 		fprintf(f, "; wait: younger than %g days or Cc: stable # after ...\n", r->sel.min_age_days);
 	else

@@ -286,10 +286,12 @@ static int bands_table(ss_strbuf *sb, ss_ranking *r)
 
 		rc |= ss_strbuf_addf(sb, "<tr><td><span class='v %s'>%s</span></td><td>", ss_band_name(v),
 				     ss_band_name(v));
-		if (v == SS_BAND_YES)
+		if (v == SS_BAND_YES && b->yes > 1)
+			rc |= ss_strbuf_adds(sb, "none (not calibrated)");
+		else if (v == SS_BAND_YES)
 			rc |= ss_strbuf_addf(sb, "&ge; %.3f", b->yes);
 		else if (v == SS_BAND_LIKELY)
-			rc |= ss_strbuf_addf(sb, "%.3f-%.3f", b->likely, b->yes);
+			rc |= ss_strbuf_addf(sb, "%.3f-%.3f", b->likely, b->yes > 1 ? 1.0 : b->yes);
 		else if (v == SS_BAND_UNSURE)
 			rc |= ss_strbuf_addf(sb, "%.3f-%.3f", b->unsure, b->likely);
 		else if (v == SS_BAND_NO)
