@@ -104,6 +104,29 @@ static void test_trains_keeps_reuses_retrains(void **state)
 		assert_true(exists(p));
 		free(p);
 	}
+	/* a folder nobody may write (read-only data): left alone, even by root */
+	assert_int_equal(test_run("mkdir -p '%s/ro' && chmod 555 '%s/ro'", test_scratch, test_scratch), 0);
+	assert_int_equal(test_cli("rank --repo '%s' --stable '%s' --project-model '%s/ro/sub/x.model' "
+				  "--top 3", repo, repo, test_scratch), 0);
+	err = test_scratch_read("err");
+	assert_non_null(strstr(err, "warning: cannot keep the project model in "));
+	assert_non_null(strstr(err, "Permission denied"));
+	free(err);
+	{
+		char *p = test_scratch_path("ro/sub");
+
+		assert_false(exists(p));
+		free(p);
+	}
+	assert_int_equal(test_cli("rank --repo '%s' --stable '%s' --project-model '%s/ro/x.model' "
+				  "--top 3", repo, repo, test_scratch), 0);
+	{
+		char *p = test_scratch_path("ro/x.model");
+
+		assert_false(exists(p));
+		free(p);
+	}
+	assert_int_equal(test_run("chmod 755 '%s/ro'", test_scratch), 0);
 	/* a place it cannot be kept: trained, used, and said */
 	assert_int_equal(test_cli("rank --repo '%s' --stable '%s' --project-model /proc/nowhere/x.model "
 				  "--top 3", repo, repo), 0);
@@ -111,6 +134,33 @@ static void test_trains_keeps_reuses_retrains(void **state)
 	assert_non_null(strstr(err, "warning: cannot keep the project model in '/proc/nowhere/x.model'"));
 	free(err);
 	free(model);
+	free(repo);
+}
+
+/* No repository, mail only: kept in stablesel/ beside the stable mbox. */
+static void test_mbox_beside_stable(void **state)
+{
+	char *repo = test_scratch_path("mailproj"), *err, *model;
+
+	(void)state;
+	assert_int_equal(test_run("sh '%s' '%s' 120", projrepo(), repo), 0);
+	assert_int_equal(test_run("mkdir -p '%s/mail' && cd '%s' && "
+				  "git format-patch -q --stdout --root main > ../mail/main.mbox && "
+				  "git format-patch -q --stdout main..stable-1.y > ../mail/stable.mbox",
+				  test_scratch, repo), 0);
+	assert_int_equal(test_cli("rank '%s/mail/main.mbox' --stable '%s/mail/stable.mbox' --top 3",
+				  test_scratch, test_scratch), 0);
+	err = test_scratch_read("err");
+	assert_non_null(strstr(err, "trained a linear model for this project on 210 commits (60 in the stable tree"));
+	free(err);
+	model = test_scratch_path("mail/stablesel/project.model");
+	assert_true(exists(model));
+	free(model);
+	assert_int_equal(test_cli("rank '%s/mail/main.mbox' --stable '%s/mail/stable.mbox' --top 3",
+				  test_scratch, test_scratch), 0);
+	err = test_scratch_read("err");
+	assert_non_null(strstr(err, "using the model trained for this project"));
+	free(err);
 	free(repo);
 }
 
@@ -153,6 +203,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_trains_keeps_reuses_retrains),
+		cmocka_unit_test(test_mbox_beside_stable),
 		cmocka_unit_test(test_builtin_warning),
 	};
 

@@ -94,10 +94,29 @@ static char *model_path(const cli_ranking *k, const cli_source_args *src)
 	return sb.buf;
 }
 
-/* The folder of path, made when missing; 0 or -1 (errno set). */
+/*
+ * A folder whose mode grants nobody write access is read-only data (such
+ * as ../shared/data), also for root, whom the kernel would let write.
+ */
+static int read_only(const char *dir)
+{
+	struct stat st;
+
+	if (stat(dir, &st))
+		return 0;
+	if (!(st.st_mode & 0222)) {
+		errno = EACCES;
+		return 1;
+	}
+	return 0;
+}
+
+/* The folder of path, made when missing, in a folder that may be written;
+ * 0 or -1 (errno set). */
 static int make_parent(const char *path)
 {
 	char *dir = strdup(path), *slash;
+	struct stat st;
 	int rc = 0;
 
 	if (!dir)
@@ -105,8 +124,21 @@ static int make_parent(const char *path)
 	slash = strrchr(dir, '/');
 	if (slash && slash != dir) {
 		*slash = '\0';
-		if (mkdir(dir, 0777) && errno != EEXIST)
-			rc = -1;
+		if (!stat(dir, &st)) {
+			rc = read_only(dir) ? -1 : 0;
+		} else {
+			/* checked before mkdir, which root may do anywhere */
+			char *up = strdup(dir), *s2 = up ? strrchr(up, '/') : NULL;
+
+			if (s2 && s2 != up) {
+				*s2 = '\0';
+				if (read_only(up))
+					rc = -1;
+			}
+			free(up);
+			if (!rc && mkdir(dir, 0777) && errno != EEXIST)
+				rc = -1;
+		}
 	}
 	free(dir);
 	return rc;
