@@ -110,10 +110,13 @@ void cli_ranking_run(cli_ranking *k, cli_source_args *src, const char *const *sp
 {
 	struct feed f = { k, INT64_MAX, "reading history", 0 };
 
-	cli_ranking_model(k, src, specs, nspecs);
-	if (ss_history_new(&k->hist) || ss_ranking_new(&k->r, k->m, &k->ko))
+	if (ss_history_new(&k->hist))
 		die("out of memory");
+	/* the releases first: a bad file dies before a model is trained or said */
 	cli_releases_load(&k->hist_args.rel, k->hist, src->repo);
+	cli_ranking_model(k, src, specs, nspecs);
+	if (ss_ranking_new(&k->r, k->m, &k->ko))
+		die("out of memory");
 	if (k->hist_args.n) {
 		cli_source_args hsrc = *src;
 
