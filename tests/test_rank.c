@@ -214,6 +214,13 @@ static void test_bands_and_wait(void **state)
 	assert_non_null(strstr(out, " wait     "));
 	assert_non_null(strstr(out, "waits: Cc: stable # after -rc3"));
 	free(out);
+	/* --budget N: the best N yes/likely commits; a waiting one is never among them */
+	assert_int_equal(test_run("./stablesel rank --repo '%s/repo' --threshold 0 --now 2023-11-18 "
+				  "--budget 3 --format tsv > '%s/out'", tmp, tmp), 0);
+	out = slurp(path);
+	assert_int_equal(count_lines_with(out, "\t1\t"), 3);
+	assert_non_null(strstr(out, "\t0\tnet: foo: fix a hang (delayed)\t"));
+	free(out);
 	/* six weeks on it may go */
 	assert_int_equal(test_run("./stablesel rank --repo '%s/repo' --threshold 0 --now 2023-12-31 "
 				  "--format tsv > '%s/out'", tmp, tmp), 0);

@@ -49,9 +49,12 @@ int ss_bands_choose(ss_bands *out, const float *score, const uint8_t *label, siz
 
 void ss_bands_from_threshold(ss_bands *out, float threshold)
 {
-	out->likely = threshold;
-	out->yes = fmax(threshold, SS_BANDS_YES_PRECISION);
-	out->unsure = threshold / 2.0;
+	/* a file's threshold is only known to be finite */
+	double t = threshold > 1 ? 1.0 : threshold < 0 ? 0.0 : threshold;
+
+	out->likely = t;
+	out->yes = fmax(t, SS_BANDS_YES_PRECISION);
+	out->unsure = t / 2.0;
 }
 
 void ss_bands_set_likely(ss_bands *b, double t)

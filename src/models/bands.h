@@ -64,7 +64,7 @@ int ss_bands_choose(ss_bands *out, const float *score, const uint8_t *label, siz
 
 /* The cut points of a model file without bands (versions 1 and 2):
  * likely = threshold, yes = max(threshold, SS_BANDS_YES_PRECISION),
- * unsure = threshold / 2. */
+ * unsure = threshold / 2, the threshold taken into [0, 1] first. */
 void ss_bands_from_threshold(ss_bands *out, float threshold);
 
 /* Move the likely cut to t (--threshold T), keeping the order: yes and
