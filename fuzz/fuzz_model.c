@@ -5,8 +5,10 @@
  *
  * A random file almost never carries the right CRC-32, so most inputs are
  * wrapped: when the first byte is odd, the rest is taken as the payload
- * and given a valid header (magic, version 1, length) and checksum, which
- * lets the fuzzer reach the kind, feature and weight readers.  Even first
+ * and given a valid header (magic, a version from 1 to
+ * SS_MODEL_FORMAT_VERSION chosen by the first byte's next bits, length)
+ * and checksum, which lets the fuzzer reach the kind, feature,
+ * calibration, band and weight readers.  Even first
  * bytes pass the rest through as a whole file, to fuzz the header checks.
  * A loaded model then scores and explains one fixed commit: weights that
  * do not fit the features they claim would show up there.
@@ -80,8 +82,12 @@ static void use_model(ss_model *m)
 	ss_model_info_of(m);
 	ss_model_featurizer(m);
 	ss_model_nweights(m);
-	if (!ss_model_score_commit(&score, m, commit, NULL))
+	/* whatever loads has usable bands (read, or made from the threshold) */
+	FUZZ_CHECK(ss_bands_check(ss_model_bands(m)) == 0);
+	if (!ss_model_score_commit(&score, m, commit, NULL)) {
 		FUZZ_CHECK(!(score < 0.0f) && !(score > 1.0f)); /* NaN passes */
+		FUZZ_CHECK(ss_bands_classify(ss_model_bands(m), score) <= SS_BAND_YES);
+	}
 	if (!ss_model_explain(contrib, 8, &n, m, commit, NULL, 0)) {
 		FUZZ_CHECK(n <= 8);
 		for (size_t i = 0; i < n; i++)
@@ -105,7 +111,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!buf)
 			return 0;
 		memcpy(buf, "SSMODEL\x1a", 8);
-		put_le(buf + 8, 1, 4);
+		put_le(buf + 8, 1 + (uint64_t)((data[0] >> 1) % SS_MODEL_FORMAT_VERSION), 4);
 		put_le(buf + 12, plen, 8);
 		memcpy(buf + 20, data + 1, plen);
 		put_le(buf + 20 + plen, crc32(0L, buf, (uInt)(20 + plen)), 4);

@@ -1,7 +1,8 @@
 /*
  * test_eval.c - eval's tables carry calibration: the ECE and picks' mean
- * score columns, a reliability table per model in the text, and the same
- * figures in the JSON, on a result built from known scores.
+ * score columns, a reliability table per model in the text, the test
+ * commits per verdict band, and the same figures in the JSON, on a result
+ * built from known scores.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -40,6 +41,18 @@ static void test_calibration_tables(void **state)
 	assert_int_equal(ss_metrics_compute(&row->all, score, label, 8, row->threshold), 0);
 	assert_int_equal(ss_metrics_compute(&row->untagged, score, label, 8, row->threshold), 0);
 	ss_metrics_reliability(&row->rel, score, label, 8);
+	row->bands = (ss_bands){ 0.9, 0.8, 0.2 };
+	{
+		/* as ss_eval_run counts them */
+		for (i = 0; i < 8; i++) {
+			ss_band v = ss_bands_classify(&row->bands, score[i]);
+
+			row->band_n[v]++;
+			row->band_pos[v] += label[i];
+		}
+		row->uband_n[SS_BAND_NO] = 2;
+		row->uband_pos[SS_BAND_NO] = 1;
+	}
 	assert_true(fabs(row->rel.ece - ece) < 1e-6);
 	assert_true(fabs(row->all.pick_score - (0.85 + 0.85 + 0.95 + 1.0) / 4) < 1e-6);
 
@@ -52,6 +65,13 @@ static void test_calibration_tables(void **state)
 	assert_non_null(strstr(sb.buf, "[0.9, 1.0]      2      0.975     0.500\n"));
 	assert_non_null(strstr(sb.buf, "[0.5, 0.6)      0          -         -\n"));
 	assert_non_null(strstr(sb.buf, "calibrated sigmoid(0.7500 logit(s) -1.5000)"));
+	/* the verdict bands: 0.95 and 1.0 yes, the 0.85s likely, the rest unsure */
+	assert_non_null(strstr(sb.buf, "-- bands of mlp on the test commits (yes >= 0.900, likely >= 0.800, "
+				       "unsure >= 0.200)\n"));
+	assert_non_null(strstr(sb.buf, "\nyes          2     0.250     0.500         0         -\n"));
+	assert_non_null(strstr(sb.buf, "\nlikely       2     0.250     0.500         0         -\n"));
+	assert_non_null(strstr(sb.buf, "\nunsure       2     0.250     0.500         0         -\n"));
+	assert_non_null(strstr(sb.buf, "\nno           2     0.250     0.500         2     0.500\n"));
 
 	ss_strbuf_reset(&sb);
 	assert_int_equal(ss_eval_format_json(&sb, &r, "t"), 0);
@@ -60,6 +80,10 @@ static void test_calibration_tables(void **state)
 				       "\"mean_score\":null,\"fraction_positive\":null},"));
 	assert_non_null(strstr(sb.buf, "{\"lo\":0.9,\"hi\":1.0,\"n\":2,\"mean_score\":0.975,"
 				       "\"fraction_positive\":0.5}]"));
+	assert_non_null(strstr(sb.buf, "\"bands\":{\"yes\":0.9,\"likely\":0.8,\"unsure\":0.2,\"test\":["
+				       "{\"band\":\"yes\",\"n\":2,\"positive\":1,\"untagged\":0,"));
+	assert_non_null(strstr(sb.buf, "{\"band\":\"no\",\"n\":2,\"positive\":1,\"untagged\":2,"
+				       "\"untagged_positive\":1}]}"));
 	snprintf(want, sizeof(want), "\"pick_mean_score\":%.6g,", row->all.pick_score);
 	assert_non_null(strstr(sb.buf, want));
 	snprintf(want, sizeof(want), "\"ece\":%.6g,", row->all.ece);

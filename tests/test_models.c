@@ -907,13 +907,14 @@ static void test_calibration_in_file(void **st)
 		assert_int_equal(ss_model_save(m, path), 0);
 		expect_refused(path, bad[i].why);
 	}
-	/* a version 1 file (no calibration bytes) loads with the identity */
+	/* a version 1 file (no calibration bytes, no bands: 20 + 32 bytes)
+	 * loads with the identity */
 	ss_model_set_calibration(m, &good);
 	assert_int_equal(ss_model_save(m, path), 0);
 	buf = read_all(path, &len);
 	at = find_calib(buf, len, &good);
-	memmove(buf + at, buf + at + 20, len - at - 20);
-	len -= 20;
+	memmove(buf + at, buf + at + 52, len - at - 52);
+	len -= 52;
 	put_le(buf + 8, 1, 4);
 	reseal(buf, len);
 	write_file(path, buf, len);
@@ -932,6 +933,145 @@ static void test_calibration_in_file(void **st)
 	/* the built-in model was retrained with its map (models/default.txt) */
 	if (!ss_model_load_default(&l)) {
 		assert_int_equal(ss_model_calibration(l)->method, SS_CALIB_PLATT);
+		ss_model_free(l);
+	}
+	ss_model_free(m);
+	free(buf);
+	unlink(path);
+	free(idx);
+	ss_dataset_free(d);
+}
+
+/* Find the bands' 24 bytes (yes, likely, unsure) in buf[len]. */
+static size_t find_bands(const unsigned char *buf, size_t len, const ss_bands *b)
+{
+	unsigned char pat[24];
+	uint64_t u;
+	size_t i, at = 0, hits = 0;
+
+	memcpy(&u, &b->yes, 8);
+	put_le(pat, u, 8);
+	memcpy(&u, &b->likely, 8);
+	put_le(pat + 8, u, 8);
+	memcpy(&u, &b->unsure, 8);
+	put_le(pat + 16, u, 8);
+	for (i = 0; i + 24 <= len; i++)
+		if (!memcmp(buf + i, pat, 24)) {
+			at = i;
+			hits++;
+		}
+	assert_int_equal(hits, 1);
+	return at;
+}
+
+/*
+ * Verdict bands: chosen from validation scores by their targets, ordered,
+ * written in the file and read back; a version 2 file gets them from its
+ * threshold; out-of-order or non-finite cuts are refused.
+ */
+static void test_bands(void **st)
+{
+	enum { N = 200, V = 100 };
+	static const struct {
+		ss_bands b;
+		const char *why;
+	} bad[] = {
+		{ { 0.5, 0.6, 0.1 }, "is corrupt: band cut points are out of order" },
+		{ { NAN, 0.3, 0.1 }, "is corrupt: band cut points are not finite" },
+		{ { 1.5, 0.3, 0.1 }, "is corrupt: band cut points are outside [0, 1]" },
+	};
+	ss_train_options o = SS_TRAIN_OPTIONS_INIT;
+	ss_dataset *d = synth_dataset(N, 10);
+	size_t *idx = iota(N), len, at, i, k, above, pos;
+	float vs[V];
+	uint8_t vl[V];
+	ss_bands b, good;
+	unsigned char *buf;
+	char path[128];
+	ss_model *m, *l;
+
+	(void)st;
+	/* validation: scores i/V, positive above 0.7 and every other one in
+	 * [0.5, 0.7): precision 1 at 0.7, recall 0.95 needs the cut near 0.52 */
+	for (i = 0; i < V; i++) {
+		vs[i] = (float)i / V;
+		vl[i] = i >= 70 || (i >= 50 && i % 2 == 0);
+	}
+	assert_int_equal(ss_bands_choose(&b, vs, vl, V, 0.6f, 1), 0);
+	assert_int_equal(ss_bands_check(&b), 0);
+	assert_float_equal(b.likely, 0.6, 1e-6);
+	/* the lowest cut >= threshold with precision >= 0.9 */
+	for (i = 0, above = 0, pos = 0; i < V; i++)
+		if (vs[i] >= b.yes) {
+			above++;
+			pos += vl[i];
+		}
+	assert_true((double)pos >= SS_BANDS_YES_PRECISION * (double)above);
+	assert_true(b.yes <= 0.64 + 1e-6);
+	/* unsure: the commits below it hold at most 5% of the positives */
+	for (i = 0, k = 0, pos = 0; i < V; i++) {
+		pos += vl[i];
+		k += vl[i] && vs[i] < b.unsure;
+	}
+	assert_true((double)k <= (1 - SS_BANDS_UNSURE_RECALL) * (double)pos + 1e-9);
+	assert_true(b.unsure > 0.45 && b.unsure < 0.6);
+	assert_int_equal(ss_bands_classify(&b, 0.99f), SS_BAND_YES);
+	assert_int_equal(ss_bands_classify(&b, 0.6f), SS_BAND_LIKELY);
+	assert_int_equal(ss_bands_classify(&b, (float)b.unsure), SS_BAND_UNSURE);
+	assert_int_equal(ss_bands_classify(&b, 0.01f), SS_BAND_NO);
+	/* no precision target reached: a calibrated p of the target itself */
+	for (i = 0; i < V; i++)
+		vl[i] = i % 2;
+	assert_int_equal(ss_bands_choose(&b, vs, vl, V, 0.3f, 1), 0);
+	assert_float_equal(b.yes, SS_BANDS_YES_PRECISION, 1e-9);
+	assert_int_equal(ss_bands_check(&b), 0);
+	/* ... and for scores that are not probabilities, no yes at all */
+	assert_int_equal(ss_bands_choose(&b, vs, vl, V, 0.3f, 0), 0);
+	assert_float_equal(b.yes, SS_BANDS_NEVER, 0);
+	assert_int_equal(ss_bands_check(&b), 0);
+	assert_int_equal(ss_bands_classify(&b, 1.0f), SS_BAND_LIKELY);
+	assert_int_equal(ss_bands_choose(&b, vs, vl, V, 0.3f, 1), 0);
+	/* --threshold moves likely and keeps the order */
+	ss_bands_set_likely(&b, 0.95);
+	assert_int_equal(ss_bands_check(&b), 0);
+	assert_float_equal(b.yes, 0.95, 1e-9);
+	assert_string_equal(ss_band_name(SS_BAND_WAIT), "wait");
+
+	/* a trained model's bands: ordered, likely at its threshold, kept in the file */
+	path_in_tmp(path, sizeof(path), "bands");
+	assert_int_equal(ss_model_train(&m, SS_MODEL_LINEAR, d, idx, N, &o), 0);
+	good = *ss_model_bands(m);
+	assert_int_equal(ss_bands_check(&good), 0);
+	assert_float_equal(good.likely, ss_model_threshold(m), 1e-6);
+	ss_model_get_info(m)->nlabelled = 4242;
+	assert_int_equal(ss_model_save(m, path), 0);
+	assert_int_equal(ss_model_load(&l, path), 0);
+	assert_memory_equal(ss_model_bands(l), &good, sizeof(good));
+	assert_int_equal(ss_model_info_of(l)->nlabelled, 4242);
+	ss_model_free(l);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ss_model_set_bands(m, &bad[i].b);
+		assert_int_equal(ss_model_save(m, path), 0);
+		expect_refused(path, bad[i].why);
+	}
+	/* version 2: no bands, no count (32 bytes): bands from the threshold */
+	ss_model_set_bands(m, &good);
+	assert_int_equal(ss_model_save(m, path), 0);
+	buf = read_all(path, &len);
+	at = find_bands(buf, len, &good);
+	memmove(buf + at, buf + at + 32, len - at - 32);
+	len -= 32;
+	put_le(buf + 8, 2, 4);
+	reseal(buf, len);
+	write_file(path, buf, len);
+	assert_int_equal(ss_model_load(&l, path), 0);
+	ss_bands_from_threshold(&b, ss_model_threshold(m));
+	assert_memory_equal(ss_model_bands(l), &b, sizeof(b));
+	assert_int_equal(ss_model_info_of(l)->nlabelled, 0);
+	ss_model_free(l);
+	/* the built-in model carries bands of its own */
+	if (!ss_model_load_default(&l)) {
+		assert_int_equal(ss_bands_check(ss_model_bands(l)), 0);
 		ss_model_free(l);
 	}
 	ss_model_free(m);
@@ -1014,6 +1154,7 @@ int main(void)
 		cmocka_unit_test(test_copies_one_example),
 		cmocka_unit_test(test_calibrated_known_probabilities),
 		cmocka_unit_test(test_calibration_in_file),
+		cmocka_unit_test(test_bands),
 	};
 	int rc;
 

@@ -134,10 +134,15 @@ static void test_rules_and_selection(void **state)
 	assert_null(strstr(out, "opted out"));
 	assert_non_null(strstr(out, "\"net: foo: fix null dereference\""));
 	free(out);
+	/* --min-age 400: every commit is too young: listed as wait, none proposed */
 	assert_int_equal(test_run("./stablesel rank --repo '%s/repo' --threshold 0 --min-age 400 "
 				  "--now 2023-11-18 --format csv > '%s/csv'", tmp, tmp), 0);
 	out = slurp(path);
-	assert_null(strstr(out, "net: foo"));
+	assert_true(!strncmp(out, "sha,score,decision,subject,author,flags,reasons,band\n", 51));
+	assert_non_null(strstr(out, "\"net: foo: fix null dereference\""));
+	assert_int_equal(count_lines_with(out, ",1,\""), 0);
+	assert_int_equal(count_lines_with(out, ",wait\n"), count_lines_with(out, "\n") - 1);
+	assert_non_null(strstr(out, "too young"));
 	free(out);
 	/* JSON lines: one object a shown row, with flags and precedents */
 	assert_int_equal(test_run("./stablesel rank --repo '%s/repo' --threshold 0 --stable '%s/repo' "
@@ -148,6 +153,90 @@ static void test_rules_and_selection(void **state)
 	assert_non_null(strstr(out, "\"precedents\":[{\"sha\":"));
 	assert_true(!strncmp(out, "{\"sha\":\"", 8));
 	assert_int_equal(count_lines_with(out, "\n"), 1 + count_lines_with(out, "\n{\"sha\":\""));
+	free(out);
+	free(tmp);
+}
+
+/* One JSON line of out whose subject holds needle (malloc'd), or NULL. */
+static char *json_line(const char *out, const char *needle)
+{
+	const char *p = strstr(out, needle), *bol, *eol;
+
+	if (!p)
+		return NULL;
+	for (bol = p; bol > out && bol[-1] != '\n'; bol--)
+		;
+	eol = strchr(p, '\n');
+	return strndup(bol, eol ? (size_t)(eol - bol) : strlen(bol));
+}
+
+/*
+ * Verdict bands in every output: the cut points and counts in text, a
+ * band column in TSV/CSV, "band" in JSON, and "wait" for a commit whose
+ * Cc: stable asks for "# after -rc3" until three weeks have passed.
+ */
+static void test_bands_and_wait(void **state)
+{
+	char *tmp = test_tmpdir(), path[512], *out, *line;
+
+	(void)state;
+	assert_int_equal(ss_rank_hint_wait("after -rc3", 1000), 1000 + 3 * 7 * 86400);
+	assert_int_equal(ss_rank_hint_wait("after 4 weeks in mainline", 0), 4 * 7 * 86400);
+	assert_int_equal(ss_rank_hint_wait("after 10 days", 0), 10 * 86400);
+	assert_int_equal(ss_rank_hint_wait("after the merge window", 0), 7 * 86400);
+	assert_int_equal(ss_rank_hint_wait("5.10+", 1000), 0);
+	assert_int_equal(ss_rank_hint_wait("", 1000), 0);
+	assert_int_equal(test_run("sh tests/gitrepo.sh '%s/repo' >/dev/null 2>&1", tmp), 0);
+	assert_int_equal(test_run(GITENV "GIT_COMMITTER_DATE='1700200000 +0000'; export GIT_COMMITTER_DATE; "
+				  "cd '%s/repo' && git checkout -q main 2>/dev/null || git checkout -q master; "
+				  "echo y >> drivers/net/foo_main.c && git commit -qam 'net: foo: fix a hang "
+				  "(delayed)' -m 'Cc: stable@vger.kernel.org # after -rc3' -m 'Signed-off-by: A <a@example.org>' "
+				  "--date '1700200000 +0000'", tmp), 0);
+	snprintf(path, sizeof(path), "%s/out", tmp);
+	/* a day after it: waits */
+	assert_int_equal(test_run("./stablesel rank --repo '%s/repo' --threshold 0 --now 2023-11-18 "
+				  "--format json > '%s/out'", tmp, tmp), 0);
+	out = slurp(path);
+	line = json_line(out, "fix a hang (delayed)");
+	assert_non_null(line);
+	assert_non_null(strstr(line, "\"band\":\"wait\",\"pick\":false"));
+	free(line);
+	line = json_line(out, "fix null dereference");
+	assert_non_null(line);
+	assert_non_null(strstr(line, "\"band\":\"likely\",\"pick\":true"));
+	free(line);
+	free(out);
+	assert_int_equal(test_run("./stablesel rank --repo '%s/repo' --threshold 0 --now 2023-11-18 "
+				  "--no-color > '%s/out'", tmp, tmp), 0);
+	out = slurp(path);
+	assert_non_null(strstr(out, "bands: yes >= "));
+	assert_non_null(strstr(out, "(waiting: 0 too young, 1 asked by Cc: stable)"));
+	assert_non_null(strstr(out, " wait     "));
+	assert_non_null(strstr(out, "waits: Cc: stable # after -rc3"));
+	free(out);
+	/* --budget N: the best N yes/likely commits; a waiting one is never among them */
+	assert_int_equal(test_run("./stablesel rank --repo '%s/repo' --threshold 0 --now 2023-11-18 "
+				  "--budget 3 --format tsv > '%s/out'", tmp, tmp), 0);
+	out = slurp(path);
+	assert_int_equal(count_lines_with(out, "\t1\t"), 3);
+	assert_non_null(strstr(out, "\t0\tnet: foo: fix a hang (delayed)\t"));
+	free(out);
+	/* six weeks on it may go */
+	assert_int_equal(test_run("./stablesel rank --repo '%s/repo' --threshold 0 --now 2023-12-31 "
+				  "--format tsv > '%s/out'", tmp, tmp), 0);
+	out = slurp(path);
+	assert_non_null(strstr(out, "\treasons\tband\n"));
+	assert_null(strstr(out, "\twait\n"));
+	assert_null(strstr(out, "waits:"));
+	free(out);
+	/* the page: a band on each row and the bands table */
+	assert_int_equal(test_run("./stablesel report --repo '%s/repo' --threshold 0 --now 2023-11-18 "
+				  "-o '%s/out.html' 2>/dev/null", tmp, tmp), 0);
+	snprintf(path, sizeof(path), "%s/out.html", tmp);
+	out = slurp(path);
+	assert_non_null(strstr(out, "<h2>Verdict bands</h2>"));
+	assert_non_null(strstr(out, "<span class='v wait'>wait</span>"));
+	assert_non_null(strstr(out, "<tr><td>bands</td><td>yes &ge; "));
 	free(out);
 	free(tmp);
 }
@@ -432,6 +521,7 @@ int main(void)
 		cmocka_unit_test(test_copies_folded),
 		cmocka_unit_test(test_mbox_git_am),
 		cmocka_unit_test(test_rules_and_selection),
+		cmocka_unit_test(test_bands_and_wait),
 	};
 
 	git_libgit2_init(); /* commit trailers are parsed by libgit2 */

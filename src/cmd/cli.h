@@ -169,7 +169,8 @@ void cli_note_copies(const char *cmd, const ss_dataset *d);
 
 /*
  * What rank and report share (cmd/rank_report.c): the model (--model, else
- * the built-in one), the history options, selection (--top, --min-score,
+ * the project's own model when --stable is given, else the built-in one:
+ * cli_ranking_model, cmd/project_model.c), the history options, selection (--top, --min-score,
  * --since, --budget, --min-age, --now, --untagged-only), --threshold, and
  * the checks against --policy, --stable and --labels.  Use:
  * cli_ranking_init() and CLI_INCLUDE(k.options) in the command's table;
@@ -182,9 +183,11 @@ typedef struct {
 	ss_ranker_options ko;
 	ss_rank_select so;
 	const char *model, *policy_file, *stable, *labels_file, *label_column;
+	const char *project_model; /* --project-model FILE (NULL: beside the repository) */
+	const char *cmd;        /* the command's name, for messages ("rank") */
 	cli_history_args hist_args;
 	int64_t since;          /* 0: none */
-	struct cli_option options[20];
+	struct cli_option options[24];
 	/* loaded and made, owned until cli_ranking_free() */
 	ss_model *m;
 	ss_policy *policy;
@@ -198,12 +201,19 @@ void cli_ranking_init(cli_ranking *k);
 void cli_ranking_load(cli_ranking *k);
 void cli_ranking_run(cli_ranking *k, cli_source_args *src, const char *const *specs, int nspecs);
 void cli_ranking_free(cli_ranking *k);
+/*
+ * Give k->m when --model did not: the project model (trained from the
+ * --stable tree, kept and reused; project_model.c) or the built-in one,
+ * saying which on stderr.  Called by cli_ranking_run; dies on error.
+ */
+void cli_ranking_model(cli_ranking *k, cli_source_args *src, const char *const *specs, int nspecs);
 /* The rows an output lists after selection: shown, or proposed (mbox). */
 size_t cli_ranking_rows(const cli_ranking *k, int picks_only);
 
 /* --model FILE of rank, report and explain (one text for all three). */
 #define CLI_MODEL(v) CLI_STRING(0, "model", (v), "MODEL", \
-	"the model file \"stablesel train\" wrote (default: the built-in one)")
+	"the model file \"stablesel train\" wrote (default: the built-in one; rank and " \
+	"report: one trained for the project when --stable is given)")
 
 /*
  * Output files (util/atomic.h), opened before the work so that a bad path

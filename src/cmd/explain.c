@@ -150,6 +150,9 @@ int cmd_explain(int argc, const char **argv)
 		usage_die("name at least one commit");
 	if (model ? ss_model_load(&m, model) : ss_model_load_default(&m))
 		die("%s", ss_error_last());
+	if (!model)
+		fprintf(stderr, "explain: no --model: using the built-in model, which was trained on "
+			"another project (the Linux kernel's tip tree, label Cc: stable)\n");
 	x.m = m;
 	x.want = want;
 	x.nwant = nwant;

@@ -80,6 +80,7 @@ int cmd_rank(int argc, const char **argv)
 
 	cli_ranking_init(&k);
 	cli_source_args_init(&src);
+	k.cmd = "rank";
 	nspecs = cli_parse_options(argc, argv, options, rank_usage);
 	wo.format = (ss_rank_format)format;
 	out = cli_output_open(output);

@@ -51,6 +51,9 @@ void cli_ranking_init(cli_ranking *k)
 				   "the labels TSV: mark which commits reached stable"),
 			CLI_STRING(0, "label-column", &k->label_column, "C",
 				   "the column of --labels that holds the label"),
+			CLI_STRING(0, "project-model", &k->project_model, "FILE",
+				   "without --model: keep the model trained from --stable in FILE "
+				   "(default: <gitdir>/stablesel/project.model)"),
 			CLI_END(),
 		};
 
@@ -61,7 +64,8 @@ void cli_ranking_init(cli_ranking *k)
 
 void cli_ranking_load(cli_ranking *k)
 {
-	if (k->model ? ss_model_load(&k->m, k->model) : ss_model_load_default(&k->m))
+	/* without --model the model comes in cli_ranking_run, which knows the sources */
+	if (k->model && ss_model_load(&k->m, k->model))
 		die("%s", ss_error_last());
 	if (k->policy_file && ss_policy_load(&k->policy, k->policy_file))
 		die("%s", ss_error_last());
@@ -106,9 +110,14 @@ void cli_ranking_run(cli_ranking *k, cli_source_args *src, const char *const *sp
 {
 	struct feed f = { k, INT64_MAX, "reading history", 0 };
 
-	if (ss_history_new(&k->hist) || ss_ranking_new(&k->r, k->m, &k->ko))
+	if (ss_history_new(&k->hist))
 		die("out of memory");
+	/* the releases and the index first: a bad file dies before a model is
+	 * trained or said */
 	cli_history_load(&k->hist_args, k->hist, src->repo);
+	cli_ranking_model(k, src, specs, nspecs);
+	if (ss_ranking_new(&k->r, k->m, &k->ko))
+		die("out of memory");
 	if (k->hist_args.n) {
 		cli_source_args hsrc;
 

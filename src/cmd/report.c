@@ -52,6 +52,7 @@ int cmd_report(int argc, const char **argv)
 
 	cli_ranking_init(&k);
 	cli_source_args_init(&src);
+	k.cmd = "report";
 	nspecs = cli_parse_options(argc, argv, options, report_usage);
 	for (a = 0; a < nspecs; a++)
 		snprintf(sources + strlen(sources), sizeof(sources) - strlen(sources), "%s%s",

@@ -159,6 +159,7 @@ int ss_eval_run(ss_eval_result *out, const ss_dataset *d, const size_t *train, s
 		row->nweights = ss_model_nweights(m);
 		row->val_f1 = ss_model_info_of(m)->val_f1;
 		row->calib = *ss_model_calibration(m);
+		row->bands = *ss_model_bands(m);
 		snprintf(row->params, sizeof(row->params), "%s", ss_model_info_of(m)->params);
 		ss_model_free(m);
 		if (rc)
@@ -166,6 +167,16 @@ int ss_eval_run(ss_eval_result *out, const ss_dataset *d, const size_t *train, s
 		for (i = 0; score_sink && i < ntest; i++)
 			score_sink(score_ud, ss_dataset_example(d, test[i]), kinds[k], score[i],
 				   score[i] >= row->threshold);
+		for (i = 0; i < ntest; i++) {
+			ss_band v = ss_bands_classify(&row->bands, score[i]);
+
+			row->band_n[v]++;
+			row->band_pos[v] += label[i];
+			if (!ss_dataset_example(d, test[i])->tagged) {
+				row->uband_n[v]++;
+				row->uband_pos[v] += label[i];
+			}
+		}
 		for (i = 0; i < ntest; i++)
 			if (!ss_dataset_example(d, test[i])->tagged) {
 				uscore[nu] = score[i];
@@ -259,6 +270,38 @@ static int reliability_text(ss_strbuf *sb, const ss_eval_row *row)
 	return rc;
 }
 
+/* The test commits per verdict band, all and untagged. */
+static int bands_text(ss_strbuf *sb, const ss_eval_row *row)
+{
+	const ss_bands *b = &row->bands;
+	int v, rc;
+
+	char yes[32];
+
+	if (b->yes > 1)
+		snprintf(yes, sizeof(yes), "yes none");
+	else
+		snprintf(yes, sizeof(yes), "yes >= %.3f", b->yes);
+	rc = ss_strbuf_addf(sb, "\n-- bands of %s on the test commits (%s, likely >= %.3f, "
+			    "unsure >= %.3f)\n%-7s %6s %9s %9s %9s %9s\n", ss_model_kind_name(row->kind),
+			    yes, b->likely, b->unsure, "band", "n", "share", "positive", "untagged",
+			    "u_positive");
+	for (v = SS_BAND_YES; v >= SS_BAND_NO && !rc; v--) {
+		size_t all = 0, k;
+		char fp[16], ufp[16], sh[16];
+
+		for (k = 0; k <= SS_BAND_YES; k++)
+			all += row->band_n[k];
+		fmt3(sh, sizeof(sh), all ? (double)row->band_n[v] / (double)all : NAN);
+		fmt3(fp, sizeof(fp), row->band_n[v] ? (double)row->band_pos[v] / (double)row->band_n[v] : NAN);
+		fmt3(ufp, sizeof(ufp),
+		     row->uband_n[v] ? (double)row->uband_pos[v] / (double)row->uband_n[v] : NAN);
+		rc = ss_strbuf_addf(sb, "%-7s %6zu %9s %9s %9zu %9s\n", ss_band_name((ss_band)v),
+				    row->band_n[v], sh, fp, row->uband_n[v], ufp);
+	}
+	return rc;
+}
+
 int ss_eval_format_text(ss_strbuf *sb, const ss_eval_result *r, const char *title)
 {
 	char a[16], b[16], c[16], d[16];
@@ -297,6 +340,8 @@ int ss_eval_format_text(ss_strbuf *sb, const ss_eval_result *r, const char *titl
 	}
 	for (k = 0; k < r->nrows && !rc; k++)
 		rc = reliability_text(sb, &r->rows[k]);
+	for (k = 0; k < r->nrows && !rc; k++)
+		rc = bands_text(sb, &r->rows[k]);
 	return rc;
 }
 
@@ -348,7 +393,15 @@ static int jcalib(ss_strbuf *sb, const ss_eval_row *row)
 		rc = rc ? rc : jnum(sb, "fraction_positive", row->rel.frac_pos[b], 0);
 		rc = rc ? rc : ss_strbuf_addch(sb, '}');
 	}
-	return rc ? rc : ss_strbuf_addch(sb, ']');
+	rc = rc ? rc : ss_strbuf_addch(sb, ']');
+	rc = rc ? rc : ss_strbuf_addf(sb, ",\"bands\":{\"yes\":%.6g,\"likely\":%.6g,\"unsure\":%.6g,"
+				      "\"test\":[", row->bands.yes, row->bands.likely, row->bands.unsure);
+	for (b = SS_BAND_YES; b >= SS_BAND_NO && !rc; b--)
+		rc = ss_strbuf_addf(sb, "%s{\"band\":\"%s\",\"n\":%zu,\"positive\":%zu,\"untagged\":%zu,"
+				    "\"untagged_positive\":%zu}", b == SS_BAND_YES ? "" : ",",
+				    ss_band_name((ss_band)b), row->band_n[b], row->band_pos[b],
+				    row->uband_n[b], row->uband_pos[b]);
+	return rc ? rc : ss_strbuf_adds(sb, "]}");
 }
 
 int ss_eval_format_json(ss_strbuf *sb, const ss_eval_result *r, const char *title)

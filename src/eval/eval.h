@@ -6,7 +6,9 @@
  * scored on the same test examples; metrics are computed on all test
  * commits and again on the test commits that did not carry the stable tag
  * (what a model adds to the tag), with the expected calibration error,
- * the picks' mean score and a reliability table of all test commits.
+ * the picks' mean score, a reliability table of all test commits, and how
+ * many test commits fell in each verdict band (models/bands.h) and how
+ * many of them reached stable.
  * Tables come out as aligned text or JSON.
  */
 #ifndef SS_EVAL_H
@@ -32,6 +34,11 @@ typedef struct {
 	double val_f1;        /* F1 on the validation slice at the threshold */
 	ss_calib calib;       /* the model's calibration map */
 	ss_reliability rel;   /* calibration on all test commits */
+	ss_bands bands;       /* the model's verdict cut points */
+	/* test commits per band (SS_BAND_NO..SS_BAND_YES) and of them positive;
+	 * u: the test commits without the stable tag */
+	size_t band_n[SS_BAND_YES + 1], band_pos[SS_BAND_YES + 1];
+	size_t uband_n[SS_BAND_YES + 1], uband_pos[SS_BAND_YES + 1];
 	ss_metrics all;       /* all test commits */
 	ss_metrics untagged;  /* test commits without the stable tag */
 } ss_eval_row;

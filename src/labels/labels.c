@@ -170,40 +170,31 @@ free_l:
 	return rc;
 }
 
-int ss_labels_from_stable(ss_labels **out, const char *const *spec, size_t n, size_t *skipped)
+int ss_labels_from_backports(ss_labels **out, ss_backports *b, const char *describe)
 {
-	ss_backports_options lo = SS_LABEL_OPTIONS_INIT;
-	ss_backports *lab = NULL;
 	ss_labels *l;
 	FILE *tmp = NULL;
 	char *line = NULL;
-	size_t cap = 0, i, used = 0;
+	size_t cap = 0;
 	ssize_t len;
 	int rc;
 
 	*out = NULL;
 	if ((rc = labels_new(&l)))
 		return rc;
-	if ((rc = ss_backports_new(&lab, &lo)))
-		goto free_all;
-	for (i = 0; i < n; i++)
-		if ((rc = ss_backports_read(lab, spec[i], skipped)))
-			goto free_all;
 	/* the labeler's one way out is its TSV; read it back */
 	tmp = tmpfile();
 	if (!tmp) {
 		rc = ss_error_set("cannot create a temporary file: %s", strerror(errno));
 		goto free_all;
 	}
-	if ((rc = ss_backports_write(lab, tmp)))
+	if ((rc = ss_backports_write(b, tmp)))
 		goto free_all;
 	rewind(tmp);
 	while ((len = getline(&line, &cap, tmp)) >= 0)
 		if (len >= 40 && ss_hexid_is_full(line, 40) && (rc = put(l, line, 1, 1, "stable")))
 			goto free_all;
-	for (i = 0; i < n && used < sizeof(l->describe) - 1; i++)
-		used += (size_t)snprintf(l->describe + used, sizeof(l->describe) - used, "%sstable:%s",
-					 i ? "," : "", spec[i]);
+	snprintf(l->describe, sizeof(l->describe), "%s", describe ? describe : "stable");
 	*out = l;
 	l = NULL;
 
@@ -211,8 +202,32 @@ free_all:
 	if (tmp)
 		fclose(tmp);
 	free(line);
-	ss_backports_free(lab);
 	ss_labels_free(l);
+	return rc;
+}
+
+int ss_labels_from_stable(ss_labels **out, const char *const *spec, size_t n, size_t *skipped)
+{
+	ss_backports_options lo = SS_LABEL_OPTIONS_INIT;
+	ss_backports *lab = NULL;
+	char describe[512];
+	size_t i, used = 0;
+	int rc;
+
+	*out = NULL;
+	describe[0] = '\0';
+	if ((rc = ss_backports_new(&lab, &lo)))
+		return rc;
+	for (i = 0; i < n; i++)
+		if ((rc = ss_backports_read(lab, spec[i], skipped)))
+			goto free_lab;
+	for (i = 0; i < n && used < sizeof(describe) - 1; i++)
+		used += (size_t)snprintf(describe + used, sizeof(describe) - used, "%sstable:%s",
+					 i ? "," : "", spec[i]);
+	rc = ss_labels_from_backports(out, lab, describe);
+
+free_lab:
+	ss_backports_free(lab);
 	return rc;
 }
 

@@ -27,6 +27,11 @@ int ss_labels_from_tsv(ss_labels **out, const char *path, const char *column);
  * malformed mails (may be NULL). */
 int ss_labels_from_stable(ss_labels **out, const char *const *spec, size_t n, size_t *skipped);
 
+/* The labels of a stable tree already read (b is only read); describe
+ * ("stable:SPEC") is what ss_labels_describe gives. */
+struct ss_backports;
+int ss_labels_from_backports(ss_labels **out, struct ss_backports *b, const char *describe);
+
 void ss_labels_free(ss_labels *l); /* NULL is a no-op */
 
 /* 1 positive, 0 negative (also when unlisted). */

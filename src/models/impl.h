@@ -8,6 +8,7 @@
 #ifndef SS_MODELS_IMPL_H
 #define SS_MODELS_IMPL_H
 
+#include "models/bands.h"
 #include "models/calib.h"
 #include "models/model.h"
 #include "models/serial.h"
@@ -18,6 +19,7 @@ struct ss_model {
 	ss_featurizer feat;  /* initialised iff ops->uses_features */
 	float threshold;     /* on calibrated scores */
 	ss_calib calib;      /* raw score to probability (identity: none) */
+	ss_bands bands;      /* verdict cut points on calibrated scores */
 	ss_model_info info;
 	void *priv;          /* the kind's state, freed by ops->free */
 };

@@ -182,6 +182,7 @@ static int new_model(ss_model **out, ss_model_kind kind)
 	m->ops = ops;
 	m->threshold = 0.5f;
 	m->calib = (ss_calib)SS_CALIB_INIT;
+	ss_bands_from_threshold(&m->bands, m->threshold);
 	*out = m;
 	return 0;
 }
@@ -267,6 +268,12 @@ int ss_model_train(ss_model **out, ss_model_kind kind, const ss_dataset *d,
 				      m->calib.a, m->calib.b, raw_ece,
 				      ss_metrics_ece(vscore, vlabel, nval));
 	}
+	/* on the calibrated validation scores, as they will be read */
+	if ((rc = ss_bands_choose(&m->bands, vscore, vlabel, nval, m->threshold,
+				  m->calib.method != SS_CALIB_NONE)))
+		goto free_all;
+	ss_model_logf(o, "%s: bands yes >= %.4f, likely >= %.4f, unsure >= %.4f", ss_model_kind_name(kind),
+		      m->bands.yes, m->bands.likely, m->bands.unsure);
 	if (nval) {
 		ss_metrics vm;
 
@@ -316,6 +323,17 @@ float ss_model_threshold(const ss_model *m)
 void ss_model_set_threshold(ss_model *m, float t)
 {
 	m->threshold = t;
+	ss_bands_set_likely(&m->bands, t);
+}
+
+const ss_bands *ss_model_bands(const ss_model *m)
+{
+	return &m->bands;
+}
+
+void ss_model_set_bands(ss_model *m, const ss_bands *b)
+{
+	m->bands = *b;
 }
 
 ss_model_info *ss_model_get_info(ss_model *m)
@@ -532,6 +550,10 @@ static int encode(ss_strbuf *sb, const ss_model *m)
 	ss_w_u32(&w, m->calib.method);
 	ss_w_f64(&w, m->calib.a);
 	ss_w_f64(&w, m->calib.b);
+	ss_w_f64(&w, m->bands.yes);
+	ss_w_f64(&w, m->bands.likely);
+	ss_w_f64(&w, m->bands.unsure);
+	ss_w_u64(&w, m->info.nlabelled);
 	m->ops->save(m, &w);
 	if (w.err || sb->len < HEADER_SIZE)
 		return SS_ENOMEM;
@@ -683,6 +705,25 @@ int ss_model_load_buffer(ss_model **out, const void *buf, size_t len, const char
 			rc = corrupt(name, why);
 			goto free_model;
 		}
+	}
+	if (version >= 3) {
+		m->bands.yes = ss_r_f64(&r);
+		m->bands.likely = ss_r_f64(&r);
+		m->bands.unsure = ss_r_f64(&r);
+		m->info.nlabelled = ss_r_u64(&r);
+		if (r.err) {
+			rc = corrupt(name, r.truncated ? "truncated header" : "bad header");
+			goto free_model;
+		}
+		if (ss_bands_check(&m->bands)) {
+			char why[512];
+
+			snprintf(why, sizeof(why), "%s", ss_error_last());
+			rc = corrupt(name, why);
+			goto free_model;
+		}
+	} else {
+		ss_bands_from_threshold(&m->bands, m->threshold);
 	}
 	/* a kind's loader may fail without a message of its own (a short
 	 * read, no memory): the reason then says which */

@@ -40,11 +40,14 @@
  *   magic "SSMODEL\x1a", u32 format version, u64 payload length,
  *   payload: kind, feature settings, vocabulary, training summary,
  *            threshold, calibration (version >= 2: u32 method, f64 a,
- *            f64 b), kind header, weights as one flat f32 vector,
+ *            f64 b), bands (version >= 3: f64 yes, likely, unsure cut
+ *            points, bands.h; then u64 nlabelled of the training
+ *            summary), kind header, weights as one flat f32 vector,
  *   u32 CRC-32 (zlib) of everything before it.
  * A truncated, corrupt or foreign file is refused with a message naming
- * the file, and so is a non-finite or decreasing calibration; a version 1
- * file loads with the identity map.  Files are written with util/atomic.h.
+ * the file, and so is a non-finite or decreasing calibration or bands out
+ * of order; a version 1 file loads with the identity map, versions 1 and
+ * 2 with bands from their threshold (ss_bands_from_threshold).  Files are written with util/atomic.h.
  */
 #ifndef SS_MODEL_H
 #define SS_MODEL_H
@@ -54,6 +57,7 @@
 #include <stdio.h>
 
 #include "commit/commit.h"
+#include "models/bands.h"
 #include "models/calib.h"
 #include "models/metrics.h"
 #include "features/features.h"
@@ -71,8 +75,9 @@ typedef enum {
 
 #define SS_MODEL_KIND_MAX 6
 
-/* 1: no calibration; 2: a calibration map after the threshold */
-#define SS_MODEL_FORMAT_VERSION 2
+/* 1: no calibration; 2: a calibration map after the threshold; 3: the
+ * verdict bands and the labelled-commit count after the calibration */
+#define SS_MODEL_FORMAT_VERSION 3
 
 typedef struct ss_model ss_model;
 
@@ -123,6 +128,9 @@ typedef struct {
 	double target;          /* its target */
 	double val_f1, val_precision, val_recall, val_pr_auc, val_roc_auc;
 	char params[256];       /* chosen settings, "C=0.3 refit" */
+	uint64_t nlabelled;     /* positive commits the label source listed when
+				   trained (0: unknown; format >= 3): how the
+				   project model sees its labels grow */
 } ss_model_info;
 
 /* Send one progress line to o->log (nothing when it is NULL). */
@@ -144,7 +152,11 @@ void ss_model_free(ss_model *m); /* NULL is a no-op */
 
 ss_model_kind ss_model_get_kind(const ss_model *m);
 float ss_model_threshold(const ss_model *m);
+/* Also moves the likely band's cut to t (ss_bands_set_likely). */
 void ss_model_set_threshold(ss_model *m, float t);
+/* The verdict bands' cut points (bands.h); set replaces them unchecked. */
+const ss_bands *ss_model_bands(const ss_model *m);
+void ss_model_set_bands(ss_model *m, const ss_bands *b);
 ss_model_info *ss_model_get_info(ss_model *m);
 /* The calibration map (SS_CALIB_NONE for keyword, tag and version 1
  * files); set replaces it without checking it (tests write bad files). */

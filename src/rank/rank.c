@@ -51,6 +51,12 @@ int ss_ranking_new(ss_ranking **out, const ss_model *m, const ss_ranker_options 
 	r->m = m;
 	r->threshold = r->opts.threshold >= 0 ? r->opts.threshold
 			: m ? (double)ss_model_threshold(m) : 0.5;
+	if (m)
+		r->bands = *ss_model_bands(m);
+	else
+		ss_bands_from_threshold(&r->bands, (float)r->threshold);
+	if (r->opts.threshold >= 0)
+		ss_bands_set_likely(&r->bands, r->threshold);
 	r->feat = m && r->opts.precedents ? ss_model_featurizer(m) : NULL;
 	r->pool = (ss_strbuf)SS_STRBUF_INIT;
 	r->sel = (ss_rank_select)SS_RANK_SELECT_INIT;
@@ -156,6 +162,39 @@ static int stable_hint(ss_ranking *r, size_t *off, const ss_commit *c)
 		p = eol;
 	}
 	return 0;
+}
+
+int64_t ss_rank_hint_wait(const char *hint, int64_t time)
+{
+	const char *p = hint ? strcasestr(hint, "after") : NULL;
+	const int64_t week = 7 * 86400;
+	char *end;
+	long v;
+
+	if (!p) {
+		/* "# wait a week" and the like: a week */
+		return hint && strcasestr(hint, "wait") ? time + week : 0;
+	}
+	for (p += 5; *p == ' ' || *p == '\t'; p++)
+		;
+	if (*p == '-')
+		p++;
+	if (!strncasecmp(p, "rc", 2)) {
+		v = strtol(p + 2, &end, 10);
+		if (end > p + 2 && v > 0 && v < 20)
+			return time + v * week;
+		return time + week;
+	}
+	v = strtol(p, &end, 10);
+	if (end > p && v > 0 && v < 1000) {
+		while (*end == ' ')
+			end++;
+		if (!strncasecmp(end, "week", 4))
+			return time + v * week;
+		if (!strncasecmp(end, "day", 3))
+			return time + v * 86400;
+	}
+	return time + week;
 }
 
 static const char *find_bot(const ss_commit *c)
@@ -340,6 +379,8 @@ static int fill_row(ss_ranking *r, struct ss_rank_rowdata *w, const ss_commit *c
 	}
 	if ((rc = stable_hint(r, &w->hint, c)) || (rc = fixes_targets(r, &w->fixes, c, hist)))
 		return rc;
+	w->wait_until = w->hint ? ss_rank_hint_wait(r->pool.buf + w->hint, w->time) : 0;
+	w->band = ss_bands_classify(&r->bands, score);
 	return 0;
 }
 
@@ -496,9 +537,14 @@ void ss_ranking_select(ss_ranking *r, const ss_rank_select *s)
 	for (i = 0; i < r->n; i++) {
 		struct ss_rank_rowdata *w = &r->rows[i];
 
-		w->flags &= ~(unsigned)SS_RANK_TOO_YOUNG;
+		w->flags &= ~(unsigned)(SS_RANK_TOO_YOUNG | SS_RANK_AFTER);
 		if (s->min_age_days > 0 && (double)(r->now - w->time) < s->min_age_days * 86400.0)
 			w->flags |= SS_RANK_TOO_YOUNG;
+		if (w->wait_until && r->now < w->wait_until)
+			w->flags |= SS_RANK_AFTER;
+		w->band = ss_bands_classify(&r->bands, w->score);
+		if ((w->flags & SS_RANK_WAITING) && w->band >= SS_BAND_UNSURE)
+			w->band = SS_BAND_WAIT;
 		w->shown = w->pick = 0;
 		if (w->copy || (w->flags & SS_RANK_HELD))
 			continue;
@@ -510,7 +556,7 @@ void ss_ranking_select(ss_ranking *r, const ss_rank_select *s)
 			continue;
 		w->shown = 1;
 		shown++;
-		if (w->decision && (!s->budget || picks < s->budget)) {
+		if (w->decision && w->band != SS_BAND_WAIT && (!s->budget || picks < s->budget)) {
 			w->pick = 1;
 			picks++;
 		}
@@ -542,6 +588,22 @@ double ss_ranking_threshold(const ss_ranking *r)
 	return r->threshold;
 }
 
+const ss_bands *ss_ranking_bands(const ss_ranking *r)
+{
+	return &r->bands;
+}
+
+void ss_ranking_band_counts(size_t *n, const ss_ranking *r)
+{
+	size_t i;
+
+	for (i = 0; i <= SS_BAND_WAIT; i++)
+		n[i] = 0;
+	for (i = 0; i < r->n; i++)
+		if (!r->selected || r->rows[i].shown)
+			n[r->rows[i].band]++;
+}
+
 int64_t ss_ranking_now(const ss_ranking *r)
 {
 	return r->selected ? r->now : r->newest;
@@ -561,6 +623,8 @@ void ss_ranking_row(ss_rank_row *out, const ss_ranking *r, size_t i)
 	out->subject = pool + w->subject;
 	out->author = pool + w->author;
 	out->score = w->score;
+	out->band = w->band;
+	out->wait_until = w->wait_until;
 	out->pick = r->selected ? w->pick : w->decision;
 	out->shown = r->selected ? w->shown : 1;
 	out->flags = w->flags;

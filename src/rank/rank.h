@@ -13,9 +13,19 @@
  * --history commits included.
  *
  * Kernel rules hold commits back, whatever their score: a
- * "Cc: <stable+noautosel@kernel.org>" line, a policy rule (policy.h), and
- * after ss_ranking_select() a minimum age in mainline.  Held rows are never
- * picks and never shown in the list; they are counted and listed apart.
+ * "Cc: <stable+noautosel@kernel.org>" line and a policy rule (policy.h).
+ * Held rows are never picks and never shown in the list; they are counted
+ * and listed apart.
+ *
+ * Each row gets a verdict band (models/bands.h) from its score and the
+ * model's cut points (--threshold moves the likely cut): yes, likely,
+ * unsure or no; ss_ranking_select() turns a yes, likely or unsure row into
+ * "wait" when it may not go yet: younger than the minimum age in mainline
+ * (SS_RANK_TOO_YOUNG), or its Cc: stable line asks for a delay that has
+ * not passed (SS_RANK_AFTER: "# after -rcN" waits N weeks, as release
+ * candidates come weekly; "# after N weeks" or "days" that long; any other
+ * "# after ..." or "# wait ..." a week), both counted from its committer
+ * time to the ranking's now.  Wait rows are listed but never picks.
  *
  * Rows sort by score, highest first, ties in stream order.  Strings a row
  * gives out live as long as the ranking and are never NULL ("" when none).
@@ -55,9 +65,12 @@ enum {
 	SS_RANK_FIXES = 1u << 7,      /* has a Fixes: trailer */
 	SS_RANK_TRUNCATED = 1u << 8,  /* its diff was read capped: no patch */
 	SS_RANK_BINARY = 1u << 9,     /* binary files: the patch cannot carry them */
-	SS_RANK_COPIES = 1u << 10     /* the same patch came under other ids too */
+	SS_RANK_COPIES = 1u << 10,    /* the same patch came under other ids too */
+	SS_RANK_AFTER = 1u << 11      /* its Cc: stable asks to wait, not yet passed */
 };
-#define SS_RANK_HELD (SS_RANK_NOAUTOSEL | SS_RANK_TOO_YOUNG | SS_RANK_POLICY)
+#define SS_RANK_HELD (SS_RANK_NOAUTOSEL | SS_RANK_POLICY)
+/* What turns a yes, likely or unsure row into "wait". */
+#define SS_RANK_WAITING (SS_RANK_TOO_YOUNG | SS_RANK_AFTER)
 
 /* The stable rules' size limit, lines added + removed. */
 #define SS_RANK_MAX_LINES 100
@@ -91,7 +104,7 @@ typedef struct {
 	double min_score;     /* only rows scoring at least this (-1: all) */
 	size_t budget;        /* at most this many picks, 0 = no limit (0) */
 	int untagged_only;    /* hide commits already tagged for stable (0) */
-	double min_age_days;  /* hold back commits younger than this in mainline (0) */
+	double min_age_days;  /* commits younger than this in mainline wait (0) */
 	int64_t now;          /* reference time for the age; 0: newest commit read (0) */
 	int keep_copies;      /* list every copy of a patch, not one row per patch (0) */
 } ss_rank_select;
@@ -121,6 +134,7 @@ typedef struct {
 typedef struct {
 	const char *id, *subject, *author; /* author: "Name <email>" */
 	float score;
+	ss_band band;         /* verdict (final after ss_ranking_select) */
 	int pick;             /* proposed (after ss_ranking_select) */
 	int shown;            /* in the list (after ss_ranking_select) */
 	int copy;             /* a copy of a better row's patch: never listed (select) */
@@ -129,6 +143,7 @@ typedef struct {
 	int64_t time;         /* committer time (author time when unknown) */
 	int64_t author_time;
 	int author_tz;
+	int64_t wait_until;   /* its Cc: stable's delay ends (0: none asked) */
 	size_t lines;         /* added + removed */
 	int label;            /* reached stable per labels/--stable: 1, 0, -1 unknown */
 	const char *stable_hint; /* "5.10+" of "Cc: stable@... # 5.10+" */
@@ -182,6 +197,14 @@ size_t ss_ranking_picks(const ss_ranking *r);
 float ss_ranking_score(const ss_ranking *r, size_t i);
 const char *ss_ranking_id(const ss_ranking *r, size_t i);
 double ss_ranking_threshold(const ss_ranking *r);
+/* The cut points the rows are banded with (the model's, likely moved to
+ * --threshold; from the threshold without a model). */
+const ss_bands *ss_ranking_bands(const ss_ranking *r);
+/* Rows of each band among those listed (after select), n[SS_BAND_WAIT + 1]. */
+void ss_ranking_band_counts(size_t *n, const ss_ranking *r);
+/* The end of the delay a Cc: stable hint ("after -rc3") asks for, counted
+ * from time; 0 when it asks none. */
+int64_t ss_rank_hint_wait(const char *hint, int64_t time);
 int64_t ss_ranking_now(const ss_ranking *r);
 const ss_rank_select *ss_ranking_selection(const ss_ranking *r);
 

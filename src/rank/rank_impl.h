@@ -16,6 +16,8 @@ struct ss_rank_rowdata {
 	char id[41];
 	float score;
 	int decision;          /* score >= threshold */
+	ss_band band;          /* from the score; wait after select */
+	int64_t wait_until;    /* ss_rank_hint_wait of its hint */
 	int pick, shown;       /* set by ss_ranking_select */
 	int copy;              /* folded into a better row of the same patch (select) */
 	uint64_t patch;        /* the patch id's first 64 bits; 0: none */
@@ -45,6 +47,7 @@ struct ss_ranking {
 	const ss_featurizer *feat; /* NULL: no precedents */
 	ss_ranker_options opts;
 	double threshold;
+	ss_bands bands;        /* the model's, likely at threshold */
 	struct ss_rank_rowdata *rows;
 	size_t n, cap, picks;
 	int sorted, selected;

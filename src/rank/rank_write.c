@@ -93,6 +93,8 @@ void ss_rank_flags_text(ss_strbuf *sb, const ss_rank_row *w, const char *sep)
 		ss_strbuf_addf(sb, "%spolicy: %s", SEP(), w->policy);
 	if (w->flags & SS_RANK_TOO_YOUNG)
 		ss_strbuf_addf(sb, "%stoo young", SEP());
+	if (w->flags & SS_RANK_AFTER)
+		ss_strbuf_addf(sb, "%swaits: Cc: stable # %s", SEP(), w->stable_hint);
 	if (w->flags & SS_RANK_COPIES) {
 		const char *p = w->copies;
 
@@ -109,18 +111,27 @@ void ss_rank_flags_text(ss_strbuf *sb, const ss_rank_row *w, const char *sep)
 
 static const char *held_reason(unsigned flags)
 {
-	if (flags & SS_RANK_NOAUTOSEL)
-		return "stable+noautosel";
-	if (flags & SS_RANK_POLICY)
-		return "policy";
-	return "too young";
+	return (flags & SS_RANK_NOAUTOSEL) ? "stable+noautosel" : "policy";
+}
+
+/* "12 yes, 30 likely, ..." of the listed rows (bands without rows left out). */
+static void band_counts_line(ss_strbuf *sb, const ss_ranking *r)
+{
+	static const ss_band order[] = { SS_BAND_YES, SS_BAND_LIKELY, SS_BAND_WAIT, SS_BAND_UNSURE,
+					 SS_BAND_NO };
+	size_t n[SS_BAND_WAIT + 1], k;
+
+	ss_ranking_band_counts(n, r);
+	for (k = 0; k < sizeof(order) / sizeof(order[0]); k++)
+		ss_strbuf_addf(sb, "%s%zu %s", k ? ", " : "", n[order[k]], ss_band_name(order[k]));
 }
 
 static void write_text(ss_ranking *r, FILE *f, const ss_rank_write_options *o, const ss_model *m)
 {
 	const char *cs = o->color ? C_BOLD : "", *ce = o->color ? C_RESET : "";
-	size_t i, shown = 0, picks = 0, held[3] = { 0, 0, 0 }, nheld = 0, hidden = 0, nprec = 0;
-	size_t copies = 0;
+	size_t i, shown = 0, picks = 0, held[2] = { 0, 0 }, nheld = 0, hidden = 0, nprec = 0;
+	size_t copies = 0, young = 0, after = 0;
+	const ss_bands *bands = ss_ranking_bands(r);
 	ss_strbuf sb = SS_STRBUF_INIT;
 	ss_rank_precedent pr[SS_RANK_MAX_PRECEDENTS];
 	ss_rank_row w;
@@ -135,6 +146,16 @@ static void write_text(ss_ranking *r, FILE *f, const ss_rank_write_options *o, c
 			ss_model_kind_name(ss_model_get_kind(m)), in->params,
 			(unsigned long long)in->n, a, b, r->threshold);
 	}
+	if (bands->yes > 1)
+		fprintf(f, "bands: yes none (not calibrated), likely >= %.3f, unsure >= %.3f, no below",
+			bands->likely, bands->unsure);
+	else
+		fprintf(f, "bands: yes >= %.3f, likely >= %.3f, unsure >= %.3f, no below", bands->yes,
+			bands->likely, bands->unsure);
+	if (r->sel.min_age_days > 0)
+		fprintf(f, "; wait: younger than %g days or Cc: stable # after ...\n", r->sel.min_age_days);
+	else
+		fprintf(f, "; wait: Cc: stable # after ...\n");
 	for (i = 0; i < r->n; i++) {
 		ss_ranking_row(&w, r, i);
 		shown += w.shown;
@@ -143,9 +164,13 @@ static void write_text(ss_ranking *r, FILE *f, const ss_rank_write_options *o, c
 			copies++;
 		} else if (w.flags & SS_RANK_HELD) {
 			nheld++;
-			held[(w.flags & SS_RANK_NOAUTOSEL) ? 0 : (w.flags & SS_RANK_POLICY) ? 1 : 2]++;
+			held[(w.flags & SS_RANK_NOAUTOSEL) ? 0 : 1]++;
 		} else if (r->sel.untagged_only && (w.flags & SS_RANK_TAGGED)) {
 			hidden++;
+		}
+		if (w.shown && w.band == SS_BAND_WAIT) {
+			young += (w.flags & SS_RANK_TOO_YOUNG) != 0;
+			after += (w.flags & SS_RANK_AFTER) != 0;
 		}
 	}
 	ss_format_date(a, r->now);
@@ -156,38 +181,44 @@ static void write_text(ss_ranking *r, FILE *f, const ss_rank_write_options *o, c
 	if (copies)
 		fprintf(f, "; %zu copies of a listed patch folded into its row", copies);
 	fprintf(f, "\n");
-	if (nheld) {
-		fprintf(f, "held back by stable rules: %zu (%zu stable+noautosel, %zu by policy", nheld,
+	ss_strbuf_reset(&sb);
+	band_counts_line(&sb, r);
+	fprintf(f, "listed: %s", sb.buf);
+	if (young || after)
+		fprintf(f, " (waiting: %zu too young, %zu asked by Cc: stable)", young, after);
+	fprintf(f, "\n");
+	if (nheld)
+		fprintf(f, "held back by stable rules: %zu (%zu stable+noautosel, %zu by policy)\n", nheld,
 			held[0], held[1]);
-		if (r->sel.min_age_days > 0)
-			fprintf(f, ", %zu younger than %g days", held[2], r->sel.min_age_days);
-		fprintf(f, ")\n");
-	}
 	if (hidden)
 		fprintf(f, "hidden: %zu already tagged for stable (--untagged-only)\n", hidden);
-	fprintf(f, "\n%s%5s %6s %1s %-12s  %s%s\n", cs, "rank", "score", "", "commit", "subject", ce);
+	fprintf(f, "\n%s%5s %6s %-6s %1s %-12s  %s%s\n", cs, "rank", "score", "band", "", "commit", "subject",
+		ce);
 	for (i = 0, shown = 0; i < r->n; i++) {
 		ss_ranking_row(&w, r, i);
 		if (!w.shown)
 			continue;
 		shown++;
-		fprintf(f, "%5zu %s%6.3f%s %1s %s%.12s%s  ", shown,
+		fprintf(f, "%5zu %s%6.3f%s %-6s %1s %s%.12s%s  ", shown,
 			o->color ? (w.pick ? C_GREEN : C_DIM) : "", (double)w.score, o->color ? C_RESET : "",
-			w.pick ? "*" : "", o->color ? C_YELLOW : "", w.id, o->color ? C_RESET : "");
+			ss_band_name(w.band), w.pick ? "*" : "", o->color ? C_YELLOW : "", w.id,
+			o->color ? C_RESET : "");
 		put_field(f, w.subject);
 		fputc('\n', f);
-		if (!w.pick)
+		if (!w.pick && w.band != SS_BAND_WAIT)
 			continue;
 		ss_format_date(a, w.author_time);
-		fprintf(f, "%28s%s, %s\n", "", w.author, a);
+		fprintf(f, "%35s%s, %s\n", "", w.author, a);
 		ss_strbuf_reset(&sb);
 		ss_rank_flags_text(&sb, &w, "; ");
 		if (sb.len)
-			fprintf(f, "%28s%s%s%s\n", "", o->color ? C_CYAN : "", sb.buf, o->color ? C_RESET : "");
+			fprintf(f, "%35s%s%s%s\n", "", o->color ? C_CYAN : "", sb.buf, o->color ? C_RESET : "");
 		ss_strbuf_reset(&sb);
 		reasons_line(&sb, &w, 5, 1);
 		if (sb.len)
-			fprintf(f, "%28sbecause %s\n", "", sb.buf);
+			fprintf(f, "%35sbecause %s\n", "", sb.buf);
+		if (!w.pick)
+			continue;
 		if (o->precedents && nprec < o->precedent_rows) {
 			size_t max = o->precedents < SS_RANK_MAX_PRECEDENTS ? o->precedents
 								     : SS_RANK_MAX_PRECEDENTS;
@@ -195,7 +226,7 @@ static void write_text(ss_ranking *r, FILE *f, const ss_rank_write_options *o, c
 
 			nprec++;
 			for (k = 0; k < n; k++) {
-				fprintf(f, "%28s%s %.12s %.2f ", "", k ? "    " : "like", pr[k].id,
+				fprintf(f, "%35s%s %.12s %.2f ", "", k ? "    " : "like", pr[k].id,
 					(double)pr[k].similarity);
 				if (pr[k].label >= 0)
 					fprintf(f, "%s%s%s%s%s", o->color ? (pr[k].label ? C_GREEN : C_RED) : "",
@@ -219,7 +250,8 @@ static void write_text(ss_ranking *r, FILE *f, const ss_rank_write_options *o, c
 			if (w.copy || !(w.flags & SS_RANK_HELD))
 				continue;
 			shown++;
-			fprintf(f, "%5s %6.3f   %.12s  %-17s ", "-", (double)w.score, w.id, held_reason(w.flags));
+			fprintf(f, "%5s %6.3f %-6s   %.12s  %-17s ", "-", (double)w.score, ss_band_name(w.band), w.id,
+				held_reason(w.flags));
 			put_field(f, w.subject);
 			fputc('\n', f);
 		}
@@ -234,7 +266,8 @@ static void write_tsv(ss_ranking *r, FILE *f, int csv)
 	size_t i;
 	const char sep = csv ? ',' : '\t';
 
-	fprintf(f, "sha%cscore%cdecision%csubject%cauthor%cflags%creasons\n", sep, sep, sep, sep, sep, sep);
+	fprintf(f, "sha%cscore%cdecision%csubject%cauthor%cflags%creasons%cband\n", sep, sep, sep, sep, sep,
+		sep, sep);
 	for (i = 0; i < r->n; i++) {
 		ss_ranking_row(&w, r, i);
 		if (!w.shown)
@@ -251,7 +284,7 @@ static void write_tsv(ss_ranking *r, FILE *f, int csv)
 		ss_strbuf_reset(&sb);
 		reasons_line(&sb, &w, 5, 0);
 		csv ? put_csv(f, sb.buf) : put_field(f, sb.buf);
-		fputc('\n', f);
+		fprintf(f, "%c%s\n", sep, ss_band_name(w.band));
 	}
 	ss_strbuf_release(&sb);
 }
@@ -270,8 +303,9 @@ static int write_json(ss_ranking *r, FILE *f, const ss_rank_write_options *o)
 		ss_ranking_row(&w, r, i);
 		if (!w.shown)
 			continue;
-		rc |= ss_strbuf_addf(&sb, "{\"sha\":\"%s\",\"score\":%.6g,\"pick\":%s,\"subject\":", w.id,
-				     (double)w.score, w.pick ? "true" : "false");
+		rc |= ss_strbuf_addf(&sb, "{\"sha\":\"%s\",\"score\":%.6g,\"band\":\"%s\",\"pick\":%s,"
+				     "\"subject\":", w.id, (double)w.score, ss_band_name(w.band),
+				     w.pick ? "true" : "false");
 		rc |= ss_strbuf_add_json(&sb, w.subject);
 		rc |= ss_strbuf_adds(&sb, ",\"author\":");
 		rc |= ss_strbuf_add_json(&sb, w.author);

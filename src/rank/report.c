@@ -24,6 +24,9 @@ static const char css[] =
 	".n{display:inline-block;width:3.5em;text-align:right;color:#888;margin-right:.6em}"
 	".s{display:inline-block;width:3.5em;font-variant-numeric:tabular-nums}"
 	".pick .s{color:#0a7a2f;font-weight:bold}"
+	".v{display:inline-block;width:3.6em;font-size:11px;text-align:center;border-radius:3px;margin-right:.4em}"
+	".v.yes{background:#0a7a2f;color:#fff}.v.likely{background:#bfe5c8;color:#125d2a}"
+	".v.unsure{background:#f3ecc8;color:#6b5900}.v.no{color:#999}.v.wait{background:#dde6f5;color:#1f4e9c}"
 	"code{font:12px/1.3 ui-monospace,monospace}"
 	".f{font-size:11px;border-radius:3px;padding:0 4px;margin-left:4px;background:#eee;color:#444}"
 	".f.t{background:#dff3e4;color:#125d2a}.f.x{background:#e6eefc;color:#1f4e9c}"
@@ -253,6 +256,58 @@ free_all:
 	return rc ? SS_ENOMEM : 0;
 }
 
+/* The listed rows per verdict band, with the fraction of the labelled ones
+ * that reached stable. */
+static int bands_table(ss_strbuf *sb, ss_ranking *r)
+{
+	static const ss_band order[] = { SS_BAND_YES, SS_BAND_LIKELY, SS_BAND_UNSURE, SS_BAND_NO,
+					 SS_BAND_WAIT };
+	size_t n = ss_ranking_count(r), cnt[SS_BAND_WAIT + 1] = { 0 }, lab[SS_BAND_WAIT + 1] = { 0 };
+	size_t pos[SS_BAND_WAIT + 1] = { 0 }, i, k;
+	const ss_bands *b = ss_ranking_bands(r);
+	int rc = 0;
+
+	for (i = 0; i < n; i++) {
+		ss_rank_row w;
+
+		ss_ranking_row(&w, r, i);
+		if (!w.shown)
+			continue;
+		cnt[w.band]++;
+		if (w.label >= 0) {
+			lab[w.band]++;
+			pos[w.band] += (size_t)w.label;
+		}
+	}
+	rc |= ss_strbuf_adds(sb, "<table class=rel><tr><th>band</th><th>probability</th><th>listed</th>"
+			     "<th>labelled</th><th>reached stable</th></tr>");
+	for (k = 0; k < sizeof(order) / sizeof(order[0]); k++) {
+		ss_band v = order[k];
+
+		rc |= ss_strbuf_addf(sb, "<tr><td><span class='v %s'>%s</span></td><td>", ss_band_name(v),
+				     ss_band_name(v));
+		if (v == SS_BAND_YES && b->yes > 1)
+			rc |= ss_strbuf_adds(sb, "none (not calibrated)");
+		else if (v == SS_BAND_YES)
+			rc |= ss_strbuf_addf(sb, "&ge; %.3f", b->yes);
+		else if (v == SS_BAND_LIKELY)
+			rc |= ss_strbuf_addf(sb, "%.3f-%.3f", b->likely, b->yes > 1 ? 1.0 : b->yes);
+		else if (v == SS_BAND_UNSURE)
+			rc |= ss_strbuf_addf(sb, "%.3f-%.3f", b->unsure, b->likely);
+		else if (v == SS_BAND_NO)
+			rc |= ss_strbuf_addf(sb, "&lt; %.3f", b->unsure);
+		else
+			rc |= ss_strbuf_addf(sb, "&ge; %.3f, not yet", b->unsure);
+		rc |= ss_strbuf_addf(sb, "</td><td>%zu</td><td>%zu</td>", cnt[v], lab[v]);
+		if (lab[v])
+			rc |= ss_strbuf_addf(sb, "<td>%.3f</td></tr>", (double)pos[v] / (double)lab[v]);
+		else
+			rc |= ss_strbuf_adds(sb, "<td>-</td></tr>");
+	}
+	rc |= ss_strbuf_adds(sb, "</table>\n");
+	return rc ? SS_ENOMEM : 0;
+}
+
 static int summary(ss_strbuf *sb, const ss_model *m)
 {
 	const ss_model_info *in;
@@ -284,6 +339,9 @@ static int summary(ss_strbuf *sb, const ss_model *m)
 				     ss_model_calibration(m)->b);
 	else
 		rc |= ss_strbuf_adds(sb, "<tr><td>calibration</td><td>none: scores are the model's own</td></tr>");
+	rc |= ss_strbuf_addf(sb, "<tr><td>bands</td><td>yes &ge; %.3f, likely &ge; %.3f, unsure &ge; %.3f "
+			     "(chosen on the validation commits)</td></tr>", ss_model_bands(m)->yes,
+			     ss_model_bands(m)->likely, ss_model_bands(m)->unsure);
 	rc |= ss_strbuf_adds(sb, "</table>\n");
 	return rc ? SS_ENOMEM : 0;
 }
@@ -300,8 +358,9 @@ static int row_html(ss_strbuf *sb, ss_ranking *r, size_t i, size_t rank, int wit
 
 	ss_ranking_row(&w, r, i);
 	rc |= ss_strbuf_addf(sb, "<details class='c%s' id='c-%s'><summary><span class=n>%zu</span>"
-			     "<span class=s>%.3f</span> <code>%.12s</code> ", w.pick ? " pick" : "", w.id,
-			     rank, (double)w.score, w.id);
+			     "<span class=s>%.3f</span><span class='v %s'>%s</span><code>%.12s</code> ",
+			     w.pick ? " pick" : "", w.id, rank, (double)w.score, ss_band_name(w.band),
+			     ss_band_name(w.band), w.id);
 	rc |= esc(sb, w.subject);
 	if (w.flags & SS_RANK_TAGGED) {
 		rc |= ss_strbuf_adds(sb, "<span class='f t'>tagged");
@@ -423,6 +482,8 @@ int ss_report_write(FILE *f, ss_ranking *r, const ss_model *m, const ss_report_o
 	rc |= pr_curve(&sb, r);
 	rc |= ss_strbuf_adds(&sb, "<h2>Calibration</h2>\n");
 	rc |= calibration(&sb, r);
+	rc |= ss_strbuf_adds(&sb, "<h2>Verdict bands</h2>\n");
+	rc |= bands_table(&sb, r);
 	rc |= ss_strbuf_addf(&sb, "<h2>Ranked commits</h2>\n<div id=bar><input id=q type=search placeholder='filter: subject, sha, flag' size=40> "
 			     "<label><input id=po type=checkbox> proposed only</label> <span id=cnt class=muted>%zu shown</span></div>\n",
 			     shown);
@@ -450,8 +511,7 @@ int ss_report_write(FILE *f, ss_ranking *r, const ss_model *m, const ss_report_o
 				continue;
 			rc |= ss_strbuf_addf(&sb, "<tr><td>%.3f</td><td><code>%.12s</code></td><td>%s</td><td>",
 					     (double)w.score, w.id,
-					     (w.flags & SS_RANK_NOAUTOSEL) ? "stable+noautosel"
-					     : (w.flags & SS_RANK_POLICY) ? "policy" : "too young");
+					     (w.flags & SS_RANK_NOAUTOSEL) ? "stable+noautosel" : "policy");
 			rc |= esc(&sb, w.subject);
 			rc |= ss_strbuf_adds(&sb, "</td></tr>\n");
 			if (!rc)

@@ -1,0 +1,327 @@
+/*
+ * project_model.c - which model "rank" and "report" score with when no
+ * --model is given (see cli.h, cli_ranking_model; docs/scores.md).
+ *
+ * A model trained on another project reads the wrong signals (the
+ * built-in one is the Linux kernel's: on DPDK it finds half of what a
+ * DPDK model finds), so when the project's stable tree is known
+ * (--stable SOURCE) a linear model is trained from it, in seconds, on the
+ * commits of the sources and --history (labelled by the stable tree, the
+ * newest SS_PROJECT_SETTLE_DAYS left out as not yet settled), and kept
+ * beside the repository's data: <gitdir>/stablesel/project.model (the
+ * --repo repository, else the --stable one), or stablesel/project.model
+ * in the folder of the --stable file, or where --project-model says.  It
+ * is used again while it fits: the same stable source, the same tag
+ * masking, and a stable tree that has not grown by more than a release's
+ * worth of backports since (the training count times SS_PROJECT_RELEASE_DAYS
+ * over the training commits' span in days).  Without --stable, or when the
+ * labelled history is too small to learn from, the built-in model is used
+ * and stderr says it was trained on another project.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "eval/eval.h"
+#include "eval/split.h"
+#include "labels/backports.h"
+#include "labels/labels.h"
+#include "models/dataset.h"
+#include "source/git.h"
+#include "util/error.h"
+#include "util/strbuf.h"
+
+/* The labels of commits younger than this are not settled: their
+ * backport may still come (DPDK's LTS releases come quarterly). */
+#define SS_PROJECT_SETTLE_DAYS 90
+/* A release cycle, for how much the stable tree may grow before the
+ * model is retrained (DPDK: quarterly; the kernel: 9-10 weeks). */
+#define SS_PROJECT_RELEASE_DAYS 91.0
+/* Less than this to learn from: the built-in model instead. */
+#define SS_PROJECT_MIN_COMMITS 100
+#define SS_PROJECT_MIN_POSITIVE 10
+
+static void say(const cli_ranking *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void say(const cli_ranking *k, const char *fmt, ...)
+{
+	va_list ap;
+
+	progress_done();
+	fprintf(stderr, "%s: ", k->cmd ? k->cmd : "rank");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void use_builtin(cli_ranking *k, const char *why)
+{
+	if (ss_model_load_default(&k->m))
+		die("%s", ss_error_last());
+	say(k, "%s: using the built-in model, which was trained on another project (the Linux "
+	    "kernel's tip tree, label Cc: stable); its scores may not carry over to this one", why);
+}
+
+/* Where the project model lives (malloc'd). */
+static char *model_path(const cli_ranking *k, const cli_source_args *src)
+{
+	ss_strbuf sb = SS_STRBUF_INIT;
+	char *gitdir = NULL;
+
+	if (k->project_model)
+		return strdup(k->project_model);
+	if ((src->repo && !ss_git_locate(&gitdir, NULL, src->repo)) ||
+	    !ss_git_locate(&gitdir, NULL, k->stable)) {
+		ss_strbuf_addf(&sb, "%s%sstablesel/project.model", gitdir,
+			       gitdir[0] && gitdir[strlen(gitdir) - 1] == '/' ? "" : "/");
+	} else {
+		const char *slash = strrchr(k->stable, '/');
+
+		if (slash)
+			ss_strbuf_addf(&sb, "%.*s/stablesel/project.model", (int)(slash - k->stable),
+				       k->stable);
+		else
+			ss_strbuf_adds(&sb, "stablesel/project.model");
+	}
+	free(gitdir);
+	ss_error_clear();
+	return sb.buf;
+}
+
+/*
+ * A folder whose mode grants nobody write access is read-only data (such
+ * as ../shared/data), also for root, whom the kernel would let write.
+ */
+static int read_only(const char *dir)
+{
+	struct stat st;
+
+	if (stat(dir, &st))
+		return 0;
+	if (!(st.st_mode & 0222)) {
+		errno = EACCES;
+		return 1;
+	}
+	return 0;
+}
+
+/* The folder of path, made when missing, in a folder that may be written;
+ * 0 or -1 (errno set). */
+static int make_parent(const char *path)
+{
+	char *dir = strdup(path), *slash;
+	struct stat st;
+	int rc = 0;
+
+	if (!dir)
+		return -1;
+	slash = strrchr(dir, '/');
+	if (slash && slash != dir) {
+		*slash = '\0';
+		if (!stat(dir, &st)) {
+			rc = read_only(dir) ? -1 : 0;
+		} else {
+			/* checked before mkdir, which root may do anywhere */
+			char *up = strdup(dir), *s2 = up ? strrchr(up, '/') : NULL;
+
+			if (s2 && s2 != up) {
+				*s2 = '\0';
+				if (read_only(up))
+					rc = -1;
+			}
+			free(up);
+			if (!rc && mkdir(dir, 0777) && errno != EEXIST)
+				rc = -1;
+		}
+	}
+	free(dir);
+	return rc;
+}
+
+/* Backports a release adds, as the model saw them: at least 1. */
+static double per_release(const ss_model_info *in)
+{
+	double span = (double)(in->last - in->first) / 86400.0;
+	double r = span > SS_PROJECT_RELEASE_DAYS ? (double)in->nlabelled * SS_PROJECT_RELEASE_DAYS / span
+						  : (double)in->nlabelled;
+
+	return r < 1 ? 1 : r;
+}
+
+/* Why a kept model no longer fits, or NULL when it does (why[size]). */
+static const char *stale(char *why, size_t size, const ss_model *m, const char *labels,
+			 size_t nlabelled, int masked)
+{
+	const ss_model_info *in = ss_model_info_of(m);
+
+	if (strcmp(in->labels, labels))
+		snprintf(why, size, "it was trained with other labels (%s)", in->labels);
+	else if ((int)in->masked != masked)
+		snprintf(why, size, "it was trained with stable tags %s", in->masked ? "masked" : "visible");
+	else if ((double)nlabelled > (double)in->nlabelled + per_release(in))
+		snprintf(why, size, "the stable tree carries %zu commits, %llu when it was trained "
+			 "(a release adds about %.0f)", nlabelled, (unsigned long long)in->nlabelled,
+			 per_release(in));
+	else
+		return NULL;
+	return why;
+}
+
+struct examples {
+	ss_split_sink sink;
+	const char *what;
+	size_t n;
+};
+
+static int add_example(ss_commit *c, void *data)
+{
+	struct examples *e = data;
+
+	progress(e->what, ++e->n, 0);
+	return ss_split_add(c, &e->sink);
+}
+
+/* Train the project's linear model; NULL (with a warning said) when the
+ * labelled history is too small. */
+static ss_model *train(cli_ranking *k, cli_source_args *src, const char *const *specs, int nspecs,
+		       const char *labels_name, size_t nlabelled)
+{
+	ss_feat_options fo = SS_FEAT_OPTIONS_INIT;
+	ss_train_options o = SS_TRAIN_OPTIONS_INIT;
+	struct examples e;
+	ss_labels *labels = NULL;
+	ss_dataset *d = NULL;
+	ss_model *m = NULL;
+	size_t *idx = NULL, n, npos = 0, i;
+	double t0 = ss_now();
+	int a;
+
+	if (ss_labels_from_backports(&labels, k->label, labels_name) || ss_dataset_new(&d, &fo) ||
+	    ss_model_prepare_dataset(SS_MODEL_LINEAR, d))
+		die("%s", ss_error_last());
+	cli_history_load(&k->hist_args, (ss_history *)ss_dataset_history(d), src->repo);
+	memset(&e, 0, sizeof(e));
+	e.sink.d = d;
+	e.sink.labels = labels;
+	e.what = "reading commits to train the project model";
+	if (k->hist_args.n) {
+		cli_source_args hsrc;
+
+		cli_history_source(&hsrc, &k->hist_args, src);
+		cli_for_each_commit(&hsrc, k->hist_args.specs, (int)k->hist_args.n, add_example, &e);
+	}
+	if (!e.sink.rc)
+		cli_for_each_commit(src, specs, nspecs, add_example, &e);
+	progress_done();
+	if (e.sink.rc)
+		die("cannot featurize commits: %s", ss_error_last());
+	if (ss_split_part(&idx, &n, d, 0))
+		die("%s", ss_error_last());
+	ss_split_settle(idx, &n, d, SS_PROJECT_SETTLE_DAYS, 0);
+	for (i = 0; i < n; i++)
+		npos += ss_dataset_example(d, idx[i])->label;
+	if (n < SS_PROJECT_MIN_COMMITS || npos < SS_PROJECT_MIN_POSITIVE) {
+		char why[256];
+
+		snprintf(why, sizeof(why), "too few settled commits to train a model for this project "
+			 "(%zu, %zu of them in the stable tree; at least %d and %d)", n, npos,
+			 SS_PROJECT_MIN_COMMITS, SS_PROJECT_MIN_POSITIVE);
+		use_builtin(k, why);
+		goto free_all;
+	}
+	if (ss_model_train(&m, SS_MODEL_LINEAR, d, idx, n, &o))
+		die("cannot train the project model: %s", ss_error_last());
+	{
+		ss_model_info *in = ss_model_get_info(m);
+		size_t used = 0;
+
+		in->source[0] = '\0';
+		for (a = 0; a < (int)k->hist_args.n && used < sizeof(in->source); a++)
+			used += (size_t)snprintf(in->source + used, sizeof(in->source) - used, "%s%s",
+						 used ? " " : "", k->hist_args.specs[a]);
+		for (a = 0; a < nspecs && used < sizeof(in->source); a++)
+			used += (size_t)snprintf(in->source + used, sizeof(in->source) - used, "%s%s",
+						 used ? " " : "", specs[a]);
+		if (!nspecs && src->repo && used < sizeof(in->source))
+			snprintf(in->source + used, sizeof(in->source) - used, "%sgit:%s", used ? " " : "",
+				 src->repo);
+		snprintf(in->labels, sizeof(in->labels), "%s", labels_name);
+		in->masked = (uint32_t)src->opts.mask_stable_tags;
+		in->nlabelled = nlabelled;
+	}
+	say(k, "trained a linear model for this project on %zu commits (%zu in the stable tree, the "
+	    "newest %d days left out as unsettled) in %.1fs", n, npos, SS_PROJECT_SETTLE_DAYS,
+	    ss_now() - t0);
+
+free_all:
+	free(idx);
+	ss_dataset_free(d);
+	ss_labels_free(labels);
+	return m;
+}
+
+void cli_ranking_model(cli_ranking *k, cli_source_args *src, const char *const *specs, int nspecs)
+{
+	char labels_name[512], why[600], date[16];
+	const char *reason = NULL;
+	size_t nlabelled;
+	ss_model *m = NULL;
+	char *path;
+	int rc;
+
+	if (k->m)
+		return;
+	if (!k->stable) {
+		use_builtin(k, "no --model and no --stable SOURCE to train one for this project from");
+		return;
+	}
+	{
+		/* one name for the tree however it was spelt, so that the kept
+		 * model is recognised from another folder */
+		char *abs = realpath(k->stable, NULL);
+
+		snprintf(labels_name, sizeof(labels_name), "stable:%s", abs ? abs : k->stable);
+		free(abs);
+	}
+	nlabelled = ss_backports_count(k->label);
+	path = model_path(k, src);
+	rc = ss_model_load(&m, path);
+	if (rc == 0) {
+		reason = stale(why, sizeof(why), m, labels_name, nlabelled,
+			       src->opts.mask_stable_tags);
+		if (!reason) {
+			ss_format_date(date, ss_model_info_of(m)->trained_at);
+			say(k, "using the model trained for this project on %s (%llu commits, labels from "
+			    "%s): %s", date, (unsigned long long)ss_model_info_of(m)->n, labels_name, path);
+			k->m = m;
+			free(path);
+			return;
+		}
+		ss_model_free(m);
+		m = NULL;
+		say(k, "retraining the project model %s: %s", path, reason);
+	} else if (rc != SS_ENOTFOUND) {
+		say(k, "retraining the project model: %s", ss_error_last());
+	}
+	if (!(m = train(k, src, specs, nspecs, labels_name, nlabelled))) {
+		free(path);
+		return;
+	}
+	if (make_parent(path))
+		warning("cannot keep the project model in '%s' (%s): it will be trained again next time",
+			path, strerror(errno));
+	else if (ss_model_save(m, path))
+		warning("cannot keep the project model (%s): it will be trained again next time",
+			ss_error_last());
+	else
+		say(k, "kept the project model in %s; it is used again until the stable tree grows by "
+		    "a release", path);
+	k->m = m;
+	free(path);
+}

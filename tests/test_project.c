@@ -1,0 +1,211 @@
+/*
+ * test_project.c - the model "rank" and "report" use without --model
+ * (cmd/project_model.c): trained from the --stable tree on first use and
+ * kept beside the repository's data, reused while the stable tree has not
+ * grown by a release, retrained when it has or when the labels change; the
+ * built-in model, with a warning that it comes from another project, when
+ * nothing is known.  The project is tests/projrepo.sh's, in a scratch
+ * folder.
+ */
+#include <sys/stat.h>
+
+#include "testutil.h"
+
+#include "models/model.h"
+
+/* tests/projrepo.sh, found as test_gitrepo_script() finds its script. */
+static const char *projrepo(void)
+{
+	static char path[4096];
+	const char *g = test_gitrepo_script(), *slash = strrchr(g, '/');
+
+	snprintf(path, sizeof(path), "%.*sprojrepo.sh", slash ? (int)(slash - g + 1) : 0, g);
+	return path;
+}
+
+static int exists(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st);
+}
+
+static void test_trains_keeps_reuses_retrains(void **state)
+{
+	char *repo = test_scratch_path("proj"), *model, *err, *out;
+	ss_model *m;
+
+	(void)state;
+	assert_true(asprintf(&model, "%s/.git/stablesel/project.model", repo) > 0);
+	/* the fixes among the first 120 of 240 commits are in stable */
+	assert_int_equal(test_run("sh '%s' '%s' 120", projrepo(), repo), 0);
+
+	/* first use: trained, said, kept beside the repository's data */
+	assert_int_equal(test_cli("rank --repo '%s' --stable '%s' --format tsv", repo, repo), 0);
+	err = test_scratch_read("err");
+	assert_non_null(strstr(err, "rank: trained a linear model for this project on 210 commits "
+				    "(60 in the stable tree"));
+	assert_non_null(strstr(err, "kept the project model in "));
+	assert_non_null(strstr(err, "/.git/stablesel/project.model"));
+	assert_null(strstr(err, "another project"));
+	free(err);
+	assert_true(exists(model));
+	assert_int_equal(ss_model_load(&m, model), 0);
+	assert_int_equal(ss_model_get_kind(m), SS_MODEL_LINEAR);
+	assert_int_equal(ss_model_info_of(m)->nlabelled, 60);
+	assert_int_equal(ss_bands_check(ss_model_bands(m)), 0);
+	ss_model_free(m);
+	out = test_scratch_read("out");
+	assert_int_equal(test_count_lines(out), 241);
+	free(out);
+
+	/* again, and with two more backports (less than a release's worth):
+	 * used as it is */
+	assert_int_equal(test_run("sh '%s' '%s' 124", projrepo(), repo), 0);
+	assert_int_equal(test_cli("rank --repo '%s' --stable '%s' --top 3", repo, repo), 0);
+	err = test_scratch_read("err");
+	assert_non_null(strstr(err, "rank: using the model trained for this project on "));
+	assert_null(strstr(err, "trained a linear model"));
+	free(err);
+	/* report shares it */
+	assert_int_equal(test_cli("report --repo '%s' --stable '%s' -o '%s/page.html'", repo, repo,
+				  test_scratch), 0);
+	err = test_scratch_read("err");
+	assert_non_null(strstr(err, "report: using the model trained for this project on "));
+	free(err);
+
+	/* the stable tree grew by more than a release: retrained */
+	assert_int_equal(test_run("sh '%s' '%s' 240", projrepo(), repo), 0);
+	assert_int_equal(test_cli("rank --repo '%s' --stable '%s' --top 3", repo, repo), 0);
+	err = test_scratch_read("err");
+	assert_non_null(strstr(err, "rank: retraining the project model "));
+	assert_non_null(strstr(err, "the stable tree carries 120 commits, 60 when it was trained"));
+	assert_non_null(strstr(err, "(105 in the stable tree"));
+	free(err);
+	assert_int_equal(ss_model_load(&m, model), 0);
+	assert_int_equal(ss_model_info_of(m)->nlabelled, 120);
+	ss_model_free(m);
+
+	/* stable tags masked now: the kept model does not fit */
+	assert_int_equal(test_cli("rank --repo '%s' --stable '%s' --mask-stable-tags --top 3", repo, repo), 0);
+	err = test_scratch_read("err");
+	assert_non_null(strstr(err, "it was trained with stable tags visible"));
+	free(err);
+
+	/* --project-model FILE: kept there instead */
+	assert_int_equal(test_cli("rank --repo '%s' --stable '%s' --project-model '%s/elsewhere.model' "
+				  "--top 3", repo, repo, test_scratch), 0);
+	err = test_scratch_read("err");
+	assert_non_null(strstr(err, "trained a linear model"));
+	free(err);
+	{
+		char *p = test_scratch_path("elsewhere.model");
+
+		assert_true(exists(p));
+		free(p);
+	}
+	/* a folder nobody may write (read-only data): left alone, even by root */
+	assert_int_equal(test_run("mkdir -p '%s/ro' && chmod 555 '%s/ro'", test_scratch, test_scratch), 0);
+	assert_int_equal(test_cli("rank --repo '%s' --stable '%s' --project-model '%s/ro/sub/x.model' "
+				  "--top 3", repo, repo, test_scratch), 0);
+	err = test_scratch_read("err");
+	assert_non_null(strstr(err, "warning: cannot keep the project model in "));
+	assert_non_null(strstr(err, "Permission denied"));
+	free(err);
+	{
+		char *p = test_scratch_path("ro/sub");
+
+		assert_false(exists(p));
+		free(p);
+	}
+	assert_int_equal(test_cli("rank --repo '%s' --stable '%s' --project-model '%s/ro/x.model' "
+				  "--top 3", repo, repo, test_scratch), 0);
+	{
+		char *p = test_scratch_path("ro/x.model");
+
+		assert_false(exists(p));
+		free(p);
+	}
+	assert_int_equal(test_run("chmod 755 '%s/ro'", test_scratch), 0);
+	/* a place it cannot be kept: trained, used, and said */
+	assert_int_equal(test_cli("rank --repo '%s' --stable '%s' --project-model /proc/nowhere/x.model "
+				  "--top 3", repo, repo), 0);
+	err = test_scratch_read("err");
+	assert_non_null(strstr(err, "warning: cannot keep the project model in '/proc/nowhere/x.model'"));
+	free(err);
+	free(model);
+	free(repo);
+}
+
+/* No repository, mail only: kept in stablesel/ beside the stable mbox. */
+static void test_mbox_beside_stable(void **state)
+{
+	char *repo = test_scratch_path("mailproj"), *err, *model;
+
+	(void)state;
+	assert_int_equal(test_run("sh '%s' '%s' 120", projrepo(), repo), 0);
+	assert_int_equal(test_run("mkdir -p '%s/mail' && cd '%s' && "
+				  "git format-patch -q --stdout --root main > ../mail/main.mbox && "
+				  "git format-patch -q --stdout main..stable-1.y > ../mail/stable.mbox",
+				  test_scratch, repo), 0);
+	assert_int_equal(test_cli("rank '%s/mail/main.mbox' --stable '%s/mail/stable.mbox' --top 3",
+				  test_scratch, test_scratch), 0);
+	err = test_scratch_read("err");
+	assert_non_null(strstr(err, "trained a linear model for this project on 210 commits (60 in the stable tree"));
+	free(err);
+	model = test_scratch_path("mail/stablesel/project.model");
+	assert_true(exists(model));
+	free(model);
+	assert_int_equal(test_cli("rank '%s/mail/main.mbox' --stable '%s/mail/stable.mbox' --top 3",
+				  test_scratch, test_scratch), 0);
+	err = test_scratch_read("err");
+	assert_non_null(strstr(err, "using the model trained for this project"));
+	free(err);
+	free(repo);
+}
+
+/* Nothing known about the project: the built-in model, said to be another
+ * project's; too little history to learn from: the same, with the reason. */
+static void test_builtin_warning(void **state)
+{
+	char *repo = test_scratch_path("small"), *err;
+	ss_model *builtin = NULL;
+
+	(void)state;
+	if (ss_model_load_default(&builtin)) {
+		print_message("SKIP: this build has no built-in model\n");
+		free(repo);
+		return;
+	}
+	ss_model_free(builtin);
+	assert_int_equal(test_run("sh '%s' '%s' >/dev/null 2>&1", test_gitrepo_script(), repo), 0);
+	assert_int_equal(test_cli("rank --repo '%s' --top 1", repo), 0);
+	err = test_scratch_read("err");
+	assert_non_null(strstr(err, "rank: no --model and no --stable SOURCE"));
+	assert_non_null(strstr(err, "using the built-in model, which was trained on another project "
+				    "(the Linux kernel's tip tree"));
+	free(err);
+	assert_int_equal(test_cli("rank --repo '%s' --stable '%s' --top 1", repo, repo), 0);
+	err = test_scratch_read("err");
+	assert_non_null(strstr(err, "too few settled commits to train a model for this project"));
+	assert_non_null(strstr(err, "trained on another project"));
+	free(err);
+	/* --model: nothing to say */
+	assert_int_equal(test_cli("rank --repo '%s' --top 1 --model models/default.model", repo), 0);
+	err = test_scratch_read("err");
+	assert_null(strstr(err, "another project"));
+	assert_null(strstr(err, "project model"));
+	free(err);
+	free(repo);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_trains_keeps_reuses_retrains),
+		cmocka_unit_test(test_mbox_beside_stable),
+		cmocka_unit_test(test_builtin_warning),
+	};
+
+	return cmocka_run_group_tests(tests, test_scratch_setup, test_scratch_teardown);
+}
