@@ -121,11 +121,13 @@ void cli_history_load(const cli_history_args *ha, struct ss_history *h, const ch
 
 /*
  * Fill l with the backports of the project index db (or, when db is NULL,
- * repo's default index): 1 when read, 0 when db is NULL and repo has no
- * index; dies on a damaged index or a missing db.
+ * repo's default index): 1 when read (*used, when used is not NULL, the
+ * index's path, malloc'd), 0 when db is NULL and repo has no index; dies
+ * on a damaged index or a missing db.
  */
 struct ss_backports;
-int cli_backports_from_index(struct ss_backports *l, const char *db, const char *repo);
+int cli_backports_from_index(struct ss_backports *l, const char *db, const char *repo,
+			     char **used);
 void cli_history_prime(const cli_history_args *ha, struct ss_history *h, cli_source_args *src);
 
 /*
@@ -195,6 +197,7 @@ typedef struct {
 	ss_labels *labels;
 	ss_history *hist;
 	ss_ranking *r;
+	char *index_path;       /* the index k->label came from, when not --stable */
 } cli_ranking;
 
 void cli_ranking_init(cli_ranking *k);

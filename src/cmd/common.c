@@ -162,7 +162,7 @@ static int add_backport(const ss_index_backport *b, void *ud)
 	return ss_backports_add_known(ud, b->upstream, b->branch);
 }
 
-int cli_backports_from_index(ss_backports *l, const char *db, const char *repo)
+int cli_backports_from_index(ss_backports *l, const char *db, const char *repo, char **used)
 {
 	ss_index *ix = NULL;
 	char *path = NULL;
@@ -184,7 +184,10 @@ int cli_backports_from_index(ss_backports *l, const char *db, const char *repo)
 	if (ss_index_for_each_backport(ix, add_backport, l))
 		die("cannot read the backports from '%s': %s", path, ss_error_last());
 	ss_index_free(ix);
-	free(path);
+	if (used)
+		*used = path;
+	else
+		free(path);
 	return 1;
 }
 

@@ -77,9 +77,18 @@ static char *model_path(const cli_ranking *k, const cli_source_args *src)
 	if (k->project_model)
 		return strdup(k->project_model);
 	if ((src->repo && !ss_git_locate(&gitdir, NULL, src->repo)) ||
-	    !ss_git_locate(&gitdir, NULL, k->stable)) {
+	    (k->stable && !ss_git_locate(&gitdir, NULL, k->stable))) {
 		ss_strbuf_addf(&sb, "%s%sstablesel/project.model", gitdir,
 			       gitdir[0] && gitdir[strlen(gitdir) - 1] == '/' ? "" : "/");
+	} else if (!k->stable) {
+		/* beside the index it was trained from */
+		const char *slash = strrchr(k->index_path, '/');
+
+		if (slash)
+			ss_strbuf_addf(&sb, "%.*s/project.model", (int)(slash - k->index_path),
+				       k->index_path);
+		else
+			ss_strbuf_adds(&sb, "project.model");
 	} else {
 		const char *slash = strrchr(k->stable, '/');
 
@@ -215,6 +224,14 @@ static ss_model *train(cli_ranking *k, cli_source_args *src, const char *const *
 
 		cli_history_source(&hsrc, &k->hist_args, src);
 		cli_for_each_commit(&hsrc, k->hist_args.specs, (int)k->hist_args.n, add_example, &e);
+	} else if (k->index_path && !nspecs && src->repo) {
+		/* with the index's branches, the repository's past is labelled
+		 * too: train on everything before the ranked range as well */
+		cli_source_args hsrc;
+
+		cli_history_source(&hsrc, &k->hist_args, src);
+		if (hsrc.opts.revs[0] != src->opts.revs[0] || hsrc.opts.nrevs != src->opts.nrevs)
+			cli_for_each_commit(&hsrc, NULL, 0, add_example, &e);
 	}
 	if (!e.sink.rc)
 		cli_for_each_commit(src, specs, nspecs, add_example, &e);
@@ -277,16 +294,19 @@ void cli_ranking_model(cli_ranking *k, cli_source_args *src, const char *const *
 
 	if (k->m)
 		return;
-	if (!k->stable) {
-		use_builtin(k, "no --model and no --stable SOURCE to train one for this project from");
+	if (!k->label) {
+		use_builtin(k, "no --model, no --stable SOURCE and no project index with stable "
+			    "branches to train one for this project from");
 		return;
 	}
 	{
 		/* one name for the tree however it was spelt, so that the kept
 		 * model is recognised from another folder */
-		char *abs = realpath(k->stable, NULL);
+		const char *from = k->stable ? k->stable : k->index_path;
+		char *abs = realpath(from, NULL);
 
-		snprintf(labels_name, sizeof(labels_name), "stable:%s", abs ? abs : k->stable);
+		snprintf(labels_name, sizeof(labels_name), "%s:%s", k->stable ? "stable" : "index",
+			 abs ? abs : from);
 		free(abs);
 	}
 	nlabelled = ss_backports_count(k->label);

@@ -4,6 +4,7 @@
  * streaming history and commits through one ss_ranking (see cli.h).
  */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -115,6 +116,20 @@ void cli_ranking_run(cli_ranking *k, cli_source_args *src, const char *const *sp
 	/* the releases and the index first: a bad file dies before a model is
 	 * trained or said */
 	cli_history_load(&k->hist_args, k->hist, src->repo);
+	if (!k->stable && !k->hist_args.no_index && (k->hist_args.db || src->repo)) {
+		/* the index's stable branches: what each carries, and the
+		 * labels a project model is trained from */
+		ss_backports_options lo = SS_LABEL_OPTIONS_INIT;
+
+		if (ss_backports_new(&k->label, &lo))
+			die("out of memory");
+		if (!cli_backports_from_index(k->label, k->hist_args.db, src->repo, &k->index_path) ||
+		    !ss_backports_count(k->label)) {
+			ss_backports_free(k->label);
+			k->label = NULL;
+		}
+		k->ko.stable = k->label;
+	}
 	cli_ranking_model(k, src, specs, nspecs);
 	if (ss_ranking_new(&k->r, k->m, &k->ko))
 		die("out of memory");
@@ -151,6 +166,7 @@ void cli_ranking_free(cli_ranking *k)
 	ss_policy_free(k->policy);
 	ss_labels_free(k->labels);
 	ss_backports_free(k->label);
+	free(k->index_path);
 	ss_model_free(k->m);
 	memset(k, 0, sizeof(*k));
 }
