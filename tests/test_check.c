@@ -288,6 +288,62 @@ static void test_check_cli(void **state)
 	free(out);
 }
 
+/*
+ * --onto as a maintainer types it: in a fresh clone "stable" is only
+ * origin/stable; a tag of the same name naming another commit makes it
+ * ambiguous (a warning names the one taken); an id and a tag work; -o
+ * writes the rows to a file.
+ */
+static void test_onto_names(void **state)
+{
+	char path[700], *out, *err;
+
+	(void)state;
+	assert_int_equal(test_run("cd '%s' && rm -rf clone && git clone -q repo clone 2>/dev/null && "
+				  "git -C clone branch -a | grep -q 'remotes/origin/stable' && "
+				  "! git -C clone rev-parse -q --verify refs/heads/stable >/dev/null", tmp), 0);
+	assert_int_equal(test_run("./stablesel check --onto-repo '%s/clone' --onto stable -o '%s/o1.tsv' "
+				  "'%s' >'%s/stdout' 2>'%s/err'", tmp, tmp, mbox, tmp, tmp), 0);
+	snprintf(path, sizeof(path), "%s/stdout", tmp);
+	out = test_read_file(path, NULL);
+	assert_string_equal(out, "");   /* -o: nothing on stdout */
+	free(out);
+	snprintf(path, sizeof(path), "%s/err", tmp);
+	err = test_read_file(path, NULL);
+	assert_non_null(strstr(err, "against stable (refs/remotes/origin/stable "));
+	assert_null(strstr(err, "ambiguous"));
+	free(err);
+	/* the same rows as against the local branch of the original */
+	assert_int_equal(test_run("./stablesel check --onto-repo '%s' --onto stable '%s' 2>/dev/null | "
+				  "cmp - '%s/o1.tsv'", repo, mbox, tmp), 0);
+	/* a tag "stable" on main: ambiguous, the remote-tracking branch is
+	 * taken and the warning says so */
+	assert_int_equal(test_run("git -C '%s/clone' tag stable main", tmp), 0);
+	assert_int_equal(test_run("./stablesel check --onto-repo '%s/clone' --onto stable -o '%s/o2.tsv' "
+				  "'%s' 2>'%s/err' && cmp '%s/o1.tsv' '%s/o2.tsv'", tmp, tmp, mbox, tmp,
+				  tmp, tmp), 0);
+	err = test_read_file(path, NULL);
+	assert_non_null(strstr(err, "warning: 'stable' is ambiguous: refs/remotes/origin/stable ("));
+	assert_non_null(strstr(err, "refs/tags/stable ("));
+	assert_non_null(strstr(err, "took refs/remotes/origin/stable"));
+	free(err);
+	/* a local branch wins over both */
+	assert_int_equal(test_run("git -C '%s/clone' branch -q stable origin/stable && "
+				  "./stablesel check --onto-repo '%s/clone' --onto stable '%s' 2>'%s/err' "
+				  ">/dev/null", tmp, tmp, mbox, tmp), 0);
+	err = test_read_file(path, NULL);
+	assert_non_null(strstr(err, "took refs/heads/stable"));
+	free(err);
+	/* an id and the tag by its full name: no warning */
+	assert_int_equal(test_run("./stablesel check --onto-repo '%s/clone' "
+				  "--onto $(git -C '%s/clone' rev-parse origin/stable | cut -c1-10) "
+				  "-o '%s/o3.tsv' '%s' 2>'%s/err' && cmp '%s/o1.tsv' '%s/o3.tsv' && "
+				  "! grep -q warning '%s/err'", tmp, tmp, tmp, mbox, tmp, tmp, tmp, tmp), 0);
+	assert_int_equal(test_run("./stablesel check --onto-repo '%s/clone' --onto refs/tags/stable "
+				  "'%s' 2>'%s/err' >/dev/null && ! grep -q warning '%s/err' && "
+				  "grep -q 'against stable (refs/tags/stable ' '%s/err'", tmp, mbox, tmp, tmp, tmp), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -295,6 +351,7 @@ int main(void)
 		cmocka_unit_test(test_mail_commits),
 		cmocka_unit_test(test_bad_branch),
 		cmocka_unit_test(test_check_cli),
+		cmocka_unit_test(test_onto_names),
 	};
 
 	g_mime_init();

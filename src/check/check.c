@@ -14,16 +14,149 @@
 #include "history/histidx.h"
 #include "source/git.h"
 #include "util/error.h"
+#include "util/hexid.h"
+#include "util/strbuf.h"
 
 struct ss_check {
 	git_repository *repo;
 	git_commit *branch;
 	git_tree *tree;
 	char id[41];
+	char ref[256];       /* what --onto named: a full ref name or the id */
+	char name[128];      /* the branch's short name ("22.11") */
+	char *ambiguity;     /* NULL, or which of several candidates was taken */
 	int prereqs;         /* opts.prereqs */
 	ss_histidx *idx;     /* no commits, the repository attached: Fixes:
 				and revert targets are resolved there */
 };
+
+/* One thing --onto REV may name. */
+struct onto_candidate {
+	char ref[256];       /* "refs/heads/22.11", or "" for an id or expression */
+	git_oid oid;         /* the commit it peels to */
+};
+
+/* Add what ref names (when it exists and peels to a commit) to c[*n]. */
+static void onto_add(struct onto_candidate *c, size_t *n, size_t max, git_repository *repo,
+		     const char *ref)
+{
+	git_reference *r = NULL;
+	git_object *obj = NULL;
+
+	if (*n >= max || git_reference_lookup(&r, repo, ref) < 0)
+		return;
+	if (git_reference_peel(&obj, r, GIT_OBJECT_COMMIT) == 0) {
+		for (size_t i = 0; i < *n; i++)
+			if (!strcmp(c[i].ref, ref))
+				goto free_ref;
+		snprintf(c[*n].ref, sizeof(c[*n].ref), "%s", ref);
+		git_oid_cpy(&c[*n].oid, git_object_id(obj));
+		(*n)++;
+	}
+free_ref:
+	git_object_free(obj);
+	git_reference_free(r);
+}
+
+/*
+ * Resolve --onto REV as a maintainer means it: a local branch first, then
+ * a remote-tracking branch of that name (origin's before others': in a
+ * fresh clone "22.11" is only "origin/22.11"), then a tag, then anything
+ * git rev-parse takes (an id, "origin/22.11", "v22.11~3").  When several
+ * of these name different commits, ck->ambiguity says which was taken.
+ */
+static int resolve_onto(ss_check *ck, const char *rev, git_object **out)
+{
+	struct onto_candidate c[16];
+	git_reference_iterator *it = NULL;
+	git_reference *r;
+	git_object *obj = NULL;
+	char full[300];
+	size_t n = 0, taken;
+	int rc = 0;
+
+	*out = NULL;
+	if (strncmp(rev, "refs/", 5) && strcmp(rev, "HEAD")) {
+		snprintf(full, sizeof(full), "refs/heads/%s", rev);
+		onto_add(c, &n, 16, ck->repo, full);
+		snprintf(full, sizeof(full), "refs/remotes/origin/%s", rev);
+		onto_add(c, &n, 16, ck->repo, full);
+		snprintf(full, sizeof(full), "refs/remotes/*/%s", rev);
+		if (git_reference_iterator_glob_new(&it, ck->repo, full) == 0) {
+			while (git_reference_next(&r, it) == 0) {
+				const char *nm = git_reference_name(r);
+				const char *slash = strchr(nm + 13, '/');
+
+				/* refs/remotes/<remote>/<rev> exactly, no deeper path */
+				if (slash && !strcmp(slash + 1, rev))
+					onto_add(c, &n, 16, ck->repo, nm);
+				git_reference_free(r);
+			}
+			git_reference_iterator_free(it);
+		}
+		snprintf(full, sizeof(full), "refs/tags/%s", rev);
+		onto_add(c, &n, 16, ck->repo, full);
+	}
+	/* an id (also when a ref has that name: then it is ambiguous) */
+	if (ss_hexid_is_prefix(rev) && n < 16) {
+		git_oid prefix;
+		size_t len = strlen(rev);
+
+		if (git_oid_fromstrn(&prefix, rev, len) == 0 &&
+		    git_object_lookup_prefix(&obj, ck->repo, &prefix, len, GIT_OBJECT_COMMIT) == 0) {
+			c[n].ref[0] = '\0';
+			git_oid_cpy(&c[n++].oid, git_object_id(obj));
+		}
+		git_object_free(obj);
+		obj = NULL;
+	}
+	/* anything else rev-parse takes: "origin/22.11", "v22.11~3", "HEAD" */
+	if (!n && git_revparse_single(&obj, ck->repo, rev) == 0) {
+		git_object *peeled = NULL;
+
+		if (git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT) == 0) {
+			c[n].ref[0] = '\0';
+			git_oid_cpy(&c[n++].oid, git_object_id(peeled));
+		}
+		git_object_free(peeled);
+		git_object_free(obj);
+		obj = NULL;
+	}
+	if (!n)
+		return ss_error_code(SS_ENOTFOUND, "cannot resolve '%s' to a commit: no branch, "
+				     "remote-tracking branch, tag or id of that name", rev);
+	taken = 0;
+	snprintf(ck->ref, sizeof(ck->ref), "%s", c[taken].ref[0] ? c[taken].ref : rev);
+	/* the branch's short name: "22.11" of refs/remotes/origin/22.11 */
+	if (!strncmp(ck->ref, "refs/heads/", 11) || !strncmp(ck->ref, "refs/tags/", 10))
+		snprintf(ck->name, sizeof(ck->name), "%s", strchr(ck->ref + 5, '/') + 1);
+	else if (!strncmp(ck->ref, "refs/remotes/", 13) && strchr(ck->ref + 13, '/'))
+		snprintf(ck->name, sizeof(ck->name), "%s", strchr(ck->ref + 13, '/') + 1);
+	else if (!strncmp(rev, "origin/", 7))
+		snprintf(ck->name, sizeof(ck->name), "%s", rev + 7);
+	else
+		snprintf(ck->name, sizeof(ck->name), "%s", rev);
+	for (size_t i = 1; i < n && !ck->ambiguity; i++) {
+		ss_strbuf sb = SS_STRBUF_INIT;
+		char hex[13];
+
+		if (git_oid_equal(&c[i].oid, &c[taken].oid))
+			continue;
+		ss_strbuf_addf(&sb, "'%s' is ambiguous:", rev);
+		for (size_t k = 0; k < n; k++) {
+			git_oid_tostr(hex, sizeof(hex), &c[k].oid);
+			ss_strbuf_addf(&sb, "%s %s (%s)", k ? "," : "",
+				       c[k].ref[0] ? c[k].ref : "the commit id", hex);
+		}
+		ss_strbuf_addf(&sb, "; took %s", c[taken].ref[0] ? c[taken].ref : "the commit id");
+		if (!sb.buf || !(ck->ambiguity = strdup(sb.buf)))
+			rc = SS_ENOMEM;
+		ss_strbuf_release(&sb);
+	}
+	if (!rc && git_object_lookup(out, ck->repo, &c[taken].oid, GIT_OBJECT_COMMIT) < 0)
+		rc = ss_error_code(SS_EINVALID, "cannot read commit of '%s': %s", rev, ss_git_error());
+	return rc;
+}
 
 int ss_check_open(ss_check **out, const char *path, const ss_check_options *opts)
 {
@@ -51,12 +184,14 @@ int ss_check_open(ss_check **out, const char *path, const ss_check_options *opts
 				   ss_git_error());
 		goto free_check;
 	}
-	if (git_revparse_single(&obj, ck->repo, rev) < 0 ||
-	    git_object_peel((git_object **)&ck->branch, obj, GIT_OBJECT_COMMIT) < 0) {
-		rc = ss_error_code(SS_ENOTFOUND, "cannot resolve '%s' in '%s' to a commit: %s", rev,
-				   path, ss_git_error());
+	if ((rc = resolve_onto(ck, rev, &obj))) {
+		if (rc == SS_ENOTFOUND)
+			ss_error_set("cannot resolve '%s' in '%s' to a commit: no branch, "
+				     "remote-tracking branch, tag or id of that name", rev, path);
 		goto free_check;
 	}
+	ck->branch = (git_commit *)obj;
+	obj = NULL;
 	if (git_commit_tree(&ck->tree, ck->branch) < 0) {
 		rc = ss_error_code(SS_EINVALID, "cannot read the tree of '%s': %s", rev,
 				   ss_git_error());
@@ -66,7 +201,6 @@ int ss_check_open(ss_check **out, const char *path, const ss_check_options *opts
 	ck->prereqs = opts->prereqs;
 	if ((rc = ss_histidx_new(&ck->idx)) || (rc = ss_histidx_open_repo(ck->idx, path)))
 		goto free_check;
-	git_object_free(obj);
 	*out = ck;
 	return 0;
 
@@ -81,6 +215,7 @@ void ss_check_free(ss_check *ck)
 	if (!ck)
 		return;
 	ss_histidx_free(ck->idx);
+	free(ck->ambiguity);
 	git_tree_free(ck->tree);
 	git_commit_free(ck->branch);
 	git_repository_free(ck->repo);
@@ -91,6 +226,21 @@ void ss_check_free(ss_check *ck)
 const char *ss_check_branch_id(const ss_check *ck)
 {
 	return ck->id;
+}
+
+const char *ss_check_branch_ref(const ss_check *ck)
+{
+	return ck->ref;
+}
+
+const char *ss_check_branch_name(const ss_check *ck)
+{
+	return ck->name;
+}
+
+const char *ss_check_ambiguity(const ss_check *ck)
+{
+	return ck->ambiguity;
 }
 
 const char *ss_apply_status_name(ss_apply_status s)

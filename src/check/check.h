@@ -28,7 +28,7 @@
 typedef struct ss_check ss_check;
 
 typedef struct {
-	const char *rev;  /* the branch revision ("HEAD") */
+	const char *rev;  /* the branch: local, remote-tracking, tag or id ("HEAD") */
 	int prereqs;      /* name what a conflicting commit needs first (0) */
 } ss_check_options;
 
@@ -44,6 +44,22 @@ void ss_check_free(ss_check *ck); /* NULL is a no-op */
 
 /* The full id of the branch revision (40 hex digits). */
 const char *ss_check_branch_id(const ss_check *ck);
+
+/*
+ * What opts->rev was taken as.  The revision is looked up as a maintainer
+ * means it: a local branch, else a remote-tracking branch of that name
+ * (origin's first: in a fresh clone "22.11" is "origin/22.11"), else a
+ * tag, else anything git rev-parse takes (an id, "origin/22.11").
+ * ss_check_branch_ref() is the full ref taken ("refs/remotes/origin/22.11")
+ * or the revision as written when it is an id or an expression;
+ * ss_check_branch_name() the short name verdicts use ("22.11");
+ * ss_check_ambiguity() NULL, or a message naming the candidates that
+ * name different commits and the one taken (for a warning).  Never NULL
+ * but the last; they live as long as ck.
+ */
+const char *ss_check_branch_ref(const ss_check *ck);
+const char *ss_check_branch_name(const ss_check *ck);
+const char *ss_check_ambiguity(const ss_check *ck);
 
 #define SS_CHECK_MAX_NEEDS 4
 

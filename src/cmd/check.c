@@ -83,7 +83,8 @@ int cmd_check(int argc, const char **argv)
 	struct cli_option options[] = {
 		CLI_GROUP("Stable branch"),
 		CLI_STRING(0, "onto-repo", &onto_repo, "PATH", "the repository of the stable branch"),
-		CLI_STRING(0, "onto", &co.rev, "REV", "the stable branch (default: HEAD)"),
+		CLI_STRING(0, "onto", &co.rev, "REV",
+			   "the stable branch: local, remote-tracking (origin/22.11), tag or id (default: HEAD)"),
 		CLI_FLAG(0, "prereqs", &co.prereqs,
 			 "for a conflict, the commits of the sources to take first"),
 		CLI_INCLUDE(a.options),
@@ -104,14 +105,16 @@ int cmd_check(int argc, const char **argv)
 	out = cli_output_open(output);
 	if (ss_check_open(&r.ck, onto_repo, &co))
 		die("%s", ss_error_last());
+	if (ss_check_ambiguity(r.ck))
+		warning("%s", ss_check_ambiguity(r.ck));
 	r.out = ss_atomic_file(out);
 	fputs("commit\tapply\tpath\thunk\tneeds\tin_branch\tbug\ttarget\tsubject\n", r.out);
 	total = cli_for_each_commit(&a, argv, nspecs, check_one, &r);
 	cli_output_commit(out, total, "commits");
-	fprintf(stderr, "checked %zu commits against %s (%.12s): %zu apply, %zu conflict, "
+	fprintf(stderr, "checked %zu commits against %s (%s %.12s): %zu apply, %zu conflict, "
 		"%zu missing a file, %zu adding an existing file, %zu unknown; %zu already "
 		"in the branch, %zu fixing a bug the branch does not have\n", total,
-		co.rev, ss_check_branch_id(r.ck), r.n[SS_APPLY_CLEAN],
+		ss_check_branch_name(r.ck), ss_check_branch_ref(r.ck), ss_check_branch_id(r.ck), r.n[SS_APPLY_CLEAN],
 		r.n[SS_APPLY_CONFLICT], r.n[SS_APPLY_MISSING], r.n[SS_APPLY_EXISTS],
 		r.n[SS_APPLY_UNKNOWN], r.in_branch, r.bug_absent);
 	ss_check_free(r.ck);
