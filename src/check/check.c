@@ -12,6 +12,8 @@
 
 #include "check/check.h"
 #include "history/histidx.h"
+#include "labels/carried.h"
+#include "commit/patchid.h"
 #include "source/git.h"
 #include "util/error.h"
 #include "util/hexid.h"
@@ -26,6 +28,7 @@ struct ss_check {
 	char name[128];      /* the branch's short name ("22.11") */
 	char *ambiguity;     /* NULL, or which of several candidates was taken */
 	int prereqs;         /* opts.prereqs */
+	const ss_carried *carried; /* borrowed, NULL */
 	ss_histidx *idx;     /* no commits, the repository attached: Fixes:
 				and revert targets are resolved there */
 };
@@ -262,8 +265,8 @@ const char *ss_apply_status_name(ss_apply_status s)
 
 /* Is the commit named by id (a full or abbreviated id) in the branch?  1
  * yes, 0 no, -1 not in the repository (or not a commit); full_out gets
- * its full id when found. */
-static int in_branch(ss_check *ck, const char *id, char full_out[41])
+ * its full id when found, *time its committer time. */
+static int in_branch_time(ss_check *ck, const char *id, char full_out[41], int64_t *time)
 {
 	git_object *obj = NULL;
 	const git_oid *oid, *tip = git_commit_id(ck->branch);
@@ -279,9 +282,31 @@ static int in_branch(ss_check *ck, const char *id, char full_out[41])
 	oid = git_object_id(obj);
 	if (full_out)
 		git_oid_tostr(full_out, 41, oid);
+	if (time)
+		*time = (int64_t)git_commit_time((git_commit *)obj);
 	rc = git_oid_equal(oid, tip) ? 1 : git_graph_descendant_of(ck->repo, tip, oid);
 	git_object_free(obj);
 	return rc < 0 ? -1 : rc;
+}
+
+static int in_branch(ss_check *ck, const char *id, char full_out[41])
+{
+	return in_branch_time(ck, id, full_out, NULL);
+}
+
+int ss_check_in_branch(ss_check *ck, const char *id, char full[41], int64_t *time)
+{
+	return in_branch_time(ck, id, full, time);
+}
+
+ss_histidx *ss_check_history(ss_check *ck)
+{
+	return ck->idx;
+}
+
+void ss_check_set_carried(ss_check *ck, const ss_carried *cr)
+{
+	ck->carried = cr;
 }
 
 /*
@@ -497,6 +522,8 @@ static int check_apply(ss_check_result *out, ss_check *ck, const ss_commit *c)
 			if ((bad = fit_hunks(&l, f))) {
 				out->apply = SS_APPLY_CONFLICT;
 				out->hunk = bad;
+				out->hunk_start = (int)f->hunks[bad - 1].old_start;
+				out->hunk_lines = (int)f->hunks[bad - 1].old_lines;
 				snprintf(out->path, sizeof(out->path), "%s", f->old_path);
 			}
 		} else {
@@ -514,7 +541,8 @@ static int check_apply(ss_check_result *out, ss_check *ck, const ss_commit *c)
 	return rc;
 }
 
-/* Add id to out->needs unless it is there, in the branch, or full. */
+/* Add id to out->needs unless it is there, in the branch, carried by it
+ * under another id, or the list is full. */
 static void need(ss_check_result *out, ss_check *ck, const git_oid *id)
 {
 	char hex[41];
@@ -523,6 +551,8 @@ static void need(ss_check_result *out, ss_check *ck, const git_oid *id)
 	for (int k = 0; k < out->nneeds; k++)
 		if (!strcmp(out->needs[k], hex))
 			return;
+	if (ck->carried && ss_carried_find(NULL, ck->carried, hex, 0) != SS_CARRIED_NONE)
+		return;
 	if (out->nneeds < SS_CHECK_MAX_NEEDS && in_branch(ck, hex, NULL) == 0)
 		memcpy(out->needs[out->nneeds++], hex, sizeof(hex));
 }
@@ -535,16 +565,16 @@ static int cmp_time_desc(const void *a, const void *b)
 }
 
 /*
- * What the conflicting hunk (out->path, out->hunk) needs first: blame,
- * at c's parent, every line of the hunk's preimage (context and removed:
- * the branch must match them all), and keep the owners the branch lacks,
- * newest first.  Nothing when c or its parent is not in the repository.
+ * What the conflicting hunk needs first: blame, at the commit's parent,
+ * every line of the hunk's preimage (context and removed: the branch must
+ * match them all), and keep the owners the branch lacks, newest first.
+ * The blame stops at the fork of the branch (the merge base of the
+ * branch and the commit): a line older than that is in the branch, and
+ * walking past it was most of the 13 minutes 100 DPDK picks took.
  */
-static int check_needs(ss_check_result *out, ss_check *ck, const ss_commit *c)
+int ss_check_needs(ss_check_result *out, ss_check *ck, const char *id)
 {
-	const ss_file *f = NULL;
-	const ss_hunk *h;
-	git_oid oid;
+	git_oid oid, base;
 	git_commit *commit = NULL;
 	git_blame_options opts;
 	git_blame *blame = NULL;
@@ -552,21 +582,18 @@ static int check_needs(ss_check_result *out, ss_check *ck, const ss_commit *c)
 	size_t nh, nown = 0;
 	int rc = 0;
 
-	for (size_t i = 0; i < c->nfiles && !f; i++)
-		if (!strcmp(ss_file_path(&c->files[i]), out->path) ||
-		    (c->files[i].old_path && !strcmp(c->files[i].old_path, out->path)))
-			f = &c->files[i];
-	if (!f || out->hunk < 1 || (size_t)out->hunk > f->nhunks || !f->old_path)
-		return 0;
-	h = &f->hunks[out->hunk - 1];
-	if (!h->old_lines || git_oid_fromstr(&oid, c->id) < 0 ||
+	out->nneeds = 0;
+	if (out->apply != SS_APPLY_CONFLICT || out->hunk_lines < 1 || out->hunk_start < 1 ||
+	    strlen(id) != 40 || git_oid_fromstr(&oid, id) < 0 ||
 	    git_commit_lookup(&commit, ck->repo, &oid) < 0 || git_commit_parentcount(commit) < 1)
 		goto free_commit;
 	git_blame_options_init(&opts, GIT_BLAME_OPTIONS_VERSION);
 	git_oid_cpy(&opts.newest_commit, git_commit_parent_id(commit, 0));
-	opts.min_line = h->old_start;
-	opts.max_line = h->old_start + h->old_lines - 1;
-	if (git_blame_file(&blame, ck->repo, f->old_path, &opts) < 0)
+	if (git_merge_base(&base, ck->repo, git_commit_id(ck->branch), &oid) == 0)
+		git_oid_cpy(&opts.oldest_commit, &base);
+	opts.min_line = (size_t)out->hunk_start;
+	opts.max_line = (size_t)(out->hunk_start + out->hunk_lines - 1);
+	if (git_blame_file(&blame, ck->repo, out->path, &opts) < 0)
 		goto free_commit;  /* not there under that name: nothing to say */
 	nh = git_blame_get_hunk_count(blame);
 	owners = calloc(nh ? nh : 1, sizeof(*owners));
@@ -604,11 +631,21 @@ int ss_check_commit(ss_check_result *out, ss_check *ck, const ss_commit *c)
 		return rc;
 	r = in_branch(ck, c->id, NULL);
 	out->in_branch = r == 1;
+	{
+		size_t modified = 0, there = 0;
+
+		for (size_t i = 0; i < c->nfiles; i++)
+			if (c->files[i].status != SS_FILE_ADDED && c->files[i].old_path) {
+				modified++;
+				there += has_path(ck, c->files[i].old_path);
+			}
+		out->files_in_branch = modified && there == modified;
+	}
 	if ((rc = check_bug(out, ck, c)))
 		return rc;
 	/* blame needs the commit in the repository (r >= 0) */
 	if (ck->prereqs && out->apply == SS_APPLY_CONFLICT && r >= 0 &&
-	    (rc = check_needs(out, ck, c)))
+	    (rc = ss_check_needs(out, ck, c->id)))
 		return rc;
 	return 0;
 }

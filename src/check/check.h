@@ -90,6 +90,10 @@ typedef struct {
 	 * come first */
 	char needs[SS_CHECK_MAX_NEEDS][41];
 	int nneeds;
+	/* for a conflict: the preimage lines of the conflicting hunk (1-based
+	 * start in the commit's parent, count), what ss_check_needs() blames */
+	int hunk_start, hunk_lines;
+	int files_in_branch;  /* every file it modifies or deletes is in the branch */
 } ss_check_result;
 
 /*
@@ -97,6 +101,39 @@ typedef struct {
  * the message set on a repository error.  Not thread-safe.
  */
 int ss_check_commit(ss_check_result *out, ss_check *ck, const ss_commit *c);
+
+/*
+ * What a conflict found by ss_check_commit() needs first, asked later
+ * (the verdicts ask it only for the picks they propose): blame the
+ * conflicting hunk (res->path, hunk_start, hunk_lines) at the parent of
+ * commit id in the repository, down to the fork of the branch only (older
+ * lines are in the branch anyway), and fill res->needs with the owners the
+ * branch lacks, newest first; owners the branch carries under another id
+ * (ss_check_set_carried) are left out.  Nothing when res is not a
+ * conflict or id is not in the repository.  0 or < 0 with the message set.
+ */
+int ss_check_needs(ss_check_result *res, ss_check *ck, const char *id);
+
+/* Backports the branch carries, for ss_check_needs() (borrowed; NULL:
+ * only the branch's ancestry counts). */
+struct ss_carried;
+void ss_check_set_carried(ss_check *ck, const struct ss_carried *cr);
+
+/*
+ * Is the commit named by id (full or abbreviated) the branch revision or
+ * an ancestor of it?  1 yes, 0 no, -1 not a commit of the repository;
+ * full (may be NULL) gets its full id when found.  *time (may be NULL)
+ * its committer time.
+ */
+int ss_check_in_branch(ss_check *ck, const char *id, char full[41], int64_t *time);
+
+/*
+ * The history index the check resolves Fixes:/revert targets with (the
+ * repository attached); commits added to it (ss_histidx_add_commit) are
+ * found as targets too.  Borrowed, lives as long as ck.
+ */
+struct ss_histidx;
+struct ss_histidx *ss_check_history(ss_check *ck);
 
 /* "applies", "conflict", "missing", "exists", "unknown" */
 const char *ss_apply_status_name(ss_apply_status s);
