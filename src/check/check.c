@@ -18,6 +18,7 @@
 #include "util/error.h"
 #include "util/hexid.h"
 #include "util/strbuf.h"
+#include "util/u64map.h"
 
 struct ss_check {
 	git_repository *repo;
@@ -29,6 +30,9 @@ struct ss_check {
 	char *ambiguity;     /* NULL, or which of several candidates was taken */
 	int prereqs;         /* opts.prereqs */
 	const ss_carried *carried; /* borrowed, NULL */
+	ss_u64map ancestors; /* the branch's commits (first 64 bits of each id),
+				built on the first look-up; cap 0: not yet */
+	int no_ancestors;    /* the walk failed: ask libgit2's graph each time */
 	ss_histidx *idx;     /* no commits, the repository attached: Fixes:
 				and revert targets are resolved there */
 };
@@ -219,6 +223,7 @@ void ss_check_free(ss_check *ck)
 		return;
 	ss_histidx_free(ck->idx);
 	free(ck->ambiguity);
+	ss_u64map_release(&ck->ancestors);
 	git_tree_free(ck->tree);
 	git_commit_free(ck->branch);
 	git_repository_free(ck->repo);
@@ -266,6 +271,49 @@ const char *ss_apply_status_name(ss_apply_status s)
 /* Is the commit named by id (a full or abbreviated id) in the branch?  1
  * yes, 0 no, -1 not in the repository (or not a commit); full_out gets
  * its full id when found, *time its committer time. */
+/* An id's first 64 bits, never 0 (the map's empty key). */
+static uint64_t oid_key(const git_oid *oid)
+{
+	uint64_t k = 0;
+
+	for (int i = 0; i < 8; i++)
+		k = k << 8 | oid->id[i];
+	return k ? k : 1;
+}
+
+/*
+ * Every commit the branch holds, once: one walk from its tip (40,000
+ * commits on DPDK's 20.11, 0.1 s) makes each later "is it in the branch"
+ * a look-up, where git_graph_descendant_of walked both histories down to
+ * their merge base for every question (17 s of 941 DPDK commits placed).
+ * Keys are 64 bits of the id: a false "in the branch" needs two commits
+ * sharing 64 bits.  When the walk fails (a partial clone missing a
+ * commit), the graph is asked each time instead.
+ */
+static int build_ancestors(ss_check *ck)
+{
+	git_revwalk *walk = NULL;
+	git_oid oid;
+	size_t found;
+	int rc = 0, err;
+
+	if (git_revwalk_new(&walk, ck->repo) < 0 ||
+	    git_revwalk_push(walk, git_commit_id(ck->branch)) < 0) {
+		ck->no_ancestors = 1;
+		goto free_walk;
+	}
+	while ((err = git_revwalk_next(&oid, walk)) == 0)
+		if ((rc = ss_u64map_find_or_put(&ck->ancestors, oid_key(&oid), 1, &found)) < 0)
+			goto free_walk;
+	if (err != GIT_ITEROVER) {
+		ss_u64map_release(&ck->ancestors);
+		ck->no_ancestors = 1;
+	}
+free_walk:
+	git_revwalk_free(walk);
+	return rc < 0 ? rc : 0;
+}
+
 static int in_branch_time(ss_check *ck, const char *id, char full_out[41], int64_t *time)
 {
 	git_object *obj = NULL;
@@ -284,7 +332,18 @@ static int in_branch_time(ss_check *ck, const char *id, char full_out[41], int64
 		git_oid_tostr(full_out, 41, oid);
 	if (time)
 		*time = (int64_t)git_commit_time((git_commit *)obj);
-	rc = git_oid_equal(oid, tip) ? 1 : git_graph_descendant_of(ck->repo, tip, oid);
+	if (!ck->ancestors.cap && !ck->no_ancestors && build_ancestors(ck) < 0) {
+		git_object_free(obj);
+		return -1;
+	}
+	if (git_oid_equal(oid, tip))
+		rc = 1;
+	else if (!ck->no_ancestors) {
+		size_t found;
+
+		rc = ss_u64map_get(&ck->ancestors, oid_key(oid), &found);
+	} else
+		rc = git_graph_descendant_of(ck->repo, tip, oid);
 	git_object_free(obj);
 	return rc < 0 ? -1 : rc;
 }
