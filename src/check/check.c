@@ -12,6 +12,7 @@
 
 #include "check/check.h"
 #include "history/histidx.h"
+#include "source/source.h"
 #include "labels/carried.h"
 #include "commit/patchid.h"
 #include "source/git.h"
@@ -28,6 +29,7 @@ struct ss_check {
 	char ref[256];       /* what --onto named: a full ref name or the id */
 	char name[128];      /* the branch's short name ("22.11") */
 	char *ambiguity;     /* NULL, or which of several candidates was taken */
+	char *path;          /* the repository as opened */
 	int prereqs;         /* opts.prereqs */
 	const ss_carried *carried; /* borrowed, NULL */
 	ss_u64map ancestors; /* the branch's commits (first 64 bits of each id),
@@ -206,6 +208,10 @@ int ss_check_open(ss_check **out, const char *path, const ss_check_options *opts
 	}
 	git_oid_tostr(ck->id, sizeof(ck->id), git_commit_id(ck->branch));
 	ck->prereqs = opts->prereqs;
+	if (!(ck->path = strdup(path))) {
+		rc = ss_error_code(SS_ENOMEM, "out of memory for a branch check");
+		goto free_check;
+	}
 	if ((rc = ss_histidx_new(&ck->idx)) || (rc = ss_histidx_open_repo(ck->idx, path)))
 		goto free_check;
 	*out = ck;
@@ -223,6 +229,7 @@ void ss_check_free(ss_check *ck)
 		return;
 	ss_histidx_free(ck->idx);
 	free(ck->ambiguity);
+	free(ck->path);
 	ss_u64map_release(&ck->ancestors);
 	git_tree_free(ck->tree);
 	git_commit_free(ck->branch);
@@ -356,6 +363,40 @@ static int in_branch(ss_check *ck, const char *id, char full_out[41])
 int ss_check_in_branch(ss_check *ck, const char *id, char full[41], int64_t *time)
 {
 	return in_branch_time(ck, id, full, time);
+}
+
+int ss_check_read_commit(ss_commit **out, ss_check *ck, const char *id)
+{
+	ss_source_options so = SS_SOURCE_OPTIONS_INIT;
+	char parent[48];
+	const char *revs[2] = { id, parent };
+	ss_source *src;
+	ss_commit *c;
+	int rc;
+
+	*out = NULL;
+	/* the commit alone: it, without its first parent's history */
+	snprintf(parent, sizeof(parent), "^%s^", id);
+	so.repo = ck->path;
+	so.revs = revs;
+	so.nrevs = 2;
+	if ((rc = ss_source_open(&src, ck->path, &so)))
+		return rc;
+	while (!*out && (rc = ss_source_next(&c, src)) != SS_ITEROVER) {
+		if (rc == SS_ESKIP)
+			continue;
+		if (rc)
+			break;
+		if (!strcmp(c->id, id))
+			*out = c;
+		else
+			ss_commit_free(c);
+	}
+	ss_source_free(src);
+	if (*out)
+		return 0;
+	return rc && rc != SS_ITEROVER ? rc
+	       : ss_error_code(SS_ENOTFOUND, "no commit %.12s in '%s'", id, ck->path);
 }
 
 ss_histidx *ss_check_history(ss_check *ck)
@@ -592,8 +633,24 @@ static int check_apply(ss_check_result *out, ss_check *ck, const ss_commit *c)
 		free(l.len);
 		git_blob_free(blob);
 		git_tree_entry_free(e);
-		if (out->apply == SS_APPLY_CONFLICT)
+		if (out->apply == SS_APPLY_CONFLICT) {
+			/* a file the branch lacks (or has already) outweighs a
+			 * conflict: what must come first cannot be one hunk's
+			 * blame then */
+			for (size_t j = i + 1; j < c->nfiles && !rc; j++) {
+				const ss_file *g = &c->files[j];
+				int there = has_path(ck, g->status == SS_FILE_ADDED ? g->new_path : g->old_path);
+
+				if (g->status == SS_FILE_ADDED ? there : !there) {
+					out->apply = g->status == SS_FILE_ADDED ? SS_APPLY_EXISTS : SS_APPLY_MISSING;
+					snprintf(out->path, sizeof(out->path), "%s",
+						 g->status == SS_FILE_ADDED ? g->new_path : g->old_path);
+					out->hunk = out->hunk_start = out->hunk_lines = 0;
+					break;
+				}
+			}
 			return rc;
+		}
 	}
 	if (!rc)
 		out->apply = SS_APPLY_CLEAN;

@@ -42,6 +42,13 @@ typedef struct {
 int ss_check_open(ss_check **out, const char *path, const ss_check_options *opts);
 void ss_check_free(ss_check *ck); /* NULL is a no-op */
 
+/*
+ * Read commit id (40 hex digits) of the repository with its diff, for a
+ * prerequisite the batch lacks.  *out NULL and SS_ENOTFOUND (message set)
+ * when it is not there.
+ */
+int ss_check_read_commit(ss_commit **out, ss_check *ck, const char *id);
+
 /* The full id of the branch revision (40 hex digits). */
 const char *ss_check_branch_id(const ss_check *ck);
 

@@ -29,8 +29,17 @@ struct rec {
 	size_t nwritten;    /* targets written, found or not */
 };
 
+/* A prerequisite from outside the batch, placed on the branch once. */
+struct outside {
+	char id[41];
+	ss_apply_status apply;
+	char path[512];
+};
+
 struct ss_verdicts {
 	ss_check *ck;
+	struct outside *out;
+	size_t nout, outcap;
 	const ss_carried *cr;
 	ss_strmap *ids;     /* id -> index into recs, in order added */
 	struct rec *recs;
@@ -59,6 +68,7 @@ void ss_verdicts_free(ss_verdicts *v)
 		return;
 	ss_strmap_free(v->ids);
 	free(v->recs);
+	free(v->out);
 	free(v);
 }
 
@@ -188,10 +198,80 @@ static void decide_word(struct rec *r)
 		v->word = SS_VERDICT_UNKNOWN;
 	else if (v->check.apply == SS_APPLY_CLEAN)
 		v->word = SS_VERDICT_YES;
-	else if (v->check.apply == SS_APPLY_CONFLICT && v->check.nneeds)
+	else if (v->check.apply == SS_APPLY_CONFLICT && v->check.nneeds && !v->blocked[0])
 		v->word = SS_VERDICT_YES_NEEDS;
 	else
 		v->word = SS_VERDICT_UNKNOWN;
+}
+
+/* Place prerequisite id from outside the batch on the branch (once). */
+static int outside_of(const struct outside **out, ss_verdicts *v, const char *id)
+{
+	ss_check_result res;
+	ss_commit *c = NULL;
+	struct outside *o;
+	int rc;
+
+	for (size_t i = 0; i < v->nout; i++)
+		if (!strcmp(v->out[i].id, id)) {
+			*out = &v->out[i];
+			return 0;
+		}
+	if (SS_GROW(v->out, v->nout + 1, v->outcap))
+		return ss_error_code(SS_ENOMEM, "out of memory for prerequisites");
+	o = &v->out[v->nout];
+	memset(o, 0, sizeof(*o));
+	snprintf(o->id, sizeof(o->id), "%s", id);
+	o->apply = SS_APPLY_UNKNOWN;
+	rc = ss_check_read_commit(&c, v->ck, id);
+	if (rc && rc != SS_ENOTFOUND)
+		return rc;
+	if (c) {
+		if ((rc = ss_check_commit(&res, v->ck, c))) {
+			ss_commit_free(c);
+			return rc;
+		}
+		o->apply = res.apply;
+		snprintf(o->path, sizeof(o->path), "%s", res.path);
+		ss_commit_free(c);
+	}
+	v->nout++;
+	*out = o;
+	return 0;
+}
+
+/*
+ * Does every prerequisite of the proposed pick r stand?  One of the batch
+ * must be proposed or already there; one from outside must apply to the
+ * branch as it is.  Sets r->v.blocked; 1 when it changed.
+ */
+static int check_prereqs(ss_verdicts *v, struct rec *r)
+{
+	const char *name = ss_check_branch_name(v->ck);
+	char blocked[200] = "";
+	int rc;
+
+	for (int k = 0; k < r->v.check.nneeds && !blocked[0]; k++) {
+		const char *id = r->v.check.needs[k];
+		const struct rec *p = rec_of(v, id);
+		const struct outside *o = NULL;
+
+		if (p) {
+			if (!p->v.already[0] && !(p->v.proposed && ss_verdict_proposes(&p->v)))
+				snprintf(blocked, sizeof(blocked), "needs %.12s, which is %s for %s", id,
+					 p->v.proposed ? ss_verdict_word_name(p->v.word) : "not proposed", name);
+			continue;
+		}
+		if ((rc = outside_of(&o, v, id)) < 0)
+			return rc;
+		if (o->apply != SS_APPLY_CLEAN)
+			snprintf(blocked, sizeof(blocked), "needs %.12s, which does not apply to %s (%s%s%.100s)",
+				 id, name, ss_apply_status_name(o->apply), o->path[0] ? " " : "", o->path);
+	}
+	if (!strcmp(blocked, r->v.blocked))
+		return 0;
+	snprintf(r->v.blocked, sizeof(r->v.blocked), "%s", blocked);
+	return 1;
 }
 
 int ss_verdicts_decide(ss_verdicts *v, int (*proposed)(const char *id, void *ud),
@@ -207,6 +287,7 @@ int ss_verdicts_decide(ss_verdicts *v, int (*proposed)(const char *id, void *ud)
 		r->v.reverted_by[0] = '\0';
 		r->v.nfollowups = 0;
 		r->v.check.nneeds = 0;
+		r->v.blocked[0] = '\0';
 	}
 	/* reverts and follow-ups: later commits naming a commit of the batch */
 	for (size_t i = 0; i < v->n; i++) {
@@ -248,8 +329,17 @@ int ss_verdicts_decide(ss_verdicts *v, int (*proposed)(const char *id, void *ud)
 	for (size_t pass = 0; pass <= v->n; pass++) {
 		changed = 0;
 		for (size_t i = 0; i < v->n; i++) {
-			changed |= decide_needed(v, &v->recs[i]);
-			decide_word(&v->recs[i]);
+			struct rec *r = &v->recs[i];
+
+			changed |= decide_needed(v, r);
+			decide_word(r);
+			if (r->v.proposed && r->v.check.nneeds && r->v.needed == 1 && !r->v.already[0] &&
+			    !r->v.reverted_by[0] && r->v.check.apply == SS_APPLY_CONFLICT) {
+				if ((rc = check_prereqs(v, r)) < 0)
+					return rc;
+				changed |= rc;
+				decide_word(r);
+			}
 		}
 		if (!changed)
 			break;

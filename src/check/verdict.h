@@ -23,7 +23,11 @@
  * the branch.  Follow-ups are later commits of the batch whose Fixes:
  * names the pick; they travel with it.  Prerequisites are asked only for
  * the picks that conflict (a blame each: check.h's ss_check_needs), minus
- * what the branch carries under any id.
+ * what the branch carries under any id.  Each prerequisite gets its own
+ * look: one of the batch must itself be proposed (yes, yes needs) or
+ * already there; one from outside the batch is read from the repository
+ * and must apply to the branch as it is; otherwise the pick is unknown
+ * and says which prerequisite stops it (blocked).
  *
  * A verdicts set borrows its check and carried table (carried may be
  * NULL: then only the branch's ancestry counts); both must outlive it.
@@ -63,6 +67,9 @@ typedef struct {
 	char reverted_by[41];      /* the later commit reverting it ("" none) */
 	char followups[SS_VERDICT_MAX_FOLLOWUPS][41];
 	int nfollowups;
+	char blocked[200];         /* why a pick that needs commits first is
+				      unknown: a prerequisite that does not
+				      apply or is not proposed ("" none) */
 	int64_t time;              /* committer time (author time for mail) */
 	size_t order;              /* position in the batch, from 0 */
 } ss_verdict;

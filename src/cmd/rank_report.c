@@ -226,6 +226,8 @@ static void rank_verdict(ss_strbuf *word, ss_strbuf *detail, ss_strbuf *needs, s
 	}
 	if (v->why[0])
 		ss_strbuf_addf(detail, "; %s", v->why);
+	if (v->blocked[0])
+		ss_strbuf_addf(detail, "; %s", v->blocked);
 	if (v->reverted_by[0])
 		ss_strbuf_addf(detail, "; reverted by %.12s later in mainline", v->reverted_by);
 	for (int i = 0; i < v->nfollowups; i++)

@@ -569,18 +569,27 @@ static int queue_of(ss_ranking *r, struct queue_role *q, size_t b)
 
 struct queue_item {
 	size_t row;
+	size_t order;   /* where it goes in the stream */
+	int before;     /* 0, or -depth: a prerequisite placed just before order */
 	int64_t time;
-	size_t order;
 };
 
-/* Upstream order: committer time, then the order the commits were read. */
+/*
+ * Upstream order is the order the commits were read (a git source walks
+ * oldest first, topologically; format-patch mails come oldest first):
+ * committer times tie on a rebased series (DPDK applies dozens in one
+ * second) and can run backwards.  A prerequisite read apart (SS_RANK_EXTRA)
+ * is an ancestor of the pick that needs it: it goes just before that pick.
+ */
 static int cmp_queue(const void *a, const void *b)
 {
 	const struct queue_item *x = a, *y = b;
 
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return x->order < y->order ? -1 : x->order > y->order;
+	if (x->order != y->order)
+		return x->order < y->order ? -1 : 1;
+	if (x->before != y->before)
+		return x->before < y->before ? -1 : 1;
+	return x->time < y->time ? -1 : x->time > y->time;
 }
 
 /*
@@ -615,7 +624,16 @@ static int write_queue(ss_ranking *r, FILE *f, const ss_rank_write_options *o)
 		ss_ranking_row(&w, r, i);
 		if (!*w.diff)
 			continue;
-		items[n++] = (struct queue_item){ i, w.time, w.order };
+		items[n] = (struct queue_item){ i, w.order, 0, w.time };
+		/* before the pick needing it (and before that one's own
+		 * prerequisite, when a chain of them was read apart) */
+		for (size_t j = i; (r->rows[j].flags & SS_RANK_EXTRA) && q[j].kind[qb] == 'n' &&
+				   q[j].of[qb] != (size_t)-1 && items[n].before > -16;) {
+			j = q[j].of[qb];
+			items[n].order = r->rows[j].order;
+			items[n].before--;
+		}
+		n++;
 	}
 	qsort(items, n, sizeof(*items), cmp_queue);
 	for (k = 0; k < n && !rc; k++) {
