@@ -97,9 +97,21 @@ line() { # LABEL NAME
 	base=$(git -C "$REPO" rev-parse "$BRANCH^{commit}")
 	git clone -q -n "$REPO" "$TMP/am" 2>/dev/null
 	git -C "$TMP/am" checkout -q "$base"
-	if git -C "$TMP/am" -c user.name=b -c user.email=b@example.org am -q "$TMP/queue.mbox" \
+	if [ ! -s "$TMP/queue.mbox" ]; then
+		printf 'git am of the queue onto %s: nothing to apply\n' "$BRANCH"
+	elif git -C "$TMP/am" -c user.name=b -c user.email=b@example.org am -q "$TMP/queue.mbox" \
 		>/dev/null 2>&1; then
 		printf 'git am of the queue onto %s: every message applies\n' "$BRANCH"
+		same=0
+		total=0
+		for c in $(git -C "$TMP/am" rev-list "$base..HEAD"); do
+			u=$(git -C "$TMP/am" log -1 --format=%B "$c" | grep -o '[0-9a-f]\{40\}' | head -1)
+			a=$(git -C "$TMP/am" show "$c" | git patch-id --stable | cut -d' ' -f1)
+			b=$(git -C "$REPO" show "$u" | git patch-id --stable | cut -d' ' -f1)
+			total=$((total + 1))
+			[ "$a" = "$b" ] && same=$((same + 1))
+		done
+		printf 'queued commits with the patch id of their upstream commit: %s of %s\n' "$same" "$total"
 	else
 		printf 'git am of the queue onto %s: stopped after %s of %s messages\n' "$BRANCH" \
 			"$(git -C "$TMP/am" rev-list --count "$base..HEAD")" \

@@ -19,6 +19,7 @@
 #include "util/error.h"
 #include "util/hexid.h"
 #include "util/strbuf.h"
+#include "util/grow.h"
 #include "util/u64map.h"
 
 struct ss_check {
@@ -513,7 +514,7 @@ static int hunk_fits(const struct lines *l, const ss_hunk *h, size_t at)
  * context at its end.  0 when all fit, else the 1-based number of the
  * first hunk that does not.
  */
-static int fit_hunks(const struct lines *l, const ss_file *f)
+static int fit_hunks(const struct lines *l, const ss_file *f, size_t *pos)
 {
 	size_t from = 0;
 	long offset = 0;
@@ -564,6 +565,8 @@ static int fit_hunks(const struct lines *l, const ss_file *f)
 		}
 		if (best < 0)
 			return (int)i + 1;
+		if (pos)
+			pos[i] = (size_t)best;
 		offset = best - (long)(h->old_lines ? h->old_start - 1 : h->old_start);
 		from = (size_t)best + pre;
 	}
@@ -619,7 +622,7 @@ static int check_apply(ss_check_result *out, ss_check *ck, const ss_commit *c)
 					   f->old_path, ss_git_error());
 		} else if (!(rc = split_lines(&l, git_blob_rawcontent(blob),
 					      (size_t)git_blob_rawsize(blob)))) {
-			if ((bad = fit_hunks(&l, f))) {
+			if ((bad = fit_hunks(&l, f, NULL))) {
 				out->apply = SS_APPLY_CONFLICT;
 				out->hunk = bad;
 				out->hunk_start = (int)f->hunks[bad - 1].old_start;
@@ -764,4 +767,222 @@ int ss_check_commit(ss_check_result *out, ss_check *ck, const ss_commit *c)
 	    (rc = ss_check_needs(out, ck, c->id)))
 		return rc;
 	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* A series applied in memory, one commit after another. */
+
+struct overlay_file {
+	char *path;
+	char *buf;           /* the content after the series so far */
+	size_t len;
+	int present;         /* 0: deleted by the series */
+};
+
+struct ss_check_series {
+	ss_check *ck;
+	struct overlay_file *f;
+	size_t n, cap;
+};
+
+int ss_check_series_new(ss_check_series **out, ss_check *ck)
+{
+	*out = calloc(1, sizeof(**out));
+	if (!*out)
+		return ss_error_code(SS_ENOMEM, "out of memory for a series");
+	(*out)->ck = ck;
+	return 0;
+}
+
+static void overlay_release(struct overlay_file *f, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(f[i].path);
+		free(f[i].buf);
+	}
+}
+
+void ss_check_series_free(ss_check_series *s)
+{
+	if (!s)
+		return;
+	overlay_release(s->f, s->n);
+	free(s->f);
+	free(s);
+}
+
+/* The content of path after the series so far: 1 and a malloc'd copy, 0
+ * when it is not there, < 0 on error. */
+static int series_read(ss_check_series *s, const char *path, char **buf, size_t *len)
+{
+	git_tree_entry *e = NULL;
+	git_blob *blob = NULL;
+	int rc;
+
+	*buf = NULL;
+	*len = 0;
+	for (size_t i = s->n; i-- > 0;)
+		if (!strcmp(s->f[i].path, path)) {
+			if (!s->f[i].present)
+				return 0;
+			*buf = malloc(s->f[i].len + 1);
+			if (!*buf)
+				return SS_ENOMEM;
+			memcpy(*buf, s->f[i].buf, s->f[i].len);
+			*len = s->f[i].len;
+			return 1;
+		}
+	if (git_tree_entry_bypath(&e, s->ck->tree, path) < 0 ||
+	    git_tree_entry_type(e) != GIT_OBJECT_BLOB) {
+		git_tree_entry_free(e);
+		return 0;
+	}
+	rc = git_blob_lookup(&blob, s->ck->repo, git_tree_entry_id(e));
+	git_tree_entry_free(e);
+	if (rc < 0)
+		return ss_error_code(SS_EINVALID, "cannot read '%s' in the branch: %s", path,
+				     ss_git_error());
+	*len = (size_t)git_blob_rawsize(blob);
+	*buf = malloc(*len + 1);
+	if (*buf)
+		memcpy(*buf, git_blob_rawcontent(blob), *len);
+	git_blob_free(blob);
+	return *buf ? 1 : SS_ENOMEM;
+}
+
+/* The file after f's hunks, placed at pos: lines before, between and
+ * after the hunks kept, each hunk's preimage replaced by its postimage. */
+static int rebuild(ss_strbuf *sb, const struct lines *l, const char *buf, size_t size,
+		   const ss_file *f, const size_t *pos)
+{
+	int eol_at_end = size && buf[size - 1] == '\n';
+	size_t k = 0;
+	int rc = 0;
+
+	for (size_t i = 0; i < f->nhunks; i++) {
+		const ss_hunk *h = &f->hunks[i];
+
+		for (; k < pos[i] && k < l->n; k++) {
+			rc |= ss_strbuf_add(sb, l->p[k], l->len[k]);
+			if (k + 1 < l->n || eol_at_end)
+				rc |= ss_strbuf_addch(sb, '\n');
+		}
+		for (size_t j = 0; j < h->nlines; j++) {
+			const ss_line *ln = &h->lines[j];
+
+			if (ln->origin != '+') {
+				k++;
+				if (ln->origin == '-')
+					continue;
+			}
+			rc |= ss_strbuf_add(sb, ln->text, ln->len);
+			if (!ln->no_eol)
+				rc |= ss_strbuf_addch(sb, '\n');
+		}
+	}
+	for (; k < l->n; k++) {
+		rc |= ss_strbuf_add(sb, l->p[k], l->len[k]);
+		if (k + 1 < l->n || eol_at_end)
+			rc |= ss_strbuf_addch(sb, '\n');
+	}
+	return rc ? SS_ENOMEM : 0;
+}
+
+/* Record path's new content (NULL: deleted) among the pending changes. */
+static int pend(struct overlay_file **p, size_t *n, size_t *cap, const char *path, ss_strbuf *sb)
+{
+	struct overlay_file *o;
+
+	if (SS_GROW(*p, *n + 1, *cap))
+		return SS_ENOMEM;
+	o = &(*p)[*n];
+	memset(o, 0, sizeof(*o));
+	if (!(o->path = strdup(path)))
+		return SS_ENOMEM;
+	(*n)++;
+	if (!sb)
+		return 0;
+	o->present = 1;
+	o->len = sb->len;
+	o->buf = malloc(sb->len + 1);
+	if (!o->buf)
+		return SS_ENOMEM;
+	memcpy(o->buf, sb->buf, sb->len);
+	return 0;
+}
+
+int ss_check_series_apply(ss_check_result *out, ss_check_series *s, const ss_commit *c)
+{
+	struct overlay_file *p = NULL;
+	size_t np = 0, pcap = 0;
+	ss_strbuf sb = SS_STRBUF_INIT;
+	int rc = 0, failed = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->apply = SS_APPLY_UNKNOWN;
+	if (c->truncated || !c->nfiles)
+		return 1;
+	out->apply = SS_APPLY_CLEAN;
+	for (size_t i = 0; i < c->nfiles && !rc && !failed; i++) {
+		const ss_file *f = &c->files[i];
+		const char *from = f->status == SS_FILE_ADDED ? f->new_path : f->old_path;
+		struct lines l = { NULL, NULL, 0 };
+		size_t *pos = NULL;
+		char *buf = NULL;
+		size_t len;
+		int there, bad;
+
+		snprintf(out->path, sizeof(out->path), "%s", from ? from : "");
+		if (f->binary || !from) {
+			out->apply = SS_APPLY_UNKNOWN;
+			failed = 1;
+			break;
+		}
+		if ((there = series_read(s, from, &buf, &len)) < 0) {
+			rc = there;
+			break;
+		}
+		if (f->status == SS_FILE_ADDED ? there : !there) {
+			out->apply = f->status == SS_FILE_ADDED ? SS_APPLY_EXISTS : SS_APPLY_MISSING;
+			failed = 1;
+		} else if (f->status == SS_FILE_DELETED) {
+			rc = pend(&p, &np, &pcap, from, NULL);
+		} else if (!(pos = calloc(f->nhunks + 1, sizeof(*pos))) ||
+			   split_lines(&l, buf ? buf : "", len)) {
+			rc = SS_ENOMEM;
+		} else if ((bad = fit_hunks(&l, f, pos))) {
+			out->apply = SS_APPLY_CONFLICT;
+			out->hunk = bad;
+			failed = 1;
+		} else {
+			ss_strbuf_reset(&sb);
+			rc = rebuild(&sb, &l, buf ? buf : "", len, f, pos);
+			if (!rc && f->status == SS_FILE_RENAMED && strcmp(f->old_path, f->new_path))
+				rc = pend(&p, &np, &pcap, f->old_path, NULL);
+			if (!rc)
+				rc = pend(&p, &np, &pcap, f->new_path ? f->new_path : from, &sb);
+		}
+		free(l.p);
+		free(l.len);
+		free(pos);
+		free(buf);
+	}
+	ss_strbuf_release(&sb);
+	if (!rc && !failed) {
+		/* every file fits: the commit joins the series */
+		if (np && SS_GROW(s->f, s->n + np, s->cap)) {
+			rc = SS_ENOMEM;
+		} else {
+			if (np)
+				memcpy(s->f + s->n, p, np * sizeof(*p));
+			s->n += np;
+			np = 0;
+			out->path[0] = '\0';
+		}
+	}
+	overlay_release(p, np);
+	free(p);
+	if (rc)
+		return ss_error_code(rc, "out of memory applying %.12s in memory", c->id);
+	return failed;
 }

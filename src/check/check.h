@@ -142,6 +142,19 @@ int ss_check_in_branch(ss_check *ck, const char *id, char full[41], int64_t *tim
 struct ss_histidx;
 struct ss_histidx *ss_check_history(ss_check *ck);
 
+/*
+ * A series: commits applied in memory one after another on the branch's
+ * tree, as git am would apply a queue.  ss_check_series_apply() places c
+ * on the branch plus every commit applied so far: 0 when it applies (and
+ * joins the series), 1 when it does not (out says why: conflict with path
+ * and hunk, missing, exists, unknown for binary or capped diffs; the
+ * series is unchanged), < 0 on error.  The series borrows ck.
+ */
+typedef struct ss_check_series ss_check_series;
+int ss_check_series_new(ss_check_series **out, ss_check *ck);
+void ss_check_series_free(ss_check_series *s); /* NULL is a no-op */
+int ss_check_series_apply(ss_check_result *out, ss_check_series *s, const ss_commit *c);
+
 /* "applies", "conflict", "missing", "exists", "unknown" */
 const char *ss_apply_status_name(ss_apply_status s);
 

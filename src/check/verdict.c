@@ -23,6 +23,8 @@ struct target {
 
 struct rec {
 	ss_verdict v;
+	int queued;         /* in the queue (check_queue) */
+	int failed;         /* does not apply after the queue before it */
 	uint64_t patch;
 	struct target t[SS_HISTIDX_MAX_TARGETS];
 	size_t nt;          /* found targets */
@@ -34,6 +36,9 @@ struct outside {
 	char id[41];
 	ss_apply_status apply;
 	char path[512];
+	int queued;          /* in the queue (check_queue) */
+	size_t order;        /* the order of the first queued pick needing it */
+	int failed;          /* does not apply after the queue before it */
 };
 
 struct ss_verdicts {
@@ -194,7 +199,7 @@ static void decide_word(struct rec *r)
 		v->word = SS_VERDICT_NO_REVERTED;
 	else if (v->needed == 0)
 		v->word = SS_VERDICT_NO_BUG;
-	else if (v->needed < 0)
+	else if (v->needed < 0 || v->blocked[0])
 		v->word = SS_VERDICT_UNKNOWN;
 	else if (v->check.apply == SS_APPLY_CLEAN)
 		v->word = SS_VERDICT_YES;
@@ -256,10 +261,21 @@ static int check_prereqs(ss_verdicts *v, struct rec *r)
 		const struct rec *p = rec_of(v, id);
 		const struct outside *o = NULL;
 
+		/* one of the batch: there already, proposed itself, or (not
+		 * stable material on its own, the queue says so) applying to
+		 * the branch as it is */
 		if (p) {
-			if (!p->v.already[0] && !(p->v.proposed && ss_verdict_proposes(&p->v)))
-				snprintf(blocked, sizeof(blocked), "needs %.12s, which is %s for %s", id,
-					 p->v.proposed ? ss_verdict_word_name(p->v.word) : "not proposed", name);
+			if (p->v.already[0] || (p->v.proposed && ss_verdict_proposes(&p->v)) ||
+			    p->v.check.apply == SS_APPLY_CLEAN)
+				continue;
+			if (p->v.reverted_by[0])
+				snprintf(blocked, sizeof(blocked), "needs %.12s, which %.12s reverts", id,
+					 p->v.reverted_by);
+			else
+				snprintf(blocked, sizeof(blocked),
+					 "needs %.12s, which does not apply to %s (%s%s%.100s)", id, name,
+					 ss_apply_status_name(p->v.check.apply), p->v.check.path[0] ? " " : "",
+					 p->v.check.path);
 			continue;
 		}
 		if ((rc = outside_of(&o, v, id)) < 0)
@@ -272,6 +288,153 @@ static int check_prereqs(ss_verdicts *v, struct rec *r)
 		return 0;
 	snprintf(r->v.blocked, sizeof(r->v.blocked), "%s", blocked);
 	return 1;
+}
+
+struct queue_item {
+	struct rec *r;           /* a commit of the batch, or */
+	struct outside *o;       /* a prerequisite read apart */
+	size_t order;
+	int before;
+};
+
+static int cmp_item(const void *a, const void *b)
+{
+	const struct queue_item *x = a, *y = b;
+
+	if (x->order != y->order)
+		return x->order < y->order ? -1 : 1;
+	return x->before - y->before;
+}
+
+/* Is id (a prerequisite) one that failed in the queue? */
+static int failed_id(const ss_verdicts *v, const char *id)
+{
+	const struct rec *p = rec_of(v, id);
+
+	if (p)
+		return p->failed;
+	for (size_t i = 0; i < v->nout; i++)
+		if (!strcmp(v->out[i].id, id))
+			return v->out[i].failed;
+	return 0;
+}
+
+/*
+ * The queue as rank writes it (the proposed picks, what they need first,
+ * the follow-ups whose verdict proposes them), applied in memory in
+ * upstream order, one after another (check.h's series): a commit that
+ * does not apply after those before it leaves the queue and is unknown,
+ * and so is every commit that needs it.  What is left git am applies.
+ * A commit the repository does not have (mail) cannot be applied and is
+ * left as its verdict says.
+ */
+static int check_queue(ss_verdicts *v, void (*progress)(size_t, size_t, void *), void *ud)
+{
+	const char *name = ss_check_branch_name(v->ck);
+	struct queue_item *items = NULL;
+	ss_check_series *series = NULL;
+	size_t n = 0, cap = 0;
+	int rc = 0, changed = 1;
+
+	for (size_t i = 0; i < v->n; i++)
+		v->recs[i].queued = v->recs[i].v.proposed && ss_verdict_proposes(&v->recs[i].v);
+	for (size_t i = 0; i < v->nout; i++)
+		v->out[i].queued = 0;
+	while (changed) {
+		changed = 0;
+		for (size_t i = 0; i < v->n; i++) {
+			struct rec *r = &v->recs[i];
+
+			if (!r->queued)
+				continue;
+			for (int k = 0; k < r->v.check.nneeds; k++) {
+				struct rec *p = rec_of(v, r->v.check.needs[k]);
+
+				if (p && !p->queued) {
+					p->queued = changed = 1;
+				} else if (!p) {
+					for (size_t j = 0; j < v->nout; j++)
+						if (!strcmp(v->out[j].id, r->v.check.needs[k]) &&
+						    (!v->out[j].queued || v->out[j].order > r->v.order)) {
+							v->out[j].queued = 1;
+							v->out[j].order = r->v.order;
+						}
+				}
+			}
+			for (int k = 0; k < r->v.nfollowups; k++) {
+				struct rec *f = rec_of(v, r->v.followups[k]);
+
+				if (f && !f->queued && ss_verdict_proposes(&f->v))
+					f->queued = changed = 1;
+			}
+		}
+	}
+	for (size_t i = 0; i < v->n; i++)
+		if (v->recs[i].queued) {
+			if (SS_GROW(items, n + 1, cap))
+				goto nomem;
+			items[n++] = (struct queue_item){ &v->recs[i], NULL, v->recs[i].v.order, 0 };
+		}
+	for (size_t i = 0; i < v->nout; i++)
+		if (v->out[i].queued) {
+			if (SS_GROW(items, n + 1, cap))
+				goto nomem;
+			items[n++] = (struct queue_item){ NULL, &v->out[i], v->out[i].order, -1 };
+		}
+	qsort(items, n, sizeof(*items), cmp_item);
+	if ((rc = ss_check_series_new(&series, v->ck)))
+		goto free_items;
+	for (size_t i = 0; i < n && !rc; i++) {
+		struct rec *r = items[i].r;
+		const char *id = r ? r->v.id : items[i].o->id;
+		char because[200] = "";
+		ss_check_result res;
+		ss_commit *c = NULL;
+		int k;
+
+		if (progress)
+			progress(i + 1, n, ud);
+		/* what it needs failed: it cannot go either */
+		for (k = 0; r && k < r->v.check.nneeds && !because[0]; k++)
+			if (failed_id(v, r->v.check.needs[k]))
+				snprintf(because, sizeof(because),
+					 "needs %.12s, which does not apply after the queue before it",
+					 r->v.check.needs[k]);
+		if (!because[0]) {
+			rc = ss_check_read_commit(&c, v->ck, id);
+			if (rc == SS_ENOTFOUND) {
+				rc = 0;
+				continue;   /* not in the repository: cannot try */
+			}
+			if (rc)
+				break;
+			rc = ss_check_series_apply(&res, series, c);
+			ss_commit_free(c);
+			if (rc < 0)
+				break;
+			if (rc == 1)
+				snprintf(because, sizeof(because),
+					 "does not apply to %s after the %zu commits queued before it (%s%s%.100s)",
+					 name, i, ss_apply_status_name(res.apply), res.path[0] ? " " : "", res.path);
+			rc = 0;
+		}
+		if (!because[0])
+			continue;
+		if (r) {
+			r->failed = 1;
+			snprintf(r->v.blocked, sizeof(r->v.blocked), "%s", because);
+			decide_word(r);
+		} else {
+			items[i].o->failed = 1;
+		}
+	}
+	ss_check_series_free(series);
+free_items:
+	free(items);
+	return rc;
+nomem:
+	free(items);
+	return ss_error_code(SS_ENOMEM, "out of memory for a queue");
 }
 
 int ss_verdicts_decide(ss_verdicts *v, int (*proposed)(const char *id, void *ud),
@@ -344,7 +507,11 @@ int ss_verdicts_decide(ss_verdicts *v, int (*proposed)(const char *id, void *ud)
 		if (!changed)
 			break;
 	}
-	return 0;
+	for (size_t i = 0; i < v->n; i++)
+		v->recs[i].failed = 0;
+	for (size_t i = 0; i < v->nout; i++)
+		v->out[i].failed = 0;
+	return check_queue(v, progress, ud);
 }
 
 const ss_verdict *ss_verdicts_get(const ss_verdicts *v, const char *id)

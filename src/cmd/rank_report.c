@@ -186,7 +186,7 @@ static int is_pick(const char *id, void *ud)
 static void blame_progress(size_t done, size_t total, void *ud)
 {
 	(void)ud;
-	progress("naming prerequisites", done, total);
+	progress("prerequisites and the queue", done, total);
 }
 
 /* A verdict as a row shows it: words, the why, ids to queue with it. */
