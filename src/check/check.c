@@ -986,3 +986,12 @@ int ss_check_series_apply(ss_check_result *out, ss_check_series *s, const ss_com
 		return ss_error_code(rc, "out of memory applying %.12s in memory", c->id);
 	return failed;
 }
+
+int ss_check_series_file(char **out, size_t *len, ss_check_series *s, const char *path)
+{
+	int rc = series_read(s, path, out, len);
+
+	if (rc == 1)
+		(*out)[*len] = '\0';
+	return rc;
+}

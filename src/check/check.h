@@ -155,6 +155,11 @@ int ss_check_series_new(ss_check_series **out, ss_check *ck);
 void ss_check_series_free(ss_check_series *s); /* NULL is a no-op */
 int ss_check_series_apply(ss_check_result *out, ss_check_series *s, const ss_commit *c);
 
+/* The content of path after the series so far: 1 with a malloc'd copy
+ * (NUL-terminated, *len bytes before it), 0 when the file is not there,
+ * < 0 on error. */
+int ss_check_series_file(char **out, size_t *len, ss_check_series *s, const char *path);
+
 /* "applies", "conflict", "missing", "exists", "unknown" */
 const char *ss_apply_status_name(ss_apply_status s);
 
