@@ -295,6 +295,55 @@ static void test_carried(void **state)
 	ss_carried_free(NULL);
 }
 
+/* A checkout of the stable branch has it as HEAD: a warning says that
+ * none of its commits are read as backports, and --onto-upstream fixes it. */
+static void test_upstream_warning(void **state)
+{
+	char *n;
+
+	(void)state;
+	assert_int_equal(test_run("rm -rf '%s/co' && git clone -q -b stable '%s/r' '%s/co' && "
+				  "git -C '%s/co' branch -q main origin/main", tmp, tmp, tmp, tmp), 0);
+	assert_int_equal(test_run("./stablesel rank --repo '%s/co' --rev main --threshold 0 --since 2023-11-15 "
+				  "--onto stable --format tsv -o /dev/null 2>'%s/err' && grep -q "
+				  "'warning: HEAD (the repository.s HEAD) is in stable: none of the branch.s commits' "
+				  "'%s/err'", tmp, tmp, tmp), 0);
+	n = test_run_output("./stablesel rank --repo '%s/co' --rev main --threshold 0 --since 2023-11-15 "
+			    "--onto stable --onto-upstream main --format tsv 2>/dev/null | "
+			    "awk -F'\\t' '$8 == \"already\"' | wc -l", tmp);
+	assert_string_equal(n, "3\n");   /* prep, helper, dup */
+	free(n);
+}
+
+/*
+ * DPDK: v20.11..v21.02 ranked onto the 20.11 branch as it stood on
+ * 2022-03-17: every commit a backport line of the branch names is
+ * "already", and none is proposed.
+ */
+static void test_dpdk_already(void **state)
+{
+	char *bad, *n;
+
+	(void)state;
+	SS_REQUIRE_DATA();
+	assert_int_equal(test_run("mkdir -p '%s/dpdk' && tar -xf '%s/dpdk/dpdk-v22.03.git.tar' -C '%s/dpdk'",
+				  tmp, test_data_dir(), tmp), 0);
+	assert_int_equal(test_run("git -C '%s/dpdk/dpdk.git' log --format=%%B v20.11..20.11 | "
+				  "grep -oiE '(upstream commit|cherry picked from commit) [0-9a-f]{40}' | "
+				  "grep -oE '[0-9a-f]{40}' | sort -u > '%s/carried'", tmp, tmp), 0);
+	assert_int_equal(test_run("./stablesel rank --no-progress --repo '%s/dpdk/dpdk.git' --rev v20.11..v21.02 "
+				  "--threshold 0 --onto 20.11 --format tsv 2>/dev/null | awk -F'\t' 'NR > 1 "
+				  "{ print $1 \"\t\" $3 \"\t\" $8 }' | sort > '%s/rows'", tmp, tmp), 0);
+	/* the carried commits among the rows: all already, none proposed */
+	n = test_run_output("join -t '\t' '%s/rows' '%s/carried' | wc -l", tmp, tmp);
+	assert_true(atoi(n) >= 300);
+	bad = test_run_output("join -t '\t' '%s/rows' '%s/carried' | awk -F'\t' "
+			      "'$3 != \"already\" || $2 != 0'", tmp, tmp);
+	assert_string_equal(bad, "");
+	free(bad);
+	free(n);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -303,6 +352,8 @@ int main(void)
 		cmocka_unit_test(test_verdict_filter),
 		cmocka_unit_test(test_queue_am),
 		cmocka_unit_test(test_queue_extra),
+		cmocka_unit_test(test_upstream_warning),
+		cmocka_unit_test(test_dpdk_already),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -13,6 +13,7 @@
 #include "labels/labels.h"
 #include "features/history.h"
 #include "rank/policy.h"
+#include "source/git.h"
 #include "util/error.h"
 #include "util/strbuf.h"
 #include "util/strmap.h"
@@ -142,7 +143,20 @@ static void open_branches(cli_ranking *k, const char *repo)
 		if (ss_check_ambiguity(k->ck[b]))
 			warning("%s", ss_check_ambiguity(k->ck[b]));
 		progress("reading the stable branches", b, k->nonto);
-		/* the branch's own commits: what it carries under other ids */
+		/* the branch's own commits: what it carries under other ids;
+		 * when the mainline named is in the branch (a checkout of the
+		 * stable branch has it as HEAD) none would be read */
+		{
+			const char *up = k->onto_upstream ? k->onto_upstream : "HEAD";
+			char upid[41];
+
+			if (!ss_git_resolve(upid, onto_repo, up) &&
+			    ss_check_in_branch(k->ck[b], upid, NULL, NULL) == 1)
+				warning("%s (%s) is in %s: none of the branch's commits are read as "
+					"backports; name the mainline with --onto-upstream REF", up,
+					k->onto_upstream ? "--onto-upstream" : "the repository's HEAD",
+					k->onto[b]);
+		}
 		if (ss_carried_new(&k->carried[b]) ||
 		    ss_carried_read(k->carried[b], onto_repo, ss_check_branch_id(k->ck[b]),
 				    k->onto_upstream ? k->onto_upstream : "HEAD"))
