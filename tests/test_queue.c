@@ -146,6 +146,11 @@ static void test_verdicts(void **state)
 				  "[0-9a-f]*\",\"detail\":\"conflict in a.c hunk 1; fixes [0-9a-f]*, proposed for "
 				  "stable in this batch\",\"propose\":true,\"needs\":\\[\"[0-9a-f]\\{40\\}\"\\]'",
 				  tmp), 0);
+	/* the report shows them too */
+	assert_int_equal(test_run("./stablesel report --repo '%s/r' --rev main --threshold 0 --since 2023-11-15 "
+				  "--onto stable -o '%s/rep.html' 2>/dev/null && grep -q 'stable: no: reverted by "
+				  "[0-9a-f]\\{12\\}<' '%s/rep.html' && grep -q 'stable: already (in stable as' "
+				  "'%s/rep.html'", tmp, tmp, tmp, tmp), 0);
 	free(bad_revert);
 }
 
