@@ -349,6 +349,46 @@ static void test_dpdk_already(void **state)
 	free(n);
 }
 
+/* check --prereqs reads the branch's backports: a commit carried under
+ * another id says so and is not blamed; a carried prerequisite is not
+ * named. */
+static void test_check_backports(void **state)
+{
+	char *rows, *other = id_of("other14"), *prep = id_of("prep");
+	char want[64];
+
+	(void)state;
+	rows = test_run_output("./stablesel check --prereqs --onto-repo '%s/r' --onto stable --repo '%s/r' "
+			       "--rev main 2>'%s/err' | awk -F'\\t' '{ print $NF \"|\" $5 \"|\" $6 }'",
+			       tmp, tmp, tmp);
+	assert_non_null(strstr(rows, "\nprep||backport "));
+	assert_non_null(strstr(rows, "\nhelper||backport "));
+	assert_non_null(strstr(rows, "\ndup||backport "));
+	/* its target reached stable as a backport: the bug is there */
+	assert_non_null(strstr(rows, "\nfix-prep||no\n"));
+	snprintf(want, sizeof(want), "use-helper|%.12s|no\n", other);
+	assert_non_null(strstr(rows, want));
+	free(rows);
+	{
+		char path[4200];
+
+		snprintf(path, sizeof(path), "%s/err", tmp);
+		rows = test_read_file(path, NULL);
+	}
+	assert_non_null(strstr(rows, "3 carried as backports"));
+	free(rows);
+	assert_int_equal(test_run("./stablesel check --prereqs --onto-repo '%s/r' --onto stable --repo '%s/r' "
+				  "--rev main 2>/dev/null | awk -F'\\t' '$NF == \"fix-prep\" && $7 == \"yes\"' | "
+				  "grep -q .", tmp, tmp), 0);
+	/* without --prereqs: no reading of the branch */
+	rows = test_run_output("./stablesel check --onto-repo '%s/r' --onto stable --repo '%s/r' --rev main "
+			       "2>/dev/null | grep -c backport || true", tmp, tmp);
+	assert_string_equal(rows, "0\n");
+	free(rows);
+	free(other);
+	free(prep);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -358,6 +398,7 @@ int main(void)
 		cmocka_unit_test(test_queue_am),
 		cmocka_unit_test(test_queue_extra),
 		cmocka_unit_test(test_upstream_warning),
+		cmocka_unit_test(test_check_backports),
 		cmocka_unit_test(test_dpdk_already),
 	};
 

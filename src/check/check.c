@@ -434,6 +434,10 @@ static int check_bug(ss_check_result *out, ss_check *ck, const ss_commit *c)
 
 		if (r < 0)
 			continue;
+		/* a target the branch carries as a backport: the bug is there */
+		if (r == 0 && ck->carried &&
+		    ss_carried_find(NULL, ck->carried, t->commit.id, 0) != SS_CARRIED_NONE)
+			r = 1;
 		if (r == 1 || !found++)
 			memcpy(out->target, t->commit.id, sizeof(out->target));
 		if (r == 1) {
@@ -762,8 +766,15 @@ int ss_check_commit(ss_check_result *out, ss_check *ck, const ss_commit *c)
 	}
 	if ((rc = check_bug(out, ck, c)))
 		return rc;
-	/* blame needs the commit in the repository (r >= 0) */
-	if (ck->prereqs && out->apply == SS_APPLY_CONFLICT && r >= 0 &&
+	if (ck->carried && !out->in_branch) {
+		const char *as;
+
+		if (ss_carried_find(&as, ck->carried, c->id, ss_commit_patch_key(c)) != SS_CARRIED_NONE)
+			snprintf(out->carried_as, sizeof(out->carried_as), "%s", as);
+	}
+	/* blame needs the commit in the repository (r >= 0); a commit the
+	 * branch carries needs nothing first */
+	if (ck->prereqs && out->apply == SS_APPLY_CONFLICT && r >= 0 && !out->carried_as[0] &&
 	    (rc = ss_check_needs(out, ck, c->id)))
 		return rc;
 	return 0;

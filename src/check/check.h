@@ -101,6 +101,10 @@ typedef struct {
 	 * start in the commit's parent, count), what ss_check_needs() blames */
 	int hunk_start, hunk_lines;
 	int files_in_branch;  /* every file it modifies or deletes is in the branch */
+	/* with ss_check_set_carried: the branch commit carrying it under
+	 * another id (backport line or patch id), "" when none; such a
+	 * commit is not blamed for prerequisites */
+	char carried_as[41];
 } ss_check_result;
 
 /*
@@ -121,8 +125,8 @@ int ss_check_commit(ss_check_result *out, ss_check *ck, const ss_commit *c);
  */
 int ss_check_needs(ss_check_result *res, ss_check *ck, const char *id);
 
-/* Backports the branch carries, for ss_check_needs() (borrowed; NULL:
- * only the branch's ancestry counts). */
+/* Backports the branch carries, for ss_check_commit() (carried_as) and
+ * ss_check_needs() (borrowed; NULL: only the branch's ancestry counts). */
 struct ss_carried;
 void ss_check_set_carried(ss_check *ck, const struct ss_carried *cr);
 
