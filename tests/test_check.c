@@ -288,6 +288,138 @@ static void test_check_cli(void **state)
 	free(out);
 }
 
+/*
+ * --onto as a maintainer types it: in a fresh clone "stable" is only
+ * origin/stable; a tag of the same name naming another commit makes it
+ * ambiguous (a warning names the one taken); an id and a tag work; -o
+ * writes the rows to a file.
+ */
+static void test_onto_names(void **state)
+{
+	char path[700], *out, *err;
+
+	(void)state;
+	assert_int_equal(test_run("cd '%s' && rm -rf clone && git clone -q repo clone 2>/dev/null && "
+				  "git -C clone branch -a | grep -q 'remotes/origin/stable' && "
+				  "! git -C clone rev-parse -q --verify refs/heads/stable >/dev/null", tmp), 0);
+	assert_int_equal(test_run("./stablesel check --onto-repo '%s/clone' --onto stable -o '%s/o1.tsv' "
+				  "'%s' >'%s/stdout' 2>'%s/err'", tmp, tmp, mbox, tmp, tmp), 0);
+	snprintf(path, sizeof(path), "%s/stdout", tmp);
+	out = test_read_file(path, NULL);
+	assert_string_equal(out, "");   /* -o: nothing on stdout */
+	free(out);
+	snprintf(path, sizeof(path), "%s/err", tmp);
+	err = test_read_file(path, NULL);
+	assert_non_null(strstr(err, "against stable (refs/remotes/origin/stable "));
+	assert_null(strstr(err, "ambiguous"));
+	free(err);
+	/* the same rows as against the local branch of the original */
+	assert_int_equal(test_run("./stablesel check --onto-repo '%s' --onto stable '%s' 2>/dev/null | "
+				  "cmp - '%s/o1.tsv'", repo, mbox, tmp), 0);
+	/* a tag "stable" on main: ambiguous, the remote-tracking branch is
+	 * taken and the warning says so */
+	assert_int_equal(test_run("git -C '%s/clone' tag stable main", tmp), 0);
+	assert_int_equal(test_run("./stablesel check --onto-repo '%s/clone' --onto stable -o '%s/o2.tsv' "
+				  "'%s' 2>'%s/err' && cmp '%s/o1.tsv' '%s/o2.tsv'", tmp, tmp, mbox, tmp,
+				  tmp, tmp), 0);
+	err = test_read_file(path, NULL);
+	assert_non_null(strstr(err, "warning: 'stable' is ambiguous: refs/remotes/origin/stable ("));
+	assert_non_null(strstr(err, "refs/tags/stable ("));
+	assert_non_null(strstr(err, "took refs/remotes/origin/stable"));
+	free(err);
+	/* a local branch wins over both */
+	assert_int_equal(test_run("git -C '%s/clone' branch -q stable origin/stable && "
+				  "./stablesel check --onto-repo '%s/clone' --onto stable '%s' 2>'%s/err' "
+				  ">/dev/null", tmp, tmp, mbox, tmp), 0);
+	err = test_read_file(path, NULL);
+	assert_non_null(strstr(err, "took refs/heads/stable"));
+	free(err);
+	/* an id and the tag by its full name: no warning */
+	assert_int_equal(test_run("./stablesel check --onto-repo '%s/clone' "
+				  "--onto $(git -C '%s/clone' rev-parse origin/stable | cut -c1-10) "
+				  "-o '%s/o3.tsv' '%s' 2>'%s/err' && cmp '%s/o1.tsv' '%s/o3.tsv' && "
+				  "! grep -q warning '%s/err'", tmp, tmp, tmp, mbox, tmp, tmp, tmp, tmp), 0);
+	assert_int_equal(test_run("./stablesel check --onto-repo '%s/clone' --onto refs/tags/stable "
+				  "'%s' 2>'%s/err' >/dev/null && ! grep -q warning '%s/err' && "
+				  "grep -q 'against stable (refs/tags/stable ' '%s/err'", tmp, mbox, tmp, tmp, tmp), 0);
+}
+
+/* A series in memory: dep conflicts alone and applies after prep; prep
+ * twice does not apply; a failed commit leaves the series as it was. */
+static void test_series(void **state)
+{
+	ss_source_options opts = SS_SOURCE_OPTIONS_INIT;
+	ss_check_options co = SS_CHECK_OPTIONS_INIT;
+	const char *revs[1] = { "main" };
+	ss_commit *c, *prep = NULL, *dep = NULL, *other = NULL;
+	ss_check_series *s;
+	ss_check_result r;
+	ss_source *src;
+	ss_check *ck;
+
+	(void)state;
+	opts.revs = revs;
+	opts.nrevs = 1;
+	co.rev = "stable";
+	assert_int_equal(ss_check_open(&ck, repo, &co), 0);
+	assert_int_equal(ss_source_open(&src, repo, &opts), 0);
+	while (ss_source_next(&c, src) == 0) {
+		if (!strcmp(c->subject, "prep"))
+			prep = c;
+		else if (!strcmp(c->subject, "dep"))
+			dep = c;
+		else if (!strcmp(c->subject, "other"))
+			other = c;
+		else
+			ss_commit_free(c);
+	}
+	ss_source_free(src);
+	assert_non_null(prep);
+	assert_non_null(dep);
+	assert_non_null(other);
+	assert_int_equal(ss_check_series_new(&s, ck), 0);
+	assert_int_equal(ss_check_series_apply(&r, s, dep), 1);
+	assert_int_equal(r.apply, SS_APPLY_CONFLICT);
+	assert_string_equal(r.path, "a.c");
+	assert_int_equal(ss_check_series_apply(&r, s, prep), 0);
+	assert_int_equal(r.apply, SS_APPLY_CLEAN);
+	/* prep again: its preimage ("5") is gone */
+	assert_int_equal(ss_check_series_apply(&r, s, prep), 1);
+	assert_int_equal(ss_check_series_apply(&r, s, dep), 0);
+	assert_int_equal(ss_check_series_apply(&r, s, other), 0);
+	assert_int_equal(ss_check_series_apply(&r, s, other), 1);
+	/* the files after the series equal git's: prep, dep and other
+	 * applied with git apply in a checkout of stable */
+	assert_int_equal(test_run("cd '%s' && rm -rf st && mkdir st && git -C repo archive stable | "
+				  "tar -x -C st && for s in prep dep other; do "
+				  "git -C repo format-patch -1 --stdout $(git -C repo log --format=%%H -1 "
+				  "--grep=\"^$s\\$\" main) | (cd st && git apply -) || exit 1; done", tmp), 0);
+	for (int k = 0; k < 2; k++) {
+		const char *name = k ? "b.c" : "a.c";
+		char path[700], *mine, *git;
+		size_t len;
+
+		snprintf(path, sizeof(path), "%s/st/%s", tmp, name);
+		git = test_read_file(path, NULL);
+		assert_int_equal(ss_check_series_file(&mine, &len, s, name), 1);
+		assert_string_equal(mine, git);
+		free(mine);
+		free(git);
+	}
+	{
+		char *none;
+		size_t len;
+
+		assert_int_equal(ss_check_series_file(&none, &len, s, "no/such.c"), 0);
+	}
+	ss_check_series_free(s);
+	ss_check_series_free(NULL);
+	ss_commit_free(prep);
+	ss_commit_free(dep);
+	ss_commit_free(other);
+	ss_check_free(ck);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -295,6 +427,8 @@ int main(void)
 		cmocka_unit_test(test_mail_commits),
 		cmocka_unit_test(test_bad_branch),
 		cmocka_unit_test(test_check_cli),
+		cmocka_unit_test(test_onto_names),
+		cmocka_unit_test(test_series),
 	};
 
 	g_mime_init();

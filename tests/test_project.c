@@ -181,7 +181,7 @@ static void test_builtin_warning(void **state)
 	assert_int_equal(test_run("sh '%s' '%s' >/dev/null 2>&1", test_gitrepo_script(), repo), 0);
 	assert_int_equal(test_cli("rank --repo '%s' --top 1", repo), 0);
 	err = test_scratch_read("err");
-	assert_non_null(strstr(err, "rank: no --model and no --stable SOURCE"));
+	assert_non_null(strstr(err, "rank: no --model, no --stable SOURCE and no project index"));
 	assert_non_null(strstr(err, "using the built-in model, which was trained on another project "
 				    "(the Linux kernel's tip tree"));
 	free(err);

@@ -12,18 +12,161 @@
 
 #include "check/check.h"
 #include "history/histidx.h"
+#include "source/source.h"
+#include "labels/carried.h"
+#include "commit/patchid.h"
 #include "source/git.h"
 #include "util/error.h"
+#include "util/hexid.h"
+#include "util/strbuf.h"
+#include "util/grow.h"
+#include "util/u64map.h"
 
 struct ss_check {
 	git_repository *repo;
 	git_commit *branch;
 	git_tree *tree;
 	char id[41];
+	char ref[256];       /* what --onto named: a full ref name or the id */
+	char name[128];      /* the branch's short name ("22.11") */
+	char *ambiguity;     /* NULL, or which of several candidates was taken */
+	char *path;          /* the repository as opened */
 	int prereqs;         /* opts.prereqs */
+	const ss_carried *carried; /* borrowed, NULL */
+	ss_u64map ancestors; /* the branch's commits (first 64 bits of each id),
+				built on the first look-up; cap 0: not yet */
+	int no_ancestors;    /* the walk failed: ask libgit2's graph each time */
 	ss_histidx *idx;     /* no commits, the repository attached: Fixes:
 				and revert targets are resolved there */
 };
+
+/* One thing --onto REV may name. */
+struct onto_candidate {
+	char ref[256];       /* "refs/heads/22.11", or "" for an id or expression */
+	git_oid oid;         /* the commit it peels to */
+};
+
+/* Add what ref names (when it exists and peels to a commit) to c[*n]. */
+static void onto_add(struct onto_candidate *c, size_t *n, size_t max, git_repository *repo,
+		     const char *ref)
+{
+	git_reference *r = NULL;
+	git_object *obj = NULL;
+
+	if (*n >= max || git_reference_lookup(&r, repo, ref) < 0)
+		return;
+	if (git_reference_peel(&obj, r, GIT_OBJECT_COMMIT) == 0) {
+		for (size_t i = 0; i < *n; i++)
+			if (!strcmp(c[i].ref, ref))
+				goto free_ref;
+		snprintf(c[*n].ref, sizeof(c[*n].ref), "%s", ref);
+		git_oid_cpy(&c[*n].oid, git_object_id(obj));
+		(*n)++;
+	}
+free_ref:
+	git_object_free(obj);
+	git_reference_free(r);
+}
+
+/*
+ * Resolve --onto REV as a maintainer means it: a local branch first, then
+ * a remote-tracking branch of that name (origin's before others': in a
+ * fresh clone "22.11" is only "origin/22.11"), then a tag, then anything
+ * git rev-parse takes (an id, "origin/22.11", "v22.11~3").  When several
+ * of these name different commits, ck->ambiguity says which was taken.
+ */
+static int resolve_onto(ss_check *ck, const char *rev, git_object **out)
+{
+	struct onto_candidate c[16];
+	git_reference_iterator *it = NULL;
+	git_reference *r;
+	git_object *obj = NULL;
+	char full[300];
+	size_t n = 0, taken;
+	int rc = 0;
+
+	*out = NULL;
+	if (strncmp(rev, "refs/", 5) && strcmp(rev, "HEAD")) {
+		snprintf(full, sizeof(full), "refs/heads/%s", rev);
+		onto_add(c, &n, 16, ck->repo, full);
+		snprintf(full, sizeof(full), "refs/remotes/origin/%s", rev);
+		onto_add(c, &n, 16, ck->repo, full);
+		snprintf(full, sizeof(full), "refs/remotes/*/%s", rev);
+		if (git_reference_iterator_glob_new(&it, ck->repo, full) == 0) {
+			while (git_reference_next(&r, it) == 0) {
+				const char *nm = git_reference_name(r);
+				const char *slash = strchr(nm + 13, '/');
+
+				/* refs/remotes/<remote>/<rev> exactly, no deeper path */
+				if (slash && !strcmp(slash + 1, rev))
+					onto_add(c, &n, 16, ck->repo, nm);
+				git_reference_free(r);
+			}
+			git_reference_iterator_free(it);
+		}
+		snprintf(full, sizeof(full), "refs/tags/%s", rev);
+		onto_add(c, &n, 16, ck->repo, full);
+	}
+	/* an id (also when a ref has that name: then it is ambiguous) */
+	if (ss_hexid_is_prefix(rev) && n < 16) {
+		git_oid prefix;
+		size_t len = strlen(rev);
+
+		if (git_oid_fromstrn(&prefix, rev, len) == 0 &&
+		    git_object_lookup_prefix(&obj, ck->repo, &prefix, len, GIT_OBJECT_COMMIT) == 0) {
+			c[n].ref[0] = '\0';
+			git_oid_cpy(&c[n++].oid, git_object_id(obj));
+		}
+		git_object_free(obj);
+		obj = NULL;
+	}
+	/* anything else rev-parse takes: "origin/22.11", "v22.11~3", "HEAD" */
+	if (!n && git_revparse_single(&obj, ck->repo, rev) == 0) {
+		git_object *peeled = NULL;
+
+		if (git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT) == 0) {
+			c[n].ref[0] = '\0';
+			git_oid_cpy(&c[n++].oid, git_object_id(peeled));
+		}
+		git_object_free(peeled);
+		git_object_free(obj);
+		obj = NULL;
+	}
+	if (!n)
+		return ss_error_code(SS_ENOTFOUND, "cannot resolve '%s' to a commit: no branch, "
+				     "remote-tracking branch, tag or id of that name", rev);
+	taken = 0;
+	snprintf(ck->ref, sizeof(ck->ref), "%s", c[taken].ref[0] ? c[taken].ref : rev);
+	/* the branch's short name: "22.11" of refs/remotes/origin/22.11 */
+	if (!strncmp(ck->ref, "refs/heads/", 11) || !strncmp(ck->ref, "refs/tags/", 10))
+		snprintf(ck->name, sizeof(ck->name), "%s", strchr(ck->ref + 5, '/') + 1);
+	else if (!strncmp(ck->ref, "refs/remotes/", 13) && strchr(ck->ref + 13, '/'))
+		snprintf(ck->name, sizeof(ck->name), "%s", strchr(ck->ref + 13, '/') + 1);
+	else if (!strncmp(rev, "origin/", 7))
+		snprintf(ck->name, sizeof(ck->name), "%s", rev + 7);
+	else
+		snprintf(ck->name, sizeof(ck->name), "%s", rev);
+	for (size_t i = 1; i < n && !ck->ambiguity; i++) {
+		ss_strbuf sb = SS_STRBUF_INIT;
+		char hex[13];
+
+		if (git_oid_equal(&c[i].oid, &c[taken].oid))
+			continue;
+		ss_strbuf_addf(&sb, "'%s' is ambiguous:", rev);
+		for (size_t k = 0; k < n; k++) {
+			git_oid_tostr(hex, sizeof(hex), &c[k].oid);
+			ss_strbuf_addf(&sb, "%s %s (%s)", k ? "," : "",
+				       c[k].ref[0] ? c[k].ref : "the commit id", hex);
+		}
+		ss_strbuf_addf(&sb, "; took %s", c[taken].ref[0] ? c[taken].ref : "the commit id");
+		if (!sb.buf || !(ck->ambiguity = strdup(sb.buf)))
+			rc = SS_ENOMEM;
+		ss_strbuf_release(&sb);
+	}
+	if (!rc && git_object_lookup(out, ck->repo, &c[taken].oid, GIT_OBJECT_COMMIT) < 0)
+		rc = ss_error_code(SS_EINVALID, "cannot read commit of '%s': %s", rev, ss_git_error());
+	return rc;
+}
 
 int ss_check_open(ss_check **out, const char *path, const ss_check_options *opts)
 {
@@ -51,12 +194,14 @@ int ss_check_open(ss_check **out, const char *path, const ss_check_options *opts
 				   ss_git_error());
 		goto free_check;
 	}
-	if (git_revparse_single(&obj, ck->repo, rev) < 0 ||
-	    git_object_peel((git_object **)&ck->branch, obj, GIT_OBJECT_COMMIT) < 0) {
-		rc = ss_error_code(SS_ENOTFOUND, "cannot resolve '%s' in '%s' to a commit: %s", rev,
-				   path, ss_git_error());
+	if ((rc = resolve_onto(ck, rev, &obj))) {
+		if (rc == SS_ENOTFOUND)
+			ss_error_set("cannot resolve '%s' in '%s' to a commit: no branch, "
+				     "remote-tracking branch, tag or id of that name", rev, path);
 		goto free_check;
 	}
+	ck->branch = (git_commit *)obj;
+	obj = NULL;
 	if (git_commit_tree(&ck->tree, ck->branch) < 0) {
 		rc = ss_error_code(SS_EINVALID, "cannot read the tree of '%s': %s", rev,
 				   ss_git_error());
@@ -64,9 +209,12 @@ int ss_check_open(ss_check **out, const char *path, const ss_check_options *opts
 	}
 	git_oid_tostr(ck->id, sizeof(ck->id), git_commit_id(ck->branch));
 	ck->prereqs = opts->prereqs;
+	if (!(ck->path = strdup(path))) {
+		rc = ss_error_code(SS_ENOMEM, "out of memory for a branch check");
+		goto free_check;
+	}
 	if ((rc = ss_histidx_new(&ck->idx)) || (rc = ss_histidx_open_repo(ck->idx, path)))
 		goto free_check;
-	git_object_free(obj);
 	*out = ck;
 	return 0;
 
@@ -81,6 +229,9 @@ void ss_check_free(ss_check *ck)
 	if (!ck)
 		return;
 	ss_histidx_free(ck->idx);
+	free(ck->ambiguity);
+	free(ck->path);
+	ss_u64map_release(&ck->ancestors);
 	git_tree_free(ck->tree);
 	git_commit_free(ck->branch);
 	git_repository_free(ck->repo);
@@ -91,6 +242,21 @@ void ss_check_free(ss_check *ck)
 const char *ss_check_branch_id(const ss_check *ck)
 {
 	return ck->id;
+}
+
+const char *ss_check_branch_ref(const ss_check *ck)
+{
+	return ck->ref;
+}
+
+const char *ss_check_branch_name(const ss_check *ck)
+{
+	return ck->name;
+}
+
+const char *ss_check_ambiguity(const ss_check *ck)
+{
+	return ck->ambiguity;
 }
 
 const char *ss_apply_status_name(ss_apply_status s)
@@ -112,8 +278,51 @@ const char *ss_apply_status_name(ss_apply_status s)
 
 /* Is the commit named by id (a full or abbreviated id) in the branch?  1
  * yes, 0 no, -1 not in the repository (or not a commit); full_out gets
- * its full id when found. */
-static int in_branch(ss_check *ck, const char *id, char full_out[41])
+ * its full id when found, *time its committer time. */
+/* An id's first 64 bits, never 0 (the map's empty key). */
+static uint64_t oid_key(const git_oid *oid)
+{
+	uint64_t k = 0;
+
+	for (int i = 0; i < 8; i++)
+		k = k << 8 | oid->id[i];
+	return k ? k : 1;
+}
+
+/*
+ * Every commit the branch holds, once: one walk from its tip (40,000
+ * commits on DPDK's 20.11, 0.1 s) makes each later "is it in the branch"
+ * a look-up, where git_graph_descendant_of walked both histories down to
+ * their merge base for every question (17 s of 941 DPDK commits placed).
+ * Keys are 64 bits of the id: a false "in the branch" needs two commits
+ * sharing 64 bits.  When the walk fails (a partial clone missing a
+ * commit), the graph is asked each time instead.
+ */
+static int build_ancestors(ss_check *ck)
+{
+	git_revwalk *walk = NULL;
+	git_oid oid;
+	size_t found;
+	int rc = 0, err;
+
+	if (git_revwalk_new(&walk, ck->repo) < 0 ||
+	    git_revwalk_push(walk, git_commit_id(ck->branch)) < 0) {
+		ck->no_ancestors = 1;
+		goto free_walk;
+	}
+	while ((err = git_revwalk_next(&oid, walk)) == 0)
+		if ((rc = ss_u64map_find_or_put(&ck->ancestors, oid_key(&oid), 1, &found)) < 0)
+			goto free_walk;
+	if (err != GIT_ITEROVER) {
+		ss_u64map_release(&ck->ancestors);
+		ck->no_ancestors = 1;
+	}
+free_walk:
+	git_revwalk_free(walk);
+	return rc < 0 ? rc : 0;
+}
+
+static int in_branch_time(ss_check *ck, const char *id, char full_out[41], int64_t *time)
 {
 	git_object *obj = NULL;
 	const git_oid *oid, *tip = git_commit_id(ck->branch);
@@ -129,9 +338,76 @@ static int in_branch(ss_check *ck, const char *id, char full_out[41])
 	oid = git_object_id(obj);
 	if (full_out)
 		git_oid_tostr(full_out, 41, oid);
-	rc = git_oid_equal(oid, tip) ? 1 : git_graph_descendant_of(ck->repo, tip, oid);
+	if (time)
+		*time = (int64_t)git_commit_time((git_commit *)obj);
+	if (!ck->ancestors.cap && !ck->no_ancestors && build_ancestors(ck) < 0) {
+		git_object_free(obj);
+		return -1;
+	}
+	if (git_oid_equal(oid, tip))
+		rc = 1;
+	else if (!ck->no_ancestors) {
+		size_t found;
+
+		rc = ss_u64map_get(&ck->ancestors, oid_key(oid), &found);
+	} else
+		rc = git_graph_descendant_of(ck->repo, tip, oid);
 	git_object_free(obj);
 	return rc < 0 ? -1 : rc;
+}
+
+static int in_branch(ss_check *ck, const char *id, char full_out[41])
+{
+	return in_branch_time(ck, id, full_out, NULL);
+}
+
+int ss_check_in_branch(ss_check *ck, const char *id, char full[41], int64_t *time)
+{
+	return in_branch_time(ck, id, full, time);
+}
+
+int ss_check_read_commit(ss_commit **out, ss_check *ck, const char *id)
+{
+	ss_source_options so = SS_SOURCE_OPTIONS_INIT;
+	char parent[48];
+	const char *revs[2] = { id, parent };
+	ss_source *src;
+	ss_commit *c;
+	int rc;
+
+	*out = NULL;
+	/* the commit alone: it, without its first parent's history */
+	snprintf(parent, sizeof(parent), "^%s^", id);
+	so.repo = ck->path;
+	so.revs = revs;
+	so.nrevs = 2;
+	if ((rc = ss_source_open(&src, ck->path, &so)))
+		return rc;
+	while (!*out && (rc = ss_source_next(&c, src)) != SS_ITEROVER) {
+		if (rc == SS_ESKIP)
+			continue;
+		if (rc)
+			break;
+		if (!strcmp(c->id, id))
+			*out = c;
+		else
+			ss_commit_free(c);
+	}
+	ss_source_free(src);
+	if (*out)
+		return 0;
+	return rc && rc != SS_ITEROVER ? rc
+	       : ss_error_code(SS_ENOTFOUND, "no commit %.12s in '%s'", id, ck->path);
+}
+
+ss_histidx *ss_check_history(ss_check *ck)
+{
+	return ck->idx;
+}
+
+void ss_check_set_carried(ss_check *ck, const ss_carried *cr)
+{
+	ck->carried = cr;
 }
 
 /*
@@ -158,6 +434,10 @@ static int check_bug(ss_check_result *out, ss_check *ck, const ss_commit *c)
 
 		if (r < 0)
 			continue;
+		/* a target the branch carries as a backport: the bug is there */
+		if (r == 0 && ck->carried &&
+		    ss_carried_find(NULL, ck->carried, t->commit.id, 0) != SS_CARRIED_NONE)
+			r = 1;
 		if (r == 1 || !found++)
 			memcpy(out->target, t->commit.id, sizeof(out->target));
 		if (r == 1) {
@@ -238,7 +518,7 @@ static int hunk_fits(const struct lines *l, const ss_hunk *h, size_t at)
  * context at its end.  0 when all fit, else the 1-based number of the
  * first hunk that does not.
  */
-static int fit_hunks(const struct lines *l, const ss_file *f)
+static int fit_hunks(const struct lines *l, const ss_file *f, size_t *pos)
 {
 	size_t from = 0;
 	long offset = 0;
@@ -289,6 +569,8 @@ static int fit_hunks(const struct lines *l, const ss_file *f)
 		}
 		if (best < 0)
 			return (int)i + 1;
+		if (pos)
+			pos[i] = (size_t)best;
 		offset = best - (long)(h->old_lines ? h->old_start - 1 : h->old_start);
 		from = (size_t)best + pre;
 	}
@@ -344,9 +626,11 @@ static int check_apply(ss_check_result *out, ss_check *ck, const ss_commit *c)
 					   f->old_path, ss_git_error());
 		} else if (!(rc = split_lines(&l, git_blob_rawcontent(blob),
 					      (size_t)git_blob_rawsize(blob)))) {
-			if ((bad = fit_hunks(&l, f))) {
+			if ((bad = fit_hunks(&l, f, NULL))) {
 				out->apply = SS_APPLY_CONFLICT;
 				out->hunk = bad;
+				out->hunk_start = (int)f->hunks[bad - 1].old_start;
+				out->hunk_lines = (int)f->hunks[bad - 1].old_lines;
 				snprintf(out->path, sizeof(out->path), "%s", f->old_path);
 			}
 		} else {
@@ -356,15 +640,32 @@ static int check_apply(ss_check_result *out, ss_check *ck, const ss_commit *c)
 		free(l.len);
 		git_blob_free(blob);
 		git_tree_entry_free(e);
-		if (out->apply == SS_APPLY_CONFLICT)
+		if (out->apply == SS_APPLY_CONFLICT) {
+			/* a file the branch lacks (or has already) outweighs a
+			 * conflict: what must come first cannot be one hunk's
+			 * blame then */
+			for (size_t j = i + 1; j < c->nfiles && !rc; j++) {
+				const ss_file *g = &c->files[j];
+				int there = has_path(ck, g->status == SS_FILE_ADDED ? g->new_path : g->old_path);
+
+				if (g->status == SS_FILE_ADDED ? there : !there) {
+					out->apply = g->status == SS_FILE_ADDED ? SS_APPLY_EXISTS : SS_APPLY_MISSING;
+					snprintf(out->path, sizeof(out->path), "%s",
+						 g->status == SS_FILE_ADDED ? g->new_path : g->old_path);
+					out->hunk = out->hunk_start = out->hunk_lines = 0;
+					break;
+				}
+			}
 			return rc;
+		}
 	}
 	if (!rc)
 		out->apply = SS_APPLY_CLEAN;
 	return rc;
 }
 
-/* Add id to out->needs unless it is there, in the branch, or full. */
+/* Add id to out->needs unless it is there, in the branch, carried by it
+ * under another id, or the list is full. */
 static void need(ss_check_result *out, ss_check *ck, const git_oid *id)
 {
 	char hex[41];
@@ -373,6 +674,8 @@ static void need(ss_check_result *out, ss_check *ck, const git_oid *id)
 	for (int k = 0; k < out->nneeds; k++)
 		if (!strcmp(out->needs[k], hex))
 			return;
+	if (ck->carried && ss_carried_find(NULL, ck->carried, hex, 0) != SS_CARRIED_NONE)
+		return;
 	if (out->nneeds < SS_CHECK_MAX_NEEDS && in_branch(ck, hex, NULL) == 0)
 		memcpy(out->needs[out->nneeds++], hex, sizeof(hex));
 }
@@ -385,16 +688,16 @@ static int cmp_time_desc(const void *a, const void *b)
 }
 
 /*
- * What the conflicting hunk (out->path, out->hunk) needs first: blame,
- * at c's parent, every line of the hunk's preimage (context and removed:
- * the branch must match them all), and keep the owners the branch lacks,
- * newest first.  Nothing when c or its parent is not in the repository.
+ * What the conflicting hunk needs first: blame, at the commit's parent,
+ * every line of the hunk's preimage (context and removed: the branch must
+ * match them all), and keep the owners the branch lacks, newest first.
+ * The blame stops at the fork of the branch (the merge base of the
+ * branch and the commit): a line older than that is in the branch, and
+ * walking past it was most of the 13 minutes 100 DPDK picks took.
  */
-static int check_needs(ss_check_result *out, ss_check *ck, const ss_commit *c)
+int ss_check_needs(ss_check_result *out, ss_check *ck, const char *id)
 {
-	const ss_file *f = NULL;
-	const ss_hunk *h;
-	git_oid oid;
+	git_oid oid, base;
 	git_commit *commit = NULL;
 	git_blame_options opts;
 	git_blame *blame = NULL;
@@ -402,21 +705,18 @@ static int check_needs(ss_check_result *out, ss_check *ck, const ss_commit *c)
 	size_t nh, nown = 0;
 	int rc = 0;
 
-	for (size_t i = 0; i < c->nfiles && !f; i++)
-		if (!strcmp(ss_file_path(&c->files[i]), out->path) ||
-		    (c->files[i].old_path && !strcmp(c->files[i].old_path, out->path)))
-			f = &c->files[i];
-	if (!f || out->hunk < 1 || (size_t)out->hunk > f->nhunks || !f->old_path)
-		return 0;
-	h = &f->hunks[out->hunk - 1];
-	if (!h->old_lines || git_oid_fromstr(&oid, c->id) < 0 ||
+	out->nneeds = 0;
+	if (out->apply != SS_APPLY_CONFLICT || out->hunk_lines < 1 || out->hunk_start < 1 ||
+	    strlen(id) != 40 || git_oid_fromstr(&oid, id) < 0 ||
 	    git_commit_lookup(&commit, ck->repo, &oid) < 0 || git_commit_parentcount(commit) < 1)
 		goto free_commit;
 	git_blame_options_init(&opts, GIT_BLAME_OPTIONS_VERSION);
 	git_oid_cpy(&opts.newest_commit, git_commit_parent_id(commit, 0));
-	opts.min_line = h->old_start;
-	opts.max_line = h->old_start + h->old_lines - 1;
-	if (git_blame_file(&blame, ck->repo, f->old_path, &opts) < 0)
+	if (git_merge_base(&base, ck->repo, git_commit_id(ck->branch), &oid) == 0)
+		git_oid_cpy(&opts.oldest_commit, &base);
+	opts.min_line = (size_t)out->hunk_start;
+	opts.max_line = (size_t)(out->hunk_start + out->hunk_lines - 1);
+	if (git_blame_file(&blame, ck->repo, out->path, &opts) < 0)
 		goto free_commit;  /* not there under that name: nothing to say */
 	nh = git_blame_get_hunk_count(blame);
 	owners = calloc(nh ? nh : 1, sizeof(*owners));
@@ -454,11 +754,255 @@ int ss_check_commit(ss_check_result *out, ss_check *ck, const ss_commit *c)
 		return rc;
 	r = in_branch(ck, c->id, NULL);
 	out->in_branch = r == 1;
+	{
+		size_t modified = 0, there = 0;
+
+		for (size_t i = 0; i < c->nfiles; i++)
+			if (c->files[i].status != SS_FILE_ADDED && c->files[i].old_path) {
+				modified++;
+				there += has_path(ck, c->files[i].old_path);
+			}
+		out->files_in_branch = modified && there == modified;
+	}
 	if ((rc = check_bug(out, ck, c)))
 		return rc;
-	/* blame needs the commit in the repository (r >= 0) */
-	if (ck->prereqs && out->apply == SS_APPLY_CONFLICT && r >= 0 &&
-	    (rc = check_needs(out, ck, c)))
+	if (ck->carried && !out->in_branch) {
+		const char *as;
+
+		if (ss_carried_find(&as, ck->carried, c->id, ss_commit_patch_key(c)) != SS_CARRIED_NONE)
+			snprintf(out->carried_as, sizeof(out->carried_as), "%s", as);
+	}
+	/* blame needs the commit in the repository (r >= 0); a commit the
+	 * branch carries needs nothing first */
+	if (ck->prereqs && out->apply == SS_APPLY_CONFLICT && r >= 0 && !out->carried_as[0] &&
+	    (rc = ss_check_needs(out, ck, c->id)))
 		return rc;
 	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* A series applied in memory, one commit after another. */
+
+struct overlay_file {
+	char *path;
+	char *buf;           /* the content after the series so far */
+	size_t len;
+	int present;         /* 0: deleted by the series */
+};
+
+struct ss_check_series {
+	ss_check *ck;
+	struct overlay_file *f;
+	size_t n, cap;
+};
+
+int ss_check_series_new(ss_check_series **out, ss_check *ck)
+{
+	*out = calloc(1, sizeof(**out));
+	if (!*out)
+		return ss_error_code(SS_ENOMEM, "out of memory for a series");
+	(*out)->ck = ck;
+	return 0;
+}
+
+static void overlay_release(struct overlay_file *f, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(f[i].path);
+		free(f[i].buf);
+	}
+}
+
+void ss_check_series_free(ss_check_series *s)
+{
+	if (!s)
+		return;
+	overlay_release(s->f, s->n);
+	free(s->f);
+	free(s);
+}
+
+/* The content of path after the series so far: 1 and a malloc'd copy, 0
+ * when it is not there, < 0 on error. */
+static int series_read(ss_check_series *s, const char *path, char **buf, size_t *len)
+{
+	git_tree_entry *e = NULL;
+	git_blob *blob = NULL;
+	int rc;
+
+	*buf = NULL;
+	*len = 0;
+	for (size_t i = s->n; i-- > 0;)
+		if (!strcmp(s->f[i].path, path)) {
+			if (!s->f[i].present)
+				return 0;
+			*buf = malloc(s->f[i].len + 1);
+			if (!*buf)
+				return SS_ENOMEM;
+			memcpy(*buf, s->f[i].buf, s->f[i].len);
+			*len = s->f[i].len;
+			return 1;
+		}
+	if (git_tree_entry_bypath(&e, s->ck->tree, path) < 0 ||
+	    git_tree_entry_type(e) != GIT_OBJECT_BLOB) {
+		git_tree_entry_free(e);
+		return 0;
+	}
+	rc = git_blob_lookup(&blob, s->ck->repo, git_tree_entry_id(e));
+	git_tree_entry_free(e);
+	if (rc < 0)
+		return ss_error_code(SS_EINVALID, "cannot read '%s' in the branch: %s", path,
+				     ss_git_error());
+	*len = (size_t)git_blob_rawsize(blob);
+	*buf = malloc(*len + 1);
+	if (*buf)
+		memcpy(*buf, git_blob_rawcontent(blob), *len);
+	git_blob_free(blob);
+	return *buf ? 1 : SS_ENOMEM;
+}
+
+/* The file after f's hunks, placed at pos: lines before, between and
+ * after the hunks kept, each hunk's preimage replaced by its postimage. */
+static int rebuild(ss_strbuf *sb, const struct lines *l, const char *buf, size_t size,
+		   const ss_file *f, const size_t *pos)
+{
+	int eol_at_end = size && buf[size - 1] == '\n';
+	size_t k = 0;
+	int rc = 0;
+
+	for (size_t i = 0; i < f->nhunks; i++) {
+		const ss_hunk *h = &f->hunks[i];
+
+		for (; k < pos[i] && k < l->n; k++) {
+			rc |= ss_strbuf_add(sb, l->p[k], l->len[k]);
+			if (k + 1 < l->n || eol_at_end)
+				rc |= ss_strbuf_addch(sb, '\n');
+		}
+		for (size_t j = 0; j < h->nlines; j++) {
+			const ss_line *ln = &h->lines[j];
+
+			if (ln->origin != '+') {
+				k++;
+				if (ln->origin == '-')
+					continue;
+			}
+			rc |= ss_strbuf_add(sb, ln->text, ln->len);
+			if (!ln->no_eol)
+				rc |= ss_strbuf_addch(sb, '\n');
+		}
+	}
+	for (; k < l->n; k++) {
+		rc |= ss_strbuf_add(sb, l->p[k], l->len[k]);
+		if (k + 1 < l->n || eol_at_end)
+			rc |= ss_strbuf_addch(sb, '\n');
+	}
+	return rc ? SS_ENOMEM : 0;
+}
+
+/* Record path's new content (NULL: deleted) among the pending changes. */
+static int pend(struct overlay_file **p, size_t *n, size_t *cap, const char *path, ss_strbuf *sb)
+{
+	struct overlay_file *o;
+
+	if (SS_GROW(*p, *n + 1, *cap))
+		return SS_ENOMEM;
+	o = &(*p)[*n];
+	memset(o, 0, sizeof(*o));
+	if (!(o->path = strdup(path)))
+		return SS_ENOMEM;
+	(*n)++;
+	if (!sb)
+		return 0;
+	o->present = 1;
+	o->len = sb->len;
+	o->buf = malloc(sb->len + 1);
+	if (!o->buf)
+		return SS_ENOMEM;
+	memcpy(o->buf, sb->buf, sb->len);
+	return 0;
+}
+
+int ss_check_series_apply(ss_check_result *out, ss_check_series *s, const ss_commit *c)
+{
+	struct overlay_file *p = NULL;
+	size_t np = 0, pcap = 0;
+	ss_strbuf sb = SS_STRBUF_INIT;
+	int rc = 0, failed = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->apply = SS_APPLY_UNKNOWN;
+	if (c->truncated || !c->nfiles)
+		return 1;
+	out->apply = SS_APPLY_CLEAN;
+	for (size_t i = 0; i < c->nfiles && !rc && !failed; i++) {
+		const ss_file *f = &c->files[i];
+		const char *from = f->status == SS_FILE_ADDED ? f->new_path : f->old_path;
+		struct lines l = { NULL, NULL, 0 };
+		size_t *pos = NULL;
+		char *buf = NULL;
+		size_t len;
+		int there, bad;
+
+		snprintf(out->path, sizeof(out->path), "%s", from ? from : "");
+		if (f->binary || !from) {
+			out->apply = SS_APPLY_UNKNOWN;
+			failed = 1;
+			break;
+		}
+		if ((there = series_read(s, from, &buf, &len)) < 0) {
+			rc = there;
+			break;
+		}
+		if (f->status == SS_FILE_ADDED ? there : !there) {
+			out->apply = f->status == SS_FILE_ADDED ? SS_APPLY_EXISTS : SS_APPLY_MISSING;
+			failed = 1;
+		} else if (f->status == SS_FILE_DELETED) {
+			rc = pend(&p, &np, &pcap, from, NULL);
+		} else if (!(pos = calloc(f->nhunks + 1, sizeof(*pos))) ||
+			   split_lines(&l, buf ? buf : "", len)) {
+			rc = SS_ENOMEM;
+		} else if ((bad = fit_hunks(&l, f, pos))) {
+			out->apply = SS_APPLY_CONFLICT;
+			out->hunk = bad;
+			failed = 1;
+		} else {
+			ss_strbuf_reset(&sb);
+			rc = rebuild(&sb, &l, buf ? buf : "", len, f, pos);
+			if (!rc && f->status == SS_FILE_RENAMED && strcmp(f->old_path, f->new_path))
+				rc = pend(&p, &np, &pcap, f->old_path, NULL);
+			if (!rc)
+				rc = pend(&p, &np, &pcap, f->new_path ? f->new_path : from, &sb);
+		}
+		free(l.p);
+		free(l.len);
+		free(pos);
+		free(buf);
+	}
+	ss_strbuf_release(&sb);
+	if (!rc && !failed) {
+		/* every file fits: the commit joins the series */
+		if (np && SS_GROW(s->f, s->n + np, s->cap)) {
+			rc = SS_ENOMEM;
+		} else {
+			if (np)
+				memcpy(s->f + s->n, p, np * sizeof(*p));
+			s->n += np;
+			np = 0;
+			out->path[0] = '\0';
+		}
+	}
+	overlay_release(p, np);
+	free(p);
+	if (rc)
+		return ss_error_code(rc, "out of memory applying %.12s in memory", c->id);
+	return failed;
+}
+
+int ss_check_series_file(char **out, size_t *len, ss_check_series *s, const char *path)
+{
+	int rc = series_read(s, path, out, len);
+
+	if (rc == 1)
+		(*out)[*len] = '\0';
+	return rc;
 }

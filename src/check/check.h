@@ -28,7 +28,7 @@
 typedef struct ss_check ss_check;
 
 typedef struct {
-	const char *rev;  /* the branch revision ("HEAD") */
+	const char *rev;  /* the branch: local, remote-tracking, tag or id ("HEAD") */
 	int prereqs;      /* name what a conflicting commit needs first (0) */
 } ss_check_options;
 
@@ -42,8 +42,31 @@ typedef struct {
 int ss_check_open(ss_check **out, const char *path, const ss_check_options *opts);
 void ss_check_free(ss_check *ck); /* NULL is a no-op */
 
+/*
+ * Read commit id (40 hex digits) of the repository with its diff, for a
+ * prerequisite the batch lacks.  *out NULL and SS_ENOTFOUND (message set)
+ * when it is not there.
+ */
+int ss_check_read_commit(ss_commit **out, ss_check *ck, const char *id);
+
 /* The full id of the branch revision (40 hex digits). */
 const char *ss_check_branch_id(const ss_check *ck);
+
+/*
+ * What opts->rev was taken as.  The revision is looked up as a maintainer
+ * means it: a local branch, else a remote-tracking branch of that name
+ * (origin's first: in a fresh clone "22.11" is "origin/22.11"), else a
+ * tag, else anything git rev-parse takes (an id, "origin/22.11").
+ * ss_check_branch_ref() is the full ref taken ("refs/remotes/origin/22.11")
+ * or the revision as written when it is an id or an expression;
+ * ss_check_branch_name() the short name verdicts use ("22.11");
+ * ss_check_ambiguity() NULL, or a message naming the candidates that
+ * name different commits and the one taken (for a warning).  Never NULL
+ * but the last; they live as long as ck.
+ */
+const char *ss_check_branch_ref(const ss_check *ck);
+const char *ss_check_branch_name(const ss_check *ck);
+const char *ss_check_ambiguity(const ss_check *ck);
 
 #define SS_CHECK_MAX_NEEDS 4
 
@@ -74,6 +97,14 @@ typedef struct {
 	 * come first */
 	char needs[SS_CHECK_MAX_NEEDS][41];
 	int nneeds;
+	/* for a conflict: the preimage lines of the conflicting hunk (1-based
+	 * start in the commit's parent, count), what ss_check_needs() blames */
+	int hunk_start, hunk_lines;
+	int files_in_branch;  /* every file it modifies or deletes is in the branch */
+	/* with ss_check_set_carried: the branch commit carrying it under
+	 * another id (backport line or patch id), "" when none; such a
+	 * commit is not blamed for prerequisites */
+	char carried_as[41];
 } ss_check_result;
 
 /*
@@ -81,6 +112,57 @@ typedef struct {
  * the message set on a repository error.  Not thread-safe.
  */
 int ss_check_commit(ss_check_result *out, ss_check *ck, const ss_commit *c);
+
+/*
+ * What a conflict found by ss_check_commit() needs first, asked later
+ * (the verdicts ask it only for the picks they propose): blame the
+ * conflicting hunk (res->path, hunk_start, hunk_lines) at the parent of
+ * commit id in the repository, down to the fork of the branch only (older
+ * lines are in the branch anyway), and fill res->needs with the owners the
+ * branch lacks, newest first; owners the branch carries under another id
+ * (ss_check_set_carried) are left out.  Nothing when res is not a
+ * conflict or id is not in the repository.  0 or < 0 with the message set.
+ */
+int ss_check_needs(ss_check_result *res, ss_check *ck, const char *id);
+
+/* Backports the branch carries, for ss_check_commit() (carried_as) and
+ * ss_check_needs() (borrowed; NULL: only the branch's ancestry counts). */
+struct ss_carried;
+void ss_check_set_carried(ss_check *ck, const struct ss_carried *cr);
+
+/*
+ * Is the commit named by id (full or abbreviated) the branch revision or
+ * an ancestor of it?  1 yes, 0 no, -1 not a commit of the repository;
+ * full (may be NULL) gets its full id when found.  *time (may be NULL)
+ * its committer time.
+ */
+int ss_check_in_branch(ss_check *ck, const char *id, char full[41], int64_t *time);
+
+/*
+ * The history index the check resolves Fixes:/revert targets with (the
+ * repository attached); commits added to it (ss_histidx_add_commit) are
+ * found as targets too.  Borrowed, lives as long as ck.
+ */
+struct ss_histidx;
+struct ss_histidx *ss_check_history(ss_check *ck);
+
+/*
+ * A series: commits applied in memory one after another on the branch's
+ * tree, as git am would apply a queue.  ss_check_series_apply() places c
+ * on the branch plus every commit applied so far: 0 when it applies (and
+ * joins the series), 1 when it does not (out says why: conflict with path
+ * and hunk, missing, exists, unknown for binary or capped diffs; the
+ * series is unchanged), < 0 on error.  The series borrows ck.
+ */
+typedef struct ss_check_series ss_check_series;
+int ss_check_series_new(ss_check_series **out, ss_check *ck);
+void ss_check_series_free(ss_check_series *s); /* NULL is a no-op */
+int ss_check_series_apply(ss_check_result *out, ss_check_series *s, const ss_commit *c);
+
+/* The content of path after the series so far: 1 with a malloc'd copy
+ * (NUL-terminated, *len bytes before it), 0 when the file is not there,
+ * < 0 on error. */
+int ss_check_series_file(char **out, size_t *len, ss_check_series *s, const char *path);
 
 /* "applies", "conflict", "missing", "exists", "unknown" */
 const char *ss_apply_status_name(ss_apply_status s);

@@ -11,14 +11,18 @@
  * branch lacks), exists (an added file the branch has) or unknown
  * (binary, capped or no diff); needs (with --prereqs, for conflicts) the
  * commits to take first, comma-separated; bug is yes, no or unknown (no
- * Fixes: or revert target, or none of them in the repository).  A count
- * goes to stderr.
+ * Fixes: or revert target, or none of them in the repository).  With
+ * --prereqs the branch's own commits are read first (labels/carried.h):
+ * in_branch says "backport <id>" for a commit the branch carries under
+ * another id, which is not blamed, and such commits are left out of
+ * needs.  A count goes to stderr.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "check/check.h"
 #include "cli.h"
+#include "labels/carried.h"
 #include "util/atomic.h"
 #include "util/error.h"
 
@@ -37,7 +41,7 @@ struct check_run {
 	ss_check *ck;
 	FILE *out;
 	size_t n[SS_APPLY_UNKNOWN + 1];
-	size_t in_branch, bug_absent;
+	size_t in_branch, carried, bug_absent;
 };
 
 /* A TSV field: tabs and newlines would break the row. */
@@ -59,13 +63,18 @@ static int check_one(ss_commit *c, void *data)
 	}
 	r->n[res.apply]++;
 	r->in_branch += res.in_branch;
+	r->carried += res.carried_as[0] != 0;
 	r->bug_absent += res.bug_in_branch == 0;
 	fprintf(r->out, "%.12s\t%s\t", c->id, ss_apply_status_name(res.apply));
 	put_field(r->out, res.path);
 	fprintf(r->out, "\t%d\t", res.hunk);
 	for (int k = 0; k < res.nneeds; k++)
 		fprintf(r->out, "%s%.12s", k ? "," : "", res.needs[k]);
-	fprintf(r->out, "\t%s\t%s\t%.12s\t", res.in_branch ? "yes" : "no",
+	if (res.carried_as[0])
+		fprintf(r->out, "\tbackport %.12s", res.carried_as);
+	else
+		fprintf(r->out, "\t%s", res.in_branch ? "yes" : "no");
+	fprintf(r->out, "\t%s\t%.12s\t",
 	       res.bug_in_branch > 0 ? "yes" : res.bug_in_branch == 0 ? "no" : "unknown",
 	       res.target);
 	put_field(r->out, c->subject);
@@ -79,13 +88,18 @@ int cmd_check(int argc, const char **argv)
 	struct check_run r = { 0 };
 	ss_check_options co = SS_CHECK_OPTIONS_INIT;
 	cli_source_args a;
-	const char *onto_repo = NULL, *output = "-";
+	const char *onto_repo = NULL, *output = "-", *upstream = "HEAD";
+	ss_carried *carried = NULL;
 	struct cli_option options[] = {
 		CLI_GROUP("Stable branch"),
 		CLI_STRING(0, "onto-repo", &onto_repo, "PATH", "the repository of the stable branch"),
-		CLI_STRING(0, "onto", &co.rev, "REV", "the stable branch (default: HEAD)"),
+		CLI_STRING(0, "onto", &co.rev, "REV",
+			   "the stable branch: local, remote-tracking (origin/22.11), tag or id (default: HEAD)"),
 		CLI_FLAG(0, "prereqs", &co.prereqs,
-			 "for a conflict, the commits of the sources to take first"),
+			 "for a conflict, the commits to take first (and which commits the branch "
+			 "carries under another id)"),
+		CLI_STRING(0, "onto-upstream", &upstream, "REF",
+			   "with --prereqs: the mainline the branch forks from (default: HEAD)"),
 		CLI_INCLUDE(a.options),
 		CLI_GROUP("Output"),
 		CLI_OUTPUT(&output, "write the rows to FILE (default: stdout)"),
@@ -104,16 +118,26 @@ int cmd_check(int argc, const char **argv)
 	out = cli_output_open(output);
 	if (ss_check_open(&r.ck, onto_repo, &co))
 		die("%s", ss_error_last());
+	if (ss_check_ambiguity(r.ck))
+		warning("%s", ss_check_ambiguity(r.ck));
+	if (co.prereqs) {
+		/* what the branch carries: no blame for those, none named */
+		if (ss_carried_new(&carried) ||
+		    ss_carried_read(carried, onto_repo, ss_check_branch_id(r.ck), upstream))
+			die("cannot read stable branch '%s': %s", co.rev, ss_error_last());
+		ss_check_set_carried(r.ck, carried);
+	}
 	r.out = ss_atomic_file(out);
 	fputs("commit\tapply\tpath\thunk\tneeds\tin_branch\tbug\ttarget\tsubject\n", r.out);
 	total = cli_for_each_commit(&a, argv, nspecs, check_one, &r);
 	cli_output_commit(out, total, "commits");
-	fprintf(stderr, "checked %zu commits against %s (%.12s): %zu apply, %zu conflict, "
+	fprintf(stderr, "checked %zu commits against %s (%s %.12s): %zu apply, %zu conflict, "
 		"%zu missing a file, %zu adding an existing file, %zu unknown; %zu already "
-		"in the branch, %zu fixing a bug the branch does not have\n", total,
-		co.rev, ss_check_branch_id(r.ck), r.n[SS_APPLY_CLEAN],
+		"in the branch, %zu carried as backports, %zu fixing a bug the branch does not have\n", total,
+		ss_check_branch_name(r.ck), ss_check_branch_ref(r.ck), ss_check_branch_id(r.ck), r.n[SS_APPLY_CLEAN],
 		r.n[SS_APPLY_CONFLICT], r.n[SS_APPLY_MISSING], r.n[SS_APPLY_EXISTS],
-		r.n[SS_APPLY_UNKNOWN], r.in_branch, r.bug_absent);
+		r.n[SS_APPLY_UNKNOWN], r.in_branch, r.carried, r.bug_absent);
 	ss_check_free(r.ck);
+	ss_carried_free(carried);
 	return 0;
 }

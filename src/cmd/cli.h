@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "check/verdict.h"
+#include "labels/carried.h"
 #include "models/options.h"
 #include "parse-options.h"
 #include "rank/rank.h"
@@ -174,7 +176,12 @@ void cli_note_copies(const char *cmd, const ss_dataset *d);
  * the project's own model when --stable is given, else the built-in one:
  * cli_ranking_model, cmd/project_model.c), the history options, selection (--top, --min-score,
  * --since, --budget, --min-age, --now, --untagged-only), --threshold, and
- * the checks against --policy, --stable and --labels.  Use:
+ * the checks against --policy, --stable and --labels, and the verdicts
+ * for the stable branches of --onto-repo/--onto (check/verdict.h: every
+ * ranked commit is placed on each branch as it streams by; after the
+ * selection the picks' verdicts are decided, a pick no branch takes is no
+ * longer proposed, and --verdicts keeps the rows whose verdicts it names).
+ * Use:
  * cli_ranking_init() and CLI_INCLUDE(k.options) in the command's table;
  * cli_ranking_load() (dies on error); set what the command needs in ko
  * (keep, precedents...); cli_ranking_run() streams --history then the
@@ -189,7 +196,12 @@ typedef struct {
 	const char *cmd;        /* the command's name, for messages ("rank") */
 	cli_history_args hist_args;
 	int64_t since;          /* 0: none */
-	struct cli_option options[24];
+	/* stable branches ("Stable branches"): a verdict per row per branch */
+	const char *onto_repo, *onto_upstream, *verdicts;
+	const char *onto[SS_RANK_MAX_BRANCHES];
+	size_t nonto;
+	int queue_extras;       /* read prerequisites the ranking lacks (mbox) */
+	struct cli_option options[30];
 	/* loaded and made, owned until cli_ranking_free() */
 	ss_model *m;
 	ss_policy *policy;
@@ -198,6 +210,9 @@ typedef struct {
 	ss_history *hist;
 	ss_ranking *r;
 	char *index_path;       /* the index k->label came from, when not --stable */
+	ss_check *ck[SS_RANK_MAX_BRANCHES];
+	ss_carried *carried[SS_RANK_MAX_BRANCHES];
+	ss_verdicts *vs[SS_RANK_MAX_BRANCHES];
 } cli_ranking;
 
 void cli_ranking_init(cli_ranking *k);

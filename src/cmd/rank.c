@@ -71,12 +71,14 @@ int cmd_rank(int argc, const char **argv)
 		CLI_COUNT("precedents", &wo.precedents, "N", 0, SS_RANK_MAX_PRECEDENTS,
 			  "show N earlier commits like each pick, and whether they reached stable"),
 		CLI_STRING(0, "branch", &wo.branch, "NAME",
-			   "mbox: subjects \"[PATCH stablesel NAME n/m]\""),
+			   "mbox: subjects \"[PATCH stablesel NAME n/m]\"; with --onto, the branch whose "
+			   "queue is written (default: the first --onto)"),
 		CLI_FLAG(0, "no-color", &no_color, "no colours, even on a terminal"),
 		CLI_OUTPUT(&output, "write the ranking to FILE (default: stdout)"),
 		CLI_END(),
 	};
 	ss_atomic *out;
+	char backport[64];
 
 	cli_ranking_init(&k);
 	cli_source_args_init(&src);
@@ -87,8 +89,27 @@ int cmd_rank(int argc, const char **argv)
 	cli_ranking_load(&k);
 	wo.color = !no_color && wo.format == SS_RANK_TEXT && !strcmp(output, "-") && isatty(1);
 	k.ko.keep = wo.format == SS_RANK_MBOX ? SS_RANK_KEEP_PATCH : SS_RANK_KEEP_NONE;
+	if (wo.format == SS_RANK_MBOX && k.nonto) {
+		/* a queue takes prerequisites and follow-ups whatever they score */
+		k.ko.keep = SS_RANK_KEEP_ALL;
+		k.queue_extras = 1;
+	}
 	k.ko.precedents = wo.precedents > 0 && wo.format != SS_RANK_MBOX;
 	cli_ranking_run(&k, &src, argv, nspecs);
+	if (wo.format == SS_RANK_MBOX && k.nonto) {
+		size_t b;
+
+		for (b = 0; wo.branch && b < k.nonto; b++)
+			if (!strcmp(wo.branch, k.onto[b]) ||
+			    !strcmp(wo.branch, ss_check_branch_name(k.ck[b])))
+				break;
+		if (b == k.nonto)
+			usage_die("--branch %s is none of the --onto branches", wo.branch);
+		wo.queue_branch = wo.branch ? b : 0;
+		ss_backport_line(backport, sizeof(backport), ss_carried_style(k.carried[wo.queue_branch]),
+				 "%s");
+		wo.backport_line = backport;
+	}
 	if (wo.format == SS_RANK_MBOX)
 		check_patches(k.r);
 	if (ss_ranking_write(k.r, ss_atomic_file(out), &wo, k.m)) {

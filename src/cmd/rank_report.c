@@ -13,7 +13,10 @@
 #include "labels/labels.h"
 #include "features/history.h"
 #include "rank/policy.h"
+#include "source/git.h"
 #include "util/error.h"
+#include "util/strbuf.h"
+#include "util/strmap.h"
 
 void cli_ranking_init(cli_ranking *k)
 {
@@ -55,6 +58,17 @@ void cli_ranking_init(cli_ranking *k)
 			CLI_STRING(0, "project-model", &k->project_model, "FILE",
 				   "without --model: keep the model trained from --stable in FILE "
 				   "(default: <gitdir>/stablesel/project.model)"),
+			CLI_GROUP("Stable branches"),
+			CLI_STRING(0, "onto-repo", &k->onto_repo, "PATH",
+				   "the repository holding mainline and the stable branches (default: --repo)"),
+			CLI_STRLIST("onto", k->onto, &k->nonto, "BRANCH",
+				    "a verdict for each commit on BRANCH: local, remote-tracking, tag or id"),
+			CLI_STRING(0, "onto-upstream", &k->onto_upstream, "REF",
+				   "the mainline the branches fork from; their own commits are those it lacks "
+				   "(default: HEAD of --onto-repo)"),
+			CLI_STRING(0, "verdicts", &k->verdicts, "LIST",
+				   "list only the rows with one of these verdicts: yes (yes and yes, needs), "
+				   "needs, already, no, unknown (comma-separated)"),
 			CLI_END(),
 		};
 
@@ -86,6 +100,77 @@ void cli_ranking_load(cli_ranking *k)
 	k->ko.labels = k->labels;
 }
 
+/* Which verdict words --verdicts names: a bit per ss_verdict_word. */
+static unsigned verdict_mask(const char *list)
+{
+	unsigned mask = 0;
+
+	while (list && *list) {
+		size_t len = strcspn(list, ",");
+
+		if (len == 3 && !strncmp(list, "yes", 3))
+			mask |= 1u << SS_VERDICT_YES | 1u << SS_VERDICT_YES_NEEDS;
+		else if (len == 5 && !strncmp(list, "needs", 5))
+			mask |= 1u << SS_VERDICT_YES_NEEDS;
+		else if (len == 7 && !strncmp(list, "already", 7))
+			mask |= 1u << SS_VERDICT_ALREADY;
+		else if (len == 2 && !strncmp(list, "no", 2))
+			mask |= 1u << SS_VERDICT_NO_BUG | 1u << SS_VERDICT_NO_REVERTED;
+		else if (len == 7 && !strncmp(list, "unknown", 7))
+			mask |= 1u << SS_VERDICT_UNKNOWN;
+		else
+			usage_die("--verdicts: unknown verdict '%.*s' (yes, needs, already, no, unknown)",
+				  (int)len, list);
+		list += len + (list[len] == ',');
+	}
+	return mask;
+}
+
+/* Open every --onto branch: its check, what it carries, its verdicts. */
+static void open_branches(cli_ranking *k, const char *repo)
+{
+	const char *onto_repo = k->onto_repo ? k->onto_repo : repo;
+
+	if (k->verdicts && !k->nonto)
+		usage_die("--verdicts needs a stable branch (--onto BRANCH)");
+	verdict_mask(k->verdicts);
+	if (!k->nonto)
+		return;
+	if (!onto_repo)
+		usage_die("--onto needs the branches' repository: --onto-repo PATH or --repo PATH");
+	for (size_t b = 0; b < k->nonto; b++) {
+		ss_check_options co = SS_CHECK_OPTIONS_INIT;
+
+		co.rev = k->onto[b];
+		if (ss_check_open(&k->ck[b], onto_repo, &co))
+			die("%s", ss_error_last());
+		if (ss_check_ambiguity(k->ck[b]))
+			warning("%s", ss_check_ambiguity(k->ck[b]));
+		progress("reading the stable branches", b, k->nonto);
+		/* the branch's own commits: what it carries under other ids;
+		 * when the mainline named is in the branch (a checkout of the
+		 * stable branch has it as HEAD) none would be read */
+		{
+			const char *up = k->onto_upstream ? k->onto_upstream : "HEAD";
+			char upid[41];
+
+			if (!ss_git_resolve(upid, onto_repo, up) &&
+			    ss_check_in_branch(k->ck[b], upid, NULL, NULL) == 1)
+				warning("%s (%s) is in %s: none of the branch's commits are read as "
+					"backports; name the mainline with --onto-upstream REF", up,
+					k->onto_upstream ? "--onto-upstream" : "the repository's HEAD",
+					k->onto[b]);
+		}
+		if (ss_carried_new(&k->carried[b]) ||
+		    ss_carried_read(k->carried[b], onto_repo, ss_check_branch_id(k->ck[b]),
+				    k->onto_upstream ? k->onto_upstream : "HEAD"))
+			die("cannot read stable branch '%s': %s", k->onto[b], ss_error_last());
+		if (ss_verdicts_new(&k->vs[b], k->ck[b], k->carried[b]))
+			die("%s", ss_error_last());
+	}
+	progress_done();
+}
+
 struct feed {
 	cli_ranking *k;
 	int64_t since;      /* commits authored before it are history only */
@@ -100,11 +185,195 @@ static int feed_one(ss_commit *c, void *data)
 
 	if (ss_ranking_feed(f->k->r, c, f->k->hist, history_only))
 		die("cannot rank %s: %s", c->id, ss_error_last());
+	if (!history_only)
+		for (size_t b = 0; b < f->k->nonto; b++)
+			if (ss_verdicts_add(f->k->vs[b], c))
+				die("cannot check %s against %s: %s", c->id, f->k->onto[b], ss_error_last());
 	if (ss_history_add(f->k->hist, c))
 		die("out of memory");
 	ss_commit_free(c);
 	progress(f->what, ++f->n, 0);
 	return 0;
+}
+
+static int is_pick(const char *id, void *ud)
+{
+	return ss_strmap_find(ud, id, strlen(id)) != SS_STRMAP_NONE;
+}
+
+static void blame_progress(size_t done, size_t total, void *ud)
+{
+	(void)ud;
+	progress("prerequisites and the queue", done, total);
+}
+
+/* A verdict as a row shows it: words, the why, ids to queue with it. */
+static void rank_verdict(ss_strbuf *word, ss_strbuf *detail, ss_strbuf *needs, ss_strbuf *follow,
+			 const ss_verdict *v, const char *branch)
+{
+	char text[300];
+	const ss_check_result *c = &v->check;
+
+	ss_verdict_text(text, sizeof(text), v);
+	ss_strbuf_adds(word, text);
+	if (v->already[0]) {
+		if (c->in_branch)
+			ss_strbuf_addf(detail, "in %s as its own id", branch);
+		else
+			ss_strbuf_addf(detail, "in %s as %.12s, %s", branch, v->already,
+				       v->already_how == SS_CARRIED_PATCH ? "the same patch"
+								  : "by its backport line");
+		return;
+	}
+	switch (c->apply) {
+	case SS_APPLY_CLEAN:
+		ss_strbuf_adds(detail, "applies");
+		break;
+	case SS_APPLY_CONFLICT:
+		ss_strbuf_addf(detail, "conflict in %s hunk %d", c->path, c->hunk);
+		break;
+	case SS_APPLY_MISSING:
+		ss_strbuf_addf(detail, "%s is not in %s", c->path, branch);
+		break;
+	case SS_APPLY_EXISTS:
+		ss_strbuf_addf(detail, "adds %s, which %s has", c->path, branch);
+		break;
+	default:
+		ss_strbuf_addf(detail, "cannot place the patch%s%s", c->path[0] ? ": " : "", c->path);
+		break;
+	}
+	if (v->why[0])
+		ss_strbuf_addf(detail, "; %s", v->why);
+	if (v->blocked[0])
+		ss_strbuf_addf(detail, "; %s", v->blocked);
+	if (v->reverted_by[0])
+		ss_strbuf_addf(detail, "; reverted by %.12s later in mainline", v->reverted_by);
+	for (int i = 0; i < v->nfollowups; i++)
+		ss_strbuf_addf(detail, "%s%.12s", i ? " " : "; follow-ups: ", v->followups[i]);
+	for (int i = 0; ss_verdict_proposes(v) && i < c->nneeds; i++)
+		ss_strbuf_addf(needs, "%s%s", i ? " " : "", c->needs[c->nneeds - 1 - i]);
+	for (int i = 0; i < v->nfollowups; i++)
+		ss_strbuf_addf(follow, "%s%s", i ? " " : "", v->followups[i]);
+}
+
+/* Read commit id from repo and add it to the ranking as a queue's
+ * prerequisite; a warning when it cannot be read. */
+static void add_extra(cli_ranking *k, const char *repo, const char *id)
+{
+	ss_source_options so = SS_SOURCE_OPTIONS_INIT;
+	char parent[48];
+	const char *revs[2] = { id, parent };
+	ss_source *src;
+	ss_commit *c;
+
+	snprintf(parent, sizeof(parent), "^%s^", id);
+	so.repo = repo;
+	so.revs = revs;
+	so.nrevs = 2;
+	if (ss_source_open(&src, repo, &so)) {
+		warning("cannot read prerequisite %.12s: %s", id, ss_error_last());
+		return;
+	}
+	while (ss_source_next(&c, src) == 0) {
+		if (!strcmp(c->id, id) && ss_ranking_add_extra(k->r, c))
+			die("out of memory");
+		ss_commit_free(c);
+	}
+	ss_source_free(src);
+}
+
+/*
+ * After the selection: decide each branch's verdicts with the picks
+ * known, give every row its verdicts, and propose only what some branch
+ * takes; --verdicts keeps the rows it names.  Scores stay.
+ */
+static void decide_verdicts(cli_ranking *k, const char *repo)
+{
+	const char *onto_repo = k->onto_repo ? k->onto_repo : repo;
+	const char *names[SS_RANK_MAX_BRANCHES];
+	unsigned mask = verdict_mask(k->verdicts);
+	ss_strmap *picks;
+	size_t n = ss_ranking_count(k->r);
+
+	if (ss_strmap_new(&picks))
+		die("out of memory");
+	for (size_t i = 0; i < n; i++) {
+		ss_rank_row w;
+		uint32_t id;
+
+		ss_ranking_row(&w, k->r, i);
+		if (w.pick && ss_strmap_intern(picks, w.id, strlen(w.id), &id))
+			die("out of memory");
+	}
+	for (size_t b = 0; b < k->nonto; b++) {
+		if (ss_verdicts_decide(k->vs[b], is_pick, blame_progress, picks))
+			die("cannot decide verdicts for %s: %s", k->onto[b], ss_error_last());
+		names[b] = ss_check_branch_name(k->ck[b]);
+	}
+	progress_done();
+	ss_strmap_free(picks);
+	if (ss_ranking_set_branches(k->r, names, k->nonto))
+		die("%s", ss_error_last());
+	for (size_t i = 0; i < n; i++) {
+		ss_strbuf word = SS_STRBUF_INIT, detail = SS_STRBUF_INIT, needs = SS_STRBUF_INIT;
+		ss_strbuf follow = SS_STRBUF_INIT;
+		int any = 0, listed = 0;
+		ss_rank_row w;
+
+		ss_ranking_row(&w, k->r, i);
+		for (size_t b = 0; b < k->nonto; b++) {
+			const ss_verdict *v = ss_verdicts_get(k->vs[b], w.id);
+			ss_rank_verdict rv;
+
+			if (!v)
+				continue;
+			ss_strbuf_reset(&word);
+			ss_strbuf_reset(&detail);
+			ss_strbuf_reset(&needs);
+			ss_strbuf_reset(&follow);
+			rank_verdict(&word, &detail, &needs, &follow, v, names[b]);
+			rv = (ss_rank_verdict){ word.buf, detail.buf, needs.buf, follow.buf,
+						ss_verdict_proposes(v) };
+			if (ss_ranking_set_verdict(k->r, i, b, &rv))
+				die("out of memory");
+			any |= rv.propose;
+			listed |= (mask >> v->word) & 1;
+		}
+		ss_strbuf_release(&word);
+		ss_strbuf_release(&detail);
+		ss_strbuf_release(&needs);
+		ss_strbuf_release(&follow);
+		/* verdicts change what is proposed, never a score */
+		ss_ranking_restrict(k->r, i, any, !mask || listed);
+	}
+	/* the prerequisites a queue needs that were not ranked */
+	if (k->queue_extras) {
+		for (size_t i = 0; i < n; i++) {
+			ss_rank_row w;
+
+			ss_ranking_row(&w, k->r, i);
+			if (!w.pick)
+				continue;
+			for (size_t b = 0; b < w.nverdicts; b++) {
+				/* a copy: adding a row moves the ranking's strings */
+				char *list = strdup(w.verdicts[b].needs);
+
+				if (!list)
+					die("out of memory");
+				for (const char *p = list; *p;) {
+					size_t len = strcspn(p, " ");
+					char id[41];
+
+					snprintf(id, sizeof(id), "%.*s", (int)(len < 40 ? len : 40), p);
+					p += len + (p[len] == ' ');
+					if (ss_ranking_find(k->r, id) == (size_t)-1)
+						add_extra(k, onto_repo, id);
+				}
+				free(list);
+				ss_ranking_row(&w, k->r, i);
+			}
+		}
+	}
 }
 
 void cli_ranking_run(cli_ranking *k, cli_source_args *src, const char *const *specs, int nspecs)
@@ -140,10 +409,13 @@ void cli_ranking_run(cli_ranking *k, cli_source_args *src, const char *const *sp
 		cli_history_source(&hsrc, &k->hist_args, src);
 		cli_for_each_commit(&hsrc, k->hist_args.specs, (int)k->hist_args.n, feed_one, &f);
 	}
-	f = (struct feed){ k, k->since, "ranking commits", 0 };
+	open_branches(k, src->repo);
+	f = (struct feed){ k, k->since, k->nonto ? "ranking and placing commits" : "ranking commits", 0 };
 	cli_for_each_commit(src, specs, nspecs, feed_one, &f);
 	progress_done();
 	ss_ranking_select(k->r, &k->so);
+	if (k->nonto)
+		decide_verdicts(k, src->repo);
 }
 
 size_t cli_ranking_rows(const cli_ranking *k, int picks_only)
@@ -168,5 +440,10 @@ void cli_ranking_free(cli_ranking *k)
 	ss_backports_free(k->label);
 	free(k->index_path);
 	ss_model_free(k->m);
+	for (size_t b = 0; b < k->nonto; b++) {
+		ss_verdicts_free(k->vs[b]);
+		ss_carried_free(k->carried[b]);
+		ss_check_free(k->ck[b]);
+	}
 	memset(k, 0, sizeof(*k));
 }

@@ -83,6 +83,9 @@ void ss_ranking_free(ss_ranking *r)
 	ss_histidx_free(r->idx);
 	ss_strbuf_release(&r->pool);
 	ss_arena_free(r->arena);
+	for (size_t b = 0; b < r->nbranches; b++)
+		free(r->branch[b]);
+	free(r->vdata);
 	free(r);
 }
 
@@ -91,6 +94,7 @@ static int grow_rows(ss_ranking *r)
 	if (SS_GROW(r->rows, r->n + 1, r->cap))
 		return SS_ENOMEM;
 	memset(&r->rows[r->n], 0, sizeof(r->rows[r->n]));
+	r->rows[r->n].vd = (size_t)-1;
 	return 0;
 }
 
@@ -407,7 +411,7 @@ int ss_ranking_feed(ss_ranking *r, const ss_commit *c, const ss_history *hist, i
 	if ((score >= r->threshold || r->opts.explain_all) && !(w->flags & SS_RANK_NOAUTOSEL) &&
 	    (rc = explain(r, w, c, hist)))
 		return rc;
-	if ((r->opts.keep == SS_RANK_KEEP_DETAILS ||
+	if ((r->opts.keep == SS_RANK_KEEP_DETAILS || r->opts.keep == SS_RANK_KEEP_ALL ||
 	     (r->opts.keep == SS_RANK_KEEP_PATCH && score >= r->threshold)) &&
 	    (rc = keep_text(r, w, c)))
 		return rc;
@@ -646,6 +650,105 @@ void ss_ranking_row(ss_rank_row *out, const ss_ranking *r, size_t i)
 	out->message = pool + w->message;
 	out->diff = pool + w->diff;
 	out->diff_cut = w->diff_cut;
+	out->nverdicts = 0;
+	if (w->vd != (size_t)-1) {
+		const struct ss_rank_vdata *v = &r->vdata[w->vd];
+
+		out->nverdicts = r->nbranches;
+		for (size_t b = 0; b < r->nbranches; b++) {
+			out->verdicts[b].verdict = pool + v->word[b];
+			out->verdicts[b].detail = pool + v->detail[b];
+			out->verdicts[b].needs = pool + v->needs[b];
+			out->verdicts[b].followups = pool + v->follow[b];
+			out->verdicts[b].propose = (v->propose >> b) & 1;
+		}
+	}
+}
+
+int ss_ranking_set_branches(ss_ranking *r, const char *const *names, size_t n)
+{
+	if (n > SS_RANK_MAX_BRANCHES)
+		return ss_error_code(SS_EINVALID, "at most %d stable branches, not %zu",
+				     SS_RANK_MAX_BRANCHES, n);
+	for (size_t b = 0; b < r->nbranches; b++)
+		free(r->branch[b]);
+	r->nbranches = 0;
+	for (size_t b = 0; b < n; b++) {
+		if (!(r->branch[b] = strdup(names[b])))
+			return SS_ENOMEM;
+		r->nbranches++;
+	}
+	return 0;
+}
+
+size_t ss_ranking_branch_count(const ss_ranking *r)
+{
+	return r->nbranches;
+}
+
+const char *ss_ranking_branch(const ss_ranking *r, size_t b)
+{
+	return b < r->nbranches ? r->branch[b] : "";
+}
+
+int ss_ranking_set_verdict(ss_ranking *r, size_t i, size_t b, const ss_rank_verdict *v)
+{
+	struct ss_rank_rowdata *w;
+	struct ss_rank_vdata *d;
+	int rc = 0;
+
+	if (i >= r->n || b >= r->nbranches)
+		return ss_error_code(SS_EINVALID, "no row %zu or branch %zu for a verdict", i, b);
+	w = &r->rows[i];
+	if (w->vd == (size_t)-1) {
+		if (SS_GROW(r->vdata, r->nvd + 1, r->vdcap))
+			return SS_ENOMEM;
+		memset(&r->vdata[r->nvd], 0, sizeof(r->vdata[r->nvd]));
+		w->vd = r->nvd++;
+	}
+	d = &r->vdata[w->vd];
+	rc |= pool_adds(r, &d->word[b], v->verdict);
+	rc |= pool_adds(r, &d->detail[b], v->detail);
+	rc |= pool_adds(r, &d->needs[b], v->needs);
+	rc |= pool_adds(r, &d->follow[b], v->followups);
+	d->propose = (d->propose & ~(1u << b)) | ((unsigned)(v->propose != 0) << b);
+	return rc ? SS_ENOMEM : 0;
+}
+
+void ss_ranking_restrict(ss_ranking *r, size_t i, int pick, int shown)
+{
+	if (i >= r->n)
+		return;
+	if (!pick || !shown)
+		r->rows[i].pick = 0;
+	if (!shown)
+		r->rows[i].shown = 0;
+}
+
+int ss_ranking_add_extra(ss_ranking *r, const ss_commit *c)
+{
+	struct ss_rank_rowdata *w;
+	int rc;
+
+	if (ss_ranking_find(r, c->id) != (size_t)-1)
+		return 0;
+	if ((rc = grow_rows(r)))
+		return rc;
+	w = &r->rows[r->n];
+	w->prec = (size_t)-1;
+	if ((rc = fill_row(r, w, c, 0.0f, ss_commit_patch_key(c), NULL)) || (rc = keep_text(r, w, c)))
+		return rc;
+	w->flags |= SS_RANK_EXTRA;
+	r->n++;
+	return 0;
+}
+
+size_t ss_ranking_find(const ss_ranking *r, const char *id)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (!strcmp(r->rows[i].id, id))
+			return i;
+	return (size_t)-1;
 }
 
 size_t ss_ranking_precedents(ss_rank_precedent *out, size_t max, const ss_ranking *r, size_t i)

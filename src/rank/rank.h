@@ -66,7 +66,8 @@ enum {
 	SS_RANK_TRUNCATED = 1u << 8,  /* its diff was read capped: no patch */
 	SS_RANK_BINARY = 1u << 9,     /* binary files: the patch cannot carry them */
 	SS_RANK_COPIES = 1u << 10,    /* the same patch came under other ids too */
-	SS_RANK_AFTER = 1u << 11      /* its Cc: stable asks to wait, not yet passed */
+	SS_RANK_AFTER = 1u << 11,     /* its Cc: stable asks to wait, not yet passed */
+	SS_RANK_EXTRA = 1u << 12      /* a prerequisite read for a queue: not ranked, never listed */
 };
 #define SS_RANK_HELD (SS_RANK_NOAUTOSEL | SS_RANK_POLICY)
 /* What turns a yes, likely or unsure row into "wait". */
@@ -82,7 +83,9 @@ enum {
 typedef enum {
 	SS_RANK_KEEP_NONE = 0,    /* no message, no diff */
 	SS_RANK_KEEP_PATCH = 1,   /* message and whole diff of picks (mbox) */
-	SS_RANK_KEEP_DETAILS = 2  /* message and diff capped at diff_cap lines, every row */
+	SS_RANK_KEEP_DETAILS = 2, /* message and diff capped at diff_cap lines, every row */
+	SS_RANK_KEEP_ALL = 3      /* message and whole diff of every row (a queue's
+				     prerequisites and follow-ups score lower) */
 } ss_rank_keep;
 
 typedef struct {
@@ -117,9 +120,29 @@ typedef struct {
 	size_t precedents;      /* precedents per pick (3) */
 	size_t precedent_rows;  /* only the first this many shown picks get them (100) */
 	const char *branch;     /* mbox: "[PATCH stablesel BRANCH n/m]" (NULL: none) */
+	/* mbox with verdicts (ss_ranking_set_branches): the queue of branch
+	 * queue_branch; each message carries backport_line (a printf format
+	 * with one %s for the upstream id) */
+	size_t queue_branch;    /* (0) */
+	const char *backport_line; /* (NULL: "[ Upstream commit %s ]") */
 } ss_rank_write_options;
 
-#define SS_RANK_WRITE_OPTIONS_INIT { SS_RANK_TEXT, 0, 3, 100, NULL }
+#define SS_RANK_WRITE_OPTIONS_INIT { SS_RANK_TEXT, 0, 3, 100, NULL, 0, NULL }
+
+/* Stable branches a ranking carries verdicts for, at most. */
+#define SS_RANK_MAX_BRANCHES 8
+
+/*
+ * A row's verdict for one stable branch (check/verdict.h decides it; the
+ * ranking only keeps and shows it).  Strings are "" when none.
+ */
+typedef struct {
+	const char *verdict;   /* "yes", "yes, needs 1a2b3c4d5e6f", "already", ... */
+	const char *detail;    /* why, in words: "in 20.11 as <id>", "applies; fixes ..." */
+	const char *needs;     /* full ids of the prerequisites, space-separated, oldest first */
+	const char *followups; /* full ids of later fixes of it, space-separated */
+	int propose;           /* the verdict lets the row be proposed for the branch */
+} ss_rank_verdict;
 
 typedef struct ss_ranking ss_ranking;
 
@@ -157,6 +180,9 @@ typedef struct {
 	const char *message;  /* kept message (keep) */
 	const char *diff;     /* kept diff (keep) */
 	size_t diff_cut;      /* diff lines left out of diff */
+	/* one per branch of ss_ranking_set_branches(), when set (else 0) */
+	ss_rank_verdict verdicts[SS_RANK_MAX_BRANCHES];
+	size_t nverdicts;
 } ss_rank_row;
 
 /* A similar earlier commit. */
@@ -185,6 +211,30 @@ int ss_ranking_feed(ss_ranking *r, const ss_commit *c, const ss_history *hist, i
  */
 int ss_ranking_add(ss_ranking *r, const ss_commit *c, float score, int decision,
 		   const ss_contrib *why, size_t nwhy);
+
+/*
+ * Verdicts per stable branch.  ss_ranking_set_branches() names the
+ * branches (at most SS_RANK_MAX_BRANCHES; names copied);
+ * ss_ranking_set_verdict() gives row i (sorted order) its verdict for
+ * branch b (strings copied).  Verdicts never change a score: after them,
+ * ss_ranking_restrict() takes row i out of the picks (pick 0) or of the
+ * list (shown 0); it never adds.  0 or SS_ENOMEM / SS_EINVALID.
+ */
+int ss_ranking_set_branches(ss_ranking *r, const char *const *names, size_t n);
+size_t ss_ranking_branch_count(const ss_ranking *r);
+const char *ss_ranking_branch(const ss_ranking *r, size_t b);
+int ss_ranking_set_verdict(ss_ranking *r, size_t i, size_t b, const ss_rank_verdict *v);
+void ss_ranking_restrict(ss_ranking *r, size_t i, int pick, int shown);
+
+/*
+ * Add c as a prerequisite a queue needs that was not ranked (read from the
+ * stable branch's repository): a row flagged SS_RANK_EXTRA with its
+ * message and diff, never shown and never a pick.  After select.
+ */
+int ss_ranking_add_extra(ss_ranking *r, const ss_commit *c);
+
+/* Row index (sorted order) of commit id (full), or (size_t)-1. */
+size_t ss_ranking_find(const ss_ranking *r, const char *id);
 
 /* Sort by score (highest first, stable). */
 void ss_ranking_sort(ss_ranking *r);

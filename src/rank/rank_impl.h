@@ -31,6 +31,14 @@ struct ss_rank_rowdata {
 	size_t subject, author, hint, fixes, bot, branches, policy, message, diff, copies;
 	ss_rank_reason *reasons; /* in the arena */
 	size_t nreasons;
+	size_t vd;             /* index into vdata, (size_t)-1: no verdicts */
+};
+
+/* A row's verdicts, per branch: pool offsets. */
+struct ss_rank_vdata {
+	size_t word[SS_RANK_MAX_BRANCHES], detail[SS_RANK_MAX_BRANCHES];
+	size_t needs[SS_RANK_MAX_BRANCHES], follow[SS_RANK_MAX_BRANCHES];
+	unsigned propose;      /* bit b: proposed for branch b */
 };
 
 /* Every commit read, history included, as a precedent candidate. */
@@ -62,6 +70,10 @@ struct ss_ranking {
 	ss_histidx *idx;       /* Fixes: targets among the commits read */
 	ss_strbuf pool;        /* NUL-separated strings */
 	ss_arena *arena;       /* reasons: structs and feature names, never moved */
+	char *branch[SS_RANK_MAX_BRANCHES]; /* ss_ranking_set_branches */
+	size_t nbranches;
+	struct ss_rank_vdata *vdata;
+	size_t nvd, vdcap;
 };
 
 #endif

@@ -205,6 +205,18 @@ static void write_text(ss_ranking *r, FILE *f, const ss_rank_write_options *o, c
 			o->color ? C_RESET : "");
 		put_field(f, w.subject);
 		fputc('\n', f);
+		for (size_t b = 0; b < w.nverdicts; b++) {
+			const ss_rank_verdict *v = &w.verdicts[b];
+
+			fprintf(f, "%28s%s%s: %s%s", "", o->color ? (v->propose ? C_GREEN : C_DIM) : "",
+				r->branch[b], v->verdict, o->color ? C_RESET : "");
+			if (*v->detail) {
+				fputs(" (", f);
+				put_field(f, v->detail);
+				fputc(')', f);
+			}
+			fputc('\n', f);
+		}
 		if (!w.pick && w.band != SS_BAND_WAIT)
 			continue;
 		ss_format_date(a, w.author_time);
@@ -266,8 +278,14 @@ static void write_tsv(ss_ranking *r, FILE *f, int csv)
 	size_t i;
 	const char sep = csv ? ',' : '\t';
 
-	fprintf(f, "sha%cscore%cdecision%csubject%cauthor%cflags%creasons%cband\n", sep, sep, sep, sep, sep,
+	fprintf(f, "sha%cscore%cdecision%csubject%cauthor%cflags%creasons%cband", sep, sep, sep, sep, sep,
 		sep, sep);
+	/* one column a branch, named for it, when there are verdicts */
+	for (size_t b = 0; b < r->nbranches; b++) {
+		fprintf(f, "%c", sep);
+		csv ? put_csv(f, r->branch[b]) : put_field(f, r->branch[b]);
+	}
+	fputc('\n', f);
 	for (i = 0; i < r->n; i++) {
 		ss_ranking_row(&w, r, i);
 		if (!w.shown)
@@ -284,7 +302,13 @@ static void write_tsv(ss_ranking *r, FILE *f, int csv)
 		ss_strbuf_reset(&sb);
 		reasons_line(&sb, &w, 5, 0);
 		csv ? put_csv(f, sb.buf) : put_field(f, sb.buf);
-		fprintf(f, "%c%s\n", sep, ss_band_name(w.band));
+		fprintf(f, "%c%s", sep, ss_band_name(w.band));
+		for (size_t b = 0; b < r->nbranches; b++) {
+			fputc(sep, f);
+			if (b < w.nverdicts)
+				csv ? put_csv(f, w.verdicts[b].verdict) : put_field(f, w.verdicts[b].verdict);
+		}
+		fputc('\n', f);
 	}
 	ss_strbuf_release(&sb);
 }
@@ -343,6 +367,36 @@ static int write_json(ss_ranking *r, FILE *f, const ss_rank_write_options *o)
 			rc |= ss_strbuf_addf(&sb, ",\"contribution\":%.4g}",
 					     (double)w.reasons[k].contribution);
 		}
+		if (w.nverdicts) {
+			rc |= ss_strbuf_adds(&sb, "],\"verdicts\":[");
+			for (size_t b = 0; b < w.nverdicts; b++) {
+				const ss_rank_verdict *v = &w.verdicts[b];
+
+				rc |= ss_strbuf_addf(&sb, "%s{\"branch\":", b ? "," : "");
+				rc |= ss_strbuf_add_json(&sb, r->branch[b]);
+				rc |= ss_strbuf_adds(&sb, ",\"verdict\":");
+				rc |= ss_strbuf_add_json(&sb, v->verdict);
+				rc |= ss_strbuf_adds(&sb, ",\"detail\":");
+				rc |= ss_strbuf_add_json(&sb, v->detail);
+				rc |= ss_strbuf_addf(&sb, ",\"propose\":%s,\"needs\":[",
+						     v->propose ? "true" : "false");
+				for (const char *q = v->needs; *q;) {
+					size_t len = strcspn(q, " ");
+
+					rc |= ss_strbuf_addf(&sb, "%s\"%.*s\"", q == v->needs ? "" : ",", (int)len, q);
+					q += len + (q[len] == ' ');
+				}
+				rc |= ss_strbuf_adds(&sb, "],\"followups\":[");
+				for (const char *q = v->followups; *q;) {
+					size_t len = strcspn(q, " ");
+
+					rc |= ss_strbuf_addf(&sb, "%s\"%.*s\"", q == v->followups ? "" : ",",
+							     (int)len, q);
+					q += len + (q[len] == ' ');
+				}
+				rc |= ss_strbuf_adds(&sb, "]}");
+			}
+		}
 		rc |= ss_strbuf_adds(&sb, "],\"precedents\":[");
 		if (w.pick && o->precedents && nprec < o->precedent_rows) {
 			size_t max = o->precedents < SS_RANK_MAX_PRECEDENTS ? o->precedents
@@ -372,6 +426,82 @@ static int write_json(ss_ranking *r, FILE *f, const ss_rank_write_options *o)
 	return rc ? SS_ENOMEM : 0;
 }
 
+/*
+ * One format-patch message of row w: the backport line (a printf format
+ * with one %s) opens the body, and the stablesel note goes below the
+ * "---" line, where git am leaves it out of the commit.  note holds the
+ * note's own lines (each "stablesel: ...\n"), may be "".
+ */
+static int mbox_message(ss_strbuf *sb, ss_ranking *r, const ss_rank_row *w, const char *prefix,
+			const char *backport_line, const char *note)
+{
+	const char *name, *email, *lt;
+	int rc = 0;
+
+	/* the author as kept: "Name <email>" */
+	lt = strrchr(w->author, '<');
+	name = w->author;
+	email = lt ? lt : "";
+	rc |= ss_strbuf_addf(sb, "From %s Mon Sep 17 00:00:00 2001\nFrom: ", w->id);
+	{
+		char nb[512];
+
+		snprintf(nb, sizeof(nb), "%.*s",
+			 lt ? (int)(lt - name > 0 ? lt - name - 1 : 0) : (int)strlen(name), name);
+		rc |= ss_patch_header_value(sb, nb);
+		if (*email)
+			rc |= ss_strbuf_addf(sb, " %s", email);
+	}
+	rc |= ss_strbuf_adds(sb, "\nDate: ");
+	rc |= ss_patch_date(sb, w->author_time, w->author_tz);
+	rc |= ss_strbuf_adds(sb, "\nSubject: ");
+	{
+		ss_strbuf subj = SS_STRBUF_INIT;
+
+		rc |= ss_strbuf_addf(&subj, "%s%s", prefix, w->subject);
+		rc |= ss_patch_header_value(sb, subj.buf);
+		ss_strbuf_release(&subj);
+	}
+	rc |= ss_strbuf_adds(sb, "\nMIME-Version: 1.0\nContent-Type: text/plain; charset=UTF-8\n"
+			     "Content-Transfer-Encoding: 8bit\n\n");
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+	rc |= ss_strbuf_addf(sb, backport_line ? backport_line : "[ Upstream commit %s ]", w->id);
+#pragma GCC diagnostic pop
+	rc |= ss_strbuf_adds(sb, "\n\n");
+	{
+		const char *body = ss_patch_message_body(w->message);
+		size_t bl = strlen(body);
+
+		while (bl && body[bl - 1] == '\n')
+			bl--;
+		rc |= ss_strbuf_add(sb, body, bl);
+	}
+	/* below "---": git am keeps it out of the commit message */
+	rc |= ss_strbuf_adds(sb, "\n---\n");
+	if (!(w->flags & SS_RANK_EXTRA)) {
+		ss_strbuf t = SS_STRBUF_INIT;
+
+		rc |= ss_strbuf_addf(sb, "stablesel: score %.3f (threshold %.3f)", (double)w->score,
+				     r->threshold);
+		reasons_line(&t, w, 5, 1);
+		if (t.len)
+			rc |= ss_strbuf_addf(sb, ", because %s", t.buf);
+		ss_strbuf_reset(&t);
+		ss_rank_flags_text(&t, w, "; ");
+		if (t.len)
+			rc |= ss_strbuf_addf(sb, "\nstablesel: %s", t.buf);
+		ss_strbuf_release(&t);
+		rc |= ss_strbuf_adds(sb, "\n");
+	}
+	rc |= ss_strbuf_adds(sb, note);
+	rc |= ss_strbuf_adds(sb, "\n");
+	rc |= ss_strbuf_adds(sb, w->diff);
+	rc |= ss_strbuf_adds(sb, "-- \nstablesel\n\n");
+	return rc;
+}
+
+/* The picks best first, without verdicts (no stable branch named). */
 static int write_mbox(ss_ranking *r, FILE *f, const ss_rank_write_options *o)
 {
 	ss_strbuf sb = SS_STRBUF_INIT;
@@ -382,7 +512,6 @@ static int write_mbox(ss_ranking *r, FILE *f, const ss_rank_write_options *o)
 		total += r->rows[i].pick && r->rows[i].diff;
 	for (i = 0; i < r->n && !rc; i++) {
 		ss_rank_row w;
-		const char *name, *email, *lt;
 		char prefix[160];
 
 		ss_ranking_row(&w, r, i);
@@ -390,68 +519,212 @@ static int write_mbox(ss_ranking *r, FILE *f, const ss_rank_write_options *o)
 			continue;
 		k++;
 		ss_strbuf_reset(&sb);
-		/* the author as kept: "Name <email>" */
-		lt = strrchr(w.author, '<');
-		name = w.author;
-		email = lt ? lt : "";
 		if (o->branch)
 			snprintf(prefix, sizeof(prefix), "[PATCH stablesel %s %0*zu/%zu] ", o->branch,
 				 total >= 100 ? 3 : 2, k, total);
 		else
 			snprintf(prefix, sizeof(prefix), "[PATCH stablesel %0*zu/%zu] ",
 				 total >= 100 ? 3 : 2, k, total);
-		rc |= ss_strbuf_addf(&sb, "From %s Mon Sep 17 00:00:00 2001\nFrom: ", w.id);
-		{
-			char nb[512];
-
-			snprintf(nb, sizeof(nb), "%.*s",
-				 lt ? (int)(lt - name > 0 ? lt - name - 1 : 0) : (int)strlen(name), name);
-			rc |= ss_patch_header_value(&sb, nb);
-			if (*email)
-				rc |= ss_strbuf_addf(&sb, " %s", email);
-		}
-		rc |= ss_strbuf_adds(&sb, "\nDate: ");
-		rc |= ss_patch_date(&sb, w.author_time, w.author_tz);
-		rc |= ss_strbuf_adds(&sb, "\nSubject: ");
-		{
-			ss_strbuf subj = SS_STRBUF_INIT;
-
-			rc |= ss_strbuf_addf(&subj, "%s%s", prefix, w.subject);
-			rc |= ss_patch_header_value(&sb, subj.buf);
-			ss_strbuf_release(&subj);
-		}
-		rc |= ss_strbuf_addf(&sb, "\nMIME-Version: 1.0\nContent-Type: text/plain; charset=UTF-8\n"
-				     "Content-Transfer-Encoding: 8bit\n\n[ Upstream commit %s ]\n\n", w.id);
-		rc |= ss_strbuf_addf(&sb, "stablesel: score %.3f (threshold %.3f)", (double)w.score, r->threshold);
-		{
-			ss_strbuf t = SS_STRBUF_INIT;
-
-			reasons_line(&t, &w, 5, 1);
-			if (t.len)
-				rc |= ss_strbuf_addf(&sb, ", because %s", t.buf);
-			ss_strbuf_reset(&t);
-			ss_rank_flags_text(&t, &w, "; ");
-			if (t.len)
-				rc |= ss_strbuf_addf(&sb, "\nstablesel: %s", t.buf);
-			ss_strbuf_release(&t);
-		}
-		rc |= ss_strbuf_adds(&sb, "\n\n");
-		{
-			const char *body = ss_patch_message_body(w.message);
-			size_t bl = strlen(body);
-
-			while (bl && body[bl - 1] == '\n')
-				bl--;
-			rc |= ss_strbuf_add(&sb, body, bl);
-		}
-		rc |= ss_strbuf_adds(&sb, "\n---\n\n");
-		rc |= ss_strbuf_adds(&sb, w.diff);
-		rc |= ss_strbuf_adds(&sb, "-- \nstablesel\n\n");
+		rc |= mbox_message(&sb, r, &w, prefix, o->backport_line, "");
 		if (!rc)
 			fwrite(sb.buf, 1, sb.len, f);
 	}
 	ss_strbuf_release(&sb);
 	return rc ? SS_ENOMEM : 0;
+}
+
+/* Why a row is in a branch's queue. */
+struct queue_role {
+	unsigned member;   /* bit b: in branch b's queue */
+	size_t of[SS_RANK_MAX_BRANCHES];   /* the pick it comes with, (size_t)-1: a pick */
+	char kind[SS_RANK_MAX_BRANCHES];   /* 'p' pick, 'n' prerequisite, 'f' follow-up */
+};
+
+/* Put the row of id (a space-separated list item) in branch b's queue. */
+static void queue_add_ids(ss_ranking *r, struct queue_role *q, size_t b, const char *ids,
+			  size_t of, char kind, size_t *work, size_t *nwork)
+{
+	while (*ids) {
+		size_t len = strcspn(ids, " ");
+		char id[41];
+		size_t k;
+
+		snprintf(id, sizeof(id), "%.*s", (int)(len < 40 ? len : 40), ids);
+		ids += len + (ids[len] == ' ');
+		k = ss_ranking_find(r, id);
+		if (k == (size_t)-1 || (q[k].member >> b & 1))
+			continue;
+		if (kind == 'f') {
+			ss_rank_row w;
+
+			/* a follow-up travels only when its own verdict lets it */
+			ss_ranking_row(&w, r, k);
+			if (b >= w.nverdicts || !w.verdicts[b].propose)
+				continue;
+		}
+		q[k].member |= 1u << b;
+		q[k].of[b] = of;
+		q[k].kind[b] = kind;
+		work[(*nwork)++] = k;
+	}
+}
+
+/* Mark the queue of branch b: its picks, then what they need first and
+ * the follow-ups that travel with them, transitively. */
+static int queue_of(ss_ranking *r, struct queue_role *q, size_t b)
+{
+	size_t *work = malloc((r->n + 1) * sizeof(*work)), nwork = 0;
+
+	if (!work)
+		return SS_ENOMEM;
+	for (size_t i = 0; i < r->n; i++) {
+		ss_rank_row w;
+
+		ss_ranking_row(&w, r, i);
+		if (w.pick && b < w.nverdicts && w.verdicts[b].propose) {
+			q[i].member |= 1u << b;
+			q[i].of[b] = (size_t)-1;
+			q[i].kind[b] = 'p';
+			work[nwork++] = i;
+		}
+	}
+	while (nwork) {
+		size_t i = work[--nwork];
+		ss_rank_row w;
+
+		ss_ranking_row(&w, r, i);
+		if (b >= w.nverdicts)
+			continue;
+		queue_add_ids(r, q, b, w.verdicts[b].needs, i, 'n', work, &nwork);
+		queue_add_ids(r, q, b, w.verdicts[b].followups, i, 'f', work, &nwork);
+	}
+	free(work);
+	return 0;
+}
+
+struct queue_item {
+	size_t row;
+	size_t order;   /* where it goes in the stream */
+	int before;     /* 0, or -depth: a prerequisite placed just before order */
+	int64_t time;
+};
+
+/*
+ * Upstream order is the order the commits were read (a git source walks
+ * oldest first, topologically; format-patch mails come oldest first):
+ * committer times tie on a rebased series (DPDK applies dozens in one
+ * second) and can run backwards.  A prerequisite read apart (SS_RANK_EXTRA)
+ * is an ancestor of the pick that needs it: it goes just before that pick.
+ */
+static int cmp_queue(const void *a, const void *b)
+{
+	const struct queue_item *x = a, *y = b;
+
+	if (x->order != y->order)
+		return x->order < y->order ? -1 : 1;
+	if (x->before != y->before)
+		return x->before < y->before ? -1 : 1;
+	return x->time < y->time ? -1 : x->time > y->time;
+}
+
+/*
+ * The queue of branch o->queue_branch: the picks its verdicts propose,
+ * with their prerequisites and follow-ups, in the order they were
+ * committed upstream, so that git am applies them in sequence.  Subjects
+ * name every branch whose queue takes the commit.
+ */
+static int write_queue(ss_ranking *r, FILE *f, const ss_rank_write_options *o)
+{
+	size_t qb = o->queue_branch, n = 0, k;
+	struct queue_role *q = calloc(r->n + 1, sizeof(*q));
+	struct queue_item *items = malloc((r->n + 1) * sizeof(*items));
+	ss_strbuf sb = SS_STRBUF_INIT, note = SS_STRBUF_INIT;
+	int rc = 0;
+
+	if (!q || !items) {
+		rc = SS_ENOMEM;
+		goto free_all;
+	}
+	if (qb >= r->nbranches) {
+		rc = ss_error_code(SS_EINVALID, "no stable branch %zu for a queue", qb);
+		goto free_all;
+	}
+	for (size_t b = 0; b < r->nbranches && !rc; b++)
+		rc = queue_of(r, q, b);
+	for (size_t i = 0; i < r->n && !rc; i++) {
+		ss_rank_row w;
+
+		if (!(q[i].member >> qb & 1))
+			continue;
+		ss_ranking_row(&w, r, i);
+		if (!*w.diff)
+			continue;
+		items[n] = (struct queue_item){ i, w.order, 0, w.time };
+		/* before the pick needing it (and before that one's own
+		 * prerequisite, when a chain of them was read apart) */
+		for (size_t j = i; (r->rows[j].flags & SS_RANK_EXTRA) && q[j].kind[qb] == 'n' &&
+				   q[j].of[qb] != (size_t)-1 && items[n].before > -16;) {
+			j = q[j].of[qb];
+			items[n].order = r->rows[j].order;
+			items[n].before--;
+		}
+		n++;
+	}
+	qsort(items, n, sizeof(*items), cmp_queue);
+	for (k = 0; k < n && !rc; k++) {
+		size_t i = items[k].row;
+		ss_rank_row w;
+		char prefix[300], names[200] = "";
+
+		ss_ranking_row(&w, r, i);
+		for (size_t b = 0; b < r->nbranches; b++)
+			if (q[i].member >> b & 1) {
+				size_t len = strlen(names);
+
+				snprintf(names + len, sizeof(names) - len, "%s%s", len ? "-" : "",
+					 r->branch[b]);
+			}
+		snprintf(prefix, sizeof(prefix), "[PATCH stablesel %s %0*zu/%zu] ", names,
+			 n >= 100 ? 3 : 2, k + 1, n);
+		ss_strbuf_reset(&note);
+		for (size_t b = 0; b < w.nverdicts; b++) {
+			const ss_rank_verdict *v = &w.verdicts[b];
+
+			rc |= ss_strbuf_addf(&note, "stablesel: %s: %s", r->branch[b], v->verdict);
+			if (*v->detail)
+				rc |= ss_strbuf_addf(&note, " (%s)", v->detail);
+			rc |= ss_strbuf_adds(&note, "\n");
+		}
+		for (size_t b = 0; b < r->nbranches; b++) {
+			const char *ofid;
+
+			if (!(q[i].member >> b & 1) || q[i].kind[b] == 'p')
+				continue;
+			ofid = r->rows[q[i].of[b]].id;
+			if (q[i].kind[b] == 'n')
+				rc |= ss_strbuf_addf(&note, "stablesel: prerequisite of %.12s for %s; %s\n", ofid,
+						     r->branch[b],
+						     (w.flags & SS_RANK_EXTRA) ? "not among the ranked commits"
+						     : w.pick ? "proposed on its own too"
+						     : "not proposed on its own");
+			else
+				rc |= ss_strbuf_addf(&note, "stablesel: follow-up of %.12s for %s (fixes it)\n",
+						     ofid, r->branch[b]);
+		}
+		if (!(w.flags & SS_RANK_EXTRA) && !w.pick)
+			rc |= ss_strbuf_adds(&note, "stablesel: below the threshold: not stable material on its own\n");
+		ss_strbuf_reset(&sb);
+		rc |= mbox_message(&sb, r, &w, prefix, o->backport_line, note.buf);
+		if (!rc)
+			fwrite(sb.buf, 1, sb.len, f);
+	}
+	rc = rc ? (rc < 0 ? rc : SS_ENOMEM) : 0;
+free_all:
+	ss_strbuf_release(&sb);
+	ss_strbuf_release(&note);
+	free(items);
+	free(q);
+	return rc;
 }
 
 int ss_ranking_write(ss_ranking *r, FILE *f, const ss_rank_write_options *o, const ss_model *m)
@@ -474,7 +747,7 @@ int ss_ranking_write(ss_ranking *r, FILE *f, const ss_rank_write_options *o, con
 		rc = write_json(r, f, o);
 		break;
 	case SS_RANK_MBOX:
-		rc = write_mbox(r, f, o);
+		rc = r->nbranches ? write_queue(r, f, o) : write_mbox(r, f, o);
 		break;
 	default:
 		write_text(r, f, o, m);

@@ -381,6 +381,14 @@ static int row_html(ss_strbuf *sb, ss_ranking *r, size_t i, size_t rank, int wit
 		rc |= ss_strbuf_adds(sb, "<span class='f st'>in stable</span>");
 	if (w.flags & SS_RANK_TOO_BIG)
 		rc |= ss_strbuf_addf(sb, "<span class='f big'>%zu lines</span>", w.lines);
+	/* the verdict per stable branch (rank --onto) */
+	for (size_t b = 0; b < w.nverdicts; b++) {
+		rc |= ss_strbuf_addf(sb, "<span class='f %s'>", w.verdicts[b].propose ? "st" : "v");
+		rc |= esc(sb, ss_ranking_branch(r, b));
+		rc |= ss_strbuf_adds(sb, ": ");
+		rc |= esc(sb, w.verdicts[b].verdict);
+		rc |= ss_strbuf_adds(sb, "</span>");
+	}
 	rc |= ss_strbuf_adds(sb, "</summary><div class=d><p class=meta>");
 	ss_format_date(date, w.author_time);
 	rc |= esc(sb, w.author);
@@ -393,6 +401,18 @@ static int row_html(ss_strbuf *sb, ss_ranking *r, size_t i, size_t rank, int wit
 		rc |= ss_strbuf_adds(sb, "</p>\n");
 	}
 	ss_strbuf_release(&t);
+	for (size_t b = 0; b < w.nverdicts; b++) {
+		rc |= ss_strbuf_adds(sb, "<p class=flags>");
+		rc |= esc(sb, ss_ranking_branch(r, b));
+		rc |= ss_strbuf_adds(sb, ": ");
+		rc |= esc(sb, w.verdicts[b].verdict);
+		if (*w.verdicts[b].detail) {
+			rc |= ss_strbuf_adds(sb, " (");
+			rc |= esc(sb, w.verdicts[b].detail);
+			rc |= ss_strbuf_adds(sb, ")");
+		}
+		rc |= ss_strbuf_adds(sb, "</p>\n");
+	}
 	for (size_t k = 0; k < w.nreasons; k++)
 		if (w.reasons[k].contribution > maxc)
 			maxc = w.reasons[k].contribution;

@@ -66,3 +66,16 @@ void ss_u64map_release(ss_u64map *m)
 	free(m->val);
 	*m = (ss_u64map)SS_U64MAP_INIT;
 }
+
+int ss_u64map_get(const ss_u64map *m, uint64_t key, size_t *found)
+{
+	size_t k;
+
+	if (!key || !m->cap)
+		return 0;
+	k = slot_of(m, key);
+	if (!m->key[k])
+		return 0;
+	*found = m->val[k];
+	return 1;
+}

@@ -25,6 +25,10 @@ typedef struct {
  */
 int ss_u64map_find_or_put(ss_u64map *m, uint64_t key, size_t value, size_t *found);
 
+/* The value of key in *found and 1, or 0 when it is absent (the map
+ * is not changed). */
+int ss_u64map_get(const ss_u64map *m, uint64_t key, size_t *found);
+
 void ss_u64map_release(ss_u64map *m); /* back to SS_U64MAP_INIT */
 
 #endif

@@ -1,0 +1,577 @@
+/*
+ * verdict.c - one verdict per pick per branch (see verdict.h): the facts
+ * gathered as the batch streams by (check.c's placement, targets, what
+ * the branch carries), decided once the picks are known.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check/verdict.h"
+#include "commit/patchid.h"
+#include "history/histidx.h"
+#include "util/error.h"
+#include "util/grow.h"
+#include "util/strmap.h"
+
+struct target {
+	char id[41];
+	int revert;        /* "This reverts commit", else Fixes: */
+	int in_branch;     /* 1 ancestor, 0 not, -1 not in the repository */
+	const char *carried; /* the branch commit carrying it, or NULL */
+};
+
+struct rec {
+	ss_verdict v;
+	int queued;         /* in the queue (check_queue) */
+	int failed;         /* does not apply after the queue before it */
+	uint64_t patch;
+	struct target t[SS_HISTIDX_MAX_TARGETS];
+	size_t nt;          /* found targets */
+	size_t nwritten;    /* targets written, found or not */
+};
+
+/* A prerequisite from outside the batch, placed on the branch once. */
+struct outside {
+	char id[41];
+	ss_apply_status apply;
+	char path[512];
+	int queued;          /* in the queue (check_queue) */
+	size_t order;        /* the order of the first queued pick needing it */
+	int failed;          /* does not apply after the queue before it */
+};
+
+struct ss_verdicts {
+	ss_check *ck;
+	struct outside *out;
+	size_t nout, outcap;
+	const ss_carried *cr;
+	ss_strmap *ids;     /* id -> index into recs, in order added */
+	struct rec *recs;
+	size_t n, cap;
+};
+
+int ss_verdicts_new(ss_verdicts **out, ss_check *ck, const ss_carried *cr)
+{
+	ss_verdicts *v = calloc(1, sizeof(*v));
+
+	*out = NULL;
+	if (!v || ss_strmap_new(&v->ids)) {
+		free(v);
+		return ss_error_code(SS_ENOMEM, "out of memory for verdicts");
+	}
+	v->ck = ck;
+	v->cr = cr;
+	ss_check_set_carried(ck, cr);
+	*out = v;
+	return 0;
+}
+
+void ss_verdicts_free(ss_verdicts *v)
+{
+	if (!v)
+		return;
+	ss_strmap_free(v->ids);
+	free(v->recs);
+	free(v->out);
+	free(v);
+}
+
+static struct rec *rec_of(const ss_verdicts *v, const char *id)
+{
+	uint32_t k = ss_strmap_find(v->ids, id, strlen(id));
+
+	return k == SS_STRMAP_NONE ? NULL : &v->recs[k];
+}
+
+int ss_verdicts_add(ss_verdicts *v, const ss_commit *c)
+{
+	ss_histidx *idx = ss_check_history(v->ck);
+	ss_histidx_facts facts;
+	struct rec *r;
+	const char *carried;
+	uint32_t k;
+	int rc;
+
+	if (rec_of(v, c->id))
+		return 0;
+	if (SS_GROW(v->recs, v->n + 1, v->cap) || ss_strmap_intern(v->ids, c->id, strlen(c->id), &k))
+		return ss_error_code(SS_ENOMEM, "out of memory for verdicts");
+	r = &v->recs[v->n];
+	memset(r, 0, sizeof(*r));
+	snprintf(r->v.id, sizeof(r->v.id), "%s", c->id);
+	r->v.order = v->n;
+	r->v.time = c->committer.time ? c->committer.time : c->author.time;
+	r->v.needed = -1;
+	r->patch = ss_commit_patch_key(c);
+	/* later commits of the batch find this one as a target, mail included */
+	if ((rc = ss_histidx_add_commit(idx, c)))
+		return rc;
+	if ((rc = ss_check_commit(&r->v.check, v->ck, c)))
+		return rc;
+	if (r->v.check.in_branch) {
+		r->v.already_how = SS_CARRIED_LINE;   /* its own id: the strongest */
+		snprintf(r->v.already, sizeof(r->v.already), "%s", c->id);
+	} else if (v->cr && ss_carried_find(&carried, v->cr, c->id, r->patch) != SS_CARRIED_NONE) {
+		r->v.already_how = ss_carried_find(NULL, v->cr, c->id, r->patch);
+		snprintf(r->v.already, sizeof(r->v.already), "%s", carried);
+	}
+	if ((rc = ss_histidx_resolve(&facts, idx, c, NULL, NULL)))
+		return rc;
+	r->nwritten = facts.ntargets + facts.ndropped;
+	for (size_t i = 0; i < facts.ntargets; i++) {
+		const ss_histidx_target *t = &facts.targets[i];
+		struct target *d;
+
+		if (!t->found || t->how == SS_ORIGIN_BLAME)
+			continue;
+		d = &r->t[r->nt++];
+		snprintf(d->id, sizeof(d->id), "%s", t->commit.id);
+		d->revert = t->how == SS_ORIGIN_REVERT;
+		d->in_branch = ss_check_in_branch(v->ck, d->id, NULL, NULL);
+		if (v->cr && d->in_branch != 1)
+			ss_carried_find(&d->carried, v->cr, d->id, 0);
+	}
+	v->n++;
+	return 0;
+}
+
+/* Is the bug of r in the branch?  Sets needed and why; 1 when it changed. */
+static int decide_needed(ss_verdicts *v, struct rec *r)
+{
+	const char *name = ss_check_branch_name(v->ck);
+	int needed = -1;
+	size_t absent = 0;
+	char why[200] = "";
+
+	if (!r->nwritten) {
+		needed = r->v.check.files_in_branch ? 1 : -1;
+		snprintf(why, sizeof(why), r->v.check.files_in_branch ?
+			 "no Fixes: target; the files it changes are in %s" :
+			 "no Fixes: target; some file it changes is not in %s", name);
+	}
+	for (size_t i = 0; i < r->nt && needed != 1; i++) {
+		const struct target *t = &r->t[i];
+		const struct rec *tr = rec_of(v, t->id);
+		const char *what = t->revert ? "reverts" : "fixes";
+
+		if (t->in_branch == 1) {
+			needed = 1;
+			snprintf(why, sizeof(why), "%s %.12s, which is in %s", what, t->id, name);
+		} else if (t->carried) {
+			needed = 1;
+			snprintf(why, sizeof(why), "%s %.12s, which reached %s as %.12s", what, t->id,
+				 name, t->carried);
+		} else if (tr && tr->v.already[0]) {
+			needed = 1;
+			snprintf(why, sizeof(why), "%s %.12s, which reached %s as %.12s", what, t->id,
+				 name, tr->v.already);
+		} else if (tr && tr->v.proposed && ss_verdict_proposes(&tr->v)) {
+			needed = 1;
+			snprintf(why, sizeof(why), "%s %.12s, proposed for %s in this batch", what,
+				 t->id, name);
+		} else {
+			absent++;
+			if (!why[0])
+				snprintf(why, sizeof(why), "%s %.12s, which is not in %s%s", what, t->id,
+					 name, tr ? " and not proposed for it" : "");
+		}
+	}
+	/* not needed only when every target written was found and is absent */
+	if (needed != 1 && r->nwritten && absent == r->nt && r->nt == r->nwritten)
+		needed = 0;
+	else if (needed != 1 && r->nwritten && r->nt < r->nwritten)
+		snprintf(why, sizeof(why), "a target it names is not in the repository");
+	if (needed == r->v.needed && !strcmp(why, r->v.why))
+		return 0;
+	r->v.needed = needed;
+	snprintf(r->v.why, sizeof(r->v.why), "%s", why);
+	return 1;
+}
+
+static void decide_word(struct rec *r)
+{
+	ss_verdict *v = &r->v;
+
+	if (v->already[0])
+		v->word = SS_VERDICT_ALREADY;
+	else if (v->reverted_by[0])
+		v->word = SS_VERDICT_NO_REVERTED;
+	else if (v->needed == 0)
+		v->word = SS_VERDICT_NO_BUG;
+	else if (v->needed < 0 || v->blocked[0])
+		v->word = SS_VERDICT_UNKNOWN;
+	else if (v->check.apply == SS_APPLY_CLEAN)
+		v->word = SS_VERDICT_YES;
+	else if (v->check.apply == SS_APPLY_CONFLICT && v->check.nneeds && !v->blocked[0])
+		v->word = SS_VERDICT_YES_NEEDS;
+	else
+		v->word = SS_VERDICT_UNKNOWN;
+}
+
+/* Place prerequisite id from outside the batch on the branch (once). */
+static int outside_of(const struct outside **out, ss_verdicts *v, const char *id)
+{
+	ss_check_result res;
+	ss_commit *c = NULL;
+	struct outside *o;
+	int rc;
+
+	for (size_t i = 0; i < v->nout; i++)
+		if (!strcmp(v->out[i].id, id)) {
+			*out = &v->out[i];
+			return 0;
+		}
+	if (SS_GROW(v->out, v->nout + 1, v->outcap))
+		return ss_error_code(SS_ENOMEM, "out of memory for prerequisites");
+	o = &v->out[v->nout];
+	memset(o, 0, sizeof(*o));
+	snprintf(o->id, sizeof(o->id), "%s", id);
+	o->apply = SS_APPLY_UNKNOWN;
+	rc = ss_check_read_commit(&c, v->ck, id);
+	if (rc && rc != SS_ENOTFOUND)
+		return rc;
+	if (c) {
+		if ((rc = ss_check_commit(&res, v->ck, c))) {
+			ss_commit_free(c);
+			return rc;
+		}
+		o->apply = res.apply;
+		snprintf(o->path, sizeof(o->path), "%s", res.path);
+		ss_commit_free(c);
+	}
+	v->nout++;
+	*out = o;
+	return 0;
+}
+
+/*
+ * Does every prerequisite of the proposed pick r stand?  One of the batch
+ * must be proposed or already there; one from outside must apply to the
+ * branch as it is.  Sets r->v.blocked; 1 when it changed.
+ */
+static int check_prereqs(ss_verdicts *v, struct rec *r)
+{
+	const char *name = ss_check_branch_name(v->ck);
+	char blocked[200] = "";
+	int rc;
+
+	for (int k = 0; k < r->v.check.nneeds && !blocked[0]; k++) {
+		const char *id = r->v.check.needs[k];
+		const struct rec *p = rec_of(v, id);
+		const struct outside *o = NULL;
+
+		/* one of the batch: there already, proposed itself, or (not
+		 * stable material on its own, the queue says so) applying to
+		 * the branch as it is */
+		if (p) {
+			if (p->v.already[0] || (p->v.proposed && ss_verdict_proposes(&p->v)) ||
+			    p->v.check.apply == SS_APPLY_CLEAN)
+				continue;
+			if (p->v.reverted_by[0])
+				snprintf(blocked, sizeof(blocked), "needs %.12s, which %.12s reverts", id,
+					 p->v.reverted_by);
+			else
+				snprintf(blocked, sizeof(blocked),
+					 "needs %.12s, which does not apply to %s (%s%s%.100s)", id, name,
+					 ss_apply_status_name(p->v.check.apply), p->v.check.path[0] ? " " : "",
+					 p->v.check.path);
+			continue;
+		}
+		if ((rc = outside_of(&o, v, id)) < 0)
+			return rc;
+		if (o->apply != SS_APPLY_CLEAN)
+			snprintf(blocked, sizeof(blocked), "needs %.12s, which does not apply to %s (%s%s%.100s)",
+				 id, name, ss_apply_status_name(o->apply), o->path[0] ? " " : "", o->path);
+	}
+	if (!strcmp(blocked, r->v.blocked))
+		return 0;
+	snprintf(r->v.blocked, sizeof(r->v.blocked), "%s", blocked);
+	return 1;
+}
+
+struct queue_item {
+	struct rec *r;           /* a commit of the batch, or */
+	struct outside *o;       /* a prerequisite read apart */
+	size_t order;
+	int before;
+};
+
+static int cmp_item(const void *a, const void *b)
+{
+	const struct queue_item *x = a, *y = b;
+
+	if (x->order != y->order)
+		return x->order < y->order ? -1 : 1;
+	return x->before - y->before;
+}
+
+/* Is id (a prerequisite) one that failed in the queue? */
+static int failed_id(const ss_verdicts *v, const char *id)
+{
+	const struct rec *p = rec_of(v, id);
+
+	if (p)
+		return p->failed;
+	for (size_t i = 0; i < v->nout; i++)
+		if (!strcmp(v->out[i].id, id))
+			return v->out[i].failed;
+	return 0;
+}
+
+/*
+ * The queue as rank writes it (the proposed picks, what they need first,
+ * the follow-ups whose verdict proposes them), applied in memory in
+ * upstream order, one after another (check.h's series): a commit that
+ * does not apply after those before it leaves the queue and is unknown,
+ * and so is every commit that needs it.  What is left git am applies.
+ * A commit the repository does not have (mail) cannot be applied and is
+ * left as its verdict says.
+ */
+static int check_queue(ss_verdicts *v, void (*progress)(size_t, size_t, void *), void *ud)
+{
+	const char *name = ss_check_branch_name(v->ck);
+	struct queue_item *items = NULL;
+	ss_check_series *series = NULL;
+	size_t n = 0, cap = 0;
+	int rc = 0, changed = 1;
+
+	for (size_t i = 0; i < v->n; i++)
+		v->recs[i].queued = v->recs[i].v.proposed && ss_verdict_proposes(&v->recs[i].v);
+	for (size_t i = 0; i < v->nout; i++)
+		v->out[i].queued = 0;
+	while (changed) {
+		changed = 0;
+		for (size_t i = 0; i < v->n; i++) {
+			struct rec *r = &v->recs[i];
+
+			if (!r->queued)
+				continue;
+			for (int k = 0; k < r->v.check.nneeds; k++) {
+				struct rec *p = rec_of(v, r->v.check.needs[k]);
+
+				if (p && !p->queued) {
+					p->queued = changed = 1;
+				} else if (!p) {
+					for (size_t j = 0; j < v->nout; j++)
+						if (!strcmp(v->out[j].id, r->v.check.needs[k]) &&
+						    (!v->out[j].queued || v->out[j].order > r->v.order)) {
+							v->out[j].queued = 1;
+							v->out[j].order = r->v.order;
+						}
+				}
+			}
+			for (int k = 0; k < r->v.nfollowups; k++) {
+				struct rec *f = rec_of(v, r->v.followups[k]);
+
+				if (f && !f->queued && ss_verdict_proposes(&f->v))
+					f->queued = changed = 1;
+			}
+		}
+	}
+	for (size_t i = 0; i < v->n; i++)
+		if (v->recs[i].queued) {
+			if (SS_GROW(items, n + 1, cap))
+				goto nomem;
+			items[n++] = (struct queue_item){ &v->recs[i], NULL, v->recs[i].v.order, 0 };
+		}
+	for (size_t i = 0; i < v->nout; i++)
+		if (v->out[i].queued) {
+			if (SS_GROW(items, n + 1, cap))
+				goto nomem;
+			items[n++] = (struct queue_item){ NULL, &v->out[i], v->out[i].order, -1 };
+		}
+	qsort(items, n, sizeof(*items), cmp_item);
+	if ((rc = ss_check_series_new(&series, v->ck)))
+		goto free_items;
+	for (size_t i = 0; i < n && !rc; i++) {
+		struct rec *r = items[i].r;
+		const char *id = r ? r->v.id : items[i].o->id;
+		char because[200] = "";
+		ss_check_result res;
+		ss_commit *c = NULL;
+		int k;
+
+		if (progress)
+			progress(i + 1, n, ud);
+		/* what it needs failed: it cannot go either */
+		for (k = 0; r && k < r->v.check.nneeds && !because[0]; k++)
+			if (failed_id(v, r->v.check.needs[k]))
+				snprintf(because, sizeof(because),
+					 "needs %.12s, which does not apply after the queue before it",
+					 r->v.check.needs[k]);
+		if (!because[0]) {
+			rc = ss_check_read_commit(&c, v->ck, id);
+			if (rc == SS_ENOTFOUND) {
+				rc = 0;
+				continue;   /* not in the repository: cannot try */
+			}
+			if (rc)
+				break;
+			rc = ss_check_series_apply(&res, series, c);
+			ss_commit_free(c);
+			if (rc < 0)
+				break;
+			if (rc == 1)
+				snprintf(because, sizeof(because),
+					 "does not apply to %s after the %zu commits queued before it (%s%s%.100s)",
+					 name, i, ss_apply_status_name(res.apply), res.path[0] ? " " : "", res.path);
+			rc = 0;
+		}
+		if (!because[0])
+			continue;
+		if (r) {
+			r->failed = 1;
+			snprintf(r->v.blocked, sizeof(r->v.blocked), "%s", because);
+			decide_word(r);
+		} else {
+			items[i].o->failed = 1;
+		}
+	}
+	ss_check_series_free(series);
+free_items:
+	free(items);
+	return rc;
+nomem:
+	free(items);
+	return ss_error_code(SS_ENOMEM, "out of memory for a queue");
+}
+
+int ss_verdicts_decide(ss_verdicts *v, int (*proposed)(const char *id, void *ud),
+		       void (*progress)(size_t done, size_t total, void *ud), void *ud)
+{
+	size_t conflicts = 0, done = 0;
+	int rc, changed;
+
+	for (size_t i = 0; i < v->n; i++) {
+		struct rec *r = &v->recs[i];
+
+		r->v.proposed = proposed ? proposed(r->v.id, ud) : 1;
+		r->v.reverted_by[0] = '\0';
+		r->v.nfollowups = 0;
+		r->v.check.nneeds = 0;
+		r->v.blocked[0] = '\0';
+	}
+	/* reverts and follow-ups: later commits naming a commit of the batch */
+	for (size_t i = 0; i < v->n; i++) {
+		struct rec *r = &v->recs[i];
+
+		for (size_t k = 0; k < r->nt; k++) {
+			struct rec *tr = rec_of(v, r->t[k].id);
+
+			if (!tr || tr == r)
+				continue;
+			if (r->t[k].revert && !tr->v.reverted_by[0])
+				snprintf(tr->v.reverted_by, sizeof(tr->v.reverted_by), "%s", r->v.id);
+			else if (!r->t[k].revert && tr->v.nfollowups < SS_VERDICT_MAX_FOLLOWUPS)
+				snprintf(tr->v.followups[tr->v.nfollowups++], 41, "%s", r->v.id);
+		}
+	}
+	/* the prerequisites of the conflicting picks whose bug may be there:
+	 * the one slow step (a blame each), so only for them */
+	for (size_t i = 0; i < v->n; i++) {
+		const ss_verdict *x = &v->recs[i].v;
+
+		conflicts += x->proposed && x->check.apply == SS_APPLY_CONFLICT && !x->already[0] &&
+			     !x->reverted_by[0];
+	}
+	for (size_t i = 0; i < v->n; i++) {
+		struct rec *r = &v->recs[i];
+
+		if (!r->v.proposed || r->v.check.apply != SS_APPLY_CONFLICT || r->v.already[0] ||
+		    r->v.reverted_by[0])
+			continue;
+		if ((rc = ss_check_needs(&r->v.check, v->ck, r->v.id)))
+			return rc;
+		if (progress)
+			progress(++done, conflicts, ud);
+	}
+	/* fix-of-fix chains: a target proposed with yes makes its fixes
+	 * needed; upstream order settles a chain in one pass, the loop
+	 * catches a batch read in another order */
+	for (size_t pass = 0; pass <= v->n; pass++) {
+		changed = 0;
+		for (size_t i = 0; i < v->n; i++) {
+			struct rec *r = &v->recs[i];
+
+			changed |= decide_needed(v, r);
+			decide_word(r);
+			if (r->v.proposed && r->v.check.nneeds && r->v.needed == 1 && !r->v.already[0] &&
+			    !r->v.reverted_by[0] && r->v.check.apply == SS_APPLY_CONFLICT) {
+				if ((rc = check_prereqs(v, r)) < 0)
+					return rc;
+				changed |= rc;
+				decide_word(r);
+			}
+		}
+		if (!changed)
+			break;
+	}
+	for (size_t i = 0; i < v->n; i++)
+		v->recs[i].failed = 0;
+	for (size_t i = 0; i < v->nout; i++)
+		v->out[i].failed = 0;
+	return check_queue(v, progress, ud);
+}
+
+const ss_verdict *ss_verdicts_get(const ss_verdicts *v, const char *id)
+{
+	const struct rec *r = rec_of(v, id);
+
+	return r ? &r->v : NULL;
+}
+
+size_t ss_verdicts_count(const ss_verdicts *v)
+{
+	return v->n;
+}
+
+const ss_verdict *ss_verdicts_at(const ss_verdicts *v, size_t i)
+{
+	return i < v->n ? &v->recs[i].v : NULL;
+}
+
+const char *ss_verdicts_branch(const ss_verdicts *v)
+{
+	return ss_check_branch_name(v->ck);
+}
+
+const char *ss_verdict_word_name(ss_verdict_word w)
+{
+	switch (w) {
+	case SS_VERDICT_YES:
+		return "yes";
+	case SS_VERDICT_YES_NEEDS:
+		return "yes, needs";
+	case SS_VERDICT_ALREADY:
+		return "already";
+	case SS_VERDICT_NO_BUG:
+		return "no: bug not in branch";
+	case SS_VERDICT_NO_REVERTED:
+		return "no: reverted by";
+	case SS_VERDICT_UNKNOWN:
+		break;
+	}
+	return "unknown";
+}
+
+void ss_verdict_text(char *out, size_t size, const ss_verdict *v)
+{
+	size_t len;
+
+	snprintf(out, size, "%s", ss_verdict_word_name(v->word));
+	if (v->word == SS_VERDICT_NO_REVERTED) {
+		len = strlen(out);
+		snprintf(out + len, size - len, " %.12s", v->reverted_by);
+	} else if (v->word == SS_VERDICT_YES_NEEDS) {
+		for (int k = 0; k < v->check.nneeds; k++) {
+			len = strlen(out);
+			snprintf(out + len, size - len, " %.12s", v->check.needs[k]);
+		}
+	}
+}
+
+int ss_verdict_proposes(const ss_verdict *v)
+{
+	return v->word == SS_VERDICT_YES || v->word == SS_VERDICT_YES_NEEDS;
+}

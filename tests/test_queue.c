@@ -1,0 +1,406 @@
+/*
+ * test_queue.c - the verdicts per pick per stable branch (check/verdict.h,
+ * labels/carried.h) and the queue rank writes for a branch, on the
+ * repository tests/queuerepo.sh makes (its header lists every commit and
+ * the verdict it must get): a fix of a fix in one batch, a revert in
+ * mainline after the pick, a prerequisite that reached the branch as a
+ * backport, a commit already on the branch under a new id (backport line,
+ * and the same patch without one), a bug the branch never had.  The queue
+ * is applied with git am onto a clone of each branch.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <cmocka.h>
+
+#include "commit/commit.h"
+#include "labels/carried.h"
+#include "testutil.h"
+
+static char *tmp;
+
+/* tests/queuerepo.sh, beside tests/gitrepo.sh */
+static const char *queuerepo_script(void)
+{
+	static char path[4200];
+	const char *g = test_gitrepo_script();
+
+	snprintf(path, sizeof(path), "%.*squeuerepo.sh", (int)(strrchr(g, '/') ? strrchr(g, '/') - g + 1 : 0), g);
+	return path;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	tmp = test_tmpdir();
+	if (test_run("sh '%s' '%s/r' >'%s/make.log' 2>&1", queuerepo_script(), tmp, tmp)) {
+		test_run("cat '%s/make.log' >&2", tmp);
+		return -1;
+	}
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	test_run("rm -rf '%s'", tmp);
+	free(tmp);
+	return 0;
+}
+
+/* The full id of the main commit with subject s (malloc'd). */
+static char *id_of(const char *s)
+{
+	char *out = test_run_output("git -C '%s/r' log --format=%%H -1 --grep='^%s$' main", tmp, s);
+
+	assert_int_equal(strlen(out), 41);
+	out[40] = '\0';
+	return out;
+}
+
+/* The verdict column col (9: first branch, after the band) of the TSV row of subject s. */
+static char *verdict_of(const char *tsv, const char *s, int col)
+{
+	char *out = test_run_output("awk -F'\\t' '$4 == \"%s\" { print $%d }' '%s/%s'", s, col, tmp, tsv);
+	size_t len = strlen(out);
+
+	if (len && out[len - 1] == '\n')
+		out[len - 1] = '\0';
+	return out;
+}
+
+static void expect(const char *tsv, const char *subject, int col, const char *want)
+{
+	char *got = verdict_of(tsv, subject, col);
+
+	if (strcmp(got, want))
+		fail_msg("%s: verdict '%s', expected '%s'", subject, got, want);
+	free(got);
+}
+
+/* "yes, needs <12 digits of the commit with subject s>" */
+static void expect_needs(const char *tsv, const char *subject, int col, const char *s1,
+			 const char *s2)
+{
+	char want[128], *a = id_of(s1), *b = s2 ? id_of(s2) : NULL;
+
+	snprintf(want, sizeof(want), "yes, needs %.12s%s%.12s", a, b ? " " : "", b ? b : "");
+	expect(tsv, subject, col, want);
+	free(a);
+	free(b);
+}
+
+#define RANK "./stablesel rank --repo '%s/r' --rev main --threshold 0 --since 2023-11-15 "
+
+/* Every verdict of queuerepo.sh's header, on both branches. */
+static void test_verdicts(void **state)
+{
+	char want[128], *bad_revert = id_of("Revert \\\"bad\\\"");
+
+	(void)state;
+	assert_int_equal(test_run(RANK "--onto stable --onto stable2 --format tsv -o '%s/v.tsv' "
+				  "2>'%s/err'", tmp, tmp, tmp), 0);
+	/* one column a branch, named for it */
+	assert_int_equal(test_run("head -1 '%s/v.tsv' | grep -q '\treasons\tband\tstable\tstable2$'", tmp), 0);
+	/* feat is history (before --since): its fix is for a bug stable never had */
+	expect("v.tsv", "fix-feat", 9, "no: bug not in branch");
+	expect("v.tsv", "fix-intro", 9, "yes");
+	/* the fix of a fix in one batch: needed because fix-intro is proposed */
+	expect_needs("v.tsv", "fix-fix", 9, "fix-intro", NULL);
+	/* backported with a line: already; its fix is needed */
+	expect("v.tsv", "prep", 9, "already");
+	expect("v.tsv", "prep", 10, "already");
+	expect("v.tsv", "fix-prep", 9, "yes");
+	expect("v.tsv", "fix-prep", 10, "yes");
+	/* the prerequisite helper reached stable as a backport: only other14
+	 * is needed there; stable2 lacks both */
+	expect("v.tsv", "helper", 9, "already");
+	expect_needs("v.tsv", "use-helper", 9, "other14", NULL);
+	expect_needs("v.tsv", "use-helper", 10, "other14", "helper");
+	expect("v.tsv", "other14", 9, "yes");
+	expect_needs("v.tsv", "other14", 10, "helper", NULL);
+	/* cherry-picked without a line: the same patch under a new id */
+	expect("v.tsv", "dup", 9, "already");
+	expect("v.tsv", "dup", 10, "yes");
+	/* reverted later in mainline */
+	snprintf(want, sizeof(want), "no: reverted by %.12s", bad_revert);
+	expect("v.tsv", "bad", 9, want);
+	expect("v.tsv", "bad", 10, want);
+	expect("v.tsv", "Revert \\\"bad\\\"", 9, "no: bug not in branch");
+	/* what the text shows: the branch commit carrying it, and why */
+	assert_int_equal(test_run(RANK "--onto stable --precedents 0 >'%s/v.txt' 2>/dev/null", tmp,
+				  tmp), 0);
+	assert_int_equal(test_run("grep -q 'stable: already (in stable as [0-9a-f]\\{12\\}, the same "
+				  "patch)' '%s/v.txt' && grep -q 'stable: already (in stable as "
+				  "[0-9a-f]\\{12\\}, by its backport line)' '%s/v.txt' && grep -q "
+				  "'which reached stable as [0-9a-f]\\{12\\})' '%s/v.txt' && grep -q "
+				  "'proposed for stable in this batch' '%s/v.txt'", tmp, tmp, tmp, tmp), 0);
+	/* JSON carries them too */
+	assert_int_equal(test_run(RANK "--onto stable --format json 2>/dev/null | grep '\"fix-fix\"' | "
+				  "grep -q '\"verdicts\":\\[{\"branch\":\"stable\",\"verdict\":\"yes, needs "
+				  "[0-9a-f]*\",\"detail\":\"conflict in a.c hunk 1; fixes [0-9a-f]*, proposed for "
+				  "stable in this batch\",\"propose\":true,\"needs\":\\[\"[0-9a-f]\\{40\\}\"\\]'",
+				  tmp), 0);
+	/* the report shows them too */
+	assert_int_equal(test_run("./stablesel report --repo '%s/r' --rev main --threshold 0 --since 2023-11-15 "
+				  "--onto stable -o '%s/rep.html' 2>/dev/null && grep -q 'stable: no: reverted by "
+				  "[0-9a-f]\\{12\\}<' '%s/rep.html' && grep -q 'stable: already (in stable as' "
+				  "'%s/rep.html'", tmp, tmp, tmp, tmp), 0);
+	free(bad_revert);
+}
+
+/* Verdicts change what is proposed and --verdicts what is listed; never
+ * a score. */
+static void test_verdict_filter(void **state)
+{
+	char *plain, *with, *yes, *already;
+
+	(void)state;
+	plain = test_run_output(RANK "--format tsv 2>/dev/null | cut -f1,2 | sort", tmp);
+	with = test_run_output(RANK "--onto stable --format tsv 2>/dev/null | cut -f1,2 | sort", tmp);
+	assert_string_equal(plain, with);
+	/* proposed: only rows some branch takes */
+	free(with);
+	with = test_run_output(RANK "--onto stable --format tsv 2>/dev/null | awk -F'\\t' "
+			       "'NR > 1 && $3 == 1 { print $9 }' | sort -u", tmp);
+	assert_true(!strncmp(with, "yes\nyes, needs", 14));
+	yes = test_run_output(RANK "--onto stable --verdicts yes --format tsv 2>/dev/null | "
+			      "awk -F'\\t' 'NR > 1 { print $4 }' | sort | tr '\\n' ' '", tmp);
+	assert_string_equal(yes, "fix-fix fix-intro fix-prep other14 use-helper ");
+	already = test_run_output(RANK "--onto stable --verdicts already,no --format tsv 2>/dev/null | "
+				  "awk -F'\\t' 'NR > 1 { print $4 }' | sort | tr '\\n' ' '", tmp);
+	assert_string_equal(already, "Revert \"bad\" bad dup fix-feat helper prep ");
+	/* usage errors */
+	assert_int_equal(test_run(RANK "--verdicts maybe --onto stable >/dev/null 2>&1", tmp), 129);
+	assert_int_equal(test_run(RANK "--verdicts yes >/dev/null 2>&1", tmp), 129);
+	assert_int_equal(test_run("./stablesel rank --threshold 0 --onto stable '%s/none.mbox' "
+				  ">/dev/null 2>&1", tmp), 129);
+	free(plain);
+	free(with);
+	free(yes);
+	free(already);
+}
+
+/* git am the queue of branch onto a clone of it; the commits carry the
+ * branch's backport line and no stablesel line. */
+static void am_queue(const char *branch, const char *line_re, int n)
+{
+	assert_int_equal(test_run("rm -rf '%s/am' && git clone -q -b %s '%s/r' '%s/am' && "
+				  RANK "--onto stable --onto stable2 --branch %s --format mbox "
+				  "-o '%s/q.mbox' 2>/dev/null && "
+				  "git -C '%s/am' -c user.name=T -c user.email=t@example.org am -q '%s/q.mbox' && "
+				  "test $(git -C '%s/am' rev-list --count origin/%s..HEAD) -eq %d && "
+				  "! git -C '%s/am' log --format=%%B origin/%s..HEAD | grep -q stablesel && "
+				  "test $(git -C '%s/am' log --format=%%B origin/%s..HEAD | grep -c '%s') -eq %d",
+				  tmp, branch, tmp, tmp, tmp, branch, tmp, tmp, tmp, tmp, branch, n, tmp,
+				  branch, tmp, branch, line_re, n), 0);
+	/* each message names the upstream commit it is */
+	assert_int_equal(test_run("cd '%s/am' && for c in $(git rev-list origin/%s..HEAD); do "
+				  "u=$(git log -1 --format=%%B $c | grep -o '[0-9a-f]\\{40\\}' | head -1); "
+				  "test \"$(git log -1 --format=%%s $c)\" = \"$(git -C ../r log -1 --format=%%s $u)\" "
+				  "|| exit 1; done", tmp, branch), 0);
+}
+
+static void test_queue_am(void **state)
+{
+	char *subjects;
+
+	(void)state;
+	/* stable: fix-intro, fix-fix (after it), fix-prep, other14, use-helper */
+	am_queue("stable", "^\\[ upstream commit [0-9a-f]\\{40\\} \\]$", 5);
+	subjects = test_run_output("grep '^Subject:' '%s/q.mbox'", tmp);
+	assert_string_equal(subjects,
+			    "Subject: [PATCH stablesel stable-stable2 01/5] fix-intro\n"
+			    "Subject: [PATCH stablesel stable-stable2 02/5] fix-fix\n"
+			    "Subject: [PATCH stablesel stable-stable2 03/5] fix-prep\n"
+			    "Subject: [PATCH stablesel stable-stable2 04/5] other14\n"
+			    "Subject: [PATCH stablesel stable-stable2 05/5] use-helper\n");
+	free(subjects);
+	/* the note is below "---": score, reasons, verdicts */
+	assert_int_equal(test_run("awk '/^---$/ { below = 1 } /^diff --git/ { below = 0 } "
+				  "/^stablesel: / && !below { exit 1 }' '%s/q.mbox' && "
+				  "grep -q '^stablesel: stable: yes, needs [0-9a-f]\\{12\\} (conflict in a.c hunk 1' "
+				  "'%s/q.mbox'", tmp, tmp), 0);
+	/* stable2 writes Linux's style, and takes helper and dup too */
+	am_queue("stable2", "^commit [0-9a-f]\\{40\\} upstream\\.$", 7);
+	subjects = test_run_output("grep '^Subject:' '%s/q.mbox' | sed 's/.*\\] //' | tr '\\n' ' '", tmp);
+	assert_string_equal(subjects, "fix-intro fix-fix fix-prep helper other14 use-helper dup ");
+	free(subjects);
+	assert_int_equal(test_run("grep -q '^Subject: \\[PATCH stablesel stable2 04/7\\] helper' "
+				  "'%s/q.mbox'", tmp), 0);
+}
+
+/* A prerequisite that was not ranked is read from the repository and
+ * queued first, marked as such. */
+static void test_queue_extra(void **state)
+{
+	char *other = id_of("other14"), *subjects;
+
+	(void)state;
+	assert_int_equal(test_run("rm -rf '%s/am' && git clone -q -b stable '%s/r' '%s/am' && "
+				  "./stablesel rank --repo '%s/r' --rev %s..main --threshold 0 --onto stable "
+				  "--format mbox -o '%s/q.mbox' 2>/dev/null && "
+				  "git -C '%s/am' -c user.name=T -c user.email=t@example.org am -q '%s/q.mbox'",
+				  tmp, tmp, tmp, tmp, other, tmp, tmp, tmp), 0);
+	subjects = test_run_output("grep '^Subject:' '%s/q.mbox' | sed 's/.*\\] //' | tr '\\n' ' '", tmp);
+	assert_string_equal(subjects, "other14 use-helper ");
+	free(subjects);
+	assert_int_equal(test_run("grep -q '^stablesel: prerequisite of [0-9a-f]\\{12\\} for stable; not "
+				  "among the ranked commits' '%s/q.mbox'", tmp), 0);
+	free(other);
+}
+
+/* The table a project index can fill instead of the branch. */
+static void test_carried(void **state)
+{
+	ss_carried *cr;
+	const char *id;
+	ss_commit *c = ss_commit_new();
+	static const char msg[] = "net: fix\n\ncommit 0123456789abcdef0123456789abcdef01234567 upstream.\n";
+
+	(void)state;
+	assert_int_equal(ss_carried_new(&cr), 0);
+	assert_int_equal(ss_carried_style(cr), SS_BACKPORT_DPDK);
+	assert_int_equal(ss_carried_find(&id, cr, "0123456789abcdef0123456789abcdef01234567", 0),
+			 SS_CARRIED_NONE);
+	assert_null(id);
+	assert_int_equal(ss_carried_add(cr, "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", 42,
+					"1111111111111111111111111111111111111111"), 0);
+	assert_int_equal(ss_carried_find(&id, cr, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", 0),
+			 SS_CARRIED_LINE);
+	assert_string_equal(id, "1111111111111111111111111111111111111111");
+	assert_int_equal(ss_carried_find(&id, cr, NULL, 42), SS_CARRIED_PATCH);
+	assert_int_equal(ss_carried_find(&id, cr, "aaaaaaaaaaaaaaaa0000000000000000000000000", 43),
+			 SS_CARRIED_NONE);
+	/* a commit with a Linux line: found, and the style learnt */
+	snprintf(c->id, sizeof(c->id), "2222222222222222222222222222222222222222");
+	assert_int_equal(ss_commit_set_message(c, msg, strlen(msg)), 0);
+	assert_int_equal(ss_carried_add_commit(cr, c), 0);
+	assert_int_equal(ss_carried_find(&id, cr, "0123456789abcdef0123456789abcdef01234567", 0),
+			 SS_CARRIED_LINE);
+	assert_string_equal(id, c->id);
+	assert_int_equal(ss_carried_style(cr), SS_BACKPORT_LINUX);
+	assert_int_equal(ss_carried_commits(cr), 1);
+	assert_int_equal(ss_carried_lines(cr), 2);
+	{
+		char line[80];
+
+		ss_backport_line(line, sizeof(line), SS_BACKPORT_UPSTREAM, "abc");
+		assert_string_equal(line, "[ Upstream commit abc ]");
+		ss_backport_line(line, sizeof(line), SS_BACKPORT_DPDK, "abc");
+		assert_string_equal(line, "[ upstream commit abc ]");
+	}
+	ss_commit_free(c);
+	ss_carried_free(cr);
+	ss_carried_free(NULL);
+}
+
+/* A checkout of the stable branch has it as HEAD: a warning says that
+ * none of its commits are read as backports, and --onto-upstream fixes it. */
+static void test_upstream_warning(void **state)
+{
+	char *n;
+
+	(void)state;
+	assert_int_equal(test_run("rm -rf '%s/co' && git clone -q -b stable '%s/r' '%s/co' && "
+				  "git -C '%s/co' branch -q main origin/main", tmp, tmp, tmp, tmp), 0);
+	assert_int_equal(test_run("./stablesel rank --repo '%s/co' --rev main --threshold 0 --since 2023-11-15 "
+				  "--onto stable --format tsv -o /dev/null 2>'%s/err' && grep -q "
+				  "'warning: HEAD (the repository.s HEAD) is in stable: none of the branch.s commits' "
+				  "'%s/err'", tmp, tmp, tmp), 0);
+	n = test_run_output("./stablesel rank --repo '%s/co' --rev main --threshold 0 --since 2023-11-15 "
+			    "--onto stable --onto-upstream main --format tsv 2>/dev/null | "
+			    "awk -F'\\t' '$9 == \"already\"' | wc -l", tmp);
+	assert_string_equal(n, "3\n");   /* prep, helper, dup */
+	free(n);
+}
+
+/*
+ * DPDK: v20.11..v21.02 ranked onto the 20.11 branch as it stood on
+ * 2022-03-17: every commit a backport line of the branch names is
+ * "already", and none is proposed.
+ */
+static void test_dpdk_already(void **state)
+{
+	char *bad, *n;
+
+	(void)state;
+	SS_REQUIRE_DATA();
+	assert_int_equal(test_run("mkdir -p '%s/dpdk' && tar -xf '%s/dpdk/dpdk-v22.03.git.tar' -C '%s/dpdk'",
+				  tmp, test_data_dir(), tmp), 0);
+	assert_int_equal(test_run("git -C '%s/dpdk/dpdk.git' log --format=%%B v20.11..20.11 | "
+				  "grep -oiE '(upstream commit|cherry picked from commit) [0-9a-f]{40}' | "
+				  "grep -oE '[0-9a-f]{40}' | sort -u > '%s/carried'", tmp, tmp), 0);
+	assert_int_equal(test_run("./stablesel rank --no-progress --repo '%s/dpdk/dpdk.git' --rev v20.11..v21.02 "
+				  "--threshold 0 --onto 20.11 --format tsv 2>/dev/null | awk -F'\t' 'NR > 1 "
+				  "{ print $1 \"\t\" $3 \"\t\" $9 }' | sort > '%s/rows'", tmp, tmp), 0);
+	/* the carried commits among the rows: all already, none proposed */
+	n = test_run_output("join -t '\t' '%s/rows' '%s/carried' | wc -l", tmp, tmp);
+	assert_true(atoi(n) >= 300);
+	bad = test_run_output("join -t '\t' '%s/rows' '%s/carried' | awk -F'\t' "
+			      "'$3 != \"already\" || $2 != 0'", tmp, tmp);
+	assert_string_equal(bad, "");
+	free(bad);
+	free(n);
+}
+
+/* check --prereqs reads the branch's backports: a commit carried under
+ * another id says so and is not blamed; a carried prerequisite is not
+ * named. */
+static void test_check_backports(void **state)
+{
+	char *rows, *other = id_of("other14"), *prep = id_of("prep");
+	char want[64];
+
+	(void)state;
+	rows = test_run_output("./stablesel check --prereqs --onto-repo '%s/r' --onto stable --repo '%s/r' "
+			       "--rev main 2>'%s/err' | awk -F'\\t' '{ print $NF \"|\" $5 \"|\" $6 }'",
+			       tmp, tmp, tmp);
+	assert_non_null(strstr(rows, "\nprep||backport "));
+	assert_non_null(strstr(rows, "\nhelper||backport "));
+	assert_non_null(strstr(rows, "\ndup||backport "));
+	/* its target reached stable as a backport: the bug is there */
+	assert_non_null(strstr(rows, "\nfix-prep||no\n"));
+	snprintf(want, sizeof(want), "use-helper|%.12s|no\n", other);
+	assert_non_null(strstr(rows, want));
+	free(rows);
+	{
+		char path[4200];
+
+		snprintf(path, sizeof(path), "%s/err", tmp);
+		rows = test_read_file(path, NULL);
+	}
+	assert_non_null(strstr(rows, "3 carried as backports"));
+	free(rows);
+	assert_int_equal(test_run("./stablesel check --prereqs --onto-repo '%s/r' --onto stable --repo '%s/r' "
+				  "--rev main 2>/dev/null | awk -F'\\t' '$NF == \"fix-prep\" && $7 == \"yes\"' | "
+				  "grep -q .", tmp, tmp), 0);
+	/* without --prereqs: no reading of the branch */
+	rows = test_run_output("./stablesel check --onto-repo '%s/r' --onto stable --repo '%s/r' --rev main "
+			       "2>/dev/null | grep -c backport || true", tmp, tmp);
+	assert_string_equal(rows, "0\n");
+	free(rows);
+	free(other);
+	free(prep);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_carried),
+		cmocka_unit_test(test_verdicts),
+		cmocka_unit_test(test_verdict_filter),
+		cmocka_unit_test(test_queue_am),
+		cmocka_unit_test(test_queue_extra),
+		cmocka_unit_test(test_upstream_warning),
+		cmocka_unit_test(test_check_backports),
+		cmocka_unit_test(test_dpdk_already),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
