@@ -579,6 +579,12 @@ static void test_mail(void **state)
 	out = test_run_output("./stablesel rank --no-index --format tsv --top 100 '%s' 2>/dev/null", later);
 	assert_non_null(strstr(out, "(not read)"));
 	free(out);
+	/* origin too */
+	out = test_run_output("./stablesel origin --db '%s' '%s' \"$(sed -n 's/^From \\([0-9a-f]*\\) .*/\\1/p' "
+			      "'%s' | head -1)\" 2>/dev/null", fresh, later, later);
+	assert_non_null(strstr(out, "\"net: foo: add driver\""));
+	assert_null(strstr(out, "not found in the history"));
+	free(out);
 	/* mail does not go into a repository's index */
 	assert_int_equal(test_run("./stablesel index --db '%s' '%s' 2>'%s/err'", db, later, tmpdir), 128);
 	out = test_run_output("cat '%s/err'", tmpdir);

@@ -122,6 +122,15 @@ void cli_history_args_init(cli_history_args *h);
 void cli_history_load(const cli_history_args *ha, struct ss_history *h, const char *repo);
 
 /*
+ * The project index the history options name (--db FILE, else repo's
+ * default), open for reading; NULL with --no-index, without either, or
+ * when the default index is missing (said once on stderr).  *used (may be
+ * NULL) its path, malloc'd.  Dies on a damaged index or a missing --db.
+ */
+struct ss_index;
+struct ss_index *cli_index_open(const cli_history_args *ha, const char *repo, char **used);
+
+/*
  * Fill l with the backports of the project index db (or, when db is NULL,
  * repo's default index): 1 when read (*used, when used is not NULL, the
  * index's path, malloc'd), 0 when db is NULL and repo has no index; dies

@@ -83,18 +83,9 @@ void cli_history_args_init(cli_history_args *h)
 	}
 }
 
-static int index_commit(const ss_index_commit *c, void *ud)
+static int index_commit(const ss_histidx_commit *c, void *ud)
 {
-	ss_histidx_commit k;
-
-	memset(&k, 0, sizeof(k));
-	snprintf(k.id, sizeof(k.id), "%s", c->id);
-	k.subject = c->subject;
-	/* as history/ times a commit: committer time, else author time */
-	k.time = c->committer_time > 0 ? c->committer_time : c->author_time;
-	k.has_fixes = c->has_fixes;
-	k.is_revert = c->is_revert;
-	return ss_history_add_known(ud, &k);
+	return ss_history_add_known(ud, c);
 }
 
 static int index_path(const char *path, int64_t first, void *ud)
@@ -116,33 +107,49 @@ static void index_freshness(ss_index *ix, const char *path, const char *repo)
 			"run 'stablesel index --repo %s' to update it", path, name, tip, name, now, repo);
 }
 
-/* Prime h from the index (see cli_history_load). */
-static void history_from_index(const cli_history_args *ha, ss_history *h, const char *repo)
+ss_index *cli_index_open(const cli_history_args *ha, const char *repo, char **used)
 {
 	static int said;
-	ss_releases *rel = NULL;
 	ss_index *ix = NULL;
 	char *path = NULL;
 	int rc;
 
+	if (used)
+		*used = NULL;
 	if (ha->no_index || (!ha->db && !repo))
-		return;
+		return NULL;
 	if (ha->db)
 		path = strdup(ha->db);
 	else if (ss_index_default_path(&path, repo))
 		path = NULL;  /* not a repository: the source reader will say so */
 	if (!path)
-		return;
+		return NULL;
 	rc = ss_index_open(&ix, path, SS_INDEX_READ);
 	if (rc == SS_ENOTFOUND && !ha->db) {
 		if (!said++)
 			note("no project index for '%s': history features see only the commits "
 			     "read (build it with 'stablesel index --repo %s')", repo, repo);
 		free(path);
-		return;
+		return NULL;
 	}
 	if (rc)
 		die("%s", ss_error_last());
+	if (used)
+		*used = path;
+	else
+		free(path);
+	return ix;
+}
+
+/* Prime h from the index (see cli_history_load). */
+static void history_from_index(const cli_history_args *ha, ss_history *h, const char *repo)
+{
+	ss_releases *rel = NULL;
+	char *path = NULL;
+	ss_index *ix = cli_index_open(ha, repo, &path);
+
+	if (!ix)
+		return;
 	if (ss_index_for_each_commit(ix, index_commit, h) ||
 	    ss_index_for_each_path(ix, index_path, h))
 		die("cannot read the history from '%s': %s", path, ss_error_last());
@@ -168,6 +175,8 @@ int cli_backports_from_index(ss_backports *l, const char *db, const char *repo, 
 	char *path = NULL;
 	int rc;
 
+	if (used)
+		*used = NULL;
 	if (db)
 		path = strdup(db);
 	else if (!repo || ss_index_default_path(&path, repo))

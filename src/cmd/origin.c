@@ -18,6 +18,7 @@
 
 #include "cli.h"
 #include "history/histidx.h"
+#include "index/index.h"
 #include "util/error.h"
 #include "util/hexid.h"
 
@@ -251,6 +252,11 @@ static void explain(ss_histidx *h, const ss_commit *c, const ss_releases *rel, i
 	print_summary(&f, blame);
 }
 
+static int known_commit(const ss_histidx_commit *c, void *ud)
+{
+	return ss_histidx_add_known(ud, c);
+}
+
 int cmd_origin(int argc, const char **argv)
 {
 	const char *specs[MAX_ARGS];
@@ -300,7 +306,28 @@ int cmd_origin(int argc, const char **argv)
 		die("%s", ss_error_last());
 	if (a.repo && ss_histidx_open_repo(run.h, a.repo))
 		die("%s", ss_error_last());
-	if (releases_file || a.repo) {
+	{
+		/* the project index: every mainline commit as a target, and
+		 * its mainline releases with each commit's first one */
+		char *path = NULL;
+		ss_index *ix = cli_index_open(&hist, a.repo, &path);
+
+		if (ix) {
+			if (ss_index_for_each_commit(ix, known_commit, run.h))
+				die("cannot read the history from '%s': %s", path, ss_error_last());
+			if (!releases_file && !glob && ss_index_load_releases(&rel, ix))
+				die("cannot read the releases from '%s': %s", path, ss_error_last());
+			ss_index_free(ix);
+			free(path);
+		}
+	}
+	if (rel && !ss_releases_count(rel)) {
+		ss_releases_free(rel);
+		rel = NULL;
+	}
+	if (rel) {
+		/* from the index */
+	} else if (releases_file || a.repo) {
 		if (ss_releases_load(&rel, releases_file, a.repo, glob))
 			die("%s", ss_error_last());
 		if (!releases_file && !ss_releases_count(rel))

@@ -130,17 +130,12 @@ void ss_index_place_release(ss_index_place *p);
  * on; the first non-zero return stops the walk and is returned.  Strings
  * handed to a callback live until it returns. */
 
-/* A mainline commit as the history needs it. */
-typedef struct {
-	const char *id;          /* 40 hex digits */
-	const char *subject;
-	int64_t author_time, committer_time;
-	int has_fixes;           /* a Fixes: trailer */
-	int is_revert;           /* "This reverts commit <sha>" */
-} ss_index_commit;
-
-/* Every mainline commit, in no particular order. */
-int ss_index_for_each_commit(ss_index *ix, int (*cb)(const ss_index_commit *c, void *ud),
+/*
+ * Every mainline commit, in no particular order, as the history knows a
+ * commit (history/histidx.h): id, subject, time (committer time, else
+ * author time), whether it has a Fixes: trailer and whether it is a revert.
+ */
+int ss_index_for_each_commit(ss_index *ix, int (*cb)(const ss_histidx_commit *c, void *ud),
 			     void *ud);
 
 /* Every path the mainline touched, with the earliest author time of the

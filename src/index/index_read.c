@@ -40,25 +40,27 @@ static int each_row(ss_index *ix, sqlite3_stmt *st, int (*row)(sqlite3_stmt *, v
 }
 
 struct commit_cb {
-	int (*cb)(const ss_index_commit *, void *);
+	int (*cb)(const ss_histidx_commit *, void *);
 	void *ud;
 };
 
 static int commit_row(sqlite3_stmt *st, void *ud)
 {
 	struct commit_cb *x = ud;
-	ss_index_commit c;
+	ss_histidx_commit c;
+	int64_t committed = sqlite3_column_int64(st, 3);
 
-	c.id = col_text(st, 0);
+	memset(&c, 0, sizeof(c));
+	snprintf(c.id, sizeof(c.id), "%s", col_text(st, 0));
 	c.subject = col_text(st, 1);
-	c.author_time = sqlite3_column_int64(st, 2);
-	c.committer_time = sqlite3_column_int64(st, 3);
+	/* as history/ times a commit: committer time, else author time */
+	c.time = committed > 0 ? committed : sqlite3_column_int64(st, 2);
 	c.has_fixes = sqlite3_column_int(st, 4);
 	c.is_revert = sqlite3_column_int(st, 5);
 	return x->cb(&c, x->ud);
 }
 
-int ss_index_for_each_commit(ss_index *ix, int (*cb)(const ss_index_commit *c, void *ud),
+int ss_index_for_each_commit(ss_index *ix, int (*cb)(const ss_histidx_commit *c, void *ud),
 			     void *ud)
 {
 	struct commit_cb x = { cb, ud };
