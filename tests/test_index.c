@@ -104,30 +104,46 @@ static char *query_rows(const char *path, const char *sql)
 	return join_sorted(rows, n);
 }
 
-/* "sha<TAB>branches" of a label TSV, sorted. */
-static char *label_rows(const char *path)
+/* "<column 1><TAB><column col>" of every row of a TSV with a "sha" header
+ * (label: col 3, the branches; rank: col 2, the score), sorted. */
+static char *tsv_pairs(const char *path, int col)
 {
 	char *text = test_read_file(path, NULL), *line, *save = NULL, **rows = NULL;
 	size_t n = 0, cap = 0;
 
 	assert_non_null(text);
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *tab1 = strchr(line, '\t'), *tab2 = tab1 ? strchr(tab1 + 1, '\t') : NULL;
+		char *tab1 = strchr(line, '\t'), *v = tab1, *end;
+		int k;
 
 		if (!strncmp(line, "sha\t", 4))
 			continue;
-		assert_non_null(tab2);
+		for (k = 2; k < col && v; k++)
+			v = strchr(v + 1, '\t');
+		assert_non_null(v);
+		if ((end = strchr(v + 1, '\t')))
+			*end = '\0';
 		if (n == cap) {
 			cap = cap ? cap * 2 : 64;
 			rows = realloc(rows, cap * sizeof(*rows));
 			assert_non_null(rows);
 		}
 		*tab1 = '\0';
-		assert_true(asprintf(&rows[n], "%s\t%s", line, tab2 + 1) > 0);
+		assert_true(asprintf(&rows[n], "%s\t%s", line, v + 1) > 0);
 		n++;
 	}
 	free(text);
 	return join_sorted(rows, n);
+}
+
+static char *label_rows(const char *path)
+{
+	return tsv_pairs(path, 3);
+}
+
+static char *rank_scores(const char *tsv)
+{
+	return tsv_pairs(tsv, 2);
 }
 
 /* The index's backport map from backport lines, as label writes it. */
@@ -383,31 +399,6 @@ static void test_refused(void **state)
 	/* usage */
 	assert_int_equal(test_run("./stablesel index 2>/dev/null"), 129);
 	assert_int_equal(test_run("./stablesel where --db '%s' 2>/dev/null", db), 129);
-}
-
-/* "sha<TAB>score" of every row of a rank TSV, sorted by sha. */
-static char *rank_scores(const char *tsv)
-{
-	char *text = test_read_file(tsv, NULL), *line, *save = NULL, **rows = NULL;
-	size_t n = 0, cap = 0;
-
-	assert_non_null(text);
-	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *tab1 = strchr(line, '\t'), *tab2 = tab1 ? strchr(tab1 + 1, '\t') : NULL;
-
-		if (!strncmp(line, "sha\t", 4))
-			continue;
-		assert_non_null(tab2);
-		*tab2 = '\0';
-		if (n == cap) {
-			cap = cap ? cap * 2 : 64;
-			rows = realloc(rows, cap * sizeof(*rows));
-			assert_non_null(rows);
-		}
-		assert_non_null(rows[n++] = strdup(line));
-	}
-	free(text);
-	return join_sorted(rows, n);
 }
 
 /*

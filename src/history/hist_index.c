@@ -133,25 +133,35 @@ uint32_t hist_source_find(const ss_histidx *h, const char *name)
 	return HIST_NO_SOURCE;
 }
 
-int ss_histidx_add_commit(ss_histidx *h, const ss_commit *c)
+/* A new entry (not yet counted: the caller fills it and bumps h->n), its
+ * id lower-cased and its subject copied; NULL when out of memory. */
+static struct hist_entry *new_entry(ss_histidx *h, const char *id, const char *subject)
 {
 	struct hist_entry *e;
-	char ids[1][41];
 	size_t i;
 
 	if (SS_GROW(h->e, h->n + 1, h->cap))
-		return SS_ENOMEM;
+		return NULL;
 	e = &h->e[h->n];
 	memset(e, 0, sizeof(*e));
-	for (i = 0; i < 40 && c->id[i]; i++)
-		e->id[i] = (char)tolower((unsigned char)c->id[i]);
+	for (i = 0; i < 40 && id[i]; i++)
+		e->id[i] = (char)tolower((unsigned char)id[i]);
 	e->id[i] = '\0';
-	e->subject = ss_arena_strdup(h->arena, c->subject ? c->subject : "");
-	e->src = source_number(h, c->source);
-	if (!e->subject || e->src == HIST_NO_SOURCE)
+	e->subject = ss_arena_strdup(h->arena, subject ? subject : "");
+	if (!e->subject)
+		return NULL;
+	e->order = h->added++;
+	return e;
+}
+
+int ss_histidx_add_commit(ss_histidx *h, const ss_commit *c)
+{
+	struct hist_entry *e = new_entry(h, c->id, c->subject);
+	char ids[1][41];
+
+	if (!e || (e->src = source_number(h, c->source)) == HIST_NO_SOURCE)
 		return ss_error_code(SS_ENOMEM, "out of memory");
 	e->seq = (uint32_t)c->index;
-	e->order = h->added++;
 	e->time = hist_commit_time(c);
 	e->has_fixes = ss_commit_trailer(c, "Fixes", NULL) != NULL;
 	e->is_revert = ss_histidx_revert_ids(ids, 1, c->message) > 0;
@@ -161,21 +171,11 @@ int ss_histidx_add_commit(ss_histidx *h, const ss_commit *c)
 
 int ss_histidx_add_known(ss_histidx *h, const ss_histidx_commit *k)
 {
-	struct hist_entry *e;
-	size_t i;
+	struct hist_entry *e = new_entry(h, k->id, k->subject);
 
-	if (SS_GROW(h->e, h->n + 1, h->cap))
-		return SS_ENOMEM;
-	e = &h->e[h->n];
-	memset(e, 0, sizeof(*e));
-	for (i = 0; i < 40 && k->id[i]; i++)
-		e->id[i] = (char)tolower((unsigned char)k->id[i]);
-	e->id[i] = '\0';
-	e->subject = ss_arena_strdup(h->arena, k->subject ? k->subject : "");
-	if (!e->subject)
+	if (!e)
 		return ss_error_code(SS_ENOMEM, "out of memory");
 	e->src = HIST_NO_SOURCE;
-	e->order = h->added++;
 	e->time = k->time;
 	e->has_fixes = k->has_fixes != 0;
 	e->is_revert = k->is_revert != 0;

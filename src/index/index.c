@@ -516,6 +516,68 @@ static int ref_set(ss_index *ix, const char *name, const char *tip, const char *
 }
 
 /*
+ * Write the commits of src through add(u, c, ctx), in transactions of
+ * opts->batch commits (one is open on entry and on return), passing over
+ * the first skip messages; *seen (may be NULL) counts every message.  A
+ * commit the reader cannot read is counted in the stats, not recorded: the
+ * next update reads it again when it reads its ref or source again.
+ */
+static int write_source(struct updater *u, ss_source *src, size_t skip, size_t *seen,
+			const char *what, int (*add)(struct updater *, const ss_commit *, void *),
+			void *ctx)
+{
+	size_t n = 0;
+	ss_commit *c;
+	int rc;
+
+	for (;; n++) {
+		if (seen)
+			*seen = n;
+		rc = ss_source_next(&c, src);
+		if (rc == SS_ITEROVER)
+			return 0;
+		if (n < skip) {
+			if (!rc)
+				ss_commit_free(c);
+			continue;
+		}
+		if (rc == SS_ESKIP) {
+			if (!u->stats->skipped++)
+				snprintf(u->stats->first_skip, sizeof(u->stats->first_skip), "%s",
+					 ss_error_last());
+			continue;
+		}
+		if (rc)
+			return rc;
+		rc = add(u, c, ctx);
+		ss_commit_free(c);
+		if (rc)
+			return rc;
+		u->done++;
+		if (++u->in_batch >= u->opts->batch) {
+			if ((rc = commit_tx(u)) || (rc = begin(u)))
+				return rc;
+			if (u->opts->progress)
+				u->opts->progress(what, u->done, 0);
+		}
+	}
+}
+
+struct ref_ctx {
+	const char *name;
+	int stable;
+	size_t *lines;
+};
+
+static int add_ref_commit(struct updater *u, const ss_commit *c, void *ctx)
+{
+	struct ref_ctx *x = ctx;
+	int rc = add_commit(u, c, x->stable == 0);
+
+	return !rc && x->stable ? add_branch_commit(u, c, x->name, x->lines) : rc;
+}
+
+/*
  * Walk ref name (at tip) down to its recorded tip and, for a stable
  * branch, the mainline tip hide; write its commits in batches and its new
  * tip with the last one.  stable: 1 stable (--branches), 0 mainline, -1 a
@@ -529,7 +591,6 @@ static int walk_ref(struct updater *u, const char *name, const char *tip, const 
 	const char *revs[3];
 	const char *newkind;
 	ss_source *src = NULL;
-	ss_commit *c;
 	size_t lines = 0;
 	int rc;
 
@@ -555,35 +616,11 @@ static int walk_ref(struct updater *u, const char *name, const char *tip, const 
 		return rc;
 	if ((rc = begin(u)))
 		goto free_source;
-	for (;;) {
-		rc = ss_source_next(&c, src);
-		if (rc == SS_ITEROVER) {
-			rc = 0;
-			break;
-		}
-		if (rc == SS_ESKIP) {
-			/* not recorded: the next update tries it again only
-			 * when its ref is walked again */
-			if (!u->stats->skipped++)
-				snprintf(u->stats->first_skip, sizeof(u->stats->first_skip), "%s",
-					 ss_error_last());
-			continue;
-		}
-		if (rc)
+	{
+		struct ref_ctx x = { name, stable, &lines };
+
+		if ((rc = write_source(u, src, 0, NULL, name, add_ref_commit, &x)))
 			goto rollback;
-		rc = add_commit(u, c, stable == 0);
-		if (!rc && stable)
-			rc = add_branch_commit(u, c, name, &lines);
-		ss_commit_free(c);
-		if (rc)
-			goto rollback;
-		u->done++;
-		if (++u->in_batch >= u->opts->batch) {
-			if ((rc = commit_tx(u)) || (rc = begin(u)))
-				goto rollback;
-			if (u->opts->progress)
-				u->opts->progress(name, u->done, 0);
-		}
 	}
 	if (!stable)
 		newkind = "mainline";
@@ -948,6 +985,16 @@ static int add_stream_release(struct updater *u, const ss_commit *c)
 	return rc;
 }
 
+static int add_stream_release(struct updater *u, const ss_commit *c);
+
+static int add_mail_commit(struct updater *u, const ss_commit *c, void *ctx)
+{
+	int rc = add_commit(u, c, 1);
+
+	(void)ctx;
+	return !rc && !u->opts->releases ? add_stream_release(u, c) : rc;
+}
+
 /*
  * Read the mail source spec as mainline commits: the messages after the
  * number recorded for it (an mbox that grew at its end, as a list archive
@@ -960,7 +1007,6 @@ static int read_mail(struct updater *u, const char *spec)
 	char name[4200], old[41], kind[16], count[24];
 	ss_source *src = NULL;
 	size_t seen = 0, skip;
-	ss_commit *c;
 	int rc;
 
 	snprintf(name, sizeof(name), "mbox:%s", spec);
@@ -971,39 +1017,8 @@ static int read_mail(struct updater *u, const char *spec)
 		return rc;
 	if ((rc = begin(u)))
 		goto free_source;
-	for (;;) {
-		rc = ss_source_next(&c, src);
-		if (rc == SS_ITEROVER) {
-			rc = 0;
-			break;
-		}
-		if (seen++ < skip) {
-			if (!rc)
-				ss_commit_free(c);
-			continue;
-		}
-		if (rc == SS_ESKIP) {
-			if (!u->stats->skipped++)
-				snprintf(u->stats->first_skip, sizeof(u->stats->first_skip), "%s",
-					 ss_error_last());
-			continue;
-		}
-		if (rc)
-			goto rollback;
-		rc = add_commit(u, c, 1);
-		if (!rc && !u->opts->releases)
-			rc = add_stream_release(u, c);
-		ss_commit_free(c);
-		if (rc)
-			goto rollback;
-		u->done++;
-		if (++u->in_batch >= u->opts->batch) {
-			if ((rc = commit_tx(u)) || (rc = begin(u)))
-				goto rollback;
-			if (u->opts->progress)
-				u->opts->progress(spec, u->done, 0);
-		}
-	}
+	if ((rc = write_source(u, src, skip, &seen, spec, add_mail_commit, NULL)))
+		goto rollback;
 	if (seen > skip)
 		u->stats->refs_walked++;
 	snprintf(count, sizeof(count), "%zu", seen);
