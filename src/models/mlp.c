@@ -352,19 +352,15 @@ struct step_job {
 static int step_worker(void *arg, int t)
 {
 	struct step_job *j = arg;
-	size_t k, q;
+	size_t k;
 	int s, rc;
 
 	for (k = (size_t)t; k < NCHUNKS; k += (size_t)j->nthreads) {
 		size_t a = j->coff[k], b = j->coff[k + 1];
 		ss_params view = { j->p->w + a, j->p->g + a, b - a, b - a };
 
-		for (s = 1; s < j->nthreads; s++) {
-			const float *g = j->w[s].g;
-
-			for (q = a; q < b; q++)
-				j->p->g[q] += g[q];
-		}
+		for (s = 1; s < j->nthreads; s++)
+			ss_nn_axpy(j->p->g + a, j->w[s].g + a, 1.0f, b - a);
 		if ((rc = ss_adam_step(j->adam[k], &view)))
 			return rc;
 	}
