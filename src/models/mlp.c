@@ -593,7 +593,7 @@ static int mlp_score(const ss_model *m, const ss_dataset *d, const size_t *idx, 
 	const struct mlp *net = m->priv;
 	size_t *rows, i;
 	ss_rows data;
-	int rc;
+	int rc, prev;
 
 	if ((rc = ss_rows_build(&data, &m->feat, d, idx, n, net->scale)))
 		return rc;
@@ -604,7 +604,11 @@ static int mlp_score(const ss_model *m, const ss_dataset *d, const size_t *idx, 
 	}
 	for (i = 0; i < n; i++)
 		rows[i] = i;
+	/* two threads of ours, each calling BLAS: BLAS threads would only
+	 * oversubscribe the cores */
+	prev = ss_nn_set_blas_threads(1);
 	rc = predict(net, net->p->w, &data, rows, n, out, 2);
+	ss_nn_set_blas_threads(prev);
 	free(rows);
 	ss_rows_free(&data);
 	return rc;

@@ -83,6 +83,32 @@ void ss_sgemm(int transA, int transB, int M, int N, int K, float alpha,
  * default.  Returns the previous setting as the library reports it. */
 int ss_nn_set_blas_threads(int n);
 
+/*
+ * The BLAS thread count.  OpenBLAS starts one thread per CPU it sees; its
+ * idle threads spin before they sleep, so more threads than the CPUs this
+ * process may use (a cgroup quota in a container, say) only steal time
+ * from the threads that work.  Training and scoring that split batches
+ * over their own worker threads set it to 1 while they run.
+ */
+#define SS_NN_MAX_BLAS_THREADS 64 /* OpenBLAS's own limit on Debian */
+
+/* The CPUs this process may run on: its affinity mask (sched_getaffinity),
+ * at most the cgroup v2 CPU quota (/sys/fs/cgroup/cpu.max) rounded up;
+ * at least 1. */
+int ss_nn_cpus(void);
+/* A cgroup v2 cpu.max line ("150000 100000") as whole CPUs rounded up
+ * (2); 0 for "max", NULL or anything unreadable. */
+int ss_nn_cpu_quota_parse(const char *cpu_max);
+/*
+ * The BLAS thread count from the environment and the CPU count: ours
+ * (SS_BLAS_THREADS) when set, as given; else openblas
+ * (OPENBLAS_NUM_THREADS) when set and valid, at most cpus; else cpus;
+ * always within 1..SS_NN_MAX_BLAS_THREADS.
+ * Returns -1 when ours is set but not a number in that range (the caller
+ * says so).  Pure: reads no environment itself.
+ */
+int ss_nn_blas_threads_choose(const char *ours, const char *openblas, int cpus);
+
 /* ---- random numbers ---------------------------------------------------- */
 
 /* xoshiro256** seeded through splitmix64: the same seed gives the same
