@@ -238,8 +238,12 @@ struct team {
 static int team_worker(void *arg, int t)
 {
 	struct team *tm = arg;
+	/* training under flush-to-zero (nn.h ss_nn_ftz_begin) */
+	unsigned ftz = ss_nn_ftz_begin();
+	int rc = run_share(&tm->w[t], tm->weights, tm->train, tm->np);
 
-	return run_share(&tm->w[t], tm->weights, tm->train, tm->np);
+	ss_nn_ftz_end(ftz);
+	return rc;
 }
 
 static int team_new(struct worker **out, const struct mlp *net, int nthreads, uint64_t seed,

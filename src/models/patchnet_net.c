@@ -1068,6 +1068,7 @@ static int step_share(void *arg, int t)
 	struct worker *w = &net->w[t];
 	int n = a->b->n, first = (int)((long)n * t / a->nw);
 	int last = (int)((long)n * (t + 1) / a->nw);
+	unsigned ftz;
 	int rc;
 
 	if (t && !net->g_clean)
@@ -1080,10 +1081,13 @@ static int step_share(void *arg, int t)
 	if (last == first)
 		return 0;
 	seed_dropout(net, t);
-	if ((rc = worker_forward(net, w, a->b, first, last - first, 1,
-				 (float)(last - first) / (float)n)))
-		return rc;
-	return worker_backward(net, w, t ? w->g : net->p->g, NULL);
+	/* subnormals (tiny gradients late in training) made sgemm crawl */
+	ftz = ss_nn_ftz_begin();
+	if (!(rc = worker_forward(net, w, a->b, first, last - first, 1,
+				  (float)(last - first) / (float)n)))
+		rc = worker_backward(net, w, t ? w->g : net->p->g, NULL);
+	ss_nn_ftz_end(ftz);
+	return rc;
 }
 
 /* Range t of the parameters: worker gradients added into the params' g

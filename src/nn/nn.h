@@ -180,6 +180,19 @@ void ss_adam_tick(ss_adam *a);
 void ss_adam_update(ss_adam *a, ss_params *p, size_t from, size_t to);
 void ss_adam_set_lr(ss_adam *a, float lr);
 
+/*
+ * Flush subnormal floats to zero in the calling thread (x86: the MXCSR's
+ * FTZ and DAZ bits; elsewhere nothing) until ss_nn_ftz_end(saved) puts
+ * the caller's state back.  Training runs under it: late in training,
+ * gradients of saturated examples and the moments of rare features fall
+ * below FLT_MIN, and on x86 every float operation on a subnormal, in our
+ * loops or in OpenBLAS's kernels, costs a microcode assist (mlp's Adam
+ * and patchnet's sgemm ran many times slower).  Values that small carry
+ * nothing next to the weights; the result stays deterministic.
+ */
+unsigned ss_nn_ftz_begin(void);
+void ss_nn_ftz_end(unsigned saved);
+
 /* y[0..n) += a * x[0..n); y and x do not overlap.  Vectorised (GCC's -O2
  * alone leaves such loops scalar).  ss_adam_update() is not: GCC will not
  * vectorise sqrtf without -fno-math-errno. */

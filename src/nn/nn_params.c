@@ -126,8 +126,8 @@ void ss_adam_tick(ss_adam *a)
 /*
  * Every step touches every parameter, so this loop is most of an mlp's
  * training time.  Two things keep it fast:
- * - Subnormals are flushed to zero (x86: the MXCSR's FTZ and DAZ bits,
- *   set for this loop only).  Under the L2 term Adam shrinks the weights
+ * - Subnormals are flushed to zero (ss_nn_ftz_begin, for this loop; the
+ *   training threads of mlp and patchnet also run under it).  Under the L2 term Adam shrinks the weights
  *   of features a batch rarely sees geometrically towards 0; their
  *   moments, and g * g, then fall among the subnormals, and every
  *   operation on one costs a microcode assist.  Measured on all of DPDK
@@ -148,19 +148,14 @@ void ss_adam_update(ss_adam *a, ss_params *p, size_t from, size_t to)
 	float *restrict w = p->w, *restrict m = a->m, *restrict v = a->v;
 	const float *restrict g = p->g;
 	float step, c2;
-#if defined(__SSE__)
 	unsigned csr;
-#endif
 
 	/* bias corrections folded into the step size and epsilon */
 	step = a->o.lr / (1.0f - (float)pow(b1, (double)a->t));
 	c2 = 1.0f / sqrtf(1.0f - (float)pow(b2, (double)a->t));
 	if (to > a->n)
 		to = a->n;
-#if defined(__SSE__)
-	csr = _mm_getcsr();
-	_mm_setcsr(csr | 0x8040); /* FTZ (bit 15) and DAZ (bit 6) */
-#endif
+	csr = ss_nn_ftz_begin();
 	for (size_t i = from; i < to; i++) {
 		float gi = g[i] + wd * w[i];
 
@@ -168,8 +163,27 @@ void ss_adam_update(ss_adam *a, ss_params *p, size_t from, size_t to)
 		v[i] = b2 * v[i] + (1.0f - b2) * gi * gi;
 		w[i] -= step * m[i] / (sqrtf(v[i]) * c2 + eps);
 	}
+	ss_nn_ftz_end(csr);
+}
+
+unsigned ss_nn_ftz_begin(void)
+{
 #if defined(__SSE__)
-	_mm_setcsr(csr);
+	unsigned csr = _mm_getcsr();
+
+	_mm_setcsr(csr | 0x8040); /* FTZ (bit 15) and DAZ (bit 6) */
+	return csr;
+#else
+	return 0;
+#endif
+}
+
+void ss_nn_ftz_end(unsigned saved)
+{
+#if defined(__SSE__)
+	_mm_setcsr(saved);
+#else
+	(void)saved;
 #endif
 }
 
