@@ -3,7 +3,7 @@
  * finite-difference gradient checks of every layer and of a small MLP end to
  * end, an MLP fitting a separable set, Adam on a quadratic, Adam by ranges
  * (as threads run it) equal to whole steps, Adam's subnormal flush and its
- * vectorised loop against the formula, axpy, the arena, the CPU count and
+ * vectorised loop against the formula, the flush-to-zero scope, axpy, the arena, the CPU count and
  * the BLAS thread count chosen from it.
  *
  * Gradient checks run in float with eps 1e-3 and double loss sums; the
@@ -920,6 +920,26 @@ static void test_adam_formula_and_subnormals(void **state)
 	ss_params_free(p);
 }
 
+/* ss_nn_ftz_begin flushes subnormal results in this thread (x86) and
+ * ss_nn_ftz_end puts the caller's state back. */
+static void test_ftz_scope(void **state)
+{
+	volatile float tiny = FLT_MIN, half = 0.5f;
+	unsigned saved;
+
+	(void)state;
+	assert_true(tiny * half > 0.0f);       /* a subnormal, kept */
+	saved = ss_nn_ftz_begin();
+#if defined(__SSE__)
+	assert_true(tiny * half == 0.0f);      /* flushed */
+#endif
+	ss_nn_ftz_end(saved);
+	assert_true(tiny * half > 0.0f);
+#if defined(__SSE__)
+	assert_int_equal(_mm_getcsr(), saved);
+#endif
+}
+
 /* ---- arena ------------------------------------------------------------- */
 
 static void test_arena_grows_once(void **state)
@@ -1055,6 +1075,7 @@ int main(void)
 		cmocka_unit_test(test_adam_quadratic),
 		cmocka_unit_test(test_adam_ranges_and_axpy),
 		cmocka_unit_test(test_adam_formula_and_subnormals),
+		cmocka_unit_test(test_ftz_scope),
 		cmocka_unit_test(test_arena_grows_once),
 		cmocka_unit_test(test_cpu_quota_parse),
 		cmocka_unit_test(test_blas_threads_choose),
