@@ -124,20 +124,17 @@ void ss_adam_tick(ss_adam *a)
 }
 
 /*
- * Every step touches every parameter, so this loop is most of an mlp's
+ * Every step touches every parameter, so this loop is much of an mlp's
  * training time.  Two things keep it fast:
- * - Subnormals are flushed to zero (ss_nn_ftz_begin, for this loop; the
- *   training threads of mlp and patchnet also run under it).  Under the L2 term Adam shrinks the weights
- *   of features a batch rarely sees geometrically towards 0; their
- *   moments, and g * g, then fall among the subnormals, and every
- *   operation on one costs a microcode assist.  Measured on all of DPDK
- *   (mlp, 12 epochs): 38.8 s of CPU without, 14.5 s with, the later
- *   epochs costing up to 20 times the first; the validation PR-AUC was the
- *   same to 4 digits.  Values below FLT_MIN (1.2e-38) carry nothing next
- *   to weights of order 1e-3.
+ * - It runs under flush-to-zero (ss_nn_ftz_begin, nn.h).  Under the L2
+ *   term Adam shrinks the weights of features few batches see
+ *   geometrically towards 0; their moments, and g * g, then fall among the
+ *   subnormals.  mlp on all of DPDK, 12 epochs: 38.8 s of user CPU
+ *   without, 14.5 s with, the same validation PR-AUC in every epoch.
  * - It is vectorised (GCC's -O2 leaves it scalar; the Makefile's
- *   -fno-math-errno lets it vectorise sqrtf).  Element-wise and without FMA contraction, so a vectorised
- *   run gives the same bits as a scalar one.
+ *   -fno-math-errno lets it vectorise sqrtf).  Element-wise and without
+ *   FMA contraction, so a vectorised run gives the same bits as a scalar
+ *   one.
  */
 #if defined(__GNUC__) && !defined(__clang__)
 __attribute__((optimize("tree-loop-vectorize", "vect-cost-model=dynamic")))
