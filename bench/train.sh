@@ -109,7 +109,7 @@ for model in $MODELS; do
 		train_row "$BEFORE" before "$model"
 	fi
 	train_row "$STABLESEL" after "$model"
-	eval "quiet_wall_$(echo "$model" | tr - _)=$last_wall quiet_cpu_$(echo "$model" | tr - _)=$last_cpu"
+	echo "$last_wall $last_cpu" > "$TMP/quiet-$model"
 done
 if [ "$HOGS" -gt 0 ]; then
 	echo
@@ -124,8 +124,7 @@ if [ "$HOGS" -gt 0 ]; then
 	done
 	for model in $MODELS; do
 		row=$(train_row "$STABLESEL" loaded "$model")
-		v=$(echo "$model" | tr - _)
-		eval "qw=\$quiet_wall_$v qc=\$quiet_cpu_$v"
+		read -r qw qc < "$TMP/quiet-$model"
 		w=$(echo "$row" | awk '{print $3}'); c=$(echo "$row" | awk '{print $4}')
 		printf '%s %9.2f %9.2f\n' "$row" "$(echo "$w / $qw" | bc -l)" "$(echo "$c / $qc" | bc -l)"
 	done
