@@ -15,7 +15,9 @@ CC       ?= cc
 OPT      ?= -O2
 CFLAGS   ?= $(OPT) -g
 # project flags stay even when CFLAGS is given on the command line (make asan)
-SS_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Isrc -pthread
+# -fno-math-errno: nothing reads errno after a math function, and with it
+# GCC can inline and vectorise sqrtf (Adam, nn/nn_params.c)
+SS_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Isrc -pthread -fno-math-errno
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs libgit2 gmime-3.0 libzstd zlib sqlite3 2>/dev/null)
 LIBS     := $(PKG_LIBS) -llinear -lopenblas -lm -lpthread

@@ -5,7 +5,7 @@
 # bench/<name>.sh.
 set -eu
 cd "$(dirname "$0")/.."
-for b in hostile mbox git-ingest index eval history-tables patchnet-tables seeds check; do
+for b in hostile mbox git-ingest index train eval history-tables patchnet-tables seeds check; do
 	echo "== bench/$b.sh"
 	"bench/$b.sh"
 done

@@ -207,6 +207,7 @@ int main(int argc, const char **argv)
 	/* libgit2 ignores SIGPIPE; like git, end quietly when a pager or
 	 * "| head" stops reading */
 	signal(SIGPIPE, SIG_DFL);
+	cli_blas_threads_init();
 	rc = cmd->fn(argc - 1, argv + 1);
 	progress_done();
 	g_mime_shutdown();

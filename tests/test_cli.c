@@ -1,7 +1,8 @@
 /*
  * test_cli.c - the stablesel binary: command table, help, exit codes,
  * one-line errors, no half-written outputs, the labeler on a git stable
- * branch, and log on this project's own repository.
+ * branch, log on this project's own repository, and the BLAS thread
+ * count's environment variable.
  */
 #include "testutil.h"
 
@@ -276,6 +277,26 @@ static void test_label_git(void **state)
 	assert_int_equal(test_run("%s", cmd), 0);
 }
 
+/* SS_BLAS_THREADS: a good value runs quietly, a bad one is named once on
+ * stderr and the command still runs. */
+static void test_blas_threads_env(void **state)
+{
+	char *s;
+
+	(void)state;
+	setenv("SS_BLAS_THREADS", "1", 1);
+	assert_int_equal(test_cli("log -h"), 0);
+	s = test_scratch_read("err");
+	assert_null(strstr(s, "SS_BLAS_THREADS"));
+	free(s);
+	setenv("SS_BLAS_THREADS", "lots", 1);
+	assert_int_equal(test_cli("log -h"), 0);
+	s = test_scratch_read("err");
+	assert_non_null(strstr(s, "warning: SS_BLAS_THREADS='lots' is not a number from 1 to 64; ignored"));
+	free(s);
+	unsetenv("SS_BLAS_THREADS");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -285,6 +306,7 @@ int main(void)
 		cmocka_unit_test(test_stdout_write_error),
 		cmocka_unit_test(test_log_own_repository),
 		cmocka_unit_test(test_label_git),
+		cmocka_unit_test(test_blas_threads_env),
 	};
 
 	return cmocka_run_group_tests(tests, test_scratch_setup, test_scratch_teardown);

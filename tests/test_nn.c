@@ -2,7 +2,9 @@
  * test_nn.c - the neural-network kit: ss_sgemm against a naive product,
  * finite-difference gradient checks of every layer and of a small MLP end to
  * end, an MLP fitting a separable set, Adam on a quadratic, Adam by ranges
- * (as threads run it) equal to whole steps, axpy, the arena.
+ * (as threads run it) equal to whole steps, Adam's subnormal flush and its
+ * vectorised loop against the formula, the flush-to-zero scope, axpy, the arena, the CPU count and
+ * the BLAS thread count chosen from it.
  *
  * Gradient checks run in float with eps 1e-3 and double loss sums; the
  * maximal relative error (|a - n| / max(|a|, |n|, 1e-2)) must stay below
@@ -15,13 +17,19 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <float.h>
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "nn/nn.h"
 #include "util/error.h"
+
+#if defined(__SSE__)
+#include <xmmintrin.h>
+#endif
 
 #define TOL 1e-2
 
@@ -842,6 +850,96 @@ static void test_adam_ranges_and_axpy(void **state)
 	ss_params_free(q);
 }
 
+/*
+ * Adam's vectorised loop gives the textbook formula element by element
+ * (compared within 1e-6 relative: the same float operations in the same
+ * order, so it is exact on x86-64, but no test should hang on that), a
+ * result below FLT_MIN is flushed to 0 on x86 (FTZ/DAZ), and the caller's
+ * MXCSR is the same after the step.
+ */
+static void test_adam_formula_and_subnormals(void **state)
+{
+	ss_params *p = ss_params_new();
+	ss_adam_opts ao = SS_ADAM_OPTS_INIT;
+	float w0[1003], m[1003] = { 0 }, v[1003] = { 0 };
+	ss_adam *a;
+	ss_rng rng;
+	size_t off, n = 1003;
+
+	(void)state;
+	ss_rng_seed(&rng, 52);
+	assert_int_equal(ss_params_add(&off, p, n), 0);
+	ao.weight_decay = 3e-3f;
+	a = ss_adam_new(n, &ao);
+	assert_non_null(a);
+	for (size_t i = 0; i < n; i++)
+		w0[i] = p->w[i] = ss_rng_normal(&rng);
+	for (int t = 1; t <= 3; t++) {
+		float step = ao.lr / (1.0f - (float)pow(ao.beta1, t));
+		float c2 = 1.0f / sqrtf(1.0f - (float)pow(ao.beta2, t));
+
+		for (size_t i = 0; i < n; i++)
+			p->g[i] = ss_rng_normal(&rng);
+		for (size_t i = 0; i < n; i++) {
+			float gi = p->g[i] + ao.weight_decay * w0[i];
+
+			m[i] = ao.beta1 * m[i] + (1.0f - ao.beta1) * gi;
+			v[i] = ao.beta2 * v[i] + (1.0f - ao.beta2) * gi * gi;
+			w0[i] -= step * m[i] / (sqrtf(v[i]) * c2 + ao.eps);
+		}
+#if defined(__SSE__)
+		unsigned csr = _mm_getcsr();
+#endif
+		assert_int_equal(ss_adam_step(a, p), 0);
+#if defined(__SSE__)
+		assert_int_equal(_mm_getcsr(), csr);
+#endif
+		for (size_t i = 0; i < n; i++)
+			assert_true(fabsf(p->w[i] - w0[i]) <= 1e-6f * fabsf(w0[i]));
+	}
+	ss_adam_free(a);
+
+	/* first step: w - lr * g / (|g| + eps): 1.5 FLT_MIN - FLT_MIN is
+	 * subnormal, flushed to 0 on x86 */
+	ao = (ss_adam_opts)SS_ADAM_OPTS_INIT;
+	ao.lr = FLT_MIN;
+	a = ss_adam_new(n, &ao);
+	for (size_t i = 0; i < n; i++) {
+		p->w[i] = 1.5f * FLT_MIN;
+		p->g[i] = 1.0f;
+	}
+	assert_int_equal(ss_adam_step(a, p), 0);
+	for (size_t i = 0; i < n; i++) {
+#if defined(__SSE__)
+		assert_true(p->w[i] == 0.0f);
+#else
+		assert_true(p->w[i] < 1.5f * FLT_MIN);
+#endif
+	}
+	ss_adam_free(a);
+	ss_params_free(p);
+}
+
+/* ss_nn_ftz_begin flushes subnormal results in this thread (x86) and
+ * ss_nn_ftz_end puts the caller's state back. */
+static void test_ftz_scope(void **state)
+{
+	volatile float tiny = FLT_MIN, half = 0.5f;
+	unsigned saved;
+
+	(void)state;
+	assert_true(tiny * half > 0.0f);       /* a subnormal, kept */
+	saved = ss_nn_ftz_begin();
+#if defined(__SSE__)
+	assert_true(tiny * half == 0.0f);      /* flushed */
+#endif
+	ss_nn_ftz_end(saved);
+	assert_true(tiny * half > 0.0f);
+#if defined(__SSE__)
+	assert_int_equal(_mm_getcsr(), saved);
+#endif
+}
+
 /* ---- arena ------------------------------------------------------------- */
 
 static void test_arena_grows_once(void **state)
@@ -886,6 +984,76 @@ static void test_arena_grows_once(void **state)
 	ss_adam_free(NULL);
 }
 
+/* ---- CPUs and BLAS threads --------------------------------------------- */
+
+static void test_cpu_quota_parse(void **state)
+{
+	(void)state;
+	assert_int_equal(ss_nn_cpu_quota_parse("max 100000\n"), 0);
+	assert_int_equal(ss_nn_cpu_quota_parse("200000 100000\n"), 2);
+	assert_int_equal(ss_nn_cpu_quota_parse("150000 100000"), 2);   /* 1.5 CPUs: 2 threads */
+	assert_int_equal(ss_nn_cpu_quota_parse("100000 100000"), 1);
+	assert_int_equal(ss_nn_cpu_quota_parse("5000 100000"), 1);
+	assert_int_equal(ss_nn_cpu_quota_parse("200000 0"), 0);
+	assert_int_equal(ss_nn_cpu_quota_parse("-1 100000"), 0);
+	assert_int_equal(ss_nn_cpu_quota_parse("garbage"), 0);
+	assert_int_equal(ss_nn_cpu_quota_parse(""), 0);
+	assert_int_equal(ss_nn_cpu_quota_parse(NULL), 0);
+}
+
+static void test_blas_threads_choose(void **state)
+{
+	(void)state;
+	/* nothing set: the CPUs, within 1..64 */
+	assert_int_equal(ss_nn_blas_threads_choose(NULL, NULL, 2), 2);
+	assert_int_equal(ss_nn_blas_threads_choose(NULL, NULL, 1), 1);
+	assert_int_equal(ss_nn_blas_threads_choose(NULL, NULL, 0), 1);
+	assert_int_equal(ss_nn_blas_threads_choose(NULL, NULL, 200), SS_NN_MAX_BLAS_THREADS);
+	/* ours wins, as given, even above the CPUs */
+	assert_int_equal(ss_nn_blas_threads_choose("1", "4", 2), 1);
+	assert_int_equal(ss_nn_blas_threads_choose("3", NULL, 2), 3);
+	assert_int_equal(ss_nn_blas_threads_choose("64", NULL, 2), 64);
+	/* a bad value of ours is reported, not guessed around */
+	assert_int_equal(ss_nn_blas_threads_choose("0", NULL, 2), -1);
+	assert_int_equal(ss_nn_blas_threads_choose("65", NULL, 2), -1);
+	assert_int_equal(ss_nn_blas_threads_choose("2x", NULL, 2), -1);
+	assert_int_equal(ss_nn_blas_threads_choose("-1", NULL, 2), -1);
+	/* empty is unset */
+	assert_int_equal(ss_nn_blas_threads_choose("", NULL, 2), 2);
+	/* OpenBLAS's own variable: kept, at most the CPUs, as OpenBLAS does */
+	assert_int_equal(ss_nn_blas_threads_choose(NULL, "1", 2), 1);
+	assert_int_equal(ss_nn_blas_threads_choose("", "1", 2), 1);
+	assert_int_equal(ss_nn_blas_threads_choose(NULL, "8", 2), 2);
+	assert_int_equal(ss_nn_blas_threads_choose(NULL, "junk", 2), 2);
+	assert_int_equal(ss_nn_blas_threads_choose(NULL, "0", 2), 2);
+}
+
+/* The CPU count follows the affinity mask: pinned to one CPU, one. */
+static void test_cpus_follow_affinity(void **state)
+{
+	cpu_set_t old, one;
+	int n, first = -1;
+
+	(void)state;
+	n = ss_nn_cpus();
+	assert_true(n >= 1);
+	assert_int_equal(sched_getaffinity(0, sizeof(old), &old), 0);
+	assert_true(n <= CPU_COUNT(&old));
+	for (int c = 0; c < CPU_SETSIZE && first < 0; c++)
+		if (CPU_ISSET(c, &old))
+			first = c;
+	assert_true(first >= 0);
+	CPU_ZERO(&one);
+	CPU_SET(first, &one);
+	if (sched_setaffinity(0, sizeof(one), &one)) {
+		print_message("SKIP: cannot set the affinity mask\n");
+		return;
+	}
+	assert_int_equal(ss_nn_cpus(), 1);
+	assert_int_equal(sched_setaffinity(0, sizeof(old), &old), 0);
+	assert_int_equal(ss_nn_cpus(), n);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -906,7 +1074,12 @@ int main(void)
 		cmocka_unit_test(test_mlp_fits_separable),
 		cmocka_unit_test(test_adam_quadratic),
 		cmocka_unit_test(test_adam_ranges_and_axpy),
+		cmocka_unit_test(test_adam_formula_and_subnormals),
+		cmocka_unit_test(test_ftz_scope),
 		cmocka_unit_test(test_arena_grows_once),
+		cmocka_unit_test(test_cpu_quota_parse),
+		cmocka_unit_test(test_blas_threads_choose),
+		cmocka_unit_test(test_cpus_follow_affinity),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

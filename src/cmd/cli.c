@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "nn/nn.h"
 
 int ss_had_error;
 int cli_progress = -1;
@@ -63,6 +64,20 @@ void note(const char *fmt, ...)
 	va_start(ap, fmt);
 	vreport("note: ", fmt, ap);
 	va_end(ap);
+}
+
+int cli_blas_threads_init(void)
+{
+	const char *ours = getenv("SS_BLAS_THREADS");
+	int n = ss_nn_blas_threads_choose(ours, getenv("OPENBLAS_NUM_THREADS"), ss_nn_cpus());
+
+	if (n < 0) {
+		warning("SS_BLAS_THREADS='%s' is not a number from 1 to %d; ignored", ours,
+			SS_NN_MAX_BLAS_THREADS);
+		n = ss_nn_blas_threads_choose(NULL, getenv("OPENBLAS_NUM_THREADS"), ss_nn_cpus());
+	}
+	ss_nn_set_blas_threads(n);
+	return n;
 }
 
 static int progress_shown;

@@ -34,6 +34,11 @@ __attribute__((format(printf, 1, 2))) int error(const char *fmt, ...);
 __attribute__((format(printf, 1, 2))) void warning(const char *fmt, ...);
 /* A fact the user may want, not a problem: "note: ..." on stderr. */
 __attribute__((format(printf, 1, 2))) void note(const char *fmt, ...);
+/* Set the OpenBLAS thread count once, before a command runs: from
+ * SS_BLAS_THREADS, else OPENBLAS_NUM_THREADS, else the CPUs this
+ * process may use (nn/nn.h ss_nn_blas_threads_choose); warns about a bad
+ * SS_BLAS_THREADS.  Returns the count. */
+int cli_blas_threads_init(void);
 
 /*
  * Progress on stderr, rate-limited: with --progress, or by default

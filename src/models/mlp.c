@@ -238,8 +238,12 @@ struct team {
 static int team_worker(void *arg, int t)
 {
 	struct team *tm = arg;
+	/* training under flush-to-zero (nn.h ss_nn_ftz_begin) */
+	unsigned ftz = ss_nn_ftz_begin();
+	int rc = run_share(&tm->w[t], tm->weights, tm->train, tm->np);
 
-	return run_share(&tm->w[t], tm->weights, tm->train, tm->np);
+	ss_nn_ftz_end(ftz);
+	return rc;
 }
 
 static int team_new(struct worker **out, const struct mlp *net, int nthreads, uint64_t seed,
@@ -352,19 +356,15 @@ struct step_job {
 static int step_worker(void *arg, int t)
 {
 	struct step_job *j = arg;
-	size_t k, q;
+	size_t k;
 	int s, rc;
 
 	for (k = (size_t)t; k < NCHUNKS; k += (size_t)j->nthreads) {
 		size_t a = j->coff[k], b = j->coff[k + 1];
 		ss_params view = { j->p->w + a, j->p->g + a, b - a, b - a };
 
-		for (s = 1; s < j->nthreads; s++) {
-			const float *g = j->w[s].g;
-
-			for (q = a; q < b; q++)
-				j->p->g[q] += g[q];
-		}
+		for (s = 1; s < j->nthreads; s++)
+			ss_nn_axpy(j->p->g + a, j->w[s].g + a, 1.0f, b - a);
 		if ((rc = ss_adam_step(j->adam[k], &view)))
 			return rc;
 	}
@@ -597,7 +597,7 @@ static int mlp_score(const ss_model *m, const ss_dataset *d, const size_t *idx, 
 	const struct mlp *net = m->priv;
 	size_t *rows, i;
 	ss_rows data;
-	int rc;
+	int rc, prev;
 
 	if ((rc = ss_rows_build(&data, &m->feat, d, idx, n, net->scale)))
 		return rc;
@@ -608,7 +608,11 @@ static int mlp_score(const ss_model *m, const ss_dataset *d, const size_t *idx, 
 	}
 	for (i = 0; i < n; i++)
 		rows[i] = i;
+	/* two threads of ours, each calling BLAS: BLAS threads would only
+	 * oversubscribe the cores */
+	prev = ss_nn_set_blas_threads(1);
 	rc = predict(net, net->p->w, &data, rows, n, out, 2);
+	ss_nn_set_blas_threads(prev);
 	free(rows);
 	ss_rows_free(&data);
 	return rc;

@@ -1068,18 +1068,26 @@ static int step_share(void *arg, int t)
 	struct worker *w = &net->w[t];
 	int n = a->b->n, first = (int)((long)n * t / a->nw);
 	int last = (int)((long)n * (t + 1) / a->nw);
+	unsigned ftz;
 	int rc;
 
 	if (t && !net->g_clean)
 		memset(w->g, 0, net->p->n * sizeof(float));
+	/* worker 0 adds into the params' own g: cleared here, beside the
+	 * other workers' forward passes rather than before them */
+	if (!t)
+		ss_params_zero_grad(net->p);
 	w->loss_val = 0.0;
 	if (last == first)
 		return 0;
 	seed_dropout(net, t);
-	if ((rc = worker_forward(net, w, a->b, first, last - first, 1,
-				 (float)(last - first) / (float)n)))
-		return rc;
-	return worker_backward(net, w, t ? w->g : net->p->g, NULL);
+	/* subnormals (tiny gradients late in training) made sgemm crawl */
+	ftz = ss_nn_ftz_begin();
+	if (!(rc = worker_forward(net, w, a->b, first, last - first, 1,
+				  (float)(last - first) / (float)n)))
+		rc = worker_backward(net, w, t ? w->g : net->p->g, NULL);
+	ss_nn_ftz_end(ftz);
+	return rc;
 }
 
 /* Range t of the parameters: worker gradients added into the params' g
@@ -1094,12 +1102,8 @@ static int update_share(void *arg, int t)
 	size_t to = n * (size_t)(t + 1) / (size_t)a->nw;
 	float *g = net->p->g;
 
-	for (int u = 1; u < a->used; u++) {
-		const float *restrict wg = net->w[u].g;
-
-		for (size_t k = from; k < to; k++)
-			g[k] += wg[k];
-	}
+	for (int u = 1; u < a->used; u++)
+		ss_nn_axpy(g + from, net->w[u].g + from, 1.0f, to - from);
 	ss_adam_update(net->adam, net->p, from, to);
 	for (int u = 1; u < net->nworkers; u++)
 		memset(net->w[u].g + from, 0, (to - from) * sizeof(float));
@@ -1118,7 +1122,6 @@ int ss_patchnet_net_train_step(ss_patchnet_net *net, const ss_patchnet_batch *b,
 			       net->cfg.threads);
 	if (a.nw > b->n)
 		a.nw = b->n;
-	ss_params_zero_grad(net->p);
 	rc = ss_model_parallel(a.nw, step_share, &a);
 	/* whatever happened, the gradients are dirty now */
 	net->g_clean = 0;

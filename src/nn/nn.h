@@ -83,6 +83,32 @@ void ss_sgemm(int transA, int transB, int M, int N, int K, float alpha,
  * default.  Returns the previous setting as the library reports it. */
 int ss_nn_set_blas_threads(int n);
 
+/*
+ * The BLAS thread count.  OpenBLAS starts one thread per CPU it sees; its
+ * idle threads spin before they sleep, so more threads than the CPUs this
+ * process may use (a cgroup quota in a container, say) only steal time
+ * from the threads that work.  Training and scoring that split batches
+ * over their own worker threads set it to 1 while they run.
+ */
+#define SS_NN_MAX_BLAS_THREADS 64 /* OpenBLAS's own limit on Debian */
+
+/* The CPUs this process may run on: its affinity mask (sched_getaffinity),
+ * at most the cgroup v2 CPU quota (/sys/fs/cgroup/cpu.max) rounded up;
+ * at least 1. */
+int ss_nn_cpus(void);
+/* A cgroup v2 cpu.max line ("150000 100000") as whole CPUs rounded up
+ * (2); 0 for "max", NULL or anything unreadable. */
+int ss_nn_cpu_quota_parse(const char *cpu_max);
+/*
+ * The BLAS thread count from the environment and the CPU count: ours
+ * (SS_BLAS_THREADS) when set, as given; else openblas
+ * (OPENBLAS_NUM_THREADS) when set and valid, at most cpus; else cpus;
+ * always within 1..SS_NN_MAX_BLAS_THREADS.
+ * Returns -1 when ours is set but not a number in that range (the caller
+ * says so).  Pure: reads no environment itself.
+ */
+int ss_nn_blas_threads_choose(const char *ours, const char *openblas, int cpus);
+
 /* ---- random numbers ---------------------------------------------------- */
 
 /* xoshiro256** seeded through splitmix64: the same seed gives the same
@@ -153,6 +179,19 @@ int ss_adam_step(ss_adam *a, ss_params *p);
 void ss_adam_tick(ss_adam *a);
 void ss_adam_update(ss_adam *a, ss_params *p, size_t from, size_t to);
 void ss_adam_set_lr(ss_adam *a, float lr);
+
+/*
+ * Flush subnormal floats to zero in the calling thread (x86: the MXCSR's
+ * FTZ and DAZ bits; elsewhere nothing) until ss_nn_ftz_end(saved) puts
+ * the caller's state back.  Training runs under it: late in training,
+ * gradients of saturated examples and the moments of rare features fall
+ * below FLT_MIN, and on x86 every float operation on a subnormal, in our
+ * loops or in OpenBLAS's kernels, costs a microcode assist (mlp's Adam
+ * and patchnet's sgemm ran many times slower).  Values that small carry
+ * nothing next to the weights; the result stays deterministic.
+ */
+unsigned ss_nn_ftz_begin(void);
+void ss_nn_ftz_end(unsigned saved);
 
 /* y[0..n) += a * x[0..n); y and x do not overlap.  Vectorised (GCC's -O2
  * alone leaves such loops scalar).  ss_adam_update() is not: GCC will not

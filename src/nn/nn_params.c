@@ -1,5 +1,8 @@
 /* nn_params.c - the flat parameter set, initialisers and Adam (see nn.h). */
 #include <math.h>
+#if defined(__SSE__)
+#include <xmmintrin.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -120,25 +123,65 @@ void ss_adam_tick(ss_adam *a)
 	a->t++;
 }
 
+/*
+ * Every step touches every parameter, so this loop is much of an mlp's
+ * training time.  Two things keep it fast:
+ * - It runs under flush-to-zero (ss_nn_ftz_begin, nn.h).  Under the L2
+ *   term Adam shrinks the weights of features few batches see
+ *   geometrically towards 0; their moments, and g * g, then fall among the
+ *   subnormals.  mlp on all of DPDK, 12 epochs: 38.8 s of user CPU
+ *   without, 14.5 s with, the same validation PR-AUC in every epoch.
+ * - It is vectorised (GCC's -O2 leaves it scalar; the Makefile's
+ *   -fno-math-errno lets it vectorise sqrtf).  Element-wise and without
+ *   FMA contraction, so a vectorised run gives the same bits as a scalar
+ *   one.
+ */
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("tree-loop-vectorize", "vect-cost-model=dynamic")))
+#endif
 void ss_adam_update(ss_adam *a, ss_params *p, size_t from, size_t to)
 {
-	const float b1 = a->o.beta1, b2 = a->o.beta2, wd = a->o.weight_decay;
+	const float b1 = a->o.beta1, b2 = a->o.beta2, wd = a->o.weight_decay, eps = a->o.eps;
 	float *restrict w = p->w, *restrict m = a->m, *restrict v = a->v;
 	const float *restrict g = p->g;
 	float step, c2;
+	unsigned csr;
 
 	/* bias corrections folded into the step size and epsilon */
 	step = a->o.lr / (1.0f - (float)pow(b1, (double)a->t));
 	c2 = 1.0f / sqrtf(1.0f - (float)pow(b2, (double)a->t));
 	if (to > a->n)
 		to = a->n;
+	csr = ss_nn_ftz_begin();
 	for (size_t i = from; i < to; i++) {
 		float gi = g[i] + wd * w[i];
 
 		m[i] = b1 * m[i] + (1.0f - b1) * gi;
 		v[i] = b2 * v[i] + (1.0f - b2) * gi * gi;
-		w[i] -= step * m[i] / (sqrtf(v[i]) * c2 + a->o.eps);
+		w[i] -= step * m[i] / (sqrtf(v[i]) * c2 + eps);
 	}
+	ss_nn_ftz_end(csr);
+}
+
+unsigned ss_nn_ftz_begin(void)
+{
+#if defined(__SSE__)
+	unsigned csr = _mm_getcsr();
+
+	_mm_setcsr(csr | 0x8040); /* FTZ (bit 15) and DAZ (bit 6) */
+	return csr;
+#else
+	return 0;
+#endif
+}
+
+void ss_nn_ftz_end(unsigned saved)
+{
+#if defined(__SSE__)
+	_mm_setcsr(saved);
+#else
+	(void)saved;
+#endif
 }
 
 int ss_adam_step(ss_adam *a, ss_params *p)
