@@ -47,7 +47,15 @@ enum {
 #define GIT_PACK_RESIDENT ((size_t)32 << 20)
 
 /* The cache is split in shards with a lock and an LRU each, so that
- * workers seldom wait for each other; a shard holds 1/GIT_SHARDS of it. */
+ * workers seldom wait for each other; a shard holds 1/GIT_SHARDS of it.
+ *
+ * Roots (whole objects of the pack that deltas were applied to: mostly
+ * the newest version of a file) have an LRU of their own and are evicted
+ * last while they fill at most half of a shard.  Reading oldest first
+ * walks each chain from its root down; in one LRU the roots, used once
+ * per walk, were the first to go, and every later walk of the chain
+ * inflated the whole file again: DPDK v16.11..v22.03 inflated 1.66 GB
+ * of whole blobs for 44,000 roots, 456 MB for 20,000 with this. */
 #define GIT_SHARDS 8
 #define GIT_SHARD_BUCKETS 8192
 
@@ -83,6 +91,7 @@ struct base {
 	size_t len;
 	unsigned refs;
 	int cached;
+	int root;                   /* a whole object of the pack that is a delta base */
 	unsigned char data[];       /* len bytes and a NUL */
 };
 
@@ -90,6 +99,8 @@ struct shard {
 	pthread_mutex_t lock;
 	struct base *buckets[GIT_SHARD_BUCKETS];
 	struct lru_node lru;        /* lru.next is the most recently used */
+	struct lru_node roots;      /* the same for root objects */
+	size_t used_roots;
 	size_t used;
 };
 
@@ -407,10 +418,12 @@ static void lru_unlink(struct base *e)
 
 static void lru_push(struct shard *sh, struct base *e)
 {
-	e->node.next = sh->lru.next;
-	e->node.prev = &sh->lru;
-	sh->lru.next->prev = &e->node;
-	sh->lru.next = &e->node;
+	struct lru_node *l = e->root ? &sh->roots : &sh->lru;
+
+	e->node.next = l->next;
+	e->node.prev = l;
+	l->next->prev = &e->node;
+	l->next = &e->node;
 }
 
 /* With the shard's lock held. */
@@ -457,6 +470,8 @@ static void cache_drop(struct shard *sh, struct base *e)
 	*pp = e->hnext;
 	lru_unlink(e);
 	sh->used -= sizeof(*e) + e->len;
+	if (e->root)
+		sh->used_roots -= sizeof(*e) + e->len;
 	e->cached = 0;
 	base_unref_locked(e);
 }
@@ -496,8 +511,18 @@ static void cache_put(struct ss_git_store *s, struct base *e)
 	e->refs++;
 	e->cached = 1;
 	sh->used += sizeof(*e) + e->len;
-	while (sh->used > s->limit && sh->lru.prev != &e->node)
-		cache_drop(sh, (struct base *)sh->lru.prev);
+	if (e->root)
+		sh->used_roots += sizeof(*e) + e->len;
+	/* roots go last while they fill at most half: see GIT_ROOTS */
+	while (sh->used > s->limit) {
+		struct lru_node *victim = sh->lru.prev;
+
+		if (victim == &sh->lru || (sh->used_roots > s->limit / 2 && sh->roots.prev != &sh->roots))
+			victim = sh->roots.prev;
+		if (victim == &sh->roots || victim == &e->node)
+			break;
+		cache_drop(sh, (struct base *)victim);
+	}
 	pthread_mutex_unlock(&sh->lock);
 }
 
@@ -555,6 +580,7 @@ static struct base *pack_resolve(struct ss_git_store *s, const struct pack *p, u
 				goto free_chain;
 			if (inflate_at(s, p, pos, size, base->data))
 				goto free_chain;
+			base->root = n > 0;
 			cache_put(s, base);
 			break;
 		}
@@ -738,6 +764,8 @@ void ss_git_store_free(struct ss_git_store *s)
 	for (i = 0; i < s->nshards; i++) {
 		while (s->shards[i].lru.next != &s->shards[i].lru)
 			cache_drop(&s->shards[i], (struct base *)s->shards[i].lru.next);
+		while (s->shards[i].roots.next != &s->shards[i].roots)
+			cache_drop(&s->shards[i], (struct base *)s->shards[i].roots.next);
 		pthread_mutex_destroy(&s->shards[i].lock);
 	}
 	for (i = 0; i < s->npacks; i++)
@@ -788,6 +816,7 @@ struct ss_git_store *ss_git_store_new(git_repository *repo, size_t limit)
 		if (pthread_mutex_init(&sh->lock, NULL))
 			goto free_store;
 		sh->lru.next = sh->lru.prev = &sh->lru;
+		sh->roots.next = sh->roots.prev = &sh->roots;
 	}
 	/* with a trailing '/'; the repository's own, wherever it is */
 	if (git_repository_item_path(&objdir, repo, GIT_REPOSITORY_ITEM_OBJECTS) < 0 ||
