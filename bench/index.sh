@@ -35,7 +35,8 @@
 # < 30 min on 2 cores, < 500 MB peak RSS, database < 2 GB, an update of
 # 15,000 commits < 30 s.  All of it into bench/out/index.txt.
 #
-# Environment: STABLESEL (./stablesel), SS_DATA (../shared/data), PARTS,
+# Environment: STABLESEL (./stablesel), SS_DATA (../shared/data), OUT
+# (bench/out), PARTS,
 # GEN_CACHE (build/tmp: never kept in git), GEN_COMMITS (300000),
 # GEN_EXTRA (15000), GEN_FILES (4000), GEN_BRANCHES (5), GEN_BACKPORTS
 # (6000).  Run from the top of the source tree after `make`; use nice.
@@ -54,7 +55,7 @@ GEN_BACKPORTS=${GEN_BACKPORTS:-6000}
 KERNEL_MAIN=1300000
 KERNEL_BRANCHES=10
 KERNEL_BRANCH_COMMITS=30000
-OUT=bench/out
+OUT=${OUT:-bench/out}
 SUMMARY=$OUT/index.txt
 TAR=$DATA/dpdk/dpdk-v22.03.git.tar
 

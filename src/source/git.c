@@ -64,7 +64,9 @@ enum {
 /* Sources open (see the top of this file: libgit2's object cache). */
 static int open_sources;
 
-/* Resolved objects kept by the object store; git's delta base cache is 96 MiB. */
+/* Resolved objects kept by the object store; git's delta base cache is
+ * 96 MiB.  SS_GIT_CACHE_KIB=N in the environment sets it (tests use a tiny
+ * one, so that eviction and trimming run all the time). */
 #define GIT_BASE_CACHE ((size_t)64 << 20)
 
 struct slot {
@@ -553,6 +555,16 @@ static void git_source_free(void *impl)
 	git_libgit2_shutdown();
 }
 
+static size_t cache_size(void)
+{
+	const char *env = getenv("SS_GIT_CACHE_KIB");
+	long n;
+
+	if (env && *env && (n = strtol(env, NULL, 10)) > 0 && n < (1L << 30))
+		return (size_t)n << 10;
+	return GIT_BASE_CACHE;
+}
+
 static size_t worker_count(const struct git_source *src)
 {
 	const char *env = getenv("SS_GIT_THREADS");
@@ -628,7 +640,7 @@ int ss_git_open(void **out, ss_source_ops *ops, const char *repo,
 	src->stats = stats;
 	if ((err = ss_git_repo_open(&src->repo, repo)) < 0)
 		goto free_source;
-	src->store = ss_git_store_new(src->repo, GIT_BASE_CACHE);
+	src->store = ss_git_store_new(src->repo, cache_size());
 	ss_git_store_attach(src->store, src->repo);
 	if ((err = ss_git_shallow_load(&src->shallow, src->repo, src->path)) < 0 ||
 	    (err = ss_git_walk(&src->oids, &src->noids, src->repo, src->path, &src->shallow,

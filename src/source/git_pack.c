@@ -39,12 +39,12 @@ enum {
 
 /*
  * Pages of the mapped packs and indexes that stay in this process's
- * resident set: every GIT_PACK_RESIDENT bytes read from the packs, their
- * mappings are dropped (madvise), and later reads fault the pages back
- * in from the page cache.  Otherwise reading a whole history makes every
- * page of the packs resident: 86 MB for DPDK, about 4 GB for Linux.
+ * resident set: every s->resident bytes read from the packs (half the
+ * cache: 32 MiB for the source's 64), their mappings are dropped
+ * (madvise), and later reads fault the pages back in from the page
+ * cache.  Otherwise reading a whole history makes every page of the
+ * packs resident: 86 MB for DPDK, about 4 GB for Linux.
  */
-#define GIT_PACK_RESIDENT ((size_t)32 << 20)
 
 /* The cache is split in shards with a lock and an LRU each, so that
  * workers seldom wait for each other; a shard holds 1/GIT_SHARDS of it.
@@ -110,6 +110,7 @@ struct ss_git_store {
 	size_t npacks, capacks;
 	size_t limit;               /* bytes per shard */
 	atomic_size_t touched;      /* pack bytes read since the last trim */
+	size_t resident;            /* ... and how many trigger one */
 	struct shard shards[GIT_SHARDS];
 	size_t nshards;             /* initialised, for ss_git_store_free() */
 };
@@ -255,8 +256,8 @@ static int entry_header(const struct pack *p, uint64_t off, int *type, size_t *s
 }
 
 /*
- * Count read bytes of pack data; past GIT_PACK_RESIDENT, drop every
- * mapped page (see GIT_PACK_RESIDENT).  The mappings are private,
+ * Count read bytes of pack data; past s->resident, drop every mapped
+ * page (see "Pages of the mapped packs" above).  The mappings are private,
  * read-only and never written, so another thread reading one meanwhile
  * faults the same bytes back in from the file: dropping is always safe,
  * only a little slower for the pages read again.
@@ -266,10 +267,10 @@ static void store_trim(struct ss_git_store *s, size_t read)
 	size_t i;
 
 	if (atomic_fetch_add_explicit(&s->touched, read, memory_order_relaxed) + read <
-	    GIT_PACK_RESIDENT)
+	    s->resident)
 		return;
 	/* one thread trims; the others go on counting */
-	if (atomic_exchange_explicit(&s->touched, 0, memory_order_relaxed) < GIT_PACK_RESIDENT)
+	if (atomic_exchange_explicit(&s->touched, 0, memory_order_relaxed) < s->resident)
 		return;
 	for (i = 0; i < s->npacks; i++) {
 		madvise(s->packs[i].data, s->packs[i].data_len, MADV_DONTNEED);
@@ -810,6 +811,7 @@ struct ss_git_store *ss_git_store_new(git_repository *repo, size_t limit)
 	if (!s)
 		return NULL;
 	s->limit = limit / GIT_SHARDS;
+	s->resident = limit / 2;
 	for (; s->nshards < GIT_SHARDS; s->nshards++) {
 		struct shard *sh = &s->shards[s->nshards];
 
