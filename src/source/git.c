@@ -120,6 +120,13 @@ struct changes {
 	size_t plen;
 };
 
+/* See git.h; git's own packedGitWindowSize is 1 GiB and its limit 8 GiB. */
+void ss_git_setup(void)
+{
+	git_libgit2_opts(GIT_OPT_SET_MWINDOW_SIZE, (size_t)32 << 20);
+	git_libgit2_opts(GIT_OPT_SET_MWINDOW_MAPPED_LIMIT, (size_t)128 << 20);
+}
+
 int ss_git_repo_open(git_repository **out, const char *path)
 {
 	if (git_repository_open_ext(out, path, 0, NULL) < 0)

@@ -39,12 +39,21 @@ enum {
 
 /*
  * Pages of the mapped packs and indexes that stay in this process's
- * resident set: every s->resident bytes read from the packs (half the
- * cache: 32 MiB for the source's 64), their mappings are dropped
- * (madvise), and later reads fault the pages back in from the page
- * cache.  Otherwise reading a whole history makes every page of the
- * packs resident: 86 MB for DPDK, about 4 GB for Linux.
+ * resident set: when the process's file-backed resident memory has grown
+ * by s->resident bytes (half the cache: 32 MiB for the source's 64) since
+ * the last trim, the mappings are dropped (madvise), and later reads
+ * fault the pages back in from the page cache.  Otherwise reading a whole
+ * history makes every page of the packs resident: 86 MB for DPDK, about
+ * 4 GB for Linux.  The growth is read from /proc/self/statm every
+ * GIT_TRIM_CHECK reads or s->resident bytes inflated: counting bytes
+ * alone missed that a page fault on a file maps Linux's
+ * fault_around_bytes (64 KiB) around it, so that reading the 320,000
+ * small commits of bench/index.sh's generated repository, scattered over
+ * its 517 MB pack, mapped all of it; counting 64 KiB a read instead
+ * trimmed so often that the faults cost 30 s of system time there.
+ * Without /proc, every s->resident bytes inflated trim.
  */
+#define GIT_TRIM_CHECK 256
 
 /* The cache is split in shards with a lock and an LRU each, so that
  * workers seldom wait for each other; a shard holds 1/GIT_SHARDS of it.
@@ -109,7 +118,11 @@ struct ss_git_store {
 	struct pack *packs;         /* read-only once opened */
 	size_t npacks, capacks;
 	size_t limit;               /* bytes per shard */
-	atomic_size_t touched;      /* pack bytes read since the last trim */
+	atomic_size_t touched;      /* pack bytes read since the last check */
+	atomic_size_t reads;        /* objects read */
+	pthread_mutex_t trim_lock;  /* one thread checks and trims at a time */
+	int trim_lock_ok;
+	size_t file_base;           /* file-backed RSS after the last trim; under trim_lock */
 	size_t resident;            /* ... and how many trigger one */
 	struct shard shards[GIT_SHARDS];
 	size_t nshards;             /* initialised, for ss_git_store_free() */
@@ -255,27 +268,53 @@ static int entry_header(const struct pack *p, uint64_t off, int *type, size_t *s
 	return 0;
 }
 
+/* The process's file-backed resident bytes (statm's "shared"); 0 when unknown. */
+static size_t file_resident(void)
+{
+	unsigned long size, res, shared;
+	char buf[128];
+	ssize_t n;
+	int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	if (sscanf(buf, "%lu %lu %lu", &size, &res, &shared) != 3)
+		return 0;
+	return (size_t)shared * (size_t)sysconf(_SC_PAGESIZE);
+}
+
 /*
- * Count read bytes of pack data; past s->resident, drop every mapped
- * page (see "Pages of the mapped packs" above).  The mappings are private,
- * read-only and never written, so another thread reading one meanwhile
- * faults the same bytes back in from the file: dropping is always safe,
- * only a little slower for the pages read again.
+ * Count a read of read bytes of pack data; now and then drop every mapped
+ * page (see "Pages of the mapped packs" above).  The mappings are
+ * private, read-only and never written, so another thread reading one
+ * meanwhile faults the same bytes back in from the file: dropping is
+ * always safe, only a little slower for the pages read again.
  */
 static void store_trim(struct ss_git_store *s, size_t read)
 {
-	size_t i;
+	size_t i, now;
 
-	if (atomic_fetch_add_explicit(&s->touched, read, memory_order_relaxed) + read <
-	    s->resident)
+	if ((atomic_fetch_add_explicit(&s->reads, 1, memory_order_relaxed) + 1) % GIT_TRIM_CHECK &&
+	    atomic_fetch_add_explicit(&s->touched, read, memory_order_relaxed) + read < s->resident)
 		return;
-	/* one thread trims; the others go on counting */
-	if (atomic_exchange_explicit(&s->touched, 0, memory_order_relaxed) < s->resident)
+	/* one thread checks; the others go on reading */
+	if (pthread_mutex_trylock(&s->trim_lock))
 		return;
-	for (i = 0; i < s->npacks; i++) {
-		madvise(s->packs[i].data, s->packs[i].data_len, MADV_DONTNEED);
-		madvise(s->packs[i].idx, s->packs[i].idx_len, MADV_DONTNEED);
+	atomic_store_explicit(&s->touched, 0, memory_order_relaxed);
+	now = file_resident();
+	if (!now || now > s->file_base + s->resident) {
+		for (i = 0; i < s->npacks; i++) {
+			madvise(s->packs[i].data, s->packs[i].data_len, MADV_DONTNEED);
+			madvise(s->packs[i].idx, s->packs[i].idx_len, MADV_DONTNEED);
+		}
+		s->file_base = file_resident();
 	}
+	pthread_mutex_unlock(&s->trim_lock);
 }
 
 /* Inflate the size bytes deflated at pos into out (size + 1 bytes, then
@@ -769,6 +808,8 @@ void ss_git_store_free(struct ss_git_store *s)
 			cache_drop(&s->shards[i], (struct base *)s->shards[i].roots.next);
 		pthread_mutex_destroy(&s->shards[i].lock);
 	}
+	if (s->trim_lock_ok)
+		pthread_mutex_destroy(&s->trim_lock);
 	for (i = 0; i < s->npacks; i++)
 		pack_close(&s->packs[i]);
 	free(s->packs);
@@ -812,6 +853,10 @@ struct ss_git_store *ss_git_store_new(git_repository *repo, size_t limit)
 		return NULL;
 	s->limit = limit / GIT_SHARDS;
 	s->resident = limit / 2;
+	s->file_base = file_resident();
+	if (pthread_mutex_init(&s->trim_lock, NULL))
+		goto free_store;
+	s->trim_lock_ok = 1;
 	for (; s->nshards < GIT_SHARDS; s->nshards++) {
 		struct shard *sh = &s->shards[s->nshards];
 
