@@ -1,90 +1,262 @@
 #!/bin/sh
 # index.sh - how fast "stablesel index" builds and updates the project
-# index of DPDK's real repository (../shared/data/dpdk/dpdk-v22.03.git.tar:
-# main and the LTS branches 16.11..21.11), against git itself.
+# index, and how fast the repository reader it shares with "log --repo"
+# is, against git itself; then what that means for the Linux kernel.
 #
-# Times, on the same commits (every branch, no merges):
-#     git log --no-merges --all --format=%H%x00%s   (ids and subjects only)
-#     git log -p --no-merges --all                   (the reference: ratio 1.00;
-#                                                     two test tables left out)
-#     stablesel index (a fresh build)
-#     stablesel index (an update with nothing new)
-# and reports seconds, the ratio to git log -p, peak RSS (/usr/bin/time -v)
-# and the database's size per commit, also into bench/out/index.txt.
+# Three parts (PARTS, default "read dpdk gen"):
 #
-# Environment: STABLESEL (./stablesel), SS_DATA (../shared/data).  Run from
-# the top of the source tree after `make`.
+# read: DPDK's real repository (../shared/data/dpdk/dpdk-v22.03.git.tar),
+#     v16.11..v22.03 (25,959 non-merge commits):
+#         git log -p --no-merges v16.11..v22.03          (the reference)
+#         stablesel log --repo R --rev v16.11..v22.03
+#     wall and CPU (user + system) seconds, their ratios, peak RSS.
+#     Goals (issue 12): <= 0.6x git's wall time, <= 1.0x its CPU, <= 250 MB.
+#
+# dpdk: the same repository, every branch (main and the LTS branches
+#     16.11..21.11), on the same commits (no merges):
+#         git log --no-merges --all --format=%H%x00%s   (ids and subjects only)
+#         git log -p --no-merges --all                   (the reference: ratio 1.00;
+#                                                         two test tables left out)
+#         stablesel index (a fresh build), (an update with nothing new)
+#
+# gen: a generated repository (bench/gen-stable-repo.py, made once and
+#     cached in GEN_CACHE): GEN_COMMITS mainline commits over GEN_FILES
+#     files, a release every 15,000, GEN_BRANCHES stable branches with
+#     about GEN_BACKPORTS backports each ("commit <id> upstream."), then
+#     one more release (GEN_EXTRA commits and the backports made
+#     meanwhile).  On the state before that release: the two git logs,
+#     a fresh build and an update with nothing new; then the refs move on
+#     to the next release and the index is updated.
+#
+# Every part reports seconds, ratios, peak RSS (/usr/bin/time -v) and the
+# machine's load; the index parts the database's size per commit.  Then
+# an extrapolation to the kernel (KERNEL_MAIN mainline commits, KERNEL_BRANCHES
+# branches of KERNEL_BRANCH_COMMITS commits) against the goals: built in
+# < 30 min on 2 cores, < 500 MB peak RSS, database < 2 GB, an update of
+# 15,000 commits < 30 s.  All of it into bench/out/index.txt.
+#
+# Environment: STABLESEL (./stablesel), SS_DATA (../shared/data), OUT
+# (bench/out), PARTS,
+# GEN_CACHE (build/tmp: never kept in git), GEN_COMMITS (300000),
+# GEN_EXTRA (15000), GEN_FILES (4000), GEN_BRANCHES (5), GEN_BACKPORTS
+# (6000).  Run from the top of the source tree after `make`; use nice.
 set -eu
 cd "$(dirname "$0")/.."
 
 STABLESEL=${STABLESEL:-./stablesel}
 DATA=${SS_DATA:-../shared/data}
-OUT=bench/out
+PARTS=${PARTS:-read dpdk gen}
+GEN_CACHE=${GEN_CACHE:-build/tmp}
+GEN_COMMITS=${GEN_COMMITS:-300000}
+GEN_EXTRA=${GEN_EXTRA:-15000}
+GEN_FILES=${GEN_FILES:-4000}
+GEN_BRANCHES=${GEN_BRANCHES:-5}
+GEN_BACKPORTS=${GEN_BACKPORTS:-6000}
+KERNEL_MAIN=1300000
+KERNEL_BRANCHES=10
+KERNEL_BRANCH_COMMITS=30000
+OUT=${OUT:-bench/out}
 SUMMARY=$OUT/index.txt
 TAR=$DATA/dpdk/dpdk-v22.03.git.tar
 
 die() { echo "index: $*" >&2; exit 1; }
 
-if [ ! -f "$TAR" ]; then
-	echo "SKIP: $DATA not found"
-	exit 0
-fi
 [ -x "$STABLESEL" ] || die "$STABLESEL not found (run make first)"
 [ -x /usr/bin/time ] || die "/usr/bin/time not found (apt-get install time)"
 mkdir -p "$OUT"
 STABLESEL=$(realpath "$STABLESEL")
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/ss-bench-index-XXXXXX")
 trap 'rm -rf "$TMP"' EXIT INT TERM
-tar -xf "$TAR" -C "$TMP"
-REPO=$TMP/dpdk.git
-DB=$TMP/index.db
+: >"$SUMMARY.tmp"
 
 GIT_CONFIG_NOSYSTEM=1
 GIT_CONFIG_GLOBAL=/dev/null
 export GIT_CONFIG_NOSYSTEM GIT_CONFIG_GLOBAL
 
-# measure NAME CMD...: wall seconds and peak RSS (KiB) into $secs, $rss
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+
+# measure NAME CMD...: wall and CPU seconds, peak RSS (KiB) into $secs,
+# $cpu, $rss; the load before the run into $ld
 measure() {
 	name=$1
 	shift
+	ld=$(load)
 	/usr/bin/time -v -o "$TMP/time" "$@" >/dev/null 2>"$TMP/stderr" || {
 		cat "$TMP/stderr" >&2
 		die "$name failed"
 	}
 	secs=$(awk -F': ' '/Elapsed/ { n = split($2, t, ":"); s = 0;
 		for (i = 1; i <= n; i++) s = s * 60 + t[i]; printf "%.2f", s }' "$TMP/time")
+	cpu=$(awk -F': ' '/User time|System time/ { s += $2 } END { printf "%.2f", s }' "$TMP/time")
 	rss=$(awk -F': ' '/Maximum resident/ { print $2 }' "$TMP/time")
-	echo "index: $name: ${secs}s, ${rss} KiB" >&2
+	echo "index: $name: ${secs}s wall, ${cpu}s CPU, ${rss} KiB, load $ld" >&2
 }
 
-measure "git log --format" git -C "$REPO" log --no-merges --all '--format=%H%x00%s'
-fmt_s=$secs fmt_rss=$rss
-# the tarball lacks the blobs of two large test tables, which stops git
-# log -p; stablesel skips the 9 commits that touch them (and warns)
-measure "git log -p" git -C "$REPO" log -p --no-merges --all -- . \
-	':(exclude)app/test/test_lpm6_routes.h' ':(exclude)app/test/test_lpm_routes.h'
-git_s=$secs git_rss=$rss
-measure "stablesel index (build)" "$STABLESEL" index --no-progress --repo "$REPO" --db "$DB"
-build_s=$secs build_rss=$rss
-build_line=$(grep '^indexed' "$TMP/stderr")
-measure "stablesel index (update, nothing new)" "$STABLESEL" index --no-progress --repo "$REPO" --db "$DB"
-upd_s=$secs upd_rss=$rss
-ncommits=$(git -C "$REPO" rev-list --no-merges --all --count)
-# the WAL is checkpointed when the last connection closes: the file is all
-size=$(($(stat -c %s "$DB") + $(stat -c %s "$DB-wal" 2>/dev/null || echo 0)))
-
-report() {
-	ratio() { echo "$1 $git_s" | awk '{ printf "%.2f", ($2 > 0) ? $1 / $2 : 0 }'; }
-	row() { printf '%-40s %8s %6s %9s\n' "$1" "$2" "$(ratio "$2")" "$(($3 / 1024))"; }
-	echo "index: DPDK v22.03 repository, $ncommits non-merge commits on all branches," \
-		"$(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
-	echo "index: $build_line"
-	printf '%-40s %8s %6s %9s\n' "" "wall s" ratio "RSS MiB"
-	row "git log --no-merges --all --format=%H%x00%s" "$fmt_s" "$fmt_rss"
-	row "git log -p --no-merges --all (ref)" "$git_s" "$git_rss"
-	row "stablesel index (fresh build)" "$build_s" "$build_rss"
-	row "stablesel index (update, nothing new)" "$upd_s" "$upd_rss"
-	echo "database: $size bytes, $((size / ncommits)) bytes per commit"
+ratio() { echo "$1 $2" | awk '{ printf "%.2f", ($2 > 0) ? $1 / $2 : 0 }'; }
+say() { echo "$*" | tee -a "$SUMMARY.tmp"; }
+# row LABEL WALL CPU RSS_KIB REF_WALL REF_CPU
+row() {
+	printf '%-46s %8s %6s %8s %6s %8s  %s\n' "$1" "$2" "$(ratio "$2" "$5")" "$3" \
+		"$(ratio "$3" "$6")" "$(($4 / 1024))" "$ld" | tee -a "$SUMMARY.tmp"
 }
-report | tee "$SUMMARY.tmp"
+header() {
+	printf '%-46s %8s %6s %8s %6s %8s  %s\n' "" "wall s" ratio "CPU s" ratio "RSS MiB" \
+		"load before" | tee -a "$SUMMARY.tmp"
+}
+dbsize() {
+	# the WAL is checkpointed when the last connection closes: the file is all
+	echo $(($(stat -c %s "$1") + $(stat -c %s "$1-wal" 2>/dev/null || echo 0)))
+}
+
+dpdk_repo() {
+	[ -d "$TMP/dpdk/dpdk.git" ] && return 0
+	mkdir -p "$TMP/dpdk"
+	tar -xf "$TAR" -C "$TMP/dpdk"
+}
+
+part_read() {
+	if [ ! -f "$TAR" ]; then
+		say "read: SKIP: $DATA not found"
+		return 0
+	fi
+	dpdk_repo
+	repo=$TMP/dpdk/dpdk.git
+	say ""
+	say "read: DPDK v16.11..v22.03, $(git -C "$repo" rev-list --count --no-merges v16.11..v22.03) non-merge commits, $(nproc) CPUs"
+	header
+	measure "git log -p" git -C "$repo" log -p --no-merges v16.11..v22.03
+	g_s=$secs g_c=$cpu
+	row "git log -p --no-merges (ref)" "$secs" "$cpu" "$rss" "$g_s" "$g_c"
+	measure "stablesel log" "$STABLESEL" log --repo "$repo" --rev v16.11..v22.03
+	row "stablesel log --repo" "$secs" "$cpu" "$rss" "$g_s" "$g_c"
+	measure "stablesel log (1 thread)" env SS_GIT_THREADS=0 "$STABLESEL" log --repo "$repo" \
+		--rev v16.11..v22.03
+	row "stablesel log --repo (SS_GIT_THREADS=0)" "$secs" "$cpu" "$rss" "$g_s" "$g_c"
+	say "goals: wall <= 0.60, CPU <= 1.00, RSS <= 250 MB"
+}
+
+part_dpdk() {
+	if [ ! -f "$TAR" ]; then
+		say "dpdk: SKIP: $DATA not found"
+		return 0
+	fi
+	dpdk_repo
+	repo=$TMP/dpdk/dpdk.git
+	db=$TMP/dpdk.db
+	n=$(git -C "$repo" rev-list --no-merges --all --count)
+	say ""
+	say "dpdk: DPDK v22.03 repository, $n non-merge commits on all branches, $(nproc) CPUs"
+	header
+	measure "git log --format" git -C "$repo" log --no-merges --all '--format=%H%x00%s'
+	f_s=$secs f_c=$cpu f_r=$rss f_l=$ld
+	# the tarball lacks the blobs of two large test tables, which stops git
+	# log -p; stablesel skips the 9 commits that touch them (and warns)
+	measure "git log -p" git -C "$repo" log -p --no-merges --all -- . \
+		':(exclude)app/test/test_lpm6_routes.h' ':(exclude)app/test/test_lpm_routes.h'
+	g_s=$secs g_c=$cpu
+	ld=$f_l row "git log --no-merges --all --format=%H%x00%s" "$f_s" "$f_c" "$f_r" "$g_s" "$g_c"
+	row "git log -p --no-merges --all (ref)" "$secs" "$cpu" "$rss" "$g_s" "$g_c"
+	measure "stablesel index (build)" "$STABLESEL" index --no-progress --repo "$repo" --db "$db"
+	row "stablesel index (fresh build)" "$secs" "$cpu" "$rss" "$g_s" "$g_c"
+	dpdk_build_s=$secs dpdk_build_c=$cpu dpdk_build_rss=$rss dpdk_n=$n
+	say "  $(grep '^indexed' "$TMP/stderr")"
+	measure "stablesel index (update, nothing new)" "$STABLESEL" index --no-progress \
+		--repo "$repo" --db "$db"
+	row "stablesel index (update, nothing new)" "$secs" "$cpu" "$rss" "$g_s" "$g_c"
+	size=$(dbsize "$db")
+	dpdk_bpc=$((size / n))
+	say "database: $size bytes, $dpdk_bpc bytes per commit"
+}
+
+# set_refs REPO FILE: the refs of REPO become exactly FILE's "<id> <ref>" lines
+set_refs() {
+	git -C "$1" for-each-ref --format='%(refname)' | while read -r ref; do
+		grep -q " $ref\$" "$2" || git -C "$1" update-ref -d "$ref"
+	done
+	while read -r id ref; do
+		git -C "$1" update-ref "$ref" "$id"
+	done <"$2"
+}
+
+part_gen() {
+	command -v python3 >/dev/null || die "python3 not found (needed to generate the repository)"
+	gen=$GEN_CACHE/stable-repo-$GEN_COMMITS-$GEN_EXTRA-$GEN_FILES-$GEN_BRANCHES-$GEN_BACKPORTS
+	if [ ! -f "$gen/base-refs" ]; then
+		echo "index: generating $gen (once; minutes)" >&2
+		mkdir -p "$GEN_CACHE"
+		rm -rf "$gen.partial"
+		t0=$(date +%s)
+		nice python3 bench/gen-stable-repo.py "$gen.partial" "$GEN_COMMITS" "$GEN_EXTRA" \
+			"$GEN_FILES" "$GEN_BRANCHES" "$GEN_BACKPORTS" || die "cannot generate $gen"
+		mv "$gen.partial" "$gen"
+		echo "index: generated in $(($(date +%s) - t0)) s" >&2
+	fi
+	# a working copy: the packs are read-only, so hard links will do
+	repo=$TMP/gen.git
+	cp -al "$gen" "$repo"
+	git -C "$repo" for-each-ref --format='%(objectname) %(refname)' >"$TMP/full-refs"
+	set_refs "$repo" "$gen/base-refs"
+	db=$TMP/gen.db
+	n=$(git -C "$repo" rev-list --no-merges --all --count)
+	nb=$(git -C "$repo" branch | wc -l)
+	say ""
+	say "gen: generated repository, $n non-merge commits on $nb branches ($GEN_FILES files," \
+		"$GEN_BRANCHES stable branches, $(du -sm "$gen" | cut -f1) MB), $(nproc) CPUs"
+	header
+	measure "git log --format" git -C "$repo" log --no-merges --all '--format=%H%x00%s'
+	f_s=$secs f_c=$cpu f_r=$rss f_l=$ld
+	measure "git log -p" git -C "$repo" log -p --no-merges --all
+	g_s=$secs g_c=$cpu
+	ld=$f_l row "git log --no-merges --all --format=%H%x00%s" "$f_s" "$f_c" "$f_r" "$g_s" "$g_c"
+	row "git log -p --no-merges --all (ref)" "$secs" "$cpu" "$rss" "$g_s" "$g_c"
+	measure "stablesel index (build)" "$STABLESEL" index --no-progress --repo "$repo" --db "$db"
+	row "stablesel index (fresh build)" "$secs" "$cpu" "$rss" "$g_s" "$g_c"
+	gen_build_s=$secs gen_build_c=$cpu gen_build_rss=$rss gen_n=$n
+	say "  $(grep '^indexed' "$TMP/stderr")"
+	size=$(dbsize "$db")
+	gen_bpc=$((size / n))
+	measure "stablesel index (update, nothing new)" "$STABLESEL" index --no-progress \
+		--repo "$repo" --db "$db"
+	row "stablesel index (update, nothing new)" "$secs" "$cpu" "$rss" "$g_s" "$g_c"
+	set_refs "$repo" "$TMP/full-refs"
+	n2=$(git -C "$repo" rev-list --no-merges --all --count)
+	measure "stablesel index (update, one release)" "$STABLESEL" index --no-progress \
+		--repo "$repo" --db "$db"
+	row "stablesel index (update, $((n2 - n)) commits)" "$secs" "$cpu" "$rss" "$g_s" "$g_c"
+	gen_upd_s=$secs gen_upd_c=$cpu gen_upd_n=$((n2 - n))
+	say "  $(grep '^indexed' "$TMP/stderr")"
+	say "database: $size bytes, $gen_bpc bytes per commit (before the update)"
+}
+
+# The kernel from the figures above: time and size grow with the commits
+# read, memory by what grows with the repository (the fit of two sizes).
+# Wall times depend on the machine's load; CPU seconds much less, and on
+# 2 idle cores the wall time of a build is at most its CPU time.
+part_kernel() {
+	k=$((KERNEL_MAIN + KERNEL_BRANCHES * KERNEL_BRANCH_COMMITS))
+	say ""
+	say "kernel: $KERNEL_MAIN mainline + $KERNEL_BRANCHES x $KERNEL_BRANCH_COMMITS stable = $k commits"
+	if [ -n "${gen_n:-}" ]; then
+		say "$(echo "$k $gen_n $gen_build_s $gen_build_c $gen_upd_s $gen_upd_c $gen_upd_n $gen_bpc $gen_build_rss" | awk '{
+			printf "  at the generated rate: build %.0f min wall, %.0f min CPU (goal < 30);", $1 * $3 / $2 / 60, $1 * $4 / $2 / 60
+			printf " update of 15,000 %.0f s wall, %.0f s CPU (goal < 30);", 15000 * $5 / $7, 15000 * $6 / $7
+			printf " database %.2f GB (goal < 2); peak RSS %d MB measured at %d commits\n", $1 * $8 / 1e9, $9 / 1024, $2 }')"
+	fi
+	if [ -n "${dpdk_n:-}" ]; then
+		say "$(echo "$k $dpdk_n $dpdk_build_s $dpdk_build_c $dpdk_bpc $dpdk_build_rss" | awk '{
+			printf "  at the DPDK rate (real diffs): build %.0f min wall, %.0f min CPU (goal < 30);", $1 * $3 / $2 / 60, $1 * $4 / $2 / 60
+			printf " database %.2f GB (goal < 2); peak RSS %d MB measured at %d commits\n", $1 * $5 / 1e9, $6 / 1024, $2 }')"
+	fi
+	if [ -n "${gen_n:-}" ] && [ -n "${dpdk_n:-}" ]; then
+		say "$(echo "$k $dpdk_n $dpdk_build_rss $gen_n $gen_build_rss" | awk '{
+			slope = ($5 - $3) / ($4 - $2)
+			printf "  peak RSS, the line through both: %.0f KiB per 1,000 commits, %d MB for the kernel (goal < 500)\n", 1000 * slope, ($3 + slope * ($1 - $2)) / 1024 }')"
+	fi
+}
+
+say "index: $(date -u '+%Y-%m-%d %H:%M UTC'), load average $(load), $(nproc) CPUs"
+for part in $PARTS; do
+	"part_$part"
+done
+part_kernel
 mv "$SUMMARY.tmp" "$SUMMARY"

@@ -21,6 +21,7 @@
 #include <gmime/gmime.h>
 
 #include "cmd/cli.h"
+#include "source/git.h"
 
 struct command {
 	const char *name;
@@ -203,6 +204,7 @@ int main(int argc, const char **argv)
 		return SS_EXIT_USAGE;
 	}
 	git_libgit2_init();
+	ss_git_setup();
 	g_mime_init();
 	/* libgit2 ignores SIGPIPE; like git, end quietly when a pager or
 	 * "| head" stops reading */

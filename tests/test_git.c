@@ -372,6 +372,31 @@ static void test_packed_match_git(void **state)
 	unsetenv("SS_GIT_THREADS");
 }
 
+/* A cache of 8 KiB (1 KiB a shard): objects are evicted, roots and
+ * others, while readers still hold them, and the pack pages are dropped
+ * every 4 KiB read; the commits must not change. */
+static void test_tiny_cache_match_git(void **state)
+{
+	static const char *const modes[] = { "0", "2" };
+	const char *all[] = { "stable-1.y", "stable-2.y", "main" };
+	const char *repos[] = { packed_ofs, packed_ref };
+	size_t i, r;
+
+	(void)state;
+	setenv("SS_GIT_CACHE_KIB", "8", 1);
+	for (r = 0; r < 2; r++) {
+		cur = repos[r];
+		for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+			setenv("SS_GIT_THREADS", modes[i], 1);
+			assert_int_equal(compare_with_git(NULL, 0, 1), 13);
+			assert_int_equal(compare_with_git(all, 3, 1), 17);
+		}
+	}
+	cur = repo;
+	unsetenv("SS_GIT_THREADS");
+	unsetenv("SS_GIT_CACHE_KIB");
+}
+
 static void test_revisions_match_git(void **state)
 {
 	const char *r1[] = { "v1.0..main" };
@@ -841,6 +866,7 @@ int main(void)
 		cmocka_unit_test(test_head_matches_git),
 		cmocka_unit_test(test_threads_match_git),
 		cmocka_unit_test(test_packed_match_git),
+		cmocka_unit_test(test_tiny_cache_match_git),
 		cmocka_unit_test(test_revisions_match_git),
 		cmocka_unit_test(test_without_diff),
 		cmocka_unit_test(test_file_details),

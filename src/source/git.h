@@ -7,6 +7,17 @@
 #include <stddef.h>
 
 /*
+ * Process-wide libgit2 settings that bound memory, for a program that
+ * reads whole histories: libgit2's own pack reader (every repository not
+ * read through the git source, such as release and history lookups)
+ * maps packs in windows of 1 GiB up to 8 GiB by default, so that every
+ * page of a pack it reads stays resident (the whole pack: 517 MB of a
+ * 320,000-commit repository to list its commits); here windows of
+ * 32 MiB, at most 128 MiB mapped.  Call once after git_libgit2_init().
+ */
+void ss_git_setup(void);
+
+/*
  * libgit2's last error message of this thread, or "unknown libgit2 error"
  * (never NULL): the one helper every module that calls libgit2 uses.
  */

@@ -35,8 +35,9 @@ int ss_git_repo_open(git_repository **out, const char *path);
 typedef struct ss_git_store ss_git_store;
 
 /* The store of repo's objects directory with a cache of about cache
- * bytes; NULL when memory is short or repo has no objects directory
- * (libgit2 then reads everything itself). */
+ * bytes, and about cache / 2 bytes of its packs resident at most; NULL
+ * when memory is short or repo has no objects directory (libgit2 then
+ * reads everything itself). */
 ss_git_store *ss_git_store_new(git_repository *repo, size_t cache);
 /* NULL is a no-op.  Only after every repository it is attached to is freed. */
 void ss_git_store_free(ss_git_store *s);

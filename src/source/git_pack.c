@@ -17,6 +17,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,8 +37,34 @@ enum {
 	GIT_BACKEND_PRIORITY = 100  /* above libgit2's pack (2) and loose (1) */
 };
 
+/*
+ * Pages of the mapped packs and indexes that stay in this process's
+ * resident set: when the process's file-backed resident memory has grown
+ * by s->resident bytes (half the cache: 32 MiB for the source's 64) since
+ * the last trim, the mappings are dropped (madvise), and later reads
+ * fault the pages back in from the page cache.  Otherwise reading a whole
+ * history makes every page of the packs resident: 86 MB for DPDK, about
+ * 4 GB for Linux.  The growth is read from /proc/self/statm every
+ * GIT_TRIM_CHECK reads or s->resident bytes inflated: counting bytes
+ * alone missed that a page fault on a file maps Linux's
+ * fault_around_bytes (64 KiB) around it, so that reading the 320,000
+ * small commits of bench/index.sh's generated repository, scattered over
+ * its 517 MB pack, mapped all of it; counting 64 KiB a read instead
+ * trimmed so often that the faults cost 30 s of system time there.
+ * Without /proc, every s->resident bytes inflated trim.
+ */
+#define GIT_TRIM_CHECK 256
+
 /* The cache is split in shards with a lock and an LRU each, so that
- * workers seldom wait for each other; a shard holds 1/GIT_SHARDS of it. */
+ * workers seldom wait for each other; a shard holds 1/GIT_SHARDS of it.
+ *
+ * Roots (whole objects of the pack that deltas were applied to: mostly
+ * the newest version of a file) have an LRU of their own and are evicted
+ * last while they fill at most half of a shard.  Reading oldest first
+ * walks each chain from its root down; in one LRU the roots, used once
+ * per walk, were the first to go, and every later walk of the chain
+ * inflated the whole file again: DPDK v16.11..v22.03 inflated 1.66 GB
+ * of whole blobs for 44,000 roots, 456 MB for 20,000 with this. */
 #define GIT_SHARDS 8
 #define GIT_SHARD_BUCKETS 8192
 
@@ -56,7 +83,14 @@ struct lru_node {
 	struct lru_node *prev, *next;
 };
 
-/* A resolved object in the LRU, keyed by pack and entry offset. */
+/*
+ * A resolved object, keyed by pack and entry offset: in the LRU, or only
+ * held by the readers that built or found it.  refs counts the cache
+ * (while in it) and each reader; it changes under the lock of the
+ * object's shard, and the last reference frees it.  Readers share it
+ * without copying: a cached base is applied in place, and the object
+ * libgit2 gets is the one copy made.
+ */
 struct base {
 	struct lru_node node;       /* first: a node is its base */
 	struct base *hnext;
@@ -64,13 +98,18 @@ struct base {
 	uint64_t off;
 	git_object_t type;
 	size_t len;
-	unsigned char data[];
+	unsigned refs;
+	int cached;
+	int root;                   /* a whole object of the pack that is a delta base */
+	unsigned char data[];       /* len bytes and a NUL */
 };
 
 struct shard {
 	pthread_mutex_t lock;
 	struct base *buckets[GIT_SHARD_BUCKETS];
 	struct lru_node lru;        /* lru.next is the most recently used */
+	struct lru_node roots;      /* the same for root objects */
+	size_t used_roots;
 	size_t used;
 };
 
@@ -79,6 +118,12 @@ struct ss_git_store {
 	struct pack *packs;         /* read-only once opened */
 	size_t npacks, capacks;
 	size_t limit;               /* bytes per shard */
+	atomic_size_t touched;      /* pack bytes read since the last check */
+	atomic_size_t reads;        /* objects read */
+	pthread_mutex_t trim_lock;  /* one thread checks and trims at a time */
+	int trim_lock_ok;
+	size_t file_base;           /* file-backed RSS after the last trim; under trim_lock */
+	size_t resident;            /* ... and how many trigger one */
 	struct shard shards[GIT_SHARDS];
 	size_t nshards;             /* initialised, for ss_git_store_free() */
 };
@@ -223,32 +268,95 @@ static int entry_header(const struct pack *p, uint64_t off, int *type, size_t *s
 	return 0;
 }
 
-/* The size bytes deflated at pos, NUL-terminated; NULL when corrupt. */
-static unsigned char *inflate_at(const struct pack *p, uint64_t pos, size_t size)
+/* The process's file-backed resident bytes (statm's "shared"); 0 when unknown. */
+static size_t file_resident(void)
 {
-	unsigned char *out;
+	unsigned long size, res, shared;
+	char buf[128];
+	ssize_t n;
+	int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	if (sscanf(buf, "%lu %lu %lu", &size, &res, &shared) != 3)
+		return 0;
+	return (size_t)shared * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+/*
+ * Count a read of read bytes of pack data; now and then drop every mapped
+ * page (see "Pages of the mapped packs" above).  The mappings are
+ * private, read-only and never written, so another thread reading one
+ * meanwhile faults the same bytes back in from the file: dropping is
+ * always safe, only a little slower for the pages read again.
+ */
+static void store_trim(struct ss_git_store *s, size_t read)
+{
+	size_t i, now;
+
+	if ((atomic_fetch_add_explicit(&s->reads, 1, memory_order_relaxed) + 1) % GIT_TRIM_CHECK &&
+	    atomic_fetch_add_explicit(&s->touched, read, memory_order_relaxed) + read < s->resident)
+		return;
+	/* one thread checks; the others go on reading */
+	if (pthread_mutex_trylock(&s->trim_lock))
+		return;
+	atomic_store_explicit(&s->touched, 0, memory_order_relaxed);
+	now = file_resident();
+	if (!now || now > s->file_base + s->resident) {
+		for (i = 0; i < s->npacks; i++) {
+			madvise(s->packs[i].data, s->packs[i].data_len, MADV_DONTNEED);
+			madvise(s->packs[i].idx, s->packs[i].idx_len, MADV_DONTNEED);
+		}
+		s->file_base = file_resident();
+	}
+	pthread_mutex_unlock(&s->trim_lock);
+}
+
+/* Inflate the size bytes deflated at pos into out (size + 1 bytes, then
+ * NUL-terminated); -1 when corrupt. */
+static int inflate_at(struct ss_git_store *s, const struct pack *p, uint64_t pos, size_t size,
+		      unsigned char *out)
+{
 	z_stream z;
 	int rc;
 
-	if (size >= UINT32_MAX || !(out = malloc(size + 1)))
-		return NULL;
+	if (size >= UINT32_MAX)
+		return -1;
 	memset(&z, 0, sizeof(z));
-	if (inflateInit(&z) != Z_OK) {
-		free(out);
-		return NULL;
-	}
+	if (inflateInit(&z) != Z_OK)
+		return -1;
 	z.next_in = p->data + pos;
 	z.avail_in = (uInt)(p->data_len - pos > UINT32_MAX ? UINT32_MAX : p->data_len - pos);
 	z.next_out = out;
 	z.avail_out = (uInt)size + 1;  /* room to notice a too long stream */
 	rc = inflate(&z, Z_FINISH);
 	inflateEnd(&z);
-	if (rc != Z_STREAM_END || z.total_out != size) {
-		free(out);
-		return NULL;
-	}
+	store_trim(s, z.total_in);
+	if (rc != Z_STREAM_END || z.total_out != size)
+		return -1;
 	out[size] = '\0';
-	return out;
+	return 0;
+}
+
+/* A new object of len bytes (and a NUL) for the entry at off, held once. */
+static struct base *base_new(const struct pack *p, uint64_t off, git_object_t type, size_t len)
+{
+	struct base *e;
+
+	if (len >= SIZE_MAX - sizeof(*e) - 1 || !(e = malloc(sizeof(*e) + len + 1)))
+		return NULL;
+	memset(e, 0, sizeof(*e));
+	e->pack = p;
+	e->off = off;
+	e->type = type;
+	e->len = len;
+	e->refs = 1;
+	return e;
 }
 
 static int delta_varint(const unsigned char **p, const unsigned char *end, size_t *out)
@@ -267,18 +375,21 @@ static int delta_varint(const unsigned char **p, const unsigned char *end, size_
 	return 0;
 }
 
-/* Apply a git delta (copy and insert instructions) to base. */
-static unsigned char *delta_apply(const unsigned char *base, size_t blen,
-				  const unsigned char *delta, size_t dlen, size_t *olen)
+/* Apply a git delta (copy and insert instructions) to base: the object
+ * at off of p, of base's type. */
+static struct base *delta_apply(const struct base *base, const struct pack *p, uint64_t at,
+				const unsigned char *delta, size_t dlen)
 {
 	const unsigned char *d = delta, *end = delta + dlen;
+	const size_t blen = base->len;
 	unsigned char *out, *o;
+	struct base *e;
 	size_t src, dst;
 
 	if (delta_varint(&d, end, &src) || src != blen || delta_varint(&d, end, &dst) ||
-	    dst >= SIZE_MAX || !(out = malloc(dst + 1)))
+	    !(e = base_new(p, at, base->type, dst)))
 		return NULL;
-	o = out;
+	o = out = e->data;
 	while (d < end) {
 		unsigned c = *d++;
 		size_t room = dst - (size_t)(o - out);
@@ -303,7 +414,7 @@ static unsigned char *delta_apply(const unsigned char *base, size_t blen,
 				n = 0x10000;
 			if (off > blen || n > blen - off || n > room)
 				goto free_out;
-			memcpy(o, base + off, n);
+			memcpy(o, base->data + off, n);
 			o += n;
 		} else if (c) {
 			if (c > (size_t)(end - d) || c > room)
@@ -318,10 +429,9 @@ static unsigned char *delta_apply(const unsigned char *base, size_t blen,
 	if ((size_t)(o - out) != dst)
 		goto free_out;
 	out[dst] = '\0';
-	*olen = dst;
-	return out;
+	return e;
 free_out:
-	free(out);
+	free(e);
 	return NULL;
 }
 
@@ -348,10 +458,12 @@ static void lru_unlink(struct base *e)
 
 static void lru_push(struct shard *sh, struct base *e)
 {
-	e->node.next = sh->lru.next;
-	e->node.prev = &sh->lru;
-	sh->lru.next->prev = &e->node;
-	sh->lru.next = &e->node;
+	struct lru_node *l = e->root ? &sh->roots : &sh->lru;
+
+	e->node.next = l->next;
+	e->node.prev = l;
+	l->next->prev = &e->node;
+	l->next = &e->node;
 }
 
 /* With the shard's lock held. */
@@ -368,6 +480,26 @@ static struct base *cache_find(struct shard *sh, const struct pack *p, uint64_t 
 	return NULL;
 }
 
+/* Drop one reference to e; the last frees it.  With e's shard's lock held. */
+static void base_unref_locked(struct base *e)
+{
+	if (!--e->refs)
+		free(e);
+}
+
+/* Drop a reader's reference to e (NULL: nothing). */
+static void base_unref(struct ss_git_store *s, struct base *e)
+{
+	struct shard *sh;
+
+	if (!e)
+		return;
+	sh = base_shard(s, e->pack, e->off);
+	pthread_mutex_lock(&sh->lock);
+	base_unref_locked(e);
+	pthread_mutex_unlock(&sh->lock);
+}
+
 /* With the shard's lock held. */
 static void cache_drop(struct shard *sh, struct base *e)
 {
@@ -378,57 +510,59 @@ static void cache_drop(struct shard *sh, struct base *e)
 	*pp = e->hnext;
 	lru_unlink(e);
 	sh->used -= sizeof(*e) + e->len;
-	free(e);
+	if (e->root)
+		sh->used_roots -= sizeof(*e) + e->len;
+	e->cached = 0;
+	base_unref_locked(e);
 }
 
-/* A copy of the cached object at off (NUL-terminated), or NULL. */
-static unsigned char *cache_get(struct ss_git_store *s, const struct pack *p, uint64_t off,
-				git_object_t *type, size_t *len)
+/* The cached object at off, with a reference for the caller, or NULL. */
+static struct base *cache_get(struct ss_git_store *s, const struct pack *p, uint64_t off)
 {
 	struct shard *sh = base_shard(s, p, off);
-	unsigned char *copy = NULL;
 	struct base *e;
 
 	pthread_mutex_lock(&sh->lock);
-	e = cache_find(sh, p, off);
-	if (e && (copy = malloc(e->len + 1))) {
-		memcpy(copy, e->data, e->len);
-		copy[e->len] = '\0';
-		*type = e->type;
-		*len = e->len;
-	}
+	if ((e = cache_find(sh, p, off)))
+		e->refs++;
 	pthread_mutex_unlock(&sh->lock);
-	return copy;
+	return e;
 }
 
-/* Remember a resolved object; failing to is not an error. */
-static void cache_put(struct ss_git_store *s, const struct pack *p, uint64_t off,
-		      git_object_t type, const unsigned char *data, size_t len)
+/* Remember e (the cache takes a reference of its own); failing to is
+ * not an error.  The caller's reference stays the caller's. */
+static void cache_put(struct ss_git_store *s, struct base *e)
 {
-	struct shard *sh = base_shard(s, p, off);
-	struct base *e, **bucket;
+	struct shard *sh = base_shard(s, e->pack, e->off);
+	struct base **bucket;
 
-	if (len > s->limit / 2 || !(e = malloc(sizeof(*e) + len)))
+	if (e->len > s->limit / 2)
 		return;
-	e->pack = p;
-	e->off = off;
-	e->type = type;
-	e->len = len;
-	memcpy(e->data, data, len);
 	pthread_mutex_lock(&sh->lock);
-	if (cache_find(sh, p, off)) {
+	if (e->cached || cache_find(sh, e->pack, e->off)) {
 		/* another worker resolved it too */
 		pthread_mutex_unlock(&sh->lock);
-		free(e);
 		return;
 	}
-	bucket = base_bucket(sh, p, off);
+	bucket = base_bucket(sh, e->pack, e->off);
 	e->hnext = *bucket;
 	*bucket = e;
 	lru_push(sh, e);
-	sh->used += sizeof(*e) + len;
-	while (sh->used > s->limit && sh->lru.prev != &e->node)
-		cache_drop(sh, (struct base *)sh->lru.prev);
+	e->refs++;
+	e->cached = 1;
+	sh->used += sizeof(*e) + e->len;
+	if (e->root)
+		sh->used_roots += sizeof(*e) + e->len;
+	/* roots go last while they fill at most half: see GIT_ROOTS */
+	while (sh->used > s->limit) {
+		struct lru_node *victim = sh->lru.prev;
+
+		if (victim == &sh->lru || (sh->used_roots > s->limit / 2 && sh->roots.prev != &sh->roots))
+			victim = sh->roots.prev;
+		if (victim == &sh->roots || victim == &e->node)
+			break;
+		cache_drop(sh, (struct base *)victim);
+	}
 	pthread_mutex_unlock(&sh->lock);
 }
 
@@ -465,28 +599,29 @@ static int delta_base(const struct pack *p, uint64_t cur, int t, uint64_t pos,
 
 /* Follow the delta chain of the entry at off down to a cached or whole
  * object, then apply the deltas back up, caching every object on the way
- * (the next version of a file is one of them).  NULL when unreadable. */
-static unsigned char *pack_resolve(struct ss_git_store *s, const struct pack *p, uint64_t off,
-				   git_object_t *type, size_t *len)
+ * (the next version of a file is one of them).  The object, with a
+ * reference for the caller; NULL when unreadable. */
+static struct base *pack_resolve(struct ss_git_store *s, const struct pack *p, uint64_t off)
 {
 	struct link small[64], *chain = small, *grown;
-	size_t n = 0, cap = 64, blen = 0, size;
-	unsigned char *base = NULL, *delta, *next;
+	size_t n = 0, cap = 64, size, dcap = 0;
+	unsigned char *delta = NULL;
+	struct base *base = NULL, *next;
 	uint64_t cur = off, pos;
-	git_object_t btype = GIT_OBJECT_INVALID;
 	int t;
 
 	for (;;) {
-		if ((base = cache_get(s, p, cur, &btype, &blen)))
+		if ((base = cache_get(s, p, cur)))
 			break;
 		if (entry_header(p, cur, &t, &size, &pos))
 			goto free_chain;
 		if (t >= GIT_OBJECT_COMMIT && t <= GIT_OBJECT_TAG) {
-			if (!(base = inflate_at(p, pos, size)))
+			if (!(base = base_new(p, cur, (git_object_t)t, size)))
 				goto free_chain;
-			blen = size;
-			btype = (git_object_t)t;
-			cache_put(s, p, cur, btype, base, blen);
+			if (inflate_at(s, p, pos, size, base->data))
+				goto free_chain;
+			base->root = n > 0;
+			cache_put(s, base);
 			break;
 		}
 		if (n == cap) {
@@ -510,24 +645,30 @@ static unsigned char *pack_resolve(struct ss_git_store *s, const struct pack *p,
 	}
 	while (n > 0) {
 		n--;
-		if (!(delta = inflate_at(p, chain[n].pos, chain[n].size)))
+		/* one buffer for every delta of the chain */
+		if (chain[n].size + 1 > dcap) {
+			free(delta);
+			dcap = chain[n].size + 1 > 4096 ? chain[n].size + 1 : 4096;
+			if (chain[n].size >= SIZE_MAX - 1 || !(delta = malloc(dcap)))
+				goto free_chain;
+		}
+		if (inflate_at(s, p, chain[n].pos, chain[n].size, delta))
 			goto free_chain;
-		next = delta_apply(base, blen, delta, chain[n].size, &blen);
-		free(delta);
-		free(base);
+		next = delta_apply(base, p, chain[n].off, delta, chain[n].size);
+		base_unref(s, base);
 		if (!(base = next))
 			goto free_chain;
-		cache_put(s, p, chain[n].off, btype, base, blen);
+		cache_put(s, base);
 	}
 	if (chain != small)
 		free(chain);
-	*type = btype;
-	*len = blen;
+	free(delta);
 	return base;
 free_chain:
 	if (chain != small)
 		free(chain);
-	free(base);
+	free(delta);
+	base_unref(s, base);
 	return NULL;
 }
 
@@ -586,7 +727,7 @@ static int backend_read(void **out, size_t *len, git_object_t *type,
 			git_odb_backend *backend, const git_oid *oid)
 {
 	struct ss_git_store *s = ((struct pack_backend *)backend)->store;
-	unsigned char *data;
+	struct base *e;
 	uint64_t off;
 	size_t i;
 	void *buf;
@@ -594,16 +735,19 @@ static int backend_read(void **out, size_t *len, git_object_t *type,
 	for (i = 0; i < s->npacks; i++) {
 		if (pack_find(&s->packs[i], oid->id, &off))
 			continue;
-		data = pack_resolve(s, &s->packs[i], off, type, len);
-		if (!data)
+		e = pack_resolve(s, &s->packs[i], off);
+		if (!e)
 			return GIT_PASSTHROUGH;  /* libgit2's own reader will say why */
-		buf = git_odb_backend_data_alloc(backend, *len + 1);
-		if (!buf) {
-			free(data);
-			return -1;
+		/* libgit2 frees what it gets: the one copy */
+		buf = git_odb_backend_data_alloc(backend, e->len + 1);
+		if (buf) {
+			memcpy(buf, e->data, e->len + 1);
+			*len = e->len;
+			*type = e->type;
 		}
-		memcpy(buf, data, *len + 1);
-		free(data);
+		base_unref(s, e);
+		if (!buf)
+			return -1;
 		*out = buf;
 		return 0;
 	}
@@ -660,8 +804,12 @@ void ss_git_store_free(struct ss_git_store *s)
 	for (i = 0; i < s->nshards; i++) {
 		while (s->shards[i].lru.next != &s->shards[i].lru)
 			cache_drop(&s->shards[i], (struct base *)s->shards[i].lru.next);
+		while (s->shards[i].roots.next != &s->shards[i].roots)
+			cache_drop(&s->shards[i], (struct base *)s->shards[i].roots.next);
 		pthread_mutex_destroy(&s->shards[i].lock);
 	}
+	if (s->trim_lock_ok)
+		pthread_mutex_destroy(&s->trim_lock);
 	for (i = 0; i < s->npacks; i++)
 		pack_close(&s->packs[i]);
 	free(s->packs);
@@ -704,12 +852,18 @@ struct ss_git_store *ss_git_store_new(git_repository *repo, size_t limit)
 	if (!s)
 		return NULL;
 	s->limit = limit / GIT_SHARDS;
+	s->resident = limit / 2;
+	s->file_base = file_resident();
+	if (pthread_mutex_init(&s->trim_lock, NULL))
+		goto free_store;
+	s->trim_lock_ok = 1;
 	for (; s->nshards < GIT_SHARDS; s->nshards++) {
 		struct shard *sh = &s->shards[s->nshards];
 
 		if (pthread_mutex_init(&sh->lock, NULL))
 			goto free_store;
 		sh->lru.next = sh->lru.prev = &sh->lru;
+		sh->roots.next = sh->roots.prev = &sh->roots;
 	}
 	/* with a trailing '/'; the repository's own, wherever it is */
 	if (git_repository_item_path(&objdir, repo, GIT_REPOSITORY_ITEM_OBJECTS) < 0 ||
