@@ -400,7 +400,7 @@ int ss_releases_load(ss_releases **out, const char *file, const char *repo, cons
 	return 0;
 }
 
-int ss_releases_from_repo(ss_releases **out, const char *path, const char *glob)
+static int from_repo(ss_releases **out, const char *path, const char *glob, int graph)
 {
 	git_strarray names = { NULL, 0 };
 	git_repository *repo = NULL;
@@ -445,7 +445,7 @@ int ss_releases_from_repo(ss_releases **out, const char *path, const char *glob)
 	}
 	if (r->n)
 		qsort(r->v, r->n, sizeof(*r->v), release_cmp);
-	if ((rc = index_graph(r, repo, path)))
+	if (graph && (rc = index_graph(r, repo, path)))
 		goto out_free;
 	*out = r;
 	r = NULL;
@@ -455,6 +455,16 @@ out_free:
 	git_repository_free(repo);
 	git_libgit2_shutdown();
 	return rc;
+}
+
+int ss_releases_from_repo(ss_releases **out, const char *path, const char *glob)
+{
+	return from_repo(out, path, glob, 1);
+}
+
+int ss_releases_tags(ss_releases **out, const char *path, const char *glob)
+{
+	return from_repo(out, path, glob, 0);
 }
 
 int ss_releases_graph_add(ss_releases *r, const char *sha, size_t rel)

@@ -112,6 +112,13 @@ int ss_releases_load_tsv(ss_releases **out, const char *path);
 int ss_releases_from_repo(ss_releases **out, const char *repo, const char *glob);
 
 /*
+ * The same tags without the graph (no walk of the history): what they are
+ * and which commit each names, for a caller that only compares them or
+ * indexes a subset with ss_releases_index_repo().
+ */
+int ss_releases_tags(ss_releases **out, const char *repo, const char *glob);
+
+/*
  * Learn from the repository at repo which release first contains each
  * commit: releases are walked oldest first, each hiding all older ones, so
  * a commit is listed under the oldest (by date) release whose commit

@@ -883,8 +883,10 @@ static int update_releases(struct updater *u, int new_commits)
 	size_t n, i;
 	int same, rc;
 
-	/* the one route of --releases and --release-tags (a file wins) */
-	if ((rc = ss_releases_load(&rel, o->releases, o->repo, o->releases ? NULL : o->release_tags)))
+	/* a file wins over tags; no graph yet: an update with nothing new
+	 * only compares them, and the graph is of the mainline releases */
+	if ((rc = o->releases ? ss_releases_load_tsv(&rel, o->releases)
+			      : ss_releases_tags(&rel, o->repo, o->release_tags)))
 		return rc;
 	n = ss_releases_count(rel);
 	u->stats->releases = n;
