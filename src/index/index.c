@@ -869,6 +869,31 @@ static int same_releases(ss_index *ix, const ss_releases *rel, int *out)
 	return 0;
 }
 
+/* Replace the releases table with rel, each with its kind (in the open
+ * transaction). */
+static int replace_releases(struct updater *u, const ss_releases *rel)
+{
+	sqlite3_stmt *ins;
+	size_t i;
+	int rc;
+
+	if ((rc = ss_index_exec(u->ix, "DELETE FROM releases", "replace the releases")) ||
+	    (rc = ss_index_prepare(&ins, u->ix, "INSERT OR REPLACE INTO releases(tag, commit_id, time,"
+				   " kind) VALUES(?, ?, ?, ?)")))
+		return rc;
+	for (i = 0; i < ss_releases_count(rel) && !rc; i++) {
+		const ss_release *r = ss_releases_get(rel, i);
+
+		sqlite3_bind_text(ins, 1, r->tag, -1, SQLITE_STATIC);
+		sqlite3_bind_text(ins, 2, r->sha, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(ins, 3, r->time);
+		sqlite3_bind_text(ins, 4, release_kind(r->tag), -1, SQLITE_STATIC);
+		rc = step_done(u, ins);
+	}
+	sqlite3_finalize(ins);
+	return rc;
+}
+
 /*
  * Record the releases, and the first mainline release of every mainline
  * commit not yet in one, from the graph of the mainline releases.  Skipped
@@ -879,7 +904,7 @@ static int update_releases(struct updater *u, int new_commits)
 	ss_index *ix = u->ix;
 	const ss_index_options *o = u->opts;
 	ss_releases *rel = NULL, *mr = NULL;
-	sqlite3_stmt *ins = NULL, *todo = NULL, *set = NULL;
+	sqlite3_stmt *todo = NULL, *set = NULL;
 	size_t n, i;
 	int same, rc;
 
@@ -908,21 +933,10 @@ static int update_releases(struct updater *u, int new_commits)
 	if ((rc = ss_index_exec(ix, "BEGIN IMMEDIATE", "start a transaction")))
 		goto free_releases;
 	if (!same) {
-		if ((rc = ss_index_exec(ix, "DELETE FROM releases; UPDATE commits SET first_release = NULL"
+		if ((rc = ss_index_exec(ix, "UPDATE commits SET first_release = NULL"
 					" WHERE first_release IS NOT NULL", "replace the releases")) ||
-		    (rc = ss_index_prepare(&ins, ix, "INSERT OR REPLACE INTO releases(tag, commit_id, time, kind)"
-					   " VALUES(?, ?, ?, ?)")))
+		    (rc = replace_releases(u, rel)))
 			goto rollback;
-		for (i = 0; i < n; i++) {
-			const ss_release *r = ss_releases_get(rel, i);
-
-			sqlite3_bind_text(ins, 1, r->tag, -1, SQLITE_STATIC);
-			sqlite3_bind_text(ins, 2, r->sha, -1, SQLITE_STATIC);
-			sqlite3_bind_int64(ins, 3, r->time);
-			sqlite3_bind_text(ins, 4, release_kind(r->tag), -1, SQLITE_STATIC);
-			if ((rc = step_done(u, ins)))
-				goto rollback;
-		}
 	}
 	if ((rc = ss_index_prepare(&todo, ix, "SELECT id FROM commits WHERE mainline = 1 AND"
 				   " first_release IS NULL")) ||
@@ -955,7 +969,6 @@ rollback:
 free_releases:
 	sqlite3_finalize(todo);
 	sqlite3_finalize(set);
-	sqlite3_finalize(ins);
 	ss_releases_free(mr);
 	ss_releases_free(rel);
 	return rc;
@@ -1039,28 +1052,14 @@ free_source:
 static int mail_releases(struct updater *u)
 {
 	ss_releases *rel = NULL;
-	sqlite3_stmt *ins = NULL;
-	size_t i;
 	int rc;
 
 	if ((rc = ss_releases_load_tsv(&rel, u->opts->releases)))
 		return rc;
 	if ((rc = ss_index_exec(u->ix, "BEGIN IMMEDIATE", "start a transaction")))
 		goto free_releases;
-	if ((rc = ss_index_exec(u->ix, "DELETE FROM releases", "replace the releases")) ||
-	    (rc = ss_index_prepare(&ins, u->ix, "INSERT OR REPLACE INTO releases(tag, commit_id, time,"
-				   " kind) VALUES(?, ?, ?, ?)")))
+	if ((rc = replace_releases(u, rel)))
 		goto rollback;
-	for (i = 0; i < ss_releases_count(rel); i++) {
-		const ss_release *r = ss_releases_get(rel, i);
-
-		sqlite3_bind_text(ins, 1, r->tag, -1, SQLITE_STATIC);
-		sqlite3_bind_text(ins, 2, r->sha, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(ins, 3, r->time);
-		sqlite3_bind_text(ins, 4, release_kind(r->tag), -1, SQLITE_STATIC);
-		if ((rc = step_done(u, ins)))
-			goto rollback;
-	}
 	u->stats->releases = ss_releases_count(rel);
 	rc = ss_index_exec(u->ix, "COMMIT", "commit a transaction");
 	if (!rc)
@@ -1068,7 +1067,6 @@ static int mail_releases(struct updater *u)
 rollback:
 	rollback(u);
 free_releases:
-	sqlite3_finalize(ins);
 	ss_releases_free(rel);
 	return rc;
 }
