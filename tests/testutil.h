@@ -61,6 +61,7 @@ static inline void test_tmpdirs_remove(void)
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", test_tmpdirs[i]);
 		if (system(cmd) != 0)
 			fprintf(stderr, "cannot remove %s\n", test_tmpdirs[i]);
+		free(test_tmpdirs[i]);
 	}
 	free(test_tmpdirs);
 	test_tmpdirs = NULL;
