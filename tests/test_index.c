@@ -54,7 +54,8 @@ static char *join_sorted(char **rows, size_t n)
 
 	for (i = 0; i < n; i++)
 		len += strlen(rows[i]) + 1;
-	qsort(rows, n, sizeof(*rows), cmp_str);
+	if (n)  /* rows is NULL for an empty table */
+		qsort(rows, n, sizeof(*rows), cmp_str);
 	out = malloc(len);
 	assert_non_null(out);
 	out[0] = '\0';
