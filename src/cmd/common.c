@@ -107,33 +107,43 @@ static void index_freshness(ss_index *ix, const char *path, const char *repo)
 			"run 'stablesel index --repo %s' to update it", path, name, tip, name, now, repo);
 }
 
-ss_index *cli_index_open(const cli_history_args *ha, const char *repo, char **used)
+/*
+ * Open db, else repo's default index, for reading: NULL when db is NULL
+ * and repo has none (*missing set) or is no repository (the source reader
+ * says so).  *path its path (malloc'd) when opened.  Dies on a damaged
+ * index or a missing db.
+ */
+static ss_index *open_index(const char *db, const char *repo, char **path, int *missing)
 {
-	static int said;
 	ss_index *ix = NULL;
-	char *path = NULL;
 	int rc;
 
-	if (used)
-		*used = NULL;
-	if (ha->no_index || (!ha->db && !repo))
+	*path = NULL;
+	*missing = 0;
+	if (db ? !(*path = strdup(db)) : !repo || ss_index_default_path(path, repo))
 		return NULL;
-	if (ha->db)
-		path = strdup(ha->db);
-	else if (ss_index_default_path(&path, repo))
-		path = NULL;  /* not a repository: the source reader will say so */
-	if (!path)
-		return NULL;
-	rc = ss_index_open(&ix, path, SS_INDEX_READ);
-	if (rc == SS_ENOTFOUND && !ha->db) {
-		if (!said++)
-			note("no project index for '%s': history features see only the commits "
-			     "read (build it with 'stablesel index --repo %s')", repo, repo);
-		free(path);
+	rc = ss_index_open(&ix, *path, SS_INDEX_READ);
+	if (rc == SS_ENOTFOUND && !db) {
+		free(*path);
+		*path = NULL;
+		*missing = 1;
 		return NULL;
 	}
 	if (rc)
 		die("%s", ss_error_last());
+	return ix;
+}
+
+ss_index *cli_index_open(const cli_history_args *ha, const char *repo, char **used)
+{
+	static int said;
+	char *path = NULL;
+	int missing = 0;
+	ss_index *ix = ha->no_index ? NULL : open_index(ha->db, repo, &path, &missing);
+
+	if (missing && !said++)
+		note("no project index for '%s': history features see only the commits "
+		     "read (build it with 'stablesel index --repo %s')", repo, repo);
 	if (used)
 		*used = path;
 	else
@@ -171,25 +181,14 @@ static int add_backport(const ss_index_backport *b, void *ud)
 
 int cli_backports_from_index(ss_backports *l, const char *db, const char *repo, char **used)
 {
-	ss_index *ix = NULL;
 	char *path = NULL;
-	int rc;
+	int missing;
+	ss_index *ix = open_index(db, repo, &path, &missing);
 
 	if (used)
 		*used = NULL;
-	if (db)
-		path = strdup(db);
-	else if (!repo || ss_index_default_path(&path, repo))
+	if (!ix)
 		return 0;
-	if (!path)
-		die("out of memory");
-	rc = ss_index_open(&ix, path, SS_INDEX_READ);
-	if (rc == SS_ENOTFOUND && !db) {
-		free(path);
-		return 0;
-	}
-	if (rc)
-		die("%s", ss_error_last());
 	if (ss_index_for_each_backport(ix, add_backport, l))
 		die("cannot read the backports from '%s': %s", path, ss_error_last());
 	ss_index_free(ix);

@@ -97,7 +97,7 @@ int ss_index_default_path(char **out, const char *repo)
 }
 
 /* The meta value of key into buf ("" when absent). */
-static int meta_get(ss_index *ix, const char *key, char *buf, size_t size)
+int ss_index_meta_get(ss_index *ix, const char *key, char *buf, size_t size)
 {
 	sqlite3_stmt *st;
 	int rc;
@@ -195,7 +195,7 @@ static int check_schema(ss_index *ix, ss_index_mode mode)
 		}
 		return 0;
 	}
-	if ((rc = meta_get(ix, "schema", buf, sizeof(buf))))
+	if ((rc = ss_index_meta_get(ix, "schema", buf, sizeof(buf))))
 		return rc;
 	v = strtol(buf, NULL, 10);
 	if (!buf[0] || v <= 0)
@@ -742,7 +742,7 @@ static int check_identity(ss_index *ix, const char *repo, const char *mtip)
 	char id[41], probe[41];
 	int rc;
 
-	if ((rc = meta_get(ix, "repository", id, sizeof(id))))
+	if ((rc = ss_index_meta_get(ix, "repository", id, sizeof(id))))
 		return rc;
 	if (!id[0]) {
 		if ((rc = ss_index_exec(ix, "BEGIN IMMEDIATE", "start a transaction")))
@@ -845,11 +845,8 @@ static int same_releases(ss_index *ix, const ss_releases *rel, int *out)
 	int rc;
 
 	*out = 0;
-	if ((rc = ss_index_prepare(&st, ix, "SELECT count(*) FROM releases")))
+	if ((rc = count_releases(ix, &rows)))
 		return rc;
-	if (sqlite3_step(st) == SQLITE_ROW)
-		rows = (size_t)sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
 	if (rows != n)
 		return 0;
 	if ((rc = ss_index_prepare(&st, ix, "SELECT 1 FROM releases WHERE tag = ? AND commit_id = ?")))
@@ -1087,7 +1084,7 @@ int ss_index_update_mail(ss_index *ix, const char *const *specs, size_t n,
 	*stats = zero;
 	if (!o.batch)
 		o.batch = 1000;
-	if ((rc = meta_get(ix, "repository", id, sizeof(id))))
+	if ((rc = ss_index_meta_get(ix, "repository", id, sizeof(id))))
 		return rc;
 	if (id[0])
 		return ss_error_code(SS_EINVALID, "index '%s' is a repository's: mail goes into an "

@@ -19,4 +19,7 @@ int ss_index_sql_error(ss_index *ix, const char *what);
 int ss_index_exec(ss_index *ix, const char *sql, const char *what);
 int ss_index_prepare(sqlite3_stmt **out, ss_index *ix, const char *sql);
 
+/* The meta value of key into buf ("" when there is none). */
+int ss_index_meta_get(ss_index *ix, const char *key, char *buf, size_t size);
+
 #endif

@@ -130,14 +130,9 @@ static int first_release_row(sqlite3_stmt *st, void *ud)
 /* A repository's index records the repository (meta); a mail index not. */
 static int has_graph(ss_index *ix)
 {
-	sqlite3_stmt *st;
-	int has = 0;
+	char id[41];
 
-	if (ss_index_prepare(&st, ix, "SELECT 1 FROM meta WHERE key = 'repository' AND value <> ''"))
-		return 0;
-	has = sqlite3_step(st) == SQLITE_ROW;
-	sqlite3_finalize(st);
-	return has;
+	return !ss_index_meta_get(ix, "repository", id, sizeof(id)) && id[0];
 }
 
 int ss_index_load_releases(ss_releases **out, ss_index *ix)
