@@ -416,20 +416,20 @@ void ss_check_set_carried(ss_check *ck, const ss_carried *cr)
  * quoted subject, as origin does), and each found one is looked up in the
  * branch's ancestry.
  */
-static int check_bug(ss_check_result *out, ss_check *ck, const ss_commit *c)
+static int check_bug(ss_check_result *out, ss_histidx_facts *facts, ss_check *ck,
+		     const ss_commit *c)
 {
-	ss_histidx_facts facts;
 	size_t found = 0;
 	int rc;
 
 	out->bug_in_branch = -1;
 	out->target[0] = '\0';
-	if ((rc = ss_histidx_resolve(&facts, ck->idx, c, NULL, NULL)))
+	if ((rc = ss_histidx_resolve(facts, ck->idx, c, NULL, NULL)))
 		return rc;
-	if (facts.ntargets)
-		memcpy(out->target, facts.targets[0].written, sizeof(out->target));
-	for (size_t i = 0; i < facts.ntargets; i++) {
-		const ss_histidx_target *t = &facts.targets[i];
+	if (facts->ntargets)
+		memcpy(out->target, facts->targets[0].written, sizeof(out->target));
+	for (size_t i = 0; i < facts->ntargets; i++) {
+		const ss_histidx_target *t = &facts->targets[i];
 		int r = t->found ? in_branch(ck, t->commit.id, NULL) : -1;
 
 		if (r < 0)
@@ -446,7 +446,7 @@ static int check_bug(ss_check_result *out, ss_check *ck, const ss_commit *c)
 		}
 	}
 	/* the bug is absent only when every target was found and is absent */
-	if (found && found == facts.ntargets)
+	if (found && found == facts->ntargets)
 		out->bug_in_branch = 0;
 	return 0;
 }
@@ -747,6 +747,14 @@ free_commit:
 
 int ss_check_commit(ss_check_result *out, ss_check *ck, const ss_commit *c)
 {
+	ss_histidx_facts facts;
+
+	return ss_check_commit_facts(out, &facts, ck, c);
+}
+
+int ss_check_commit_facts(ss_check_result *out, ss_histidx_facts *facts, ss_check *ck,
+			  const ss_commit *c)
+{
 	int rc, r;
 
 	memset(out, 0, sizeof(*out));
@@ -764,7 +772,7 @@ int ss_check_commit(ss_check_result *out, ss_check *ck, const ss_commit *c)
 			}
 		out->files_in_branch = modified && there == modified;
 	}
-	if ((rc = check_bug(out, ck, c)))
+	if ((rc = check_bug(out, facts, ck, c)))
 		return rc;
 	if (ck->carried && !out->in_branch) {
 		const char *as;

@@ -24,6 +24,7 @@
 #define SS_CHECK_H
 
 #include "commit/commit.h"
+#include "history/histidx.h"
 
 typedef struct ss_check ss_check;
 
@@ -112,6 +113,15 @@ typedef struct {
  * the message set on a repository error.  Not thread-safe.
  */
 int ss_check_commit(ss_check_result *out, ss_check *ck, const ss_commit *c);
+
+/*
+ * ss_check_commit(), also handing back the Fixes:/revert targets it
+ * resolved in the history index (ss_check_history), so that a caller
+ * needing them does not resolve c a second time.  *facts is filled when
+ * 0 is returned; its pointers live as long as c and ck.
+ */
+int ss_check_commit_facts(ss_check_result *out, ss_histidx_facts *facts, ss_check *ck,
+			  const ss_commit *c);
 
 /*
  * What a conflict found by ss_check_commit() needs first, asked later

@@ -90,6 +90,7 @@ int ss_verdicts_add(ss_verdicts *v, const ss_commit *c)
 	ss_histidx_facts facts;
 	struct rec *r;
 	const char *carried;
+	ss_carried_how how;
 	uint32_t k;
 	int rc;
 
@@ -107,17 +108,17 @@ int ss_verdicts_add(ss_verdicts *v, const ss_commit *c)
 	/* later commits of the batch find this one as a target, mail included */
 	if ((rc = ss_histidx_add_commit(idx, c)))
 		return rc;
-	if ((rc = ss_check_commit(&r->v.check, v->ck, c)))
+	/* the targets check resolved for the bug, used again below */
+	if ((rc = ss_check_commit_facts(&r->v.check, &facts, v->ck, c)))
 		return rc;
 	if (r->v.check.in_branch) {
 		r->v.already_how = SS_CARRIED_LINE;   /* its own id: the strongest */
 		snprintf(r->v.already, sizeof(r->v.already), "%s", c->id);
-	} else if (v->cr && ss_carried_find(&carried, v->cr, c->id, r->patch) != SS_CARRIED_NONE) {
-		r->v.already_how = ss_carried_find(NULL, v->cr, c->id, r->patch);
+	} else if (v->cr &&
+		   (how = ss_carried_find(&carried, v->cr, c->id, r->patch)) != SS_CARRIED_NONE) {
+		r->v.already_how = how;
 		snprintf(r->v.already, sizeof(r->v.already), "%s", carried);
 	}
-	if ((rc = ss_histidx_resolve(&facts, idx, c, NULL, NULL)))
-		return rc;
 	r->nwritten = facts.ntargets + facts.ndropped;
 	for (size_t i = 0; i < facts.ntargets; i++) {
 		const ss_histidx_target *t = &facts.targets[i];
