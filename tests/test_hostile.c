@@ -32,8 +32,6 @@
 #include "source/source.h"
 #include "util/error.h"
 
-static char *tmp;
-
 #define SHA1 "1111111111111111111111111111111111111111"
 #define SHA2 "2222222222222222222222222222222222222222"
 
@@ -55,17 +53,9 @@ static const char small_diff[] =
 	"-a\n"
 	"+b\n";
 
-static char *path_of(const char *name)
-{
-	char *p;
-
-	assert_true(asprintf(&p, "%s/%s", tmp, name) > 0);
-	return p;
-}
-
 static FILE *create(const char *name)
 {
-	char *p = path_of(name);
+	char *p = test_scratch_path(name);
 	FILE *f = fopen(p, "wb");
 
 	assert_non_null(f);
@@ -80,7 +70,7 @@ static void close_file(FILE *f)
 
 static char *slurp(const char *name, size_t *len)
 {
-	char *p = path_of(name);
+	char *p = test_scratch_path(name);
 	char *s = test_read_file(p, len);
 
 	assert_non_null(s);
@@ -148,7 +138,8 @@ static int utf8_valid(const unsigned char *s, size_t len)
 
 /*
  * Run "BIN ARGS" (a shell command line after the binary) with stdout and
- * stderr in tmp/out and tmp/err, killing it after timeout_s seconds.
+ * stderr in the scratch directory's out and err, killing it after
+ * timeout_s seconds.
  * Returns its exit code, -1 when a signal ended it (a crash), -2 on
  * timeout (a hang).  *maxrss_kb gets its peak resident size.
  */
@@ -164,7 +155,8 @@ static int run_ss(long *maxrss_kb, int timeout_s, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(args, sizeof(args), fmt, ap);
 	va_end(ap);
-	assert_true(asprintf(&cmd, "exec %s %s >'%s/out' 2>'%s/err'", test_bin(), args, tmp, tmp) > 0);
+	assert_true(asprintf(&cmd, "exec %s %s >'%s/out' 2>'%s/err'", test_bin(), args, test_scratch,
+			     test_scratch) > 0);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	pid = fork();
 	assert_true(pid >= 0);
@@ -233,7 +225,7 @@ typedef struct {
 static void read_source(commits *out, const char *name, const ss_source_options *opts)
 {
 	ss_source_options def = SS_SOURCE_OPTIONS_INIT;
-	char *p = path_of(name);
+	char *p = test_scratch_path(name);
 	ss_source *src;
 	int rc, calls = 0;
 
@@ -320,7 +312,7 @@ static void test_message_50mb(void **state)
 	fputs(small_diff, f);
 	close_file(f);
 
-	assert_int_equal(run_ss(&rss, 60, "log '%s/big.mbox'", tmp), 0);
+	assert_int_equal(run_ss(&rss, 60, "log '%s/big.mbox'", test_scratch), 0);
 	out = slurp("out", NULL);
 	assert_int_equal(count_lines(out), 2);
 	assert_non_null(strstr(out, "\"subject\":\"after the huge one\""));
@@ -356,7 +348,7 @@ static void test_patch_100k_files(void **state)
 
 	(void)state;
 	write_many_files("files.mbox", 100000, -1);
-	assert_int_equal(run_ss(&rss, 60, "log '%s/files.mbox'", tmp), 0);
+	assert_int_equal(run_ss(&rss, 60, "log '%s/files.mbox'", test_scratch), 0);
 	out = slurp("out", NULL);
 	assert_int_equal(count_lines(out), 1);
 	assert_int_equal(count_str(out, "\"path\":\"d/f"), 100000);
@@ -383,7 +375,7 @@ static void test_fixed_many_files_fallback_memory(void **state)
 
 	(void)state;
 	write_many_files("files-empty.mbox", 6000, 3000);
-	assert_int_equal(run_ss(&rss, 60, "log '%s/files-empty.mbox'", tmp), 0);
+	assert_int_equal(run_ss(&rss, 60, "log '%s/files-empty.mbox'", test_scratch), 0);
 	out = slurp("out", NULL);
 	assert_int_equal(count_str(out, "\"path\":\"d/f"), 6000);
 	assert_non_null(strstr(out, "\"path\":\"empty.h\""));
@@ -442,7 +434,7 @@ static void test_absurd_hunk_ranges(void **state)
 	put_header(f, SHA2, "after the absurd one", NULL);
 	fprintf(f, "Fix.\n---\n%s", small_diff);
 	close_file(f);
-	rc = run_ss(NULL, 20, "log '%s/absurd.mbox'", tmp);
+	rc = run_ss(NULL, 20, "log '%s/absurd.mbox'", test_scratch);
 	assert_true(rc == 0 || rc == 1);
 	assert_err_lines(0, 1);
 	out = slurp("out", NULL);
@@ -560,7 +552,7 @@ static void test_bad_utf8_and_charsets(void **state)
 	assert_non_null(strstr(cs.c[0]->message, "\xd0\x9f\xd1\x80\xd0\xb8\xd0\xb2\xd0\xb5\xd1\x82"));
 	free_commits(&cs);
 
-	assert_int_equal(run_ss(NULL, 20, "log '%s/charset.mbox'", tmp), 0);
+	assert_int_equal(run_ss(NULL, 20, "log '%s/charset.mbox'", test_scratch), 0);
 	out = slurp("out", &len);
 	assert_int_equal(count_lines(out), 3);
 	assert_true(utf8_valid((const unsigned char *)out, len));
@@ -619,7 +611,7 @@ static void test_mbox_cut_mid_message(void **state)
 	f = create("cut.mbox");
 	assert_int_equal(fwrite(mb, 1, len - 30, f), len - 30);
 	close_file(f);
-	rc = run_ss(NULL, 20, "log '%s/cut.mbox'", tmp);
+	rc = run_ss(NULL, 20, "log '%s/cut.mbox'", test_scratch);
 	assert_true(rc == 0 || rc == 1);
 	assert_err_lines(0, 1);
 	out = slurp("out", NULL);
@@ -637,7 +629,7 @@ static void test_mbox_cut_mid_message(void **state)
 	f = create("cut.mbox.zst");
 	assert_int_equal(fwrite(z, 1, zlen * 2 / 3, f), zlen * 2 / 3);
 	close_file(f);
-	rc = run_ss(NULL, 20, "log '%s/cut.mbox.zst'", tmp);
+	rc = run_ss(NULL, 20, "log '%s/cut.mbox.zst'", test_scratch);
 	assert_true(rc == 1 || rc == 128);
 	assert_err_lines(1, 1);
 	out = slurp("err", NULL);
@@ -654,11 +646,11 @@ static int have_git(void)
 	return test_run("git --version >/dev/null 2>&1") == 0;
 }
 
-/* Run a git set-up script in tmp; its stderr is shown when it fails. */
+/* Run a git set-up script in test_scratch; its stderr is shown when it fails. */
 static void git_setup(const char *script)
 {
 	int rc = test_run("cd '%s' && export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null && "
-			  "(%s) 2>git.err", tmp, script);
+			  "(%s) 2>git.err", test_scratch, script);
 
 	if (rc) {
 		char *e = slurp("git.err", NULL);
@@ -700,14 +692,14 @@ static void test_repo_missing_object(void **state)
 		skip();
 	}
 	blob = damaged_repo();
-	rc = run_ss(NULL, 20, "log --repo '%s/repo'", tmp);
+	rc = run_ss(NULL, 20, "log --repo '%s/repo'", test_scratch);
 	assert_true(rc == 1 || rc == 128);
 	assert_err_lines(1, 1);
 	err = slurp("err", NULL);
 	assert_non_null(strstr(err, blob));
 	free(err);
 
-	assert_int_equal(run_ss(NULL, 20, "log --no-diff --repo '%s/repo'", tmp), 0);
+	assert_int_equal(run_ss(NULL, 20, "log --no-diff --repo '%s/repo'", test_scratch), 0);
 	out = slurp("out", NULL);
 	assert_int_equal(count_lines(out), 4);
 	free(out);
@@ -731,7 +723,7 @@ static void test_fixed_repo_missing_object_goes_on(void **state)
 		skip();
 	}
 	blob = damaged_repo();
-	assert_int_equal(run_ss(NULL, 20, "log --repo '%s/repo'", tmp), 1);
+	assert_int_equal(run_ss(NULL, 20, "log --repo '%s/repo'", test_scratch), 1);
 	out = slurp("out", NULL);
 	assert_int_equal(count_lines(out), 3);
 	assert_non_null(strstr(out, "\"subject\":\"add f3\""));
@@ -751,7 +743,7 @@ static void test_empty_revision_range(void **state)
 	}
 	git_setup("git init -q empty && cd empty && echo a > a && git add a && "
 		  "git -c user.name=A -c user.email=a@x commit -q -m one");
-	assert_int_equal(run_ss(NULL, 20, "log --repo '%s/empty' --rev HEAD..HEAD", tmp), 0);
+	assert_int_equal(run_ss(NULL, 20, "log --repo '%s/empty' --rev HEAD..HEAD", test_scratch), 0);
 	out = slurp("out", NULL);
 	assert_string_equal(out, "");
 	free(out);
@@ -788,7 +780,7 @@ static void test_fixed_mbox_hang(void **state)
 	(void)state;
 	fputs(hang, f);
 	close_file(f);
-	rc = run_ss(NULL, 5, "log '%s/hang.mbox'", tmp);
+	rc = run_ss(NULL, 5, "log '%s/hang.mbox'", test_scratch);
 	assert_true(rc == 0 || rc == 1);
 	assert_err_lines(0, 1);
 }
@@ -812,7 +804,7 @@ static void test_fixed_recount_crash(void **state)
 	/* fixed: a regression test now */
 	fprintf(f, "%sdiff --git a/a b/a\n--- a/a\n+++ b/a\n@@ -\n1 +2\nX\n", mbox_prefix);
 	close_file(f);
-	rc = run_ss(NULL, 20, "log '%s/recount.mbox'", tmp);
+	rc = run_ss(NULL, 20, "log '%s/recount.mbox'", test_scratch);
 	assert_true(rc == 0 || rc == 1);
 	assert_err_lines(0, 1);
 	assert_int_equal(in_child(parse_exact, "diff --git a/a b/a\n--- a/a\n+++ b/a\n@@ -\n1 +2\nX\n"), 0);
@@ -984,7 +976,7 @@ static void test_fixed_trailer_leak(void **state)
 {
 	static const char leak[] = "From mboxrd@z\n\nP\n\n---: -\ndiff --git ";
 	FILE *f = create("leak.mbox");
-	char *p = path_of("leak.mbox");
+	char *p = test_scratch_path("leak.mbox");
 
 	(void)state;
 	/* fixed: a regression test now */
@@ -1053,8 +1045,8 @@ static pid_t spawn(char *const argv[])
  */
 static void test_kill_mid_write(void **state)
 {
-	char *in_old = path_of("old.mbox"), *in_new = path_of("new.mbox");
-	char *out = path_of("out.tsv"), *want_old, *want_new, *got;
+	char *in_old = test_scratch_path("old.mbox"), *in_new = test_scratch_path("new.mbox");
+	char *out = test_scratch_path("out.tsv"), *want_old, *want_new, *got;
 	char *argv_old[] = { (char *)test_bin(), "label", "--stable", in_old, "-o", out, NULL };
 	char *argv_new[] = { (char *)test_bin(), "label", "--stable", in_new, "-o", out, NULL };
 	size_t old_len = 0, new_len = 0, got_len = 0;
@@ -1133,7 +1125,7 @@ static void test_kill_mid_write(void **state)
 		}
 		free(got);
 	}
-	temps = test_count_temps(tmp, "out.tsv");
+	temps = test_count_temps(test_scratch, "out.tsv");
 	print_message("kill-mid-write: %d old, %d new, %d absent, %d stray temporaries "
 		      "(a whole run over %d backports takes %.2f s)\n",
 		      n_old, n_new, n_absent, temps, n, full);
@@ -1146,7 +1138,7 @@ static void test_kill_mid_write(void **state)
 	assert_non_null(got);
 	assert_true(got_len == new_len && !memcmp(got, want_new, new_len));
 	free(got);
-	assert_int_equal(test_count_temps(tmp, "out.tsv"), temps);
+	assert_int_equal(test_count_temps(test_scratch, "out.tsv"), temps);
 
 	free(want_old);
 	free(want_new);
@@ -1159,59 +1151,47 @@ static void test_kill_mid_write(void **state)
  * (was bug 9, src/util/atomic.c). */
 static void test_output_mode(void **state)
 {
-	char *out = path_of("mode.tsv");
+	char *out = test_scratch_path("mode.tsv");
 	struct stat st;
 	mode_t old;
 
 	(void)state;
 	write_stable_mbox("mode.mbox", 3, 0x03030303u);
 	old = umask(022);
-	assert_int_equal(run_ss(NULL, 20, "label --stable '%s/mode.mbox' -o '%s'", tmp, out), 0);
+	assert_int_equal(run_ss(NULL, 20, "label --stable '%s/mode.mbox' -o '%s'", test_scratch, out), 0);
 	umask(old);
 	assert_int_equal(stat(out, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0644);
 	free(out);
 }
 
-static int setup(void **state)
-{
-	(void)state;
-	tmp = test_tmpdir();
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	test_run("rm -rf '%s'", tmp);
-	free(tmp);
-	return 0;
-}
+/* each test in a scratch directory of its own */
+#define SCRATCH_TEST(f) cmocka_unit_test_setup_teardown(f, test_scratch_setup, test_scratch_teardown)
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_fixed_trailer_leak, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fixed_mask_cr, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_message_50mb, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_patch_100k_files, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fixed_many_files_fallback_memory, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_absurd_hunk_ranges, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_binary_patch, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fixed_nul_in_body, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bad_utf8_and_charsets, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_from_line_in_body, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_mbox_cut_mid_message, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_repo_missing_object, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fixed_repo_missing_object_goes_on, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_empty_revision_range, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fixed_mbox_hang, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fixed_recount_crash, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fixed_nul_in_patch_line, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fixed_file_without_path, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fixed_repeated_rename_leak, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_kill_mid_write, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_output_mode, setup, teardown),
+		SCRATCH_TEST(test_fixed_trailer_leak),
+		SCRATCH_TEST(test_fixed_mask_cr),
+		SCRATCH_TEST(test_message_50mb),
+		SCRATCH_TEST(test_patch_100k_files),
+		SCRATCH_TEST(test_fixed_many_files_fallback_memory),
+		SCRATCH_TEST(test_absurd_hunk_ranges),
+		SCRATCH_TEST(test_binary_patch),
+		SCRATCH_TEST(test_fixed_nul_in_body),
+		SCRATCH_TEST(test_bad_utf8_and_charsets),
+		SCRATCH_TEST(test_from_line_in_body),
+		SCRATCH_TEST(test_mbox_cut_mid_message),
+		SCRATCH_TEST(test_repo_missing_object),
+		SCRATCH_TEST(test_fixed_repo_missing_object_goes_on),
+		SCRATCH_TEST(test_empty_revision_range),
+		SCRATCH_TEST(test_fixed_mbox_hang),
+		SCRATCH_TEST(test_fixed_recount_crash),
+		SCRATCH_TEST(test_fixed_nul_in_patch_line),
+		SCRATCH_TEST(test_fixed_file_without_path),
+		SCRATCH_TEST(test_fixed_repeated_rename_leak),
+		SCRATCH_TEST(test_kill_mid_write),
+		SCRATCH_TEST(test_output_mode),
 	};
 	int rc;
 
