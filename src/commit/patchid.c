@@ -12,6 +12,7 @@
 #include "commit/patch.h"
 #include "commit/patchid.h"
 #include "util/error.h"
+#include "util/hexid.h"
 #include "util/strbuf.h"
 
 #define SHA1_LEN 20
@@ -176,12 +177,8 @@ int ss_commit_patch_id(char out[41], const ss_commit *c)
 uint64_t ss_commit_patch_key(const ss_commit *c)
 {
 	char pid[41];
-	uint64_t k = 0;
-	int i;
 
 	if (ss_commit_patch_id(pid, c))
 		return 0;
-	for (i = 0; i < 16; i++)
-		k = k << 4 | (uint64_t)(isdigit((unsigned char)pid[i]) ? pid[i] - '0' : pid[i] - 'a' + 10);
-	return k ? k : 1;
+	return ss_hexid_key(pid);
 }

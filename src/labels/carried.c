@@ -15,6 +15,7 @@
 #include "source/source.h"
 #include "util/error.h"
 #include "util/grow.h"
+#include "util/hexid.h"
 #include "util/u64map.h"
 
 /* An upstream commit a backport line names, and the branch commit. */
@@ -62,19 +63,6 @@ void ss_carried_free(ss_carried *cr)
 	free(cr);
 }
 
-/* The first 16 hex digits as a number (never 0: a zero key is empty). */
-static uint64_t sha_key(const char *sha)
-{
-	uint64_t k = 0;
-
-	for (int i = 0; i < 16 && sha[i]; i++) {
-		int c = tolower((unsigned char)sha[i]);
-
-		k = k << 4 | (uint64_t)(c <= '9' ? c - '0' : c - 'a' + 10);
-	}
-	return k ? k : 1;
-}
-
 /* The index of id in cr->ids, adding it when it is not the last one. */
 static int id_index(ss_carried *cr, const char *id, size_t *out)
 {
@@ -101,7 +89,7 @@ int ss_carried_add(ss_carried *cr, const char *upstream, uint64_t patch_key, con
 		 * keeps the first line (DPDK's history has none) */
 		if (SS_GROW(cr->lines, cr->nlines + 1, cr->linecap))
 			return SS_ENOMEM;
-		rc = ss_u64map_find_or_put(&cr->by_sha, sha_key(upstream), cr->nlines, &found);
+		rc = ss_u64map_find_or_put(&cr->by_sha, ss_hexid_key(upstream), cr->nlines, &found);
 		if (rc < 0)
 			return rc;
 		if (rc == 0) {
@@ -201,7 +189,7 @@ ss_carried_how ss_carried_find(const char **id, const ss_carried *cr, const char
 
 	if (id)
 		*id = NULL;
-	if (sha && strlen(sha) == 40 && ss_u64map_get(&cr->by_sha, sha_key(sha), &found) &&
+	if (sha && strlen(sha) == 40 && ss_u64map_get(&cr->by_sha, ss_hexid_key(sha), &found) &&
 	    !strncasecmp(cr->lines[found].sha, sha, 40)) {
 		if (id)
 			*id = cr->ids[cr->lines[found].id];

@@ -26,3 +26,15 @@ int ss_hexid_is_prefix(const char *s)
 
 	return n >= 4 && n <= 40 && ss_hexid_span(s, n) == n;
 }
+
+uint64_t ss_hexid_key(const char *s)
+{
+	uint64_t k = 0;
+
+	for (int i = 0; i < 16 && s[i]; i++) {
+		int c = tolower((unsigned char)s[i]);
+
+		k = k << 4 | (uint64_t)(c <= '9' ? c - '0' : c - 'a' + 10);
+	}
+	return k ? k : 1;
+}

@@ -9,6 +9,7 @@
 #define SS_HEXID_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* How many hex digits s starts with, looking at no more than max bytes. */
 size_t ss_hexid_span(const char *s, size_t max);
@@ -18,5 +19,12 @@ int ss_hexid_is_full(const char *s, size_t len);
 
 /* 1 when the string s is an abbreviated id: 4 to 40 hex digits. */
 int ss_hexid_is_prefix(const char *s);
+
+/*
+ * The first 16 hex digits of s (fewer when it is shorter) as a number,
+ * never 0 (ss_u64map's empty key): the key of an id or a patch id in a
+ * util/u64map.h map.  s holds only hex digits, either case.
+ */
+uint64_t ss_hexid_key(const char *s);
 
 #endif
