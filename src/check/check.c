@@ -276,9 +276,6 @@ const char *ss_apply_status_name(ss_apply_status s)
 	return "unknown";
 }
 
-/* Is the commit named by id (a full or abbreviated id) in the branch?  1
- * yes, 0 no, -1 not in the repository (or not a commit); full_out gets
- * its full id when found, *time its committer time. */
 /* An id's first 64 bits, never 0 (the map's empty key). */
 static uint64_t oid_key(const git_oid *oid)
 {
@@ -322,7 +319,10 @@ free_walk:
 	return rc < 0 ? rc : 0;
 }
 
-static int in_branch_time(ss_check *ck, const char *id, char full_out[41], int64_t *time)
+/* Is the commit named by id (a full or abbreviated id) in the branch?  1
+ * yes, 0 no, -1 not in the repository (or not a commit); full_out gets
+ * its full id when found, *time its committer time. */
+int ss_check_in_branch(ss_check *ck, const char *id, char full_out[41], int64_t *time)
 {
 	git_object *obj = NULL;
 	const git_oid *oid, *tip = git_commit_id(ck->branch);
@@ -358,12 +358,7 @@ static int in_branch_time(ss_check *ck, const char *id, char full_out[41], int64
 
 static int in_branch(ss_check *ck, const char *id, char full_out[41])
 {
-	return in_branch_time(ck, id, full_out, NULL);
-}
-
-int ss_check_in_branch(ss_check *ck, const char *id, char full[41], int64_t *time)
-{
-	return in_branch_time(ck, id, full, time);
+	return ss_check_in_branch(ck, id, full_out, NULL);
 }
 
 int ss_check_read_commit(ss_commit **out, ss_check *ck, const char *id)
