@@ -874,6 +874,21 @@ static unsigned char *read_all(const char *path, size_t *len)
 	return buf;
 }
 
+/* Write buf[len] to path as a file of format version, checksums redone. */
+static void write_version(const char *path, unsigned char *buf, size_t len, unsigned version)
+{
+	put_le(buf + 8, version, 4);
+	reseal(buf, len);
+	write_file(path, buf, len);
+}
+
+/* Take the n bytes at buf + at out of buf[*len]. */
+static void cut_out(unsigned char *buf, size_t *len, size_t at, size_t n)
+{
+	memmove(buf + at, buf + at + n, *len - at - n);
+	*len -= n;
+}
+
 static void test_calibration_in_file(void **st)
 {
 	enum { N = 200 };
@@ -913,11 +928,8 @@ static void test_calibration_in_file(void **st)
 	assert_int_equal(ss_model_save(m, path), 0);
 	buf = read_all(path, &len);
 	at = find_calib(buf, len, &good);
-	memmove(buf + at, buf + at + 52, len - at - 52);
-	len -= 52;
-	put_le(buf + 8, 1, 4);
-	reseal(buf, len);
-	write_file(path, buf, len);
+	cut_out(buf, &len, at, 52);
+	write_version(path, buf, len, 1);
 	assert_int_equal(ss_model_load(&l, path), 0);
 	assert_int_equal(ss_model_calibration(l)->method, SS_CALIB_NONE);
 	ss_model_set_calibration(m, &none);
@@ -925,9 +937,7 @@ static void test_calibration_in_file(void **st)
 	assert_int_equal(ss_model_score(b, l, d, idx, N), 0);
 	assert_memory_equal(a, b, sizeof(a));
 	/* the same bytes as version 2 lack 20 bytes before the weights */
-	put_le(buf + 8, 2, 4);
-	reseal(buf, len);
-	write_file(path, buf, len);
+	write_version(path, buf, len, 2);
 	expect_refused(path, "is corrupt");
 	ss_model_free(l);
 	/* the built-in model was retrained with its map (models/default.txt) */
@@ -1059,11 +1069,8 @@ static void test_bands(void **st)
 	assert_int_equal(ss_model_save(m, path), 0);
 	buf = read_all(path, &len);
 	at = find_bands(buf, len, &good);
-	memmove(buf + at, buf + at + 32, len - at - 32);
-	len -= 32;
-	put_le(buf + 8, 2, 4);
-	reseal(buf, len);
-	write_file(path, buf, len);
+	cut_out(buf, &len, at, 32);
+	write_version(path, buf, len, 2);
 	assert_int_equal(ss_model_load(&l, path), 0);
 	ss_bands_from_threshold(&b, ss_model_threshold(m));
 	assert_memory_equal(ss_model_bands(l), &b, sizeof(b));
