@@ -175,13 +175,10 @@ int ss_eval_run(ss_eval_result *out, const ss_dataset *d, const size_t *train, s
 			if (!ss_dataset_example(d, test[i])->tagged) {
 				row->uband_n[v]++;
 				row->uband_pos[v] += label[i];
-			}
-		}
-		for (i = 0; i < ntest; i++)
-			if (!ss_dataset_example(d, test[i])->tagged) {
 				uscore[nu] = score[i];
 				ulabel[nu++] = label[i];
 			}
+		}
 		if ((rc = ss_metrics_compute(&row->all, score, label, ntest, row->threshold)) ||
 		    (rc = ss_metrics_compute(&row->untagged, uscore, ulabel, nu, row->threshold)))
 			goto free_all;
@@ -274,9 +271,12 @@ static int reliability_text(ss_strbuf *sb, const ss_eval_row *row)
 static int bands_text(ss_strbuf *sb, const ss_eval_row *row)
 {
 	const ss_bands *b = &row->bands;
+	size_t all = 0;
+	char yes[32];
 	int v, rc;
 
-	char yes[32];
+	for (v = SS_BAND_NO; v <= SS_BAND_YES; v++)
+		all += row->band_n[v];
 
 	if (b->yes > 1)
 		snprintf(yes, sizeof(yes), "yes none");
@@ -287,11 +287,8 @@ static int bands_text(ss_strbuf *sb, const ss_eval_row *row)
 			    yes, b->likely, b->unsure, "band", "n", "share", "positive", "untagged",
 			    "u_positive");
 	for (v = SS_BAND_YES; v >= SS_BAND_NO && !rc; v--) {
-		size_t all = 0, k;
 		char fp[16], ufp[16], sh[16];
 
-		for (k = 0; k <= SS_BAND_YES; k++)
-			all += row->band_n[k];
 		fmt3(sh, sizeof(sh), all ? (double)row->band_n[v] / (double)all : NAN);
 		fmt3(fp, sizeof(fp), row->band_n[v] ? (double)row->band_pos[v] / (double)row->band_n[v] : NAN);
 		fmt3(ufp, sizeof(ufp),
