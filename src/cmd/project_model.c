@@ -80,23 +80,17 @@ static char *model_path(const cli_ranking *k, const cli_source_args *src)
 	    (k->stable && !ss_git_locate(&gitdir, NULL, k->stable))) {
 		ss_strbuf_addf(&sb, "%s%sstablesel/project.model", gitdir,
 			       gitdir[0] && gitdir[strlen(gitdir) - 1] == '/' ? "" : "/");
-	} else if (!k->stable) {
-		/* beside the index it was trained from */
-		const char *slash = strrchr(k->index_path, '/');
-
-		if (slash)
-			ss_strbuf_addf(&sb, "%.*s/project.model", (int)(slash - k->index_path),
-				       k->index_path);
-		else
-			ss_strbuf_adds(&sb, "project.model");
 	} else {
-		const char *slash = strrchr(k->stable, '/');
+		/* in the --stable file's folder, or beside the index it was
+		 * trained from */
+		const char *from = k->stable ? k->stable : k->index_path;
+		const char *sub = k->stable ? "stablesel/" : "";
+		const char *slash = strrchr(from, '/');
 
 		if (slash)
-			ss_strbuf_addf(&sb, "%.*s/stablesel/project.model", (int)(slash - k->stable),
-				       k->stable);
+			ss_strbuf_addf(&sb, "%.*s/%sproject.model", (int)(slash - from), from, sub);
 		else
-			ss_strbuf_adds(&sb, "stablesel/project.model");
+			ss_strbuf_addf(&sb, "%sproject.model", sub);
 	}
 	free(gitdir);
 	ss_error_clear();
