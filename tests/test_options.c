@@ -184,6 +184,17 @@ static void test_help_lists_what_was_missing(void **state)
 	assert_int_equal(test_cli("help nosuchcommand"), 129);
 }
 
+/* cmd fails with a usage error (exit 129) whose stderr holds want. */
+static void expect_usage_error(const char *cmd, const char *want)
+{
+	char *s;
+
+	assert_int_equal(test_cli("%s", cmd), 129);
+	s = test_scratch_read("err");
+	assert_non_null(strstr(s, want));
+	free(s);
+}
+
 static void test_usage_errors(void **state)
 {
 	/* a command and one of its options that takes a value */
@@ -219,24 +230,14 @@ static void test_usage_errors(void **state)
 		free(s);
 	}
 	/* a short option is named by its long name */
-	assert_int_equal(test_cli("check -o"), 129);
-	s = test_scratch_read("err");
-	assert_non_null(strstr(s, "error: option '--output' needs a value"));
-	free(s);
+	expect_usage_error("check -o", "error: option '--output' needs a value");
 	/* a flag takes no value; a bad choice names the choices */
-	assert_int_equal(test_cli("log --message=yes /dev/null"), 129);
-	s = test_scratch_read("err");
-	assert_non_null(strstr(s, "error: option '--message' takes no value"));
-	free(s);
-	assert_int_equal(test_cli("rank --format xml /dev/null"), 129);
-	s = test_scratch_read("err");
-	assert_non_null(strstr(s, "error: option '--format' expects one of text, tsv, json, csv, mbox, not 'xml'"));
-	free(s);
+	expect_usage_error("log --message=yes /dev/null", "error: option '--message' takes no value");
+	expect_usage_error("rank --format xml /dev/null",
+			   "error: option '--format' expects one of text, tsv, json, csv, mbox, not 'xml'");
 	/* a training option's range stays where it was */
-	assert_int_equal(test_cli("train --model linear --hidden 0 --labels x -o y /dev/null"), 129);
-	s = test_scratch_read("err");
-	assert_non_null(strstr(s, "'--hidden'"));
-	free(s);
+	expect_usage_error("train --model linear --hidden 0 --labels x -o y /dev/null",
+			   "'--hidden'");
 }
 
 /* --name=VALUE, -oFILE and "--" work as in git. */
@@ -254,10 +255,7 @@ static void test_value_forms(void **state)
 	assert_non_null(strstr(s, "1111111111"));
 	free(s);
 	snprintf(cmd, sizeof(cmd), "rank --top=0 '%s/one.mbox'", test_scratch);
-	assert_int_equal(test_cli("%s", cmd), 129);
-	s = test_scratch_read("err");
-	assert_non_null(strstr(s, "error: option '--top' expects"));
-	free(s);
+	expect_usage_error(cmd, "error: option '--top' expects");
 }
 
 static void test_man_pages(void **state)
