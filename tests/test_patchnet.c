@@ -624,6 +624,28 @@ static ss_commit *make_commit(ss_rng *rng, int i, int *label)
 	return c;
 }
 
+/* A dataset of n commits made into cs[n] (rng seeded with seed), idx[i] =
+ * i, prepared for both patchnet kinds: they share the token store. */
+static ss_dataset *both_kinds_dataset(ss_commit **cs, size_t *idx, int n, uint64_t seed)
+{
+	ss_feat_options fo = SS_FEAT_OPTIONS_INIT;
+	ss_dataset *d;
+	ss_rng rng;
+
+	ss_rng_seed(&rng, seed);
+	assert_int_equal(ss_dataset_new(&d, &fo), 0);
+	assert_int_equal(ss_model_prepare_dataset(SS_MODEL_PATCHNET, d), 0);
+	assert_int_equal(ss_model_prepare_dataset(SS_MODEL_PATCHNET_FEAT, d), 0);
+	for (int i = 0; i < n; i++) {
+		int label;
+
+		cs[i] = make_commit(&rng, i, &label);
+		assert_int_equal(ss_dataset_add(d, cs[i], label, 0), 0);
+		idx[i] = (size_t)i;
+	}
+	return d;
+}
+
 static void test_model_kind(void **state)
 {
 	enum { N = 240, NFIT = 180 };
@@ -751,30 +773,17 @@ static void test_model_kind(void **state)
 static void feat_kind(int warm)
 {
 	enum { N = 240 };
-	ss_feat_options fo = SS_FEAT_OPTIONS_INIT;
 	ss_train_options o = SS_TRAIN_OPTIONS_INIT;
 	ss_dataset *d;
 	ss_commit *cs[N];
 	ss_model *m, *m2;
 	size_t idx[N];
 	float score[N], again[N], one;
-	ss_rng rng;
 	char *dir = test_tmpdir(), path[512];
 	ss_history *hist;
 	int branch = 0;
 
-	ss_rng_seed(&rng, 7);
-	assert_int_equal(ss_dataset_new(&d, &fo), 0);
-	/* both kinds in one dataset share the token store */
-	assert_int_equal(ss_model_prepare_dataset(SS_MODEL_PATCHNET, d), 0);
-	assert_int_equal(ss_model_prepare_dataset(SS_MODEL_PATCHNET_FEAT, d), 0);
-	for (int i = 0; i < N; i++) {
-		int label;
-
-		cs[i] = make_commit(&rng, i, &label);
-		assert_int_equal(ss_dataset_add(d, cs[i], label, 0), 0);
-		idx[i] = (size_t)i;
-	}
+	d = both_kinds_dataset(cs, idx, N, 7);
 	o.epochs = 10;
 	o.threads = 2;
 	o.warm_start = warm;
@@ -902,26 +911,15 @@ static void test_batch_shapes(void **state)
 	static const ss_model_kind kinds[] = { SS_MODEL_LINEAR, SS_MODEL_MLP, SS_MODEL_PATCHNET,
 					       SS_MODEL_PATCHNET_FEAT };
 	static const size_t batches[] = { 1, 7, 64 };
-	ss_feat_options fo = SS_FEAT_OPTIONS_INIT;
 	ss_dataset *d;
 	ss_commit *cs[N];
 	size_t idx[N], rev[N];
 	float all[N];
-	ss_rng rng;
 
 	(void)state;
-	ss_rng_seed(&rng, 31);
-	assert_int_equal(ss_dataset_new(&d, &fo), 0);
-	assert_int_equal(ss_model_prepare_dataset(SS_MODEL_PATCHNET, d), 0);
-	assert_int_equal(ss_model_prepare_dataset(SS_MODEL_PATCHNET_FEAT, d), 0);
-	for (int i = 0; i < N; i++) {
-		int label;
-
-		cs[i] = make_commit(&rng, i, &label);
-		assert_int_equal(ss_dataset_add(d, cs[i], label, 0), 0);
-		idx[i] = (size_t)i;
+	d = both_kinds_dataset(cs, idx, N, 31);
+	for (int i = 0; i < N; i++)
 		rev[i] = (size_t)(N - 1 - i);
-	}
 	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
 		ss_train_options o = SS_TRAIN_OPTIONS_INIT;
 		double worst = 0, w;
