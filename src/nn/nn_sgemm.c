@@ -91,16 +91,14 @@ int ss_nn_blas_threads_choose(const char *ours, const char *openblas, int cpus)
 	if (v) {
 		char *end;
 		long n = strtol(v, &end, 10);
+		int valid = end != v && !*end && n >= 1 && n <= SS_NN_MAX_BLAS_THREADS;
 
-		if (v == ours) {
-			/* an explicit choice of ours, even above the CPU count */
-			if (end != v && !*end && n >= 1 && n <= SS_NN_MAX_BLAS_THREADS)
-				return (int)n;
-			return -1;
-		}
+		/* an explicit choice of ours, even above the CPU count */
+		if (v == ours)
+			return valid ? (int)n : -1;
 		/* OpenBLAS reads its own variable and caps it at the CPUs it
 		 * sees (a bad one is its business) */
-		if (end != v && !*end && n >= 1 && n <= SS_NN_MAX_BLAS_THREADS)
+		if (valid)
 			return cpus >= 1 && n > cpus ? cpus : (int)n;
 	}
 	if (cpus < 1)
