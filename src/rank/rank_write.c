@@ -313,6 +313,21 @@ static void write_tsv(ss_ranking *r, FILE *f, int csv)
 	ss_strbuf_release(&sb);
 }
 
+/* The space-separated words of s (commit ids) as a JSON array's
+ * elements: "a","b". */
+static int json_words(ss_strbuf *sb, const char *s)
+{
+	int rc = 0;
+
+	for (const char *p = s; *p;) {
+		size_t len = strcspn(p, " ");
+
+		rc |= ss_strbuf_addf(sb, "%s\"%.*s\"", p == s ? "" : ",", (int)len, p);
+		p += len + (p[len] == ' ');
+	}
+	return rc;
+}
+
 static int write_json(ss_ranking *r, FILE *f, const ss_rank_write_options *o)
 {
 	ss_strbuf sb = SS_STRBUF_INIT;
@@ -353,12 +368,7 @@ static int write_json(ss_ranking *r, FILE *f, const ss_rank_write_options *o)
 		rc |= ss_strbuf_adds(&sb, ",\"in_stable\":");
 		rc |= ss_strbuf_add_json(&sb, w.branches);
 		rc |= ss_strbuf_adds(&sb, ",\"copies\":[");
-		for (p = w.copies; *p;) {
-			size_t len = strcspn(p, " ");
-
-			rc |= ss_strbuf_addf(&sb, "%s\"%.*s\"", p == w.copies ? "" : ",", (int)len, p);
-			p += len + (p[len] == ' ');
-		}
+		rc |= json_words(&sb, w.copies);
 		rc |= ss_strbuf_addf(&sb, "],\"too_big\":%s,\"reasons\":[",
 				     (w.flags & SS_RANK_TOO_BIG) ? "true" : "false");
 		for (size_t k = 0; k < w.nreasons && !rc; k++) {
@@ -380,20 +390,9 @@ static int write_json(ss_ranking *r, FILE *f, const ss_rank_write_options *o)
 				rc |= ss_strbuf_add_json(&sb, v->detail);
 				rc |= ss_strbuf_addf(&sb, ",\"propose\":%s,\"needs\":[",
 						     v->propose ? "true" : "false");
-				for (const char *q = v->needs; *q;) {
-					size_t len = strcspn(q, " ");
-
-					rc |= ss_strbuf_addf(&sb, "%s\"%.*s\"", q == v->needs ? "" : ",", (int)len, q);
-					q += len + (q[len] == ' ');
-				}
+				rc |= json_words(&sb, v->needs);
 				rc |= ss_strbuf_adds(&sb, "],\"followups\":[");
-				for (const char *q = v->followups; *q;) {
-					size_t len = strcspn(q, " ");
-
-					rc |= ss_strbuf_addf(&sb, "%s\"%.*s\"", q == v->followups ? "" : ",",
-							     (int)len, q);
-					q += len + (q[len] == ' ');
-				}
+				rc |= json_words(&sb, v->followups);
 				rc |= ss_strbuf_adds(&sb, "]}");
 			}
 		}
