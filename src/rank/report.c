@@ -413,17 +413,17 @@ static int row_html(ss_strbuf *sb, ss_ranking *r, size_t i, size_t rank, int wit
 		}
 		rc |= ss_strbuf_adds(sb, "</p>\n");
 	}
-	for (size_t k = 0; k < w.nreasons; k++)
-		if (w.reasons[k].contribution > maxc)
-			maxc = w.reasons[k].contribution;
 	if (w.nreasons) {
+		for (size_t k = 0; k < w.nreasons; k++)
+			if (w.reasons[k].contribution > maxc)
+				maxc = w.reasons[k].contribution;
 		rc |= ss_strbuf_adds(sb, "<table class=why><tr><th align=left>raised the score most</th><th>logit</th><th></th></tr>");
 		for (size_t k = 0; k < w.nreasons; k++) {
 			float c = w.reasons[k].contribution;
 
 			/* end tags omitted (HTML allows it): 15,000 rows of reasons */
 			rc |= ss_strbuf_adds(sb, "<tr><td>");
-			rc |= ss_html_escape(sb, w.reasons[k].feature, strlen(w.reasons[k].feature));
+			rc |= esc(sb, w.reasons[k].feature);
 			rc |= ss_strbuf_addf(sb, "<td>%+.3f<td><i style=width:%dpx></i>",
 					     (double)c, maxc > 0 && c > 0 ? (int)(120 * c / maxc) : 0);
 		}
