@@ -255,6 +255,42 @@ static void test_queue_extra(void **state)
 	free(other);
 }
 
+/* Commits only mail holds: their verdicts come from their own diff, and
+ * the queue applies them from it (a made-up id used to stop rank with
+ * "bad revision" when the queue looked it up in the repository). */
+static void test_mail_only(void **state)
+{
+	char *subjects;
+
+	(void)state;
+	assert_int_equal(test_run("cd '%s' && rm -rf mc && git clone -q r mc && cd mc && "
+				  "sed -i '8s/.*/eight/' d.c && "
+				  "git -c user.name=M -c user.email=m@example.org commit -qa -m mail-fix "
+				  "-m \"Fixes: $(git log --format=%%h -1 --grep='^introduce$')\" && "
+				  "sed -i '9s/.*/nine/' d.c && "
+				  "git -c user.name=M -c user.email=m@example.org commit -qa -m mail-next && "
+				  "git format-patch -q --stdout -2 > ../mail.mbox && "
+				  "test -z \"$(git -C ../r cat-file -t $(git rev-parse HEAD) 2>/dev/null)\"",
+				  tmp), 0);
+	assert_int_equal(test_run("./stablesel rank --onto-repo '%s/r' --onto stable --threshold 0 "
+				  "--format tsv -o '%s/mail.tsv' '%s/mail.mbox' 2>/dev/null",
+				  tmp, tmp, tmp), 0);
+	expect("mail.tsv", "mail-fix", 9, "yes");
+	/* it changes the line before its own context: it needs mail-fix,
+	 * which cannot be blamed in a repository that lacks both */
+	expect("mail.tsv", "mail-next", 9, "unknown");
+	assert_int_equal(test_run("rm -rf '%s/am' && git clone -q -b stable '%s/r' '%s/am' && "
+				  "./stablesel rank --onto-repo '%s/r' --onto stable --threshold 0 "
+				  "--format mbox -o '%s/q.mbox' '%s/mail.mbox' 2>/dev/null && "
+				  "git -C '%s/am' -c user.name=T -c user.email=t@example.org am -q '%s/q.mbox' && "
+				  "test \"$(sed -n 8p '%s/am/d.c')\" = eight && "
+				  "test $(git -C '%s/am' rev-list --count origin/stable..HEAD) -eq 1",
+				  tmp, tmp, tmp, tmp, tmp, tmp, tmp, tmp, tmp, tmp), 0);
+	subjects = test_run_output("grep '^Subject:' '%s/q.mbox' | sed 's/.*\\] //'", tmp);
+	assert_string_equal(subjects, "mail-fix\n");
+	free(subjects);
+}
+
 /* The table a project index can fill instead of the branch. */
 static void test_carried(void **state)
 {
@@ -397,6 +433,7 @@ int main(void)
 		cmocka_unit_test(test_verdict_filter),
 		cmocka_unit_test(test_queue_am),
 		cmocka_unit_test(test_queue_extra),
+		cmocka_unit_test(test_mail_only),
 		cmocka_unit_test(test_upstream_warning),
 		cmocka_unit_test(test_check_backports),
 		cmocka_unit_test(test_dpdk_already),

@@ -371,6 +371,8 @@ int ss_check_read_commit(ss_commit **out, ss_check *ck, const char *id)
 	int rc;
 
 	*out = NULL;
+	if (in_branch(ck, id, NULL) < 0)
+		return ss_error_code(SS_ENOTFOUND, "no commit %.12s in '%s'", id, ck->path);
 	/* the commit alone: it, without its first parent's history */
 	snprintf(parent, sizeof(parent), "^%s^", id);
 	so.repo = ck->path;

@@ -8,10 +8,13 @@
 #include <string.h>
 
 #include "check/verdict.h"
+#include "commit/patch.h"
 #include "commit/patchid.h"
 #include "history/histidx.h"
+#include "source/diff.h"
 #include "util/error.h"
 #include "util/grow.h"
+#include "util/strbuf.h"
 #include "util/strmap.h"
 
 struct target {
@@ -29,6 +32,11 @@ struct rec {
 	struct target t[SS_HISTIDX_MAX_TARGETS];
 	size_t nt;          /* found targets */
 	size_t nwritten;    /* targets written, found or not */
+	/* a commit the repository does not have (mail): its diff, so that
+	 * the queue can apply it after those before it (malloc'd; NULL for
+	 * a commit of the repository or a capped diff) */
+	char *diff;
+	size_t difflen;
 };
 
 /* A prerequisite from outside the batch, placed on the branch once. */
@@ -72,6 +80,8 @@ void ss_verdicts_free(ss_verdicts *v)
 	if (!v)
 		return;
 	ss_strmap_free(v->ids);
+	for (size_t i = 0; i < v->n; i++)
+		free(v->recs[i].diff);
 	free(v->recs);
 	free(v->out);
 	free(v);
@@ -118,6 +128,15 @@ int ss_verdicts_add(ss_verdicts *v, const ss_commit *c)
 		   (how = ss_carried_find(&carried, v->cr, c->id, r->patch)) != SS_CARRIED_NONE) {
 		r->v.already_how = how;
 		snprintf(r->v.already, sizeof(r->v.already), "%s", carried);
+	}
+	if (!c->truncated && ss_check_in_branch(v->ck, c->id, NULL, NULL) < 0) {
+		ss_strbuf sb = SS_STRBUF_INIT;
+
+		if (ss_patch_diff(&sb, c, 0, NULL)) {
+			ss_strbuf_release(&sb);
+			return ss_error_code(SS_ENOMEM, "out of memory for verdicts");
+		}
+		r->diff = ss_strbuf_detach(&sb, &r->difflen);
 	}
 	r->nwritten = facts.ntargets + facts.ndropped;
 	for (size_t i = 0; i < facts.ntargets; i++) {
@@ -320,14 +339,32 @@ static int failed_id(const ss_verdicts *v, const char *id)
 	return 0;
 }
 
+/* The commit of r, which only mail holds, rebuilt from its kept diff. */
+static int mail_commit(ss_commit **out, const struct rec *r)
+{
+	ss_commit *c = ss_commit_new();
+	int rc;
+
+	*out = NULL;
+	if (!c)
+		return ss_error_code(SS_ENOMEM, "out of memory for a queue");
+	snprintf(c->id, sizeof(c->id), "%s", r->v.id);
+	if ((rc = ss_commit_parse_patch(c, r->diff, r->difflen, 0))) {
+		ss_commit_free(c);
+		return rc;
+	}
+	*out = c;
+	return 0;
+}
+
 /*
  * The queue as rank writes it (the proposed picks, what they need first,
  * the follow-ups whose verdict proposes them), applied in memory in
  * upstream order, one after another (check.h's series): a commit that
  * does not apply after those before it leaves the queue and is unknown,
  * and so is every commit that needs it.  What is left git am applies.
- * A commit the repository does not have (mail) cannot be applied and is
- * left as its verdict says.
+ * A commit the repository does not have (mail) is applied from the diff
+ * ss_verdicts_add() kept.
  */
 static int check_queue(ss_verdicts *v, void (*progress)(size_t, size_t, void *), void *ud)
 {
@@ -402,7 +439,10 @@ static int check_queue(ss_verdicts *v, void (*progress)(size_t, size_t, void *),
 					 "needs %.12s, which does not apply after the queue before it",
 					 r->v.check.needs[k]);
 		if (!because[0]) {
-			rc = ss_check_read_commit(&c, v->ck, id);
+			if (r && r->diff)
+				rc = mail_commit(&c, r);
+			else
+				rc = ss_check_read_commit(&c, v->ck, id);
 			if (rc == SS_ENOTFOUND) {
 				rc = 0;
 				continue;   /* not in the repository: cannot try */
