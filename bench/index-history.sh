@@ -4,7 +4,12 @@
 # linear model trained on v16.11..v21.02 (tags masked, labels from the
 # index's backports), then the narrow range v21.02..v22.03 ranked with
 # the index (history: the whole mainline) and with --no-index (history:
-# only the range read), scored against the same labels.
+# only the range read), scored against the same labels.  Two more rows
+# rank the same range with the index but without that model: "project"
+# lets rank train the project model itself (no --model; it trains on the
+# index's backports of every mainline commit before the range, kept in a
+# scratch --project-model file) and "builtin" scores with the built-in
+# kernel model (models/default.model).
 #
 # Prints, per run: commits, positives, picks, precision, recall, F1,
 # average precision (PR-AUC), seconds and peak RSS; also into
@@ -33,7 +38,8 @@ R=$TMP/dpdk.git
 # timed RUN...: wall seconds and peak RSS (MB) of one command
 timed() {
 	/usr/bin/time -f "%e %M" -o "$TMP/time" "$@" || [ $? -eq 1 ]
-	awk '{ printf "%.1f s, %.0f MB", $1, $2 / 1024 }' "$TMP/time"
+	# the last line: time writes "Command exited with non-zero status 1" first
+	tail -n 1 "$TMP/time" | awk '{ printf "%.1f s, %.0f MB", $1, $2 / 1024 }'
 }
 
 {
@@ -43,11 +49,15 @@ timed() {
 	echo "train v16.11..v21.02: $(timed "$STABLESEL" train --no-progress --repo "$R" \
 		--rev v16.11..v21.02 --labels "$TMP/labels.tsv" --mask-stable-tags --model linear \
 		-o "$TMP/m.model" 2>/dev/null)"
-	for mode in index no-index; do
-		extra=
-		[ $mode = no-index ] && extra=--no-index
+	for mode in index no-index project builtin; do
+		case $mode in
+		index) extra="--model $TMP/m.model" ;;
+		no-index) extra="--model $TMP/m.model --no-index" ;;
+		project) extra="--project-model $TMP/pm.model" ;;
+		builtin) extra="--model models/default.model" ;;
+		esac
 		t=$(timed "$STABLESEL" rank --no-progress --repo "$R" --rev v21.02..v22.03 \
-			--model "$TMP/m.model" --mask-stable-tags $extra --format tsv --top 100000 \
+			--mask-stable-tags $extra --format tsv --top 100000 \
 			-o "$TMP/$mode.tsv" 2>/dev/null)
 		awk -F'\t' -v mode=$mode -v t="$t" '
 			NR == FNR { if (FNR > 1) lab[$1] = ($2 == "1"); next }
