@@ -58,6 +58,8 @@ $(BUILD)/tests/%: tests/%.c tests/testutil.h tests/testcommit.h $(BUILD)/libstab
 
 # the embedded model is .incbin'd: rebuild when it changes
 $(BUILD)/src/models/default_model.o: $(wildcard models/default.model)
+# and so is the table of Linux releases
+$(BUILD)/src/history/hist_linux.o: data/linux-releases.tsv
 
 tests: $(TEST_BIN)
 

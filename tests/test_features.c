@@ -560,6 +560,230 @@ static void test_history(void **st)
 	ss_commit_free(rc1);
 }
 
+/* The built-in Linux releases: a "-" sha is a release placed by date. */
+static void test_linux_releases_table(void **st)
+{
+	static const char tsv[] = "tag\tsha\tdate\nv6.5\t-\t1693166400\nv6.6-rc1\t-\t1694300000\n"
+				  "v6.6\t-\t1698696000\n";
+	const ss_release *x;
+	ss_releases *r;
+	size_t i, n;
+	int v66 = 0;
+
+	(void)st;
+	assert_int_equal(ss_releases_parse_tsv(&r, tsv, sizeof(tsv) - 1, "t"), 0);
+	assert_int_equal(ss_releases_count(r), 2); /* -rc left out */
+	assert_string_equal(ss_releases_get(r, 1)->tag, "v6.6");
+	assert_string_equal(ss_releases_get(r, 1)->sha, "");
+	assert_int_equal(ss_releases_add(r, "v6.7", "", 1704657600), 0);
+	assert_int_equal(ss_releases_count(r), 3); /* no sha: no duplicate */
+	ss_releases_free(r);
+	assert_true(ss_releases_parse_tsv(&r, "tag\tsha\tdate\nv1.0\tx\t5\n", 23, "t") < 0);
+
+	assert_int_equal(ss_releases_linux(&r), 0);
+	n = ss_releases_count(r);
+	assert_true(n >= 59);
+	for (i = 0; i < n; i++) {
+		x = ss_releases_get(r, i);
+		if (i)
+			assert_true(x->time > ss_releases_get(r, i - 1)->time);
+		if (!strcmp(x->tag, "v6.6")) {
+			v66 = 1;
+			/* released on 2023-10-30 */
+			assert_true(x->time >= 1698624000 && x->time < 1698710400);
+		}
+	}
+	assert_true(v66);
+	ss_releases_free(r);
+}
+
+/*
+ * Kernel mail has no release commits: once the history met a kernel path
+ * it uses the built-in releases, so a fix of a commit that shipped two
+ * releases earlier is "released" (fixes_target_2plus_releases); a DPDK
+ * history does not.
+ */
+static void test_linux_releases_by_default(void **st)
+{
+	static const char *const l[] = { "+x", NULL };
+	tc_file kfile = { "arch/x86/kernel/cpu/bugs.c", NULL, l, SS_FILE_MODIFIED };
+	tc_file dfile = { "lib/eal/common/eal.c", NULL, l, SS_FILE_MODIFIED };
+	const long long t_target = 1688169600;   /* 2023-07-01: before v6.5, v6.6 */
+	const long long t_fix = 1704931200;      /* 2024-01-11: after v6.7 */
+	ss_feat_options o = SS_FEAT_OPTIONS_INIT;
+	int kernel;
+
+	(void)st;
+	for (kernel = 0; kernel < 2; kernel++) {
+		const tc_file *f = kernel ? &kfile : &dfile;
+		ss_commit *a = tc_commit("aaaaaaaaaaaa2222222222222222222222222222", "x@y", t_target,
+					 "x86: add it\n", f, 1);
+		ss_commit *fix = tc_commit("bbbbbbbbbbbb2222222222222222222222222222", "x@y", t_fix,
+					   "x86: fix it\n\nx\n\nFixes: aaaaaaaaaaaa (\"x86: add it\")\n",
+					   f, 1);
+		ss_history *h;
+		ss_feat_raw r;
+
+		assert_int_equal(ss_history_new(&h), 0);
+		assert_false(ss_history_uses_linux_releases(h));
+		assert_int_equal(ss_history_add(h, a), 0);
+		assert_int_equal(ss_history_uses_linux_releases(h), kernel);
+		ss_feat_raw_init(&r);
+		assert_int_equal(ss_feat_extract(&r, fix, h, &o), 0);
+		assert_true(dense(&r, SS_F_FIX_FOUND) == 1);
+		if (kernel) {
+			/* v6.5, v6.6 and v6.7 came between target and fix */
+			assert_true(dense(&r, SS_F_FIX_REL2) == 1 && dense(&r, SS_F_FIX_REL0) == 0);
+			assert_true(ss_releases_count(ss_history_releases(h)) >= 59);
+		} else {
+			assert_true(dense(&r, SS_F_FIX_REL2) == 0 && dense(&r, SS_F_FIX_REL1) == 0 &&
+				    dense(&r, SS_F_FIX_REL0) == 0);
+			assert_int_equal(ss_releases_count(ss_history_releases(h)), 0);
+		}
+		ss_feat_raw_release(&r);
+		ss_history_free(h);
+		ss_commit_free(a);
+		ss_commit_free(fix);
+	}
+}
+
+static void count_effect(void *ctx, const char *name)
+{
+	ss_strbuf *sb = ctx;
+
+	ss_strbuf_addf(sb, "%s,", name);
+}
+
+/* The effects group names what the message says the bug did. */
+static void test_effects(void **st)
+{
+	ss_feat_options o = SS_FEAT_OPTIONS_INIT;
+	ss_commit *bad = tc_commit("1", "x@y", 1000,
+				   "x86/mm: Fix a NULL pointer dereference\n\n"
+				   "The kernel crashes with a use-after-free when the page leaks:\n"
+				   "  Call Trace:\n   foo+0x1/0x2\n\nSigned-off-by: A <a@b>\n", NULL, 0);
+	ss_commit *clean = tc_commit("2", "x@y", 1000,
+				     "x86/mm: Clean up comments\n\nTrace the abstraction, embrace "
+				     "the fix (untraced); no functional change.\n\n"
+				     "Reported-by: Crash Leak <oops@b>\n", NULL, 0);
+	ss_strbuf names = SS_STRBUF_INIT, eff = SS_STRBUF_INIT;
+	ss_feat_raw r;
+
+	(void)st;
+	assert_int_equal(ss_feat_effects(bad, count_effect, &eff), 5);
+	assert_string_equal(eff.buf, "crash,null_deref,leak,memory_safety,splat,");
+	assert_int_equal(ss_feat_effects(clean, count_effect, &eff), 0);
+
+	ss_feat_raw_init(&r);
+	r.names = &names;
+	assert_int_equal(ss_feat_extract(&r, bad, NULL, &o), 0);
+	assert_null(strstr(names.buf, "\te:")); /* not a default group */
+	o.groups |= SS_FG_EFFECTS;
+	ss_feat_raw_reset(&r);
+	ss_strbuf_reset(&names);
+	assert_int_equal(ss_feat_extract(&r, bad, NULL, &o), 0);
+	assert_non_null(strstr(names.buf, "\te:crash\n"));
+	assert_non_null(strstr(names.buf, "\te:null_deref\n"));
+	assert_non_null(strstr(names.buf, "\te:any\n"));
+	assert_null(strstr(names.buf, "\te:hang\n"));
+	ss_feat_raw_reset(&r);
+	ss_strbuf_reset(&names);
+	assert_int_equal(ss_feat_extract(&r, clean, NULL, &o), 0);
+	assert_true(!names.buf || !strstr(names.buf, "\te:"));
+	ss_feat_raw_release(&r);
+	ss_strbuf_release(&names);
+	ss_strbuf_release(&eff);
+	ss_commit_free(bad);
+	ss_commit_free(clean);
+}
+
+/* The series group reads the patch's number from its Link: message id. */
+static void test_series_position(void **st)
+{
+	static const struct {
+		const char *link;
+		int pos;
+	} cases[] = {
+		{ "https://lore.kernel.org/r/20230101120000.12345-3-who@example.org", 3 },
+		{ "https://lore.kernel.org/r/20230101120000.12345-1-who@example.org/", 1 },
+		{ "https://lkml.kernel.org/r/1563900266-19734-2-git-send-email-who@example.org", 2 },
+		{ "https://lore.kernel.org/r/20230106-fix-build-v2-11-b704d9831d02@kernel.org", 11 },
+		{ "https://patch.msgid.link/20240101.777-4-who@example.org", 4 },
+		{ "https://lore.kernel.org/r/20190805195654.GA17831@embeddedor", 0 },
+		{ "https://bugzilla.kernel.org/show_bug.cgi?id=123", -1 },
+		{ NULL, -1 },
+	};
+	ss_feat_options o = SS_FEAT_OPTIONS_INIT;
+	char msg[512];
+	size_t i;
+
+	(void)st;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ss_commit *c;
+
+		if (cases[i].link)
+			snprintf(msg, sizeof(msg), "x: fix\n\nbody\n\nLink: %s\nSigned-off-by: A <a@b>\n",
+				 cases[i].link);
+		else
+			snprintf(msg, sizeof(msg), "x: fix\n\nbody\n\nSigned-off-by: A <a@b>\n");
+		c = tc_commit("1", "x@y", 1000, msg, NULL, 0);
+		assert_int_equal(ss_feat_series_position(c), cases[i].pos);
+		ss_commit_free(c);
+	}
+	{
+		ss_commit *c = tc_commit("1", "x@y", 1000,
+					 "x: fix\n\nbody\n\nLink: https://lore.kernel.org/r/"
+					 "20230101120000.12345-1-who@example.org\n", NULL, 0);
+		ss_strbuf names = SS_STRBUF_INIT;
+		ss_feat_raw r;
+
+		o.groups = SS_FG_SERIES;
+		ss_feat_raw_init(&r);
+		r.names = &names;
+		assert_int_equal(ss_feat_extract(&r, c, NULL, &o), 0);
+		assert_string_equal(strchr(names.buf, '\t'), "\tl:part_1\n");
+		ss_feat_raw_release(&r);
+		ss_strbuf_release(&names);
+		ss_commit_free(c);
+	}
+}
+
+/* The timing group: author-to-committer lag and the week of the cycle. */
+static void test_timing(void **st)
+{
+	static const char *const l[] = { "+x", NULL };
+	tc_file kfile = { "arch/x86/kernel/cpu/bugs.c", NULL, l, SS_FILE_MODIFIED };
+	ss_feat_options o = SS_FEAT_OPTIONS_INIT;
+	/* authored 2023-11-01, committed 2023-11-13: 13 days after v6.6 */
+	ss_commit *a = tc_commit("1", "x@y", 1698710400 + 86400, "x86: a\n", &kfile, 1);
+	ss_commit *c = tc_commit("2", "x@y", 1698796800, "x86: b\n", &kfile, 1);
+	ss_strbuf names = SS_STRBUF_INIT;
+	ss_history *h;
+	ss_feat_raw r;
+
+	(void)st;
+	c->committer.time = 1699833600;
+	assert_int_equal(ss_history_new(&h), 0);
+	assert_int_equal(ss_history_add(h, a), 0);
+	o.groups = SS_FG_TIMING;
+	ss_feat_raw_init(&r);
+	r.names = &names;
+	assert_int_equal(ss_feat_extract(&r, c, h, &o), 0);
+	assert_non_null(strstr(names.buf, "\tt:lag_7_29d\n"));
+	assert_non_null(strstr(names.buf, "\tt:week_1\n"));
+	ss_feat_raw_reset(&r);
+	ss_strbuf_reset(&names);
+	/* no releases: the lag only */
+	assert_int_equal(ss_feat_extract(&r, a, NULL, &o), 0);
+	assert_non_null(strstr(names.buf, "\tt:lag_0d\n"));
+	assert_null(strstr(names.buf, "\tt:week"));
+	ss_feat_raw_release(&r);
+	ss_strbuf_release(&names);
+	ss_history_free(h);
+	ss_commit_free(a);
+	ss_commit_free(c);
+}
+
 /* A commit of the mail source "m.mbox" at position index. */
 static ss_commit *tc_mail(const char *id, size_t index, long long time, const char *msg)
 {
@@ -832,7 +1056,7 @@ static void test_groups_can_be_disabled(void **st)
 	size_t i;
 
 	(void)st;
-	o.groups = SS_FG_ALL & ~(SS_FG_WORDS | SS_FG_PEOPLE | SS_FG_TRAILERS | SS_FG_HISTORY);
+	o.groups = SS_FG_DEFAULT & ~(SS_FG_WORDS | SS_FG_PEOPLE | SS_FG_TRAILERS | SS_FG_HISTORY);
 	ss_feat_raw_init(&r);
 	assert_int_equal(ss_feat_extract(&r, c, NULL, &o), 0);
 	assert_int_equal(r.nwords, 0);
@@ -856,6 +1080,13 @@ static void test_group_names(void **state)
 	assert_int_equal(g, SS_FG_WORDS | SS_FG_PATHS | SS_FG_HISTORY);
 	assert_int_equal(ss_feat_groups_parse(&g, "all"), 0);
 	assert_int_equal(g, SS_FG_ALL);
+	assert_int_equal(ss_feat_groups_parse(&g, "default,effects,timing,series"), 0);
+	assert_int_equal(g, SS_FG_ALL);
+	{
+		ss_feat_options o = SS_FEAT_OPTIONS_INIT;
+
+		assert_int_equal(o.groups, SS_FG_DEFAULT);
+	}
 	assert_true(ss_feat_groups_parse(&g, "words,bogus") < 0);
 	assert_non_null(strstr(ss_error_last(), "bogus"));
 }
@@ -873,6 +1104,11 @@ int main(void)
 		cmocka_unit_test(test_dataset_matches_commit_vector),
 		cmocka_unit_test(test_svec_finish_matches_reference),
 		cmocka_unit_test(test_history),
+		cmocka_unit_test(test_linux_releases_table),
+		cmocka_unit_test(test_linux_releases_by_default),
+		cmocka_unit_test(test_effects),
+		cmocka_unit_test(test_series_position),
+		cmocka_unit_test(test_timing),
 		cmocka_unit_test(test_history_order_releases_and_kinds),
 		cmocka_unit_test(test_history_index_streaming),
 		cmocka_unit_test(test_history_graph_no_future),

@@ -249,7 +249,7 @@ void cli_train_args_init(cli_train_args *t)
 			CLI_FLAG(0, "keep-copies", &t->keep_copies,
 				 "every copy of a patch (rebased, re-sent) is an example, not one per patch"),
 			TRAIN_OPT("features", "GROUP,...",
-				  "the feature groups: words, subsystem, metrics, constructs, people, paths, trailers, history, all"),
+				  "the feature groups: words, subsystem, metrics, constructs, people, paths, trailers, history, effects, timing, series, default (the first eight), all"),
 			TRAIN_OPT("vocab-size", "N", "at most N words in the vocabulary (0 to 10000000)"),
 			TRAIN_OPT("min-df", "N", "words in fewer than N commits are left out (0 to 10000000)"),
 			TRAIN_OPT("hash-bits", "N", "hashed features in 2^N buckets (8 to 24)"),

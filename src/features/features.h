@@ -16,7 +16,8 @@
  *                                    their directories at depths 1-3, the
  *                                    release lines a fixed bug shipped in,
  *                                    history flags ("h:fix_of_fix",
- *                                    "h:revert_of_released")
+ *                                    "h:revert_of_released"), the bug's
+ *                                    effects ("e:crash", "e:leak" ...)
  *
  * Extraction happens in two steps so that a vocabulary can be learnt from
  * training commits that were already freed: ss_feat_extract() turns a
@@ -50,17 +51,28 @@ enum {
 	SS_FG_TRAILERS = 1u << 6,   /* Fixes:, Link:, Closes:, Cc: stable ... */
 	SS_FG_HISTORY = 1u << 7,    /* the bug's history: Fixes:/revert targets,
 				     * releases, file ages (history.h) */
-	SS_FG_ALL = (1u << 8) - 1
+	SS_FG_EFFECTS = 1u << 8,    /* what the message says the bug did: crash,
+				     * leak, hang, corruption ... ("e:", hashed) */
+	SS_FG_TIMING = 1u << 9,     /* when it was committed: days from author to
+				     * committer time, week of the release cycle
+				     * ("t:", hashed) */
+	SS_FG_SERIES = 1u << 10,    /* the patch's place in its series, from the
+				     * message id of its Link: trailer ("l:") */
+	SS_FG_ALL = (1u << 11) - 1,
+	/* used unless --features says otherwise: the first eight.  effects,
+	 * timing and series did not help on tip's validation slices
+	 * (docs/features.md, "Levers tried on the kernel") */
+	SS_FG_DEFAULT = (1u << 8) - 1
 };
 
 typedef struct {
 	uint32_t vocab_size; /* words kept, most frequent first (10000) */
 	uint32_t min_df;     /* a kept word is in at least this many training commits (2) */
 	uint32_t hash_bits;  /* the hashed space has 2^hash_bits slots, 8..24 (14) */
-	uint32_t groups;     /* SS_FG_* groups used (SS_FG_ALL) */
+	uint32_t groups;     /* SS_FG_* groups used (SS_FG_DEFAULT) */
 } ss_feat_options;
 
-#define SS_FEAT_OPTIONS_INIT { 10000, 2, 14, SS_FG_ALL }
+#define SS_FEAT_OPTIONS_INIT { 10000, 2, 14, SS_FG_DEFAULT }
 
 /*
  * The named (dense) features: X(ENUM, GROUP, "name", "what it measures").
@@ -184,6 +196,24 @@ void ss_feat_raw_release(ss_feat_raw *r);
  * unknown).  0, SS_ENOMEM, or < 0 from the history with the message set. */
 int ss_feat_extract(ss_feat_raw *out, const ss_commit *c, const ss_history *hist,
 		    const ss_feat_options *opts);
+
+/*
+ * The effects a commit's subject and body (trailers excluded) say the bug
+ * had: calls fn with each effect's name ("crash", "leak", ...) once, in
+ * the order of the table in features.c; returns how many.  The "effects"
+ * group hashes them as "e:<name>", and "e:any" when there is one.
+ */
+size_t ss_feat_effects(const ss_commit *c, void (*fn)(void *ctx, const char *name), void *ctx);
+
+/*
+ * The patch's position in its mailed series, read from the message id in a
+ * Link: trailer (https://lore.kernel.org/r/<id>, .../<list>/<id>/,
+ * https://patch.msgid.link/<id>): git send-email's "<date>.<pid>-N-<who>@",
+ * its older "<time>-<pid>-N-git-send-email-<who>@", b4's "...-vK-N-<hex>@".
+ * N >= 1; 0 when a Link: gives a message id without a number, -1 when the
+ * commit has no Link: to a message id.  The first such Link: counts.
+ */
+int ss_feat_series_position(const ss_commit *c);
 
 /* The subsystem prefix of a subject ("net/mlx5" of "net/mlx5: fix x"),
  * lower-cased into buf; 0 when the subject has none. */

@@ -15,6 +15,8 @@ struct ss_history {
 	ss_releases *own;          /* release commits of the stream */
 	const ss_releases *given;  /* borrowed or loaded, or NULL */
 	ss_releases *loaded;       /* owned by h */
+	ss_releases *linux_rel;    /* the built-in Linux releases, once a
+				    * kernel path was met (kernel_path()) */
 	ss_strmap *paths;
 	int64_t *tpath;
 	size_t cappath;
@@ -43,6 +45,7 @@ void ss_history_free(ss_history *h)
 	ss_histidx_free(h->idx);
 	ss_releases_free(h->own);
 	ss_releases_free(h->loaded);
+	ss_releases_free(h->linux_rel);
 	ss_strmap_free(h->paths);
 	free(h->tpath);
 	free(h);
@@ -73,7 +76,30 @@ int ss_history_load_releases(ss_history *h, const char *file, const char *repo,
 
 const ss_releases *ss_history_releases(const ss_history *h)
 {
-	return h->given ? h->given : h->own;
+	if (h->given)
+		return h->given;
+	/* release commits of the stream say more than the built-in dates */
+	return ss_releases_count(h->own) || !h->linux_rel ? h->own : h->linux_rel;
+}
+
+int ss_history_uses_linux_releases(const ss_history *h)
+{
+	return h && ss_history_releases(h) == h->linux_rel;
+}
+
+/* A path only the Linux kernel's tree has at its top ("arch/x86/...",
+ * "include/linux/...").  Not "kernel/": DPDK has one too (kernel/linux/kni,
+ * kernel/meson.build); none of these occurs in DPDK v16.11..v22.03. */
+static int kernel_path(const char *p)
+{
+	static const char *const tops[] = { "arch/", "include/linux/", "include/uapi/",
+					    "Documentation/", "mm/", "fs/", "init/", "ipc/" };
+	size_t i;
+
+	for (i = 0; i < sizeof(tops) / sizeof(tops[0]); i++)
+		if (!strncmp(p, tops[i], strlen(tops[i])))
+			return 1;
+	return 0;
 }
 
 ss_histidx *ss_history_index(const ss_history *h)
@@ -118,6 +144,8 @@ int ss_history_add_path(ss_history *h, const char *key, int64_t t)
 	int rc;
 
 	if ((rc = ss_strmap_intern(h->paths, key, strlen(key), &id)))
+		return rc;
+	if (!h->linux_rel && !h->given && kernel_path(key) && (rc = ss_releases_linux(&h->linux_rel)))
 		return rc;
 	if (ss_strmap_count(h->paths) != before) {
 		if (SS_GROW(h->tpath, (size_t)id + 1, h->cappath))

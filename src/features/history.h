@@ -13,7 +13,8 @@
  * so far (Fixes:/revert targets with abbreviated-id ambiguity and quoted
  * subject checks), the releases (given with ss_history_set_releases(): a
  * releases TSV or a repository's tags with their graph; else the release
- * commits met in the stream, "version: 21.11.0", "Linux 6.6", never -rc),
+ * commits met in the stream, "version: 21.11.0", "Linux 6.6", never -rc;
+ * else, for the kernel, the built-in table of its mainline releases),
  * and the time each file path was first touched (the earliest author time
  * of the commits added that touch it, in whatever order they came).
  *
@@ -83,8 +84,17 @@ int ss_history_add_path(ss_history *h, const char *path, int64_t t);
  */
 int ss_history_facts(ss_histidx_facts *out, const ss_history *h, const ss_commit *c);
 
-/* The releases in use (given or from the stream; may be empty). */
+/*
+ * The releases in use: the given ones; else the release commits of the
+ * stream; else, once a path only the Linux kernel has was added
+ * ("arch/...", "include/linux/", "Documentation/" ...), the built-in table of
+ * Linux mainline releases (ss_releases_linux(): tip mail carries no
+ * release commits); else none (empty).
+ */
 const ss_releases *ss_history_releases(const ss_history *h);
+
+/* Are the built-in Linux releases the ones in use? (NULL: no) */
+int ss_history_uses_linux_releases(const ss_history *h);
 
 /* The index of the commits added so far (for ss_histidx_lookup_prefix()). */
 ss_histidx *ss_history_index(const ss_history *h);

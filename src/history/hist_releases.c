@@ -90,9 +90,9 @@ static int release_add(ss_releases *r, const char *tag, size_t taglen, const cha
 	rel->tag = ss_arena_strndup(r->arena, tag, taglen);
 	if (!rel->tag)
 		return ss_error_code(SS_ENOMEM, "out of memory");
-	for (i = 0; i < 40; i++)
+	for (i = 0; i < 40 && sha[i]; i++)
 		rel->sha[i] = (char)tolower((unsigned char)sha[i]);
-	rel->sha[40] = '\0';
+	rel->sha[i] = '\0';
 	rel->time = time;
 	r->n++;
 	return 0;
@@ -107,22 +107,25 @@ static int release_cmp(const void *a, const void *b)
 	return strcmp(x->tag, y->tag);
 }
 
-int ss_releases_load_tsv(ss_releases **out, const char *path)
+/* A release's commit as the TSV gives it: 40 hex digits, or "-" when the
+ * table knows only the tag and the date (the sha is left empty). */
+static int tsv_sha(const char *s, size_t len)
+{
+	return ss_hexid_is_full(s, len) || (len == 1 && *s == '-');
+}
+
+/* The rows of a releases TSV read from f (named name in messages). */
+static int load_tsv_stream(ss_releases **out, FILE *f, const char *name)
 {
 	ss_releases *r = NULL;
 	char *line = NULL;
 	size_t cap = 0, lineno = 0;
 	ssize_t len;
-	FILE *f;
 	int rc;
 
 	*out = NULL;
-	f = fopen(path, "r");
-	if (!f)
-		return ss_error_code(SS_ENOTFOUND, "cannot open releases file '%s': %s", path,
-				     strerror(errno));
 	if ((rc = releases_new(&r)))
-		goto out_close;
+		goto out_free;
 	while ((len = getline(&line, &cap, f)) >= 0) {
 		char *tab1, *tab2, *end;
 		long long date;
@@ -134,35 +137,66 @@ int ss_releases_load_tsv(ss_releases **out, const char *path)
 			continue;  /* the header, blank lines */
 		tab1 = strchr(line, '\t');
 		tab2 = tab1 ? strchr(tab1 + 1, '\t') : NULL;
-		if (!tab2 || tab1 == line || !ss_hexid_is_full(tab1 + 1, (size_t)(tab2 - tab1 - 1))) {
+		if (!tab2 || tab1 == line || !tsv_sha(tab1 + 1, (size_t)(tab2 - tab1 - 1))) {
 			rc = ss_error_code(SS_EINVALID, "releases file '%s' line %zu: expected tag, sha and date",
-					   path, lineno);
-			goto out_close;
+					   name, lineno);
+			goto out_free;
 		}
 		errno = 0;
 		date = strtoll(tab2 + 1, &end, 10);
 		if (errno || end == tab2 + 1 || (*end && *end != '\t')) {
 			rc = ss_error_code(SS_EINVALID, "releases file '%s' line %zu: bad date '%s'",
-					   path, lineno, tab2 + 1);
-			goto out_close;
+					   name, lineno, tab2 + 1);
+			goto out_free;
 		}
 		if (memmem(line, (size_t)(tab1 - line), "-rc", 3))
 			continue;
-		if ((rc = release_add(r, line, (size_t)(tab1 - line), tab1 + 1, date)))
-			goto out_close;
+		if ((rc = release_add(r, line, (size_t)(tab1 - line),
+				      tab1[1] == '-' ? "" : tab1 + 1, date)))
+			goto out_free;
 	}
 	if (ferror(f)) {
-		rc = ss_error_code(SS_EINVALID, "cannot read releases file '%s'", path);
-		goto out_close;
+		rc = ss_error_code(SS_EINVALID, "cannot read releases file '%s'", name);
+		goto out_free;
 	}
 	if (r->n)
 		qsort(r->v, r->n, sizeof(*r->v), release_cmp);
 	*out = r;
 	r = NULL;
 	rc = 0;
-out_close:
+out_free:
 	ss_releases_free(r);
 	free(line);
+	return rc;
+}
+
+int ss_releases_load_tsv(ss_releases **out, const char *path)
+{
+	FILE *f;
+	int rc;
+
+	*out = NULL;
+	f = fopen(path, "r");
+	if (!f)
+		return ss_error_code(SS_ENOTFOUND, "cannot open releases file '%s': %s", path,
+				     strerror(errno));
+	rc = load_tsv_stream(out, f, path);
+	fclose(f);
+	return rc;
+}
+
+int ss_releases_parse_tsv(ss_releases **out, const char *text, size_t len, const char *name)
+{
+	FILE *f;
+	int rc;
+
+	*out = NULL;
+	if (!len)
+		return releases_new(out);
+	f = fmemopen((void *)text, len, "r");
+	if (!f)
+		return ss_error_code(SS_ENOMEM, "out of memory");
+	rc = load_tsv_stream(out, f, name);
 	fclose(f);
 	return rc;
 }
@@ -181,9 +215,9 @@ int ss_releases_add(ss_releases *r, const char *tag, const char *sha, int64_t ti
 	if (r->graph)
 		return ss_error_code(SS_EINVALID, "cannot add release '%s' to releases with a graph",
 				     tag);
-	if (!ss_hexid_is_full(sha, strlen(sha)))
+	if (*sha && !ss_hexid_is_full(sha, strlen(sha)))
 		return ss_error_code(SS_EINVALID, "release '%s': '%s' is not a commit id", tag, sha);
-	for (i = 0; i < r->n; i++)
+	for (i = 0; i < r->n && *sha; i++)
 		if (!strcasecmp(r->v[i].sha, sha))
 			return 0;
 	if ((rc = release_add(r, tag, strlen(tag), sha, time)))

@@ -420,7 +420,7 @@ int ss_histidx_resolve(ss_histidx_facts *out, ss_histidx *h, const ss_commit *co
 	for (i = 0; i < nrel; i++) {
 		const ss_release *r = ss_releases_get(releases, i);
 
-		pos[i].e = hist_find_added(h, r->sha);
+		pos[i].e = *r->sha ? hist_find_added(h, r->sha) : NULL; /* "": date only */
 		/* past only: a release counts when it is a commit met before
 		 * this one, or its date is not after the fix's */
 		pos[i].usable = !opts->past_only || pos[i].e || r->time <= out->fix_time;

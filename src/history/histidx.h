@@ -50,7 +50,8 @@
 
 typedef struct {
 	const char *tag;  /* "v21.11"; owned by the ss_releases */
-	char sha[41];     /* the commit the tag names, 40 hex digits */
+	char sha[41];     /* the commit the tag names, 40 hex digits; "" when
+			   * the releases table knows only tag and date */
 	int64_t time;     /* TSV date, or the tagged commit's committer time */
 } ss_release;
 
@@ -99,8 +100,21 @@ int ss_releases_load(ss_releases **out, const char *file, const char *repo, cons
  * Read a TSV with a header line and "tag<TAB>sha<TAB>date" rows (date in
  * seconds since the epoch), as ../shared/data/dpdk/releases.tsv.  Rows
  * whose tag contains "-rc" are left out.  Releases are kept oldest first.
+ * A sha of "-" means unknown (the release is placed by its date only; its
+ * sha is ""), as in the project's data/linux-releases.tsv.
  */
 int ss_releases_load_tsv(ss_releases **out, const char *path);
+
+/* The same from text[0..len) (name for messages). */
+int ss_releases_parse_tsv(ss_releases **out, const char *text, size_t len, const char *name);
+
+/*
+ * The Linux kernel's mainline releases (v4.0 ... v6.17, dates of public
+ * record, shas unknown), data/linux-releases.tsv built into the binary:
+ * what the history uses for kernel commits when no releases are given
+ * (features/history.h).  0 or SS_ENOMEM.
+ */
+int ss_releases_linux(ss_releases **out);
 
 /*
  * The tags of the repository at repo whose name matches the fnmatch(3)
@@ -142,8 +156,9 @@ int ss_releases_graph_finish(ss_releases *r);
 int ss_releases_new(ss_releases **out);
 
 /*
- * Add a release (tag copied, sha 40 hex digits), keeping releases oldest
- * first; a sha already listed is skipped.  For releases met as commits of
+ * Add a release (tag copied, sha 40 hex digits, or "" when unknown: placed
+ * by date only), keeping releases oldest first; a sha already listed is
+ * skipped.  For releases met as commits of
  * a stream ("version: 21.11.0").  SS_EINVALID when r has a graph (its
  * indices would move) or sha is not 40 hex digits; 0 or SS_ENOMEM.
  */

@@ -13,7 +13,9 @@ static const struct {
 	{ "words", SS_FG_WORDS }, { "subsystem", SS_FG_SUBSYSTEM },
 	{ "metrics", SS_FG_METRICS }, { "constructs", SS_FG_CONSTRUCTS },
 	{ "people", SS_FG_PEOPLE }, { "paths", SS_FG_PATHS },
-	{ "trailers", SS_FG_TRAILERS }, { "history", SS_FG_HISTORY }, { "all", SS_FG_ALL },
+	{ "trailers", SS_FG_TRAILERS }, { "history", SS_FG_HISTORY },
+	{ "effects", SS_FG_EFFECTS }, { "timing", SS_FG_TIMING },
+	{ "series", SS_FG_SERIES }, { "default", SS_FG_DEFAULT }, { "all", SS_FG_ALL },
 };
 
 int ss_feat_groups_parse(uint32_t *out, const char *list)
