@@ -23,6 +23,12 @@
 #   commit <sha> ]" lines, a cherry-pick of dup without a line, a change of
 #   its own to b.c line 20.
 # stable2 (from introduce): a backport of prep with "commit <sha> upstream."
+# series (from main's tip; ranked as main..series), a 3-patch series
+#   sharing a git-send-email Link: prefix (...-N-ann@example.org):
+#  14 series-one   1/3 b.c 12 -> twelve            yes; series 1/3
+#  15 series-two   2/3 a.c 9 -> nine (a helper)    yes; series 2/3 (1/3 is b.c)
+#  16 series-three 3/3 Fixes: introduce; a.c 16    yes, needs series-two (series 3/3):
+#                  -> sixteen (uses the helper)    the same file, though it applies alone
 set -eu
 
 dir=${1:?usage: queuerepo.sh DIR}
@@ -86,4 +92,13 @@ at 23; edit b.c 20 twenty; git commit -qam "stable only"
 git checkout -q stable2
 at 24; git cherry-pick $(id prep) >/dev/null
 git commit -q --amend -m prep -m "commit $(id prep) upstream."
+git checkout -q -b series main
+link=https://lore.kernel.org/r/20231115080000.4242
+at 14; edit b.c 12 twelve; git commit -qa -m "b.c: rename the twelfth line" \
+	-m "Link: $link-1-ann@example.org"
+at 15; edit a.c 9 nine; git commit -qa -m "a.c: add a helper for the counter" \
+	-m "The next patch uses it." -m "Link: $link-2-ann@example.org"
+at 16; edit a.c 16 sixteen; git commit -qa -m "a.c: fix a crash when the counter overflows" \
+	-m "The counter wraps and the index runs past the end of the array: use the helper to check the bound." \
+	-m "Fixes: $(short introduce) (\"introduce\")" -m "Link: $link-3-ann@example.org"
 git checkout -q main
