@@ -369,18 +369,22 @@ static int check_prereqs(ss_verdicts *v, struct rec *r)
 	return 1;
 }
 
-/* Series members in order: by series, number, then as added. */
-static const ss_verdicts *sort_v;
+/* A series member, sorted by series, number, then as added. */
+struct member {
+	uint32_t series;
+	unsigned num;
+	size_t i;           /* index into recs, also the order added */
+};
 
 static int cmp_member(const void *a, const void *b)
 {
-	const struct rec *x = &sort_v->recs[*(const size_t *)a], *y = &sort_v->recs[*(const size_t *)b];
+	const struct member *x = a, *y = b;
 
 	if (x->series != y->series)
 		return x->series < y->series ? -1 : 1;
-	if (x->series_num != y->series_num)
-		return x->series_num < y->series_num ? -1 : 1;
-	return x->v.order < y->v.order ? -1 : x->v.order > y->v.order;
+	if (x->num != y->num)
+		return x->num < y->num ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
 }
 
 /* Does p change a path of set[0..n)? */
@@ -399,7 +403,7 @@ static int shares_path(const struct rec *p, const uint32_t *set, size_t n)
  * does not carry and that changes a file r, or one already needed,
  * changes.  They join r's needs.
  */
-static int series_needs(ss_verdicts *v, struct rec *r, const size_t *m, size_t g0, size_t at)
+static int series_needs(ss_verdicts *v, struct rec *r, const struct member *m, size_t g0, size_t at)
 {
 	uint32_t *set;
 	size_t nset = r->npaths, cap = r->npaths + 1;
@@ -409,7 +413,7 @@ static int series_needs(ss_verdicts *v, struct rec *r, const size_t *m, size_t g
 		return ss_error_code(SS_ENOMEM, "out of memory for a series");
 	memcpy(set, r->paths, r->npaths * sizeof(*set));
 	for (size_t j = at; j-- > g0;) {
-		struct rec *p = &v->recs[m[j]];
+		struct rec *p = &v->recs[m[j].i];
 		int k;
 
 		if (p->series_num >= r->series_num || p->series_num == last)
@@ -446,21 +450,21 @@ static int series_needs(ss_verdicts *v, struct rec *r, const size_t *m, size_t g
  */
 static int series_decide(ss_verdicts *v)
 {
-	size_t *m = malloc((v->n + 1) * sizeof(*m)), nm = 0;
+	struct member *m = malloc((v->n + 1) * sizeof(*m));
+	size_t nm = 0;
 	int rc = 0;
 
 	if (!m)
 		return ss_error_code(SS_ENOMEM, "out of memory for a series");
 	for (size_t i = 0; i < v->n; i++)
 		if (v->recs[i].series != SS_STRMAP_NONE)
-			m[nm++] = i;
-	sort_v = v;
+			m[nm++] = (struct member){ v->recs[i].series, v->recs[i].series_num, i };
 	qsort(m, nm, sizeof(*m), cmp_member);
 	for (size_t g0 = 0, g1; g0 < nm && !rc; g0 = g1) {
 		unsigned distinct = 0, last = 0, total = 0;
 
-		for (g1 = g0; g1 < nm && v->recs[m[g1]].series == v->recs[m[g0]].series; g1++) {
-			const struct rec *r = &v->recs[m[g1]];
+		for (g1 = g0; g1 < nm && m[g1].series == m[g0].series; g1++) {
+			const struct rec *r = &v->recs[m[g1].i];
 
 			distinct += r->series_num != last;
 			last = r->series_num;
@@ -472,7 +476,7 @@ static int series_decide(ss_verdicts *v)
 			continue;
 		last = 0;
 		for (size_t j = g0, pos = 0; j < g1 && !rc; j++) {
-			struct rec *r = &v->recs[m[j]];
+			struct rec *r = &v->recs[m[j].i];
 
 			pos += r->series_num != last;
 			last = r->series_num;
