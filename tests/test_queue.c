@@ -376,6 +376,52 @@ static void test_series_mail(void **state)
 	free(s2);
 }
 
+#define C1 "d.c: rename the eighth line"
+#define C2 "d.c: spell the eighth line in capitals"
+#define C3 "d.c: fix a crash when the table is empty"
+
+/*
+ * A chain (queuerepo.sh's series2): patch 3 conflicts without 2, which
+ * conflicts without 1.  Patch 3 needs both; 2 passes as a prerequisite
+ * because 1, needed too, changes its conflicting file; the queue of 3
+ * alone holds 1, 2, 3 and git am applies it.
+ */
+static void test_series_chain(void **state)
+{
+	char want[160];
+	char *c1 = test_run_output("git -C '%s/r' log --format=%%H -1 --fixed-strings --grep='" C1 "' series2", tmp);
+	char *c2 = test_run_output("git -C '%s/r' log --format=%%H -1 --fixed-strings --grep='" C2 "' series2", tmp);
+	char *a, *b, *c;
+	double lo, t;
+
+	(void)state;
+	assert_int_equal(test_run("./stablesel rank --repo '%s/r' --rev main..series2 --threshold 0 --onto stable "
+				  "--format tsv -o '%s/c.tsv' 2>/dev/null", tmp, tmp), 0);
+	snprintf(want, sizeof(want), "yes, needs %.12s %.12s (series 3/3)", c2, c1);
+	expect("c.tsv", C3, 9, want);
+	snprintf(want, sizeof(want), "yes, needs %.12s (series 2/3)", c1);
+	expect("c.tsv", C2, 9, want);
+	expect("c.tsv", C1, 9, "yes");
+	a = column_of("c.tsv", C1, 2);
+	b = column_of("c.tsv", C2, 2);
+	c = column_of("c.tsv", C3, 2);
+	lo = atof(a) > atof(b) ? atof(a) : atof(b);
+	if (!(atof(c) > lo))
+		fail_msg("%s scores %s, not above the chain's other patches", C3, c);
+	t = (lo + atof(c)) / 2;
+	assert_int_equal(test_run("./stablesel rank --repo '%s/r' --rev main..series2 --threshold %.6f --onto stable "
+				  "--format tsv 2>/dev/null | awk -F'\\t' '$4 == \"" C3 "\" && $3 == 1' | grep -q .",
+				  tmp, t), 0);
+	assert_int_equal(test_run("./stablesel rank --repo '%s/r' --rev main..series2 --threshold %.6f --onto stable "
+				  "--format mbox -o '%s/q.mbox' 2>/dev/null", tmp, t, tmp), 0);
+	am_series(3, C1 "|" C2 "|" C3 "|");
+	free(a);
+	free(b);
+	free(c);
+	free(c1);
+	free(c2);
+}
+
 /* The table a project index can fill instead of the branch. */
 static void test_carried(void **state)
 {
@@ -520,6 +566,7 @@ int main(void)
 		cmocka_unit_test(test_queue_extra),
 		cmocka_unit_test(test_series_link),
 		cmocka_unit_test(test_series_mail),
+		cmocka_unit_test(test_series_chain),
 		cmocka_unit_test(test_upstream_warning),
 		cmocka_unit_test(test_check_backports),
 		cmocka_unit_test(test_dpdk_already),
