@@ -216,8 +216,9 @@ static void test_of(void **state)
 	ss_commit_free(m);
 }
 
-#define MAIL(id, hdrs, subject, body) \
-	"From mboxrd@z Thu Jan  1 00:00:00 1970\n" \
+#define MAIL(id, hdrs, subject, body) MAIL_FROM("mboxrd@z Thu Jan  1 00:00:00 1970", id, hdrs, subject, body)
+#define MAIL_FROM(from, id, hdrs, subject, body) \
+	"From " from "\n" \
 	"From: Ann <ann@example.org>\n" \
 	"Date: Mon, 1 Jan 2024 12:00:00 +0000\n" \
 	"Message-ID: <" id ">\n" hdrs \
@@ -226,7 +227,8 @@ static void test_of(void **state)
 	"@@ -1 +1,2 @@\n a\n+b\n-- \n2.40.0\n\n"
 
 /* A mail source records the thread: References' root, else In-Reply-To,
- * else the mail's own id (patch 1 without a cover letter). */
+ * else the mail's own id (patch 1 without a cover letter); not for a
+ * format-patch export. */
 static void test_mail_thread(void **state)
 {
 	static const char data[] =
@@ -236,7 +238,11 @@ static void test_mail_thread(void **state)
 		MAIL("p3@x", "In-Reply-To: <p2@x>\nReferences: <p1@x> <p2@x>\n",
 		     "[PATCH v2 3/3] a: three", "Three.\n\n")
 		MAIL("q1@x", "In-Reply-To: <c0@x>\n", "[PATCH 9/3] a: hostile", "Bad.\n\n")
-		MAIL("s1@x", "", "[PATCH] a: single", "Single.\n\n");
+		MAIL("s1@x", "", "[PATCH] a: single", "Single.\n\n")
+		/* a format-patch export: its numbers are a range of history */
+		MAIL_FROM("0123456789abcdef0123456789abcdef01234567 Mon Sep 17 00:00:00 2001", "e2@x",
+			  "In-Reply-To: <e1@x>\nReferences: <e1@x>\n", "[PATCH 2/3] a: export",
+			  "Export.\n\n");
 	char *dir = test_tmpdir(), path[4200];
 	ss_source_options o = SS_SOURCE_OPTIONS_INIT;
 	ss_source *src;
@@ -263,7 +269,7 @@ static void test_mail_thread(void **state)
 		ss_commit_free(c);
 		k++;
 	}
-	assert_int_equal(k, 5);
+	assert_int_equal(k, 6);
 	ss_source_free(src);
 }
 

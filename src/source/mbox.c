@@ -808,15 +808,17 @@ static int mail_to_commit(ss_commit **out, mbox *m, GMimeMessage *msg, const cha
 	if (!hsubject)
 		hsubject = "";
 	read_patch_number(c, hsubject);
-	if ((rc = read_thread(c, msg, hsubject))) {
-		ss_commit_free(c);
-		return rc;
-	}
 	if (marker && !strncmp(marker, "From ", 5) && is_hex40(marker + 5)) {
 		memcpy(c->id, marker + 5, 40);
 		c->id[40] = '\0';
 		have_id = 1;
 		kind = MAIL_FORMAT_PATCH;
+	}
+	/* a format-patch export ("From <sha>") numbers a range of history,
+	 * "[PATCH 05000/25959]": no posted series */
+	if (kind != MAIL_FORMAT_PATCH && (rc = read_thread(c, msg, hsubject))) {
+		ss_commit_free(c);
+		return rc;
 	}
 
 	collect_text(&text, g_mime_message_get_mime_part(msg));
