@@ -179,6 +179,43 @@ static void test_link(void **state)
 	expect_link(NULL, NULL, 0);
 }
 
+/* Random strings over the characters the scanners look at: no crash, and
+ * whatever is found is in range. */
+static void test_random(void **state)
+{
+	static const char alpha[] = "[]PATCHpatchv0123456789/ -.@<>%:4h#?gitsendemailhttps";
+	unsigned seed = 12345;
+	char buf[160];
+
+	(void)state;
+	for (int round = 0; round < 50000; round++) {
+		size_t len;
+		unsigned n, m, ver;
+		ss_series se;
+
+		seed = seed * 1103515245u + 12345u;
+		len = (seed >> 16) % (sizeof(buf) - 1);
+		for (size_t i = 0; i < len; i++) {
+			seed = seed * 1103515245u + 12345u;
+			buf[i] = alpha[(seed >> 16) % (sizeof(alpha) - 1)];
+		}
+		buf[len] = '\0';
+		if (round % 4 == 1 && len > 30)
+			memcpy(buf, "[PATCH ", 7);
+		if (round % 4 == 2 && len > 40)
+			memcpy(buf, "https://lore.kernel.org/r/20240101120000.", 41);
+		if (ss_series_subject(&n, &m, &ver, buf) &&
+		    !(n >= 1 && n <= m && m <= SS_SERIES_MAX_N && ver >= 1 && ver <= SS_SERIES_MAX_N))
+			fail_msg("'%s': %u/%u v%u", buf, n, m, ver);
+		if (ss_series_msgid(&se, buf) &&
+		    (strncmp(se.key, "link:", 5) || !se.n || se.n > SS_SERIES_MAX_N || se.total))
+			fail_msg("'%s': '%s' %u", buf, se.key, se.n);
+		if (ss_series_link(&se, buf) &&
+		    (strncmp(se.key, "link:", 5) || !se.n || se.n > SS_SERIES_MAX_N))
+			fail_msg("'%s': '%s' %u", buf, se.key, se.n);
+	}
+}
+
 /* The Link: first, else the mail thread; git commits without either have none. */
 static void test_of(void **state)
 {
@@ -271,6 +308,7 @@ static void test_mail_thread(void **state)
 	}
 	assert_int_equal(k, 6);
 	ss_source_free(src);
+	free(dir);
 }
 
 /* The transport fields change no feature: the same raw features with
@@ -309,6 +347,7 @@ int main(void)
 		cmocka_unit_test(test_subject),
 		cmocka_unit_test(test_msgid),
 		cmocka_unit_test(test_link),
+		cmocka_unit_test(test_random),
 		cmocka_unit_test(test_of),
 		cmocka_unit_test(test_mail_thread),
 		cmocka_unit_test(test_no_feature),
