@@ -65,6 +65,7 @@ tests: $(TEST_BIN)
 
 test: deps all tests
 	@scripts/layers.sh
+	@scripts/transport.sh
 	@SS_BIN=./$(BIN) scripts/run-tests.sh $(TEST_BIN)
 
 # The sanitizer build lives in build-asan/ (binary build-asan/stablesel, which

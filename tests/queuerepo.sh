@@ -23,6 +23,18 @@
 #   commit <sha> ]" lines, a cherry-pick of dup without a line, a change of
 #   its own to b.c line 20.
 # stable2 (from introduce): a backport of prep with "commit <sha> upstream."
+# series (from main's tip; ranked as main..series), a 3-patch series
+#   sharing a git-send-email Link: prefix (...-N-ann@example.org):
+#  14 series-one   1/3 b.c 12 -> twelve            yes; series 1/3
+#  15 series-two   2/3 a.c 9 -> nine (a helper)    yes; series 2/3 (1/3 is b.c)
+#  16 series-three 3/3 Fixes: introduce; a.c 16    yes, needs series-two (series 3/3):
+#                  -> sixteen (uses the helper)    the same file, though it applies alone
+# series2 (from main's tip; main..series2), another Link: prefix, a chain:
+#  17 chain-one    1/3 d.c 8 -> eight              yes; series 1/3
+#  18 chain-two    2/3 d.c 8 -> EIGHT              conflicts alone: needs chain-one
+#  19 chain-three  3/3 Fixes: introduce; d.c 10    yes, needs chain-two chain-one (series 3/3):
+#                  -> ten (context: line 8)        chain-two passes as a prerequisite
+#                                                  because chain-one explains its conflict
 set -eu
 
 dir=${1:?usage: queuerepo.sh DIR}
@@ -86,4 +98,21 @@ at 23; edit b.c 20 twenty; git commit -qam "stable only"
 git checkout -q stable2
 at 24; git cherry-pick $(id prep) >/dev/null
 git commit -q --amend -m prep -m "commit $(id prep) upstream."
+git checkout -q -b series main
+link=https://lore.kernel.org/r/20231115080000.4242
+at 14; edit b.c 12 twelve; git commit -qa -m "b.c: rename the twelfth line" \
+	-m "Link: $link-1-ann@example.org"
+at 15; edit a.c 9 nine; git commit -qa -m "a.c: add a helper for the counter" \
+	-m "The next patch uses it." -m "Link: $link-2-ann@example.org"
+at 16; edit a.c 16 sixteen; git commit -qa -m "a.c: fix a crash when the counter overflows" \
+	-m "The counter wraps and the index runs past the end of the array: use the helper to check the bound." \
+	-m "Fixes: $(short introduce) (\"introduce\")" -m "Link: $link-3-ann@example.org"
+git checkout -q -b series2 main
+link=https://lore.kernel.org/r/20231115090000.4343
+at 17; edit d.c 8 eight; git commit -qa -m "d.c: rename the eighth line" -m "Link: $link-1-ann@example.org"
+at 18; edit d.c 8 EIGHT; git commit -qa -m "d.c: spell the eighth line in capitals" \
+	-m "Link: $link-2-ann@example.org"
+at 19; edit d.c 10 ten; git commit -qa -m "d.c: fix a crash when the table is empty" \
+	-m "The lookup dereferences the first entry of an empty table: check the count first." \
+	-m "Fixes: $(short introduce) (\"introduce\")" -m "Link: $link-3-ann@example.org"
 git checkout -q main

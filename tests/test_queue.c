@@ -5,8 +5,9 @@
  * the verdict it must get): a fix of a fix in one batch, a revert in
  * mainline after the pick, a prerequisite that reached the branch as a
  * backport, a commit already on the branch under a new id (backport line,
- * and the same patch without one), a bug the branch never had.  The queue
- * is applied with git am onto a clone of each branch.
+ * and the same patch without one), a bug the branch never had, a 3-patch
+ * series (by its Link: prefix and as a mail thread).  The queue is
+ * applied with git am onto a clone of each branch.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -291,6 +292,172 @@ static void test_mail_only(void **state)
 	free(subjects);
 }
 
+#define S1 "b.c: rename the twelfth line"
+#define S2 "a.c: add a helper for the counter"
+#define S3 "a.c: fix a crash when the counter overflows"
+
+/* Column col of the TSV row of subject s in tmp/tsv (malloc'd, no newline). */
+static char *column_of(const char *tsv, const char *s, int col)
+{
+	return verdict_of(tsv, s, col);
+}
+
+/* A threshold between S3's score and the better of S1's and S2's, so that
+ * S3 is the only pick; fails when S3 does not score highest. */
+static double series_threshold(const char *tsv)
+{
+	char *a = column_of(tsv, S1, 2), *b = column_of(tsv, S2, 2), *c = column_of(tsv, S3, 2);
+	double lo = atof(a) > atof(b) ? atof(a) : atof(b), hi = atof(c);
+
+	if (!(hi > lo))
+		fail_msg("%s scores %g, not above the series' other patches (%g)", S3, hi, lo);
+	free(a);
+	free(b);
+	free(c);
+	return (lo + hi) / 2;
+}
+
+/* git am tmp/q.mbox onto a clone of stable: n commits, subjects in order. */
+static void am_series(int n, const char *subjects)
+{
+	char *got;
+
+	assert_int_equal(test_run("rm -rf '%s/am' && git clone -q -b stable '%s/r' '%s/am' && "
+				  "git -C '%s/am' -c user.name=T -c user.email=t@example.org am -q '%s/q.mbox' && "
+				  "test $(git -C '%s/am' rev-list --count origin/stable..HEAD) -eq %d",
+				  tmp, tmp, tmp, tmp, tmp, tmp, n), 0);
+	got = test_run_output("git -C '%s/am' log --reverse --format=%%s origin/stable..HEAD | tr '\\n' '|'",
+			      tmp);
+	assert_string_equal(got, subjects);
+	free(got);
+}
+
+/*
+ * A 3-patch series sharing a Link: prefix (queuerepo.sh's series branch):
+ * patch 3 changes the file patch 2 changes, so it needs it, though it
+ * applies alone; patch 1 changes another file, so it is only a note.  The
+ * queue puts patch 2 before 3 when 3 alone is proposed.
+ */
+static void test_series_link(void **state)
+{
+	char want[160], *s2 = test_run_output("git -C '%s/r' log --format=%%H -1 --fixed-strings "
+					      "--grep='" S2 "' series", tmp);
+	char *s3 = test_run_output("git -C '%s/r' log --format=%%H -1 --fixed-strings --grep='" S3 "' series",
+				   tmp);
+	double t;
+
+	(void)state;
+	assert_int_equal(test_run("./stablesel rank --repo '%s/r' --rev main..series --threshold 0 --onto stable "
+				  "--onto stable2 --format tsv -o '%s/s.tsv' 2>/dev/null", tmp, tmp), 0);
+	snprintf(want, sizeof(want), "yes, needs %.12s (series 3/3)", s2);
+	expect("s.tsv", S3, 9, want);
+	expect("s.tsv", S3, 10, want);
+	expect("s.tsv", S2, 9, "yes");
+	expect("s.tsv", S1, 9, "yes");
+	/* the notes: the place in the series, and why the earlier patch */
+	assert_int_equal(test_run("./stablesel rank --repo '%s/r' --rev main..series --threshold 0 --onto stable "
+				  "--precedents 0 2>/dev/null > '%s/s.txt' && "
+				  "grep -q 'stable: yes (applies; .*; series 2/3)' '%s/s.txt' && "
+				  "grep -q 'stable: yes (applies; .*; series 1/3)' '%s/s.txt' && "
+				  "grep -q 'stable: yes, needs [0-9a-f]\\{12\\} (series 3/3) (applies; .*; the earlier "
+				  "patches of its series named change its files)' '%s/s.txt'",
+				  tmp, tmp, tmp, tmp, tmp), 0);
+	/* the queue: 3 alone proposed, 2 first as what it needs */
+	t = series_threshold("s.tsv");
+	assert_int_equal(test_run("./stablesel rank --repo '%s/r' --rev main..series --threshold %.6f --onto stable "
+				  "--format mbox -o '%s/q.mbox' 2>/dev/null && grep -q '^stablesel: prerequisite of "
+				  "%.12s for stable; not proposed on its own' '%s/q.mbox'", tmp, t, tmp, s3, tmp), 0);
+	am_series(2, S2 "|" S3 "|");
+	free(s2);
+	free(s3);
+}
+
+/*
+ * The same series as mail with no Link:: "[PATCH v2 n/3]" subjects in one
+ * thread (2 and 3 reply to 1, which has no cover letter).
+ */
+static void test_series_mail(void **state)
+{
+	static const char awk[] =
+		"/^From [0-9a-f]+ Mon Sep 17/ { n++; print \"From mboxrd@z Thu Jan  1 00:00:00 1970\"; next }\n"
+		"/^From: / { print; print \"Message-ID: <s\" n \"@example.org>\";\n"
+		"	if (n > 1) { print \"In-Reply-To: <s1@example.org>\"; print \"References: <s1@example.org>\" }\n"
+		"	next }\n"
+		"/^Link: / { next }\n"
+		"{ print }\n";
+	char path[4200], want[160], *s2, *subjects;
+	double t;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/thread.awk", tmp);
+	test_write_file(path, awk, sizeof(awk) - 1);
+	assert_int_equal(test_run("git -C '%s/r' format-patch --stdout --subject-prefix='PATCH v2' main..series | "
+				  "awk -f '%s/thread.awk' > '%s/s.mbox' && test $(grep -c '^Subject: \\[PATCH v2 [123]/3\\]' "
+				  "'%s/s.mbox') -eq 3 && ! grep -q '^Link:' '%s/s.mbox'", tmp, tmp, tmp, tmp, tmp), 0);
+	assert_int_equal(test_run("./stablesel rank '%s/s.mbox' --threshold 0 --onto-repo '%s/r' --onto stable "
+				  "--format tsv -o '%s/m.tsv' 2>/dev/null", tmp, tmp, tmp), 0);
+	s2 = column_of("m.tsv", S2, 1);
+	assert_int_equal(strlen(s2), 40);   /* derived from its Message-ID */
+	snprintf(want, sizeof(want), "yes, needs %.12s (series 3/3)", s2);
+	expect("m.tsv", S3, 9, want);
+	expect("m.tsv", S2, 9, "yes");
+	/* the queue: 2 before 3; git am applies it */
+	t = series_threshold("m.tsv");
+	assert_int_equal(test_run("./stablesel rank '%s/s.mbox' --threshold %.6f --onto-repo '%s/r' --onto stable "
+				  "--format mbox -o '%s/q.mbox' 2>/dev/null", tmp, t, tmp, tmp), 0);
+	subjects = test_run_output("grep '^Subject:' '%s/q.mbox' | sed 's/.*\\] //' | tr '\\n' '|'", tmp);
+	assert_string_equal(subjects, S2 "|" S3 "|");
+	am_series(2, S2 "|" S3 "|");
+	free(subjects);
+	free(s2);
+}
+
+#define C1 "d.c: rename the eighth line"
+#define C2 "d.c: spell the eighth line in capitals"
+#define C3 "d.c: fix a crash when the table is empty"
+
+/*
+ * A chain (queuerepo.sh's series2): patch 3 conflicts without 2, which
+ * conflicts without 1.  Patch 3 needs both; 2 passes as a prerequisite
+ * because 1, needed too, changes its conflicting file; the queue of 3
+ * alone holds 1, 2, 3 and git am applies it.
+ */
+static void test_series_chain(void **state)
+{
+	char want[160];
+	char *c1 = test_run_output("git -C '%s/r' log --format=%%H -1 --fixed-strings --grep='" C1 "' series2", tmp);
+	char *c2 = test_run_output("git -C '%s/r' log --format=%%H -1 --fixed-strings --grep='" C2 "' series2", tmp);
+	char *a, *b, *c;
+	double lo, t;
+
+	(void)state;
+	assert_int_equal(test_run("./stablesel rank --repo '%s/r' --rev main..series2 --threshold 0 --onto stable "
+				  "--format tsv -o '%s/c.tsv' 2>/dev/null", tmp, tmp), 0);
+	snprintf(want, sizeof(want), "yes, needs %.12s %.12s (series 3/3)", c2, c1);
+	expect("c.tsv", C3, 9, want);
+	snprintf(want, sizeof(want), "yes, needs %.12s (series 2/3)", c1);
+	expect("c.tsv", C2, 9, want);
+	expect("c.tsv", C1, 9, "yes");
+	a = column_of("c.tsv", C1, 2);
+	b = column_of("c.tsv", C2, 2);
+	c = column_of("c.tsv", C3, 2);
+	lo = atof(a) > atof(b) ? atof(a) : atof(b);
+	if (!(atof(c) > lo))
+		fail_msg("%s scores %s, not above the chain's other patches", C3, c);
+	t = (lo + atof(c)) / 2;
+	assert_int_equal(test_run("./stablesel rank --repo '%s/r' --rev main..series2 --threshold %.6f --onto stable "
+				  "--format tsv 2>/dev/null | awk -F'\\t' '$4 == \"" C3 "\" && $3 == 1' | grep -q .",
+				  tmp, t), 0);
+	assert_int_equal(test_run("./stablesel rank --repo '%s/r' --rev main..series2 --threshold %.6f --onto stable "
+				  "--format mbox -o '%s/q.mbox' 2>/dev/null", tmp, t, tmp), 0);
+	am_series(3, C1 "|" C2 "|" C3 "|");
+	free(a);
+	free(b);
+	free(c);
+	free(c1);
+	free(c2);
+}
+
 /* The table a project index can fill instead of the branch. */
 static void test_carried(void **state)
 {
@@ -434,6 +601,9 @@ int main(void)
 		cmocka_unit_test(test_queue_am),
 		cmocka_unit_test(test_queue_extra),
 		cmocka_unit_test(test_mail_only),
+		cmocka_unit_test(test_series_link),
+		cmocka_unit_test(test_series_mail),
+		cmocka_unit_test(test_series_chain),
 		cmocka_unit_test(test_upstream_warning),
 		cmocka_unit_test(test_check_backports),
 		cmocka_unit_test(test_dpdk_already),

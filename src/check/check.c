@@ -371,7 +371,9 @@ int ss_check_read_commit(ss_commit **out, ss_check *ck, const char *id)
 	int rc;
 
 	*out = NULL;
-	if (in_branch(ck, id, NULL) < 0)
+	/* a mail's id (derived from its Message-ID) is no commit here: the
+	 * walk would call it a bad revision */
+	if (ss_check_in_branch(ck, id, NULL, NULL) < 0)
 		return ss_error_code(SS_ENOTFOUND, "no commit %.12s in '%s'", id, ck->path);
 	/* the commit alone: it, without its first parent's history */
 	snprintf(parent, sizeof(parent), "^%s^", id);

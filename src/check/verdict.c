@@ -10,12 +10,16 @@
 #include "check/verdict.h"
 #include "commit/patch.h"
 #include "commit/patchid.h"
+#include "commit/series.h"
 #include "history/histidx.h"
 #include "source/diff.h"
 #include "util/error.h"
 #include "util/grow.h"
 #include "util/strbuf.h"
 #include "util/strmap.h"
+
+struct rec;
+static int shares_path(const struct rec *p, const uint32_t *set, size_t n);
 
 struct target {
 	char id[41];
@@ -37,6 +41,12 @@ struct rec {
 	 * a commit of the repository or a capped diff) */
 	char *diff;
 	size_t difflen;
+	uint32_t series;    /* its series (v->series_keys), or SS_STRMAP_NONE */
+	unsigned series_num;   /* its number there (ordering) */
+	unsigned series_total; /* m of a mail's "n/m", 0 unknown */
+	uint32_t *paths;    /* the paths it changes (v->paths), series only */
+	size_t npaths;
+	int series_over;    /* more earlier patches needed than needs holds */
 };
 
 /* A prerequisite from outside the batch, placed on the branch once. */
@@ -55,6 +65,8 @@ struct ss_verdicts {
 	size_t nout, outcap;
 	const ss_carried *cr;
 	ss_strmap *ids;     /* id -> index into recs, in order added */
+	ss_strmap *series_keys; /* series keys, interned */
+	ss_strmap *paths;   /* the paths series members change, interned */
 	struct rec *recs;
 	size_t n, cap;
 };
@@ -64,8 +76,9 @@ int ss_verdicts_new(ss_verdicts **out, ss_check *ck, const ss_carried *cr)
 	ss_verdicts *v = calloc(1, sizeof(*v));
 
 	*out = NULL;
-	if (!v || ss_strmap_new(&v->ids)) {
-		free(v);
+	if (!v || ss_strmap_new(&v->ids) || ss_strmap_new(&v->series_keys) ||
+	    ss_strmap_new(&v->paths)) {
+		ss_verdicts_free(v);
 		return ss_error_code(SS_ENOMEM, "out of memory for verdicts");
 	}
 	v->ck = ck;
@@ -80,11 +93,43 @@ void ss_verdicts_free(ss_verdicts *v)
 	if (!v)
 		return;
 	ss_strmap_free(v->ids);
-	for (size_t i = 0; i < v->n; i++)
+	ss_strmap_free(v->series_keys);
+	ss_strmap_free(v->paths);
+	for (size_t i = 0; i < v->n; i++) {
+		free(v->recs[i].paths);
 		free(v->recs[i].diff);
+	}
 	free(v->recs);
 	free(v->out);
 	free(v);
+}
+
+/* Record the series of c in r: key, number, the paths it changes. */
+static int add_series(ss_verdicts *v, struct rec *r, const ss_commit *c)
+{
+	ss_series se;
+
+	r->series = SS_STRMAP_NONE;
+	if (!ss_series_of(&se, c))
+		return 0;
+	if (ss_strmap_intern(v->series_keys, se.key, strlen(se.key), &r->series))
+		goto nomem;
+	r->series_num = se.n;
+	r->series_total = se.total;
+	r->paths = malloc((2 * c->nfiles + 1) * sizeof(*r->paths));
+	if (!r->paths)
+		goto nomem;
+	for (size_t i = 0; i < c->nfiles; i++) {
+		const char *two[2] = { c->files[i].old_path, c->files[i].new_path };
+
+		for (int k = 0; k < 2; k++)
+			if (two[k] && (!k || !two[0] || strcmp(two[0], two[1])) &&
+			    ss_strmap_intern(v->paths, two[k], strlen(two[k]), &r->paths[r->npaths++]))
+				goto nomem;
+	}
+	return 0;
+nomem:
+	return ss_error_code(SS_ENOMEM, "out of memory for a series");
 }
 
 static struct rec *rec_of(const ss_verdicts *v, const char *id)
@@ -115,6 +160,9 @@ int ss_verdicts_add(ss_verdicts *v, const ss_commit *c)
 	r->v.time = c->committer.time ? c->committer.time : c->author.time;
 	r->v.needed = -1;
 	r->patch = ss_commit_patch_key(c);
+	v->n++;   /* counted now: its paths are freed with the set */
+	if ((rc = add_series(v, r, c)))
+		return rc;
 	/* later commits of the batch find this one as a target, mail included */
 	if ((rc = ss_histidx_add_commit(idx, c)))
 		return rc;
@@ -152,7 +200,6 @@ int ss_verdicts_add(ss_verdicts *v, const ss_commit *c)
 		if (v->cr && d->in_branch != 1)
 			ss_carried_find(&d->carried, v->cr, d->id, 0);
 	}
-	v->n++;
 	return 0;
 }
 
@@ -221,12 +268,38 @@ static void decide_word(struct rec *r)
 		v->word = SS_VERDICT_NO_BUG;
 	else if (v->needed < 0 || v->blocked[0])
 		v->word = SS_VERDICT_UNKNOWN;
-	else if (v->check.apply == SS_APPLY_CLEAN)
+	else if (v->check.apply == SS_APPLY_CLEAN && !v->check.nneeds)
 		v->word = SS_VERDICT_YES;
-	else if (v->check.apply == SS_APPLY_CONFLICT && v->check.nneeds && !v->blocked[0])
+	else if ((v->check.apply == SS_APPLY_CONFLICT || v->check.apply == SS_APPLY_CLEAN) &&
+		 v->check.nneeds && !v->blocked[0])
 		v->word = SS_VERDICT_YES_NEEDS;
 	else
 		v->word = SS_VERDICT_UNKNOWN;
+}
+
+/*
+ * Is p, a prerequisite of r that conflicts on the branch as it is, an
+ * earlier patch of r's series whose conflict an even earlier patch r
+ * also needs explains (it changes the conflicting file)?  Then the two
+ * go in the queue in order, and the queue's own check (check_queue)
+ * says whether they apply one after the other.
+ */
+static int series_explains(const ss_verdicts *v, const struct rec *r, const struct rec *p)
+{
+	uint32_t path;
+
+	if (r->series == SS_STRMAP_NONE || p->series != r->series || !p->v.check.path[0] ||
+	    (path = ss_strmap_find(v->paths, p->v.check.path, strlen(p->v.check.path))) ==
+		    SS_STRMAP_NONE)
+		return 0;
+	for (int k = 0; k < r->v.check.nneeds; k++) {
+		const struct rec *q = rec_of(v, r->v.check.needs[k]);
+
+		if (q && q->series == r->series && q->series_num < p->series_num &&
+		    shares_path(q, &path, 1))
+			return 1;
+	}
+	return 0;
 }
 
 /* Place prerequisite id from outside the batch on the branch (once). */
@@ -276,6 +349,10 @@ static int check_prereqs(ss_verdicts *v, struct rec *r)
 	char blocked[200] = "";
 	int rc;
 
+	if (r->series_over)
+		snprintf(blocked, sizeof(blocked),
+			 "series %u/%u needs more than %d earlier patches", r->v.series_n,
+			 r->v.series_total, SS_CHECK_MAX_NEEDS);
 	for (int k = 0; k < r->v.check.nneeds && !blocked[0]; k++) {
 		const char *id = r->v.check.needs[k];
 		const struct rec *p = rec_of(v, id);
@@ -286,7 +363,8 @@ static int check_prereqs(ss_verdicts *v, struct rec *r)
 		 * the branch as it is */
 		if (p) {
 			if (p->v.already[0] || (p->v.proposed && ss_verdict_proposes(&p->v)) ||
-			    p->v.check.apply == SS_APPLY_CLEAN)
+			    p->v.check.apply == SS_APPLY_CLEAN ||
+			    (p->v.check.apply == SS_APPLY_CONFLICT && series_explains(v, r, p)))
 				continue;
 			if (p->v.reverted_by[0])
 				snprintf(blocked, sizeof(blocked), "needs %.12s, which %.12s reverts", id,
@@ -308,6 +386,127 @@ static int check_prereqs(ss_verdicts *v, struct rec *r)
 		return 0;
 	snprintf(r->v.blocked, sizeof(r->v.blocked), "%s", blocked);
 	return 1;
+}
+
+/* A series member, sorted by series, number, then as added. */
+struct member {
+	uint32_t series;
+	unsigned num;
+	size_t i;           /* index into recs, also the order added */
+};
+
+static int cmp_member(const void *a, const void *b)
+{
+	const struct member *x = a, *y = b;
+
+	if (x->series != y->series)
+		return x->series < y->series ? -1 : 1;
+	if (x->num != y->num)
+		return x->num < y->num ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* Does p change a path of set[0..n)? */
+static int shares_path(const struct rec *p, const uint32_t *set, size_t n)
+{
+	for (size_t i = 0; i < p->npaths; i++)
+		for (size_t k = 0; k < n; k++)
+			if (p->paths[i] == set[k])
+				return 1;
+	return 0;
+}
+
+/*
+ * The earlier patches of r's series (members m[g0..at), numbered below
+ * it) that r needs: walking back from the one before it, each the branch
+ * does not carry and that changes a file r, or one already needed,
+ * changes.  They join r's needs.
+ */
+static int series_needs(ss_verdicts *v, struct rec *r, const struct member *m, size_t g0, size_t at)
+{
+	uint32_t *set;
+	size_t nset = r->npaths, cap = r->npaths + 1;
+	unsigned last = 0;
+
+	if (!(set = malloc(cap * sizeof(*set))))
+		return ss_error_code(SS_ENOMEM, "out of memory for a series");
+	memcpy(set, r->paths, r->npaths * sizeof(*set));
+	for (size_t j = at; j-- > g0;) {
+		struct rec *p = &v->recs[m[j].i];
+		int k;
+
+		if (p->series_num >= r->series_num || p->series_num == last)
+			continue;   /* not before it, or a copy of one looked at */
+		last = p->series_num;
+		if (p->v.already[0] || !shares_path(p, set, nset))
+			continue;
+		if (SS_GROW(set, nset + p->npaths, cap)) {
+			free(set);
+			return ss_error_code(SS_ENOMEM, "out of memory for a series");
+		}
+		memcpy(set + nset, p->paths, p->npaths * sizeof(*set));
+		nset += p->npaths;
+		for (k = 0; k < r->v.check.nneeds; k++)
+			if (!strcmp(r->v.check.needs[k], p->v.id))
+				break;
+		if (k == r->v.check.nneeds) {
+			if (k == SS_CHECK_MAX_NEEDS) {
+				r->series_over = 1;
+				continue;
+			}
+			snprintf(r->v.check.needs[r->v.check.nneeds++], 41, "%s", p->v.id);
+		}
+		r->v.series_needs++;
+	}
+	free(set);
+	return 0;
+}
+
+/*
+ * Each series member's place ("series 2/5": its number among the
+ * distinct numbers added, or the subject's n/m), and for the proposed
+ * picks the earlier patches they need.
+ */
+static int series_decide(ss_verdicts *v)
+{
+	struct member *m = malloc((v->n + 1) * sizeof(*m));
+	size_t nm = 0;
+	int rc = 0;
+
+	if (!m)
+		return ss_error_code(SS_ENOMEM, "out of memory for a series");
+	for (size_t i = 0; i < v->n; i++)
+		if (v->recs[i].series != SS_STRMAP_NONE)
+			m[nm++] = (struct member){ v->recs[i].series, v->recs[i].series_num, i };
+	qsort(m, nm, sizeof(*m), cmp_member);
+	for (size_t g0 = 0, g1; g0 < nm && !rc; g0 = g1) {
+		unsigned distinct = 0, last = 0, total = 0;
+
+		for (g1 = g0; g1 < nm && m[g1].series == m[g0].series; g1++) {
+			const struct rec *r = &v->recs[m[g1].i];
+
+			distinct += r->series_num != last;
+			last = r->series_num;
+			if (r->series_total > total)
+				total = r->series_total;
+		}
+		/* one patch read of a series nothing numbers: a single patch */
+		if (distinct < 2 && total < 2)
+			continue;
+		last = 0;
+		for (size_t j = g0, pos = 0; j < g1 && !rc; j++) {
+			struct rec *r = &v->recs[m[j].i];
+
+			pos += r->series_num != last;
+			last = r->series_num;
+			r->v.series_n = total ? r->series_num : (unsigned)pos;
+			r->v.series_total = total ? total : distinct;
+			if (r->v.proposed && !r->v.already[0] && !r->v.reverted_by[0])
+				rc = series_needs(v, r, m, g0, j);
+		}
+	}
+	free(m);
+	return rc;
 }
 
 struct queue_item {
@@ -492,6 +691,9 @@ int ss_verdicts_decide(ss_verdicts *v, int (*proposed)(const char *id, void *ud)
 		r->v.nfollowups = 0;
 		r->v.check.nneeds = 0;
 		r->v.blocked[0] = '\0';
+		r->v.series_n = r->v.series_total = 0;
+		r->v.series_needs = 0;
+		r->series_over = 0;
 	}
 	/* reverts and follow-ups: later commits naming a commit of the batch */
 	for (size_t i = 0; i < v->n; i++) {
@@ -527,6 +729,9 @@ int ss_verdicts_decide(ss_verdicts *v, int (*proposed)(const char *id, void *ud)
 		if (progress)
 			progress(++done, conflicts, ud);
 	}
+	/* the earlier patches of their series the picks need */
+	if ((rc = series_decide(v)))
+		return rc;
 	/* fix-of-fix chains: a target proposed with yes makes its fixes
 	 * needed; upstream order settles a chain in one pass, the loop
 	 * catches a batch read in another order */
@@ -538,7 +743,8 @@ int ss_verdicts_decide(ss_verdicts *v, int (*proposed)(const char *id, void *ud)
 			changed |= decide_needed(v, r);
 			decide_word(r);
 			if (r->v.proposed && r->v.check.nneeds && r->v.needed == 1 && !r->v.already[0] &&
-			    !r->v.reverted_by[0] && r->v.check.apply == SS_APPLY_CONFLICT) {
+			    !r->v.reverted_by[0] && (r->v.check.apply == SS_APPLY_CONFLICT ||
+						     r->v.check.apply == SS_APPLY_CLEAN)) {
 				if ((rc = check_prereqs(v, r)) < 0)
 					return rc;
 				changed |= rc;
@@ -609,7 +815,16 @@ void ss_verdict_text(char *out, size_t size, const ss_verdict *v)
 			len = strlen(out);
 			snprintf(out + len, size - len, " %.12s", v->check.needs[k]);
 		}
+		if (ss_verdict_series_shown(v)) {
+			len = strlen(out);
+			snprintf(out + len, size - len, " (series %u/%u)", v->series_n, v->series_total);
+		}
 	}
+}
+
+int ss_verdict_series_shown(const ss_verdict *v)
+{
+	return v->word == SS_VERDICT_YES_NEEDS && v->series_needs && v->series_n;
 }
 
 int ss_verdict_proposes(const ss_verdict *v)

@@ -29,6 +29,15 @@
  * and must apply to the branch as it is; otherwise the pick is unknown
  * and says which prerequisite stops it (blocked).
  *
+ * Series (commit/series.h: a numbered Link:, or a mail's thread and
+ * [PATCH n/m]): a proposed pick that is patch N of a series needs the
+ * earlier patches of the batch (1..N-1, those the branch does not carry)
+ * that change a file it changes, or a file of one so needed (a
+ * conflict in a file an earlier patch changed is this case too); they
+ * join check.needs, are looked at as prerequisites are, and the verdict
+ * says "yes, needs <ids> (series 3/5)".  When none is needed, "series
+ * 3/5" is only a note.  Copies of one patch (the same number) count once.
+ *
  * A verdicts set borrows its check and carried table (carried may be
  * NULL: then only the branch's ancestry counts); both must outlive it.
  */
@@ -70,6 +79,12 @@ typedef struct {
 	char blocked[200];         /* why a pick that needs commits first is
 				      unknown: a prerequisite that does not
 				      apply or is not proposed ("" none) */
+	unsigned series_n, series_total; /* its place in its patch series
+				      among the commits added ("series 2/5";
+				      the subject's m for a mail thread), 0
+				      when it is in none */
+	int series_needs;          /* of check.needs, how many are earlier
+				      patches of its series */
 	int64_t time;              /* committer time (author time for mail) */
 	size_t order;              /* position in the batch, from 0 */
 } ss_verdict;
@@ -110,9 +125,13 @@ const char *ss_verdicts_branch(const ss_verdicts *v);
  * by", "unknown" (ss_verdict_text() adds the ids). */
 const char *ss_verdict_word_name(ss_verdict_word w);
 
-/* The verdict as shown: "yes, needs 1a2b3c4d5e6f 0f9e8d7c6b5a", "no:
- * reverted by 1a2b3c4d5e6f", "already" ...; ids abbreviated to 12. */
+/* The verdict as shown: "yes, needs 1a2b3c4d5e6f 0f9e8d7c6b5a", "yes,
+ * needs 1a2b3c4d5e6f (series 2/3)", "no: reverted by 1a2b3c4d5e6f",
+ * "already" ...; ids abbreviated to 12. */
 void ss_verdict_text(char *out, size_t size, const ss_verdict *v);
+
+/* Does ss_verdict_text() name the series (else a note may)? */
+int ss_verdict_series_shown(const ss_verdict *v);
 
 /* Does the word let the pick be proposed (yes, yes needs)? */
 int ss_verdict_proposes(const ss_verdict *v);

@@ -4,12 +4,13 @@
  * For users' scripts and for checking what the readers understood: one
  * object per commit with id, people, dates, subject, trailers and files
  * with status and line counts (--message adds the message, --lines the
- * diff lines).
+ * diff lines), and the patch series it was posted in (commit/series.h).
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
+#include "commit/series.h"
 #include "util/strbuf.h"
 
 static const char *const log_usage[] = {
@@ -94,9 +95,21 @@ static int print_commit(ss_commit *c, void *data)
 		}
 		ss_strbuf_addch(sb, '}');
 	}
-	ss_strbuf_addf(sb, "],\"added\":%zu,\"removed\":%zu%s%s}\n", c->added, c->removed,
+	ss_strbuf_addf(sb, "],\"added\":%zu,\"removed\":%zu%s%s", c->added, c->removed,
 		       c->truncated ? ",\"truncated\":true" : "",
 		       c->masked ? ",\"masked\":true" : "");
+	/* the patch series it was posted in: a numbered Link:, or a mail's
+	 * thread and [PATCH n/m] */
+	{
+		ss_series se;
+
+		if (ss_series_of(&se, c)) {
+			ss_strbuf_adds(sb, ",\"series\":{\"key\":");
+			ss_strbuf_add_json(sb, se.key);
+			ss_strbuf_addf(sb, ",\"n\":%u,\"total\":%u}", se.n, se.total);
+		}
+	}
+	ss_strbuf_adds(sb, "}\n");
 	fwrite(sb->buf, 1, sb->len, stdout);
 	ss_commit_free(c);
 	return 0;

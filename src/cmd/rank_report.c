@@ -250,6 +250,11 @@ static void rank_verdict(ss_strbuf *word, ss_strbuf *detail, ss_strbuf *needs, s
 		ss_strbuf_addf(detail, "; reverted by %.12s later in mainline", v->reverted_by);
 	for (int i = 0; i < v->nfollowups; i++)
 		ss_strbuf_addf(detail, "%s%.12s", i ? " " : "; follow-ups: ", v->followups[i]);
+	/* its series, when the verdict's words do not name it */
+	if (ss_verdict_series_shown(v))
+		ss_strbuf_adds(detail, "; the earlier patches of its series named change its files");
+	else if (v->series_n)
+		ss_strbuf_addf(detail, "; series %u/%u", v->series_n, v->series_total);
 	for (int i = 0; ss_verdict_proposes(v) && i < c->nneeds; i++)
 		ss_strbuf_addf(needs, "%s%s", i ? " " : "", c->needs[c->nneeds - 1 - i]);
 	for (int i = 0; i < v->nfollowups; i++)

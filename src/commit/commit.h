@@ -8,7 +8,9 @@
  * fields are read-only for every stage after the source.
  *
  * Mail transport (headers, the tip-bot preamble and its branch name) never
- * reaches this struct.  Masking (ss_commit_mask_stable) happens once, in the
+ * reaches this struct, but for the few fields marked as transport (a
+ * subject's [PATCH n/m], a thread's root), which only the labeler and the
+ * verdicts read: scripts/transport.sh keeps them from features and models.  Masking (ss_commit_mask_stable) happens once, in the
  * source, right after parsing, so no later stage can see a masked tag.
  */
 #ifndef SS_COMMIT_H
@@ -85,6 +87,13 @@ typedef struct ss_commit {
 	/* Transport facts for the labeler only, never for a model: the n/N
 	 * of a "[PATCH n/N]" mail subject (0 when none). */
 	unsigned patch_n, patch_total;
+	/* Transport facts for series only (commit/series.h: verdicts and the
+	 * queue), never for a model nor a feature (scripts/transport.sh):
+	 * the root message id of the mail's thread with the subject's
+	 * version ("<root> v2"), and the strict n/m of "[PATCH vK n/m]";
+	 * NULL and 0 for git and for mail without them. */
+	const char *mail_thread;
+	unsigned mail_n, mail_total;
 	size_t index;           /* position in its source, from 0 */
 
 	ss_arena *arena;        /* owns everything above */

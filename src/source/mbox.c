@@ -22,6 +22,7 @@
 #include <git2.h>
 #include <gmime/gmime.h>
 
+#include "commit/series.h"
 #include "source/diff.h"
 #include "source/impl.h"
 #include "source/zstream.h"
@@ -106,6 +107,46 @@ static void read_patch_number(ss_commit *c, const char *s)
 		c->patch_n = n;
 		c->patch_total = total;
 	}
+}
+
+/* The first "<id>" of a header value, without the brackets, into out. */
+static int first_msgid(char *out, size_t size, const char *value)
+{
+	const char *lt = value ? strchr(value, '<') : NULL, *gt;
+
+	if (!lt || !(gt = strchr(lt + 1, '>')) || gt == lt + 1 || (size_t)(gt - lt - 1) >= size)
+		return 0;
+	memcpy(out, lt + 1, (size_t)(gt - lt - 1));
+	out[gt - lt - 1] = '\0';
+	return 1;
+}
+
+/*
+ * The series facts of a "[PATCH vK n/m]" mail (commit/series.h): the
+ * thread's root (the first id of References, else In-Reply-To, else the
+ * mail's own Message-ID: patch 1 of a series sent without a cover
+ * letter).  Transport, kept for verdicts and the queue only.
+ */
+static int read_thread(ss_commit *c, GMimeMessage *msg, const char *hsubject)
+{
+	unsigned n, total, version;
+	const char *own = g_mime_message_get_message_id(msg);
+	char root[200], key[220];
+
+	if (!ss_series_subject(&n, &total, &version, hsubject))
+		return 0;
+	if (!first_msgid(root, sizeof(root), g_mime_object_get_header((GMimeObject *)msg, "References")) &&
+	    !first_msgid(root, sizeof(root), g_mime_object_get_header((GMimeObject *)msg, "In-Reply-To"))) {
+		if (!own || !*own || strlen(own) >= sizeof(root))
+			return 0;
+		snprintf(root, sizeof(root), "%s", own);
+	}
+	snprintf(key, sizeof(key), "%s v%u", root, version);
+	if (!(c->mail_thread = ss_arena_strdup(c->arena, key)))
+		return SS_ENOMEM;
+	c->mail_n = n;
+	c->mail_total = total;
+	return 0;
 }
 
 static int is_reply_subject(const char *s)
@@ -772,6 +813,12 @@ static int mail_to_commit(ss_commit **out, mbox *m, GMimeMessage *msg, const cha
 		c->id[40] = '\0';
 		have_id = 1;
 		kind = MAIL_FORMAT_PATCH;
+	}
+	/* a format-patch export ("From <sha>") numbers a range of history,
+	 * "[PATCH 05000/25959]": no posted series */
+	if (kind != MAIL_FORMAT_PATCH && (rc = read_thread(c, msg, hsubject))) {
+		ss_commit_free(c);
+		return rc;
 	}
 
 	collect_text(&text, g_mime_message_get_mime_part(msg));

@@ -1,0 +1,18 @@
+#!/bin/sh
+# transport.sh - mail transport never reaches a model.
+#
+# ss_commit carries a few transport facts (HACKING.md, "Data"): the n/m of
+# a "[PATCH n/m]" subject for the labeler and the thread of a mail with its
+# series (commit/series.h) for the verdicts and the queue.  No feature, no
+# model, no network and no evaluation may read them: this fails on any
+# mention of those fields or of the series module under src/features,
+# src/models, src/nn and src/eval.  Run by `make test`.
+set -eu
+cd "$(dirname "$0")/.."
+
+pattern='mail_thread|mail_n|mail_total|patch_n|patch_total|commit/series\.h|ss_series_'
+if grep -nE "$pattern" src/features src/models src/nn src/eval -r; then
+	echo "transport: mail transport fields read by a feature or a model (above)"
+	exit 1
+fi
+echo "transport: no feature or model reads mail transport"
