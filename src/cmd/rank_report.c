@@ -63,7 +63,9 @@ void cli_ranking_init(cli_ranking *k)
 			CLI_STRING(0, "onto-repo", &k->onto_repo, "PATH",
 				   "the repository holding mainline and the stable branches (default: --repo)"),
 			CLI_STRLIST("onto", k->onto, &k->nonto, "BRANCH",
-				    "a verdict for each commit on BRANCH: local, remote-tracking, tag or id"),
+				    "a verdict for each commit on BRANCH: local, remote-tracking, tag or id "
+				    "(default with --onto-repo or --verdicts: every stable branch of the "
+				    "project index)"),
 			CLI_STRING(0, "onto-upstream", &k->onto_upstream, "REF",
 				   "the mainline the branches fork from; their own commits are those it lacks "
 				   "(default: HEAD of --onto-repo)"),
