@@ -307,7 +307,10 @@ ss_carried *cli_carried_load(ss_index *ix, const char *path, const char *repo, s
 
 		if (ss_index_for_each_branch_commit(ix, m.ref, carried_row, &f))
 			die("cannot read stable branch '%s' from '%s': %s", m.ref, path, ss_error_last());
-		if (ss_carried_read_style(cr, repo, m.tip, m.mainline))
+		/* the index's mainline tip, else (a repository rewound since)
+		 * the one named */
+		if (ss_carried_read_style(cr, repo, m.tip, m.mainline) &&
+		    ss_carried_read_style(cr, repo, m.tip, upstream ? upstream : "HEAD"))
 			die("cannot read stable branch '%s': %s", what, ss_error_last());
 		if (from_index)
 			*from_index = 1;
