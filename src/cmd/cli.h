@@ -166,7 +166,8 @@ ss_carried *cli_carried_load(struct ss_index *ix, const char *path, const char *
  * its name is there too: at most max names (malloc'd) into out, the count
  * returned; *more those left out beyond max.
  */
-size_t cli_index_branches(char **out, size_t max, size_t *more, struct ss_index *ix, const char *path);
+size_t cli_index_branches(char **out, size_t max, size_t *more, struct ss_index *ix,
+			  const char *path);
 
 /*
  * Fill l with the backports of the project index db (or, when db is NULL,

@@ -224,7 +224,7 @@ struct ref_match {
 	const char *short_ref;   /* "20.11", "origin/20.11", or the revision */
 	const char *name;        /* ss_check_branch_name: "20.11" */
 	const char *tip;         /* the branch's tip now */
-	char ref[256], ref_tip[41], ref_kind[16];
+	char ref[256], ref_tip[41];
 	int exact;               /* ref is short_ref itself */
 	char mainline[41];       /* the index's mainline tip */
 };
@@ -252,25 +252,17 @@ static int match_ref(const ss_index_ref *r, void *ud)
 		m->exact = !strcmp(r->name, m->short_ref);
 		snprintf(m->ref, sizeof(m->ref), "%s", r->name);
 		snprintf(m->ref_tip, sizeof(m->ref_tip), "%s", r->tip);
-		snprintf(m->ref_kind, sizeof(m->ref_kind), "%s", r->kind);
 	}
 	return 0;
 }
 
-struct carried_feed {
-	ss_carried *cr;
-	size_t rows;
-};
-
 static int carried_row(const ss_index_backport *b, void *ud)
 {
-	struct carried_feed *f = ud;
 	uint64_t key = b->patch_id ? ss_hexid_key(b->patch_id) : 0;
 
-	f->rows++;
 	/* as from the branch: a line names its upstream commit; an equal
 	 * patch id is found by the patch (carried.h's SS_CARRIED_PATCH) */
-	return ss_carried_add(f->cr, b->how && !strcmp(b->how, "line") ? b->upstream : NULL, key,
+	return ss_carried_add(ud, b->how && !strcmp(b->how, "line") ? b->upstream : NULL, key,
 			      b->commit);
 }
 
@@ -303,9 +295,7 @@ ss_carried *cli_carried_load(ss_index *ix, const char *path, const char *repo, s
 			why = "its mainline is not the one named";
 	}
 	if (ix && !why) {
-		struct carried_feed f = { cr, 0 };
-
-		if (ss_index_for_each_branch_commit(ix, m.ref, carried_row, &f))
+		if (ss_index_for_each_branch_commit(ix, m.ref, carried_row, cr))
 			die("cannot read stable branch '%s' from '%s': %s", m.ref, path, ss_error_last());
 		/* the index's mainline tip, else (a repository rewound since)
 		 * the one named */
@@ -317,9 +307,9 @@ ss_carried *cli_carried_load(ss_index *ix, const char *path, const char *repo, s
 		return cr;
 	}
 	if (why && !strcmp(why, "stale"))
-		warning("index '%s' is stale for %s (read up to %.12s, the branch is at %.12s): reading the branch "
-			"(run 'stablesel index --repo %s' to update it)", path, m.ref, m.ref_tip, m.tip,
-			repo);
+		warning("index '%s' is stale for %s (read up to %.12s, the branch is at %.12s): "
+			"reading the branch (run 'stablesel index --repo %s' to update it)", path, m.ref,
+			m.ref_tip, m.tip, repo);
 	else if (why)
 		note("reading %s from the repository, not from index '%s': %s", what, path, why);
 	if (ss_carried_read(cr, repo, m.tip, upstream ? upstream : "HEAD"))
@@ -353,7 +343,8 @@ static int cmp_branch(const void *a, const void *b)
 	return c ? c : (strchr(x, '/') != NULL) - (strchr(y, '/') != NULL);
 }
 
-size_t cli_index_branches(char **out, size_t max, size_t *more, ss_index *ix, const char *path)
+size_t cli_index_branches(char **out, size_t max, size_t *more, ss_index *ix,
+			  const char *path)
 {
 	struct branch_list l = { NULL, 0, 0 };
 	size_t n = 0;
