@@ -7,11 +7,14 @@
 # format-patch | git apply --check for each one, in a checkout of that
 # commit made with git archive.  Reported: how often the two agree on
 # "applies" (a disagreement is listed), seconds and peak RSS of each, the
-# ratio, and the same run with --prereqs.
+# ratio, and the same run with --prereqs, with the project index of REPO
+# when it has one and with --no-index (the "branch" is a mainline commit,
+# which no index records as a stable branch: both read it, and must agree).
 #
 # Output: bench/out/check.txt.
 # Environment: STABLESEL (./stablesel), N (1000), REPO (the git-ingest
-# repository; made by bench/git-ingest.sh when absent).
+# repository; made by bench/git-ingest.sh when absent; DPDK's:
+# REPO=/tmp/x/dpdk.git after unpacking ../shared/data/dpdk/dpdk-v22.03.git.tar).
 set -eu
 
 STABLESEL=${STABLESEL:-./stablesel}
@@ -29,10 +32,13 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
 base=$(git -C "$REPO" rev-parse "HEAD~$N")
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
 /usr/bin/time -f '%e %M' -o "$TMP/t1" "$STABLESEL" check --onto-repo "$REPO" --onto "$base" \
 	--repo "$REPO" --rev "$base..HEAD" > "$TMP/ss.tsv" 2> "$TMP/ss.err"
 /usr/bin/time -f '%e %M' -o "$TMP/t2" "$STABLESEL" check --prereqs --onto-repo "$REPO" \
 	--onto "$base" --repo "$REPO" --rev "$base..HEAD" > "$TMP/ssp.tsv" 2> "$TMP/ssp.err"
+/usr/bin/time -f '%e %M' -o "$TMP/t4" "$STABLESEL" check --prereqs --no-index --onto-repo "$REPO" \
+	--onto "$base" --repo "$REPO" --rev "$base..HEAD" > "$TMP/ssn.tsv" 2> "$TMP/ssn.err"
 
 mkdir "$TMP/tree"
 git -C "$REPO" archive "$base" | tar -x -C "$TMP/tree"
@@ -53,9 +59,12 @@ sort "$TMP/git.txt" > "$TMP/git.sorted"
 read -r s1 m1 < "$TMP/t1"
 read -r s2 m2 < "$TMP/t2"
 read -r s3 m3 < "$TMP/t3"
+read -r s4 m4 < "$TMP/t4"
+load1=$(cut -d' ' -f1-3 /proc/loadavg)
 {
-	printf '# %s, %s commits of %s checked against %s\n' "$(date -u +%FT%TZ)" \
-		"$(wc -l < "$TMP/ss.txt")" "$REPO" "$(echo "$base" | cut -c1-12)"
+	printf '# %s, %s commits of %s checked against %s, %s cores\n' "$(date -u +%FT%TZ)" \
+		"$(wc -l < "$TMP/ss.txt")" "$REPO" "$(echo "$base" | cut -c1-12)" "$(nproc)"
+	printf 'load before: %s, after: %s\n' "$load0" "$load1"
 	printf 'stablesel check: %s\n' "$(tail -1 "$TMP/ss.err")"
 	printf 'agreement with git apply --check (stablesel rows x git):\n'
 	join "$TMP/ss.txt" "$TMP/git.sorted" | awk '{ n[$3 " / git " $4]++ }
@@ -68,6 +77,10 @@ read -r s3 m3 < "$TMP/t3"
 		"$(echo "$s1 / $s3" | bc -l)"
 	printf '%-40s %9s %9.0f   (%.2fx git)\n' "stablesel check --prereqs" "$s2" \
 		"$(echo "$m2 / 1024" | bc -l)" "$(echo "$s2 / $s3" | bc -l)"
+	printf '%-40s %9s %9.0f   (%.2fx git)\n' "stablesel check --prereqs --no-index" "$s4" \
+		"$(echo "$m4 / 1024" | bc -l)" "$(echo "$s4 / $s3" | bc -l)"
+	printf 'the same rows with and without the index: %s\n' \
+		"$(cmp -s "$TMP/ssp.tsv" "$TMP/ssn.tsv" && echo yes || echo no)"
 	printf 'with --prereqs: %s of %s conflicts name what must come first\n' \
 		"$(awk -F'\t' '$2 == "conflict" && $5 != ""' "$TMP/ssp.tsv" | wc -l)" \
 		"$(awk -F'\t' '$2 == "conflict"' "$TMP/ssp.tsv" | wc -l)"

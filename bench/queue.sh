@@ -11,9 +11,16 @@
 # seconds, peak RSS and the ratio to git for each run, the machine load
 # before and after, and the verdicts.
 #
+# check --prereqs, the verdicts and the queue run twice: reading what the
+# branch carries from the branch (--no-index) and from the project index
+# of the repository (docs/index.md), which is built first (timed apart)
+# or copied from DB, an index of the same tarball (the refs must match).
+# The two must write the same rows.  ALL=1 adds one run of rank with
+# --onto-repo and no --onto: every stable branch of the index.
+#
 # Output: bench/out/queue.txt.
 # Environment: STABLESEL (./stablesel), N (100), FROM (v21.11), BRANCH
-# (21.11), DATA (../shared/data).
+# (21.11), DATA (../shared/data), DB (none: build the index), ALL (0).
 set -eu
 
 STABLESEL=${STABLESEL:-./stablesel}
@@ -21,6 +28,8 @@ N=${N:-100}
 FROM=${FROM:-v21.11}
 BRANCH=${BRANCH:-21.11}
 DATA=${DATA:-../shared/data}
+DB=${DB:-}
+ALL=${ALL:-0}
 OUT=bench/out
 
 die() { echo "queue: $*" >&2; exit 1; }
@@ -56,15 +65,34 @@ run() { # NAME CMD...: time one run into $TMP/t.NAME
 	shift
 	/usr/bin/time -f '%e %M' -o "$TMP/t.$name" "$@"
 }
+# the project index of the repository
+if [ -n "$DB" ]; then
+	mkdir -p "$REPO/stablesel"
+	cp "$DB" "$REPO/stablesel/index.db"
+	echo "0 0" > "$TMP/t.index"
+else
+	run index "$STABLESEL" index --no-progress --repo "$REPO" >/dev/null 2>&1
+fi
 run git sh "$TMP/git.sh" > "$TMP/git.txt"
-run check "$STABLESEL" check --onto-repo "$REPO" --onto "$BRANCH" "$TMP/picks.mbox" \
+run check "$STABLESEL" check --no-index --onto-repo "$REPO" --onto "$BRANCH" "$TMP/picks.mbox" \
 	-o "$TMP/check.tsv" 2>/dev/null
-run prereqs "$STABLESEL" check --prereqs --onto-repo "$REPO" --onto "$BRANCH" "$TMP/picks.mbox" \
-	-o "$TMP/prereqs.tsv" 2>/dev/null
-run verdicts "$STABLESEL" rank --threshold 0 --onto-repo "$REPO" --onto "$BRANCH" --format tsv \
-	"$TMP/picks.mbox" -o "$TMP/verdicts.tsv" 2>/dev/null
-run queue "$STABLESEL" rank --threshold 0 --onto-repo "$REPO" --onto "$BRANCH" --format mbox \
-	"$TMP/picks.mbox" -o "$TMP/queue.mbox" 2>/dev/null
+for ix in no ix; do
+	opt=--no-index
+	[ $ix = ix ] && opt=
+	run prereqs.$ix "$STABLESEL" check $opt --prereqs --onto-repo "$REPO" --onto "$BRANCH" \
+		"$TMP/picks.mbox" -o "$TMP/prereqs.$ix.tsv" 2>"$TMP/prereqs.$ix.err"
+	run verdicts.$ix "$STABLESEL" rank $opt --threshold 0 --onto-repo "$REPO" --onto "$BRANCH" \
+		--format tsv "$TMP/picks.mbox" -o "$TMP/verdicts.$ix.tsv" 2>/dev/null
+	run queue.$ix "$STABLESEL" rank $opt --threshold 0 --onto-repo "$REPO" --onto "$BRANCH" \
+		--format mbox "$TMP/picks.mbox" -o "$TMP/queue.$ix.mbox" 2>/dev/null
+done
+cp "$TMP/prereqs.no.tsv" "$TMP/prereqs.tsv"
+cp "$TMP/verdicts.no.tsv" "$TMP/verdicts.tsv"
+cp "$TMP/queue.no.mbox" "$TMP/queue.mbox"
+if [ "$ALL" = 1 ]; then
+	run all "$STABLESEL" rank --threshold 0 --onto-repo "$REPO" --format tsv "$TMP/picks.mbox" \
+		-o "$TMP/all.tsv" 2>"$TMP/all.err"
+fi
 load1=$(cut -d' ' -f1-3 /proc/loadavg)
 
 read -r sg mg < "$TMP/t.git"
@@ -80,9 +108,35 @@ line() { # LABEL NAME
 	printf '%-52s %8s %7s\n' run seconds rss_MB
 	line "git format-patch | git apply --check, one at a time" git
 	line "stablesel check" check
-	line "stablesel check --prereqs" prereqs
-	line "stablesel rank --onto (verdicts, prerequisites)" verdicts
-	line "stablesel rank --onto --format mbox (the queue)" queue
+	line "stablesel check --prereqs, branch read" prereqs.no
+	line "stablesel check --prereqs, from the index" prereqs.ix
+	line "stablesel rank --onto (verdicts), branch read" verdicts.no
+	line "stablesel rank --onto (verdicts), from the index" verdicts.ix
+	line "stablesel rank --onto --format mbox, branch read" queue.no
+	line "stablesel rank --onto --format mbox, from the index" queue.ix
+	[ "$ALL" = 1 ] && line "stablesel rank --onto-repo (every index branch)" all
+	if [ -z "$DB" ]; then
+		line "(stablesel index, once, not in the runs)" index
+	else
+		printf '(index copied from %s)\n' "$DB"
+	fi
+	same=yes
+	for f in prereqs.%s.tsv verdicts.%s.tsv queue.%s.mbox; do
+		# shellcheck disable=SC2059
+		cmp -s "$TMP/$(printf "$f" no)" "$TMP/$(printf "$f" ix)" || same="no ($(printf "$f" ''))"
+	done
+	printf 'the same rows read from the branch and from the index: %s\n' "$same"
+	grep -h 'stale\|reading' "$TMP/prereqs.ix.err" || true
+	if [ "$ALL" = 1 ]; then
+		grep -h '^note: stable branches' "$TMP/all.err" || true
+		printf 'every index branch: %s rows, verdicts per branch (yes / needs / already / no / unknown):\n' \
+			"$(($(wc -l < "$TMP/all.tsv") - 1))"
+		awk -F'\t' 'NR == 1 { for (i = 9; i <= NF; i++) name[i] = $i; nf = NF; next }
+			{ for (i = 9; i <= NF; i++) { v = $i; sub(/ [0-9a-f].*/, "", v); sub(/:.*/, "", v); n[i, v]++ } }
+			END { for (i = 9; i <= nf; i++) printf "  %-6s %3d %3d %3d %3d %3d\n", name[i],
+				n[i, "yes"], n[i, "yes, needs"], n[i, "already"], n[i, "no"], n[i, "unknown"] }' \
+			"$TMP/all.tsv"
+	fi
 	printf 'git apply --check: %s of %s apply; stablesel check: %s apply\n' \
 		"$(grep -c ' applies$' "$TMP/git.txt")" "$N" \
 		"$(awk -F'\t' '$2 == "applies"' "$TMP/check.tsv" | wc -l)"
@@ -90,7 +144,7 @@ line() { # LABEL NAME
 		"$(awk -F'\t' '$2 == "conflict" && $5 != ""' "$TMP/prereqs.tsv" | wc -l)" \
 		"$(awk -F'\t' '$2 == "conflict"' "$TMP/prereqs.tsv" | wc -l)"
 	printf 'verdicts onto %s:\n' "$BRANCH"
-	awk -F'\t' 'NR > 1 { v = $8; sub(/ [0-9a-f].*/, "", v); n[v]++ }
+	awk -F'\t' 'NR > 1 { v = $9; sub(/ [0-9a-f].*/, "", v); n[v]++ }
 		END { for (k in n) printf "  %-24s %4d\n", k, n[k] }' "$TMP/verdicts.tsv" | sort
 	printf 'queue: %s messages\n' "$(grep -c '^From [0-9a-f]\{40\} ' "$TMP/queue.mbox" || true)"
 	# the queue applies in sequence onto the branch

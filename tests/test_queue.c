@@ -20,7 +20,11 @@
 #include <cmocka.h>
 
 #include "commit/commit.h"
+#include "commit/patchid.h"
+#include "util/hexid.h"
+#include "index/index.h"
 #include "labels/carried.h"
+#include "source/source.h"
 #include "testutil.h"
 
 static char *tmp;
@@ -488,7 +492,7 @@ static void test_carried(void **state)
 			 SS_CARRIED_LINE);
 	assert_string_equal(id, c->id);
 	assert_int_equal(ss_carried_style(cr), SS_BACKPORT_LINUX);
-	assert_int_equal(ss_carried_commits(cr), 1);
+	assert_int_equal(ss_carried_commits(cr), 2);   /* the one added, the one read */
 	assert_int_equal(ss_carried_lines(cr), 2);
 	{
 		char line[80];
@@ -521,6 +525,190 @@ static void test_upstream_warning(void **state)
 			    "awk -F'\\t' '$9 == \"already\"' | wc -l", tmp);
 	assert_string_equal(n, "3\n");   /* prep, helper, dup */
 	free(n);
+}
+
+/* A copy of the repository (ri) with its project index built: the other
+ * tests see no index in r. */
+static void make_indexed_copy(void)
+{
+	assert_int_equal(test_run("test -d '%s/ri' || { cp -a '%s/r' '%s/ri' && "
+				  "./stablesel index --no-progress --repo '%s/ri' >/dev/null 2>&1; }",
+				  tmp, tmp, tmp, tmp), 0);
+}
+
+/* Without --onto, --onto-repo (or --verdicts with --repo) takes every
+ * stable branch of the project index, each once, and says which. */
+static void test_index_default_onto(void **state)
+{
+	char *err, *head;
+
+	(void)state;
+	make_indexed_copy();
+	/* origin/stable behind stable: the index reads both; one column */
+	assert_int_equal(test_run("rm -rf '%s/rd' && cp -a '%s/ri' '%s/rd' && "
+				  "git -C '%s/rd' update-ref refs/remotes/origin/stable stable~1 && "
+				  "./stablesel index --no-progress --repo '%s/rd' >/dev/null 2>&1 && "
+				  "sqlite3 '%s/rd/.git/stablesel/index.db' \"SELECT name FROM refs WHERE "
+				  "kind = 'stable'\" | grep -qx origin/stable", tmp, tmp, tmp, tmp, tmp, tmp), 0);
+	assert_int_equal(test_run("./stablesel rank --repo '%s/rd' --rev main --threshold 0 --since 2023-11-15 "
+				  "--onto-repo '%s/rd' --format tsv -o '%s/d.tsv' 2>'%s/d.err'", tmp, tmp, tmp, tmp), 0);
+	head = test_run_output("head -1 '%s/d.tsv' | cut -f9-", tmp);
+	assert_string_equal(head, "stable2\tstable\n");
+	free(head);
+	err = test_run_output("grep '^note: stable branches' '%s/d.err'", tmp);
+	assert_non_null(strstr(err, "stablesel/index.db': stable2 stable\n"));
+	free(err);
+	/* the same verdicts as the branches named */
+	assert_int_equal(test_run("./stablesel rank --repo '%s/rd' --rev main --threshold 0 --since 2023-11-15 "
+				  "--onto stable2 --onto stable --format tsv 2>/dev/null | cmp -s - '%s/d.tsv'",
+				  tmp, tmp), 0);
+	/* --verdicts with --repo alone */
+	assert_int_equal(test_run("./stablesel rank --repo '%s/ri' --rev main --threshold 0 --since 2023-11-15 "
+				  "--verdicts already --format tsv 2>/dev/null | awk -F'\\t' 'NR > 1 { print $4 }' "
+				  "| sort | tr '\\n' ' ' | grep -qx 'dup helper prep '", tmp), 0);
+	/* no index: the usage error stays; --onto-repo alone gives no verdicts */
+	assert_int_equal(test_run("./stablesel rank --repo '%s/ri' --no-index --rev main --threshold 0 "
+				  "--verdicts yes >/dev/null 2>&1", tmp), 129);
+	assert_int_equal(test_run("./stablesel rank --repo '%s/r' --rev main --threshold 0 "
+				  "--verdicts yes >/dev/null 2>&1", tmp), 129);
+	head = test_run_output("./stablesel rank --repo '%s/r' --rev main --threshold 0 --onto-repo '%s/r' "
+			       "--format tsv 2>/dev/null | head -1 | cut -f9-", tmp, tmp);
+	assert_string_equal(head, "\n");
+	free(head);
+	/* --db names the index of another copy */
+	assert_int_equal(test_run("./stablesel rank --repo '%s/r' --db '%s/ri/.git/stablesel/index.db' "
+				  "--rev main --threshold 0 --onto-repo '%s/r' --format tsv 2>/dev/null | "
+				  "head -1 | grep -q '\tstable2\tstable$'", tmp, tmp, tmp), 0);
+}
+
+/* The verdicts' lines of rank's text (verdict and why) and the heads of
+ * both branches' queues (subjects, backport lines, notes), ranking with
+ * RANK's options (dir the test's folder) and extra. */
+static char *verdict_lines(const char *dir, const char *extra)
+{
+	return test_run_output(RANK "--onto stable --onto stable2 --precedents 0 %s 2>/dev/null | "
+			       "grep -E '^ +stable2?: ' && "
+			       RANK "--onto stable --onto stable2 %s --format mbox --branch stable 2>/dev/null | "
+			       "grep -E '^(From [0-9a-f]|Subject:|\\[ upstream commit|stablesel: stable)' && "
+			       RANK "--onto stable --onto stable2 %s --format mbox --branch stable2 2>/dev/null | "
+			       "grep -E '^(From [0-9a-f]|Subject:|commit [0-9a-f]* upstream)'",
+			       dir, extra, dir, extra, dir, extra);
+}
+
+/* What the branches carry, from the index, gives the verdicts reading
+ * the branches gives; a stale index is not used. */
+static void test_index_carried(void **state)
+{
+	char *from_index, *from_branch, *err, *rows1, *rows2;
+	char repo[4200];
+
+	(void)state;
+	make_indexed_copy();
+	/* RANK reads --repo '<tmp>/r': the copy is named as <tmp>/ri via the
+	 * last --repo */
+	snprintf(repo, sizeof(repo), "--repo '%s/ri'", tmp);
+	from_index = verdict_lines(tmp, repo);
+	snprintf(repo, sizeof(repo), "--repo '%s/ri' --no-index", tmp);
+	from_branch = verdict_lines(tmp, repo);
+	assert_non_null(strstr(from_index, "stable: already (in stable as "));
+	assert_non_null(strstr(from_index, "the same patch)"));
+	assert_non_null(strstr(from_index, "[ upstream commit "));
+	assert_string_equal(from_index, from_branch);
+	free(from_index);
+	free(from_branch);
+	/* check --prereqs: the same rows from the index */
+	rows1 = test_run_output("./stablesel check --prereqs --onto-repo '%s/ri' --onto stable --repo '%s/ri' "
+				"--rev main 2>/dev/null", tmp, tmp);
+	rows2 = test_run_output("./stablesel check --prereqs --no-index --onto-repo '%s/ri' --onto stable "
+				"--repo '%s/ri' --rev main 2>/dev/null", tmp, tmp);
+	assert_non_null(strstr(rows1, "\tbackport "));
+	assert_string_equal(rows1, rows2);
+	free(rows1);
+	free(rows2);
+	/* stale: stable moved after the index was built; read from the branch */
+	assert_int_equal(test_run("rm -rf '%s/rs' && cp -a '%s/ri' '%s/rs' && git -C '%s/rs' branch -f "
+				  "stable stable~1", tmp, tmp, tmp, tmp), 0);
+	snprintf(repo, sizeof(repo), "--repo '%s/rs'", tmp);
+	from_index = verdict_lines(tmp, repo);
+	snprintf(repo, sizeof(repo), "--repo '%s/rs' --no-index", tmp);
+	from_branch = verdict_lines(tmp, repo);
+	assert_string_equal(from_index, from_branch);
+	/* stable~1 lacks "stable only", nothing else: dup is still there */
+	assert_non_null(strstr(from_index, "stable: already (in stable as "));
+	free(from_index);
+	free(from_branch);
+	err = test_run_output(RANK "--repo '%s/rs' --onto stable --onto stable2 --format tsv 2>&1 >/dev/null",
+			      tmp, tmp);
+	assert_non_null(strstr(err, "warning: index '"));
+	assert_non_null(strstr(err, "' is stale for stable (read up to "));
+	assert_null(strstr(err, "is stale for stable2"));
+	free(err);
+	err = test_run_output("./stablesel check --prereqs --onto-repo '%s/rs' --onto stable --repo '%s/rs' "
+			      "--rev main 2>&1 >/dev/null", tmp, tmp);
+	assert_non_null(strstr(err, "' is stale for stable (read up to "));
+	free(err);
+}
+
+static int feed_row(const ss_index_backport *b, void *ud)
+{
+	ss_carried *cr = ud;
+
+	return ss_carried_add(cr, b->how && !strcmp(b->how, "line") ? b->upstream : NULL,
+			      b->patch_id ? ss_hexid_key(b->patch_id) : 0, b->commit);
+}
+
+/* The table filled from the index's rows of a branch answers as the
+ * table read from the branch, for every commit of main. */
+static void test_index_branch_rows(void **state)
+{
+	static const char *const branches[] = { "stable", "stable2" };
+	char path[4200], repo[4200];
+	ss_index *ix;
+
+	(void)state;
+	make_indexed_copy();
+	snprintf(path, sizeof(path), "%s/ri/.git/stablesel/index.db", tmp);
+	snprintf(repo, sizeof(repo), "%s/ri", tmp);
+	assert_int_equal(ss_index_open(&ix, path, SS_INDEX_READ), 0);
+	for (size_t b = 0; b < 2; b++) {
+		ss_source_options so = SS_SOURCE_OPTIONS_INIT;
+		const char *revs[1] = { "main" };
+		ss_carried *fed, *read;
+		ss_source *src;
+		ss_commit *c;
+		size_t found = 0;
+
+		assert_int_equal(ss_carried_new(&fed), 0);
+		assert_int_equal(ss_carried_new(&read), 0);
+		assert_int_equal(ss_index_for_each_branch_commit(ix, branches[b], feed_row, fed), 0);
+		assert_int_equal(ss_carried_read(read, repo, branches[b], "main"), 0);
+		assert_int_equal(ss_carried_commits(fed), ss_carried_commits(read));
+		assert_int_equal(ss_carried_lines(fed), ss_carried_lines(read));
+		so.repo = repo;
+		so.revs = revs;
+		so.nrevs = 1;
+		assert_int_equal(ss_source_open(&src, repo, &so), 0);
+		while (ss_source_next(&c, src) == 0) {
+			const char *a, *r;
+			uint64_t key = ss_commit_patch_key(c);
+			ss_carried_how ha = ss_carried_find(&a, fed, c->id, key);
+
+			assert_int_equal(ha, ss_carried_find(&r, read, c->id, key));
+			if (ha != SS_CARRIED_NONE) {
+				assert_string_equal(a, r);
+				found++;
+			}
+			ss_commit_free(c);
+		}
+		ss_source_free(src);
+		/* stable: prep, helper by line, dup by patch; stable2: prep */
+		assert_int_equal(found, b ? 1 : 3);
+		ss_carried_read_style(fed, repo, branches[b], "main");
+		assert_int_equal(ss_carried_style(fed), b ? SS_BACKPORT_LINUX : SS_BACKPORT_DPDK);
+		ss_carried_free(fed);
+		ss_carried_free(read);
+	}
+	ss_index_free(ix);
 }
 
 /*
@@ -606,6 +794,9 @@ int main(void)
 		cmocka_unit_test(test_series_chain),
 		cmocka_unit_test(test_upstream_warning),
 		cmocka_unit_test(test_check_backports),
+		cmocka_unit_test(test_index_branch_rows),
+		cmocka_unit_test(test_index_default_onto),
+		cmocka_unit_test(test_index_carried),
 		cmocka_unit_test(test_dpdk_already),
 	};
 

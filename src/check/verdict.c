@@ -677,6 +677,34 @@ nomem:
 	return ss_error_code(SS_ENOMEM, "out of memory for a queue");
 }
 
+/*
+ * Can r's bug be in the branch, whatever the other picks' verdicts turn
+ * out to be?  decide_needed() with every proposed target of the batch
+ * taken as yes: when this says no, r ends as "no: bug not in branch" or
+ * "unknown", and what it needs first would never be shown or queued.
+ */
+static int may_be_needed(const ss_verdicts *v, const struct rec *r)
+{
+	if (!r->nwritten)
+		return r->v.check.files_in_branch;
+	for (size_t i = 0; i < r->nt; i++) {
+		const struct target *t = &r->t[i];
+		const struct rec *tr = rec_of(v, t->id);
+
+		if (t->in_branch == 1 || t->carried || (tr && (tr->v.already[0] || tr->v.proposed)))
+			return 1;
+	}
+	return 0;
+}
+
+/* Does the pick r need its prerequisites blamed: proposed, conflicting,
+ * neither there already nor reverted, its bug possibly in the branch? */
+static int wants_needs(const ss_verdicts *v, const struct rec *r)
+{
+	return r->v.proposed && r->v.check.apply == SS_APPLY_CONFLICT && !r->v.already[0] &&
+	       !r->v.reverted_by[0] && may_be_needed(v, r);
+}
+
 int ss_verdicts_decide(ss_verdicts *v, int (*proposed)(const char *id, void *ud),
 		       void (*progress)(size_t done, size_t total, void *ud), void *ud)
 {
@@ -712,17 +740,12 @@ int ss_verdicts_decide(ss_verdicts *v, int (*proposed)(const char *id, void *ud)
 	}
 	/* the prerequisites of the conflicting picks whose bug may be there:
 	 * the one slow step (a blame each), so only for them */
-	for (size_t i = 0; i < v->n; i++) {
-		const ss_verdict *x = &v->recs[i].v;
-
-		conflicts += x->proposed && x->check.apply == SS_APPLY_CONFLICT && !x->already[0] &&
-			     !x->reverted_by[0];
-	}
+	for (size_t i = 0; i < v->n; i++)
+		conflicts += wants_needs(v, &v->recs[i]);
 	for (size_t i = 0; i < v->n; i++) {
 		struct rec *r = &v->recs[i];
 
-		if (!r->v.proposed || r->v.check.apply != SS_APPLY_CONFLICT || r->v.already[0] ||
-		    r->v.reverted_by[0])
+		if (!wants_needs(v, r))
 			continue;
 		if ((rc = ss_check_needs(&r->v.check, v->ck, r->v.id)))
 			return rc;

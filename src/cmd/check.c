@@ -12,16 +12,20 @@
  * (binary, capped or no diff); needs (with --prereqs, for conflicts) the
  * commits to take first, comma-separated; bug is yes, no or unknown (no
  * Fixes: or revert target, or none of them in the repository).  With
- * --prereqs the branch's own commits are read first (labels/carried.h):
+ * --prereqs the branch's own commits are read first (labels/carried.h;
+ * from the project index, --db or the repository's, when it recorded the
+ * branch at its tip):
  * in_branch says "backport <id>" for a commit the branch carries under
  * another id, which is not blamed, and such commits are left out of
  * needs.  A count goes to stderr.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check/check.h"
 #include "cli.h"
+#include "index/index.h"
 #include "labels/carried.h"
 #include "util/atomic.h"
 #include "util/error.h"
@@ -88,7 +92,8 @@ int cmd_check(int argc, const char **argv)
 	struct check_run r = { 0 };
 	ss_check_options co = SS_CHECK_OPTIONS_INIT;
 	cli_source_args a;
-	const char *onto_repo = NULL, *output = "-", *upstream = "HEAD";
+	cli_index_args ixa;
+	const char *onto_repo = NULL, *output = "-", *upstream = NULL;
 	ss_carried *carried = NULL;
 	struct cli_option options[] = {
 		CLI_GROUP("Stable branch"),
@@ -99,8 +104,10 @@ int cmd_check(int argc, const char **argv)
 			 "for a conflict, the commits to take first (and which commits the branch "
 			 "carries under another id)"),
 		CLI_STRING(0, "onto-upstream", &upstream, "REF",
-			   "with --prereqs: the mainline the branch forks from (default: HEAD)"),
+			   "with --prereqs: the mainline the branch forks from (default: the project "
+			   "index's, else HEAD)"),
 		CLI_INCLUDE(a.options),
+		CLI_INCLUDE(ixa.options),
 		CLI_GROUP("Output"),
 		CLI_OUTPUT(&output, "write the rows to FILE (default: stdout)"),
 		CLI_END(),
@@ -110,6 +117,7 @@ int cmd_check(int argc, const char **argv)
 	int nspecs;
 
 	cli_source_args_init(&a);
+	cli_index_args_init(&ixa);
 	nspecs = cli_parse_options(argc, argv, options, check_usage);
 	if (!onto_repo)
 		usage_die("--onto-repo is required");
@@ -121,11 +129,15 @@ int cmd_check(int argc, const char **argv)
 	if (ss_check_ambiguity(r.ck))
 		warning("%s", ss_check_ambiguity(r.ck));
 	if (co.prereqs) {
-		/* what the branch carries: no blame for those, none named */
-		if (ss_carried_new(&carried) ||
-		    ss_carried_read(carried, onto_repo, ss_check_branch_id(r.ck), upstream))
-			die("cannot read stable branch '%s': %s", co.rev, ss_error_last());
+		/* what the branch carries: no blame for those, none named; from
+		 * the project index when it is up to date with the branch */
+		char *ixpath = NULL;
+		ss_index *ix = cli_index_open(&ixa, onto_repo, &ixpath);
+
+		carried = cli_carried_load(ix, ixpath, onto_repo, r.ck, upstream, co.rev, NULL);
 		ss_check_set_carried(r.ck, carried);
+		ss_index_free(ix);
+		free(ixpath);
 	}
 	r.out = ss_atomic_file(out);
 	fputs("commit\tapply\tpath\thunk\tneeds\tin_branch\tbug\ttarget\tsubject\n", r.out);

@@ -94,15 +94,26 @@ typedef struct {
 	const char *file, *tags;
 } cli_releases;
 
+/*
+ * The project index options ("Project index"): --db FILE and --no-index.
+ * The history options include them; check takes them alone.
+ */
+typedef struct {
+	const char *db;         /* --db FILE: the project index (NULL: the repository's) */
+	int no_index;           /* --no-index */
+	struct cli_option options[4];
+} cli_index_args;
+
+void cli_index_args_init(cli_index_args *x);
+
 typedef struct {
 	cli_releases rel;
 	const char *specs[64];
 	size_t n;
-	const char *db;         /* --db FILE: the project index (NULL: the repository's) */
-	int no_index;           /* --no-index */
+	cli_index_args ix;      /* --db, --no-index */
 	const char *hrevs[64];  /* --history-rev REV: revisions of git history sources */
 	size_t nhrevs;
-	struct cli_option options[9];
+	struct cli_option options[8];
 } cli_history_args;
 
 /*
@@ -127,13 +138,36 @@ void cli_history_args_init(cli_history_args *h);
 void cli_history_load(const cli_history_args *ha, struct ss_history *h, const char *repo);
 
 /*
- * The project index the history options name (--db FILE, else repo's
+ * The project index the index options name (--db FILE, else repo's
  * default), open for reading; NULL with --no-index, without either, or
  * when the default index is missing (said once on stderr).  *used (may be
  * NULL) its path, malloc'd.  Dies on a damaged index or a missing --db.
  */
 struct ss_index;
-struct ss_index *cli_index_open(const cli_history_args *ha, const char *repo, char **used);
+struct ss_index *cli_index_open(const cli_index_args *x, const char *repo, char **used);
+
+/*
+ * What the stable branch ck (of the repository repo) carries under any
+ * id (labels/carried.h), new, the caller's: from the project index ix
+ * (may be NULL; path its path) when it recorded the branch at the tip ck
+ * has, with only the messages read for the backport-line style; else read
+ * from the branch with its diffs, the commits upstream (NULL: the index's
+ * mainline, else HEAD) lacks, saying on stderr why the index was not used
+ * when it was open.  A named upstream that is not the index's mainline
+ * reads the branch too.  what names the branch in messages; *from_index
+ * (may be NULL) says which was done.  Dies on error.
+ */
+ss_carried *cli_carried_load(struct ss_index *ix, const char *path, const char *repo, ss_check *ck,
+			     const char *upstream, const char *what, int *from_index);
+
+/*
+ * The stable branches the index ix knows (refs of kind stable), newest
+ * version first, a remote-tracking ref left out when a local branch of
+ * its name is there too: at most max names (malloc'd) into out, the count
+ * returned; *more those left out beyond max.
+ */
+size_t cli_index_branches(char **out, size_t max, size_t *more, struct ss_index *ix,
+			  const char *path);
 
 /*
  * Fill l with the backports of the project index db (or, when db is NULL,
@@ -213,6 +247,7 @@ typedef struct {
 	/* stable branches ("Stable branches"): a verdict per row per branch */
 	const char *onto_repo, *onto_upstream, *verdicts;
 	const char *onto[SS_RANK_MAX_BRANCHES];
+	char *onto_owned[SS_RANK_MAX_BRANCHES]; /* onto[] from the index, malloc'd */
 	size_t nonto;
 	int queue_extras;       /* read prerequisites the ranking lacks (mbox) */
 	struct cli_option options[30];

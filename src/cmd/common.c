@@ -21,6 +21,8 @@
 #include "models/dataset.h"
 #include "util/atomic.h"
 #include "util/error.h"
+#include "util/grow.h"
+#include "util/hexid.h"
 
 static void repo_cb(const struct cli_option *opt, const char *arg)
 {
@@ -71,15 +73,32 @@ void cli_history_args_init(cli_history_args *h)
 				   "with --repo: the releases are the tags matching GLOB"),
 			CLI_STRLIST("history-rev", h->hrevs, &h->nhrevs, "REV",
 				    "the revisions of git:PATH history sources (default: what --rev starts from)"),
-			CLI_STRING(0, "db", &h->db, "FILE",
-				   "the project index (default: the one 'stablesel index' keeps in --repo)"),
-			CLI_FLAG(0, "no-index", &h->no_index,
-				 "do not read the project index: the history is what the sources hold"),
+			CLI_INCLUDE(h->ix.options),
 			CLI_END(),
 		};
 
 		_Static_assert(sizeof(t) <= sizeof(h->options), "history options table too small");
 		memcpy(h->options, t, sizeof(t));
+	}
+	cli_index_args_init(&h->ix);
+}
+
+void cli_index_args_init(cli_index_args *x)
+{
+	memset(x, 0, sizeof(*x));
+	{
+		const struct cli_option t[] = {
+			CLI_GROUP("Project index"),
+			CLI_STRING(0, "db", &x->db, "FILE",
+				   "the project index (default: the one 'stablesel index' keeps in the repository)"),
+			CLI_FLAG(0, "no-index", &x->no_index,
+				 "do not read the project index: history, backports and branches come from "
+				 "the sources and the repository"),
+			CLI_END(),
+		};
+
+		_Static_assert(sizeof(t) <= sizeof(x->options), "index options table too small");
+		memcpy(x->options, t, sizeof(t));
 	}
 }
 
@@ -134,16 +153,17 @@ static ss_index *open_index(const char *db, const char *repo, char **path, int *
 	return ix;
 }
 
-ss_index *cli_index_open(const cli_history_args *ha, const char *repo, char **used)
+ss_index *cli_index_open(const cli_index_args *x, const char *repo, char **used)
 {
 	static int said;
 	char *path = NULL;
 	int missing = 0;
-	ss_index *ix = ha->no_index ? NULL : open_index(ha->db, repo, &path, &missing);
+	ss_index *ix = x->no_index ? NULL : open_index(x->db, repo, &path, &missing);
 
 	if (missing && !said++)
 		note("no project index for '%s': history features see only the commits "
-		     "read (build it with 'stablesel index --repo %s')", repo, repo);
+		     "read, stable branches are read from git (build it with 'stablesel index "
+		     "--repo %s')", repo, repo);
 	if (used)
 		*used = path;
 	else
@@ -156,7 +176,7 @@ static void history_from_index(const cli_history_args *ha, ss_history *h, const 
 {
 	ss_releases *rel = NULL;
 	char *path = NULL;
-	ss_index *ix = cli_index_open(ha, repo, &path);
+	ss_index *ix = cli_index_open(&ha->ix, repo, &path);
 
 	if (!ix)
 		return;
@@ -197,6 +217,162 @@ int cli_backports_from_index(ss_backports *l, const char *db, const char *repo, 
 	else
 		free(path);
 	return 1;
+}
+
+/* The index's ref matching the branch a check took, and the mainline. */
+struct ref_match {
+	const char *short_ref;   /* "20.11", "origin/20.11", or the revision */
+	const char *name;        /* ss_check_branch_name: "20.11" */
+	const char *tip;         /* the branch's tip now */
+	char ref[256], ref_tip[41];
+	int exact;               /* ref is short_ref itself */
+	char mainline[41];       /* the index's mainline tip */
+};
+
+/* "origin/21.11" -> "21.11": a ref name as a local branch would have it. */
+static const char *local_name(const char *name)
+{
+	const char *slash = strchr(name, '/');
+
+	return slash ? slash + 1 : name;
+}
+
+static int match_ref(const ss_index_ref *r, void *ud)
+{
+	struct ref_match *m = ud;
+
+	if (!strcmp(r->kind, "mainline") && !m->mainline[0])
+		snprintf(m->mainline, sizeof(m->mainline), "%s", r->tip);
+	if (strcmp(r->kind, "stable") || m->exact)
+		return 0;
+	/* the same ref, else one of the branch's name at the same commit
+	 * (the index keeps one of "origin/21.11" and "21.11" when they agree) */
+	if (!strcmp(r->name, m->short_ref) ||
+	    (!m->ref[0] && !strcmp(local_name(r->name), m->name) && !strcmp(r->tip, m->tip))) {
+		m->exact = !strcmp(r->name, m->short_ref);
+		snprintf(m->ref, sizeof(m->ref), "%s", r->name);
+		snprintf(m->ref_tip, sizeof(m->ref_tip), "%s", r->tip);
+	}
+	return 0;
+}
+
+static int carried_row(const ss_index_backport *b, void *ud)
+{
+	uint64_t key = b->patch_id ? ss_hexid_key(b->patch_id) : 0;
+
+	/* as from the branch: a line names its upstream commit; an equal
+	 * patch id is found by the patch (carried.h's SS_CARRIED_PATCH) */
+	return ss_carried_add(ud, b->how && !strcmp(b->how, "line") ? b->upstream : NULL, key,
+			      b->commit);
+}
+
+ss_carried *cli_carried_load(ss_index *ix, const char *path, const char *repo, ss_check *ck,
+			     const char *upstream, const char *what, int *from_index)
+{
+	const char *full = ss_check_branch_ref(ck);
+	struct ref_match m;
+	ss_carried *cr;
+	char upid[41];
+	const char *why = NULL;
+
+	if (from_index)
+		*from_index = 0;
+	memset(&m, 0, sizeof(m));
+	m.short_ref = !strncmp(full, "refs/heads/", 11) ? full + 11 :
+		      !strncmp(full, "refs/remotes/", 13) ? full + 13 : full;
+	m.name = ss_check_branch_name(ck);
+	m.tip = ss_check_branch_id(ck);
+	if (ss_carried_new(&cr))
+		die("%s", ss_error_last());
+	if (ix) {
+		if (ss_index_for_each_ref(ix, match_ref, &m))
+			die("cannot read the refs of '%s': %s", path, ss_error_last());
+		if (!m.ref[0])
+			why = "it has no such stable branch";
+		else if (strcmp(m.ref_tip, m.tip))
+			why = "stale";
+		else if (upstream && (ss_git_resolve(upid, repo, upstream) || strcmp(upid, m.mainline)))
+			why = "its mainline is not the one named";
+	}
+	if (ix && !why) {
+		if (ss_index_for_each_branch_commit(ix, m.ref, carried_row, cr))
+			die("cannot read stable branch '%s' from '%s': %s", m.ref, path, ss_error_last());
+		/* the index's mainline tip, else (a repository rewound since)
+		 * the one named */
+		if (ss_carried_read_style(cr, repo, m.tip, m.mainline) &&
+		    ss_carried_read_style(cr, repo, m.tip, upstream ? upstream : "HEAD"))
+			die("cannot read stable branch '%s': %s", what, ss_error_last());
+		if (from_index)
+			*from_index = 1;
+		return cr;
+	}
+	if (why && !strcmp(why, "stale"))
+		warning("index '%s' is stale for %s (read up to %.12s, the branch is at %.12s): "
+			"reading the branch (run 'stablesel index --repo %s' to update it)", path, m.ref,
+			m.ref_tip, m.tip, repo);
+	else if (why)
+		note("reading %s from the repository, not from index '%s': %s", what, path, why);
+	if (ss_carried_read(cr, repo, m.tip, upstream ? upstream : "HEAD"))
+		die("cannot read stable branch '%s': %s", what, ss_error_last());
+	return cr;
+}
+
+struct branch_list {
+	char **names;
+	size_t n, cap;
+};
+
+static int list_stable(const ss_index_ref *r, void *ud)
+{
+	struct branch_list *l = ud;
+
+	if (strcmp(r->kind, "stable"))
+		return 0;
+	if (SS_GROW(l->names, l->n + 1, l->cap) || !(l->names[l->n] = strdup(r->name)))
+		return ss_error_code(SS_ENOMEM, "out of memory for the stable branches");
+	l->n++;
+	return 0;
+}
+
+/* Newest version first; a local branch before a remote-tracking one. */
+static int cmp_branch(const void *a, const void *b)
+{
+	const char *x = *(char *const *)a, *y = *(char *const *)b;
+	int c = strverscmp(local_name(y), local_name(x));
+
+	return c ? c : (strchr(x, '/') != NULL) - (strchr(y, '/') != NULL);
+}
+
+size_t cli_index_branches(char **out, size_t max, size_t *more, ss_index *ix,
+			  const char *path)
+{
+	struct branch_list l = { NULL, 0, 0 };
+	size_t n = 0;
+
+	*more = 0;
+	if (ss_index_for_each_ref(ix, list_stable, &l))
+		die("cannot read the refs of '%s': %s", path, ss_error_last());
+	if (l.n)
+		qsort(l.names, l.n, sizeof(*l.names), cmp_branch);
+	for (size_t i = 0; i < l.n; i++) {
+		/* "origin/21.11" beside "21.11": the index read both (their tips
+		 * differ); the local branch, sorted first, is the one a
+		 * maintainer works on */
+		if (i && !strcmp(local_name(l.names[i]), local_name(l.names[i - 1])))
+			continue;
+		if (n < max)
+			out[n++] = l.names[i];
+		else
+			++*more;
+	}
+	for (size_t i = 0, k = 0; i < l.n; i++) {
+		if (k < n && l.names[i] == out[k])
+			k++;
+		else
+			free(l.names[i]);
+	}
+	free(l.names);
+	return n;
 }
 
 void cli_history_load(const cli_history_args *ha, ss_history *h, const char *repo)

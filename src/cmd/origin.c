@@ -310,7 +310,7 @@ int cmd_origin(int argc, const char **argv)
 		/* the project index: every mainline commit as a target, and
 		 * its mainline releases with each commit's first one */
 		char *path = NULL;
-		ss_index *ix = cli_index_open(&hist, a.repo, &path);
+		ss_index *ix = cli_index_open(&hist.ix, a.repo, &path);
 
 		if (ix) {
 			if (ss_index_for_each_commit(ix, known_commit, run.h))

@@ -12,6 +12,7 @@
 #include "eval/eval.h"
 #include "labels/labels.h"
 #include "features/history.h"
+#include "index/index.h"
 #include "rank/policy.h"
 #include "source/git.h"
 #include "util/error.h"
@@ -62,7 +63,9 @@ void cli_ranking_init(cli_ranking *k)
 			CLI_STRING(0, "onto-repo", &k->onto_repo, "PATH",
 				   "the repository holding mainline and the stable branches (default: --repo)"),
 			CLI_STRLIST("onto", k->onto, &k->nonto, "BRANCH",
-				    "a verdict for each commit on BRANCH: local, remote-tracking, tag or id"),
+				    "a verdict for each commit on BRANCH: local, remote-tracking, tag or id "
+				    "(default with --onto-repo or --verdicts: every stable branch of the "
+				    "project index)"),
 			CLI_STRING(0, "onto-upstream", &k->onto_upstream, "REF",
 				   "the mainline the branches fork from; their own commits are those it lacks "
 				   "(default: HEAD of --onto-repo)"),
@@ -126,20 +129,52 @@ static unsigned verdict_mask(const char *list)
 	return mask;
 }
 
-/* Open every --onto branch: its check, what it carries, its verdicts. */
+/* Without --onto: every stable branch of the project index, said on
+ * stderr. */
+static void index_branches(cli_ranking *k, ss_index *ix, const char *path)
+{
+	ss_strbuf sb = SS_STRBUF_INIT;
+	size_t more;
+
+	k->nonto = cli_index_branches(k->onto_owned, SS_RANK_MAX_BRANCHES, &more, ix, path);
+	for (size_t b = 0; b < k->nonto; b++) {
+		k->onto[b] = k->onto_owned[b];
+		ss_strbuf_addf(&sb, "%s%s", b ? " " : "", k->onto[b]);
+	}
+	if (k->nonto)
+		note("stable branches from index '%s': %s%s", path, sb.buf, more ?
+		     " (the newest ones: at most 16; name others with --onto)" : "");
+	else
+		note("index '%s' knows no stable branch", path);
+	ss_strbuf_release(&sb);
+}
+
+/*
+ * Open every --onto branch (without --onto, when --onto-repo or
+ * --verdicts asks for branches, every stable branch of the project
+ * index): its check, what it carries (from the index when it is up to
+ * date with the branch), its verdicts.
+ */
 static void open_branches(cli_ranking *k, const char *repo)
 {
 	const char *onto_repo = k->onto_repo ? k->onto_repo : repo;
+	const char *up = k->onto_upstream ? k->onto_upstream : "HEAD";
+	ss_index *ix = NULL;
+	char *ixpath = NULL;
 
-	if (k->verdicts && !k->nonto)
-		usage_die("--verdicts needs a stable branch (--onto BRANCH)");
 	verdict_mask(k->verdicts);
-	if (!k->nonto)
-		return;
-	if (!onto_repo)
+	if (onto_repo && (k->nonto || k->onto_repo || k->verdicts))
+		ix = cli_index_open(&k->hist_args.ix, onto_repo, &ixpath);
+	if (!k->nonto && ix)
+		index_branches(k, ix, ixpath);
+	if (k->verdicts && !k->nonto)
+		usage_die("--verdicts needs a stable branch (--onto BRANCH, or a project index of "
+			  "--onto-repo or --repo)");
+	if (!onto_repo && k->nonto)
 		usage_die("--onto needs the branches' repository: --onto-repo PATH or --repo PATH");
 	for (size_t b = 0; b < k->nonto; b++) {
 		ss_check_options co = SS_CHECK_OPTIONS_INIT;
+		int from_index;
 
 		co.rev = k->onto[b];
 		if (ss_check_open(&k->ck[b], onto_repo, &co))
@@ -147,11 +182,12 @@ static void open_branches(cli_ranking *k, const char *repo)
 		if (ss_check_ambiguity(k->ck[b]))
 			warning("%s", ss_check_ambiguity(k->ck[b]));
 		progress("reading the stable branches", b, k->nonto);
-		/* the branch's own commits: what it carries under other ids;
-		 * when the mainline named is in the branch (a checkout of the
-		 * stable branch has it as HEAD) none would be read */
-		{
-			const char *up = k->onto_upstream ? k->onto_upstream : "HEAD";
+		/* the branch's own commits: what it carries under other ids */
+		k->carried[b] = cli_carried_load(ix, ixpath, onto_repo, k->ck[b], k->onto_upstream,
+						 k->onto[b], &from_index);
+		/* read from the branch when the mainline named is in it (a
+		 * checkout of the stable branch has it as HEAD): none were */
+		if (!from_index) {
 			char upid[41];
 
 			if (!ss_git_resolve(upid, onto_repo, up) &&
@@ -161,14 +197,12 @@ static void open_branches(cli_ranking *k, const char *repo)
 					k->onto_upstream ? "--onto-upstream" : "the repository's HEAD",
 					k->onto[b]);
 		}
-		if (ss_carried_new(&k->carried[b]) ||
-		    ss_carried_read(k->carried[b], onto_repo, ss_check_branch_id(k->ck[b]),
-				    k->onto_upstream ? k->onto_upstream : "HEAD"))
-			die("cannot read stable branch '%s': %s", k->onto[b], ss_error_last());
 		if (ss_verdicts_new(&k->vs[b], k->ck[b], k->carried[b]))
 			die("%s", ss_error_last());
 	}
 	progress_done();
+	ss_index_free(ix);
+	free(ixpath);
 }
 
 struct feed {
@@ -390,14 +424,14 @@ void cli_ranking_run(cli_ranking *k, cli_source_args *src, const char *const *sp
 	/* the releases and the index first: a bad file dies before a model is
 	 * trained or said */
 	cli_history_load(&k->hist_args, k->hist, src->repo);
-	if (!k->stable && !k->hist_args.no_index && (k->hist_args.db || src->repo)) {
+	if (!k->stable && !k->hist_args.ix.no_index && (k->hist_args.ix.db || src->repo)) {
 		/* the index's stable branches: what each carries, and the
 		 * labels a project model is trained from */
 		ss_backports_options lo = SS_LABEL_OPTIONS_INIT;
 
 		if (ss_backports_new(&k->label, &lo))
 			die("out of memory");
-		if (!cli_backports_from_index(k->label, k->hist_args.db, src->repo, &k->index_path) ||
+		if (!cli_backports_from_index(k->label, k->hist_args.ix.db, src->repo, &k->index_path) ||
 		    !ss_backports_count(k->label)) {
 			ss_backports_free(k->label);
 			k->label = NULL;
@@ -449,6 +483,7 @@ void cli_ranking_free(cli_ranking *k)
 		ss_verdicts_free(k->vs[b]);
 		ss_carried_free(k->carried[b]);
 		ss_check_free(k->ck[b]);
+		free(k->onto_owned[b]);
 	}
 	memset(k, 0, sizeof(*k));
 }

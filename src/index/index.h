@@ -153,16 +153,40 @@ int ss_index_load_releases(ss_releases **out, ss_index *ix);
 
 /* One stable-branch commit that carries an upstream commit. */
 typedef struct {
-	const char *upstream;    /* the mainline commit, 40 hex digits */
+	const char *upstream;    /* the mainline commit, 40 hex digits (NULL:
+				    none, ss_index_for_each_branch_commit) */
 	const char *branch;      /* "21.11" */
 	const char *commit;      /* the branch's commit */
-	const char *how;         /* "line" or "patch-id" */
+	const char *how;         /* "line" or "patch-id" (NULL with upstream) */
 	int64_t time;            /* the branch commit's committer time */
+	const char *patch_id;    /* the branch commit's patch id, 40 hex digits;
+				    NULL when it has none, and always NULL from
+				    ss_index_for_each_backport */
 } ss_index_backport;
 
 /* Every backport on a stable branch, oldest first. */
 int ss_index_for_each_backport(ss_index *ix, int (*cb)(const ss_index_backport *b, void *ud),
 			       void *ud);
+
+/*
+ * Every commit the index recorded on the stable branch named branch (a
+ * ref of ss_index_for_each_ref), oldest first (committer time, then id):
+ * once for each upstream commit it carries, or once with upstream and
+ * how NULL when it carries none; patch_id filled.  What a branch carries
+ * under any id (labels/carried.h), without reading its diffs again.
+ */
+int ss_index_for_each_branch_commit(ss_index *ix, const char *branch,
+				    int (*cb)(const ss_index_backport *b, void *ud), void *ud);
+
+/* One ref the index recorded. */
+typedef struct {
+	const char *name;   /* "main", "21.11", "origin/21.11", "mbox:PATH" */
+	const char *tip;    /* the last indexed commit (mbox: messages read) */
+	const char *kind;   /* "mainline", "stable", "other", "mbox" */
+} ss_index_ref;
+
+/* Every ref, by name. */
+int ss_index_for_each_ref(ss_index *ix, int (*cb)(const ss_index_ref *r, void *ud), void *ud);
 
 /*
  * The recorded tip of the first ref of kind ("mainline", "stable") and

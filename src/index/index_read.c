@@ -197,6 +197,7 @@ static int backport_row(sqlite3_stmt *st, void *ud)
 	b.commit = col_text(st, 2);
 	b.how = col_text(st, 3);
 	b.time = sqlite3_column_int64(st, 4);
+	b.patch_id = NULL;
 	return x->cb(&b, x->ud);
 }
 
@@ -213,6 +214,71 @@ int ss_index_for_each_backport(ss_index *ix, int (*cb)(const ss_index_backport *
 				   " AND r.kind = 'stable' ORDER BY b.time, b.branch, b.commit_id")))
 		return rc;
 	return each_row(ix, st, backport_row, &x, "read backports");
+}
+
+static const char *col_null(sqlite3_stmt *st, int i)
+{
+	return (const char *)sqlite3_column_text(st, i);
+}
+
+static int branch_commit_row(sqlite3_stmt *st, void *ud)
+{
+	struct backport_cb *x = ud;
+	ss_index_backport b;
+
+	b.commit = col_text(st, 0);
+	b.patch_id = col_null(st, 1);
+	b.upstream = col_null(st, 2);
+	b.how = b.upstream ? col_text(st, 3) : NULL;
+	b.time = sqlite3_column_int64(st, 4);
+	b.branch = col_text(st, 5);
+	return x->cb(&b, x->ud);
+}
+
+int ss_index_for_each_branch_commit(ss_index *ix, const char *branch,
+				    int (*cb)(const ss_index_backport *b, void *ud), void *ud)
+{
+	struct backport_cb x = { cb, ud };
+	sqlite3_stmt *st;
+	int rc;
+
+	/* the order a walk of the branch gives (oldest first), so that the
+	 * first carrier of an upstream commit is the same as from git */
+	if ((rc = ss_index_prepare(&st, ix, "SELECT bc.commit_id, s.patch_id, b.upstream_id, b.how,"
+				   " s.committer_time, bc.branch FROM branch_commits bc"
+				   " JOIN commits s ON s.id = bc.commit_id"
+				   " LEFT JOIN backports b ON b.branch = bc.branch"
+				   "  AND b.commit_id = bc.commit_id"
+				   " WHERE bc.branch = ?"
+				   " ORDER BY s.committer_time, s.author_time, s.id,"
+				   "  b.how = 'patch-id', b.upstream_id")))
+		return rc;
+	sqlite3_bind_text(st, 1, branch, -1, SQLITE_TRANSIENT);
+	return each_row(ix, st, branch_commit_row, &x, "read branch commits");
+}
+
+struct ref_cb {
+	int (*cb)(const ss_index_ref *, void *);
+	void *ud;
+};
+
+static int ref_row(sqlite3_stmt *st, void *ud)
+{
+	struct ref_cb *x = ud;
+	ss_index_ref r = { col_text(st, 0), col_text(st, 1), col_text(st, 2) };
+
+	return x->cb(&r, x->ud);
+}
+
+int ss_index_for_each_ref(ss_index *ix, int (*cb)(const ss_index_ref *r, void *ud), void *ud)
+{
+	struct ref_cb x = { cb, ud };
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((rc = ss_index_prepare(&st, ix, "SELECT name, tip, kind FROM refs ORDER BY name")))
+		return rc;
+	return each_row(ix, st, ref_row, &x, "read refs");
 }
 
 int ss_index_ref_tip(char out[41], ss_index *ix, const char *kind, char *name, size_t size)

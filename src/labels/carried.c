@@ -31,7 +31,6 @@ struct ss_carried {
 	char (*ids)[41];      /* branch commits, in the order recorded */
 	struct line *lines;
 	size_t nids, idcap, nlines, linecap;
-	size_t commits;
 	size_t style[SS_BACKPORT_CHERRY + 1];
 };
 
@@ -129,16 +128,23 @@ static int line_style(const char *msg)
 	return -1;
 }
 
+/* Count the style of msg's backport line, if it has one. */
+static void learn_style(ss_carried *cr, const char *msg)
+{
+	int st;
+
+	if (msg && (st = line_style(msg)) >= 0)
+		cr->style[st]++;
+}
+
 int ss_carried_add_commit(ss_carried *cr, const ss_commit *c)
 {
 	char shas[16][41];
 	size_t n = ss_upstream_find(cr->up, c->message ? c->message : "", shas, 16);
 	uint64_t key = ss_commit_patch_key(c);
-	int rc = 0, st;
+	int rc = 0;
 
-	cr->commits++;
-	if (c->message && (st = line_style(c->message)) >= 0)
-		cr->style[st]++;
+	learn_style(cr, c->message);
 	if (!n)
 		return ss_carried_add(cr, NULL, key, c->id);
 	for (size_t i = 0; i < n && !rc; i++)
@@ -146,7 +152,9 @@ int ss_carried_add_commit(ss_carried *cr, const ss_commit *c)
 	return rc;
 }
 
-int ss_carried_read(ss_carried *cr, const char *repo, const char *branch, const char *hide)
+/* Walk branch ^hide (with diffs or without), each commit to cr. */
+static int walk(ss_carried *cr, const char *repo, const char *branch, const char *hide,
+		int with_diff)
 {
 	ss_source_options so = SS_SOURCE_OPTIONS_INIT;
 	char notrev[512];
@@ -161,6 +169,7 @@ int ss_carried_read(ss_carried *cr, const char *repo, const char *branch, const 
 	so.repo = repo;
 	so.revs = revs;
 	so.nrevs = 2;
+	so.with_diff = with_diff;
 	if ((rc = ss_source_open(&src, repo, &so)))
 		return rc;
 	for (;;) {
@@ -173,13 +182,26 @@ int ss_carried_read(ss_carried *cr, const char *repo, const char *branch, const 
 			continue;
 		if (rc)
 			break;
-		rc = ss_carried_add_commit(cr, c);
+		if (with_diff)
+			rc = ss_carried_add_commit(cr, c);
+		else
+			learn_style(cr, c->message);
 		ss_commit_free(c);
 		if (rc)
 			break;
 	}
 	ss_source_free(src);
 	return rc;
+}
+
+int ss_carried_read(ss_carried *cr, const char *repo, const char *branch, const char *hide)
+{
+	return walk(cr, repo, branch, hide, 1);
+}
+
+int ss_carried_read_style(ss_carried *cr, const char *repo, const char *branch, const char *hide)
+{
+	return walk(cr, repo, branch, hide, 0);
 }
 
 ss_carried_how ss_carried_find(const char **id, const ss_carried *cr, const char *sha,
@@ -205,7 +227,8 @@ ss_carried_how ss_carried_find(const char **id, const ss_carried *cr, const char
 
 size_t ss_carried_commits(const ss_carried *cr)
 {
-	return cr->commits;
+	/* one id a commit: ss_carried_add() is called for each in turn */
+	return cr->nids;
 }
 
 size_t ss_carried_lines(const ss_carried *cr)

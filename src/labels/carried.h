@@ -7,9 +7,11 @@
  *
  * This is the small interface the verdicts (check/verdict.h) ask "is it
  * already there": ss_carried_read() fills it from the branch itself (the
- * commits of the branch that upstream does not have); a project index
- * can fill the same table with ss_carried_add() instead.  It also learns
- * the branch's backport-line style, for the queue's messages.
+ * commits of the branch that upstream does not have, read with their
+ * diffs); a project index fills the same table with ss_carried_add()
+ * instead (cmd/common.c's cli_carried_load), and ss_carried_read_style()
+ * then reads only the messages, for the style.  It also learns the
+ * branch's backport-line style, for the queue's messages.
  *
  * Ids are 40 hex digits, lower case.  Strings given out live as long as
  * the table.
@@ -64,6 +66,13 @@ int ss_carried_add_commit(ss_carried *cr, const ss_commit *c);
 int ss_carried_read(ss_carried *cr, const char *repo, const char *branch, const char *hide);
 
 /*
+ * Learn the backport-line style from the messages of the same commits
+ * as ss_carried_read(), without their diffs (nothing else is recorded):
+ * for a table filled with ss_carried_add().  0 or < 0 with the message set.
+ */
+int ss_carried_read_style(ss_carried *cr, const char *repo, const char *branch, const char *hide);
+
+/*
  * Does the branch carry the upstream commit sha (NULL: look by patch
  * only) or its patch (patch_key, 0: none)?  The how, with *id (may be
  * NULL) the branch commit; SS_CARRIED_NONE when neither.
@@ -71,7 +80,8 @@ int ss_carried_read(ss_carried *cr, const char *repo, const char *branch, const 
 ss_carried_how ss_carried_find(const char **id, const ss_carried *cr, const char *sha,
 			       uint64_t patch_key);
 
-/* Branch commits read, and the distinct upstream commits they name. */
+/* Branch commits recorded (read or added), and the distinct upstream
+ * commits they name. */
 size_t ss_carried_commits(const ss_carried *cr);
 size_t ss_carried_lines(const ss_carried *cr);
 

@@ -130,7 +130,7 @@ typedef struct {
 #define SS_RANK_WRITE_OPTIONS_INIT { SS_RANK_TEXT, 0, 3, 100, NULL, 0, NULL }
 
 /* Stable branches a ranking carries verdicts for, at most. */
-#define SS_RANK_MAX_BRANCHES 8
+#define SS_RANK_MAX_BRANCHES 16
 
 /*
  * A row's verdict for one stable branch (check/verdict.h decides it; the
