@@ -17,6 +17,11 @@
  * leaves every batch either absent or whole, and the next update walks
  * the unfinished refs again (rows already there are kept).
  *
+ * What is read back is checked: an index that is damaged or hostile (ids
+ * that are no ids, NULLs, missing tables, views for tables, a file cut
+ * short) gives one error line naming the file (SS_EINVALID), or is read
+ * safely (times clamped, text of any type read as text).
+ *
  * The database records its schema version and the repository it was
  * built from (a mainline commit); an index of a newer schema, a file that
  * is no SQLite database, and an update from a repository that lacks that
@@ -32,6 +37,11 @@
 
 /* The schema version this code writes and reads; it only grows. */
 #define SS_INDEX_SCHEMA 2
+
+/* Every time read from an index lies within +-2^40 s of the epoch (some
+ * 35,000 years): a damaged file's times are clamped into that, so that
+ * the difference of two never overflows. */
+#define SS_INDEX_TIME_LIMIT ((int64_t)1 << 40)
 
 typedef struct ss_index ss_index;
 
