@@ -251,13 +251,30 @@ static void test_resolve(void **state)
 	assert_int_equal(test_run("cp '%s' '%s'", db, path), 0);
 	assert_int_equal(sqlite3_open(path, &d), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(d, "INSERT INTO commits(id, author_name, author_email, author_time,"
-				      " committer_time, subject, mainline) SELECT substr(id, 1, 39) || 'x',"
+				      " committer_time, subject, mainline) SELECT substr(id, 1, 39) ||"
+				      " CASE substr(id, 40) WHEN '0' THEN '1' ELSE '0' END,"
 				      " '', '', 0, 0, 'twin', 1 FROM commits", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(d);
 	assert_int_equal(ss_index_open(&ix, path, SS_INDEX_READ), 0);
 	assert_int_equal(ss_index_resolve(id, ix, pre), SS_EINVALID);
-	assert_non_null(strstr(ss_error_last(), "ambiguous"));
+	assert_non_null(strstr(ss_error_last(), "ambiguous in index '"));
+	assert_non_null(strstr(ss_error_last(), path));
 	assert_non_null(strstr(ss_error_last(), leak));
+	ss_index_free(ix);
+	/* fuzz/regressions/index/resolve-ambiguous-*: a candidate that is no
+	 * id (cut, grown, not hex) went into the message as it was (any
+	 * bytes, newlines too), and the message did not name the index */
+	assert_int_equal(sqlite3_open(path, &d), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(d, "INSERT OR IGNORE INTO commits(id, author_name, author_email,"
+				      " author_time, committer_time, subject, mainline) SELECT substr(id, 1, 7) || x'0a',"
+				      " '', '', 0, 0, 'cut', 1 FROM commits", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(d);
+	assert_int_equal(ss_index_open(&ix, path, SS_INDEX_READ), 0);
+	assert_int_equal(ss_index_resolve(id, ix, pre), SS_EINVALID);
+	assert_non_null(strstr(ss_error_last(), "is damaged: commit id '"));
+	assert_non_null(strstr(ss_error_last(), path));
+	assert_null(strchr(ss_error_last(), '\n'));
+	assert_string_equal(id, "");
 	ss_index_free(ix);
 }
 
