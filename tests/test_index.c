@@ -716,10 +716,14 @@ static void test_mail(void **state)
 	out = test_run_output("cat '%s/err'", tmpdir);
 	assert_non_null(strstr(out, "indexed 3 new commits (1 refs moved)"));
 	free(out);
-	/* the mbox grows: only the new messages are read */
-	assert_int_equal(test_run("cp '%s' '%s'", all, part), 0);
+	/* the mbox grows at its end: only the new messages are read */
+	assert_int_equal(test_run("git -C '%s' format-patch -q --stdout --no-merges v1.0..main >>'%s'",
+				  repo, part), 0);
 	assert_int_equal(test_run("./stablesel index --no-progress --db '%s' '%s' 2>'%s/err'", inc, part,
 				  tmpdir), 0);
+	out = test_run_output("cat '%s/err'", tmpdir);
+	assert_null(strstr(out, "read again"));
+	free(out);
 	assert_int_equal(test_run("./stablesel index --no-progress --db '%s' '%s' 2>/dev/null", fresh,
 				  part), 0);
 	assert_same_rows(inc, fresh);
@@ -733,6 +737,70 @@ static void test_mail(void **state)
 			fail_msg("second update: %s, want %s", out, want);
 		free(out);
 		free(n);
+	}
+	/* the end of what was read is recorded as decoded bytes and their
+	 * crc32, and an update with nothing new parses nothing */
+	{
+		char *mark = query_rows(inc, "SELECT tip FROM refs WHERE kind = 'mbox'");
+		char want[64];
+
+		{ struct stat sb;
+
+			assert_int_equal(stat(part, &sb), 0);
+			snprintf(want, sizeof(want), "%lld:", (long long)sb.st_size);
+		}
+		if (strncmp(mark, want, strlen(want)))
+			fail_msg("mbox ref '%s', want '%s<crc>'", mark, want);
+		free(mark);
+	}
+	assert_int_equal(test_run("./stablesel index --no-progress --db '%s' '%s' 2>'%s/err'", inc, part,
+				  tmpdir), 0);
+	out = test_run_output("cat '%s/err'", tmpdir);
+	assert_non_null(strstr(out, "indexed 0 new commits (0 refs moved)"));
+	assert_null(strstr(out, "read again"));
+	free(out);
+	assert_same_rows(inc, fresh);
+	/* zstd: the offset is the decoded one; what grew is read, the same rows */
+	{
+		char zinc[4200], zpart[4200];
+
+		snprintf(zinc, sizeof(zinc), "%s/mail-zinc.db", tmpdir);
+		snprintf(zpart, sizeof(zpart), "%s/part.mbox.zst", tmpdir);
+		assert_int_equal(test_run("git -C '%s' format-patch -q --stdout --no-merges --root v1.0"
+					  " | zstd -q -f -o '%s'", repo, zpart), 0);
+		assert_int_equal(test_run("./stablesel index --no-progress --db '%s' '%s' 2>/dev/null",
+					  zinc, zpart), 0);
+		assert_int_equal(test_run("zstd -q -f '%s' -o '%s'", part, zpart), 0);
+		assert_int_equal(test_run("./stablesel index --no-progress --db '%s' '%s' 2>'%s/err'",
+					  zinc, zpart, tmpdir), 0);
+		out = test_run_output("cat '%s/err'", tmpdir);
+		assert_null(strstr(out, "read again"));
+		assert_non_null(strstr(out, "(1 refs moved)"));
+		free(out);
+		assert_int_equal(test_run("./stablesel index --no-progress --db '%s/mail-zfresh.db' '%s'"
+					  " 2>/dev/null", tmpdir, zpart), 0);
+		{
+			char zfresh[4200];
+
+			snprintf(zfresh, sizeof(zfresh), "%s/mail-zfresh.db", tmpdir);
+			assert_same_rows(zinc, zfresh);
+		}
+		/* rewritten: the first bytes differ; read again from the start */
+		assert_int_equal(test_run("cat '%s' '%s' | zstd -q -f -o '%s'", later, all, zpart), 0);
+		assert_int_equal(test_run("./stablesel index --no-progress --db '%s' '%s' 2>'%s/err'",
+					  zinc, zpart, tmpdir), 0);
+		out = test_run_output("cat '%s/err'", tmpdir);
+		assert_non_null(strstr(out, "1 mail sources changed before where the last update "
+					"ended: read again from their start"));
+		assert_non_null(strstr(out, "indexed 1 new commits (1 refs moved)"));
+		free(out);
+		/* cut shorter than what was read: read again too */
+		assert_int_equal(test_run("head -c 2000 '%s' | zstd -q -f -o '%s'", all, zpart), 0);
+		assert_int_equal(test_run("./stablesel index --no-progress --db '%s' '%s' 2>'%s/err'",
+					  zinc, zpart, tmpdir), 0);
+		out = test_run_output("cat '%s/err'", tmpdir);
+		assert_non_null(strstr(out, "read again from their start"));
+		free(out);
 	}
 	/* the later fix's target is found through the index */
 	out = test_run_output("./stablesel rank --db '%s' --format tsv --top 100 '%s' 2>/dev/null",

@@ -1113,15 +1113,46 @@ static int add_mail_commit(struct updater *u, const ss_commit *c, void *ctx)
 }
 
 /*
- * Read the mail source spec as mainline commits: the messages after the
- * number recorded for it (an mbox that grew at its end, as a list archive
- * does, is read from where the last update stopped), in batches, and the
- * new number with the last batch.
+ * Where the last read of a mail source ended, as its ref records it:
+ * "<decoded bytes>:<crc32 of them>" (format 2), or, as the first indexes
+ * wrote it, the number of messages read ("<n>").  0 when none or unreadable.
+ */
+static void mail_mark(const char *tip, unsigned long long *at, unsigned long *crc, size_t *count)
+{
+	char *end;
+	unsigned long long v;
+
+	*at = 0;
+	*crc = 0;
+	*count = 0;
+	if (!tip[0])
+		return;
+	v = strtoull(tip, &end, 10);
+	if (*end == ':') {
+		*at = v;
+		*crc = strtoul(end + 1, &end, 10);
+		if (*end)
+			*at = *crc = 0;
+	} else if (!*end) {
+		*count = (size_t)v;
+	}
+}
+
+/*
+ * Read the mail source spec as mainline commits, in batches, from where
+ * the last update stopped: an mbox that grew at its end, as a list
+ * archive does, is decoded up to there and not parsed (its decoded
+ * length and their crc32 are recorded; an index of the first format
+ * recorded the number of messages, which are parsed and passed over).
+ * When the bytes up to there are no longer the ones read before (the
+ * mbox was rewritten), it is read again from its start.  The new end is
+ * recorded with the last batch.
  */
 static int read_mail(struct updater *u, const char *spec)
 {
 	ss_source_options so = SS_SOURCE_OPTIONS_INIT;
-	char name[4200], old[41], kind[16], count[24];
+	char name[4200], old[41], kind[16], mark[48];
+	const ss_source_stats *st;
 	ss_source *src = NULL;
 	size_t seen = 0, skip;
 	int rc;
@@ -1129,17 +1160,34 @@ static int read_mail(struct updater *u, const char *spec)
 	snprintf(name, sizeof(name), "mbox:%s", spec);
 	if ((rc = ref_get(u->ix, name, old, kind)))
 		return rc;
-	skip = old[0] ? (size_t)strtoull(old, NULL, 10) : 0;
+	so.resume = 1;
+	mail_mark(old, &so.resume_at, &so.resume_crc, &skip);
 	if ((rc = ss_source_open(&src, spec, &so)))
 		return rc;
 	if ((rc = begin(u)))
 		goto free_source;
 	if ((rc = write_source(u, src, skip, &seen, spec, add_mail_commit, NULL)))
 		goto rollback;
+	st = ss_source_stats_get(src);
+	if (st->resumed < 0) {
+		/* rewritten: nothing was read; again, from the start */
+		ss_source_free(src);
+		so.resume_at = 0;
+		if ((rc = ss_source_open(&src, spec, &so)))
+			goto rollback;
+		if ((rc = write_source(u, src, 0, &seen, spec, add_mail_commit, NULL)))
+			goto rollback;
+		st = ss_source_stats_get(src);
+		skip = 0;
+		u->stats->mail_reread++;
+	}
 	if (seen > skip)
 		u->stats->refs_walked++;
-	snprintf(count, sizeof(count), "%zu", seen);
-	if ((rc = ref_set(u->ix, name, count, "mbox")) || (rc = commit_tx(u)))
+	if (st->decoded)
+		snprintf(mark, sizeof(mark), "%llu:%lu", st->decoded, st->decoded_crc);
+	else /* no mbox (a maildir): the messages, read again and passed over */
+		snprintf(mark, sizeof(mark), "%zu", seen);
+	if ((rc = ref_set(u->ix, name, mark, "mbox")) || (rc = commit_tx(u)))
 		goto rollback;
 	goto free_source;
 rollback:

@@ -71,6 +71,8 @@ typedef struct {
 	size_t backports;      /* backport rows added (lines and patch ids) */
 	size_t releases;       /* releases in the index after the update */
 	size_t skipped;        /* commits the reader could not read (SS_ESKIP) */
+	size_t mail_reread;    /* mail sources read again from their start:
+	                        * not the bytes read before (rewritten) */
 	char first_skip[256];  /* the first of them, "" when none */
 } ss_index_stats;
 
@@ -94,9 +96,10 @@ int ss_index_update(ss_index *ix, const ss_index_options *opts, ss_index_stats *
 /*
  * Bring an index of mail up to date with the mail sources specs[0..n)
  * (mboxes, maildirs; src/source/): their commits are its mainline, read
- * from where the last update of each source stopped (the number of
- * messages read is recorded per source, so an mbox that grew at its end
- * is read from there).  Releases come from opts->releases (a TSV,
+ * from where the last update of each source stopped (the decoded bytes
+ * read and their crc32 are recorded per source: an mbox that grew at its
+ * end is decoded up to there without parsing, and read from there; one
+ * whose first bytes changed is read again from its start).  Releases come from opts->releases (a TSV,
  * replacing the index's), else from the release commits the mail holds
  * ("version: 21.11.0"); a mail index has no graph, so no first releases.
  * opts->repo, mainline, branches and release_tags are not used.
