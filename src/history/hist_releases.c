@@ -211,7 +211,7 @@ static int index_graph(ss_releases *r, git_repository *repo, const char *path)
 	git_oid *ids = NULL, oid;
 	git_revwalk *walk = NULL;
 	char *valid = NULL;
-	int rc = 0, err;
+	int rc = 0, err, held = 0;
 
 	ids = calloc(r->n ? r->n : 1, sizeof(*ids));
 	valid = calloc(r->n ? r->n : 1, 1);
@@ -228,6 +228,10 @@ static int index_graph(ss_releases *r, git_repository *repo, const char *path)
 		git_commit_free(c);
 		valid[i] = 1;
 	}
+	/* every mainline commit is read once: none stays in libgit2's cache
+	 * (for the kernel, 256 MiB of commits nobody reads again) */
+	ss_git_object_cache_hold(1);
+	held = 1;
 	if (git_revwalk_new(&walk, repo) < 0) {
 		rc = ss_error_set("cannot walk history of '%s': %s", path, ss_git_error());
 		goto out_free;
@@ -263,6 +267,8 @@ static int index_graph(ss_releases *r, git_repository *repo, const char *path)
 	map = NULL;
 out_free:
 	git_revwalk_free(walk);
+	if (held)
+		ss_git_object_cache_hold(0);
 	free(map);
 	free(valid);
 	free(ids);
