@@ -31,7 +31,7 @@ import random
 import subprocess
 import sys
 
-repo = sys.argv[1]
+repo = os.path.abspath(sys.argv[1])  # fast-import runs in it: marks by absolute path
 ncommits, nextra, nfiles, nbranches, nbackports = (int(a) for a in sys.argv[2:7])
 RELEASE = int(os.environ.get("RELEASE", "15000"))
 rnd = random.Random(20261203)

@@ -251,13 +251,30 @@ static void test_resolve(void **state)
 	assert_int_equal(test_run("cp '%s' '%s'", db, path), 0);
 	assert_int_equal(sqlite3_open(path, &d), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(d, "INSERT INTO commits(id, author_name, author_email, author_time,"
-				      " committer_time, subject, mainline) SELECT substr(id, 1, 39) || 'x',"
+				      " committer_time, subject, mainline) SELECT substr(id, 1, 39) ||"
+				      " CASE substr(id, 40) WHEN '0' THEN '1' ELSE '0' END,"
 				      " '', '', 0, 0, 'twin', 1 FROM commits", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(d);
 	assert_int_equal(ss_index_open(&ix, path, SS_INDEX_READ), 0);
 	assert_int_equal(ss_index_resolve(id, ix, pre), SS_EINVALID);
-	assert_non_null(strstr(ss_error_last(), "ambiguous"));
+	assert_non_null(strstr(ss_error_last(), "ambiguous in index '"));
+	assert_non_null(strstr(ss_error_last(), path));
 	assert_non_null(strstr(ss_error_last(), leak));
+	ss_index_free(ix);
+	/* fuzz/regressions/index/resolve-ambiguous-*: a candidate that is no
+	 * id (cut, grown, not hex) went into the message as it was (any
+	 * bytes, newlines too), and the message did not name the index */
+	assert_int_equal(sqlite3_open(path, &d), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(d, "INSERT OR IGNORE INTO commits(id, author_name, author_email,"
+				      " author_time, committer_time, subject, mainline) SELECT substr(id, 1, 7) || x'0a',"
+				      " '', '', 0, 0, 'cut', 1 FROM commits", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(d);
+	assert_int_equal(ss_index_open(&ix, path, SS_INDEX_READ), 0);
+	assert_int_equal(ss_index_resolve(id, ix, pre), SS_EINVALID);
+	assert_non_null(strstr(ss_error_last(), "is damaged: commit id '"));
+	assert_non_null(strstr(ss_error_last(), path));
+	assert_null(strchr(ss_error_last(), '\n'));
+	assert_string_equal(id, "");
 	ss_index_free(ix);
 }
 
@@ -400,6 +417,160 @@ static void test_refused(void **state)
 	/* usage */
 	assert_int_equal(test_run("./stablesel index 2>/dev/null"), 129);
 	assert_int_equal(test_run("./stablesel where --db '%s' 2>/dev/null", db), 129);
+}
+
+/* A copy of the base index at name with sql run on it. */
+static void damaged_copy(char *out, size_t size, const char *name, const char *sql)
+{
+	sqlite3 *d;
+	char *err = NULL;
+
+	snprintf(out, size, "%s/%s.db", tmpdir, name);
+	assert_int_equal(test_run("rm -f '%s'* && cp '%s' '%s'", out, db, out), 0);
+	assert_int_equal(sqlite3_open(out, &d), SQLITE_OK);
+	if (sqlite3_exec(d, sql, NULL, NULL, &err) != SQLITE_OK)
+		fail_msg("%s: %s", sql, err);
+	sqlite3_close(d);
+}
+
+/* rc is a failure whose one-line message names path and says want. */
+static void assert_index_error(int rc, const char *path, const char *want)
+{
+	const char *m = ss_error_last();
+
+	assert_true(rc < 0);
+	if (!strstr(m, path) || !strstr(m, want) || strchr(m, '\n'))
+		fail_msg("error '%s', want '%s' naming '%s'", m, want, path);
+}
+
+static int count_commit(const ss_histidx_commit *c, void *ud)
+{
+	/* a time out of range is read clamped */
+	assert_true(c->time >= -SS_INDEX_TIME_LIMIT && c->time <= SS_INDEX_TIME_LIMIT);
+	++*(size_t *)ud;
+	return 0;
+}
+
+static int count_backport(const ss_index_backport *b, void *ud)
+{
+	(void)b;
+	++*(size_t *)ud;
+	return 0;
+}
+
+static int count_path(const char *p, int64_t first, void *ud)
+{
+	(void)p;
+	(void)first;
+	++*(size_t *)ud;
+	return 0;
+}
+
+/*
+ * What is read back from a damaged index (cells changed by SQL, as
+ * fuzz/fuzz_index.c does at random): an id that is no id, a NULL where
+ * none may be, a missing table, a view for a table, a cut file: one error
+ * line naming the file; a time out of range is read clamped.
+ */
+static void test_damaged_cells(void **state)
+{
+	/* a table again without its constraints: NULLs get in */
+	static const char loose_releases[] =
+		"CREATE TABLE x AS SELECT * FROM releases; DROP TABLE releases;"
+		" ALTER TABLE x RENAME TO releases;";
+	char path[4200], tip[41], *out;
+	ss_releases *rel = NULL;
+	ss_index *ix;
+	size_t n = 0;
+
+	(void)state;
+	/* a commit id that is no hex */
+	damaged_copy(path, sizeof(path), "bad-id", "UPDATE commits SET id = 'zz' || substr(id, 3)"
+		     " WHERE id = (SELECT min(id) FROM commits WHERE mainline = 1)");
+	assert_int_equal(ss_index_open(&ix, path, SS_INDEX_READ), 0);
+	assert_index_error(ss_index_for_each_commit(ix, count_commit, &n), path,
+			   "is damaged: commit id 'zz");
+	ss_index_free(ix);
+	assert_int_equal(test_run("./stablesel rank --no-progress --repo '%s' --rev v1.0..main --db '%s'"
+				  " --model models/default.model -o /dev/null 2>'%s/err'", repo, path,
+				  tmpdir), 128);
+	out = test_run_output("cat '%s/err'", tmpdir);
+	assert_non_null(strstr(out, "is damaged: commit id 'zz"));
+	assert_int_equal(test_count_lines(out), 1);
+	free(out);
+	/* a release without its commit */
+	damaged_copy(path, sizeof(path), "null-release", loose_releases);
+	{
+		sqlite3 *d;
+
+		assert_int_equal(sqlite3_open(path, &d), SQLITE_OK);
+		assert_int_equal(sqlite3_exec(d, "UPDATE releases SET commit_id = NULL WHERE tag ="
+					      " (SELECT min(tag) FROM releases WHERE kind = 'mainline')",
+					      NULL, NULL, NULL), SQLITE_OK);
+		sqlite3_close(d);
+	}
+	assert_int_equal(ss_index_open(&ix, path, SS_INDEX_READ), 0);
+	assert_index_error(ss_index_load_releases(&rel, ix), path,
+			   "is damaged: release commit '(null)' is not 40 hex digits");
+	assert_null(rel);
+	ss_index_free(ix);
+	/* the same release twice */
+	damaged_copy(path, sizeof(path), "dup-release", loose_releases);
+	{
+		sqlite3 *d;
+
+		assert_int_equal(sqlite3_open(path, &d), SQLITE_OK);
+		assert_int_equal(sqlite3_exec(d, "INSERT INTO releases SELECT tag, 'ab' || substr(commit_id, 3),"
+					      " time, kind FROM releases WHERE kind = 'mainline' LIMIT 1",
+					      NULL, NULL, NULL), SQLITE_OK);
+		sqlite3_close(d);
+	}
+	assert_int_equal(ss_index_open(&ix, path, SS_INDEX_READ), 0);
+	assert_index_error(ss_index_load_releases(&rel, ix), path, "is listed twice");
+	ss_index_free(ix);
+	/* a ref tip, a backport's upstream id */
+	damaged_copy(path, sizeof(path), "bad-tip", "UPDATE refs SET tip = 'abc' WHERE kind = 'mainline';"
+		     " UPDATE backports SET upstream_id = x'00ff'");
+	assert_int_equal(ss_index_open(&ix, path, SS_INDEX_READ), 0);
+	assert_index_error(ss_index_ref_tip(tip, ix, "mainline", NULL, 0), path,
+			   "is damaged: ref tip 'abc' is not 40 hex digits");
+	assert_index_error(ss_index_for_each_backport(ix, count_backport, &n), path,
+			   "is damaged: backported commit '' is not 40 hex digits");
+	ss_index_free(ix);
+	/* times and counts of any size or type: read, clamped */
+	damaged_copy(path, sizeof(path), "huge-time", "UPDATE commits SET committer_time = 0,"
+		     " author_time = -9223372036854775808; UPDATE files SET added = 'many';"
+		     " UPDATE commits SET mainline = 'yes' WHERE mainline = 0");
+	assert_int_equal(ss_index_open(&ix, path, SS_INDEX_READ), 0);
+	n = 0;
+	assert_int_equal(ss_index_for_each_commit(ix, count_commit, &n), 0);
+	assert_true(n > 8);
+	n = 0;
+	assert_int_equal(ss_index_for_each_path(ix, count_path, &n), 0);
+	assert_true(n > 0);
+	ss_index_free(ix);
+	/* a missing table, a view for a table */
+	damaged_copy(path, sizeof(path), "no-files", "DROP TABLE files");
+	assert_index_error(ss_index_open(&ix, path, SS_INDEX_READ), path,
+			   "is damaged: table 'files' is missing");
+	assert_int_equal(test_run("./stablesel where --db '%s' abcdef 2>'%s/err'", path, tmpdir), 128);
+	out = test_run_output("cat '%s/err'", tmpdir);
+	assert_non_null(strstr(out, "is damaged: table 'files' is missing"));
+	assert_int_equal(test_count_lines(out), 1);
+	free(out);
+	damaged_copy(path, sizeof(path), "view", "ALTER TABLE commits RENAME TO c0;"
+		     " CREATE VIEW commits AS SELECT * FROM c0");
+	assert_index_error(ss_index_open(&ix, path, SS_INDEX_READ), path,
+			   "is damaged: 'commits' is not a table");
+	/* cut short */
+	damaged_copy(path, sizeof(path), "cut", "PRAGMA journal_mode=DELETE");
+	assert_int_equal(test_run("truncate -s 6000 '%s'", path), 0);
+	assert_int_equal(test_run("./stablesel where --db '%s' abcdef 2>'%s/err'", path, tmpdir), 128);
+	out = test_run_output("cat '%s/err'", tmpdir);
+	assert_non_null(strstr(out, path));
+	assert_non_null(strstr(out, "damaged"));
+	assert_int_equal(test_count_lines(out), 1);
+	free(out);
 }
 
 /*
@@ -545,10 +716,14 @@ static void test_mail(void **state)
 	out = test_run_output("cat '%s/err'", tmpdir);
 	assert_non_null(strstr(out, "indexed 3 new commits (1 refs moved)"));
 	free(out);
-	/* the mbox grows: only the new messages are read */
-	assert_int_equal(test_run("cp '%s' '%s'", all, part), 0);
+	/* the mbox grows at its end: only the new messages are read */
+	assert_int_equal(test_run("git -C '%s' format-patch -q --stdout --no-merges v1.0..main >>'%s'",
+				  repo, part), 0);
 	assert_int_equal(test_run("./stablesel index --no-progress --db '%s' '%s' 2>'%s/err'", inc, part,
 				  tmpdir), 0);
+	out = test_run_output("cat '%s/err'", tmpdir);
+	assert_null(strstr(out, "read again"));
+	free(out);
 	assert_int_equal(test_run("./stablesel index --no-progress --db '%s' '%s' 2>/dev/null", fresh,
 				  part), 0);
 	assert_same_rows(inc, fresh);
@@ -562,6 +737,70 @@ static void test_mail(void **state)
 			fail_msg("second update: %s, want %s", out, want);
 		free(out);
 		free(n);
+	}
+	/* the end of what was read is recorded as decoded bytes and their
+	 * crc32, and an update with nothing new parses nothing */
+	{
+		char *mark = query_rows(inc, "SELECT tip FROM refs WHERE kind = 'mbox'");
+		char want[64];
+
+		{ struct stat sb;
+
+			assert_int_equal(stat(part, &sb), 0);
+			snprintf(want, sizeof(want), "%lld:", (long long)sb.st_size);
+		}
+		if (strncmp(mark, want, strlen(want)))
+			fail_msg("mbox ref '%s', want '%s<crc>'", mark, want);
+		free(mark);
+	}
+	assert_int_equal(test_run("./stablesel index --no-progress --db '%s' '%s' 2>'%s/err'", inc, part,
+				  tmpdir), 0);
+	out = test_run_output("cat '%s/err'", tmpdir);
+	assert_non_null(strstr(out, "indexed 0 new commits (0 refs moved)"));
+	assert_null(strstr(out, "read again"));
+	free(out);
+	assert_same_rows(inc, fresh);
+	/* zstd: the offset is the decoded one; what grew is read, the same rows */
+	{
+		char zinc[4200], zpart[4200];
+
+		snprintf(zinc, sizeof(zinc), "%s/mail-zinc.db", tmpdir);
+		snprintf(zpart, sizeof(zpart), "%s/part.mbox.zst", tmpdir);
+		assert_int_equal(test_run("git -C '%s' format-patch -q --stdout --no-merges --root v1.0"
+					  " | zstd -q -f -o '%s'", repo, zpart), 0);
+		assert_int_equal(test_run("./stablesel index --no-progress --db '%s' '%s' 2>/dev/null",
+					  zinc, zpart), 0);
+		assert_int_equal(test_run("zstd -q -f '%s' -o '%s'", part, zpart), 0);
+		assert_int_equal(test_run("./stablesel index --no-progress --db '%s' '%s' 2>'%s/err'",
+					  zinc, zpart, tmpdir), 0);
+		out = test_run_output("cat '%s/err'", tmpdir);
+		assert_null(strstr(out, "read again"));
+		assert_non_null(strstr(out, "(1 refs moved)"));
+		free(out);
+		assert_int_equal(test_run("./stablesel index --no-progress --db '%s/mail-zfresh.db' '%s'"
+					  " 2>/dev/null", tmpdir, zpart), 0);
+		{
+			char zfresh[4200];
+
+			snprintf(zfresh, sizeof(zfresh), "%s/mail-zfresh.db", tmpdir);
+			assert_same_rows(zinc, zfresh);
+		}
+		/* rewritten: the first bytes differ; read again from the start */
+		assert_int_equal(test_run("cat '%s' '%s' | zstd -q -f -o '%s'", later, all, zpart), 0);
+		assert_int_equal(test_run("./stablesel index --no-progress --db '%s' '%s' 2>'%s/err'",
+					  zinc, zpart, tmpdir), 0);
+		out = test_run_output("cat '%s/err'", tmpdir);
+		assert_non_null(strstr(out, "1 mail sources changed before where the last update "
+					"ended: read again from their start"));
+		assert_non_null(strstr(out, "indexed 1 new commits (1 refs moved)"));
+		free(out);
+		/* cut shorter than what was read: read again too */
+		assert_int_equal(test_run("head -c 2000 '%s' | zstd -q -f -o '%s'", all, zpart), 0);
+		assert_int_equal(test_run("./stablesel index --no-progress --db '%s' '%s' 2>'%s/err'",
+					  zinc, zpart, tmpdir), 0);
+		out = test_run_output("cat '%s/err'", tmpdir);
+		assert_non_null(strstr(out, "read again from their start"));
+		free(out);
 	}
 	/* the later fix's target is found through the index */
 	out = test_run_output("./stablesel rank --db '%s' --format tsv --top 100 '%s' 2>/dev/null",
@@ -670,6 +909,7 @@ int main(void)
 		cmocka_unit_test(test_resolve),
 		cmocka_unit_test(test_incremental),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_damaged_cells),
 		cmocka_unit_test(test_history_from_index),
 		cmocka_unit_test(test_migration),
 		cmocka_unit_test(test_mail),

@@ -75,6 +75,9 @@ int cmd_index(int argc, const char **argv)
 		die("%s", ss_error_last());
 	if (opts.progress)
 		progress_done();
+	if (stats.mail_reread)
+		note("%zu mail sources changed before where the last update ended: read again "
+		     "from their start", stats.mail_reread);
 	if (stats.skipped)
 		warning("%zu commits could not be read and are not indexed (first: %s)",
 			stats.skipped, stats.first_skip);

@@ -237,6 +237,10 @@ static int map_cmp(const void *a, const void *b)
 		      GIT_OID_RAWSZ);
 }
 
+#ifndef GRAPH_MAPPED_LIMIT
+#define GRAPH_MAPPED_LIMIT (32 << 20)
+#endif
+
 /* Walk the releases oldest first with repo open (see the file comment). */
 static int index_graph(ss_releases *r, git_repository *repo, const char *path)
 {
@@ -245,7 +249,8 @@ static int index_graph(ss_releases *r, git_repository *repo, const char *path)
 	git_oid *ids = NULL, oid;
 	git_revwalk *walk = NULL;
 	char *valid = NULL;
-	int rc = 0, err;
+	int rc = 0, err, held = 0;
+	size_t mapped = 0;
 
 	ids = calloc(r->n ? r->n : 1, sizeof(*ids));
 	valid = calloc(r->n ? r->n : 1, 1);
@@ -262,6 +267,15 @@ static int index_graph(ss_releases *r, git_repository *repo, const char *path)
 		git_commit_free(c);
 		valid[i] = 1;
 	}
+	/* every mainline commit is read once: none stays in libgit2's cache
+	 * (for the kernel, 256 MiB of commits nobody reads again) */
+	ss_git_object_cache_hold(1);
+	held = 1;
+	/* the commits are scattered over the pack: each mapped window is
+	 * used for a few of them and stays resident until the limit; a small
+	 * limit costs no time here (measured: docs/index.md "Scale") */
+	git_libgit2_opts(GIT_OPT_GET_MWINDOW_MAPPED_LIMIT, &mapped);
+	git_libgit2_opts(GIT_OPT_SET_MWINDOW_MAPPED_LIMIT, (size_t)GRAPH_MAPPED_LIMIT);
 	if (git_revwalk_new(&walk, repo) < 0) {
 		rc = ss_error_set("cannot walk history of '%s': %s", path, ss_git_error());
 		goto out_free;
@@ -297,6 +311,10 @@ static int index_graph(ss_releases *r, git_repository *repo, const char *path)
 	map = NULL;
 out_free:
 	git_revwalk_free(walk);
+	if (held) {
+		ss_git_object_cache_hold(0);
+		git_libgit2_opts(GIT_OPT_SET_MWINDOW_MAPPED_LIMIT, mapped);
+	}
 	free(map);
 	free(valid);
 	free(ids);

@@ -10,6 +10,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,11 +57,76 @@ static const char *const schema_sql =
 int ss_index_sql_error(ss_index *ix, const char *what)
 {
 	int code = sqlite3_errcode(ix->db);
+	char msg[256];
+	size_t i;
 
+	/* SQLite's message may quote names from the file's schema */
+	snprintf(msg, sizeof(msg), "%s", sqlite3_errmsg(ix->db));
+	for (i = 0; msg[i]; i++)
+		if ((unsigned char)msg[i] < ' ' || msg[i] == 0x7f)
+			msg[i] = '?';
 	if (code == SQLITE_NOTADB || code == SQLITE_CORRUPT)
 		return ss_error_code(SS_EINVALID, "index '%s' is damaged or not a database: %s",
-				     ix->path, sqlite3_errmsg(ix->db));
-	return ss_error_set("index '%s': cannot %s: %s", ix->path, what, sqlite3_errmsg(ix->db));
+				     ix->path, msg);
+	return ss_error_set("index '%s': cannot %s: %s", ix->path, what, msg);
+}
+
+int ss_index_damaged(ss_index *ix, const char *fmt, ...)
+{
+	char what[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	return ss_error_code(SS_EINVALID, "index '%s' is damaged: %s", ix->path, what);
+}
+
+const char *ss_index_show(char buf[48], const char *s)
+{
+	size_t i;
+
+	if (!s)
+		s = "(null)";
+	for (i = 0; i < 40 && s[i]; i++)
+		buf[i] = s[i] > ' ' && s[i] < 0x7f && s[i] != '\'' ? s[i] : '?';
+	if (s[i]) {
+		memcpy(buf + i, "...", 3);
+		i += 3;
+	}
+	buf[i] = '\0';
+	return buf;
+}
+
+const char *ss_index_col_text(sqlite3_stmt *st, int i)
+{
+	const char *s = (const char *)sqlite3_column_text(st, i);
+
+	return s ? s : "";
+}
+
+int ss_index_col_id(char out[41], ss_index *ix, sqlite3_stmt *st, int i, const char *what)
+{
+	const char *s = (const char *)sqlite3_column_text(st, i);
+	char show[48];
+	size_t k;
+
+	if (!s || !ss_hexid_is_full(s, strlen(s))) {
+		out[0] = '\0';
+		return ss_index_damaged(ix, "%s '%s' is not 40 hex digits", what, ss_index_show(show, s));
+	}
+	for (k = 0; k < 40; k++)
+		out[k] = (char)tolower((unsigned char)s[k]);
+	out[40] = '\0';
+	return 0;
+}
+
+int64_t ss_index_col_time(sqlite3_stmt *st, int i)
+{
+	int64_t t = sqlite3_column_int64(st, i);
+
+	return t > SS_INDEX_TIME_LIMIT ? SS_INDEX_TIME_LIMIT
+	       : t < -SS_INDEX_TIME_LIMIT ? -SS_INDEX_TIME_LIMIT : t;
 }
 
 int ss_index_exec(ss_index *ix, const char *sql, const char *what)
@@ -108,7 +174,7 @@ int ss_index_meta_get(ss_index *ix, const char *key, char *buf, size_t size)
 	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
-		snprintf(buf, size, "%s", (const char *)sqlite3_column_text(st, 0));
+		snprintf(buf, size, "%s", ss_index_col_text(st, 0));
 	rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : ss_index_sql_error(ix, "read meta");
 	sqlite3_finalize(st);
 	return rc;
@@ -173,6 +239,35 @@ static int migrate(ss_index *ix, long from)
 	return rc;
 }
 
+/* The tables of the schema are there, as plain tables (a view or a
+ * virtual table of that name could compute anything). */
+static int check_tables(ss_index *ix)
+{
+	static const char *const tables[] = { "meta", "commits", "trailers", "files", "releases",
+					      "refs", "branch_commits", "backports" };
+	sqlite3_stmt *st;
+	size_t i;
+	int rc = 0;
+
+	if ((rc = ss_index_prepare(&st, ix, "SELECT type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL%'"
+				   " FROM sqlite_master WHERE name = ?")))
+		return rc;
+	for (i = 0; i < sizeof(tables) / sizeof(*tables) && !rc; i++) {
+		sqlite3_bind_text(st, 1, tables[i], -1, SQLITE_STATIC);
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW)
+			rc = sqlite3_column_int(st, 0) ? 0
+			     : ss_index_damaged(ix, "'%s' is not a table", tables[i]);
+		else if (rc == SQLITE_DONE)
+			rc = ss_index_damaged(ix, "table '%s' is missing", tables[i]);
+		else
+			rc = ss_index_sql_error(ix, "read the schema");
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
 static int check_schema(ss_index *ix, ss_index_mode mode)
 {
 	char buf[64];
@@ -198,6 +293,8 @@ static int check_schema(ss_index *ix, ss_index_mode mode)
 	if ((rc = ss_index_meta_get(ix, "schema", buf, sizeof(buf))))
 		return rc;
 	v = strtol(buf, NULL, 10);
+	if (v == SS_INDEX_SCHEMA && (rc = check_tables(ix)))
+		return rc;
 	if (!buf[0] || v <= 0)
 		return ss_error_code(SS_EINVALID, "'%s' is not a stablesel index (no schema version)",
 				     ix->path);
@@ -257,6 +354,12 @@ int ss_index_open(ss_index **out, const char *path, ss_index_mode mode)
 		return rc;
 	}
 	sqlite3_busy_timeout(ix->db, 10000);
+	/* the file may come from anywhere: no schema code runs with more
+	 * trust than SQL of ours, its own structure cannot be written, and
+	 * no value read is larger than 64 MiB */
+	sqlite3_db_config(ix->db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
+	sqlite3_db_config(ix->db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
+	sqlite3_limit(ix->db, SQLITE_LIMIT_LENGTH, 64 << 20);
 	rc = mode == SS_INDEX_WRITE ? ss_index_exec(ix, "PRAGMA journal_mode=WAL", "open")
 				    : ss_index_exec(ix, "PRAGMA query_only=1", "open");
 	if (!rc)
@@ -492,8 +595,8 @@ static int ref_get(ss_index *ix, const char *name, char tip[41], char kind[16])
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
-		snprintf(tip, 41, "%s", (const char *)sqlite3_column_text(st, 0));
-		snprintf(kind, 16, "%s", (const char *)sqlite3_column_text(st, 1));
+		snprintf(tip, 41, "%s", ss_index_col_text(st, 0));
+		snprintf(kind, 16, "%s", ss_index_col_text(st, 1));
 	}
 	rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : ss_index_sql_error(ix, "read refs");
 	sqlite3_finalize(st);
@@ -940,9 +1043,11 @@ static int update_releases(struct updater *u, int new_commits)
 	    (rc = ss_index_prepare(&set, ix, "UPDATE commits SET first_release = ? WHERE id = ?")))
 		goto rollback;
 	while ((rc = sqlite3_step(todo)) == SQLITE_ROW) {
-		const char *id = (const char *)sqlite3_column_text(todo, 0);
+		char id[41];
 		size_t k;
 
+		if ((rc = ss_index_col_id(id, ix, todo, 0, "commit id")))
+			goto rollback;
 		if (ss_releases_first_containing(&k, mr, id))
 			continue;
 		sqlite3_bind_text(set, 1, ss_releases_get(mr, k)->tag, -1, SQLITE_STATIC);
@@ -1008,15 +1113,46 @@ static int add_mail_commit(struct updater *u, const ss_commit *c, void *ctx)
 }
 
 /*
- * Read the mail source spec as mainline commits: the messages after the
- * number recorded for it (an mbox that grew at its end, as a list archive
- * does, is read from where the last update stopped), in batches, and the
- * new number with the last batch.
+ * Where the last read of a mail source ended, as its ref records it:
+ * "<decoded bytes>:<crc32 of them>" (format 2), or, as the first indexes
+ * wrote it, the number of messages read ("<n>").  0 when none or unreadable.
+ */
+static void mail_mark(const char *tip, unsigned long long *at, unsigned long *crc, size_t *count)
+{
+	char *end;
+	unsigned long long v;
+
+	*at = 0;
+	*crc = 0;
+	*count = 0;
+	if (!tip[0])
+		return;
+	v = strtoull(tip, &end, 10);
+	if (*end == ':') {
+		*at = v;
+		*crc = strtoul(end + 1, &end, 10);
+		if (*end)
+			*at = *crc = 0;
+	} else if (!*end) {
+		*count = (size_t)v;
+	}
+}
+
+/*
+ * Read the mail source spec as mainline commits, in batches, from where
+ * the last update stopped: an mbox that grew at its end, as a list
+ * archive does, is decoded up to there and not parsed (its decoded
+ * length and their crc32 are recorded; an index of the first format
+ * recorded the number of messages, which are parsed and passed over).
+ * When the bytes up to there are no longer the ones read before (the
+ * mbox was rewritten), it is read again from its start.  The new end is
+ * recorded with the last batch.
  */
 static int read_mail(struct updater *u, const char *spec)
 {
 	ss_source_options so = SS_SOURCE_OPTIONS_INIT;
-	char name[4200], old[41], kind[16], count[24];
+	char name[4200], old[41], kind[16], mark[48];
+	const ss_source_stats *st;
 	ss_source *src = NULL;
 	size_t seen = 0, skip;
 	int rc;
@@ -1024,17 +1160,34 @@ static int read_mail(struct updater *u, const char *spec)
 	snprintf(name, sizeof(name), "mbox:%s", spec);
 	if ((rc = ref_get(u->ix, name, old, kind)))
 		return rc;
-	skip = old[0] ? (size_t)strtoull(old, NULL, 10) : 0;
+	so.resume = 1;
+	mail_mark(old, &so.resume_at, &so.resume_crc, &skip);
 	if ((rc = ss_source_open(&src, spec, &so)))
 		return rc;
 	if ((rc = begin(u)))
 		goto free_source;
 	if ((rc = write_source(u, src, skip, &seen, spec, add_mail_commit, NULL)))
 		goto rollback;
+	st = ss_source_stats_get(src);
+	if (st->resumed < 0) {
+		/* rewritten: nothing was read; again, from the start */
+		ss_source_free(src);
+		so.resume_at = 0;
+		if ((rc = ss_source_open(&src, spec, &so)))
+			goto rollback;
+		if ((rc = write_source(u, src, 0, &seen, spec, add_mail_commit, NULL)))
+			goto rollback;
+		st = ss_source_stats_get(src);
+		skip = 0;
+		u->stats->mail_reread++;
+	}
 	if (seen > skip)
 		u->stats->refs_walked++;
-	snprintf(count, sizeof(count), "%zu", seen);
-	if ((rc = ref_set(u->ix, name, count, "mbox")) || (rc = commit_tx(u)))
+	if (st->decoded)
+		snprintf(mark, sizeof(mark), "%llu:%lu", st->decoded, st->decoded_crc);
+	else /* no mbox (a maildir): the messages, read again and passed over */
+		snprintf(mark, sizeof(mark), "%zu", seen);
+	if ((rc = ref_set(u->ix, name, mark, "mbox")) || (rc = commit_tx(u)))
 		goto rollback;
 	goto free_source;
 rollback:

@@ -17,6 +17,11 @@
  * leaves every batch either absent or whole, and the next update walks
  * the unfinished refs again (rows already there are kept).
  *
+ * What is read back is checked: an index that is damaged or hostile (ids
+ * that are no ids, NULLs, missing tables, views for tables, a file cut
+ * short) gives one error line naming the file (SS_EINVALID), or is read
+ * safely (times clamped, text of any type read as text).
+ *
  * The database records its schema version and the repository it was
  * built from (a mainline commit); an index of a newer schema, a file that
  * is no SQLite database, and an update from a repository that lacks that
@@ -32,6 +37,11 @@
 
 /* The schema version this code writes and reads; it only grows. */
 #define SS_INDEX_SCHEMA 2
+
+/* Every time read from an index lies within +-2^40 s of the epoch (some
+ * 35,000 years): a damaged file's times are clamped into that, so that
+ * the difference of two never overflows. */
+#define SS_INDEX_TIME_LIMIT ((int64_t)1 << 40)
 
 typedef struct ss_index ss_index;
 
@@ -61,6 +71,8 @@ typedef struct {
 	size_t backports;      /* backport rows added (lines and patch ids) */
 	size_t releases;       /* releases in the index after the update */
 	size_t skipped;        /* commits the reader could not read (SS_ESKIP) */
+	size_t mail_reread;    /* mail sources read again from their start:
+	                        * not the bytes read before (rewritten) */
 	char first_skip[256];  /* the first of them, "" when none */
 } ss_index_stats;
 
@@ -84,9 +96,10 @@ int ss_index_update(ss_index *ix, const ss_index_options *opts, ss_index_stats *
 /*
  * Bring an index of mail up to date with the mail sources specs[0..n)
  * (mboxes, maildirs; src/source/): their commits are its mainline, read
- * from where the last update of each source stopped (the number of
- * messages read is recorded per source, so an mbox that grew at its end
- * is read from there).  Releases come from opts->releases (a TSV,
+ * from where the last update of each source stopped (the decoded bytes
+ * read and their crc32 are recorded per source: an mbox that grew at its
+ * end is decoded up to there without parsing, and read from there; one
+ * whose first bytes changed is read again from its start).  Releases come from opts->releases (a TSV,
  * replacing the index's), else from the release commits the mail holds
  * ("version: 21.11.0"); a mail index has no graph, so no first releases.
  * opts->repo, mainline, branches and release_tags are not used.

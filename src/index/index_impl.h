@@ -22,4 +22,26 @@ int ss_index_prepare(sqlite3_stmt **out, ss_index *ix, const char *sql);
 /* The meta value of key into buf ("" when there is none). */
 int ss_index_meta_get(ss_index *ix, const char *key, char *buf, size_t size);
 
+/*
+ * What is read back is checked, because the file may be damaged or
+ * hostile (fuzz/fuzz_index.c): a value that cannot be used is an error,
+ * "index 'P' is damaged: <what>" (SS_EINVALID), one line; a value that
+ * can be used safely is (times clamped, NULL text as "").
+ */
+int ss_index_damaged(ss_index *ix, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* s (NULL allowed) for a message: at most 40 bytes, quotes and bytes
+ * that are no printable ASCII as '?'; buf is returned. */
+const char *ss_index_show(char buf[48], const char *s);
+
+/* Column i as a full commit id (40 hex digits, lower-cased into out); a
+ * damaged index when it is none: what names the column ("commit id"). */
+int ss_index_col_id(char out[41], ss_index *ix, sqlite3_stmt *st, int i, const char *what);
+
+/* Column i as text, "" for NULL. */
+const char *ss_index_col_text(sqlite3_stmt *st, int i);
+
+/* Column i as a time, clamped into +-SS_INDEX_TIME_LIMIT. */
+int64_t ss_index_col_time(sqlite3_stmt *st, int i);
+
 #endif

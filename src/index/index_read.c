@@ -14,12 +14,7 @@
 #include "util/error.h"
 #include "util/strmap.h"
 
-static const char *col_text(sqlite3_stmt *st, int i)
-{
-	const char *s = (const char *)sqlite3_column_text(st, i);
-
-	return s ? s : "";
-}
+#define col_text ss_index_col_text
 
 /* Step st to the end, calling row for each row; the first non-zero return
  * of row stops and is returned.  st is finalized. */
@@ -40,6 +35,7 @@ static int each_row(ss_index *ix, sqlite3_stmt *st, int (*row)(sqlite3_stmt *, v
 }
 
 struct commit_cb {
+	ss_index *ix;
 	int (*cb)(const ss_histidx_commit *, void *);
 	void *ud;
 };
@@ -48,13 +44,15 @@ static int commit_row(sqlite3_stmt *st, void *ud)
 {
 	struct commit_cb *x = ud;
 	ss_histidx_commit c;
-	int64_t committed = sqlite3_column_int64(st, 3);
+	int64_t committed = ss_index_col_time(st, 3);
+	int rc;
 
 	memset(&c, 0, sizeof(c));
-	snprintf(c.id, sizeof(c.id), "%s", col_text(st, 0));
+	if ((rc = ss_index_col_id(c.id, x->ix, st, 0, "commit id")))
+		return rc;
 	c.subject = col_text(st, 1);
 	/* as history/ times a commit: committer time, else author time */
-	c.time = committed > 0 ? committed : sqlite3_column_int64(st, 2);
+	c.time = committed > 0 ? committed : ss_index_col_time(st, 2);
 	c.has_fixes = sqlite3_column_int(st, 4);
 	c.is_revert = sqlite3_column_int(st, 5);
 	return x->cb(&c, x->ud);
@@ -63,7 +61,7 @@ static int commit_row(sqlite3_stmt *st, void *ud)
 int ss_index_for_each_commit(ss_index *ix, int (*cb)(const ss_histidx_commit *c, void *ud),
 			     void *ud)
 {
-	struct commit_cb x = { cb, ud };
+	struct commit_cb x = { ix, cb, ud };
 	sqlite3_stmt *st;
 	int rc;
 
@@ -87,7 +85,7 @@ static int path_row(sqlite3_stmt *st, void *ud)
 {
 	struct path_cb *x = ud;
 
-	return x->cb(col_text(st, 0), sqlite3_column_int64(st, 1), x->ud);
+	return x->cb(col_text(st, 0), ss_index_col_time(st, 1), x->ud);
 }
 
 int ss_index_for_each_path(ss_index *ix, int (*cb)(const char *path, int64_t first, void *ud),
@@ -106,6 +104,7 @@ int ss_index_for_each_path(ss_index *ix, int (*cb)(const char *path, int64_t fir
 }
 
 struct rel_load {
+	ss_index *ix;
 	ss_releases *r;
 	ss_strmap *tags;   /* tag -> index in r (interned in r's order) */
 };
@@ -113,8 +112,18 @@ struct rel_load {
 static int release_row(sqlite3_stmt *st, void *ud)
 {
 	struct rel_load *x = ud;
+	const char *tag = col_text(st, 0);
+	char id[41], show[48];
+	int rc;
 
-	return ss_releases_add(x->r, col_text(st, 0), col_text(st, 1), sqlite3_column_int64(st, 2));
+	if (!tag[0])
+		return ss_index_damaged(x->ix, "a release has no tag");
+	if ((rc = ss_index_col_id(id, x->ix, st, 1, "release commit")))
+		return rc;
+	if ((rc = ss_releases_add(x->r, tag, id, ss_index_col_time(st, 2))) && rc != SS_ENOMEM)
+		return ss_index_damaged(x->ix, "release '%s': %s", ss_index_show(show, tag),
+					ss_error_last());
+	return rc;
 }
 
 static int first_release_row(sqlite3_stmt *st, void *ud)
@@ -122,9 +131,15 @@ static int first_release_row(sqlite3_stmt *st, void *ud)
 	struct rel_load *x = ud;
 	const char *tag = col_text(st, 1);
 	uint32_t k = ss_strmap_find(x->tags, tag, strlen(tag));
+	char id[41];
+	int rc;
 
 	/* a first release that is no longer a mainline release: none */
-	return k == SS_STRMAP_NONE ? 0 : ss_releases_graph_add(x->r, col_text(st, 0), k);
+	if (k == SS_STRMAP_NONE)
+		return 0;
+	if ((rc = ss_index_col_id(id, x->ix, st, 0, "commit id")))
+		return rc;
+	return ss_releases_graph_add(x->r, id, k);
 }
 
 /* A repository's index records the repository (meta); a mail index not. */
@@ -137,7 +152,7 @@ static int has_graph(ss_index *ix)
 
 int ss_index_load_releases(ss_releases **out, ss_index *ix)
 {
-	struct rel_load x = { NULL, NULL };
+	struct rel_load x = { ix, NULL, NULL };
 	sqlite3_stmt *st;
 	size_t i;
 	uint32_t id;
@@ -159,8 +174,9 @@ int ss_index_load_releases(ss_releases **out, ss_index *ix)
 		if ((rc = ss_strmap_intern(x.tags, tag, strlen(tag), &id)))
 			goto out_free;
 		if (id != i) {
-			rc = ss_error_code(SS_EINVALID, "index '%s' lists release '%s' twice",
-					   ix->path, tag);
+			char show[48];
+
+			rc = ss_index_damaged(ix, "release '%s' is listed twice", ss_index_show(show, tag));
 			goto out_free;
 		}
 	}
@@ -183,6 +199,7 @@ out_free:
 }
 
 struct backport_cb {
+	ss_index *ix;
 	int (*cb)(const ss_index_backport *, void *);
 	void *ud;
 };
@@ -191,12 +208,17 @@ static int backport_row(sqlite3_stmt *st, void *ud)
 {
 	struct backport_cb *x = ud;
 	ss_index_backport b;
+	char upstream[41], commit[41];
+	int rc;
 
-	b.upstream = col_text(st, 0);
+	if ((rc = ss_index_col_id(upstream, x->ix, st, 0, "backported commit")) ||
+	    (rc = ss_index_col_id(commit, x->ix, st, 2, "backport commit")))
+		return rc;
+	b.upstream = upstream;
 	b.branch = col_text(st, 1);
-	b.commit = col_text(st, 2);
+	b.commit = commit;
 	b.how = col_text(st, 3);
-	b.time = sqlite3_column_int64(st, 4);
+	b.time = ss_index_col_time(st, 4);
 	b.patch_id = NULL;
 	return x->cb(&b, x->ud);
 }
@@ -204,7 +226,7 @@ static int backport_row(sqlite3_stmt *st, void *ud)
 int ss_index_for_each_backport(ss_index *ix, int (*cb)(const ss_index_backport *b, void *ud),
 			       void *ud)
 {
-	struct backport_cb x = { cb, ud };
+	struct backport_cb x = { ix, cb, ud };
 	sqlite3_stmt *st;
 	int rc;
 
@@ -225,12 +247,21 @@ static int branch_commit_row(sqlite3_stmt *st, void *ud)
 {
 	struct backport_cb *x = ud;
 	ss_index_backport b;
+	char commit[41], upstream[41];
+	int rc;
 
-	b.commit = col_text(st, 0);
+	if ((rc = ss_index_col_id(commit, x->ix, st, 0, "branch commit")))
+		return rc;
+	b.commit = commit;
 	b.patch_id = col_null(st, 1);
-	b.upstream = col_null(st, 2);
+	b.upstream = NULL;
+	if (sqlite3_column_type(st, 2) != SQLITE_NULL) {
+		if ((rc = ss_index_col_id(upstream, x->ix, st, 2, "backported commit")))
+			return rc;
+		b.upstream = upstream;
+	}
 	b.how = b.upstream ? col_text(st, 3) : NULL;
-	b.time = sqlite3_column_int64(st, 4);
+	b.time = ss_index_col_time(st, 4);
 	b.branch = col_text(st, 5);
 	return x->cb(&b, x->ud);
 }
@@ -238,7 +269,7 @@ static int branch_commit_row(sqlite3_stmt *st, void *ud)
 int ss_index_for_each_branch_commit(ss_index *ix, const char *branch,
 				    int (*cb)(const ss_index_backport *b, void *ud), void *ud)
 {
-	struct backport_cb x = { cb, ud };
+	struct backport_cb x = { ix, cb, ud };
 	sqlite3_stmt *st;
 	int rc;
 
@@ -295,10 +326,9 @@ int ss_index_ref_tip(char out[41], ss_index *ix, const char *kind, char *name, s
 	sqlite3_bind_text(st, 1, kind, -1, SQLITE_STATIC);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
-		snprintf(out, 41, "%s", col_text(st, 1));
-		if (name && size)
+		rc = ss_index_col_id(out, ix, st, 1, "ref tip");
+		if (!rc && name && size)
 			snprintf(name, size, "%s", col_text(st, 0));
-		rc = 0;
 	} else if (rc == SQLITE_DONE) {
 		rc = ss_error_code(SS_ENOTFOUND, "index '%s' has no %s ref", ix->path, kind);
 	} else {

@@ -37,10 +37,13 @@ int ss_index_resolve(char out[41], ss_index *ix, const char *id)
 	sqlite3_bind_text(st, 1, lo, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, hi, -1, SQLITE_STATIC);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *c = (const char *)sqlite3_column_text(st, 0);
+		char c[41];
 
+		/* a candidate that is no id would go into the message as it is */
+		if ((rc = ss_index_col_id(c, ix, st, 0, "commit id")))
+			break;
 		if (!found++)
-			snprintf(out, 41, "%s", c);
+			memcpy(out, c, 41);
 		if (found <= 10) {
 			ss_strbuf_adds(&list, found > 1 ? ", " : "");
 			ss_strbuf_adds(&list, c);
@@ -49,12 +52,15 @@ int ss_index_resolve(char out[41], ss_index *ix, const char *id)
 		}
 	}
 	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
+	if (rc < 0)
+		;
+	else if (rc != SQLITE_DONE)
 		rc = ss_index_sql_error(ix, "read commits");
 	else if (!found)
 		rc = ss_error_code(SS_ENOTFOUND, "unknown commit '%s': not in index '%s'", id, ix->path);
 	else if (found > 1)
-		rc = ss_error_code(SS_EINVALID, "commit id '%s' is ambiguous: %s", id, list.buf);
+		rc = ss_error_code(SS_EINVALID, "commit id '%s' is ambiguous in index '%s': %s", id,
+				   ix->path, list.buf);
 	else
 		rc = 0;
 	if (rc)
@@ -105,8 +111,12 @@ int ss_index_where(ss_index_place *out, ss_index *ix, const char *id)
 		goto free_stmt;
 	}
 	snprintf(out->id, sizeof(out->id), "%s", id);
-	out->subject = dup_col(st, 0);
+	out->subject = strdup(ss_index_col_text(st, 0));
 	out->first_release = dup_col(st, 1);
+	if (!out->subject || (!out->first_release && sqlite3_column_type(st, 1) != SQLITE_NULL)) {
+		rc = SS_ENOMEM;
+		goto fail;
+	}
 	out->mainline = sqlite3_column_int(st, 2);
 	sqlite3_finalize(st);
 	/* backports of it on stable branches, and the commit itself when it
@@ -131,10 +141,11 @@ int ss_index_where(ss_index_place *out, ss_index *ix, const char *id)
 		}
 		c = &out->carriers[out->ncarriers++];
 		memset(c, 0, sizeof(*c));
-		c->branch = dup_col(st, 0);
-		snprintf(c->commit, sizeof(c->commit), "%s", (const char *)sqlite3_column_text(st, 1));
-		c->how = dup_col(st, 2);
-		c->time = sqlite3_column_int64(st, 3);
+		if ((rc = ss_index_col_id(c->commit, ix, st, 1, "commit id")))
+			goto fail;
+		c->branch = strdup(ss_index_col_text(st, 0));
+		c->how = strdup(ss_index_col_text(st, 2));
+		c->time = ss_index_col_time(st, 3);
 		if (!c->branch || !c->how) {
 			rc = SS_ENOMEM;
 			goto fail;

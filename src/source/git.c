@@ -531,15 +531,15 @@ static void stop_workers(struct git_source *src)
 	src->nworkers = 0;
 }
 
-/* libgit2's object cache: off for commits and trees while a source is open. */
-static void object_cache_limit(int opening)
+/* libgit2's object cache: off for commits and trees while held (git.h). */
+void ss_git_object_cache_hold(int hold)
 {
 	/* libgit2 1.5's defaults (src/libgit2/cache.c) */
 	size_t limit = 4096;
 
-	if (opening ? open_sources++ : --open_sources)
+	if (hold ? open_sources++ : --open_sources)
 		return;
-	if (opening)
+	if (hold)
 		limit = 0;
 	git_libgit2_opts(GIT_OPT_SET_CACHE_OBJECT_LIMIT, GIT_OBJECT_COMMIT, limit);
 	git_libgit2_opts(GIT_OPT_SET_CACHE_OBJECT_LIMIT, GIT_OBJECT_TREE, limit);
@@ -558,7 +558,7 @@ static void git_source_free(void *impl)
 	git_repository_free(src->repo);
 	ss_git_store_free(src->store);  /* after every repository that reads from it */
 	free(src);
-	object_cache_limit(0);
+	ss_git_object_cache_hold(0);
 	git_libgit2_shutdown();
 }
 
@@ -641,7 +641,7 @@ int ss_git_open(void **out, ss_source_ops *ops, const char *repo,
 		git_libgit2_shutdown();
 		return ss_error_code(SS_ENOMEM, "out of memory opening '%s'", repo);
 	}
-	object_cache_limit(1);
+	ss_git_object_cache_hold(1);
 	src->with_diff = opts->with_diff;
 	src->max_lines = opts->max_lines;
 	src->stats = stats;

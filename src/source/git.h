@@ -18,6 +18,16 @@
 void ss_git_setup(void);
 
 /*
+ * libgit2's object cache off for commits and trees while held, for walks
+ * over whole histories, where every commit read would stay cached, parsed
+ * or raw (up to libgit2's 256 MiB); the object store of the git source
+ * keeps what is worth keeping.  A count: hold(1) ... hold(0), nested; the
+ * defaults come back with the last release.  Git sources hold it while
+ * open.  Not thread-safe (call from the thread that opens sources).
+ */
+void ss_git_object_cache_hold(int hold);
+
+/*
  * libgit2's last error message of this thread, or "unknown libgit2 error"
  * (never NULL): the one helper every module that calls libgit2 uses.
  */

@@ -1072,11 +1072,19 @@ static int mbox_next(ss_commit **out, void *impl)
 	/* end of input: was it complete? */
 	if (m->z) {
 		int rc = ss_zstream_finish(m->z);
+		char tail[2];
 
 		if (rc)
 			return rc;
+		if (m->opts.resume) {
+			m->stats->decoded = ss_zstream_tail(m->z, tail);
+			m->stats->decoded_crc = ss_zstream_crc(m->z);
+			m->stats->resumed = ss_zstream_resumed(m->z);
+		}
 	}
-	if (!m->stats->messages && !m->stats->malformed && !m->reported) {
+	/* nothing new after what was passed over is no error */
+	if (!m->stats->messages && !m->stats->malformed && !m->reported &&
+	    !(m->z && ss_zstream_resumed(m->z))) {
 		m->reported = 1;
 		return not_an_mbox(m);
 	}
@@ -1116,7 +1124,8 @@ int ss_mbox_open(void **out, ss_source_ops *ops, const char *path,
 		free(m);
 		return SS_ENOMEM;
 	}
-	rc = ss_zstream_open(&m->z, path, 1);
+	rc = ss_zstream_open_at(&m->z, path, 1, opts->resume, opts->resume ? opts->resume_at : 0,
+				opts->resume_crc);
 	if (rc) {
 		mbox_free(m);
 		return rc;

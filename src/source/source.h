@@ -30,9 +30,16 @@ typedef struct {
 	int mask_stable_tags;      /* remove Cc: stable@ traces (0) */
 	int with_diff;             /* read files/hunks/lines (1) */
 	size_t max_lines;          /* diff lines kept per commit, 0 = all (0) */
+	/* mbox: read again from where an earlier read ended (the index's
+	 * update): count the decoded bytes and their crc32 into the stats,
+	 * and pass over the first resume_at of them when their crc32 is
+	 * resume_crc (stats.resumed says whether it was) */
+	int resume;                /* (0) */
+	unsigned long long resume_at; /* (0: read everything) */
+	unsigned long resume_crc;  /* (0) */
 } ss_source_options;
 
-#define SS_SOURCE_OPTIONS_INIT { NULL, NULL, 0, 0, 1, 0 }
+#define SS_SOURCE_OPTIONS_INIT { NULL, NULL, 0, 0, 1, 0, 0, 0, 0 }
 
 /* What a source read and left out, for the summary line. */
 typedef struct {
@@ -44,6 +51,11 @@ typedef struct {
 	size_t masked;       /* commits whose stable tag was masked */
 	size_t truncated;    /* commits cut at max_lines */
 	unsigned long long bytes; /* input bytes read (compressed size for files) */
+	/* mbox with opts.resume, at SS_ITEROVER: */
+	unsigned long long decoded; /* decoded bytes, those passed over included */
+	unsigned long decoded_crc;  /* their crc32 */
+	int resumed;         /* 1 resume_at bytes passed over; 0 none asked; -1 they
+	                      * were not the ones read before: nothing was read */
 } ss_source_stats;
 
 /* True when spec names a git repository (a directory or "git:PATH"). */

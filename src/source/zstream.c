@@ -37,6 +37,12 @@ struct ss_zstream {
 	size_t head_len;
 	char tail[2];          /* the last two decoded bytes */
 	unsigned long long total; /* decoded bytes */
+	/* resuming (ss_zstream_open_at): a running crc32 of the decoded
+	 * bytes; the first skip of them are passed over (discard) and must
+	 * have skip_crc and end a line */
+	int track, discard, skipping, resumed;
+	unsigned long long skip;
+	unsigned long crc, skip_crc;
 	char err[512]; /* set by the thread; read after join */
 };
 
@@ -63,6 +69,8 @@ static int write_all(int fd, const void *buf, size_t len)
 
 static int flush_out(struct ss_zstream *z)
 {
+	if (z->discard)
+		return 0;
 	if (z->olen && !z->broken && write_all(z->out_fd, z->obuf, z->olen))
 		z->broken = 1;
 	z->olen = 0;
@@ -71,6 +79,8 @@ static int flush_out(struct ss_zstream *z)
 
 static int put(struct ss_zstream *z, const char *p, size_t len)
 {
+	if (z->discard)
+		return 0;
 	if (z->olen + len > OBUF && flush_out(z))
 		return -1;
 	if (len > OBUF)
@@ -143,6 +153,56 @@ static int put_line(struct ss_zstream *z, const char *p, size_t len)
 
 static int emit_lines(struct ss_zstream *z, const void *buf, size_t len);
 
+/* Count decoded bytes: the head, the tail, the total, the crc. */
+static void account(struct ss_zstream *z, const char *p, size_t len)
+{
+	size_t h = len < sizeof(z->head) - z->head_len ? len : sizeof(z->head) - z->head_len;
+
+	if (!len)
+		return;
+	memcpy(z->head + z->head_len, p, h);
+	z->head_len += h;
+	if (len >= 2)
+		memcpy(z->tail, p + len - 2, 2);
+	else {
+		z->tail[0] = z->tail[1];
+		z->tail[1] = p[0];
+	}
+	z->total += len;
+	if (z->track)
+		z->crc = crc32(z->crc, (const Bytef *)p, (uInt)len);
+}
+
+/*
+ * Pass over the first z->skip decoded bytes: counted, and seen line by
+ * line only while the first line is open (it decides CRLF and mboxrd
+ * handling for the rest), never written.  At the end of them, go on when
+ * they are what the caller read before (crc, a whole last line); else
+ * stop the stream with z->resumed -1.  The number of bytes used.
+ */
+static size_t pass_over(struct ss_zstream *z, const char *p, size_t len)
+{
+	unsigned long long left = z->skip - z->total;
+	size_t n = len < left ? len : (size_t)left;
+
+	account(z, p, n);
+	if (z->first_line || z->line_len) {
+		z->discard = 1;
+		emit_lines(z, p, n);
+		z->discard = 0;
+	}
+	if (z->total < z->skip)
+		return n;
+	z->skipping = 0;
+	if (z->crc != z->skip_crc || z->tail[1] != '\n' || z->line_len) {
+		z->resumed = -1;
+		z->broken = 1;
+	} else {
+		z->resumed = 1;
+	}
+	return n;
+}
+
 /* Hand decompressed bytes on, quoting line by line when asked. */
 static int emit(struct ss_zstream *z, const void *buf, size_t len)
 {
@@ -150,28 +210,27 @@ static int emit(struct ss_zstream *z, const void *buf, size_t len)
 
 	if (z->broken)
 		return -1;
-	if (len) {
-		size_t h = len < sizeof(z->head) - z->head_len ? len : sizeof(z->head) - z->head_len;
+	if (z->skipping) {
+		size_t n = pass_over(z, p, len);
 
-		memcpy(z->head + z->head_len, buf, h);
-		z->head_len += h;
-		if (len >= 2)
-			memcpy(z->tail, p + len - 2, 2);
-		else {
-			z->tail[0] = z->tail[1];
-			z->tail[1] = p[0];
-		}
-		z->total += len;
+		if (z->broken)
+			return -1;
+		p += n;
+		len -= n;
 	}
-	return emit_lines(z, buf, len);
+	account(z, p, len);
+	return emit_lines(z, p, len);
 }
 
 static int emit_lines(struct ss_zstream *z, const void *buf, size_t len)
 {
 	const char *p = buf, *end = p + len;
 
-	if (!z->quote || (z->passthrough && !z->crlf))
+	if (!z->quote || (z->passthrough && !z->crlf)) {
+		if (z->discard)
+			return 0;
 		return write_all(z->out_fd, buf, len) ? (z->broken = 1, -1) : 0;
+	}
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t n = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
@@ -352,6 +411,10 @@ static void *run(void *arg)
 	else if (have)
 		copy_plain(z, in, have);
 	emit_end(z);
+	if (z->skipping) { /* shorter than what was read before */
+		z->skipping = 0;
+		z->resumed = -1;
+	}
 close_out:
 	free(in);
 	close(z->out_fd);
@@ -360,6 +423,12 @@ close_out:
 }
 
 int ss_zstream_open(ss_zstream **out, const char *path, int mbox_quote)
+{
+	return ss_zstream_open_at(out, path, mbox_quote, 0, 0, 0);
+}
+
+int ss_zstream_open_at(ss_zstream **out, const char *path, int mbox_quote, int track,
+		       unsigned long long skip, unsigned long skip_crc)
 {
 	struct ss_zstream *z;
 	int fds[2];
@@ -373,6 +442,11 @@ int ss_zstream_open(ss_zstream **out, const char *path, int mbox_quote)
 	z->read_fd = z->out_fd = -1;
 	z->quote = mbox_quote;
 	z->first_line = 1;
+	z->track = track || skip;
+	z->crc = crc32(0L, Z_NULL, 0);
+	z->skip = skip;
+	z->skip_crc = skip_crc;
+	z->skipping = skip > 0;
 	z->obuf = malloc(OBUF);
 	if (!z->obuf) {
 		ss_zstream_free(z);
@@ -436,6 +510,16 @@ unsigned long long ss_zstream_tail(const ss_zstream *z, char out[2])
 {
 	memcpy(out, z->tail, 2);
 	return z->total;
+}
+
+unsigned long ss_zstream_crc(const ss_zstream *z)
+{
+	return z->crc;
+}
+
+int ss_zstream_resumed(const ss_zstream *z)
+{
+	return z->resumed;
 }
 
 unsigned long long ss_zstream_bytes(const ss_zstream *z)

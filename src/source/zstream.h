@@ -24,6 +24,24 @@ typedef struct ss_zstream ss_zstream;
  */
 int ss_zstream_open(ss_zstream **out, const char *path, int mbox_quote);
 
+/*
+ * The same, for reading again what grew at the end of an input read
+ * before: the decoded bytes are counted with a crc32 when track is set
+ * (ss_zstream_crc()), and the first skip decoded bytes (0: none) are
+ * passed over without being handed on when their crc32 is skip_crc and
+ * they end with a whole line; else nothing is handed on and
+ * ss_zstream_resumed() says -1 (the input was rewritten: read it again
+ * from the start).  Passing over still decodes (no parsing).
+ */
+int ss_zstream_open_at(ss_zstream **out, const char *path, int mbox_quote, int track,
+		       unsigned long long skip, unsigned long skip_crc);
+
+/* After ss_zstream_finish(): the crc32 of every decoded byte (with track
+ * or skip), and whether the skip was made: 1 made, 0 none asked, -1 the
+ * first bytes were not the ones expected. */
+unsigned long ss_zstream_crc(const ss_zstream *z);
+int ss_zstream_resumed(const ss_zstream *z);
+
 /* The read end of the pipe.  The caller takes ownership of the fd and
  * must close it before ss_zstream_free(). */
 int ss_zstream_fd(ss_zstream *z);
