@@ -4,6 +4,7 @@
  * line naming the file, or be read safely, through every reader the
  * commands use: ss_index_open(), ss_index_for_each_commit(), _path(),
  * ss_index_load_releases(), ss_index_for_each_backport(),
+ * ss_index_for_each_branch_commit() (into a carried table, as the queue),
  * ss_index_ref_tip(), ss_index_resolve() and ss_index_where(); and what
  * rank does with it: the history (ss_history_add_known, _add_path, the
  * releases' graph, ss_history_facts() of a fixed commit whose Fixes: and
@@ -38,6 +39,8 @@
 #include "fuzz_util.h"
 #include "index/index.h"
 #include "labels/backports.h"
+#include "labels/carried.h"
+#include "util/hexid.h"
 #include "util/error.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -443,6 +446,19 @@ static int on_backport(const ss_index_backport *b, void *ud)
 	return ss_backports_add_known(ud, b->upstream, b->branch);
 }
 
+static int on_branch_commit(const ss_index_backport *b, void *ud)
+{
+	if (b->upstream)
+		check_id(b->upstream);
+	check_id(b->commit);
+	check_time(b->time);
+	fuzz_touch(b->branch, 0);
+	fuzz_touch(b->how, 1);
+	fuzz_touch(b->patch_id, 1);
+	return ss_carried_add(ud, b->how && !strcmp(b->how, "line") ? b->upstream : NULL,
+			      b->patch_id ? ss_hexid_key(b->patch_id) : 0, b->commit);
+}
+
 static void read_index(void)
 {
 	ss_index *ix = NULL;
@@ -485,6 +501,14 @@ static void read_index(void)
 	}
 	if ((rc = ss_index_for_each_backport(ix, on_backport, bp)))
 		check_error(rc);
+	{
+		ss_carried *cr = NULL;
+
+		FUZZ_CHECK(!ss_carried_new(&cr));
+		if ((rc = ss_index_for_each_branch_commit(ix, "stable-1", on_branch_commit, cr)))
+			check_error(rc);
+		ss_carried_free(cr);
+	}
 	if (!(rc = ss_index_ref_tip(tip, ix, "mainline", name, sizeof(name)))) {
 		check_id(tip);
 		fuzz_touch(name, 0);
