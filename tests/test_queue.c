@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 
+#include "check/check.h"
 #include "commit/commit.h"
 #include "commit/patchid.h"
 #include "util/hexid.h"
@@ -462,6 +463,84 @@ static void test_series_chain(void **state)
 	free(c2);
 }
 
+/*
+ * The blame of a conflicting hunk is shared by the branches of one run:
+ * rank --onto stable --onto late --onto stable2 (late forked from main at
+ * helper, later than the others) gives each branch the verdicts, rows and
+ * queue a run onto that branch alone gives, byte for byte; and through
+ * the API, the second branch asking for use-helper's prerequisites reuses
+ * the first one's blame and still gets its own answer: other14 and helper
+ * for stable (no table of what it carries given: its helper backport does
+ * not count), other14 alone for late, which has helper.
+ */
+#define RANK_B "./stablesel rank --repo '%s/rb' --rev main --threshold 0 --since 2023-11-15 "
+/* an mbox without what names the other branches (the subject's branch
+ * list, their stablesel: notes) */
+#define MBOX_OWN "awk -v b='%s:' '/^Subject:/ { next } /^stablesel: [^ ]+: / && $2 != b { next } { print }'"
+static void test_blame_shared(void **state)
+{
+	static const char *const br[] = { "stable", "late", "stable2" };
+	ss_check_blame_cache *bc;
+	ss_check *ck[2];
+	ss_check_result res[2];
+	ss_commit *c;
+	char *uh = id_of("use-helper"), *o14 = id_of("other14"), *helper = id_of("helper");
+	size_t blamed, reused;
+
+	(void)state;
+	assert_int_equal(test_run("rm -rf '%s/rb' && cp -r '%s/r' '%s/rb' && git -C '%s/rb' branch late %s",
+				  tmp, tmp, tmp, tmp, helper), 0);
+	for (int b = 0; b < 3; b++) {
+		char *multi, *one;
+
+		multi = test_run_output(RANK_B "--onto stable --onto late --onto stable2 --precedents 0 "
+					"2>/dev/null | grep -E '^ +%s: ' && " RANK_B "--onto stable --onto late "
+					"--onto stable2 --branch %s --format mbox 2>/dev/null | " MBOX_OWN,
+					tmp, br[b], tmp, br[b], br[b]);
+		one = test_run_output(RANK_B "--onto %s --precedents 0 2>/dev/null | grep -E '^ +%s: ' && "
+				      RANK_B "--onto %s --format mbox 2>/dev/null | " MBOX_OWN,
+				      tmp, br[b], br[b], tmp, br[b], br[b]);
+		if (strcmp(multi, one))
+			fail_msg("%s: with the other branches\n%s\nalone\n%s", br[b], multi, one);
+		if (!strstr(one, "needs"))
+			fail_msg("%s: no prerequisite named, nothing blamed:\n%s", br[b], one);
+		free(multi);
+		free(one);
+	}
+	/* the API: one blame, two answers */
+	assert_int_equal(ss_check_blame_cache_new(&bc), 0);
+	for (int b = 0; b < 2; b++) {
+		ss_check_options co = SS_CHECK_OPTIONS_INIT;
+		char path[4200];
+
+		snprintf(path, sizeof(path), "%s/rb", tmp);
+		co.rev = b ? "late" : "stable";
+		co.blame_cache = bc;
+		assert_int_equal(ss_check_open(&ck[b], path, &co), 0);
+	}
+	for (int b = 0; b < 2; b++) {
+		assert_int_equal(ss_check_read_commit(&c, ck[b], uh), 0);
+		assert_int_equal(ss_check_commit(&res[b], ck[b], c), 0);
+		assert_int_equal(res[b].apply, SS_APPLY_CONFLICT);
+		assert_int_equal(ss_check_needs(&res[b], ck[b], uh), 0);
+		assert_int_equal(res[b].nneeds, b ? 1 : 2);
+		assert_string_equal(res[b].needs[0], o14);
+		if (!b)
+			assert_string_equal(res[b].needs[1], helper);
+		ss_commit_free(c);
+	}
+	ss_check_blame_cache_stats(bc, &blamed, &reused);
+	assert_int_equal(blamed, 1);
+	assert_int_equal(reused, 1);
+	ss_check_free(ck[0]);
+	ss_check_free(ck[1]);
+	ss_check_blame_cache_free(bc);
+	free(uh);
+	free(o14);
+	free(helper);
+	test_run("rm -rf '%s/rb'", tmp);
+}
+
 /* The table a project index can fill instead of the branch. */
 static void test_carried(void **state)
 {
@@ -792,6 +871,7 @@ int main(void)
 		cmocka_unit_test(test_series_link),
 		cmocka_unit_test(test_series_mail),
 		cmocka_unit_test(test_series_chain),
+		cmocka_unit_test(test_blame_shared),
 		cmocka_unit_test(test_upstream_warning),
 		cmocka_unit_test(test_check_backports),
 		cmocka_unit_test(test_index_branch_rows),
