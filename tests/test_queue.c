@@ -425,7 +425,8 @@ static void test_series_mail(void **state)
  * A chain (queuerepo.sh's series2): patch 3 conflicts without 2, which
  * conflicts without 1.  Patch 3 needs both; 2 passes as a prerequisite
  * because 1, needed too, changes its conflicting file; the queue of 3
- * alone holds 1, 2, 3 and git am applies it.
+ * alone holds 1, 2, 3 and git am applies it, and 2's own row, queued
+ * but not proposed, reads "yes, needs 1" as the queue applies it.
  */
 static void test_series_chain(void **state)
 {
@@ -451,8 +452,18 @@ static void test_series_chain(void **state)
 		fail_msg("%s scores %s, not above the chain's other patches", C3, c);
 	t = (lo + atof(c)) / 2;
 	assert_int_equal(test_run("./stablesel rank --repo '%s/r' --rev main..series2 --threshold %.6f --onto stable "
-				  "--format tsv 2>/dev/null | awk -F'\\t' '$4 == \"" C3 "\" && $3 == 1' | grep -q .",
-				  tmp, t), 0);
+				  "--format tsv -o '%s/ct.tsv' 2>/dev/null", tmp, t, tmp), 0);
+	expect("ct.tsv", C3, 3, "1");
+	/* 2 is not proposed (below the threshold) but queued as 3's
+	 * prerequisite, and applies after 1 in the queue: it reads "yes,
+	 * needs 1" as it does proposed, not "unknown" (its conflict on the
+	 * branch as it is); its decision and score stay the model's */
+	expect("ct.tsv", C2, 3, "0");
+	expect("ct.tsv", C2, 2, b);
+	snprintf(want, sizeof(want), "yes, needs %.12s (series 2/3)", c1);
+	expect("ct.tsv", C2, 9, want);
+	expect("ct.tsv", C1, 3, "0");
+	expect("ct.tsv", C1, 9, "yes");
 	assert_int_equal(test_run("./stablesel rank --repo '%s/r' --rev main..series2 --threshold %.6f --onto stable "
 				  "--format mbox -o '%s/q.mbox' 2>/dev/null", tmp, t, tmp), 0);
 	am_series(3, C1 "|" C2 "|" C3 "|");
