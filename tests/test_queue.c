@@ -552,6 +552,48 @@ static void test_blame_shared(void **state)
 	test_run("rm -rf '%s/rb'", tmp);
 }
 
+/*
+ * A Fixes: target that reached the branch only as a cherry-pick without a
+ * line (queuerepo.sh's dup, "d.c: fifteen" on stable) counts as carried:
+ * a fix of dup ranked alone (dup outside the batch) is needed on stable,
+ * "which reached stable as <the cherry-pick>", and not on stable2; the
+ * same verdicts read from the branches and from the project index.
+ */
+static void test_target_patch_id(void **state)
+{
+	char *dup = id_of("dup"), *pick, *rows, *rows_ix, *why;
+	char want[200];
+
+	(void)state;
+	assert_int_equal(test_run("rm -rf '%s/rf' && cp -a '%s/r' '%s/rf' && cd '%s/rf' && "
+				  "git checkout -q -b fixdup main && sed -i '15s/.*/FIFTEEN/' d.c && "
+				  "git -c user.name=A -c user.email=a@example.org commit -qa -m 'd.c: fix fifteen' "
+				  "-m 'The fifteenth line overflows.' -m 'Fixes: %.12s (\"dup\")'",
+				  tmp, tmp, tmp, tmp, dup), 0);
+	pick = test_run_output("git -C '%s/rf' log --format=%%H -1 --grep='^d.c: fifteen$' stable", tmp);
+	assert_int_equal(strlen(pick), 41);
+	rows = test_run_output("./stablesel rank --repo '%s/rf' --no-index --rev main..fixdup --threshold 0 "
+			       "--onto stable --onto stable2 --format tsv 2>/dev/null | cut -f4,9-", tmp);
+	assert_string_equal(rows, "subject\tstable\tstable2\n"
+				  "d.c: fix fifteen\tyes\tno: bug not in branch\n");
+	why = test_run_output("./stablesel rank --repo '%s/rf' --no-index --rev main..fixdup --threshold 0 "
+			      "--onto stable 2>/dev/null | grep -E '^ +stable: '", tmp);
+	snprintf(want, sizeof(want), "fixes %.12s, which reached stable as %.12s", dup, pick);
+	if (!strstr(why, want))
+		fail_msg("expected '%s' in: %s", want, why);
+	/* from the index: the same rows */
+	assert_int_equal(test_run("./stablesel index --no-progress --repo '%s/rf' >/dev/null 2>&1", tmp), 0);
+	rows_ix = test_run_output("./stablesel rank --repo '%s/rf' --rev main..fixdup --threshold 0 "
+				  "--onto stable --onto stable2 --format tsv 2>/dev/null | cut -f4,9-", tmp);
+	assert_string_equal(rows_ix, rows);
+	free(rows_ix);
+	free(rows);
+	free(why);
+	free(pick);
+	free(dup);
+	test_run("rm -rf '%s/rf'", tmp);
+}
+
 /* The table a project index can fill instead of the branch. */
 static void test_carried(void **state)
 {
@@ -883,6 +925,7 @@ int main(void)
 		cmocka_unit_test(test_series_mail),
 		cmocka_unit_test(test_series_chain),
 		cmocka_unit_test(test_blame_shared),
+		cmocka_unit_test(test_target_patch_id),
 		cmocka_unit_test(test_upstream_warning),
 		cmocka_unit_test(test_check_backports),
 		cmocka_unit_test(test_index_branch_rows),

@@ -139,6 +139,30 @@ static struct rec *rec_of(const ss_verdicts *v, const char *id)
 	return k == SS_STRMAP_NONE ? NULL : &v->recs[k];
 }
 
+/*
+ * Did target d (a mainline commit, not in the branch's history, no
+ * backport line naming it, not of the batch) reach the branch as a
+ * cherry-pick without a line?  Its patch id says: d->carried is then the
+ * branch commit, as for a line.  The table holds the same patch ids read
+ * from the branch or from the index, so both give the same verdict.  (A
+ * target of the batch is looked up as its own commit is: its "already".)
+ */
+static int carried_patch(ss_verdicts *v, struct target *d)
+{
+	ss_commit *c = NULL;
+	uint64_t key;
+	int rc = ss_check_read_commit(&c, v->ck, d->id);
+
+	if (rc == SS_ENOTFOUND)
+		return 0;
+	if (rc)
+		return rc;
+	if ((key = ss_commit_patch_key(c)))
+		ss_carried_find(&d->carried, v->cr, NULL, key);
+	ss_commit_free(c);
+	return 0;
+}
+
 int ss_verdicts_add(ss_verdicts *v, const ss_commit *c)
 {
 	ss_histidx *idx = ss_check_history(v->ck);
@@ -197,8 +221,10 @@ int ss_verdicts_add(ss_verdicts *v, const ss_commit *c)
 		snprintf(d->id, sizeof(d->id), "%s", t->commit.id);
 		d->revert = t->how == SS_ORIGIN_REVERT;
 		d->in_branch = ss_check_in_branch(v->ck, d->id, NULL, NULL);
-		if (v->cr && d->in_branch != 1)
-			ss_carried_find(&d->carried, v->cr, d->id, 0);
+		if (v->cr && d->in_branch != 1 &&
+		    ss_carried_find(&d->carried, v->cr, d->id, 0) == SS_CARRIED_NONE &&
+		    d->in_branch == 0 && !rec_of(v, d->id) && (rc = carried_patch(v, d)))
+			return rc;
 	}
 	return 0;
 }
