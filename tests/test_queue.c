@@ -543,6 +543,25 @@ static void test_blame_shared(void **state)
 	ss_check_blame_cache_stats(bc, &blamed, &reused);
 	assert_int_equal(blamed, 1);
 	assert_int_equal(reused, 1);
+	/* a check of another repository given the cache does not use it */
+	{
+		ss_check_options co = SS_CHECK_OPTIONS_INIT;
+		ss_check *other;
+		char path[4200];
+
+		snprintf(path, sizeof(path), "%s/r", tmp);
+		co.rev = "stable";
+		co.blame_cache = bc;
+		assert_int_equal(ss_check_open(&other, path, &co), 0);
+		assert_int_equal(ss_check_read_commit(&c, other, uh), 0);
+		assert_int_equal(ss_check_commit(&res[0], other, c), 0);
+		assert_int_equal(ss_check_needs(&res[0], other, uh), 0);
+		assert_int_equal(res[0].nneeds, 2);
+		ss_commit_free(c);
+		ss_check_free(other);
+		ss_check_blame_cache_stats(bc, &blamed, &reused);
+		assert_int_equal(blamed + reused, 2);
+	}
 	ss_check_free(ck[0]);
 	ss_check_free(ck[1]);
 	ss_check_blame_cache_free(bc);

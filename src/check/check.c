@@ -40,6 +40,7 @@ struct ss_check {
 	ss_histidx *idx;     /* no commits, the repository attached: Fixes:
 				and revert targets are resolved there */
 	ss_check_blame_cache *bc; /* borrowed, NULL: blames not shared */
+	int shared_repo;     /* repo is bc's (not freed with ck) */
 };
 
 /* One blamed hunk: its owners, whichever branch asked. */
@@ -52,6 +53,8 @@ struct blame_entry {
 
 struct ss_check_blame_cache {
 	char *path;          /* the repository of the first check registered */
+	git_repository *repo; /* opened there, shared by the checks of path:
+				 one object cache, not one per branch */
 	git_oid *tips;       /* the registered branches */
 	size_t ntips, tipcap;
 	ss_strmap *keys;     /* "<id> <start> <lines> <path>" -> index into e */
@@ -83,6 +86,10 @@ void ss_check_blame_cache_free(ss_check_blame_cache *bc)
 	free(bc->e);
 	free(bc->tips);
 	free(bc->path);
+	if (bc->repo) {
+		git_repository_free(bc->repo);
+		git_libgit2_shutdown();
+	}
 	free(bc);
 }
 
@@ -92,14 +99,37 @@ void ss_check_blame_cache_stats(const ss_check_blame_cache *bc, size_t *blamed, 
 	*reused = bc ? bc->reused : 0;
 }
 
-/* Register ck's branch in bc when ck opened bc's repository (the first
- * check registered names it); else ck does not share blames. */
+/* The repository of bc for a check of path: opened by the first check
+ * (*repo NULL when path is another one: that check opens its own). */
+static int blame_cache_repo(git_repository **repo, ss_check_blame_cache *bc, const char *path)
+{
+	*repo = NULL;
+	if (!bc->path) {
+		char *p = strdup(path);
+
+		if (!p)
+			return ss_error_code(SS_ENOMEM, "out of memory for a blame cache");
+		if (git_libgit2_init() < 0) {
+			free(p);
+			return ss_error_code(SS_EINVALID, "cannot start libgit2: %s", ss_git_error());
+		}
+		if (git_repository_open_ext(&bc->repo, path, 0, NULL) < 0) {
+			bc->repo = NULL;
+			git_libgit2_shutdown();
+			free(p);
+			return ss_error_code(SS_ENOTFOUND, "cannot open repository '%s': %s", path,
+					     ss_git_error());
+		}
+		bc->path = p;
+	}
+	if (!strcmp(bc->path, path))
+		*repo = bc->repo;
+	return 0;
+}
+
+/* Register ck's branch in bc (ck reads bc's repository). */
 static int blame_cache_register(ss_check *ck, ss_check_blame_cache *bc)
 {
-	if (!bc->path && !(bc->path = strdup(ck->path)))
-		return ss_error_code(SS_ENOMEM, "out of memory for a blame cache");
-	if (strcmp(bc->path, ck->path))
-		return 0;
 	if (SS_GROW(bc->tips, bc->ntips + 1, bc->tipcap))
 		return ss_error_code(SS_ENOMEM, "out of memory for a blame cache");
 	git_oid_cpy(&bc->tips[bc->ntips++], git_commit_id(ck->branch));
@@ -256,7 +286,10 @@ int ss_check_open(ss_check **out, const char *path, const ss_check_options *opts
 		git_libgit2_shutdown();
 		return ss_error_code(SS_ENOMEM, "out of memory for a branch check");
 	}
-	if (git_repository_open_ext(&ck->repo, path, 0, NULL) < 0) {
+	if (opts->blame_cache && (rc = blame_cache_repo(&ck->repo, opts->blame_cache, path)))
+		goto free_check;
+	ck->shared_repo = ck->repo != NULL;
+	if (!ck->repo && git_repository_open_ext(&ck->repo, path, 0, NULL) < 0) {
 		rc = ss_error_code(SS_ENOTFOUND, "cannot open repository '%s': %s", path,
 				   ss_git_error());
 		goto free_check;
@@ -282,7 +315,7 @@ int ss_check_open(ss_check **out, const char *path, const ss_check_options *opts
 	}
 	if ((rc = ss_histidx_new(&ck->idx)) || (rc = ss_histidx_open_repo(ck->idx, path)))
 		goto free_check;
-	if (opts->blame_cache && (rc = blame_cache_register(ck, opts->blame_cache)))
+	if (ck->shared_repo && (rc = blame_cache_register(ck, opts->blame_cache)))
 		goto free_check;
 	*out = ck;
 	return 0;
@@ -303,7 +336,8 @@ void ss_check_free(ss_check *ck)
 	ss_u64map_release(&ck->ancestors);
 	git_tree_free(ck->tree);
 	git_commit_free(ck->branch);
-	git_repository_free(ck->repo);
+	if (!ck->shared_repo)
+		git_repository_free(ck->repo);
 	free(ck);
 	git_libgit2_shutdown();
 }

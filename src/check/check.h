@@ -39,10 +39,14 @@ typedef struct ss_check ss_check;
  * that is in each of them), and every branch filters the owners itself,
  * with the result a blame of its own would give.
  *
+ * The checks sharing it also read one repository object, which the
+ * cache opens and owns (one object cache of libgit2, not one per branch
+ * holding the same commits and blobs).
+ *
  * The caller owns the cache: it must outlive every check opened with it
  * and be freed after them.  Checks sharing it must open the same
  * repository (one opening another path does not use it).  Not
- * thread-safe.
+ * thread-safe: the checks sharing it are used from one thread.
  */
 typedef struct ss_check_blame_cache ss_check_blame_cache;
 int ss_check_blame_cache_new(ss_check_blame_cache **out);
