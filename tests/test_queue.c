@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 
+#include "check/check.h"
 #include "commit/commit.h"
 #include "commit/patchid.h"
 #include "util/hexid.h"
@@ -424,7 +425,8 @@ static void test_series_mail(void **state)
  * A chain (queuerepo.sh's series2): patch 3 conflicts without 2, which
  * conflicts without 1.  Patch 3 needs both; 2 passes as a prerequisite
  * because 1, needed too, changes its conflicting file; the queue of 3
- * alone holds 1, 2, 3 and git am applies it.
+ * alone holds 1, 2, 3 and git am applies it, and 2's own row, queued
+ * but not proposed, reads "yes, needs 1" as the queue applies it.
  */
 static void test_series_chain(void **state)
 {
@@ -450,8 +452,18 @@ static void test_series_chain(void **state)
 		fail_msg("%s scores %s, not above the chain's other patches", C3, c);
 	t = (lo + atof(c)) / 2;
 	assert_int_equal(test_run("./stablesel rank --repo '%s/r' --rev main..series2 --threshold %.6f --onto stable "
-				  "--format tsv 2>/dev/null | awk -F'\\t' '$4 == \"" C3 "\" && $3 == 1' | grep -q .",
-				  tmp, t), 0);
+				  "--format tsv -o '%s/ct.tsv' 2>/dev/null", tmp, t, tmp), 0);
+	expect("ct.tsv", C3, 3, "1");
+	/* 2 is not proposed (below the threshold) but queued as 3's
+	 * prerequisite, and applies after 1 in the queue: it reads "yes,
+	 * needs 1" as it does proposed, not "unknown" (its conflict on the
+	 * branch as it is); its decision and score stay the model's */
+	expect("ct.tsv", C2, 3, "0");
+	expect("ct.tsv", C2, 2, b);
+	snprintf(want, sizeof(want), "yes, needs %.12s (series 2/3)", c1);
+	expect("ct.tsv", C2, 9, want);
+	expect("ct.tsv", C1, 3, "0");
+	expect("ct.tsv", C1, 9, "yes");
 	assert_int_equal(test_run("./stablesel rank --repo '%s/r' --rev main..series2 --threshold %.6f --onto stable "
 				  "--format mbox -o '%s/q.mbox' 2>/dev/null", tmp, t, tmp), 0);
 	am_series(3, C1 "|" C2 "|" C3 "|");
@@ -460,6 +472,145 @@ static void test_series_chain(void **state)
 	free(c);
 	free(c1);
 	free(c2);
+}
+
+/*
+ * The blame of a conflicting hunk is shared by the branches of one run:
+ * rank --onto stable --onto late --onto stable2 (late forked from main at
+ * helper, later than the others) gives each branch the verdicts, rows and
+ * queue a run onto that branch alone gives, byte for byte; and through
+ * the API, the second branch asking for use-helper's prerequisites reuses
+ * the first one's blame and still gets its own answer: other14 and helper
+ * for stable (no table of what it carries given: its helper backport does
+ * not count), other14 alone for late, which has helper.
+ */
+#define RANK_B "./stablesel rank --repo '%s/rb' --rev main --threshold 0 --since 2023-11-15 "
+/* an mbox without what names the other branches (the subject's branch
+ * list, their stablesel: notes) */
+#define MBOX_OWN "awk -v b='%s:' '/^Subject:/ { next } /^stablesel: [^ ]+: / && $2 != b { next } { print }'"
+static void test_blame_shared(void **state)
+{
+	static const char *const br[] = { "stable", "late", "stable2" };
+	ss_check_blame_cache *bc;
+	ss_check *ck[2];
+	ss_check_result res[2];
+	ss_commit *c;
+	char *uh = id_of("use-helper"), *o14 = id_of("other14"), *helper = id_of("helper");
+	size_t blamed, reused;
+
+	(void)state;
+	assert_int_equal(test_run("rm -rf '%s/rb' && cp -r '%s/r' '%s/rb' && git -C '%s/rb' branch late %s",
+				  tmp, tmp, tmp, tmp, helper), 0);
+	for (int b = 0; b < 3; b++) {
+		char *multi, *one;
+
+		multi = test_run_output(RANK_B "--onto stable --onto late --onto stable2 --precedents 0 "
+					"2>/dev/null | grep -E '^ +%s: ' && " RANK_B "--onto stable --onto late "
+					"--onto stable2 --branch %s --format mbox 2>/dev/null | " MBOX_OWN,
+					tmp, br[b], tmp, br[b], br[b]);
+		one = test_run_output(RANK_B "--onto %s --precedents 0 2>/dev/null | grep -E '^ +%s: ' && "
+				      RANK_B "--onto %s --format mbox 2>/dev/null | " MBOX_OWN,
+				      tmp, br[b], br[b], tmp, br[b], br[b]);
+		if (strcmp(multi, one))
+			fail_msg("%s: with the other branches\n%s\nalone\n%s", br[b], multi, one);
+		if (!strstr(one, "needs"))
+			fail_msg("%s: no prerequisite named, nothing blamed:\n%s", br[b], one);
+		free(multi);
+		free(one);
+	}
+	/* the API: one blame, two answers */
+	assert_int_equal(ss_check_blame_cache_new(&bc), 0);
+	for (int b = 0; b < 2; b++) {
+		ss_check_options co = SS_CHECK_OPTIONS_INIT;
+		char path[4200];
+
+		snprintf(path, sizeof(path), "%s/rb", tmp);
+		co.rev = b ? "late" : "stable";
+		co.blame_cache = bc;
+		assert_int_equal(ss_check_open(&ck[b], path, &co), 0);
+	}
+	for (int b = 0; b < 2; b++) {
+		assert_int_equal(ss_check_read_commit(&c, ck[b], uh), 0);
+		assert_int_equal(ss_check_commit(&res[b], ck[b], c), 0);
+		assert_int_equal(res[b].apply, SS_APPLY_CONFLICT);
+		assert_int_equal(ss_check_needs(&res[b], ck[b], uh), 0);
+		assert_int_equal(res[b].nneeds, b ? 1 : 2);
+		assert_string_equal(res[b].needs[0], o14);
+		if (!b)
+			assert_string_equal(res[b].needs[1], helper);
+		ss_commit_free(c);
+	}
+	ss_check_blame_cache_stats(bc, &blamed, &reused);
+	assert_int_equal(blamed, 1);
+	assert_int_equal(reused, 1);
+	/* a check of another repository given the cache does not use it */
+	{
+		ss_check_options co = SS_CHECK_OPTIONS_INIT;
+		ss_check *other;
+		char path[4200];
+
+		snprintf(path, sizeof(path), "%s/r", tmp);
+		co.rev = "stable";
+		co.blame_cache = bc;
+		assert_int_equal(ss_check_open(&other, path, &co), 0);
+		assert_int_equal(ss_check_read_commit(&c, other, uh), 0);
+		assert_int_equal(ss_check_commit(&res[0], other, c), 0);
+		assert_int_equal(ss_check_needs(&res[0], other, uh), 0);
+		assert_int_equal(res[0].nneeds, 2);
+		ss_commit_free(c);
+		ss_check_free(other);
+		ss_check_blame_cache_stats(bc, &blamed, &reused);
+		assert_int_equal(blamed + reused, 2);
+	}
+	ss_check_free(ck[0]);
+	ss_check_free(ck[1]);
+	ss_check_blame_cache_free(bc);
+	free(uh);
+	free(o14);
+	free(helper);
+	test_run("rm -rf '%s/rb'", tmp);
+}
+
+/*
+ * A Fixes: target that reached the branch only as a cherry-pick without a
+ * line (queuerepo.sh's dup, "d.c: fifteen" on stable) counts as carried:
+ * a fix of dup ranked alone (dup outside the batch) is needed on stable,
+ * "which reached stable as <the cherry-pick>", and not on stable2; the
+ * same verdicts read from the branches and from the project index.
+ */
+static void test_target_patch_id(void **state)
+{
+	char *dup = id_of("dup"), *pick, *rows, *rows_ix, *why;
+	char want[200];
+
+	(void)state;
+	assert_int_equal(test_run("rm -rf '%s/rf' && cp -a '%s/r' '%s/rf' && cd '%s/rf' && "
+				  "git checkout -q -b fixdup main && sed -i '15s/.*/FIFTEEN/' d.c && "
+				  "git -c user.name=A -c user.email=a@example.org commit -qa -m 'd.c: fix fifteen' "
+				  "-m 'The fifteenth line overflows.' -m 'Fixes: %.12s (\"dup\")'",
+				  tmp, tmp, tmp, tmp, dup), 0);
+	pick = test_run_output("git -C '%s/rf' log --format=%%H -1 --grep='^d.c: fifteen$' stable", tmp);
+	assert_int_equal(strlen(pick), 41);
+	rows = test_run_output("./stablesel rank --repo '%s/rf' --no-index --rev main..fixdup --threshold 0 "
+			       "--onto stable --onto stable2 --format tsv 2>/dev/null | cut -f4,9-", tmp);
+	assert_string_equal(rows, "subject\tstable\tstable2\n"
+				  "d.c: fix fifteen\tyes\tno: bug not in branch\n");
+	why = test_run_output("./stablesel rank --repo '%s/rf' --no-index --rev main..fixdup --threshold 0 "
+			      "--onto stable 2>/dev/null | grep -E '^ +stable: '", tmp);
+	snprintf(want, sizeof(want), "fixes %.12s, which reached stable as %.12s", dup, pick);
+	if (!strstr(why, want))
+		fail_msg("expected '%s' in: %s", want, why);
+	/* from the index: the same rows */
+	assert_int_equal(test_run("./stablesel index --no-progress --repo '%s/rf' >/dev/null 2>&1", tmp), 0);
+	rows_ix = test_run_output("./stablesel rank --repo '%s/rf' --rev main..fixdup --threshold 0 "
+				  "--onto stable --onto stable2 --format tsv 2>/dev/null | cut -f4,9-", tmp);
+	assert_string_equal(rows_ix, rows);
+	free(rows_ix);
+	free(rows);
+	free(why);
+	free(pick);
+	free(dup);
+	test_run("rm -rf '%s/rf'", tmp);
 }
 
 /* The table a project index can fill instead of the branch. */
@@ -792,6 +943,8 @@ int main(void)
 		cmocka_unit_test(test_series_link),
 		cmocka_unit_test(test_series_mail),
 		cmocka_unit_test(test_series_chain),
+		cmocka_unit_test(test_blame_shared),
+		cmocka_unit_test(test_target_patch_id),
 		cmocka_unit_test(test_upstream_warning),
 		cmocka_unit_test(test_check_backports),
 		cmocka_unit_test(test_index_branch_rows),

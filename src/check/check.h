@@ -28,12 +28,41 @@
 
 typedef struct ss_check ss_check;
 
+/*
+ * The blames of conflicting hunks, shared by the checks of several
+ * branches of one repository (rank --onto A --onto B): a hunk's blame
+ * happens at the commit's parent in the repository and does not depend on
+ * the branch, only the filter applied after it (owners the branch lacks,
+ * or carries under another id) does.  Each (commit, path, hunk start,
+ * hunk lines) is blamed once, down to a common ancestor of every
+ * registered branch and the commit (the branches' forks: a line older than
+ * that is in each of them), and every branch filters the owners itself,
+ * with the result a blame of its own would give.
+ *
+ * The checks sharing it also read one repository object, which the
+ * cache opens and owns (one object cache of libgit2, not one per branch
+ * holding the same commits and blobs).
+ *
+ * The caller owns the cache: it must outlive every check opened with it
+ * and be freed after them.  Checks sharing it must open the same
+ * repository (one opening another path does not use it).  Not
+ * thread-safe: the checks sharing it are used from one thread.
+ */
+typedef struct ss_check_blame_cache ss_check_blame_cache;
+int ss_check_blame_cache_new(ss_check_blame_cache **out);
+void ss_check_blame_cache_free(ss_check_blame_cache *bc); /* NULL is a no-op */
+/* Blames run and blames reused so far (for tests and benchmarks). */
+void ss_check_blame_cache_stats(const ss_check_blame_cache *bc, size_t *blamed, size_t *reused);
+
 typedef struct {
 	const char *rev;  /* the branch: local, remote-tracking, tag or id ("HEAD") */
 	int prereqs;      /* name what a conflicting commit needs first (0) */
+	/* NULL, or blames shared with the other branches' checks (borrowed:
+	 * it must outlive the check); the check registers its branch in it */
+	ss_check_blame_cache *blame_cache;
 } ss_check_options;
 
-#define SS_CHECK_OPTIONS_INIT { "HEAD", 0 }
+#define SS_CHECK_OPTIONS_INIT { "HEAD", 0, NULL }
 
 /*
  * Open the repository at path and resolve opts->rev (opts NULL: the
@@ -129,8 +158,10 @@ int ss_check_commit_facts(ss_check_result *out, ss_histidx_facts *facts, ss_chec
  * conflicting hunk (res->path, hunk_start, hunk_lines) at the parent of
  * commit id in the repository, down to the fork of the branch only (older
  * lines are in the branch anyway), and fill res->needs with the owners the
- * branch lacks, newest first; owners the branch carries under another id
- * (ss_check_set_carried) are left out.  Nothing when res is not a
+ * branch lacks, newest first (owners of the same time in line order);
+ * owners the branch carries under another id (ss_check_set_carried) are
+ * left out.  With a blame cache (ss_check_options), a hunk another branch
+ * had blamed is not blamed again: the same result, from its owners.  Nothing when res is not a
  * conflict or id is not in the repository.  0 or < 0 with the message set.
  */
 int ss_check_needs(ss_check_result *res, ss_check *ck, const char *id);

@@ -139,6 +139,30 @@ static struct rec *rec_of(const ss_verdicts *v, const char *id)
 	return k == SS_STRMAP_NONE ? NULL : &v->recs[k];
 }
 
+/*
+ * Did target d (a mainline commit, not in the branch's history, no
+ * backport line naming it, not of the batch) reach the branch as a
+ * cherry-pick without a line?  Its patch id says: d->carried is then the
+ * branch commit, as for a line.  The table holds the same patch ids read
+ * from the branch or from the index, so both give the same verdict.  (A
+ * target of the batch is looked up as its own commit is: its "already".)
+ */
+static int carried_patch(ss_verdicts *v, struct target *d)
+{
+	ss_commit *c = NULL;
+	uint64_t key;
+	int rc = ss_check_read_commit(&c, v->ck, d->id);
+
+	if (rc == SS_ENOTFOUND)
+		return 0;
+	if (rc)
+		return rc;
+	if ((key = ss_commit_patch_key(c)))
+		ss_carried_find(&d->carried, v->cr, NULL, key);
+	ss_commit_free(c);
+	return 0;
+}
+
 int ss_verdicts_add(ss_verdicts *v, const ss_commit *c)
 {
 	ss_histidx *idx = ss_check_history(v->ck);
@@ -197,8 +221,10 @@ int ss_verdicts_add(ss_verdicts *v, const ss_commit *c)
 		snprintf(d->id, sizeof(d->id), "%s", t->commit.id);
 		d->revert = t->how == SS_ORIGIN_REVERT;
 		d->in_branch = ss_check_in_branch(v->ck, d->id, NULL, NULL);
-		if (v->cr && d->in_branch != 1)
-			ss_carried_find(&d->carried, v->cr, d->id, 0);
+		if (v->cr && d->in_branch != 1 &&
+		    ss_carried_find(&d->carried, v->cr, d->id, 0) == SS_CARRIED_NONE &&
+		    d->in_branch == 0 && !rec_of(v, d->id) && (rc = carried_patch(v, d)))
+			return rc;
 	}
 	return 0;
 }
@@ -462,12 +488,22 @@ static int series_needs(ss_verdicts *v, struct rec *r, const struct member *m, s
 	return 0;
 }
 
+/* Does r, queued as a prerequisite of a pick without being proposed
+ * itself, conflict on the branch but apply in the queue after the commits
+ * before it?  Then it reads as a pick would: what it needs, and its word. */
+static int queued_prereq(const struct rec *r)
+{
+	return r->queued && !r->v.proposed && !r->failed && !r->v.already[0] &&
+	       !r->v.reverted_by[0] && r->v.check.apply == SS_APPLY_CONFLICT;
+}
+
 /*
  * Each series member's place ("series 2/5": its number among the
  * distinct numbers added, or the subject's n/m), and for the proposed
- * picks the earlier patches they need.
+ * picks (prereqs: for the queued prerequisites, queued_prereq()) the
+ * earlier patches they need.
  */
-static int series_decide(ss_verdicts *v)
+static int series_decide(ss_verdicts *v, int prereqs)
 {
 	struct member *m = malloc((v->n + 1) * sizeof(*m));
 	size_t nm = 0;
@@ -501,7 +537,8 @@ static int series_decide(ss_verdicts *v)
 			last = r->series_num;
 			r->v.series_n = total ? r->series_num : (unsigned)pos;
 			r->v.series_total = total ? total : distinct;
-			if (r->v.proposed && !r->v.already[0] && !r->v.reverted_by[0])
+			if (prereqs ? queued_prereq(r)
+				    : r->v.proposed && !r->v.already[0] && !r->v.reverted_by[0])
 				rc = series_needs(v, r, m, g0, j);
 		}
 	}
@@ -677,6 +714,65 @@ nomem:
 	return ss_error_code(SS_ENOMEM, "out of memory for a queue");
 }
 
+/* Is id queued, applying in the queue, before the batch commit at order? */
+static int queued_before(const ss_verdicts *v, const char *id, size_t order)
+{
+	const struct rec *p = rec_of(v, id);
+
+	if (p)
+		return p->queued && !p->failed && p->v.order < order;
+	for (size_t i = 0; i < v->nout; i++)
+		if (!strcmp(v->out[i].id, id))
+			return v->out[i].queued && !v->out[i].failed && v->out[i].order <= order;
+	return 0;
+}
+
+/*
+ * A commit of the batch queued only as a prerequisite of a pick (not
+ * proposed itself) that conflicts on the branch as it is but applied in
+ * the queue after the commits before it (queued_prereq()) reads as a pick
+ * would: its prerequisites found as a pick's are (the blame of its
+ * conflict, the earlier patches of its series), kept when they are queued
+ * before it, and its word from its facts: "yes, needs <ids>" when its bug
+ * is in the branch, where "unknown (conflict)" said nothing of the queue
+ * that makes it apply.  The queue does not change: what it names is in
+ * it already.
+ */
+static int prereq_words(ss_verdicts *v)
+{
+	int rc, any = 0;
+
+	for (size_t i = 0; i < v->n; i++) {
+		struct rec *r = &v->recs[i];
+
+		if (!queued_prereq(r))
+			continue;
+		any = 1;
+		if ((rc = ss_check_needs(&r->v.check, v->ck, r->v.id)))
+			return rc;
+	}
+	if (!any)
+		return 0;
+	if ((rc = series_decide(v, 1)))
+		return rc;
+	for (size_t i = 0; i < v->n; i++) {
+		struct rec *r = &v->recs[i];
+		int kept = 0;
+
+		if (!queued_prereq(r))
+			continue;
+		for (int k = 0; k < r->v.check.nneeds; k++)
+			if (queued_before(v, r->v.check.needs[k], r->v.order))
+				memmove(r->v.check.needs[kept++], r->v.check.needs[k], 41);
+		r->v.check.nneeds = kept;
+		if (!kept)
+			r->v.series_needs = 0;
+		decide_needed(v, r);
+		decide_word(r);
+	}
+	return 0;
+}
+
 /*
  * Can r's bug be in the branch, whatever the other picks' verdicts turn
  * out to be?  decide_needed() with every proposed target of the batch
@@ -753,7 +849,7 @@ int ss_verdicts_decide(ss_verdicts *v, int (*proposed)(const char *id, void *ud)
 			progress(++done, conflicts, ud);
 	}
 	/* the earlier patches of their series the picks need */
-	if ((rc = series_decide(v)))
+	if ((rc = series_decide(v, 0)))
 		return rc;
 	/* fix-of-fix chains: a target proposed with yes makes its fixes
 	 * needed; upstream order settles a chain in one pass, the loop
@@ -781,7 +877,9 @@ int ss_verdicts_decide(ss_verdicts *v, int (*proposed)(const char *id, void *ud)
 		v->recs[i].failed = 0;
 	for (size_t i = 0; i < v->nout; i++)
 		v->out[i].failed = 0;
-	return check_queue(v, progress, ud);
+	if ((rc = check_queue(v, progress, ud)))
+		return rc;
+	return prereq_words(v);
 }
 
 const ss_verdict *ss_verdicts_get(const ss_verdicts *v, const char *id)

@@ -262,6 +262,9 @@ typedef struct {
 	ss_check *ck[SS_RANK_MAX_BRANCHES];
 	ss_carried *carried[SS_RANK_MAX_BRANCHES];
 	ss_verdicts *vs[SS_RANK_MAX_BRANCHES];
+	/* the prerequisites' blames, shared by the branches' checks (freed
+	 * after them) */
+	ss_check_blame_cache *blame_cache;
 } cli_ranking;
 
 void cli_ranking_init(cli_ranking *k);

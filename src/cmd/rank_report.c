@@ -172,11 +172,15 @@ static void open_branches(cli_ranking *k, const char *repo)
 			  "--onto-repo or --repo)");
 	if (!onto_repo && k->nonto)
 		usage_die("--onto needs the branches' repository: --onto-repo PATH or --repo PATH");
+	/* a conflicting hunk is blamed once for all the branches */
+	if (k->nonto > 1 && ss_check_blame_cache_new(&k->blame_cache))
+		die("%s", ss_error_last());
 	for (size_t b = 0; b < k->nonto; b++) {
 		ss_check_options co = SS_CHECK_OPTIONS_INIT;
 		int from_index;
 
 		co.rev = k->onto[b];
+		co.blame_cache = k->blame_cache;
 		if (ss_check_open(&k->ck[b], onto_repo, &co))
 			die("%s", ss_error_last());
 		if (ss_check_ambiguity(k->ck[b]))
@@ -485,5 +489,6 @@ void cli_ranking_free(cli_ranking *k)
 		ss_check_free(k->ck[b]);
 		free(k->onto_owned[b]);
 	}
+	ss_check_blame_cache_free(k->blame_cache);
 	memset(k, 0, sizeof(*k));
 }
