@@ -420,7 +420,8 @@ static void test_refused(void **state)
 }
 
 /* A copy of the base index at name with sql run on it. */
-static void damaged_copy(char *out, size_t size, const char *name, const char *sql)
+static void damaged_copy(char *out, size_t size, const char *name, const char *sql,
+			 const char *more)
 {
 	sqlite3 *d;
 	char *err = NULL;
@@ -430,6 +431,8 @@ static void damaged_copy(char *out, size_t size, const char *name, const char *s
 	assert_int_equal(sqlite3_open(out, &d), SQLITE_OK);
 	if (sqlite3_exec(d, sql, NULL, NULL, &err) != SQLITE_OK)
 		fail_msg("%s: %s", sql, err);
+	if (more && sqlite3_exec(d, more, NULL, NULL, &err) != SQLITE_OK)
+		fail_msg("%s: %s", more, err);
 	sqlite3_close(d);
 }
 
@@ -486,7 +489,7 @@ static void test_damaged_cells(void **state)
 	(void)state;
 	/* a commit id that is no hex */
 	damaged_copy(path, sizeof(path), "bad-id", "UPDATE commits SET id = 'zz' || substr(id, 3)"
-		     " WHERE id = (SELECT min(id) FROM commits WHERE mainline = 1)");
+		     " WHERE id = (SELECT min(id) FROM commits WHERE mainline = 1)", NULL);
 	assert_int_equal(ss_index_open(&ix, path, SS_INDEX_READ), 0);
 	assert_index_error(ss_index_for_each_commit(ix, count_commit, &n), path,
 			   "is damaged: commit id 'zz");
@@ -499,38 +502,24 @@ static void test_damaged_cells(void **state)
 	assert_int_equal(test_count_lines(out), 1);
 	free(out);
 	/* a release without its commit */
-	damaged_copy(path, sizeof(path), "null-release", loose_releases);
-	{
-		sqlite3 *d;
-
-		assert_int_equal(sqlite3_open(path, &d), SQLITE_OK);
-		assert_int_equal(sqlite3_exec(d, "UPDATE releases SET commit_id = NULL WHERE tag ="
-					      " (SELECT min(tag) FROM releases WHERE kind = 'mainline')",
-					      NULL, NULL, NULL), SQLITE_OK);
-		sqlite3_close(d);
-	}
+	damaged_copy(path, sizeof(path), "null-release", loose_releases,
+		     "UPDATE releases SET commit_id = NULL WHERE tag ="
+		     " (SELECT min(tag) FROM releases WHERE kind = 'mainline')");
 	assert_int_equal(ss_index_open(&ix, path, SS_INDEX_READ), 0);
 	assert_index_error(ss_index_load_releases(&rel, ix), path,
 			   "is damaged: release commit '(null)' is not 40 hex digits");
 	assert_null(rel);
 	ss_index_free(ix);
 	/* the same release twice */
-	damaged_copy(path, sizeof(path), "dup-release", loose_releases);
-	{
-		sqlite3 *d;
-
-		assert_int_equal(sqlite3_open(path, &d), SQLITE_OK);
-		assert_int_equal(sqlite3_exec(d, "INSERT INTO releases SELECT tag, 'ab' || substr(commit_id, 3),"
-					      " time, kind FROM releases WHERE kind = 'mainline' LIMIT 1",
-					      NULL, NULL, NULL), SQLITE_OK);
-		sqlite3_close(d);
-	}
+	damaged_copy(path, sizeof(path), "dup-release", loose_releases,
+		     "INSERT INTO releases SELECT tag, 'ab' || substr(commit_id, 3),"
+		     " time, kind FROM releases WHERE kind = 'mainline' LIMIT 1");
 	assert_int_equal(ss_index_open(&ix, path, SS_INDEX_READ), 0);
 	assert_index_error(ss_index_load_releases(&rel, ix), path, "is listed twice");
 	ss_index_free(ix);
 	/* a ref tip, a backport's upstream id */
 	damaged_copy(path, sizeof(path), "bad-tip", "UPDATE refs SET tip = 'abc' WHERE kind = 'mainline';"
-		     " UPDATE backports SET upstream_id = x'00ff'");
+		     " UPDATE backports SET upstream_id = x'00ff'", NULL);
 	assert_int_equal(ss_index_open(&ix, path, SS_INDEX_READ), 0);
 	assert_index_error(ss_index_ref_tip(tip, ix, "mainline", NULL, 0), path,
 			   "is damaged: ref tip 'abc' is not 40 hex digits");
@@ -540,7 +529,7 @@ static void test_damaged_cells(void **state)
 	/* times and counts of any size or type: read, clamped */
 	damaged_copy(path, sizeof(path), "huge-time", "UPDATE commits SET committer_time = 0,"
 		     " author_time = -9223372036854775808; UPDATE files SET added = 'many';"
-		     " UPDATE commits SET mainline = 'yes' WHERE mainline = 0");
+		     " UPDATE commits SET mainline = 'yes' WHERE mainline = 0", NULL);
 	assert_int_equal(ss_index_open(&ix, path, SS_INDEX_READ), 0);
 	n = 0;
 	assert_int_equal(ss_index_for_each_commit(ix, count_commit, &n), 0);
@@ -550,7 +539,7 @@ static void test_damaged_cells(void **state)
 	assert_true(n > 0);
 	ss_index_free(ix);
 	/* a missing table, a view for a table */
-	damaged_copy(path, sizeof(path), "no-files", "DROP TABLE files");
+	damaged_copy(path, sizeof(path), "no-files", "DROP TABLE files", NULL);
 	assert_index_error(ss_index_open(&ix, path, SS_INDEX_READ), path,
 			   "is damaged: table 'files' is missing");
 	assert_int_equal(test_run("./stablesel where --db '%s' abcdef 2>'%s/err'", path, tmpdir), 128);
@@ -559,11 +548,11 @@ static void test_damaged_cells(void **state)
 	assert_int_equal(test_count_lines(out), 1);
 	free(out);
 	damaged_copy(path, sizeof(path), "view", "ALTER TABLE commits RENAME TO c0;"
-		     " CREATE VIEW commits AS SELECT * FROM c0");
+		     " CREATE VIEW commits AS SELECT * FROM c0", NULL);
 	assert_index_error(ss_index_open(&ix, path, SS_INDEX_READ), path,
 			   "is damaged: 'commits' is not a table");
 	/* cut short */
-	damaged_copy(path, sizeof(path), "cut", "PRAGMA journal_mode=DELETE");
+	damaged_copy(path, sizeof(path), "cut", "PRAGMA journal_mode=DELETE", NULL);
 	assert_int_equal(test_run("truncate -s 6000 '%s'", path), 0);
 	assert_int_equal(test_run("./stablesel where --db '%s' abcdef 2>'%s/err'", path, tmpdir), 128);
 	out = test_run_output("cat '%s/err'", tmpdir);
