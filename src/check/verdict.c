@@ -655,7 +655,8 @@ static int check_queue(ss_verdicts *v, void (*progress)(size_t, size_t, void *),
 				goto nomem;
 			items[n++] = (struct queue_item){ NULL, &v->out[i], v->out[i].order, -1 };
 		}
-	qsort(items, n, sizeof(*items), cmp_item);
+	if (n)   /* items is NULL when nothing is queued */
+		qsort(items, n, sizeof(*items), cmp_item);
 	if ((rc = ss_check_series_new(&series, v->ck)))
 		goto free_items;
 	for (size_t i = 0; i < n && !rc; i++) {
