@@ -105,6 +105,19 @@ static char *query_rows(const char *path, const char *sql)
 	return join_sorted(rows, n);
 }
 
+/* Run the statements sql on the database file path (fails the test on an
+ * SQL error). */
+static void db_exec(const char *path, const char *sql)
+{
+	sqlite3 *d;
+	char *err = NULL;
+
+	assert_int_equal(sqlite3_open(path, &d), SQLITE_OK);
+	if (sqlite3_exec(d, sql, NULL, NULL, &err) != SQLITE_OK)
+		fail_msg("%s: %s", sql, err);
+	sqlite3_close(d);
+}
+
 /* "<column 1><TAB><column col>" of every row of a TSV with a "sha" header
  * (label: col 3, the branches; rank: col 2, the score), sorted. */
 static char *tsv_pairs(const char *path, int col)
@@ -233,7 +246,6 @@ static void test_resolve(void **state)
 {
 	ss_index *ix;
 	char id[41], leak[41], pre[8];
-	sqlite3 *d;
 	char path[4200];
 
 	(void)state;
@@ -249,12 +261,10 @@ static void test_resolve(void **state)
 	/* two commits sharing a prefix: ambiguous, both listed */
 	snprintf(path, sizeof(path), "%s/amb.db", tmpdir);
 	assert_int_equal(test_run("cp '%s' '%s'", db, path), 0);
-	assert_int_equal(sqlite3_open(path, &d), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(d, "INSERT INTO commits(id, author_name, author_email, author_time,"
-				      " committer_time, subject, mainline) SELECT substr(id, 1, 39) ||"
-				      " CASE substr(id, 40) WHEN '0' THEN '1' ELSE '0' END,"
-				      " '', '', 0, 0, 'twin', 1 FROM commits", NULL, NULL, NULL), SQLITE_OK);
-	sqlite3_close(d);
+	db_exec(path, "INSERT INTO commits(id, author_name, author_email, author_time,"
+		" committer_time, subject, mainline) SELECT substr(id, 1, 39) ||"
+		" CASE substr(id, 40) WHEN '0' THEN '1' ELSE '0' END,"
+		" '', '', 0, 0, 'twin', 1 FROM commits");
 	assert_int_equal(ss_index_open(&ix, path, SS_INDEX_READ), 0);
 	assert_int_equal(ss_index_resolve(id, ix, pre), SS_EINVALID);
 	assert_non_null(strstr(ss_error_last(), "ambiguous in index '"));
@@ -264,11 +274,9 @@ static void test_resolve(void **state)
 	/* fuzz/regressions/index/resolve-ambiguous-*: a candidate that is no
 	 * id (cut, grown, not hex) went into the message as it was (any
 	 * bytes, newlines too), and the message did not name the index */
-	assert_int_equal(sqlite3_open(path, &d), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(d, "INSERT OR IGNORE INTO commits(id, author_name, author_email,"
-				      " author_time, committer_time, subject, mainline) SELECT substr(id, 1, 7) || x'0a',"
-				      " '', '', 0, 0, 'cut', 1 FROM commits", NULL, NULL, NULL), SQLITE_OK);
-	sqlite3_close(d);
+	db_exec(path, "INSERT OR IGNORE INTO commits(id, author_name, author_email,"
+		" author_time, committer_time, subject, mainline) SELECT substr(id, 1, 7) || x'0a',"
+		" '', '', 0, 0, 'cut', 1 FROM commits");
 	assert_int_equal(ss_index_open(&ix, path, SS_INDEX_READ), 0);
 	assert_int_equal(ss_index_resolve(id, ix, pre), SS_EINVALID);
 	assert_non_null(strstr(ss_error_last(), "is damaged: commit id '"));
@@ -360,15 +368,8 @@ static void test_incremental(void **state)
 	free(out);
 	/* an update interrupted after some batches (the ref's tip not yet
 	 * recorded) is completed by the next one */
-	{
-		sqlite3 *d;
-
-		assert_int_equal(sqlite3_open(inc, &d), SQLITE_OK);
-		assert_int_equal(sqlite3_exec(d, "DELETE FROM refs WHERE name = 'stable-1.y';"
-					      "DELETE FROM backports WHERE branch = 'stable-1.y' AND time > 1700073000",
-					      NULL, NULL, NULL), SQLITE_OK);
-		sqlite3_close(d);
-	}
+	db_exec(inc, "DELETE FROM refs WHERE name = 'stable-1.y';"
+		"DELETE FROM backports WHERE branch = 'stable-1.y' AND time > 1700073000");
 	assert_int_equal(test_run("./stablesel index --no-progress --repo '%s' --db '%s' 2>/dev/null",
 				  r2, inc), 0);
 	assert_same_rows(inc, fresh);
@@ -423,17 +424,11 @@ static void test_refused(void **state)
 static void damaged_copy(char *out, size_t size, const char *name, const char *sql,
 			 const char *more)
 {
-	sqlite3 *d;
-	char *err = NULL;
-
 	snprintf(out, size, "%s/%s.db", tmpdir, name);
 	assert_int_equal(test_run("rm -f '%s'* && cp '%s' '%s'", out, db, out), 0);
-	assert_int_equal(sqlite3_open(out, &d), SQLITE_OK);
-	if (sqlite3_exec(d, sql, NULL, NULL, &err) != SQLITE_OK)
-		fail_msg("%s: %s", sql, err);
-	if (more && sqlite3_exec(d, more, NULL, NULL, &err) != SQLITE_OK)
-		fail_msg("%s: %s", more, err);
-	sqlite3_close(d);
+	db_exec(out, sql);
+	if (more)
+		db_exec(out, more);
 }
 
 /* rc is a failure whose one-line message names path and says want. */

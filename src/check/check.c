@@ -99,10 +99,23 @@ void ss_check_blame_cache_stats(const ss_check_blame_cache *bc, size_t *blamed, 
 	*reused = bc ? bc->reused : 0;
 }
 
+/* Open the repository at path (libgit2 started); *out NULL on failure. */
+static int open_repo(git_repository **out, const char *path)
+{
+	if (git_repository_open_ext(out, path, 0, NULL) < 0) {
+		*out = NULL;
+		return ss_error_code(SS_ENOTFOUND, "cannot open repository '%s': %s", path,
+				     ss_git_error());
+	}
+	return 0;
+}
+
 /* The repository of bc for a check of path: opened by the first check
  * (*repo NULL when path is another one: that check opens its own). */
 static int blame_cache_repo(git_repository **repo, ss_check_blame_cache *bc, const char *path)
 {
+	int rc;
+
 	*repo = NULL;
 	if (!bc->path) {
 		char *p = strdup(path);
@@ -113,12 +126,10 @@ static int blame_cache_repo(git_repository **repo, ss_check_blame_cache *bc, con
 			free(p);
 			return ss_error_code(SS_EINVALID, "cannot start libgit2: %s", ss_git_error());
 		}
-		if (git_repository_open_ext(&bc->repo, path, 0, NULL) < 0) {
-			bc->repo = NULL;
+		if ((rc = open_repo(&bc->repo, path))) {
 			git_libgit2_shutdown();
 			free(p);
-			return ss_error_code(SS_ENOTFOUND, "cannot open repository '%s': %s", path,
-					     ss_git_error());
+			return rc;
 		}
 		bc->path = p;
 	}
@@ -289,11 +300,8 @@ int ss_check_open(ss_check **out, const char *path, const ss_check_options *opts
 	if (opts->blame_cache && (rc = blame_cache_repo(&ck->repo, opts->blame_cache, path)))
 		goto free_check;
 	ck->shared_repo = ck->repo != NULL;
-	if (!ck->repo && git_repository_open_ext(&ck->repo, path, 0, NULL) < 0) {
-		rc = ss_error_code(SS_ENOTFOUND, "cannot open repository '%s': %s", path,
-				   ss_git_error());
+	if (!ck->repo && (rc = open_repo(&ck->repo, path)))
 		goto free_check;
-	}
 	if ((rc = resolve_onto(ck, rev, &obj))) {
 		if (rc == SS_ENOTFOUND)
 			ss_error_set("cannot resolve '%s' in '%s' to a commit: no branch, "
@@ -992,6 +1000,7 @@ int ss_check_commit_facts(ss_check_result *out, ss_histidx_facts *facts, ss_chec
 		return rc;
 	r = in_branch(ck, c->id, NULL);
 	out->in_branch = r == 1;
+	out->in_repo = r >= 0;
 	{
 		size_t modified = 0, there = 0;
 
@@ -1010,9 +1019,9 @@ int ss_check_commit_facts(ss_check_result *out, ss_histidx_facts *facts, ss_chec
 		if (ss_carried_find(&as, ck->carried, c->id, ss_commit_patch_key(c)) != SS_CARRIED_NONE)
 			snprintf(out->carried_as, sizeof(out->carried_as), "%s", as);
 	}
-	/* blame needs the commit in the repository (r >= 0); a commit the
+	/* blame needs the commit in the repository (in_repo); a commit the
 	 * branch carries needs nothing first */
-	if (ck->prereqs && out->apply == SS_APPLY_CONFLICT && r >= 0 && !out->carried_as[0] &&
+	if (ck->prereqs && out->apply == SS_APPLY_CONFLICT && out->in_repo && !out->carried_as[0] &&
 	    (rc = ss_check_needs(out, ck, c->id)))
 		return rc;
 	return 0;

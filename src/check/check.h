@@ -114,6 +114,7 @@ typedef struct {
 	char path[512];     /* the file that stopped it ("" when clean) */
 	int hunk;           /* 1-based hunk of that file for CONFLICT, else 0 */
 	int in_branch;      /* the commit itself is in the branch: 1, 0 */
+	int in_repo;        /* the repository has the commit itself: 1, 0 (mail) */
 	/* the bug: 1 a Fixes:/revert target is in the branch, 0 every target
 	 * was found in the repository and none is, -1 no target or none
 	 * found in the repository */

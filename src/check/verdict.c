@@ -201,7 +201,7 @@ int ss_verdicts_add(ss_verdicts *v, const ss_commit *c)
 		r->v.already_how = how;
 		snprintf(r->v.already, sizeof(r->v.already), "%s", carried);
 	}
-	if (!c->truncated && ss_check_in_branch(v->ck, c->id, NULL, NULL) < 0) {
+	if (!c->truncated && !r->v.check.in_repo) {
 		ss_strbuf sb = SS_STRBUF_INIT;
 
 		if (ss_patch_diff(&sb, c, 0, NULL)) {
