@@ -229,14 +229,6 @@ struct ref_match {
 	char mainline[41];       /* the index's mainline tip */
 };
 
-/* "origin/21.11" -> "21.11": a ref name as a local branch would have it. */
-static const char *local_name(const char *name)
-{
-	const char *slash = strchr(name, '/');
-
-	return slash ? slash + 1 : name;
-}
-
 static int match_ref(const ss_index_ref *r, void *ud)
 {
 	struct ref_match *m = ud;
@@ -248,7 +240,7 @@ static int match_ref(const ss_index_ref *r, void *ud)
 	/* the same ref, else one of the branch's name at the same commit
 	 * (the index keeps one of "origin/21.11" and "21.11" when they agree) */
 	if (!strcmp(r->name, m->short_ref) ||
-	    (!m->ref[0] && !strcmp(local_name(r->name), m->name) && !strcmp(r->tip, m->tip))) {
+	    (!m->ref[0] && !strcmp(ss_git_branch_local(r->name), m->name) && !strcmp(r->tip, m->tip))) {
 		m->exact = !strcmp(r->name, m->short_ref);
 		snprintf(m->ref, sizeof(m->ref), "%s", r->name);
 		snprintf(m->ref_tip, sizeof(m->ref_tip), "%s", r->tip);
@@ -338,7 +330,7 @@ static int list_stable(const ss_index_ref *r, void *ud)
 static int cmp_branch(const void *a, const void *b)
 {
 	const char *x = *(char *const *)a, *y = *(char *const *)b;
-	int c = strverscmp(local_name(y), local_name(x));
+	int c = strverscmp(ss_git_branch_local(y), ss_git_branch_local(x));
 
 	return c ? c : (strchr(x, '/') != NULL) - (strchr(y, '/') != NULL);
 }
@@ -358,7 +350,7 @@ size_t cli_index_branches(char **out, size_t max, size_t *more, ss_index *ix,
 		/* "origin/21.11" beside "21.11": the index read both (their tips
 		 * differ); the local branch, sorted first, is the one a
 		 * maintainer works on */
-		if (i && !strcmp(local_name(l.names[i]), local_name(l.names[i - 1])))
+		if (i && !strcmp(ss_git_branch_local(l.names[i]), ss_git_branch_local(l.names[i - 1])))
 			continue;
 		if (n < max)
 			out[n++] = l.names[i];

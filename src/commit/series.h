@@ -19,9 +19,11 @@
  * number counts the cover letter too, so the Link: number orders a series
  * but is not its "n of m"; verdicts count the members they read.
  *
- * Mail transport (the thread) is read here for verdicts and the queue
- * only; no feature and no model may call these functions
- * (scripts/transport.sh checks it).  Every function takes untrusted text:
+ * Mail transport (the thread, the subject's n/m) is read here for verdicts
+ * and the queue only: no feature and no model may call ss_series_of() or
+ * ss_series_subject() (scripts/transport.sh checks it).  ss_series_link()
+ * and ss_series_msgid() read a Link: trailer, the commit's own text; the
+ * opt-in "series" feature group uses them.  Every function takes untrusted text:
  * numbers over SS_SERIES_MAX_N, n > m, n or m of 0, a missing m and
  * overlong ids all give "no series", never an error.
  */

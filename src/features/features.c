@@ -15,6 +15,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "commit/series.h"
 #include "features/features.h"
 #include "util/error.h"
 #include "util/grow.h"
@@ -837,73 +838,27 @@ static int extract_timing(ss_feat_raw *r, const ss_commit *c, const ss_history *
 
 /* ---- series ------------------------------------------------------------ */
 
-/* Digits at p followed by c: their value (capped), else -1. */
-static int digits_then(const char *p, char c, const char **end)
-{
-	long v = 0;
-	const char *q = p;
-
-	while (isdigit((unsigned char)*q)) {
-		if (v < 100000)
-			v = v * 10 + (*q - '0');
-		q++;
-	}
-	if (q == p || *q != c)
-		return -1;
-	*end = q + 1;
-	return (int)v;
-}
-
-/* The patch number in message id mid[0..len) (see features.h), 0 when none. */
-static int msgid_position(const char *mid, size_t len)
-{
-	char buf[256];
-	const char *p, *at, *end;
-	int n;
-
-	if (len >= sizeof(buf))
-		len = sizeof(buf) - 1;
-	memcpy(buf, mid, len);
-	buf[len] = '\0';
-	at = strchr(buf, '@');
-	if (!at)
-		return 0;
-	/* git send-email: "20230101120000.12345-3-who@" */
-	if (digits_then(buf, '.', &p) >= 0 && digits_then(p, '-', &p) >= 0 &&
-	    (n = digits_then(p, '-', &end)) > 0)
-		return n;
-	/* older: "1563900266-19734-2-git-send-email-who@" */
-	if (digits_then(buf, '-', &p) >= 0 && digits_then(p, '-', &p) >= 0 &&
-	    (n = digits_then(p, '-', &end)) > 0 && !strncmp(end, "git-send-email", 14))
-		return n;
-	/* b4: "20230106-topic-v1-3-b704d9831d02@" */
-	for (p = buf; (p = strstr(p, "-v")) && p < at; p++) {
-		const char *q;
-
-		if (digits_then(p + 2, '-', &q) >= 0 && (n = digits_then(q, '-', &end)) > 0 &&
-		    end < at && isxdigit((unsigned char)*end))
-			return n;
-	}
-	return 0;
-}
-
+/*
+ * The patch's number from its first Link: to a message (a URL with an '@'
+ * or "%40" in it): commit/series.h reads the id, as the verdicts do, so the feature
+ * and the queue never disagree on a patch's place.  Only the Link: trailer
+ * (the commit's own text) is read here, never the mail transport
+ * (scripts/transport.sh).
+ */
 int ss_feat_series_position(const ss_commit *c)
 {
 	const ss_trailer *t;
 	size_t pos = 0;
 
 	while ((t = ss_commit_trailer(c, "Link", &pos))) {
-		const char *v = t->value, *id;
+		const char *v = t->value;
 		size_t len = strcspn(v, " \t>");
+		ss_series s;
 
 		pos++;
-		while (len && v[len - 1] == '/')
-			len--;
-		if (!memchr(v, '@', len) || !memmem(v, len, "://", 3))
+		if ((!memchr(v, '@', len) && !memmem(v, len, "%40", 3)) || !memmem(v, len, "://", 3))
 			continue;  /* a link to a bug tracker, not a message */
-		for (id = v + len; id > v && id[-1] != '/'; id--)
-			;
-		return msgid_position(id, (size_t)(v + len - id));
+		return ss_series_link(&s, v) ? (int)s.n : 0;
 	}
 	return -1;
 }

@@ -741,13 +741,13 @@ free_source:
 	return rc;
 }
 
-/* "origin/21.11" -> "21.11": the name a remote-tracking branch has locally. */
+/* "origin/21.11" -> "21.11", and whether name was a remote-tracking one. */
 static const char *local_name(const char *name, int *remote)
 {
-	const char *slash = strchr(name, '/');
+	const char *local = ss_git_branch_local(name);
 
-	*remote = slash != NULL;
-	return slash ? slash + 1 : name;
+	*remote = local != name;
+	return local;
 }
 
 struct branch {

@@ -42,6 +42,11 @@ const char *ss_git_error(void);
 int ss_git_branches(char ***out, size_t *n, const char *repo, const char *glob);
 void ss_git_free_names(char **names, size_t n);
 
+/* A branch's short name as a local branch would have it: the part after
+ * the first '/' ("origin/21.11" -> "21.11"), else name itself.  Points
+ * into name. */
+const char *ss_git_branch_local(const char *name);
+
 /*
  * The commit rev names in the repository at repo (a branch, tag, "HEAD",
  * full or abbreviated id; tags peeled), as 40 hex digits and a NUL in out.

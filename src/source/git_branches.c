@@ -1,6 +1,7 @@
 /*
  * git_branches.c - the local and remote-tracking branches of a repository,
- * a revision resolved to its commit, the git directory and HEAD's branch
+ * the local name of a remote-tracking one (ss_git_branch_local()), a
+ * revision resolved to its commit, the git directory and HEAD's branch
  * (ss_git_branches(), ss_git_resolve(), ss_git_locate() in source/git.h).
  */
 #include <fnmatch.h>
@@ -17,6 +18,13 @@
 static int cmp_names(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+const char *ss_git_branch_local(const char *name)
+{
+	const char *slash = strchr(name, '/');
+
+	return slash ? slash + 1 : name;
 }
 
 int ss_git_branches(char ***out, size_t *n, const char *repo, const char *glob)
