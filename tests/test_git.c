@@ -23,6 +23,7 @@
 
 #include "commit/commit.h"
 #include "source/git.h"
+#include "source/git_graph.h"
 #include "source/impl.h"
 #include "source/source.h"
 #include "util/error.h"
@@ -650,6 +651,136 @@ static const char *first_line(const char *cmd)
 	return line;
 }
 
+/*
+ * The compact walk (git_graph.c) against libgit2's revwalk on dir: each
+ * spec is a space-separated list of revisions, "^rev" hidden, walked in
+ * both orders with one graph for all specs (as the releases graph reuses
+ * it) and one libgit2 revwalk; the ids and their order must be equal.
+ * Returns the number of commits of the last spec's walk.
+ */
+static size_t graph_matches_revwalk(const char *dir, const char **specs, size_t nspecs)
+{
+	static const enum ss_git_graph_order orders[] = { SS_GIT_GRAPH_DATE_REVERSE,
+							  SS_GIT_GRAPH_UNSORTED };
+	git_repository *r = NULL;
+	git_revwalk *walk = NULL;
+	ss_git_graph *g = NULL;
+	size_t i, o, k, n = 0;
+
+	assert_true(git_libgit2_init() > 0);
+	assert_int_equal(git_repository_open(&r, dir), 0);
+	assert_int_equal(ss_git_graph_new(&g, r, dir), 0);
+	assert_int_equal(git_revwalk_new(&walk, r), 0);
+	for (i = 0; i < nspecs; i++) {
+		for (o = 0; o < 2; o++) {
+			char buf[4096], *tok, *save = NULL;
+			git_oid *got = NULL, oid;
+
+			git_revwalk_reset(walk);
+			if (orders[o] == SS_GIT_GRAPH_DATE_REVERSE)
+				git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME |
+						    GIT_SORT_REVERSE);
+			snprintf(buf, sizeof(buf), "%s", specs[i]);
+			for (tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+				int hide = tok[0] == '^';
+				git_object *obj = NULL, *c = NULL;
+
+				if (git_revparse_single(&obj, r, tok + hide) ||
+				    git_object_peel(&c, obj, GIT_OBJECT_COMMIT))
+					fail_msg("cannot resolve '%s' in %s", tok, dir);
+				git_oid_cpy(&oid, git_object_id(c));
+				git_object_free(c);
+				git_object_free(obj);
+				if (hide) {
+					assert_int_equal(git_revwalk_hide(walk, &oid), 0);
+					assert_int_equal(ss_git_graph_hide(g, &oid), 0);
+				} else {
+					assert_int_equal(git_revwalk_push(walk, &oid), 0);
+					assert_int_equal(ss_git_graph_push(g, &oid), 0);
+				}
+			}
+			if (ss_git_graph_walk(g, orders[o], &got, &n))
+				fail_msg("%s", ss_error_last());
+			for (k = 0; !git_revwalk_next(&oid, walk); k++) {
+				char a[41], b[41];
+
+				if (k >= n || !git_oid_equal(&oid, &got[k]))
+					fail_msg("'%s' (%s order) in %s: commit %zu is %s, libgit2 says %s",
+						 specs[i], o ? "no" : "date", dir, k,
+						 k < n ? git_oid_tostr(a, sizeof(a), &got[k]) : "(none)",
+						 git_oid_tostr(b, sizeof(b), &oid));
+			}
+			assert_int_equal(k, n);
+			free(got);
+		}
+	}
+	git_revwalk_free(walk);
+	ss_git_graph_free(g);
+	git_repository_free(r);
+	git_libgit2_shutdown();
+	return n;
+}
+
+/*
+ * Merges, an octopus, two roots, commits of one second and a clock that
+ * goes backwards: the orders where libgit2 breaks ties and skew its own way.
+ */
+static void test_graph_matches_revwalk(void **state)
+{
+	static const char *specs[] = {
+		"main", "side", "main side", "side main", "main ^side", "^side main",
+		"main ^main~3", "main ^skewed", "main ^root2", "octo", "main side octo ^main~5",
+		"side ^main~2 ^octo", "main^2", "main ^main", "^main main", "root2 main",
+		"octo ^main~4 ^side",
+	};
+	const char *repos[] = { repo, packed_ofs };
+	static const char *old[] = { "HEAD", "HEAD~3", "HEAD ^HEAD~2", "^HEAD~4 HEAD~1 HEAD" };
+	char dir[4200];
+	size_t i;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/graph", tmpdir);
+	/* one commit: c NAME TIME [PARENT-REF...] on the current branch */
+	run("git -c init.defaultBranch=main init -q '%s' && cd '%s' && "
+	    "c() { n=$1 t=$2; shift 2; echo $n > f-$n; git add f-$n; "
+	    "  tree=$(git write-tree); p=''; for x in \"$@\"; do p=\"$p -p $x\"; done; "
+	    "  d=$((1700000000 + t)); id=$(GIT_AUTHOR_DATE=\"$d +0000\" GIT_COMMITTER_DATE=\"$d +0000\" "
+	    "    git -c user.name=a -c user.email=a@b commit-tree $tree $p -m $n); "
+	    "  git update-ref refs/heads/$n $id; echo $id; }; "
+	    "r=$(c r 1000); a=$(c a 2000 $r); b=$(c b 2000 $a); s1=$(c s1 2000 $a); "
+	    "s2=$(c s2 1500 $s1); m=$(c m 3000 $b $s2); k=$(c k 2500 $m); "
+	    "r2=$(c root2 2500); j=$(c j 3000 $k $r2); x=$(c x 3000 $j); y=$(c y 3000 $j); "
+	    "z=$(c z 2000 $j); o=$(c octo 3500 $x $y $z); sk=$(c skewed 100 $x); "
+	    "w=$(c w 3000 $sk); v=$(c v 3000 $w $o); git update-ref refs/heads/main $v; "
+	    "git update-ref refs/heads/side $s2", dir, dir);
+	graph_matches_revwalk(dir, specs, sizeof(specs) / sizeof(*specs));
+	for (i = 0; i < sizeof(repos) / sizeof(*repos); i++)
+		assert_true(graph_matches_revwalk(repos[i], old, sizeof(old) / sizeof(*old)) > 0);
+}
+
+/*
+ * DPDK's real history: the index's walks (the mainline, each LTS branch
+ * without the mainline, each release without the older ones, as the
+ * releases graph walks them) give libgit2's commits in libgit2's order.
+ */
+static void test_graph_matches_revwalk_dpdk(void **state)
+{
+	static const char *specs[] = {
+		"main", "20.11 ^main", "21.11 ^main", "v16.11 ^main ^v22.03",
+		"v21.11 ^v21.08 ^v21.05 ^v20.11", "v22.03 ^v21.11", "v19.11 ^v19.08 ^v18.11",
+		"v16.11", "v17.02 ^v16.11", "19.11 20.11 ^21.11", "17.11 ^v17.11 ^16.11",
+	};
+	char dir[4200], git[4300];
+
+	(void)state;
+	SS_REQUIRE_DATA();
+	snprintf(dir, sizeof(dir), "%s/dpdk", tmpdir);
+	run("mkdir -p '%s' && tar -xf '%s/dpdk/dpdk-v22.03.git.tar' -C '%s'", dir, test_data_dir(),
+	    dir);
+	snprintf(git, sizeof(git), "%s/dpdk.git", dir);
+	assert_true(graph_matches_revwalk(git, specs, sizeof(specs) / sizeof(*specs)) > 0);
+}
+
 /* A shallow clone is walked as far as git log goes, and no further. */
 static void test_shallow_clone(void **state)
 {
@@ -875,6 +1006,8 @@ int main(void)
 		cmocka_unit_test(test_bad_revision),
 		cmocka_unit_test(test_missing_repository),
 		cmocka_unit_test(test_empty_repository),
+		cmocka_unit_test(test_graph_matches_revwalk),
+		cmocka_unit_test(test_graph_matches_revwalk_dpdk),
 		cmocka_unit_test(test_branches),
 		cmocka_unit_test(test_shallow_clone),
 		cmocka_unit_test(test_corrupt_object),

@@ -6,8 +6,10 @@
  * git_graph_descendant_of() for every (target, tag) pair costs a merge-base
  * search each; instead the releases are walked once, oldest first, each
  * walk hiding every older release, so each commit is met exactly once,
- * under the oldest release that contains it.  The map (binary id, release
- * number) is sorted for binary search.
+ * under the oldest release that contains it.  The walks share one compact
+ * graph (source/git_graph.h: libgit2's revwalk, each commit read once, some
+ * 50 bytes a commit).  The map (binary id, release number) is sorted for
+ * binary search.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -18,6 +20,7 @@
 #include <strings.h>
 
 #include "history/impl.h"
+#include "source/git_graph.h"
 #include "util/arena.h"
 #include "util/error.h"
 #include "util/grow.h"
@@ -237,6 +240,9 @@ static int map_cmp(const void *a, const void *b)
 		      GIT_OID_RAWSZ);
 }
 
+/* The releases graph's object store: commits only, each read once */
+#define GRAPH_STORE_CACHE ((size_t)8 << 20)
+
 #ifndef GRAPH_MAPPED_LIMIT
 #define GRAPH_MAPPED_LIMIT (32 << 20)
 #endif
@@ -245,11 +251,11 @@ static int map_cmp(const void *a, const void *b)
 static int index_graph(ss_releases *r, git_repository *repo, const char *path)
 {
 	struct rel_map *map = NULL;
-	size_t nmap = 0, cap = 0, i, j;
-	git_oid *ids = NULL, oid;
-	git_revwalk *walk = NULL;
+	size_t nmap = 0, cap = 0, i, j, k, nids;
+	git_oid *ids = NULL, *walked = NULL;
+	ss_git_graph *walk = NULL;
 	char *valid = NULL;
-	int rc = 0, err, held = 0;
+	int rc = 0, held = 0;
 	size_t mapped = 0;
 
 	ids = calloc(r->n ? r->n : 1, sizeof(*ids));
@@ -276,29 +282,29 @@ static int index_graph(ss_releases *r, git_repository *repo, const char *path)
 	 * limit costs no time here (measured: docs/index.md "Scale") */
 	git_libgit2_opts(GIT_OPT_GET_MWINDOW_MAPPED_LIMIT, &mapped);
 	git_libgit2_opts(GIT_OPT_SET_MWINDOW_MAPPED_LIMIT, (size_t)GRAPH_MAPPED_LIMIT);
-	if (git_revwalk_new(&walk, repo) < 0) {
-		rc = ss_error_set("cannot walk history of '%s': %s", path, ss_git_error());
+	/* one graph for every release: each commit is read once */
+	if ((rc = ss_git_graph_new(&walk, repo, path)))
 		goto out_free;
-	}
 	for (i = 0; i < r->n && !rc; i++) {
 		if (!valid[i])
 			continue;
-		git_revwalk_reset(walk);
-		err = git_revwalk_push(walk, &ids[i]);
-		for (j = 0; j < i && !err; j++)
+		rc = ss_git_graph_push(walk, &ids[i]);
+		for (j = 0; j < i && !rc; j++)
 			if (valid[j])
-				err = git_revwalk_hide(walk, &ids[j]);
-		while (!err && !(err = git_revwalk_next(&oid, walk))) {
-			if (SS_GROW(map, nmap + 1, cap)) {
-				rc = SS_ENOMEM;
-				goto out_free;
-			}
-			memcpy(map[nmap].id, oid.id, GIT_OID_RAWSZ);
+				rc = ss_git_graph_hide(walk, &ids[j]);
+		if (rc || (rc = ss_git_graph_walk(walk, SS_GIT_GRAPH_UNSORTED, &walked, &nids)))
+			break;
+		if (SS_GROW(map, nmap + nids, cap)) {
+			rc = SS_ENOMEM;
+			goto out_free;
+		}
+		for (k = 0; k < nids; k++) {
+			memcpy(map[nmap].id, walked[k].id, GIT_OID_RAWSZ);
 			map[nmap].rel = (uint32_t)i;
 			nmap++;
 		}
-		if (err != GIT_ITEROVER)
-			rc = ss_error_set("cannot walk history of '%s': %s", path, ss_git_error());
+		free(walked);
+		walked = NULL;
 	}
 	if (rc)
 		goto out_free;
@@ -310,11 +316,12 @@ static int index_graph(ss_releases *r, git_repository *repo, const char *path)
 	r->graph = 1;
 	map = NULL;
 out_free:
-	git_revwalk_free(walk);
+	ss_git_graph_free(walk);
 	if (held) {
 		ss_git_object_cache_hold(0);
 		git_libgit2_opts(GIT_OPT_SET_MWINDOW_MAPPED_LIMIT, mapped);
 	}
+	free(walked);
 	free(map);
 	free(valid);
 	free(ids);
@@ -334,14 +341,21 @@ static int open_repo(git_repository **out, const char *path)
 int ss_releases_index_repo(ss_releases *r, const char *path)
 {
 	git_repository *repo = NULL;
+	void *store = NULL;
 	int rc;
 
 	if (git_libgit2_init() < 0)
 		return ss_error_set("cannot initialise libgit2: %s", ss_git_error());
-	rc = open_repo(&repo, path);
+	if (!strncmp(path, "git:", 4))
+		path += 4;
+	/* the object store, whose resident pack and index pages are bounded:
+	 * libgit2's pack reader maps the pack index whole, and the walk
+	 * touches every page of it */
+	rc = ss_git_repo_open_stored(&repo, &store, path, GRAPH_STORE_CACHE);
 	if (!rc)
 		rc = index_graph(r, repo, path);
 	git_repository_free(repo);
+	ss_git_store_release(store);
 	git_libgit2_shutdown();
 	return rc;
 }

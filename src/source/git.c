@@ -39,6 +39,9 @@
  * in the caller's thread).
  */
 #include <iconv.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,6 +136,25 @@ int ss_git_repo_open(git_repository **out, const char *path)
 		return ss_error_code(SS_ENOTFOUND, "cannot open repository '%s': %s",
 				     path, ss_git_error());
 	return 0;
+}
+
+int ss_git_repo_open_stored(git_repository **out, void **store, const char *path, size_t cache)
+{
+	ss_git_store *s;
+	int err;
+
+	*store = NULL;
+	if ((err = ss_git_repo_open(out, path)) < 0)
+		return err;
+	s = ss_git_store_new(*out, cache);
+	ss_git_store_attach(s, *out);
+	*store = s;
+	return 0;
+}
+
+void ss_git_store_release(void *store)
+{
+	ss_git_store_free(store);
 }
 
 /*
@@ -560,6 +582,12 @@ static void git_source_free(void *impl)
 	free(src);
 	ss_git_object_cache_hold(0);
 	git_libgit2_shutdown();
+#ifdef __GLIBC__
+	/* the cache and the readers' buffers, freed, stay in the arenas of
+	 * the worker threads: give them back, or they add to what the
+	 * process does next (docs/index.md "Peak RSS of a build") */
+	malloc_trim(0);
+#endif
 }
 
 static size_t cache_size(void)

@@ -27,6 +27,25 @@ void ss_git_setup(void);
  */
 void ss_git_object_cache_hold(int hold);
 
+struct git_repository;
+
+/*
+ * Open the repository at path (or the one above it) for a walk over its
+ * whole history: objects are read through the git source's object store
+ * (a cache of cache bytes; at most about cache / 2 bytes of its packs and
+ * pack indexes resident, as for the git source) in front of libgit2's own
+ * pack reader, which maps each pack index whole and touches all of it in
+ * such a walk (70 MB for the 2.5 M objects of bench/index.sh's generated
+ * repository), besides its windows of pack data.  *store is NULL when the
+ * store could not be made (libgit2 then reads everything); free it with
+ * ss_git_store_release() after the repository.  0, or SS_ENOTFOUND with
+ * the message set.
+ */
+int ss_git_repo_open_stored(struct git_repository **out, void **store, const char *path,
+			    size_t cache);
+/* NULL is a no-op. */
+void ss_git_store_release(void *store);
+
 /*
  * libgit2's last error message of this thread, or "unknown libgit2 error"
  * (never NULL): the one helper every module that calls libgit2 uses.

@@ -6,6 +6,8 @@
  *   git_pack.c     the object store: an odb backend over packs and loose objects
  *   git_loose.c    reading one loose object (for the object store)
  *   git_walk.c     revisions, the shallow boundary backend, the walk
+ *   git_graph.c    the compact commit walk (public: git_graph.h, for the
+ *                  releases graph of src/history/ too)
  *   git_branches.c branch listing
  *
  * Every function here leaves libgit2 initialised as its caller found it;

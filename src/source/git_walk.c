@@ -7,7 +7,8 @@
  * --date-order`: libgit2's topological sort with GIT_SORT_TIME keeps a
  * time-ordered queue of ready commits, which is git's --date-order; its
  * --topo-order (a LIFO) has no libgit2 equivalent with the same
- * tie-breaking.
+ * tie-breaking.  The walk itself is git_graph.c's, libgit2's revwalk in
+ * a sixth of the memory; revisions are parsed by libgit2.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 #include <git2/sys/odb_backend.h>
 
 #include "source/git.h"
+#include "source/git_graph.h"
 #include "source/git_impl.h"
 #include "util/error.h"
 #include "util/grow.h"
@@ -31,14 +33,11 @@ enum {
  * repository only.  It serves the absent parents of a shallow clone's
  * grafted commits as parentless commits (dated 1970, empty tree), which
  * the walk hides: libgit2 1.5 knows no shallow clones and would otherwise
- * fail on the first missing parent where git log stops.  And it notes the
- * last object libgit2 asked for, so that a failing walk can name the
- * commit it could not read (libgit2's message seldom does).
+ * fail on the first missing parent where git log stops.
  */
 struct ss_git_walk_backend {
 	git_odb_backend parent;
 	const ss_git_shallow *sh;
-	git_oid last;        /* last object asked for (zero: none yet) */
 };
 
 static const char boundary_commit[] =
@@ -62,10 +61,8 @@ static int walk_read(void **out, size_t *len, git_object_t *type, git_odb_backen
 	struct ss_git_walk_backend *b = (struct ss_git_walk_backend *)backend;
 	void *buf;
 
-	if (!oid_in(b->sh->cut, b->sh->ncut, oid)) {
-		git_oid_cpy(&b->last, oid);
+	if (!oid_in(b->sh->cut, b->sh->ncut, oid))
 		return GIT_PASSTHROUGH;
-	}
 	if (!(buf = git_odb_backend_data_alloc(backend, sizeof(boundary_commit))))
 		return -1;
 	memcpy(buf, boundary_commit, sizeof(boundary_commit));
@@ -80,10 +77,8 @@ static int walk_read_header(size_t *len, git_object_t *type, git_odb_backend *ba
 {
 	struct ss_git_walk_backend *b = (struct ss_git_walk_backend *)backend;
 
-	if (!oid_in(b->sh->cut, b->sh->ncut, oid)) {
-		git_oid_cpy(&b->last, oid);
+	if (!oid_in(b->sh->cut, b->sh->ncut, oid))
 		return GIT_PASSTHROUGH;
-	}
 	*len = sizeof(boundary_commit) - 1;
 	*type = GIT_OBJECT_COMMIT;
 	return 0;
@@ -131,7 +126,7 @@ static int peel_commit(git_oid *out, git_repository *repo, const ss_git_shallow 
 }
 
 /* "A..B", and "A...B": both sides minus their merge bases, as git does. */
-static int add_range(git_revwalk *walk, git_repository *repo, const ss_git_shallow *sh,
+static int add_range(ss_git_graph *walk, git_repository *repo, const ss_git_shallow *sh,
 		     const char *rev)
 {
 	git_revspec spec = { NULL, NULL, 0 };
@@ -151,12 +146,12 @@ static int add_range(git_revwalk *walk, git_repository *repo, const ss_git_shall
 	if ((err = beyond_shallow(sh, &a)) < 0 || (err = beyond_shallow(sh, &b)) < 0)
 		goto free_objects;
 	if (!(spec.flags & GIT_REVSPEC_MERGE_BASE)) {
-		if (!(err = git_revwalk_hide(walk, &a)))
-			err = git_revwalk_push(walk, &b);
+		if (!(err = ss_git_graph_hide(walk, &a)))
+			err = ss_git_graph_push(walk, &b);
 		goto free_objects;
 	}
-	if ((err = git_revwalk_push(walk, &a)) < 0 ||
-	    (err = git_revwalk_push(walk, &b)) < 0)
+	if ((err = ss_git_graph_push(walk, &a)) < 0 ||
+	    (err = ss_git_graph_push(walk, &b)) < 0)
 		goto free_objects;
 	err = git_merge_bases(&bases, repo, &a, &b);
 	if (err == GIT_ENOTFOUND) {
@@ -164,7 +159,7 @@ static int add_range(git_revwalk *walk, git_repository *repo, const ss_git_shall
 		goto free_objects;
 	}
 	for (i = 0; !err && i < bases.count; i++)
-		err = git_revwalk_hide(walk, &bases.ids[i]);
+		err = ss_git_graph_hide(walk, &bases.ids[i]);
 free_objects:
 	git_oidarray_dispose(&bases);
 	git_object_free(from);
@@ -174,7 +169,7 @@ free_objects:
 	return err;
 }
 
-static int add_rev(git_revwalk *walk, git_repository *repo, const ss_git_shallow *sh,
+static int add_rev(ss_git_graph *walk, git_repository *repo, const ss_git_shallow *sh,
 		   const char *rev)
 {
 	git_oid oid;
@@ -182,12 +177,12 @@ static int add_rev(git_revwalk *walk, git_repository *repo, const ss_git_shallow
 
 	if (rev[0] == '^' && rev[1]) {
 		err = peel_commit(&oid, repo, sh, rev + 1);
-		return err < 0 ? err : git_revwalk_hide(walk, &oid);
+		return err < 0 ? err : ss_git_graph_hide(walk, &oid);
 	}
 	if (strstr(rev, ".."))
 		return add_range(walk, repo, sh, rev);
 	err = peel_commit(&oid, repo, sh, rev);
-	return err < 0 ? err : git_revwalk_push(walk, &oid);
+	return err < 0 ? err : ss_git_graph_push(walk, &oid);
 }
 
 /*
@@ -282,9 +277,8 @@ int ss_git_walk(git_oid **out, size_t *n, git_repository *repo, const char *path
 		ss_git_shallow *sh, const char **revs, size_t nrevs)
 {
 	static const char *head[] = { "HEAD" };
-	git_revwalk *walk = NULL;
-	git_oid oid, *oids = NULL;
-	size_t i, noids = 0, cap = 0;
+	ss_git_graph *walk = NULL;
+	size_t i;
 	int err;
 
 	*out = NULL;
@@ -293,17 +287,12 @@ int ss_git_walk(git_oid **out, size_t *n, git_repository *repo, const char *path
 		revs = head;
 		nrevs = 1;
 	}
-	if (git_revwalk_new(&walk, repo) < 0) {
-		err = ss_error_set("cannot walk history of '%s': %s", path, ss_git_error());
-		goto free_walk;
-	}
-	git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME | GIT_SORT_REVERSE);
+	if ((err = ss_git_graph_new(&walk, repo, path)) < 0)
+		return err;
 	/* the shallow boundary: where the walk stops, as git log's does */
 	for (i = 0; i < sh->ncut; i++)
-		if (git_revwalk_hide(walk, &sh->cut[i]) < 0) {
-			err = ss_error_set("cannot walk history of '%s': %s", path, ss_git_error());
+		if ((err = ss_git_graph_hide(walk, &sh->cut[i])) < 0)
 			goto free_walk;
-		}
 	for (i = 0; i < nrevs; i++) {
 		if (!revs[i] || !revs[i][0] || add_rev(walk, repo, sh, revs[i]) < 0) {
 			err = ss_error_code(SS_EINVALID, "bad revision '%s' in '%s': %s",
@@ -312,32 +301,8 @@ int ss_git_walk(git_oid **out, size_t *n, git_repository *repo, const char *path
 			goto free_walk;
 		}
 	}
-	if (sh->backend)
-		memset(&sh->backend->last, 0, sizeof(sh->backend->last));
-	while (!(err = git_revwalk_next(&oid, walk))) {
-		if (SS_GROW(oids, noids + 1, cap)) {
-			err = ss_error_code(SS_ENOMEM, "out of memory walking '%s'", path);
-			goto free_walk;
-		}
-		git_oid_cpy(&oids[noids++], &oid);
-	}
-	if (err != GIT_ITEROVER) {
-		char hex[GIT_OID_HEXSZ + 1] = "";
-
-		/* libgit2's own words, and the commit it was reading */
-		if (sh->backend && !git_oid_is_zero(&sh->backend->last))
-			git_oid_tostr(hex, sizeof(hex), &sh->backend->last);
-		err = ss_error_set("cannot walk history of '%s': %s%s%s%s", path,
-				   hex[0] ? "cannot read commit " : "", hex, hex[0] ? ": " : "",
-				   ss_git_error());
-		goto free_walk;
-	}
-	err = 0;
-	*out = oids;
-	*n = noids;
-	oids = NULL;
+	err = ss_git_graph_walk(walk, SS_GIT_GRAPH_DATE_REVERSE, out, n);
 free_walk:
-	free(oids);
-	git_revwalk_free(walk);
+	ss_git_graph_free(walk);
 	return err;
 }
