@@ -224,6 +224,8 @@ static void test_first_rank_one_read(void **state)
 		err = test_scratch_read("err");
 		assert_non_null(strstr(err, "rank: trained a linear model for this project on 210 "
 					    "commits (60 in the stable tree"));
+		/* past the cap: said, and read again */
+		assert_int_equal(strstr(err, "more than SS_REPLAY_KIB keeps in memory") != NULL, i == 2);
 		free(err);
 		out = test_scratch_read("out");
 		assert_int_equal(test_count_lines(out), 101);

@@ -258,6 +258,8 @@ static ss_model *train(cli_ranking *k, cli_source_args *src, const char *const *
 		cli_for_each_commit(src, specs, nspecs, add_example, &e);
 		e.keep = NULL;
 		if (k->replay && ss_replay_dropped(k->replay)) {
+			say(k, "the commits read for training are more than SS_REPLAY_KIB keeps in "
+			    "memory: the ranking reads them again");
 			ss_replay_free(k->replay);
 			k->replay = NULL;
 		}
