@@ -5,7 +5,8 @@
  * train the project model (the range is part of its labelled history) and
  * once to score it with that model.  Reading a commit with its diff from
  * git is most of the cost; a commit kept here costs a serialization and a
- * zstd pass (about 5x smaller than `git log -p`) and comes back equal,
+ * zstd pass (DPDK: 37 MB for 15,534 commits that `git log -p` prints in
+ * 161 MB) and comes back equal,
  * field for field, to the one that was added (ids, people, message,
  * trailers, files, hunks, lines, flags, its source and index).
  *
