@@ -264,6 +264,18 @@ static void test_first_rank_one_read(void **state)
 	out = test_scratch_read("out");
 	assert_string_equal(out, first);
 	free(out);
+	/* standard input, which cannot be read twice: ranked all the same,
+	 * even past the cap (before, the ranking found it empty) */
+	assert_int_equal(test_run("SS_REPLAY_KIB=1 ./stablesel rank - --stable '%s/mail1/stable.mbox' "
+				  "--project-model '%s/stdin.model' --format tsv <'%s/mail1/main.mbox' "
+				  ">'%s/out' 2>'%s/err'", test_scratch, test_scratch, test_scratch,
+				  test_scratch, test_scratch), 0);
+	err = test_scratch_read("err");
+	assert_non_null(strstr(err, "trained a linear model for this project on 210 commits"));
+	free(err);
+	out = test_scratch_read("out");
+	assert_string_equal(out, first);
+	free(out);
 	free(first);
 	free(repo);
 }

@@ -197,20 +197,26 @@ static int add_example(ss_commit *c, void *data)
  * The ranking reads the sources again after training; keeping them as
  * they are read here spares that second read (most of a first rank's
  * time, docs/scores.md), up to SS_REPLAY_KIB of compressed commits
- * (SS_REPLAY_DEFAULT_KIB; 0: keep nothing).  Past it they are read again.
+ * (SS_REPLAY_DEFAULT_KIB; 0: keep nothing).  Past it they are read again,
+ * but standard input cannot be: with "-" among the sources there is no
+ * cap (unless SS_REPLAY_KIB says 0).
  */
 #define SS_REPLAY_DEFAULT_KIB (256 * 1024)
 
-static ss_replay *replay_new(void)
+static ss_replay *replay_new(const char *const *specs, int nspecs)
 {
 	const char *env = getenv("SS_REPLAY_KIB");
 	unsigned long long kib = SS_REPLAY_DEFAULT_KIB;
 	ss_replay *r;
+	int a;
 
 	if (env && *env)
 		kib = strtoull(env, NULL, 10);
 	if (!kib)
 		return NULL;
+	for (a = 0; a < nspecs; a++)
+		if (!strcmp(specs[a], "-"))
+			kib = 0;
 	if (ss_replay_new(&r, kib > SIZE_MAX / 1024 ? SIZE_MAX : (size_t)kib * 1024))
 		die("%s", ss_error_last());
 	return r;
@@ -254,7 +260,7 @@ static ss_model *train(cli_ranking *k, cli_source_args *src, const char *const *
 			cli_for_each_commit(&hsrc, NULL, 0, add_example, &e);
 	}
 	if (!e.sink.rc) {
-		e.keep = k->replay = replay_new();
+		e.keep = k->replay = replay_new(specs, nspecs);
 		cli_for_each_commit(src, specs, nspecs, add_example, &e);
 		e.keep = NULL;
 		if (k->replay && ss_replay_dropped(k->replay)) {
