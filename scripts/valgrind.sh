@@ -64,6 +64,9 @@ for kind in linear mlp patchnet-feat; do
 	run "train-$kind" train --model $kind "$tmp/in.mbox" $labels --epochs 3 -o "$tmp/$kind.model"
 done
 run rank rank --model "$tmp/mlp.model" "$tmp/in.mbox" --top 20
+# without --model: the project model's training keeps the commits it reads
+# (source/replay.c) and the ranking reads them back
+run rank-project rank "$tmp/in.mbox" --stable "$stable" --project-model "$tmp/pm.model" --top 20
 run explain-patchnet-feat explain --model "$tmp/patchnet-feat.model" "$tmp/in.mbox" "$first"
 # check needs a repository: a small one, a conflict with a prerequisite
 repo=$tmp/repo

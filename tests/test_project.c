@@ -199,12 +199,94 @@ static void test_builtin_warning(void **state)
 	free(repo);
 }
 
+/*
+ * The first rank without --model reads the ranked commits once: the
+ * project model's training keeps them (source/replay.h) and the ranking
+ * reads them back.  Its rows equal, byte for byte, those of a rank that
+ * reads them from git again: with the kept model, with nothing kept
+ * (SS_REPLAY_KIB=0, the old path), and past a tiny cap (dropped, read
+ * again).  From the index's branches with a range (history before it read
+ * too), and from mail with --stable.
+ */
+static void test_first_rank_one_read(void **state)
+{
+	static const char *const runs[] = { "", "SS_REPLAY_KIB=0 ", "SS_REPLAY_KIB=1 " };
+	char *repo = test_scratch_path("onepass"), *first, *out, *err;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(test_run("sh '%s' '%s' 120", projrepo(), repo), 0);
+	assert_int_equal(test_cli("index --repo '%s'", repo), 0);
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(test_run("%s./stablesel rank --repo '%s' --rev main~100..main "
+					  "--project-model '%s/pm%zu.model' --format tsv >'%s/out' 2>'%s/err'",
+					  runs[i], repo, test_scratch, i, test_scratch, test_scratch), 0);
+		err = test_scratch_read("err");
+		assert_non_null(strstr(err, "rank: trained a linear model for this project on 210 "
+					    "commits (60 in the stable tree"));
+		/* past the cap: said, and read again */
+		assert_int_equal(strstr(err, "more than SS_REPLAY_KIB keeps in memory") != NULL, i == 2);
+		free(err);
+		out = test_scratch_read("out");
+		assert_int_equal(test_count_lines(out), 101);
+		if (!i) {
+			first = out;
+			/* the kept model, the commits read from git again */
+			assert_int_equal(test_cli("rank --repo '%s' --rev main~100..main --project-model "
+						  "'%s/pm0.model' --format tsv", repo, test_scratch), 0);
+			err = test_scratch_read("err");
+			assert_non_null(strstr(err, "rank: using the model trained for this project"));
+			free(err);
+			out = test_scratch_read("out");
+		}
+		assert_string_equal(out, first);
+		free(out);
+	}
+	free(first);
+
+	/* mail: the same */
+	assert_int_equal(test_run("mkdir -p '%s/mail1' && cd '%s' && "
+				  "git format-patch -q --stdout --root main > ../mail1/main.mbox && "
+				  "git format-patch -q --stdout main..stable-1.y > ../mail1/stable.mbox",
+				  test_scratch, repo), 0);
+	assert_int_equal(test_cli("rank '%s/mail1/main.mbox' --stable '%s/mail1/stable.mbox' --format tsv",
+				  test_scratch, test_scratch), 0);
+	err = test_scratch_read("err");
+	assert_non_null(strstr(err, "trained a linear model for this project on 210 commits"));
+	free(err);
+	first = test_scratch_read("out");
+	assert_int_equal(test_count_lines(first), 241);
+	assert_int_equal(test_cli("rank '%s/mail1/main.mbox' --stable '%s/mail1/stable.mbox' --format tsv",
+				  test_scratch, test_scratch), 0);
+	err = test_scratch_read("err");
+	assert_non_null(strstr(err, "using the model trained for this project"));
+	free(err);
+	out = test_scratch_read("out");
+	assert_string_equal(out, first);
+	free(out);
+	/* standard input, which cannot be read twice: ranked all the same,
+	 * even past the cap (before, the ranking found it empty) */
+	assert_int_equal(test_run("SS_REPLAY_KIB=1 ./stablesel rank - --stable '%s/mail1/stable.mbox' "
+				  "--project-model '%s/stdin.model' --format tsv <'%s/mail1/main.mbox' "
+				  ">'%s/out' 2>'%s/err'", test_scratch, test_scratch, test_scratch,
+				  test_scratch, test_scratch), 0);
+	err = test_scratch_read("err");
+	assert_non_null(strstr(err, "trained a linear model for this project on 210 commits"));
+	free(err);
+	out = test_scratch_read("out");
+	assert_string_equal(out, first);
+	free(out);
+	free(first);
+	free(repo);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_trains_keeps_reuses_retrains),
 		cmocka_unit_test(test_mbox_beside_stable),
 		cmocka_unit_test(test_builtin_warning),
+		cmocka_unit_test(test_first_rank_one_read),
 	};
 
 	return cmocka_run_group_tests(tests, test_scratch_setup, test_scratch_teardown);

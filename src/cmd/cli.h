@@ -21,6 +21,7 @@
 #include "models/options.h"
 #include "parse-options.h"
 #include "rank/rank.h"
+#include "source/replay.h"
 #include "source/source.h"
 
 #define SS_EXIT_BADINPUT 1
@@ -259,6 +260,9 @@ typedef struct {
 	ss_history *hist;
 	ss_ranking *r;
 	char *index_path;       /* the index k->label came from, when not --stable */
+	/* the sources' commits as the project model's training read them,
+	 * ranked from memory instead of read again (NULL: read them) */
+	ss_replay *replay;
 	ss_check *ck[SS_RANK_MAX_BRANCHES];
 	ss_carried *carried[SS_RANK_MAX_BRANCHES];
 	ss_verdicts *vs[SS_RANK_MAX_BRANCHES];

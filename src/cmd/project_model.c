@@ -180,6 +180,7 @@ struct examples {
 	ss_split_sink sink;
 	const char *what;
 	size_t n;
+	ss_replay *keep;    /* the sources' commits kept for the ranking, or NULL */
 };
 
 static int add_example(ss_commit *c, void *data)
@@ -187,7 +188,38 @@ static int add_example(ss_commit *c, void *data)
 	struct examples *e = data;
 
 	progress(e->what, ++e->n, 0);
+	if (e->keep && ss_replay_add(e->keep, c))
+		die("%s", ss_error_last());
 	return ss_split_add(c, &e->sink);
+}
+
+/*
+ * The ranking reads the sources again after training; keeping them as
+ * they are read here spares that second read (most of a first rank's
+ * time, docs/scores.md), up to SS_REPLAY_KIB of compressed commits
+ * (SS_REPLAY_DEFAULT_KIB; 0: keep nothing).  Past it they are read again,
+ * but standard input cannot be: with "-" among the sources there is no
+ * cap (unless SS_REPLAY_KIB says 0).
+ */
+#define SS_REPLAY_DEFAULT_KIB (256 * 1024)
+
+static ss_replay *replay_new(const char *const *specs, int nspecs)
+{
+	const char *env = getenv("SS_REPLAY_KIB");
+	unsigned long long kib = SS_REPLAY_DEFAULT_KIB;
+	ss_replay *r;
+	int a;
+
+	if (env && *env)
+		kib = strtoull(env, NULL, 10);
+	if (!kib)
+		return NULL;
+	for (a = 0; a < nspecs; a++)
+		if (!strcmp(specs[a], "-"))
+			kib = 0;
+	if (ss_replay_new(&r, kib > SIZE_MAX / 1024 ? SIZE_MAX : (size_t)kib * 1024))
+		die("%s", ss_error_last());
+	return r;
 }
 
 /* Train the project's linear model; NULL (with a warning said) when the
@@ -227,8 +259,17 @@ static ss_model *train(cli_ranking *k, cli_source_args *src, const char *const *
 		if (hsrc.opts.revs[0] != src->opts.revs[0] || hsrc.opts.nrevs != src->opts.nrevs)
 			cli_for_each_commit(&hsrc, NULL, 0, add_example, &e);
 	}
-	if (!e.sink.rc)
+	if (!e.sink.rc) {
+		e.keep = k->replay = replay_new(specs, nspecs);
 		cli_for_each_commit(src, specs, nspecs, add_example, &e);
+		e.keep = NULL;
+		if (k->replay && ss_replay_dropped(k->replay)) {
+			say(k, "the commits read for training are more than SS_REPLAY_KIB keeps in "
+			    "memory: the ranking reads them again");
+			ss_replay_free(k->replay);
+			k->replay = NULL;
+		}
+	}
 	progress_done();
 	if (e.sink.rc)
 		die("cannot featurize commits: %s", ss_error_last());

@@ -454,7 +454,20 @@ void cli_ranking_run(cli_ranking *k, cli_source_args *src, const char *const *sp
 	}
 	open_branches(k, src->repo);
 	f = (struct feed){ k, k->since, k->nonto ? "ranking and placing commits" : "ranking commits", 0 };
-	cli_for_each_commit(src, specs, nspecs, feed_one, &f);
+	if (k->replay) {
+		/* the project model's training read them just now */
+		ss_commit *c;
+		int rc;
+
+		while (!(rc = ss_replay_next(&c, k->replay)))
+			feed_one(c, &f);
+		if (rc != SS_ITEROVER)
+			die("%s", ss_error_last());
+		ss_replay_free(k->replay);
+		k->replay = NULL;
+	} else {
+		cli_for_each_commit(src, specs, nspecs, feed_one, &f);
+	}
 	progress_done();
 	ss_ranking_select(k->r, &k->so);
 	if (k->nonto)
@@ -481,6 +494,7 @@ void cli_ranking_free(cli_ranking *k)
 	ss_policy_free(k->policy);
 	ss_labels_free(k->labels);
 	ss_backports_free(k->label);
+	ss_replay_free(k->replay);
 	free(k->index_path);
 	ss_model_free(k->m);
 	for (size_t b = 0; b < k->nonto; b++) {
