@@ -1143,6 +1143,93 @@ static void test_copies_one_example(void **state)
 	}
 }
 
+/* Split text into lines (in place); returns how many. */
+static size_t split_lines(char *buf, char **line, size_t max)
+{
+	size_t n = 0;
+	char *p = buf, *nl;
+
+	while (*p && (nl = strchr(p, '\n'))) {
+		*nl = '\0';
+		if (n < max)
+			line[n] = p;
+		n++;
+		p = nl + 1;
+	}
+	return n;
+}
+
+/* eval --dump-features: the rows, oldest first in each part, labels and
+ * meta in step, the same whatever order the parts are given in. */
+static void test_write_rows(void **st)
+{
+	enum { N = 60, NTR = 40 };
+	ss_dataset *d = synth_dataset(N, 12);
+	size_t tr[NTR], te[N - NTR], i;
+	char *buf[2][3] = { { NULL } };
+	size_t len[2][3];
+	int pass;
+
+	(void)st;
+	for (pass = 0; pass < 2; pass++) {
+		FILE *f[3];
+		int k;
+
+		for (i = 0; i < NTR; i++)
+			tr[i] = pass ? NTR - 1 - i : i;   /* the second pass: newest first */
+		for (i = 0; i < N - NTR; i++)
+			te[i] = pass ? N - 1 - i : NTR + i;
+		for (k = 0; k < 3; k++)
+			assert_non_null(f[k] = open_memstream(&buf[pass][k], &len[pass][k]));
+		assert_int_equal(ss_model_write_rows(d, tr, NTR, te, N - NTR, f[0], f[1], f[2]), 0);
+		for (k = 0; k < 3; k++)
+			fclose(f[k]);
+	}
+	for (i = 0; i < 3; i++)
+		assert_string_equal(buf[0][i], buf[1][i]);
+	{
+		char *svm[N + 1], *meta[N + 2], *dense[SS_NDENSE + 1];
+		long long last = 0;
+
+		assert_int_equal(split_lines(buf[0][0], svm, N + 1), N);
+		assert_int_equal(split_lines(buf[0][1], meta, N + 2), N + 1);
+		assert_int_equal(split_lines(buf[0][2], dense, SS_NDENSE + 1), SS_NDENSE);
+		assert_string_equal(meta[0], "sha\tpart\tlabel\ttagged\ttime");
+		for (i = 0; i < N; i++) {
+			char sha[64];
+			unsigned part;
+			int label, tagged;
+			long long t;
+			const ss_example *e = ss_dataset_example(d, i);
+			const char *p = strchr(svm[i], ' ');
+			long prev = -1;
+
+			assert_int_equal(sscanf(meta[i + 1], "%63s %u %d %d %lld", sha, &part, &label,
+						&tagged, &t), 5);
+			assert_int_equal(part, i >= NTR);
+			if (i != NTR)
+				assert_true(t >= last);   /* oldest first within a part */
+			last = t;
+			/* synth() gives ids by time: row i is example i */
+			assert_string_equal(sha, e->id);
+			assert_int_equal(label, e->label);
+			assert_int_equal(atoi(svm[i]), label);
+			for (; p; p = strchr(p + 1, ' ')) {
+				long ix = strtol(p + 1, NULL, 10);
+
+				assert_true(ix > prev);   /* sorted, 0-based */
+				prev = ix;
+			}
+			assert_true(prev >= 0);
+		}
+		assert_true(!strncmp(dense[0], "0\t", 2));
+	}
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < 3; i++)
+			free(buf[pass][i]);
+	ss_dataset_free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1162,6 +1249,7 @@ int main(void)
 		cmocka_unit_test(test_calibrated_known_probabilities),
 		cmocka_unit_test(test_calibration_in_file),
 		cmocka_unit_test(test_bands),
+		cmocka_unit_test(test_write_rows),
 	};
 	int rc;
 

@@ -1,12 +1,12 @@
 #!/usr/bin/python3
 # xgb-trial.py - a throw-away for issue 16, item 5: gradient-boosted trees
 # (XGBoost, Debian's python3-xgboost 1.7.4) against linear on the rows
-# dump-features.c wrote for one validation split.  Not run by make; the
-# commands and results: bench/results/kernel-levers.md, "Gradient-boosted
+# `stablesel eval --dump-features PREFIX` wrote for one validation split.
+# Not run by make; the commands and results: bench/results/kernel-levers.md, "Gradient-boosted
 # trees".
 #
 # Usage: /usr/bin/python3 xgb-trial.py PREFIX LINEAR_SCORES_TSV [VARIANT,...]
-#   PREFIX             dump-features' output (PREFIX.svm, .meta, .dense)
+#   PREFIX             eval --dump-features' output (PREFIX.svm, .meta, .dense)
 #   LINEAR_SCORES_TSV  "stablesel eval --models linear --scores" of the same split
 #   VARIANT            all: trees on every feature; dense: on the named
 #                      features only; stack: the named features plus the

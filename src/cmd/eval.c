@@ -71,6 +71,7 @@ int cmd_eval(int argc, const char **argv)
 	static const char *const formats[] = { "text", "json", NULL };
 	const char *train[64], *test[64];
 	const char *output = "-", *models = "keyword,tag,linear,mlp", *title = NULL, *scores = NULL;
+	const char *dump = NULL;
 	size_t ntrain = 0, ntest = 0, nkinds, k;
 	int nspecs, format = 0;
 	int64_t split = 0;
@@ -93,12 +94,14 @@ int cmd_eval(int argc, const char **argv)
 		CLI_CHOICE("format", &format, "text|json", formats, "the table as text or JSON"),
 		CLI_STRING(0, "title", &title, "TEXT", "a title for the results"),
 		CLI_STRING(0, "scores", &scores, "TSV", "also write every test commit's score to TSV"),
+		CLI_STRING(0, "dump-features", &dump, "PREFIX",
+			   "also write the rows linear sees to PREFIX.svm, PREFIX.meta, PREFIX.dense"),
 		CLI_OUTPUT(&output, "write the results to FILE (default: stdout)"),
 		CLI_END(),
 	};
 	const char **specs = argv;
 	ss_model_kind kinds[SS_EVAL_MAX_MODELS];
-	ss_atomic *scores_out = NULL;
+	ss_atomic *scores_out = NULL, *dump_out[3] = { NULL, NULL, NULL };
 	ss_split_sink sink;
 	ss_labels *labels = NULL;
 	ss_dataset *d;
@@ -123,6 +126,14 @@ int cmd_eval(int argc, const char **argv)
 	if (hist.rel.tags && !src.repo)
 		usage_die("--release-tags needs --repo PATH");
 	scores_out = scores ? cli_output_open(scores) : NULL;
+	for (k = 0; dump && k < 3; k++) {
+		static const char *const ext[3] = { "svm", "meta", "dense" };
+		char path[4096];
+
+		if ((size_t)snprintf(path, sizeof(path), "%s.%s", dump, ext[k]) >= sizeof(path))
+			usage_die("--dump-features: the prefix is too long");
+		dump_out[k] = cli_output_open(path);
+	}
 	out = cli_output_open(output);
 
 	labels = cli_load_labels(&t);
@@ -160,6 +171,13 @@ int cmd_eval(int argc, const char **argv)
 			ntr, nte, dropped, sink.unlisted);
 	if (!ntr || !nte)
 		die("the split leaves %s", !ntr ? "no training commits" : "no test commits");
+	if (dump) {
+		if (ss_model_write_rows(d, tr, ntr, te, nte, ss_atomic_file(dump_out[0]),
+					ss_atomic_file(dump_out[1]), ss_atomic_file(dump_out[2])))
+			die("cannot write the rows to %s.*: %s", dump, ss_error_last());
+		for (k = 0; k < 3; k++)
+			cli_output_commit(dump_out[k], SIZE_MAX, "rows");
+	}
 
 	res = calloc(1, sizeof(*res));
 	if (!res)

@@ -167,6 +167,22 @@ static int cmp_time(const void *a, const void *b)
 
 static pthread_mutex_t order_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* idx[0..n) of d copied into a malloc'd array, oldest first (ties by
+ * index): the order training sees; NULL when out of memory. */
+static size_t *order_by_time(const ss_dataset *d, const size_t *idx, size_t n)
+{
+	size_t *order = malloc((n ? n : 1) * sizeof(*order));
+
+	if (!order)
+		return NULL;
+	memcpy(order, idx, n * sizeof(*order));
+	pthread_mutex_lock(&order_lock);
+	order_data = d;
+	qsort(order, n, sizeof(*order), cmp_time);
+	pthread_mutex_unlock(&order_lock);
+	return order;
+}
+
 static int new_model(ss_model **out, ss_model_kind kind)
 {
 	const ss_model_ops *ops = ss_model_ops_of(kind);
@@ -203,16 +219,11 @@ int ss_model_train(ss_model **out, ss_model_kind kind, const ss_dataset *d,
 		rc = ss_error_code(SS_EINVALID, "no training commits");
 		goto free_all;
 	}
-	order = malloc(n * sizeof(*order));
+	order = order_by_time(d, idx, n);
 	if (!order) {
 		rc = SS_ENOMEM;
 		goto free_all;
 	}
-	memcpy(order, idx, n * sizeof(*order));
-	pthread_mutex_lock(&order_lock);
-	order_data = d;
-	qsort(order, n, sizeof(*order), cmp_time);
-	pthread_mutex_unlock(&order_lock);
 
 	nval = (size_t)floor((double)n * o->val_share + 0.5);
 	if (nval >= n)
@@ -296,6 +307,60 @@ free_all:
 	free(vlabel);
 	free(order);
 	ss_model_free(m);
+	return rc;
+}
+
+/*
+ * The rows a feature model trains on, for an experiment outside the
+ * project (bench/gbdt-trial): the vocabulary from the training part only,
+ * as ss_model_train() builds it, then each example's vector.
+ */
+int ss_model_write_rows(const ss_dataset *d, const size_t *tr, size_t ntr, const size_t *te,
+			size_t nte, FILE *svm, FILE *meta, FILE *dense)
+{
+	ss_featurizer f;
+	uint32_t *remap = NULL;
+	size_t *order[2] = { NULL, NULL }, i, k, p;
+	ss_svec v;
+	int rc;
+
+	ss_svec_init(&v);
+	if ((rc = ss_featurizer_init(&f, ss_dataset_options(d))))
+		return rc;
+	order[0] = order_by_time(d, tr, ntr);
+	order[1] = order_by_time(d, te, nte);
+	if (!order[0] || !order[1]) {
+		rc = ss_error_code(SS_ENOMEM, "out of memory for the rows");
+		goto done;
+	}
+	if ((rc = ss_dataset_vocab(&f, d, order[0], ntr)) || (rc = ss_dataset_remap(&remap, &f, d)))
+		goto done;
+	for (i = 0; i < SS_NDENSE; i++)
+		fprintf(dense, "%zu\t%s\t%u\n", i, ss_dense_features[i].name,
+			(unsigned)ss_dense_features[i].group);
+	fprintf(meta, "sha\tpart\tlabel\ttagged\ttime\n");
+	for (p = 0; p < 2; p++) {
+		size_t n = p ? nte : ntr;
+
+		for (i = 0; i < n; i++) {
+			const ss_example *e = ss_dataset_example(d, order[p][i]);
+
+			if ((rc = ss_dataset_vector(&v, &f, remap, d, order[p][i])))
+				goto done;
+			fprintf(svm, "%d", e->label);
+			for (k = 0; k < v.n; k++)
+				fprintf(svm, " %u:%.7g", v.idx[k], (double)v.val[k]);
+			fputc('\n', svm);
+			fprintf(meta, "%s\t%zu\t%d\t%d\t%lld\n", e->id, p, e->label, e->tagged,
+				(long long)e->time);
+		}
+	}
+done:
+	ss_svec_release(&v);
+	free(remap);
+	free(order[0]);
+	free(order[1]);
+	ss_featurizer_release(&f);
 	return rc;
 }
 

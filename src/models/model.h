@@ -148,6 +148,19 @@ int ss_model_kind_parse(ss_model_kind *out, const char *name);
 int ss_model_train(ss_model **out, ss_model_kind kind, const ss_dataset *d,
 		   const size_t *idx, size_t n, const ss_train_options *opts);
 
+/*
+ * Write the rows a feature model (linear, mlp) would train on and score:
+ * the vocabulary from tr[0..ntr) only, as ss_model_train() builds it;
+ * svm gets one libsvm line per example ("label idx:val ...", 0-based
+ * indices), training part then test part, each oldest first; meta the
+ * same rows as "sha part label tagged time" under a header; dense the
+ * named features ("index name group").  For experiments outside the
+ * project (eval --dump-features).  0 or < 0 with the message set; the
+ * caller owns and commits the files.
+ */
+int ss_model_write_rows(const ss_dataset *d, const size_t *tr, size_t ntr, const size_t *te,
+			size_t nte, FILE *svm, FILE *meta, FILE *dense);
+
 void ss_model_free(ss_model *m); /* NULL is a no-op */
 
 ss_model_kind ss_model_get_kind(const ss_model *m);
