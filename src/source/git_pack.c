@@ -726,12 +726,12 @@ free_chain:
 
 /*
  * Type and size of the object at off.  Whole objects: from the entry's
- * header.  A blob that is a delta is built (and cached): libgit2 asks
- * for the size of every blob it diffs just before reading it, so the
- * read that follows finds it, instead of a zlib stream set up to inflate
- * the delta's first bytes (2.7% of reading DPDK) and the chain resolved
- * right after.  Other deltas: the size is in the first bytes of the
- * delta's data, the type is the base's.
+ * header.  A blob that is a delta is built (and cached, unless too big
+ * for the cache): libgit2 asks for the size of every blob it diffs just
+ * before reading it, so the read that follows finds it, instead of a
+ * zlib stream set up to inflate the delta's first bytes (2.7% of reading
+ * DPDK) and the chain resolved right after.  Other deltas: the size is
+ * in the first bytes of the delta's data, the type is the base's.
  */
 static int pack_header(struct ss_git_store *s, const struct pack *p, uint64_t off,
 		       git_object_t *type, size_t *len)
@@ -765,7 +765,9 @@ static int pack_header(struct ss_git_store *s, const struct pack *p, uint64_t of
 	*type = (git_object_t)t;
 	if (!depth)
 		return 0;
-	if (t == GIT_OBJECT_BLOB) {
+	/* size is now the chain's whole object's: a blob too big for the
+	 * cache (cache_put()) would be built twice */
+	if (t == GIT_OBJECT_BLOB && size <= s->limit / 2) {
 		if (!(e = pack_resolve(s, p, off)))
 			return -1;
 		*len = e->len;
