@@ -22,6 +22,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+#include <sys/random.h>
 
 #include "source/git.h"
 #include "source/git_graph.h"
@@ -73,13 +76,32 @@ struct ss_git_graph {
 	uint32_t free_cells;
 	uint32_t *stack;     /* mark_uninteresting()'s */
 	size_t capstack;
+	uint64_t key;        /* id_hash()'s */
 	unsigned char (*grafted)[GIT_OID_RAWSZ];  /* a shallow clone's, sorted */
 	size_t ngrafted;
 };
 
-static uint32_t id_hash(const unsigned char *id)
+/*
+ * The slot of an id: every byte of it, mixed with the graph's own random
+ * key.  Ids of absent parents are whatever a commit object says, so a
+ * fixed hash (the first bytes, as before) let one crafted commit of
+ * 65,535 parents sharing a prefix cost 2^31 probes (5 s) before the first
+ * was found missing.
+ */
+static uint32_t id_hash(const ss_git_graph *g, const unsigned char *id)
 {
-	return (uint32_t)id[0] << 24 | (uint32_t)id[1] << 16 | (uint32_t)id[2] << 8 | id[3];
+	uint64_t h = g->key, w;
+	size_t i;
+
+	for (i = 0; i + 8 <= GIT_OID_RAWSZ; i += 8) {
+		memcpy(&w, id + i, 8);
+		h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
+		h ^= h >> 29;
+	}
+	memcpy(&w, id + GIT_OID_RAWSZ - 8, 8);
+	h = (h ^ w) * 0xbf58476d1ce4e5b9ULL;
+	h ^= h >> 32;
+	return (uint32_t)h;
 }
 
 static int oom(ss_git_graph *g)
@@ -95,7 +117,7 @@ static int rehash(ss_git_graph *g, size_t nslots)
 	if (!s)
 		return oom(g);
 	for (i = 0; i < g->n; i++) {
-		j = id_hash(g->nodes[i].id) & (nslots - 1);
+		j = id_hash(g, g->nodes[i].id) & (nslots - 1);
 		while (s[j])
 			j = (j + 1) & (nslots - 1);
 		s[j] = (uint32_t)i + 1;
@@ -113,7 +135,7 @@ static uint32_t node_of(ss_git_graph *g, const unsigned char *id)
 	uint32_t k;
 	struct node *x;
 
-	for (j = id_hash(id) & g->mask; (k = g->slots[j]); j = (j + 1) & g->mask)
+	for (j = id_hash(g, id) & g->mask; (k = g->slots[j]); j = (j + 1) & g->mask)
 		if (!memcmp(g->nodes[k - 1].id, id, GIT_OID_RAWSZ))
 			return k - 1;
 	if (g->n + 1 >= NONE || SS_GROW(g->nodes, g->n + 1, g->cap)) {
@@ -184,6 +206,8 @@ int ss_git_graph_new(ss_git_graph **out, git_repository *repo, const char *path)
 	}
 	g->mask = 1023;
 	g->free_cells = NONE;
+	if (getrandom(&g->key, sizeof(g->key), GRND_NONBLOCK) != sizeof(g->key))
+		g->key = (uint64_t)(uintptr_t)g ^ (uint64_t)time(NULL) * 0x9e3779b97f4a7c15ULL;
 	if (git_repository_odb(&g->odb, repo) < 0) {
 		err = ss_error_set("cannot walk history of '%s': %s", path, ss_git_error());
 		ss_git_graph_free(g);
