@@ -10,6 +10,16 @@
  * table) and walk flags: about 50 bytes.  Commits are read through the
  * repository's odb, so through the git source's object store when one is
  * attached, and each is read once for the graph's lifetime.
+ *
+ * Hostile repositories: a commit whose header libgit2 would refuse (see
+ * ss_git_graph_parse_commit()), a parent that is no commit or is absent,
+ * or a cycle (object ids are not checked against contents, as git log
+ * does not, so a damaged store can make one) ends the walk with an error
+ * naming the commit, before anything is listed.  A shallow clone's
+ * grafted commits (<commondir>/shallow) are roots, as for git log.
+ * Replace refs (refs/replace/) and info/grafts are not applied, as in
+ * libgit2 1.5: git log applies them, so such a repository is walked as
+ * its objects are, not as git log shows it.
  */
 #ifndef SS_SOURCE_GIT_GRAPH_H
 #define SS_SOURCE_GIT_GRAPH_H
