@@ -127,6 +127,12 @@ static void test_parse_bad(void **state)
 		{ "tree " T40 "\n" AUTH "committer C <c> abc +0000\n", "committer line has a bad time" },
 		{ "tree " T40 "\n" AUTH "committer C <c> - +0000\n", "committer line has a bad time" },
 		{ "tree " T40 "\n" AUTH "author B <b> 2 +0000", "author line has no newline" },
+		/* fuzz bug 14 (fuzz/regressions/graph/): further author lines
+		 * are signatures too, as libgit2 reads them */
+		{ "tree " T40 "\n" AUTH "author B \xbf\x9d\xc1\xdf" "2 +0000\ncommitter C <c>\n",
+		  "author line has a malformed e-mail" },
+		{ "tree " T40 "\n" AUTH "author B <b>\x10x 2 +0000\ncommitter C <c>\n",
+		  "author line has a bad time" },
 	};
 	struct ss_git_graph_commit c;
 	const char *why;
@@ -323,6 +329,8 @@ static void test_hostile_commits(void **state)
 		  "committer line has a bad time" },
 		{ "garbage-time", "tree " T40 "\nparent %s\n" AUTH "committer C <c> abc +0000\n\nx\n",
 		  "committer line has a bad time" },
+		{ "bad-second-author", "tree " T40 "\nparent %s\n" AUTH "author B b 2 +0000\n"
+		  "committer C <c> 2000000000 +0000\n\nx\n", "author line has a malformed e-mail" },
 		{ "truncated", "tree " T40 "\nparent %s\n" AUTH "committer C <c> 2000", "no newline" },
 	};
 	char repo[4400], text[1024], *main_id, *bad;

@@ -72,7 +72,8 @@ int ss_git_graph_walk(ss_git_graph *g, enum ss_git_graph_order order, git_oid **
  * commit parser takes it (what it refuses is refused here, so that a
  * commit the walk lists can be read): "tree <id>\n", then the parent
  * lines "parent <id>\n" one after the other, an author line, perhaps
- * more author lines, and a committer line, each "<who> <<email>> ..."
+ * more author lines (read, then dropped), and a committer line, each
+ * "<who> <<email>> ..."
  * ending in a newline; the committer time is the number from the second
  * byte after the line's last '>' (0 when the line ends before), which
  * must be a number that fits in 64 bits.  Anything after is not read.
