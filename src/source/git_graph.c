@@ -193,9 +193,8 @@ static int load_shallow(ss_git_graph *g, git_repository *repo)
 
 int ss_git_graph_new(ss_git_graph **out, git_repository *repo, const char *path)
 {
-	int err;
-
 	ss_git_graph *g = calloc(1, sizeof(*g));
+	int err;
 
 	*out = NULL;
 	if (!g || !(g->path = strdup(path)) || !(g->slots = calloc(1024, sizeof(*g->slots)))) {
