@@ -15,7 +15,7 @@
 set -u
 secs=${1:-60}
 [ $# -gt 0 ] && shift
-targets=${*:-"mbox patch trailer ctok model index"}
+targets=${*:-"mbox patch trailer ctok model index graph"}
 bin=build-fuzz/fuzz
 fail=0
 

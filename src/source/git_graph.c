@@ -17,9 +17,14 @@
  * of node indexes by id, and the list cells and queues of the walk, all
  * indexes; commit objects are parsed where they lie and freed at once.
  */
+#include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+#include <sys/random.h>
 
 #include "source/git.h"
 #include "source/git_graph.h"
@@ -71,11 +76,32 @@ struct ss_git_graph {
 	uint32_t free_cells;
 	uint32_t *stack;     /* mark_uninteresting()'s */
 	size_t capstack;
+	uint64_t key;        /* id_hash()'s */
+	unsigned char (*grafted)[GIT_OID_RAWSZ];  /* a shallow clone's, sorted */
+	size_t ngrafted;
 };
 
-static uint32_t id_hash(const unsigned char *id)
+/*
+ * The slot of an id: every byte of it, mixed with the graph's own random
+ * key.  Ids of absent parents are whatever a commit object says, so a
+ * fixed hash (the first bytes, as before) let one crafted commit of
+ * 65,535 parents sharing a prefix cost 2^31 probes (5 s) before the first
+ * was found missing.
+ */
+static uint32_t id_hash(const ss_git_graph *g, const unsigned char *id)
 {
-	return (uint32_t)id[0] << 24 | (uint32_t)id[1] << 16 | (uint32_t)id[2] << 8 | id[3];
+	uint64_t h = g->key, w;
+	size_t i;
+
+	for (i = 0; i + 8 <= GIT_OID_RAWSZ; i += 8) {
+		memcpy(&w, id + i, 8);
+		h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
+		h ^= h >> 29;
+	}
+	memcpy(&w, id + GIT_OID_RAWSZ - 8, 8);
+	h = (h ^ w) * 0xbf58476d1ce4e5b9ULL;
+	h ^= h >> 32;
+	return (uint32_t)h;
 }
 
 static int oom(ss_git_graph *g)
@@ -91,7 +117,7 @@ static int rehash(ss_git_graph *g, size_t nslots)
 	if (!s)
 		return oom(g);
 	for (i = 0; i < g->n; i++) {
-		j = id_hash(g->nodes[i].id) & (nslots - 1);
+		j = id_hash(g, g->nodes[i].id) & (nslots - 1);
 		while (s[j])
 			j = (j + 1) & (nslots - 1);
 		s[j] = (uint32_t)i + 1;
@@ -109,7 +135,7 @@ static uint32_t node_of(ss_git_graph *g, const unsigned char *id)
 	uint32_t k;
 	struct node *x;
 
-	for (j = id_hash(id) & g->mask; (k = g->slots[j]); j = (j + 1) & g->mask)
+	for (j = id_hash(g, id) & g->mask; (k = g->slots[j]); j = (j + 1) & g->mask)
 		if (!memcmp(g->nodes[k - 1].id, id, GIT_OID_RAWSZ))
 			return k - 1;
 	if (g->n + 1 >= NONE || SS_GROW(g->nodes, g->n + 1, g->cap)) {
@@ -126,9 +152,49 @@ static uint32_t node_of(ss_git_graph *g, const unsigned char *id)
 	return (uint32_t)g->n - 1;
 }
 
+static int cmp_id(const void *a, const void *b)
+{
+	return memcmp(a, b, GIT_OID_RAWSZ);
+}
+
+/*
+ * A shallow clone's grafted commits (the ids of <commondir>/shallow): the
+ * walk takes them as root commits, as git log does, and so never asks
+ * for their absent parents.  Lines that are no id are ignored.
+ */
+static int load_shallow(ss_git_graph *g, git_repository *repo)
+{
+	char file[4352], line[128];
+	size_t cap = 0;
+	git_oid oid;
+	FILE *f;
+	int rc = 0;
+
+	if (git_repository_is_shallow(repo) != 1)
+		return 0;
+	snprintf(file, sizeof(file), "%sshallow", git_repository_commondir(repo));
+	if (!(f = fopen(file, "r")))
+		return ss_error_set("cannot walk history of '%s': cannot read '%s': %s", g->path, file,
+				    strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		if (git_oid_fromstrn(&oid, line, GIT_OID_HEXSZ) < 0)
+			continue;
+		if (SS_GROW(g->grafted, g->ngrafted + 1, cap)) {
+			rc = oom(g);
+			break;
+		}
+		memcpy(g->grafted[g->ngrafted++], oid.id, GIT_OID_RAWSZ);
+	}
+	fclose(f);
+	if (g->ngrafted)
+		qsort(g->grafted, g->ngrafted, sizeof(*g->grafted), cmp_id);
+	return rc;
+}
+
 int ss_git_graph_new(ss_git_graph **out, git_repository *repo, const char *path)
 {
 	ss_git_graph *g = calloc(1, sizeof(*g));
+	int err;
 
 	*out = NULL;
 	if (!g || !(g->path = strdup(path)) || !(g->slots = calloc(1024, sizeof(*g->slots)))) {
@@ -139,9 +205,14 @@ int ss_git_graph_new(ss_git_graph **out, git_repository *repo, const char *path)
 	}
 	g->mask = 1023;
 	g->free_cells = NONE;
+	if (getrandom(&g->key, sizeof(g->key), GRND_NONBLOCK) != sizeof(g->key))
+		g->key = (uint64_t)(uintptr_t)g ^ (uint64_t)time(NULL) * 0x9e3779b97f4a7c15ULL;
 	if (git_repository_odb(&g->odb, repo) < 0) {
-		int err = ss_error_set("cannot walk history of '%s': %s", path, ss_git_error());
-
+		err = ss_error_set("cannot walk history of '%s': %s", path, ss_git_error());
+		ss_git_graph_free(g);
+		return err;
+	}
+	if ((err = load_shallow(g, repo)) < 0) {
 		ss_git_graph_free(g);
 		return err;
 	}
@@ -161,6 +232,7 @@ void ss_git_graph_free(ss_git_graph *g)
 	free(g->in);
 	free(g->cells);
 	free(g->stack);
+	free(g->grafted);
 	free(g);
 }
 
@@ -196,115 +268,222 @@ int ss_git_graph_hide(ss_git_graph *g, const git_oid *oid)
 /* ------------------------------------------------------------------ */
 /* Reading commits. */
 
-static int read_failed(ss_git_graph *g, uint32_t k, const char *why)
+static void hex_of(char *hex, const unsigned char *id)
 {
-	char hex[GIT_OID_HEXSZ + 1];
 	git_oid oid;
 
-	memcpy(oid.id, g->nodes[k].id, GIT_OID_RAWSZ);
-	git_oid_tostr(hex, sizeof(hex), &oid);
-	return ss_error_set("cannot walk history of '%s': cannot read commit %s: %s", g->path, hex,
-			    why);
+	memcpy(oid.id, id, GIT_OID_RAWSZ);
+	git_oid_tostr(hex, GIT_OID_HEXSZ + 1, &oid);
 }
 
-/* The committer time as libgit2 reads it: the number after the line's
- * last '>', 0 when there is none. */
-static int64_t committer_time(const char *line, const char *end)
+/* Node k cannot be read (child: the commit that names it as a parent, or
+ * NONE for a pushed or hidden commit). */
+static int read_failed(ss_git_graph *g, uint32_t k, uint32_t child, const char *why)
 {
-	const char *gt = NULL, *p;
-	int64_t t = 0;
-	int neg = 0;
+	char hex[GIT_OID_HEXSZ + 1], chex[GIT_OID_HEXSZ + 1];
 
-	for (p = line; p < end; p++)
-		if (*p == '>')
-			gt = p;
-	if (!gt)
-		return 0;
-	for (p = gt + 1; p < end && *p == ' '; p++)
-		;
+	hex_of(hex, g->nodes[k].id);
+	if (child == NONE)
+		return ss_error_set("cannot walk history of '%s': cannot read commit %s: %s",
+				    g->path, hex, why);
+	hex_of(chex, g->nodes[child].id);
+	return ss_error_set("cannot walk history of '%s': cannot read commit %s, parent of %s: %s",
+			    g->path, hex, chex, why);
+}
+
+/* ------------------------------------------------------------------ */
+/* The commit object's header, as libgit2 1.5's commit parser takes it. */
+
+static int is_hex(const char *p, size_t n)
+{
+	for (; n; n--, p++)
+		if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f') || (*p >= 'A' && *p <= 'F')))
+			return 0;
+	return 1;
+}
+
+/* "<hdr><40 hex digits>\n" at p (libgit2's git_oid__parse()). */
+static int oid_line(const char *p, const char *end, const char *hdr, size_t hl)
+{
+	return (size_t)(end - p) >= hl + GIT_OID_HEXSZ + 1 && !memcmp(p, hdr, hl) &&
+	       p[hl + GIT_OID_HEXSZ] == '\n' && is_hex(p + hl, GIT_OID_HEXSZ);
+}
+
+/* git__strntol64() in base 10 over [p, end): white space, a sign, at
+ * least one digit, no overflow; what follows the digits is ignored. */
+static int read_time(const char *p, const char *end, int64_t *out)
+{
+	int64_t t = 0;
+	int neg = 0, ndig = 0;
+
+	while (p < end && (*p == ' ' || (*p >= '\t' && *p <= '\r')))
+		p++;
 	if (p < end && (*p == '-' || *p == '+'))
 		neg = *p++ == '-';
-	for (; p < end && *p >= '0' && *p <= '9'; p++)
-		t = t * 10 + (*p - '0');
-	return neg ? -t : t;
+	for (; p < end && *p >= '0' && *p <= '9'; p++, ndig++) {
+		int d = *p - '0';
+
+		if (neg ? t < (INT64_MIN + d) / 10 : t > (INT64_MAX - d) / 10)
+			return -1;
+		t = t * 10 + (neg ? -d : d);
+	}
+	if (!ndig)
+		return -1;
+	*out = t;
+	return 0;
 }
 
-/* Read node k's parents and time (once). */
-static int parse(ss_git_graph *g, uint32_t k)
+/*
+ * A signature line "<hdr>name <email> time zone\n" at *p (libgit2's
+ * git_signature__parse()): the time is read from the second byte after
+ * the last '>' when there is one, else it is 0.  *p moves past the line.
+ */
+enum { SIG_NO_NEWLINE = 1, SIG_MISSING, SIG_EMAIL, SIG_TIME };
+
+static int signature(const char **p, const char *end, const char *hdr, int64_t *time)
 {
-	unsigned char ids[8][GIT_OID_RAWSZ];
-	unsigned char (*pid)[GIT_OID_RAWSZ] = ids;
-	size_t np = 0, cap = 8, i;
-	const char *p, *end, *nl;
-	git_odb_object *obj;
-	int64_t time = 0;
+	size_t hl = strlen(hdr);
+	const char *nl = memchr(*p, '\n', (size_t)(end - *p)), *s, *lt, *gt;
+
+	if (!nl)
+		return SIG_NO_NEWLINE;
+	if (*p + hl >= nl || memcmp(*p, hdr, hl))
+		return SIG_MISSING;
+	s = *p + hl;
+	lt = memrchr(s, '<', (size_t)(nl - s));
+	gt = memrchr(s, '>', (size_t)(nl - s));
+	if (!lt || !gt || gt <= lt)
+		return SIG_EMAIL;
+	*time = 0;
+	if (gt + 2 < nl && read_time(gt + 2, nl, time) < 0)
+		return SIG_TIME;
+	*p = nl + 1;
+	return 0;
+}
+
+static const char *const author_why[] = {
+	NULL, "author line has no newline", "no author line", "author line has a malformed e-mail",
+	"author line has a bad time"
+};
+static const char *const committer_why[] = {
+	NULL, "committer line has no newline", "no committer line",
+	"committer line has a malformed e-mail", "committer line has a bad time"
+};
+
+int ss_git_graph_parse_commit(const char *buf, size_t len, struct ss_git_graph_commit *out,
+			      const char **why)
+{
+	const char *p = buf, *end = buf + (buf ? len : 0);
+	int64_t t;
+	int w;
+
+	memset(out, 0, sizeof(*out));
+	*why = NULL;
+	if (!buf || !oid_line(p, end, "tree ", 5)) {
+		*why = "no tree line";
+		return SS_EINVALID;
+	}
+	p += 5 + GIT_OID_HEXSZ + 1;
+	out->parents = p + 7;
+	while (oid_line(p, end, "parent ", 7)) {
+		if (++out->nparents > SS_GIT_GRAPH_MAX_PARENTS) {
+			*why = "more than 65,535 parents";
+			return SS_EINVALID;
+		}
+		p += SS_GIT_GRAPH_PARENT_LINE;
+	}
+	if (!out->nparents)
+		out->parents = NULL;
+	if ((size_t)(end - p) >= 7 && !memcmp(p, "parent ", 7)) {
+		*why = "bad parent line";
+		return SS_EINVALID;
+	}
+	if ((w = signature(&p, end, "author ", &t))) {
+		*why = author_why[w];
+		return SS_EINVALID;
+	}
+	/* libgit2 reads further author lines as signatures too, and drops
+	 * them (skipping them unread let through commits it refuses: fuzz
+	 * bug 14) */
+	while ((size_t)(end - p) >= 7 && !memcmp(p, "author ", 7)) {
+		if ((w = signature(&p, end, "author ", &t))) {
+			*why = author_why[w];
+			return SS_EINVALID;
+		}
+	}
+	if ((w = signature(&p, end, "committer ", &out->time))) {
+		*why = committer_why[w];
+		return SS_EINVALID;
+	}
+	return 0;
+}
+
+int ss_git_graph_parent(const struct ss_git_graph_commit *c, size_t i, unsigned char *id)
+{
 	git_oid oid;
+
+	if (i >= c->nparents ||
+	    git_oid_fromstrn(&oid, c->parents + i * SS_GIT_GRAPH_PARENT_LINE, GIT_OID_HEXSZ) < 0)
+		return SS_EINVALID;
+	memcpy(id, oid.id, GIT_OID_RAWSZ);
+	return 0;
+}
+
+/* Read node k's parents and time (once); child as read_failed()'s. */
+static int parse(ss_git_graph *g, uint32_t k, uint32_t child)
+{
+	struct ss_git_graph_commit c;
+	unsigned char id[GIT_OID_RAWSZ];
+	git_odb_object *obj;
+	const char *why;
+	char hex[GIT_OID_HEXSZ + 1];
+	git_oid oid;
+	size_t i;
 	int rc = 0;
 
 	if (g->nodes[k].flags & F_PARSED)
 		return 0;
 	memcpy(oid.id, g->nodes[k].id, GIT_OID_RAWSZ);
 	if (git_odb_read(&obj, g->odb, &oid) < 0)
-		return read_failed(g, k, ss_git_error());
+		return read_failed(g, k, child, ss_git_error());
 	if (git_odb_object_type(obj) != GIT_OBJECT_COMMIT) {
-		git_odb_object_free(obj);
-		return read_failed(g, k, "object is no commit object");
-	}
-	p = git_odb_object_data(obj);
-	end = p + git_odb_object_size(obj);
-	/* the header: tree, parents, author, committer, ... up to the blank line */
-	for (; p < end && *p != '\n'; p = nl + 1) {
-		if (!(nl = memchr(p, '\n', (size_t)(end - p))))
-			nl = end;
-		if (nl - p >= 7 + GIT_OID_HEXSZ && !memcmp(p, "parent ", 7)) {
-			if (np == cap) {
-				void *bigger = malloc(cap * 2 * sizeof(*pid));
+		char what[64];
 
-				if (!bigger) {
-					rc = oom(g);
-					goto free_obj;
-				}
-				memcpy(bigger, pid, np * sizeof(*pid));
-				if (pid != ids)
-					free(pid);
-				pid = bigger;
-				cap *= 2;
-			}
-			if (git_oid_fromstrn(&oid, p + 7, GIT_OID_HEXSZ) < 0) {
-				rc = read_failed(g, k, "bad parent line");
-				goto free_obj;
-			}
-			memcpy(pid[np++], oid.id, GIT_OID_RAWSZ);
-		} else if (nl - p >= 10 && !memcmp(p, "committer ", 10)) {
-			time = committer_time(p, nl);
-			break;
-		}
+		snprintf(what, sizeof(what), "it is a %s, not a commit",
+			 git_object_type2string(git_odb_object_type(obj)));
+		git_odb_object_free(obj);
+		return read_failed(g, k, child, what);
 	}
-	if (np > UINT16_MAX) {
-		rc = read_failed(g, k, "commit has more than 2^16 parents");
+	if (ss_git_graph_parse_commit(git_odb_object_data(obj), git_odb_object_size(obj), &c,
+				      &why) < 0) {
+		hex_of(hex, g->nodes[k].id);
+		rc = ss_error_code(SS_EINVALID, "cannot walk history of '%s': commit %s: %s",
+				   g->path, hex, why);
 		goto free_obj;
 	}
-	if (SS_GROW(g->par, g->npar + np, g->cappar)) {
+	/* a shallow clone's grafted commit: a root, as for git log */
+	if (g->ngrafted && bsearch(g->nodes[k].id, g->grafted, g->ngrafted, sizeof(*g->grafted), cmp_id))
+		c.nparents = 0;
+	if (SS_GROW(g->par, g->npar + c.nparents, g->cappar)) {
 		rc = oom(g);
 		goto free_obj;
 	}
-	for (i = 0; i < np; i++) {
-		uint32_t q = node_of(g, pid[i]);
+	for (i = 0; i < c.nparents; i++) {
+		uint32_t q;
 
-		if (q == NONE) {
+		ss_git_graph_parent(&c, i, id);
+		if ((q = node_of(g, id)) == NONE) {
 			rc = SS_ENOMEM;
 			goto free_obj;
 		}
 		g->par[g->npar + i] = q;
 	}
 	g->nodes[k].par = (uint32_t)g->npar;
-	g->nodes[k].np = (uint16_t)np;
-	g->nodes[k].time = time;
+	g->nodes[k].np = (uint16_t)c.nparents;
+	g->nodes[k].time = c.time;
 	g->nodes[k].flags |= F_PARSED;
-	g->npar += np;
+	g->npar += c.nparents;
 free_obj:
-	if (pid != ids)
-		free(pid);
 	git_odb_object_free(obj);
 	return rc;
 }
@@ -418,14 +597,14 @@ static int add_parents(ss_git_graph *g, uint32_t k, uint32_t *list)
 		p = g->par[g->nodes[k].par + i];
 		if (g->nodes[k].flags & F_UNINTERESTING) {
 			g->nodes[p].flags |= F_UNINTERESTING;
-			if ((rc = parse(g, p)) || (rc = mark_uninteresting(g, p)))
+			if ((rc = parse(g, p, k)) || (rc = mark_uninteresting(g, p)))
 				return rc;
 			g->nodes[p].flags |= F_SEEN;
 			if ((rc = list_insert_by_date(g, list, p)))
 				return rc;
 			continue;
 		}
-		if ((rc = parse(g, p)))
+		if ((rc = parse(g, p, k)))
 			return rc;
 		if (!(g->nodes[p].flags & F_SEEN)) {
 			g->nodes[p].flags |= F_SEEN;
@@ -606,6 +785,19 @@ static int topo_sort(ss_git_graph *g, struct seq *list)
 			rc = seq_add(g, &sorted, k);
 	}
 	free(heap.v);
+	/* a commit never ready lies on a cycle or below one: ids are not
+	 * checked against contents, so a damaged object store can make one */
+	if (!rc && sorted.n != list->n) {
+		char hex[GIT_OID_HEXSZ + 1] = "";
+
+		for (i = 0; i < list->n; i++)
+			if (g->nodes[list->v[i]].in_degree) {
+				hex_of(hex, g->nodes[list->v[i]].id);
+				break;
+			}
+		rc = ss_error_code(SS_EINVALID, "cannot walk history of '%s': history has a cycle "
+				   "through commit %s", g->path, hex);
+	}
 	if (rc) {
 		free(sorted.v);
 		return rc;
@@ -655,7 +847,7 @@ int ss_git_graph_walk(ss_git_graph *g, enum ss_git_graph_order order, git_oid **
 
 		if (k == NONE)
 			continue;
-		if ((rc = parse(g, k)))
+		if ((rc = parse(g, k, NONE)))
 			goto free_list;
 		if ((g->nodes[k].flags & F_UNINTERESTING) && (rc = mark_uninteresting(g, k)))
 			goto free_list;
