@@ -231,6 +231,18 @@ static void test_bad_branch(void **state)
 	assert_non_null(strstr(ss_error_last(), "no-such-branch"));
 	assert_true(ss_check_open(&ck, "/nonexistent/repo", NULL) < 0);
 	assert_non_null(strstr(ss_error_last(), "/nonexistent/repo"));
+	{
+		/* a name longer than a ref can be kept: refused, not cut */
+		char longname[400];
+
+		memset(longname, 'b', sizeof(longname) - 1);
+		longname[sizeof(longname) - 1] = '\0';
+		co.rev = longname;
+		assert_true(ss_check_open(&ck, repo, &co) < 0);
+		assert_null(ck);
+		assert_non_null(strstr(ss_error_last(), "a name of 399 bytes"));
+		assert_null(strchr(ss_error_last(), '\n'));
+	}
 	ss_check_free(NULL);
 }
 

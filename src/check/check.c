@@ -194,6 +194,11 @@ static int resolve_onto(ss_check *ck, const char *rev, git_object **out)
 	int rc = 0;
 
 	*out = NULL;
+	/* every name below is kept in ck->ref (and refs/remotes/origin/ + rev
+	 * in full): a longer one is no branch of this repository */
+	if (strlen(rev) >= sizeof(ck->ref) - 20)
+		return ss_error_code(SS_EINVALID, "cannot resolve '%.40s...' to a commit: a name "
+				     "of %zu bytes (at most %zu)", rev, strlen(rev), sizeof(ck->ref) - 21);
 	if (strncmp(rev, "refs/", 5) && strcmp(rev, "HEAD")) {
 		snprintf(full, sizeof(full), "refs/heads/%s", rev);
 		onto_add(c, &n, 16, ck->repo, full);
@@ -244,7 +249,13 @@ static int resolve_onto(ss_check *ck, const char *rev, git_object **out)
 		return ss_error_code(SS_ENOTFOUND, "cannot resolve '%s' to a commit: no branch, "
 				     "remote-tracking branch, tag or id of that name", rev);
 	taken = 0;
-	snprintf(ck->ref, sizeof(ck->ref), "%s", c[taken].ref[0] ? c[taken].ref : rev);
+	{
+		const char *name = c[taken].ref[0] ? c[taken].ref : rev;
+		size_t len = strnlen(name, sizeof(ck->ref) - 1);  /* both are shorter */
+
+		memcpy(ck->ref, name, len);
+		ck->ref[len] = '\0';
+	}
 	/* the branch's short name: "22.11" of refs/remotes/origin/22.11 */
 	if (!strncmp(ck->ref, "refs/heads/", 11) || !strncmp(ck->ref, "refs/tags/", 10))
 		snprintf(ck->name, sizeof(ck->name), "%s", strchr(ck->ref + 5, '/') + 1);
