@@ -22,6 +22,18 @@
 int ss_commit_add_diff(ss_commit *c, git_diff *diff, size_t max_lines);
 
 /*
+ * Append the one file of patch, made by git_patch_from_blobs(), to c,
+ * with status and modes from the caller (a blob patch knows neither: its
+ * delta says 100644 and "modified"); paths come from the patch (its
+ * as_path arguments).  budget, when not NULL, is the number of diff lines
+ * still to store, shared by the files of one commit as in
+ * ss_commit_add_diff(), and is decreased.  Returns 0 or < 0 with the error
+ * message set.
+ */
+int ss_commit_add_blob_patch(ss_commit *c, git_patch *patch, ss_file_status status,
+			     uint32_t old_mode, uint32_t new_mode, size_t *budget);
+
+/*
  * Parse the unified diff in text (from its first "diff --git" line; text
  * before it is ignored) into c.  Works around libgit2 1.5 rejecting a patch
  * that ends in a pure rename/mode change followed by blank lines and a new
