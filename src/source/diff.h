@@ -2,9 +2,11 @@
  * diff.h - the one diff walk shared by git and mail sources.
  *
  * Mail patches are parsed with libgit2's git_diff_from_buffer() and
- * repository commits are diffed with git_diff_tree_to_tree(); both end in
- * ss_commit_add_diff(), so git and mail yield identical files, hunks and
- * lines (and share one set of bugs).
+ * repository commits are diffed with git_diff_tree_to_tree() or, when no
+ * rename is possible, blob by blob with git_patch_from_blobs(); all end
+ * in the same walk of a git_patch (ss_commit_add_diff(),
+ * ss_commit_add_blob_patch()), so git and mail yield identical files,
+ * hunks and lines (and share one set of bugs).
  */
 #ifndef SS_DIFF_H
 #define SS_DIFF_H

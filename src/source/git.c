@@ -7,7 +7,7 @@
  * detection always on and the rename limit fixed, so that features do not
  * depend on the user's diff.renames/diff.renameLimit.
  *
- * Speed (bench/git-ingest.sh) needs three things libgit2 1.5 does not do:
+ * Speed (bench/git-ingest.sh) needs four things libgit2 1.5 does not do:
  *  - git_diff_tree_to_tree() opens every subtree of both commits even when
  *    their ids are equal; we walk the two trees ourselves, descending only
  *    where ids differ, and hand libgit2 the changed paths as an exact
@@ -16,8 +16,14 @@
  *    bases libgit2's base cache has long dropped: the object store
  *    (git_pack.c) sits in front of libgit2's own backends;
  *  - every object read is re-hashed (GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION);
- *    git log does not do that either, so it is switched off.
- * The last is a process-wide setting (it only saves work, for every
+ *    git log does not do that either, so it is switched off;
+ *  - a commit without both a deleted and an added file cannot have a
+ *    rename, so it is diffed blob by blob (git_patch_from_blobs, the same
+ *    options and diff driver) without the tree diff's second walk and
+ *    rename scoring (add_blob_diffs); SS_GIT_DIFF=libgit2 in the
+ *    environment sends every commit through the tree diff (tests compare
+ *    the two).
+ * The third is a process-wide setting (it only saves work, for every
  * libgit2 user).
  *
  * Memory: libgit2's object cache (256 MiB by default, process-wide)
