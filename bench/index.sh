@@ -9,6 +9,8 @@
 #     v16.11..v22.03 (25,959 non-merge commits):
 #         git log -p --no-merges v16.11..v22.03          (the reference)
 #         stablesel log --repo R --rev v16.11..v22.03
+#     (two readers, one, and one with every commit through libgit2's
+#     tree diff: SS_GIT_DIFF=libgit2, the cost of its diff layer);
 #     wall and CPU (user + system) seconds, their ratios, peak RSS.
 #     Goals (issue 12): <= 0.6x git's wall time, <= 1.0x its CPU, <= 250 MB.
 #
@@ -143,6 +145,9 @@ part_read() {
 	measure "stablesel log (1 thread)" env SS_GIT_THREADS=0 "$STABLESEL" log --repo "$repo" \
 		--rev v16.11..v22.03
 	row "stablesel log --repo (SS_GIT_THREADS=0)" "$secs" "$cpu" "$rss" "$g_s" "$g_c"
+	measure "stablesel log (1 thread, libgit2 diff)" env SS_GIT_THREADS=0 SS_GIT_DIFF=libgit2 \
+		"$STABLESEL" log --repo "$repo" --rev v16.11..v22.03
+	row "  ... and SS_GIT_DIFF=libgit2" "$secs" "$cpu" "$rss" "$g_s" "$g_c"
 	say "goals: wall <= 0.60, CPU <= 1.00, RSS <= 250 MB"
 }
 

@@ -991,6 +991,194 @@ static void test_branches(void **state)
 	    "git -C '%s' update-ref -d refs/remotes/origin/stable-3.y", repo, repo);
 }
 
+/*
+ * Commits diffed blob by blob (git.c's add_blob_diffs) against the same
+ * commits through libgit2's tree diff with rename detection
+ * (SS_GIT_DIFF=libgit2): every field of every file, hunk and line equal.
+ * The repository has what either path must get right: CRLF lines, files
+ * without a final newline, binary files, a "-diff" attribute, function
+ * context in hunk headers, an added file beside modified ones, a deleted
+ * file beside modified ones, and the cases kept on the tree diff: a
+ * rename, an addition and a deletion in one commit, a mode change, a
+ * symlink, a type change.
+ */
+static void check_same_file(const ss_file *a, const ss_file *b)
+{
+	size_t h, l;
+
+	assert_int_equal(a->status, b->status);
+	assert_int_equal(a->binary, b->binary);
+	assert_int_equal(a->old_mode, b->old_mode);
+	assert_int_equal(a->new_mode, b->new_mode);
+	assert_true((a->old_path == NULL) == (b->old_path == NULL));
+	assert_true((a->new_path == NULL) == (b->new_path == NULL));
+	if (a->old_path)
+		assert_string_equal(a->old_path, b->old_path);
+	if (a->new_path)
+		assert_string_equal(a->new_path, b->new_path);
+	assert_int_equal(a->added, b->added);
+	assert_int_equal(a->removed, b->removed);
+	assert_int_equal(a->nhunks, b->nhunks);
+	for (h = 0; h < a->nhunks; h++) {
+		const ss_hunk *x = &a->hunks[h], *y = &b->hunks[h];
+
+		assert_int_equal(x->old_start, y->old_start);
+		assert_int_equal(x->old_lines, y->old_lines);
+		assert_int_equal(x->new_start, y->new_start);
+		assert_int_equal(x->new_lines, y->new_lines);
+		assert_int_equal(x->added, y->added);
+		assert_int_equal(x->removed, y->removed);
+		assert_string_equal(x->func, y->func);
+		assert_int_equal(x->nlines, y->nlines);
+		for (l = 0; l < x->nlines; l++) {
+			assert_int_equal(x->lines[l].origin, y->lines[l].origin);
+			assert_int_equal(x->lines[l].no_eol, y->lines[l].no_eol);
+			assert_int_equal(x->lines[l].len, y->lines[l].len);
+			assert_memory_equal(x->lines[l].text, y->lines[l].text, x->lines[l].len);
+		}
+	}
+}
+
+/* Read every commit of cur with SS_GIT_DIFF set to mode (NULL: unset). */
+static size_t read_all(ss_commit **cs, size_t cap, const char *mode, size_t max_lines)
+{
+	ss_source *src;
+	size_t n = 0;
+	int rc;
+
+	if (mode)
+		setenv("SS_GIT_DIFF", mode, 1);
+	else
+		unsetenv("SS_GIT_DIFF");
+	open_source(&src, NULL, 0, 1, max_lines);
+	while (!(rc = ss_source_next(&cs[n], src)))
+		assert_true(++n < cap);
+	assert_int_equal(rc, SS_ITEROVER);
+	ss_source_free(src);
+	unsetenv("SS_GIT_DIFF");
+	return n;
+}
+
+static void test_blob_diffs_match_libgit2(void **state)
+{
+	static const size_t budgets[] = { 0, 7 };
+	char dir[4096];
+	const char *saved = cur;
+	ss_commit *fast[32], *slow[32];
+	ss_commit *c;
+	const ss_file *f;
+	size_t n, m, i, j, b;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/blobs", tmpdir);
+	run("set -e; mkdir '%s'; cd '%s'; git -c init.defaultBranch=main init -q .; "
+	    "git config user.name T; git config user.email t@example.org; "
+	    "git config core.autocrlf false; git config commit.gpgsign false; "
+	    "export GIT_AUTHOR_DATE='1700000000 +0000' GIT_COMMITTER_DATE='1700000000 +0000'; "
+	    /* 1: root, additions only */
+	    "printf 'int a(void)\\n{\\n\\treturn 1;\\n}\\n\\n' > a.c; "
+	    "for i in 1 2 3 4 5 6 7 8 9 10 11 12; do printf 'int f%%d(int x)\\n{\\n\\tx++;\\n\\treturn x;\\n}\\n\\n' $i >> a.c; done; "
+	    "printf 'one\\r\\ntwo\\r\\nthree\\r\\n' > crlf.txt; "
+	    "printf 'first\\nlast' > noeol.txt; "
+	    "printf 'BIN\\000\\001\\002data\\n' > bin.dat; "
+	    "printf 'text\\nonly\\n' > x.nodiff; "
+	    "printf '*.nodiff -diff\\n' > .gitattributes; "
+	    ": > empty; "
+	    "git add -A; git commit -qm 'c1 root'; "
+	    /* 2: modifications: function context, CRLF, no final newline */
+	    "sed -i '3s/1/2/; 62s/x++/x += 2/' a.c; "
+	    "printf 'one\\r\\nTWO\\r\\nthree\\r\\n' > crlf.txt; "
+	    "printf 'first\\nlast line' > noeol.txt; "
+	    "git commit -qam 'c2 modify'; "
+	    /* 3: a final newline added, a binary modified, an attribute's binary */
+	    "printf 'first\\nlast line\\n' > noeol.txt; "
+	    "printf 'BIN\\000\\003data\\n' > bin.dat; "
+	    "printf 'text\\nchanged\\n' > x.nodiff; "
+	    "git commit -qam 'c3 binary'; "
+	    /* 4: an addition beside a modification */
+	    "printf 'new\\nfile\\n' > new.c; sed -i '$a int g(void);' a.c; "
+	    "git add -A; git commit -qm 'c4 add'; "
+	    /* 5: a deletion beside a modification, the last newline removed */
+	    "git rm -q new.c; printf 'first\\nlast line' > noeol.txt; "
+	    "git commit -qam 'c5 delete'; "
+	    /* 6: a rename with an edit (tree diff) */
+	    "git mv a.c b.c; sed -i 's/return 2;/return 3;/' b.c; "
+	    "git commit -qam 'c6 rename'; "
+	    /* 7: an unrelated addition and deletion (tree diff) */
+	    "git rm -q empty; printf 'other\\n' > other.txt; git add other.txt; "
+	    "printf 'one\\r\\nTWO\\r\\n3\\r\\n' > crlf.txt; "
+	    "git commit -qam 'c7 add and delete'; "
+	    /* 8: a mode change with an edit (tree diff) */
+	    "chmod +x noeol.txt; printf 'first\\nlast' > noeol.txt; "
+	    "git commit -qam 'c8 mode'; "
+	    /* 9: a symlink (tree diff) */
+	    "ln -s b.c link; git add link; git commit -qm 'c9 symlink'; "
+	    /* 10: a symlink becomes a file (tree diff) */
+	    "rm link; printf 'now a file\\n' > link; git add link; git commit -qm 'c10 typechange'; "
+	    /* 11: many lines in two files, for max_lines; an executable edited */
+	    "seq 1 40 > long1.txt; seq 1 40 > long2.txt; printf 'first\\nlast\\n' > noeol.txt; "
+	    "git add -A; git commit -qm 'c11 long'; "
+	    "seq 2 41 > long1.txt; seq 0 39 > long2.txt; git commit -qam 'c12 long edit'",
+	    dir, dir);
+	cur = dir;
+	for (b = 0; b < sizeof(budgets) / sizeof(budgets[0]); b++) {
+		n = read_all(fast, 32, NULL, budgets[b]);
+		m = read_all(slow, 32, "libgit2", budgets[b]);
+		assert_int_equal(n, 12);
+		assert_int_equal(m, n);
+		for (i = 0; i < n; i++) {
+			assert_string_equal(fast[i]->id, slow[i]->id);
+			assert_int_equal(fast[i]->nfiles, slow[i]->nfiles);
+			assert_int_equal(fast[i]->added, slow[i]->added);
+			assert_int_equal(fast[i]->removed, slow[i]->removed);
+			assert_int_equal(fast[i]->truncated, slow[i]->truncated);
+			for (j = 0; j < fast[i]->nfiles; j++)
+				check_same_file(&fast[i]->files[j], &slow[i]->files[j]);
+		}
+		/* what the cases are meant to hold, so that equality means something */
+		c = find_subject(fast, n, "c2 modify");
+		assert_int_equal(c->nfiles, 3);
+		f = find_file(c, "a.c");
+		assert_non_null(f);
+		assert_int_equal(f->nhunks, 2);
+		assert_string_equal(f->hunks[1].func, "int f9(int x)");
+		if (!budgets[b]) {
+			f = find_file(c, "crlf.txt");
+			assert_string_equal(f->hunks[0].lines[1].text, "two\r");
+			f = find_file(c, "noeol.txt");
+			assert_true(f->hunks[0].lines[f->hunks[0].nlines - 1].no_eol);
+		}
+		c = find_subject(fast, n, "c3 binary");
+		assert_true(find_file(c, "bin.dat")->binary);
+		assert_true(find_file(c, "x.nodiff")->binary);
+		assert_false(find_file(c, "noeol.txt")->binary);
+		c = find_subject(fast, n, "c4 add");
+		assert_int_equal(find_file(c, "new.c")->status, SS_FILE_ADDED);
+		assert_null(find_file(c, "new.c")->old_path);
+		c = find_subject(fast, n, "c5 delete");
+		f = find_file(c, "new.c");
+		assert_int_equal(f->status, SS_FILE_DELETED);
+		assert_int_equal(f->old_mode, 0100644);
+		assert_int_equal(f->new_mode, 0);
+		c = find_subject(fast, n, "c6 rename");
+		assert_int_equal(c->nfiles, 1);
+		assert_int_equal(c->files[0].status, SS_FILE_RENAMED);
+		c = find_subject(fast, n, "c8 mode");
+		assert_int_equal(c->files[0].new_mode, 0100755);
+		c = find_subject(fast, n, "c11 long");
+		f = find_file(c, "noeol.txt");
+		assert_int_equal(f->old_mode, 0100755);
+		assert_int_equal(f->new_mode, 0100755);
+		c = find_subject(fast, n, "c12 long edit");
+		assert_int_equal(c->truncated, budgets[b] != 0);
+		for (i = 0; i < n; i++) {
+			ss_commit_free(fast[i]);
+			ss_commit_free(slow[i]);
+		}
+	}
+	cur = saved;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1013,6 +1201,7 @@ int main(void)
 		cmocka_unit_test(test_corrupt_object),
 		cmocka_unit_test(test_truncated_loose_object),
 		cmocka_unit_test(test_loose_matches_packed),
+		cmocka_unit_test(test_blob_diffs_match_libgit2),
 	};
 
 	return cmocka_run_group_tests(tests, setup_repo, teardown_repo);

@@ -166,6 +166,34 @@ static int reserve_files(ss_commit *c, size_t n)
 	return 0;
 }
 
+int ss_commit_add_blob_patch(ss_commit *c, git_patch *patch, ss_file_status status,
+			     uint32_t old_mode, uint32_t new_mode, size_t *budget)
+{
+	ss_file *f;
+	int rc;
+
+	if (reserve_files(c, 1))
+		return SS_ENOMEM;
+	f = &c->files[c->nfiles];
+	if ((rc = add_patch(c, patch, f, budget)))
+		return rc;
+	/* a blob patch knows no modes (libgit2 says 100644) and calls a
+	 * pair of blobs "modified" or "unmodified" */
+	f->status = status;
+	f->old_mode = status == SS_FILE_ADDED ? 0 : old_mode;
+	f->new_mode = status == SS_FILE_DELETED ? 0 : new_mode;
+	if (status == SS_FILE_ADDED)
+		f->old_path = NULL;
+	if (status == SS_FILE_DELETED)
+		f->new_path = NULL;
+	c->nfiles++;
+	if (!f->binary) {
+		c->added += f->added;
+		c->removed += f->removed;
+	}
+	return 0;
+}
+
 int ss_commit_add_diff(ss_commit *c, git_diff *diff, size_t max_lines)
 {
 	size_t i, n = git_diff_num_deltas(diff), budget = max_lines;

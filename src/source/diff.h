@@ -2,9 +2,11 @@
  * diff.h - the one diff walk shared by git and mail sources.
  *
  * Mail patches are parsed with libgit2's git_diff_from_buffer() and
- * repository commits are diffed with git_diff_tree_to_tree(); both end in
- * ss_commit_add_diff(), so git and mail yield identical files, hunks and
- * lines (and share one set of bugs).
+ * repository commits are diffed with git_diff_tree_to_tree() or, when no
+ * rename is possible, blob by blob with git_patch_from_blobs(); all end
+ * in the same walk of a git_patch (ss_commit_add_diff(),
+ * ss_commit_add_blob_patch()), so git and mail yield identical files,
+ * hunks and lines (and share one set of bugs).
  */
 #ifndef SS_DIFF_H
 #define SS_DIFF_H
@@ -20,6 +22,18 @@
  * error message set.
  */
 int ss_commit_add_diff(ss_commit *c, git_diff *diff, size_t max_lines);
+
+/*
+ * Append the one file of patch, made by git_patch_from_blobs(), to c,
+ * with status and modes from the caller (a blob patch knows neither: its
+ * delta says 100644 and "modified"); paths come from the patch (its
+ * as_path arguments).  budget, when not NULL, is the number of diff lines
+ * still to store, shared by the files of one commit as in
+ * ss_commit_add_diff(), and is decreased.  Returns 0 or < 0 with the error
+ * message set.
+ */
+int ss_commit_add_blob_patch(ss_commit *c, git_patch *patch, ss_file_status status,
+			     uint32_t old_mode, uint32_t new_mode, size_t *budget);
 
 /*
  * Parse the unified diff in text (from its first "diff --git" line; text

@@ -7,7 +7,7 @@
  * detection always on and the rename limit fixed, so that features do not
  * depend on the user's diff.renames/diff.renameLimit.
  *
- * Speed (bench/git-ingest.sh) needs three things libgit2 1.5 does not do:
+ * Speed (bench/git-ingest.sh) needs four things libgit2 1.5 does not do:
  *  - git_diff_tree_to_tree() opens every subtree of both commits even when
  *    their ids are equal; we walk the two trees ourselves, descending only
  *    where ids differ, and hand libgit2 the changed paths as an exact
@@ -16,8 +16,14 @@
  *    bases libgit2's base cache has long dropped: the object store
  *    (git_pack.c) sits in front of libgit2's own backends;
  *  - every object read is re-hashed (GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION);
- *    git log does not do that either, so it is switched off.
- * The last is a process-wide setting (it only saves work, for every
+ *    git log does not do that either, so it is switched off;
+ *  - a commit without both a deleted and an added file cannot have a
+ *    rename, so it is diffed blob by blob (git_patch_from_blobs, the same
+ *    options and diff driver) without the tree diff's second walk and
+ *    rename scoring (add_blob_diffs); SS_GIT_DIFF=libgit2 in the
+ *    environment sends every commit through the tree diff (tests compare
+ *    the two).
+ * The third is a process-wide setting (it only saves work, for every
  * libgit2 user).
  *
  * Memory: libgit2's object cache (256 MiB by default, process-wide)
@@ -94,6 +100,7 @@ struct git_source {
 	ss_git_store *store;  /* shared by every repository handle; may be NULL */
 	char *path;
 	int with_diff;
+	int blob_diffs;      /* diff blob pairs without a tree diff when possible */
 	size_t max_lines;
 	ss_source_stats *stats;
 
@@ -115,10 +122,21 @@ struct git_source {
 	struct slot slots[GIT_QUEUE];
 };
 
-/* Paths that differ between two trees (a growable array of malloc'd strings). */
+/* One changed path's two sides (mode 0: the side is absent). */
+struct change {
+	git_oid old_id, new_id;
+	uint32_t old_mode, new_mode;
+};
+
+/*
+ * Paths that differ between two trees (a growable array of malloc'd
+ * strings, the pathspec handed to libgit2), with each one's sides.
+ */
 struct changes {
 	char **paths;
-	size_t n, cap;
+	struct change *sides;  /* parallel to paths */
+	size_t n, cap, sides_cap;
+	size_t added, deleted;  /* paths with only a new, only an old side */
 	char prefix[4096];
 	size_t plen;
 };
@@ -205,13 +223,28 @@ static int set_person(ss_person *p, ss_arena *a, const git_signature *sig, const
 	return p->name && p->email ? 0 : SS_ENOMEM;
 }
 
-static int changes_add(struct changes *ch, const char *name)
+static int changes_add(struct changes *ch, const git_tree_entry *ea, const git_tree_entry *eb)
 {
+	const char *name = git_tree_entry_name(ea ? ea : eb);
 	size_t len = strlen(name);
+	struct change *sd;
 	char *path;
 
-	if (SS_GROW(ch->paths, ch->n + 1, ch->cap))
+	if (SS_GROW(ch->paths, ch->n + 1, ch->cap) ||
+	    SS_GROW(ch->sides, ch->n + 1, ch->sides_cap))
 		return SS_ENOMEM;
+	sd = &ch->sides[ch->n];
+	memset(sd, 0, sizeof(*sd));
+	if (ea) {
+		git_oid_cpy(&sd->old_id, git_tree_entry_id(ea));
+		sd->old_mode = (uint32_t)git_tree_entry_filemode(ea);
+	}
+	if (eb) {
+		git_oid_cpy(&sd->new_id, git_tree_entry_id(eb));
+		sd->new_mode = (uint32_t)git_tree_entry_filemode(eb);
+	}
+	ch->added += !ea;
+	ch->deleted += !eb;
 	if (!(path = malloc(ch->plen + len + 1)))
 		return SS_ENOMEM;
 	memcpy(path, ch->prefix, ch->plen);
@@ -227,6 +260,7 @@ static void changes_clear(struct changes *ch)
 	for (i = 0; i < ch->n; i++)
 		free(ch->paths[i]);
 	free(ch->paths);
+	free(ch->sides);
 	memset(ch, 0, sizeof(*ch));
 }
 
@@ -304,15 +338,88 @@ static int tree_changes(struct changes *ch, git_repository *repo, git_tree *a, g
 		if (ta || tb)
 			err = subtree_changes(ch, repo, ea, eb);
 		else
-			err = changes_add(ch, git_tree_entry_name(ea ? ea : eb));
+			err = changes_add(ch, ea, eb);
 		ch->prefix[ch->plen] = '\0';
 	}
 	return err;
 }
 
-/* root: diff against the empty tree whatever the parents (a grafted commit). */
+/* A regular file, executable or not: what a blob patch can stand for. */
+static int plain_file(uint32_t mode)
+{
+	return mode == GIT_FILEMODE_BLOB || mode == GIT_FILEMODE_BLOB_EXECUTABLE;
+}
+
+/*
+ * Can the changed paths be diffed blob by blob, giving what the tree diff
+ * with rename detection gives?  Rename detection pairs a deleted path
+ * with an added one, so a commit that has not both cannot have a rename;
+ * a blob patch knows no modes, so every path must be a regular file on
+ * each side it has, with the same mode on both (no mode change, no
+ * symlink, no submodule, no type change: a type change is a deletion and
+ * an addition here).
+ */
+static int blob_diffable(const struct changes *ch)
+{
+	size_t i;
+
+	if (ch->added && ch->deleted)
+		return 0;
+	for (i = 0; i < ch->n; i++) {
+		const struct change *sd = &ch->sides[i];
+
+		if ((sd->old_mode && !plain_file(sd->old_mode)) ||
+		    (sd->new_mode && !plain_file(sd->new_mode)) ||
+		    (sd->old_mode && sd->new_mode && sd->old_mode != sd->new_mode))
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * The patches of ch's paths built blob by blob, in the order of the tree
+ * walk (git's path order, which is the order of the tree diff's deltas).
+ * dopts are the tree diff's options: the same context, flags and
+ * diff driver (attributes, binary detection, hunk header functions) per
+ * path.
+ */
+static int add_blob_diffs(ss_commit *c, git_repository *repo, const struct changes *ch,
+			  const git_diff_options *dopts, size_t max_lines)
+{
+	size_t i, budget = max_lines;
+	int err = 0;
+
+	for (i = 0; i < ch->n && !err; i++) {
+		const struct change *sd = &ch->sides[i];
+		git_blob *ob = NULL, *nb = NULL;
+		git_patch *patch = NULL;
+		ss_file_status status = !sd->old_mode ? SS_FILE_ADDED :
+			!sd->new_mode ? SS_FILE_DELETED : SS_FILE_MODIFIED;
+
+		if ((sd->old_mode && git_blob_lookup(&ob, repo, &sd->old_id) < 0) ||
+		    (sd->new_mode && git_blob_lookup(&nb, repo, &sd->new_id) < 0) ||
+		    git_patch_from_blobs(&patch, ob, ch->paths[i], nb, ch->paths[i], dopts) < 0)
+			err = ss_error_set("cannot diff '%s' of commit %s in '%s': %s", ch->paths[i],
+					   c->id, c->source, ss_git_error());
+		else
+			err = ss_commit_add_blob_patch(c, patch, status, sd->old_mode, sd->new_mode,
+						       max_lines ? &budget : NULL);
+		git_patch_free(patch);
+		git_blob_free(ob);
+		git_blob_free(nb);
+	}
+	return err;
+}
+
+/*
+ * root: diff against the empty tree whatever the parents (a grafted commit).
+ * blob_diffs: when blob_diffable(), diff the changed blobs directly
+ * (add_blob_diffs) instead of through git_diff_tree_to_tree and
+ * git_diff_find_similar, which walk both trees again, down the changed
+ * paths, and score every deleted file against every added one.
+ */
 static int add_diff(ss_commit *c, git_repository *repo, git_commit *commit, int root,
-		    size_t max_lines)
+		    int blob_diffs, size_t max_lines)
 {
 	git_diff_options dopts;
 	git_diff_find_options fopts;
@@ -346,6 +453,10 @@ static int add_diff(ss_commit *c, git_repository *repo, git_commit *commit, int 
 	 * read from the repository has the diff, and the patch id, it has in
 	 * mail (without it 122 of 951 DPDK v21.11..v22.03 patch ids differed) */
 	dopts.flags |= GIT_DIFF_DISABLE_PATHSPEC_MATCH | GIT_DIFF_INDENT_HEURISTIC;
+	if (blob_diffs && blob_diffable(&ch)) {
+		err = add_blob_diffs(c, repo, &ch, &dopts, max_lines);
+		goto free_trees;
+	}
 	dopts.pathspec.strings = ch.paths;
 	dopts.pathspec.count = ch.n;
 	fopts.flags = GIT_DIFF_FIND_RENAMES;
@@ -414,7 +525,7 @@ static int read_commit(ss_commit **out, int *merge, git_repository *repo,
 	if (err < 0)
 		goto free_commit;
 	if (src->with_diff)
-		err = add_diff(c, repo, commit, root, src->max_lines);
+		err = add_diff(c, repo, commit, root, src->blob_diffs, src->max_lines);
 	/* a damaged object spoils this commit, not the ones after it */
 	if (err < 0 && err != SS_ENOMEM) {
 		char why[1024];
@@ -590,6 +701,14 @@ static void git_source_free(void *impl)
 #endif
 }
 
+/* SS_GIT_DIFF=libgit2: every commit through libgit2's tree diff (see add_diff). */
+static int blob_diffs_wanted(void)
+{
+	const char *env = getenv("SS_GIT_DIFF");
+
+	return !(env && !strcmp(env, "libgit2"));
+}
+
 static size_t cache_size(void)
 {
 	const char *env = getenv("SS_GIT_CACHE_KIB");
@@ -671,6 +790,7 @@ int ss_git_open(void **out, ss_source_ops *ops, const char *repo,
 	}
 	ss_git_object_cache_hold(1);
 	src->with_diff = opts->with_diff;
+	src->blob_diffs = blob_diffs_wanted();
 	src->max_lines = opts->max_lines;
 	src->stats = stats;
 	if ((err = ss_git_repo_open(&src->repo, repo)) < 0)
