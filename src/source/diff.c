@@ -166,6 +166,18 @@ static int reserve_files(ss_commit *c, size_t n)
 	return 0;
 }
 
+/* The file filled at c->files[c->nfiles] counts: in the list and, unless
+ * binary, in the commit's line totals. */
+static void file_done(ss_commit *c)
+{
+	const ss_file *f = &c->files[c->nfiles++];
+
+	if (!f->binary) {
+		c->added += f->added;
+		c->removed += f->removed;
+	}
+}
+
 int ss_commit_add_blob_patch(ss_commit *c, git_patch *patch, ss_file_status status,
 			     uint32_t old_mode, uint32_t new_mode, size_t *budget)
 {
@@ -186,11 +198,7 @@ int ss_commit_add_blob_patch(ss_commit *c, git_patch *patch, ss_file_status stat
 		f->old_path = NULL;
 	if (status == SS_FILE_DELETED)
 		f->new_path = NULL;
-	c->nfiles++;
-	if (!f->binary) {
-		c->added += f->added;
-		c->removed += f->removed;
-	}
+	file_done(c);
 	return 0;
 }
 
@@ -215,11 +223,7 @@ int ss_commit_add_diff(ss_commit *c, git_diff *diff, size_t max_lines)
 		git_patch_free(patch);
 		if (rc)
 			return rc;
-		c->nfiles++;
-		if (!f->binary) {
-			c->added += f->added;
-			c->removed += f->removed;
-		}
+		file_done(c);
 	}
 	return 0;
 }

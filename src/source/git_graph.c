@@ -17,7 +17,6 @@
  * of node indexes by id, and the list cells and queues of the walk, all
  * indexes; commit objects are parsed where they lie and freed at once.
  */
-#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +27,9 @@
 
 #include "source/git.h"
 #include "source/git_graph.h"
+#include "source/git_impl.h"
 #include "util/error.h"
+#include "util/hexid.h"
 #include "util/grow.h"
 
 #define SLOP 5        /* libgit2's: uninteresting commits looked at past the last interesting one */
@@ -77,7 +78,7 @@ struct ss_git_graph {
 	uint32_t *stack;     /* mark_uninteresting()'s */
 	size_t capstack;
 	uint64_t key;        /* id_hash()'s */
-	unsigned char (*grafted)[GIT_OID_RAWSZ];  /* a shallow clone's, sorted */
+	git_oid *grafted;    /* a shallow clone's (ss_git_shallow_ids), sorted */
 	size_t ngrafted;
 };
 
@@ -152,45 +153,6 @@ static uint32_t node_of(ss_git_graph *g, const unsigned char *id)
 	return (uint32_t)g->n - 1;
 }
 
-static int cmp_id(const void *a, const void *b)
-{
-	return memcmp(a, b, GIT_OID_RAWSZ);
-}
-
-/*
- * A shallow clone's grafted commits (the ids of <commondir>/shallow): the
- * walk takes them as root commits, as git log does, and so never asks
- * for their absent parents.  Lines that are no id are ignored.
- */
-static int load_shallow(ss_git_graph *g, git_repository *repo)
-{
-	char file[4352], line[128];
-	size_t cap = 0;
-	git_oid oid;
-	FILE *f;
-	int rc = 0;
-
-	if (git_repository_is_shallow(repo) != 1)
-		return 0;
-	snprintf(file, sizeof(file), "%sshallow", git_repository_commondir(repo));
-	if (!(f = fopen(file, "r")))
-		return ss_error_set("cannot walk history of '%s': cannot read '%s': %s", g->path, file,
-				    strerror(errno));
-	while (fgets(line, sizeof(line), f)) {
-		if (git_oid_fromstrn(&oid, line, GIT_OID_HEXSZ) < 0)
-			continue;
-		if (SS_GROW(g->grafted, g->ngrafted + 1, cap)) {
-			rc = oom(g);
-			break;
-		}
-		memcpy(g->grafted[g->ngrafted++], oid.id, GIT_OID_RAWSZ);
-	}
-	fclose(f);
-	if (g->ngrafted)
-		qsort(g->grafted, g->ngrafted, sizeof(*g->grafted), cmp_id);
-	return rc;
-}
-
 int ss_git_graph_new(ss_git_graph **out, git_repository *repo, const char *path)
 {
 	ss_git_graph *g = calloc(1, sizeof(*g));
@@ -212,7 +174,9 @@ int ss_git_graph_new(ss_git_graph **out, git_repository *repo, const char *path)
 		ss_git_graph_free(g);
 		return err;
 	}
-	if ((err = load_shallow(g, repo)) < 0) {
+	/* a shallow clone's grafted commits are roots, as for git log: their
+	 * absent parents are never asked for */
+	if ((err = ss_git_shallow_ids(&g->grafted, &g->ngrafted, repo, path)) < 0) {
 		ss_git_graph_free(g);
 		return err;
 	}
@@ -294,19 +258,11 @@ static int read_failed(ss_git_graph *g, uint32_t k, uint32_t child, const char *
 /* ------------------------------------------------------------------ */
 /* The commit object's header, as libgit2 1.5's commit parser takes it. */
 
-static int is_hex(const char *p, size_t n)
-{
-	for (; n; n--, p++)
-		if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f') || (*p >= 'A' && *p <= 'F')))
-			return 0;
-	return 1;
-}
-
 /* "<hdr><40 hex digits>\n" at p (libgit2's git_oid__parse()). */
 static int oid_line(const char *p, const char *end, const char *hdr, size_t hl)
 {
 	return (size_t)(end - p) >= hl + GIT_OID_HEXSZ + 1 && !memcmp(p, hdr, hl) &&
-	       p[hl + GIT_OID_HEXSZ] == '\n' && is_hex(p + hl, GIT_OID_HEXSZ);
+	       p[hl + GIT_OID_HEXSZ] == '\n' && ss_hexid_is_full(p + hl, GIT_OID_HEXSZ);
 }
 
 /* git__strntol64() in base 10 over [p, end): white space, a sign, at
@@ -462,7 +418,7 @@ static int parse(ss_git_graph *g, uint32_t k, uint32_t child)
 		goto free_obj;
 	}
 	/* a shallow clone's grafted commit: a root, as for git log */
-	if (g->ngrafted && bsearch(g->nodes[k].id, g->grafted, g->ngrafted, sizeof(*g->grafted), cmp_id))
+	if (ss_git_shallow_grafted_in(g->grafted, g->ngrafted, &oid))
 		c.nparents = 0;
 	if (SS_GROW(g->par, g->npar + c.nparents, g->cappar)) {
 		rc = oom(g);

@@ -74,8 +74,9 @@ struct ss_git_walk_backend;
 /*
  * A shallow clone's boundary: the grafted commits of its shallow file
  * (read as roots, as git log does) and those of their parents that are
- * absent (where the walk stops); both sorted, NULL/0 when not shallow.
- * Must not move once loaded: the walk backend points at it.
+ * absent (revisions naming them are refused); both sorted, NULL/0 when
+ * not shallow.  Must not move once loaded: the boundary's backend points
+ * at it.
  */
 typedef struct ss_git_shallow {
 	git_oid *grafted, *cut;
@@ -83,8 +84,15 @@ typedef struct ss_git_shallow {
 	struct ss_git_walk_backend *backend;  /* owned by the repository's odb */
 } ss_git_shallow;
 
-/* Fill sh (zeroed) for repo and put the walk backend in front of repo's
- * odb; path names repo in messages.  0 or < 0 with message set. */
+/* The grafted commits of a shallow clone (the ids of <commondir>/shallow;
+ * lines that are no id are skipped), sorted, into *ids (malloc'd; NULL and
+ * 0 when repo is not shallow); path names repo in messages.  0 or < 0
+ * with message set.  ss_git_shallow_grafted_in() looks one up. */
+int ss_git_shallow_ids(git_oid **ids, size_t *n, git_repository *repo, const char *path);
+int ss_git_shallow_grafted_in(const git_oid *ids, size_t n, const git_oid *oid);
+
+/* Fill sh (zeroed) for repo and put the boundary's backend in front of
+ * repo's odb; path names repo in messages.  0 or < 0 with message set. */
 int ss_git_shallow_load(ss_git_shallow *sh, git_repository *repo, const char *path);
 /* Free what sh holds (not the backend: repo's odb owns it). */
 void ss_git_shallow_clear(ss_git_shallow *sh);

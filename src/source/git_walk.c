@@ -29,11 +29,13 @@ enum {
 };
 
 /*
- * The walk's own backend, in front of every other on the walking
+ * The shallow boundary's backend, in front of every other on the walking
  * repository only.  It serves the absent parents of a shallow clone's
- * grafted commits as parentless commits (dated 1970, empty tree), which
- * the walk hides: libgit2 1.5 knows no shallow clones and would otherwise
- * fail on the first missing parent where git log stops.
+ * grafted commits as parentless commits (dated 1970, empty tree), so
+ * that libgit2's rev-parse resolves a revision that names one ("HEAD~300"
+ * past the boundary) and beyond_shallow() refuses it as git does, instead
+ * of "not found".  The walk never reads them: it takes the grafted
+ * commits as roots (git_graph.c).
  */
 struct ss_git_walk_backend {
 	git_odb_backend parent;
@@ -185,39 +187,71 @@ static int add_rev(ss_git_graph *walk, git_repository *repo, const ss_git_shallo
 	return err < 0 ? err : ss_git_graph_push(walk, &oid);
 }
 
+/* The ids of <commondir>/shallow (git_impl.h). */
+int ss_git_shallow_ids(git_oid **out, size_t *n, git_repository *repo, const char *rpath)
+{
+	char path[4352], line[128];
+	git_oid oid, *ids = NULL;
+	size_t cap = 0, count = 0;
+	FILE *f;
+	int err = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (git_repository_is_shallow(repo) != 1)
+		return 0;
+	snprintf(path, sizeof(path), "%sshallow", git_repository_commondir(repo));
+	if (!(f = fopen(path, "r")))
+		return ss_error_set("cannot read '%s' of '%s': %s", path, rpath, strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		if (git_oid_fromstrn(&oid, line, GIT_OID_HEXSZ) < 0)
+			continue;
+		if (SS_GROW(ids, count + 1, cap)) {
+			err = ss_error_code(SS_ENOMEM, "out of memory reading '%s'", path);
+			break;
+		}
+		git_oid_cpy(&ids[count++], &oid);
+	}
+	fclose(f);
+	if (err) {
+		free(ids);
+		return err;
+	}
+	if (count)
+		qsort(ids, count, sizeof(*ids), cmp_oid);
+	*out = ids;
+	*n = count;
+	return 0;
+}
+
+int ss_git_shallow_grafted_in(const git_oid *ids, size_t n, const git_oid *oid)
+{
+	return oid_in(ids, n, oid);
+}
+
 /*
- * A shallow clone: read the grafted commits of its shallow file and find
- * which of their parents are absent (sh->cut), then put the walk backend
- * (see struct ss_git_walk_backend) in front of repo's others.  The backend
- * is attached to every repository, shallow or not, for the names of
- * failing objects.
+ * A shallow clone: its grafted commits, which the walk (git_graph.c) and
+ * the diffs (git.c) take as roots, as git log does, and which of their
+ * parents are absent (sh->cut), so that a revision naming one is refused
+ * as git refuses it; the boundary's backend goes in front of repo's odb
+ * for that (see struct ss_git_walk_backend), on every repository, shallow
+ * or not.
  */
 int ss_git_shallow_load(ss_git_shallow *sh, git_repository *repo, const char *rpath)
 {
-	char path[4352], line[128];
 	struct ss_git_walk_backend *b;
 	git_odb *odb = NULL;
 	git_commit *commit;
-	git_oid oid;
-	size_t cap = 0, ccap = 0;
+	size_t ccap = 0, k;
 	unsigned int i, np;
-	FILE *f = NULL;
-	int err = 0;
+	int err;
 
 	if (git_repository_odb(&odb, repo) < 0)
 		return ss_error_set("cannot read objects of '%s': %s", rpath, ss_git_error());
-	snprintf(path, sizeof(path), "%sshallow", git_repository_commondir(repo));
-	if (git_repository_is_shallow(repo) == 1 && !(f = fopen(path, "r"))) {
-		err = ss_error_set("cannot read '%s': %s", path, strerror(errno));
+	if ((err = ss_git_shallow_ids(&sh->grafted, &sh->ngrafted, repo, rpath)) < 0)
 		goto free_odb;
-	}
-	while (f && fgets(line, sizeof(line), f)) {
-		if (git_oid_fromstrn(&oid, line, GIT_OID_HEXSZ) < 0)
-			continue;
-		if (SS_GROW(sh->grafted, sh->ngrafted + 1, cap))
-			goto no_memory;
-		git_oid_cpy(&sh->grafted[sh->ngrafted++], &oid);
-		if (git_commit_lookup(&commit, repo, &oid) < 0)
+	for (k = 0; k < sh->ngrafted; k++) {
+		if (git_commit_lookup(&commit, repo, &sh->grafted[k]) < 0)
 			continue;  /* a grafted commit no revision reaches */
 		np = git_commit_parentcount(commit);
 		for (i = 0; i < np; i++) {
@@ -233,8 +267,6 @@ int ss_git_shallow_load(ss_git_shallow *sh, git_repository *repo, const char *rp
 		}
 		git_commit_free(commit);
 	}
-	if (sh->ngrafted)
-		qsort(sh->grafted, sh->ngrafted, sizeof(*sh->grafted), cmp_oid);
 	if (sh->ncut)
 		qsort(sh->cut, sh->ncut, sizeof(*sh->cut), cmp_oid);
 	if (!(b = calloc(1, sizeof(*b))))
@@ -253,10 +285,8 @@ int ss_git_shallow_load(ss_git_shallow *sh, git_repository *repo, const char *rp
 	sh->backend = b;
 	goto free_odb;
 no_memory:
-	err = ss_error_code(SS_ENOMEM, "out of memory reading '%s'", path);
+	err = ss_error_code(SS_ENOMEM, "out of memory reading the shallow boundary of '%s'", rpath);
 free_odb:
-	if (f)
-		fclose(f);
 	git_odb_free(odb);
 	return err;
 }
@@ -270,7 +300,7 @@ void ss_git_shallow_clear(ss_git_shallow *sh)
 
 int ss_git_shallow_grafted(const ss_git_shallow *sh, const git_oid *oid)
 {
-	return oid_in(sh->grafted, sh->ngrafted, oid);
+	return ss_git_shallow_grafted_in(sh->grafted, sh->ngrafted, oid);
 }
 
 int ss_git_walk(git_oid **out, size_t *n, git_repository *repo, const char *path,
@@ -289,10 +319,6 @@ int ss_git_walk(git_oid **out, size_t *n, git_repository *repo, const char *path
 	}
 	if ((err = ss_git_graph_new(&walk, repo, path)) < 0)
 		return err;
-	/* the shallow boundary: where the walk stops, as git log's does */
-	for (i = 0; i < sh->ncut; i++)
-		if ((err = ss_git_graph_hide(walk, &sh->cut[i])) < 0)
-			goto free_walk;
 	for (i = 0; i < nrevs; i++) {
 		if (!revs[i] || !revs[i][0] || add_rev(walk, repo, sh, revs[i]) < 0) {
 			err = ss_error_code(SS_EINVALID, "bad revision '%s' in '%s': %s",
