@@ -213,6 +213,21 @@ static char *line_of(const char *fmt, ...)
 }
 
 /* Write text as a commit object of repo as it is (malloc'd id). */
+/* A fresh copy of the base repository in the scratch folder, named as
+ * printf would (repo[size] gets its path). */
+static void copy_base(char *repo, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void copy_base(char *repo, size_t size, const char *fmt, ...)
+{
+	char name[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(name, sizeof(name), fmt, ap);
+	va_end(ap);
+	snprintf(repo, size, "%s/%s", test_scratch, name);
+	assert_int_equal(test_run("rm -rf '%s' && cp -r '%s' '%s'", repo, base, repo), 0);
+}
+
 static char *commit_object(const char *repo, const char *text)
 {
 	char *file = test_scratch_path("object");
@@ -338,8 +353,7 @@ static void test_hostile_commits(void **state)
 
 	(void)state;
 	for (i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
-		snprintf(repo, sizeof(repo), "%s/%s", test_scratch, cases[i].name);
-		assert_int_equal(test_run("rm -rf '%s' && cp -r '%s' '%s'", repo, base, repo), 0);
+		copy_base(repo, sizeof(repo), "%s", cases[i].name);
 		main_id = line_of(GIT " -C '%s' rev-parse main", repo);
 		snprintf(text, sizeof(text), cases[i].text, main_id);
 		bad = commit_object(repo, text);
@@ -361,8 +375,7 @@ static void test_parent_not_a_commit(void **state)
 
 	(void)state;
 	for (i = 0; i < 3; i++) {
-		snprintf(repo, sizeof(repo), "%s/parent-%zu", test_scratch, i);
-		assert_int_equal(test_run("rm -rf '%s' && cp -r '%s' '%s'", repo, base, repo), 0);
+		copy_base(repo, sizeof(repo), "parent-%zu", i);
 		main_id = line_of(GIT " -C '%s' rev-parse main", repo);
 		parent = what[i] ? line_of(GIT " -C '%s' rev-parse '%s'", repo, what[i])
 				 : strdup("1234567812345678123456781234567812345678");
@@ -397,8 +410,7 @@ static void test_cycle(void **state)
 	int blen, rlen;
 
 	(void)state;
-	snprintf(repo, sizeof(repo), "%s/cycle", test_scratch);
-	assert_int_equal(test_run("rm -rf '%s' && cp -r '%s' '%s'", repo, base, repo), 0);
+	copy_base(repo, sizeof(repo), "cycle");
 	blen = snprintf(body, sizeof(body), "tree " T40 "\nparent %s\n" AUTH
 			"committer C <c> 1999999999 +0000\n\nloop\n", loop);
 	rlen = snprintf(raw, sizeof(raw), "commit %d", blen);
@@ -428,8 +440,7 @@ static void test_colliding_parents(void **state)
 	double secs;
 
 	(void)state;
-	snprintf(repo, sizeof(repo), "%s/collide", test_scratch);
-	assert_int_equal(test_run("rm -rf '%s' && cp -r '%s' '%s'", repo, base, repo), 0);
+	copy_base(repo, sizeof(repo), "collide");
 	main_id = line_of(GIT " -C '%s' rev-parse main", repo);
 	assert_non_null(text = malloc(cap));
 	len = (size_t)sprintf(text, "tree " T40 "\nparent %s\n", main_id);
@@ -471,8 +482,7 @@ static void test_read_as_git(void **state)
 
 	(void)state;
 	for (i = 0; i < 3; i++) {
-		snprintf(repo, sizeof(repo), "%s/time-%zu", test_scratch, i);
-		assert_int_equal(test_run("rm -rf '%s' && cp -r '%s' '%s'", repo, base, repo), 0);
+		copy_base(repo, sizeof(repo), "time-%zu", i);
 		main_id = line_of(GIT " -C '%s' rev-parse main", repo);
 		snprintf(text, sizeof(text), "tree " T40 "\nparent %s\n" AUTH
 			 "committer C <c> %s +0000\n\nodd time\n", main_id, times[i]);
@@ -496,8 +506,7 @@ static void test_octopus(void **state)
 	char repo[4400], *ours, *theirs, *tip;
 
 	(void)state;
-	snprintf(repo, sizeof(repo), "%s/octopus", test_scratch);
-	assert_int_equal(test_run("rm -rf '%s' && cp -r '%s' '%s'", repo, base, repo), 0);
+	copy_base(repo, sizeof(repo), "octopus");
 	assert_int_equal(test_run(
 		"cd '%s' && mkdir -p .oct && for i in $(seq 1 1500); do "
 		"printf 'tree " T40 "\\n" AUTH "committer C <c> %%d +0000\\n\\nroot %%d\\n' "
