@@ -6,11 +6,10 @@
 # the index (history: the whole mainline) and with --no-index (history:
 # only the range read), scored against the same labels.  Two more rows
 # rank the same range with the index but without that model: "project"
-# lets rank train the project model itself (no --model; it trains on the
-# index's backports of every mainline commit before the range and of the
-# ranked range itself but its newest 90 days, so this row is not held out:
-# docs/scores.md; kept in a scratch --project-model file) and "builtin"
-# scores with the built-in
+# lets rank train the project model itself (no --model; it learns from the
+# index's backports of every mainline commit before the range, not from
+# the ranked range, so this row is held out too: docs/scores.md; kept in a
+# scratch --project-model file) and "builtin" scores with the built-in
 # kernel model (models/default.model).
 #
 # Prints, per run: commits, positives, picks, precision, recall, F1,

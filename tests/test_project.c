@@ -12,6 +12,7 @@
 #include "testutil.h"
 
 #include "models/model.h"
+#include "source/git.h"
 
 /* tests/projrepo.sh, found as test_gitrepo_script() finds its script. */
 static const char *projrepo(void)
@@ -205,8 +206,8 @@ static void test_builtin_warning(void **state)
  * reads them back.  Its rows equal, byte for byte, those of a rank that
  * reads them from git again: with the kept model, with nothing kept
  * (SS_REPLAY_KIB=0, the old path), and past a tiny cap (dropped, read
- * again).  From the index's branches with a range (history before it read
- * too), and from mail with --stable.
+ * again).  From the index's branches with a range (the history before it
+ * learnt from, the range only kept), and from mail with --stable.
  */
 static void test_first_rank_one_read(void **state)
 {
@@ -222,8 +223,9 @@ static void test_first_rank_one_read(void **state)
 					  "--project-model '%s/pm%zu.model' --format tsv >'%s/out' 2>'%s/err'",
 					  runs[i], repo, test_scratch, i, test_scratch, test_scratch), 0);
 		err = test_scratch_read("err");
-		assert_non_null(strstr(err, "rank: trained a linear model for this project on 210 "
-					    "commits (60 in the stable tree"));
+		/* from the history before the range only (test_held_out) */
+		assert_non_null(strstr(err, "rank: trained a linear model for this project on 110 "
+					    "commits (55 in the stable tree"));
 		/* past the cap: said, and read again */
 		assert_int_equal(strstr(err, "more than SS_REPLAY_KIB keeps in memory") != NULL, i == 2);
 		free(err);
@@ -280,6 +282,83 @@ static void test_first_rank_one_read(void **state)
 	free(repo);
 }
 
+/*
+ * With the history before the ranked range known (an index and --rev A..B)
+ * the project model learns from that history alone, so it never scores a
+ * commit it was trained on (a fix the stable tree missed would be taught as
+ * a negative and ranked low); it is used again for a range that starts
+ * after its cut and retrained for one that reaches behind it.  Without
+ * such a history it learns from the ranked commits' settled labels and
+ * says their scores are in-sample.
+ */
+static void test_held_out(void **state)
+{
+	char *repo = test_scratch_path("heldout"), *err, *out, id[41];
+	long long bottom_time;
+	ss_model *m;
+
+	(void)state;
+	assert_int_equal(test_run("sh '%s' '%s' 120", projrepo(), repo), 0);
+	assert_int_equal(test_cli("index --repo '%s'", repo), 0);
+	assert_int_equal(test_run("git -C '%s' log -1 --format=%%at main~100 >'%s/t'", repo,
+				  test_scratch), 0);
+	out = test_scratch_read("t");
+	bottom_time = atoll(out);
+	free(out);
+	assert_true(bottom_time > 0);
+
+	assert_int_equal(test_cli("rank --repo '%s' --rev main~100..main --project-model '%s/h.model' "
+				  "--format tsv", repo, test_scratch), 0);
+	err = test_scratch_read("err");
+	assert_non_null(strstr(err, "on 110 commits (55 in the stable tree, the newest 90 days left "
+				    "out as unsettled) from the history before the ranked ones"));
+	assert_null(strstr(err, "in-sample"));
+	free(err);
+	out = test_scratch_read("out");
+	assert_int_equal(test_count_lines(out), 101);
+	free(out);
+	/* every training commit is older than the range's bottom, whose id is
+	 * the cut kept in the model */
+	assert_int_equal(ss_model_load(&m, test_scratch_path("h.model")), 0);
+	assert_true(ss_model_info_of(m)->last <= bottom_time);
+	assert_int_equal(ss_git_resolve(id, repo, "main~100"), 0);
+	assert_non_null(strstr(ss_model_info_of(m)->source, id));
+	ss_model_free(m);
+
+	/* a later range: the same model */
+	assert_int_equal(test_cli("rank --repo '%s' --rev main~50..main --project-model '%s/h.model' "
+				  "--top 3", repo, test_scratch), 0);
+	err = test_scratch_read("err");
+	assert_non_null(strstr(err, "rank: using the model trained for this project on "));
+	free(err);
+	/* a range reaching behind the cut: retrained (here too little is
+	 * left before it, so the built-in model) */
+	assert_int_equal(test_cli("rank --repo '%s' --rev main~150..main --project-model '%s/h.model' "
+				  "--top 3", repo, test_scratch), 0);
+	err = test_scratch_read("err");
+	assert_non_null(strstr(err, "rank: retraining the project model "));
+	assert_non_null(strstr(err, "which the ranked range does not start after"));
+	assert_non_null(strstr(err, "too few settled commits"));
+	free(err);
+
+	/* no history before the ranked commits: in-sample, said; the next
+	 * run that knows the history retrains */
+	assert_int_equal(test_cli("rank --repo '%s' --project-model '%s/in.model' --top 3", repo,
+				  test_scratch), 0);
+	err = test_scratch_read("err");
+	assert_non_null(strstr(err, "trained a linear model for this project on 210 commits"));
+	assert_non_null(strstr(err, "the 210 settled commits it learnt from are ranked too, so their "
+				    "scores are in-sample"));
+	free(err);
+	assert_int_equal(test_cli("rank --repo '%s' --rev main~100..main --project-model '%s/in.model' "
+				  "--top 3", repo, test_scratch), 0);
+	err = test_scratch_read("err");
+	assert_non_null(strstr(err, "it was trained on the ranked commits' own labels"));
+	assert_non_null(strstr(err, "on 110 commits"));
+	free(err);
+	free(repo);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -287,6 +366,7 @@ int main(void)
 		cmocka_unit_test(test_mbox_beside_stable),
 		cmocka_unit_test(test_builtin_warning),
 		cmocka_unit_test(test_first_rank_one_read),
+		cmocka_unit_test(test_held_out),
 	};
 
 	return cmocka_run_group_tests(tests, test_scratch_setup, test_scratch_teardown);

@@ -5,15 +5,23 @@
  * A model trained on another project reads the wrong signals (the
  * built-in one is the Linux kernel's: on DPDK it finds half of what a
  * DPDK model finds), so when the project's stable tree is known
- * (--stable SOURCE) a linear model is trained from it, in seconds, on the
- * commits of the sources and --history (labelled by the stable tree, the
- * newest SS_PROJECT_SETTLE_DAYS left out as not yet settled), and kept
+ * (--stable SOURCE, or an index with stable branches) a linear model is
+ * trained from it, in seconds, labelled by the stable tree, the commits
+ * younger than SS_PROJECT_SETTLE_DAYS before the newest one read left out
+ * as not yet settled.  It learns from the history before the ranked
+ * commits when that is known (--history, or the index's repository before
+ * the bottoms of --rev A..B), never from the ranked commits themselves,
+ * so that a fix the stable tree missed is not taught as a negative and
+ * then ranked low; only when nothing before them is known does it learn
+ * from their own settled labels, and says so.  It is kept
  * beside the repository's data: <gitdir>/stablesel/project.model (the
  * --repo repository, else the --stable one), or stablesel/project.model
  * in the folder of the --stable file, or where --project-model says.  It
  * is used again while it fits: the same stable source, the same tag
- * masking, and a stable tree that has not grown by more than a release's
- * worth of backports since (the training count times SS_PROJECT_RELEASE_DAYS
+ * masking, a ranked range that starts after the history it learnt from
+ * (its cut, the bottoms' ids, is kept in the model's source), and a
+ * stable tree that has not grown by more than a release's worth of
+ * backports since (the training count times SS_PROJECT_RELEASE_DAYS
  * over the training commits' span in days).  Without --stable, or when the
  * labelled history is too small to learn from, the built-in model is used
  * and stderr says it was trained on another project.
@@ -176,10 +184,83 @@ static const char *stale(char *why, size_t size, const ss_model *m, const char *
 	return why;
 }
 
+/*
+ * The history before the ranked commits, when there is one: --history, or
+ * with the index, the repository before the ranked range's bottoms (A of
+ * A..B).  The model then learns from it alone and never scores a commit it
+ * was trained on: a fix the stable tree missed would otherwise be taught
+ * as "not backported" and ranked low, which is what ranking is there to
+ * find.  *hsrc is set; 1 with such a history, else 0 (the model learns
+ * from the ranked commits' settled labels).
+ */
+static int history_before(const cli_ranking *k, const cli_source_args *src, int nspecs,
+			  cli_source_args *hsrc)
+{
+	cli_history_source(hsrc, &k->hist_args, src);
+	if (k->hist_args.n)
+		return 1;
+	return k->index_path && !nspecs && src->repo &&
+	       (hsrc->opts.revs[0] != src->opts.revs[0] || hsrc->opts.nrevs != src->opts.nrevs);
+}
+
+/* The cut of a held-out model trained from the index's repository: " before
+ * <id>" for each bottom of hsrc, appended to sb (the model's source). */
+#define SS_PROJECT_CUT " before "
+
+static void add_cut(ss_strbuf *sb, const cli_source_args *hsrc)
+{
+	char id[41];
+	size_t i;
+
+	for (i = 0; i < hsrc->opts.nrevs; i++) {
+		if (ss_git_resolve(id, hsrc->repo, hsrc->opts.revs[i]))
+			die("%s", ss_error_last());
+		ss_strbuf_addf(sb, SS_PROJECT_CUT "%s", id);
+	}
+}
+
+/* Why a kept model may have been trained on commits this ranking scores
+ * (why[size]), or NULL.  A cut c is behind the ranked range when some
+ * bottom b holds it in its history: then nothing in b..top is c's. */
+static const char *trained_on_ranked(char *why, size_t size, const ss_model *m,
+				     const cli_source_args *src, const cli_source_args *hsrc,
+				     int held_out)
+{
+	const char *cut = strstr(ss_model_info_of(m)->source, SS_PROJECT_CUT);
+	char id[41], bottom[41];
+	size_t i;
+
+	if (!held_out || !src->repo || !hsrc->opts.nrevs)
+		return NULL;
+	if (!cut) {
+		snprintf(why, size, "it was trained on the ranked commits' own labels, and the "
+			 "history before them is known now");
+		return why;
+	}
+	for (; cut; cut = strstr(cut + 1, SS_PROJECT_CUT)) {
+		int yes = 0;
+
+		snprintf(id, sizeof(id), "%.40s", cut + strlen(SS_PROJECT_CUT));
+		for (i = 0; i < hsrc->opts.nrevs && !yes; i++)
+			if (ss_git_resolve(bottom, hsrc->repo, hsrc->opts.revs[i]) ||
+			    ss_git_contains(&yes, hsrc->repo, bottom, id))
+				yes = 0;
+		if (!yes) {
+			ss_error_clear();
+			snprintf(why, size, "it was trained on the history before %.12s, which the "
+				 "ranked range does not start after", id);
+			return why;
+		}
+	}
+	return NULL;
+}
+
 struct examples {
 	ss_split_sink sink;
 	const char *what;
 	size_t n;
+	int train;          /* add to the training set (else only kept) */
+	int64_t newest;     /* the newest author time read, ranked commits too */
 	ss_replay *keep;    /* the sources' commits kept for the ranking, or NULL */
 };
 
@@ -188,8 +269,14 @@ static int add_example(ss_commit *c, void *data)
 	struct examples *e = data;
 
 	progress(e->what, ++e->n, 0);
+	if (c->author.time > e->newest)
+		e->newest = c->author.time;
 	if (e->keep && ss_replay_add(e->keep, c))
 		die("%s", ss_error_last());
+	if (!e->train) {
+		ss_commit_free(c);
+		return 0;
+	}
 	return ss_split_add(c, &e->sink);
 }
 
@@ -229,13 +316,15 @@ static ss_model *train(cli_ranking *k, cli_source_args *src, const char *const *
 {
 	ss_feat_options fo = SS_FEAT_OPTIONS_INIT;
 	ss_train_options o = SS_TRAIN_OPTIONS_INIT;
+	ss_strbuf source = SS_STRBUF_INIT;
+	cli_source_args hsrc;
 	struct examples e;
 	ss_labels *labels = NULL;
 	ss_dataset *d = NULL;
 	ss_model *m = NULL;
 	size_t *idx = NULL, n, npos = 0, i;
 	double t0 = ss_now();
-	int a;
+	int a, held_out;
 
 	if (ss_labels_from_backports(&labels, k->label, labels_name) || ss_dataset_new(&d, &fo) ||
 	    ss_model_prepare_dataset(SS_MODEL_LINEAR, d))
@@ -244,23 +333,19 @@ static ss_model *train(cli_ranking *k, cli_source_args *src, const char *const *
 	memset(&e, 0, sizeof(e));
 	e.sink.d = d;
 	e.sink.labels = labels;
+	e.train = 1;
 	e.what = "reading commits to train the project model";
-	if (k->hist_args.n) {
-		cli_source_args hsrc;
-
-		cli_history_source(&hsrc, &k->hist_args, src);
-		cli_for_each_commit(&hsrc, k->hist_args.specs, (int)k->hist_args.n, add_example, &e);
-	} else if (k->index_path && !nspecs && src->repo) {
-		/* with the index's branches, the repository's past is labelled
-		 * too: train on everything before the ranked range as well */
-		cli_source_args hsrc;
-
-		cli_history_source(&hsrc, &k->hist_args, src);
-		if (hsrc.opts.revs[0] != src->opts.revs[0] || hsrc.opts.nrevs != src->opts.nrevs)
-			cli_for_each_commit(&hsrc, NULL, 0, add_example, &e);
-	}
+	held_out = history_before(k, src, nspecs, &hsrc);
+	if (held_out)
+		cli_for_each_commit(&hsrc, k->hist_args.n ? k->hist_args.specs : NULL,
+				    (int)k->hist_args.n, add_example, &e);
 	if (!e.sink.rc) {
+		/* held out, the ranked commits are read for their newest
+		 * time (what the labels have had time to settle against) and
+		 * kept for the ranking, not learnt from */
 		e.keep = k->replay = replay_new(specs, nspecs);
+		e.train = !held_out;
+		e.what = held_out ? "reading the commits to rank" : e.what;
 		cli_for_each_commit(src, specs, nspecs, add_example, &e);
 		e.keep = NULL;
 		if (k->replay && ss_replay_dropped(k->replay)) {
@@ -275,7 +360,7 @@ static ss_model *train(cli_ranking *k, cli_source_args *src, const char *const *
 		die("cannot featurize commits: %s", ss_error_last());
 	if (ss_split_part(&idx, &n, d, 0))
 		die("%s", ss_error_last());
-	ss_split_settle(idx, &n, d, SS_PROJECT_SETTLE_DAYS, 0);
+	ss_split_settle(idx, &n, d, SS_PROJECT_SETTLE_DAYS, e.newest);
 	for (i = 0; i < n; i++)
 		npos += ss_dataset_example(d, idx[i])->label;
 	if (n < SS_PROJECT_MIN_COMMITS || npos < SS_PROJECT_MIN_POSITIVE) {
@@ -289,29 +374,34 @@ static ss_model *train(cli_ranking *k, cli_source_args *src, const char *const *
 	}
 	if (ss_model_train(&m, SS_MODEL_LINEAR, d, idx, n, &o))
 		die("cannot train the project model: %s", ss_error_last());
+	for (a = 0; a < (int)k->hist_args.n; a++)
+		ss_strbuf_addf(&source, "%s%s", source.len ? " " : "", k->hist_args.specs[a]);
+	if (!held_out)
+		for (a = 0; a < nspecs; a++)
+			ss_strbuf_addf(&source, "%s%s", source.len ? " " : "", specs[a]);
+	if (!nspecs && src->repo) {
+		ss_strbuf_addf(&source, "%sgit:%s", source.len ? " " : "", src->repo);
+		if (held_out && !k->hist_args.n)
+			add_cut(&source, &hsrc);
+	}
 	{
 		ss_model_info *in = ss_model_get_info(m);
-		size_t used = 0;
 
-		in->source[0] = '\0';
-		for (a = 0; a < (int)k->hist_args.n && used < sizeof(in->source); a++)
-			used += (size_t)snprintf(in->source + used, sizeof(in->source) - used, "%s%s",
-						 used ? " " : "", k->hist_args.specs[a]);
-		for (a = 0; a < nspecs && used < sizeof(in->source); a++)
-			used += (size_t)snprintf(in->source + used, sizeof(in->source) - used, "%s%s",
-						 used ? " " : "", specs[a]);
-		if (!nspecs && src->repo && used < sizeof(in->source))
-			snprintf(in->source + used, sizeof(in->source) - used, "%sgit:%s", used ? " " : "",
-				 src->repo);
+		snprintf(in->source, sizeof(in->source), "%s", source.buf ? source.buf : "");
 		snprintf(in->labels, sizeof(in->labels), "%s", labels_name);
 		in->masked = (uint32_t)src->opts.mask_stable_tags;
 		in->nlabelled = nlabelled;
 	}
 	say(k, "trained a linear model for this project on %zu commits (%zu in the stable tree, the "
-	    "newest %d days left out as unsettled) in %.1fs", n, npos, SS_PROJECT_SETTLE_DAYS,
-	    ss_now() - t0);
+	    "newest %d days left out as unsettled)%s in %.1fs", n, npos, SS_PROJECT_SETTLE_DAYS,
+	    held_out ? " from the history before the ranked ones" : "", ss_now() - t0);
+	if (!held_out)
+		say(k, "the %zu settled commits it learnt from are ranked too, so their scores are "
+		    "in-sample; name the history before them (--history, or an index and --rev A..B) "
+		    "to keep them out", n);
 
 free_all:
+	ss_strbuf_release(&source);
 	free(idx);
 	ss_dataset_free(d);
 	ss_labels_free(labels);
@@ -348,8 +438,13 @@ void cli_ranking_model(cli_ranking *k, cli_source_args *src, const char *const *
 	path = model_path(k, src);
 	rc = ss_model_load(&m, path);
 	if (rc == 0) {
+		cli_source_args hsrc;
+		int held_out = history_before(k, src, nspecs, &hsrc);
+
 		reason = stale(why, sizeof(why), m, labels_name, nlabelled,
 			       src->opts.mask_stable_tags);
+		if (!reason)
+			reason = trained_on_ranked(why, sizeof(why), m, src, &hsrc, held_out);
 		if (!reason) {
 			ss_format_date(date, ss_model_info_of(m)->trained_at);
 			say(k, "using the model trained for this project on %s (%llu commits, labels from "

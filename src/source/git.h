@@ -74,6 +74,14 @@ const char *ss_git_branch_local(const char *name);
 int ss_git_resolve(char out[41], const char *repo, const char *rev);
 
 /*
+ * Whether the history of the commit top (a full id) in the repository at
+ * repo holds the commit id (a full id): *yes = 1 when id is top or one of
+ * its ancestors, else 0.  0; < 0 with a message when either is not a
+ * commit there.
+ */
+int ss_git_contains(int *yes, const char *repo, const char *top, const char *id);
+
+/*
  * Where the repository at repo keeps its data (its git directory, with a
  * trailing slash; *gitdir malloc'd) and the short name of HEAD's branch
  * (*head malloc'd; "HEAD" when detached).  Either may be NULL.  0 or < 0

@@ -125,6 +125,37 @@ free_repo:
 	return err;
 }
 
+int ss_git_contains(int *yes, const char *repo, const char *top, const char *id)
+{
+	git_repository *r = NULL;
+	git_oid t, i;
+	int err;
+
+	*yes = 0;
+	if (git_oid_fromstr(&t, top) < 0 || git_oid_fromstr(&i, id) < 0)
+		return ss_error_set("'%s' or '%s' is not a full commit id", top, id);
+	if (git_libgit2_init() < 0)
+		return ss_error_set("cannot initialise libgit2: %s", ss_git_error());
+	if ((err = ss_git_repo_open(&r, repo)) < 0)
+		goto free_repo;
+	if (git_oid_equal(&t, &i)) {
+		*yes = 1;
+	} else {
+		err = git_graph_descendant_of(r, &t, &i);
+		if (err < 0) {
+			err = ss_error_set("cannot tell whether %s is in the history of %s in '%s': %s",
+					   id, top, repo, ss_git_error());
+			goto free_repo;
+		}
+		*yes = err;
+	}
+	err = 0;
+free_repo:
+	git_repository_free(r);
+	git_libgit2_shutdown();
+	return err;
+}
+
 int ss_git_locate(char **gitdir, char **head, const char *repo)
 {
 	git_repository *r = NULL;
