@@ -2,7 +2,9 @@
  * test_project.c - the model "rank" and "report" use without --model
  * (cmd/project_model.c): trained from the --stable tree on first use and
  * kept beside the repository's data, reused while the stable tree has not
- * grown by a release, retrained when it has or when the labels change; the
+ * grown by a release, retrained when it has or when the labels change;
+ * learning from the history before the ranked commits, never from them,
+ * whenever that history is known (test_held_out); the
  * built-in model, with a warning that it comes from another project, when
  * nothing is known.  The project is tests/projrepo.sh's, in a scratch
  * folder.
@@ -224,8 +226,8 @@ static void test_first_rank_one_read(void **state)
 					  runs[i], repo, test_scratch, i, test_scratch, test_scratch), 0);
 		err = test_scratch_read("err");
 		/* from the history before the range only (test_held_out) */
-		assert_non_null(strstr(err, "rank: trained a linear model for this project on 110 "
-					    "commits (55 in the stable tree"));
+		assert_non_null(strstr(err, "rank: trained a linear model for this project on 140 "
+					    "commits (60 in the stable tree"));
 		/* past the cap: said, and read again */
 		assert_int_equal(strstr(err, "more than SS_REPLAY_KIB keeps in memory") != NULL, i == 2);
 		free(err);
@@ -295,6 +297,7 @@ static void test_held_out(void **state)
 {
 	char *repo = test_scratch_path("heldout"), *err, *out, id[41];
 	long long bottom_time;
+	size_t nranked;
 	ss_model *m;
 
 	(void)state;
@@ -310,7 +313,9 @@ static void test_held_out(void **state)
 	assert_int_equal(test_cli("rank --repo '%s' --rev main~100..main --project-model '%s/h.model' "
 				  "--format tsv", repo, test_scratch), 0);
 	err = test_scratch_read("err");
-	assert_non_null(strstr(err, "on 110 commits (55 in the stable tree, the newest 90 days left "
+	/* the 140 commits before main~100, all settled against the newest
+	 * commit read (main's), ranked ones included */
+	assert_non_null(strstr(err, "on 140 commits (60 in the stable tree, the newest 90 days left "
 				    "out as unsettled) from the history before the ranked ones"));
 	assert_null(strstr(err, "in-sample"));
 	free(err);
@@ -353,9 +358,57 @@ static void test_held_out(void **state)
 	assert_int_equal(test_cli("rank --repo '%s' --rev main~100..main --project-model '%s/in.model' "
 				  "--top 3", repo, test_scratch), 0);
 	err = test_scratch_read("err");
-	assert_non_null(strstr(err, "it was trained on the ranked commits' own labels"));
-	assert_non_null(strstr(err, "on 110 commits"));
+	assert_non_null(strstr(err, "it learnt from commits this ranking scores, and the history "
+				    "before them is known now"));
+	assert_non_null(strstr(err, "on 140 commits"));
 	free(err);
+
+	/* mail with --since: the commits authored before it are history only,
+	 * and the model learns from them alone; a later --since keeps it, an
+	 * earlier one retrains */
+	assert_int_equal(test_run("mkdir -p '%s/hmail' && cd '%s' && "
+				  "git format-patch -q --stdout --root main > ../hmail/main.mbox && "
+				  "git format-patch -q --stdout main..stable-1.y > ../hmail/stable.mbox && "
+				  "git log -1 --format=%%ad --date=short main~100 >'%s/since'",
+				  test_scratch, repo, test_scratch), 0);
+	out = test_scratch_read("since");
+	out[strcspn(out, "\n")] = '\0';
+	assert_int_equal(test_cli("rank '%s/hmail/main.mbox' --stable '%s/hmail/stable.mbox' --since %s "
+				  "--project-model '%s/s.model' --format tsv", test_scratch, test_scratch,
+				  out, test_scratch), 0);
+	err = test_scratch_read("err");
+	assert_non_null(strstr(err, "from the history before the ranked ones"));
+	assert_null(strstr(err, "in-sample"));
+	free(err);
+	/* every commit authored from that day is ranked, no other */
+	assert_int_equal(test_run("git -C '%s' log --format=%%at main | awk '$1 >= %lld' | wc -l "
+				  ">'%s/nranked'", repo, bottom_time, test_scratch), 0);
+	err = test_scratch_read("nranked");
+	nranked = (size_t)atoll(err);
+	free(err);
+	err = test_scratch_read("out");
+	assert_true(nranked >= 100);
+	assert_int_equal(test_count_lines(err), nranked + 1);
+	free(err);
+	/* main~100 is authored at midnight: the day it starts is its time */
+	assert_int_equal(ss_model_load(&m, test_scratch_path("s.model")), 0);
+	assert_true(ss_model_info_of(m)->last < bottom_time);
+	assert_true(ss_model_info_of(m)->n > 100);
+	ss_model_free(m);
+	assert_int_equal(test_cli("rank '%s/hmail/main.mbox' --stable '%s/hmail/stable.mbox' "
+				  "--since 2021-12-01 --project-model '%s/s.model' --top 2", test_scratch,
+				  test_scratch, test_scratch), 0);
+	err = test_scratch_read("err");
+	assert_non_null(strstr(err, "rank: using the model trained for this project on "));
+	free(err);
+	assert_int_equal(test_cli("rank '%s/hmail/main.mbox' --stable '%s/hmail/stable.mbox' "
+				  "--since 2020-09-27 --project-model '%s/s.model' --top 2", test_scratch,
+				  test_scratch, test_scratch), 0);
+	err = test_scratch_read("err");
+	assert_non_null(strstr(err, "it learnt from the commits authored before "));
+	assert_non_null(strstr(err, ", and --since is earlier"));
+	free(err);
+	free(out);
 	free(repo);
 }
 

@@ -9,8 +9,9 @@
  * trained from it, in seconds, labelled by the stable tree, the commits
  * younger than SS_PROJECT_SETTLE_DAYS before the newest one read left out
  * as not yet settled.  It learns from the history before the ranked
- * commits when that is known (--history, or the index's repository before
- * the bottoms of --rev A..B), never from the ranked commits themselves,
+ * commits when that is known (--history; the index's repository before
+ * the bottoms of --rev A..B; the commits read but authored before
+ * --since), never from the ranked commits themselves,
  * so that a fix the stable tree missed is not taught as a negative and
  * then ranked low; only when nothing before them is known does it learn
  * from their own settled labels, and says so.  It is kept
@@ -19,7 +20,8 @@
  * in the folder of the --stable file, or where --project-model says.  It
  * is used again while it fits: the same stable source, the same tag
  * masking, a ranked range that starts after the history it learnt from
- * (its cut, the bottoms' ids, is kept in the model's source), and a
+ * (its cut, the bottoms' ids or the --since time, is kept in the model's
+ * source), and a
  * stable tree that has not grown by more than a release's worth of
  * backports since (the training count times SS_PROJECT_RELEASE_DAYS
  * over the training commits' span in days).  Without --stable, or when the
@@ -185,56 +187,87 @@ static const char *stale(char *why, size_t size, const ss_model *m, const char *
 }
 
 /*
- * The history before the ranked commits, when there is one: --history, or
- * with the index, the repository before the ranked range's bottoms (A of
- * A..B).  The model then learns from it alone and never scores a commit it
- * was trained on: a fix the stable tree missed would otherwise be taught
- * as "not backported" and ranked low, which is what ranking is there to
- * find.  *hsrc is set; 1 with such a history, else 0 (the model learns
- * from the ranked commits' settled labels).
+ * What the model learns from, so that it never scores a commit it was
+ * trained on (a fix the stable tree missed would otherwise be taught as
+ * "not backported" and ranked low, which is what ranking is there to
+ * find): the history before the ranked commits when one is known, else
+ * the ranked commits' own settled labels.
  */
-static int history_before(const cli_ranking *k, const cli_source_args *src, int nspecs,
-			  cli_source_args *hsrc)
+enum held {
+	HELD_NONE,    /* the ranked commits themselves (in-sample, said) */
+	HELD_HISTORY, /* --history */
+	HELD_RANGE,   /* with the index, the repository before the bottoms (A)
+		       * of --rev A..B; their ids are the model's cut */
+	HELD_SINCE    /* the commits read but authored before --since, which
+		       * rank reads as history only; that time is the cut */
+};
+
+/* Which, with *hsrc set to the history's source (HELD_HISTORY, HELD_RANGE). */
+static enum held history_before(const cli_ranking *k, const cli_source_args *src, int nspecs,
+				cli_source_args *hsrc)
 {
 	cli_history_source(hsrc, &k->hist_args, src);
 	if (k->hist_args.n)
-		return 1;
-	return k->index_path && !nspecs && src->repo &&
-	       (hsrc->opts.revs[0] != src->opts.revs[0] || hsrc->opts.nrevs != src->opts.nrevs);
+		return HELD_HISTORY;
+	if (k->index_path && !nspecs && src->repo &&
+	    (hsrc->opts.revs[0] != src->opts.revs[0] || hsrc->opts.nrevs != src->opts.nrevs))
+		return HELD_RANGE;
+	return k->since ? HELD_SINCE : HELD_NONE;
 }
 
-/* The cut of a held-out model trained from the index's repository: " before
- * <id>" for each bottom of hsrc, appended to sb (the model's source). */
+/* The cut, appended to the model's source: " before <id>" for each bottom
+ * of hsrc (HELD_RANGE), or " authored before <seconds>" (HELD_SINCE). */
 #define SS_PROJECT_CUT " before "
+#define SS_PROJECT_SINCE " authored before "
 
-static void add_cut(ss_strbuf *sb, const cli_source_args *hsrc)
+static void add_cut(ss_strbuf *sb, enum held held, const cli_ranking *k,
+		    const cli_source_args *hsrc)
 {
 	char id[41];
 	size_t i;
 
-	for (i = 0; i < hsrc->opts.nrevs; i++) {
+	if (held == HELD_SINCE)
+		ss_strbuf_addf(sb, SS_PROJECT_SINCE "%lld", (long long)k->since);
+	for (i = 0; held == HELD_RANGE && i < hsrc->opts.nrevs; i++) {
 		if (ss_git_resolve(id, hsrc->repo, hsrc->opts.revs[i]))
 			die("%s", ss_error_last());
 		ss_strbuf_addf(sb, SS_PROJECT_CUT "%s", id);
 	}
 }
 
-/* Why a kept model may have been trained on commits this ranking scores
- * (why[size]), or NULL.  A cut c is behind the ranked range when some
- * bottom b holds it in its history: then nothing in b..top is c's. */
+/* Why a kept model may have learnt from commits this ranking scores
+ * (why[size]), or NULL.  A cut id c is behind the ranked range when some
+ * bottom b holds it in its history: then nothing in b..top is c's; a cut
+ * time when --since is no earlier. */
 static const char *trained_on_ranked(char *why, size_t size, const ss_model *m,
-				     const cli_source_args *src, const cli_source_args *hsrc,
-				     int held_out)
+				     const cli_ranking *k, const cli_source_args *hsrc,
+				     enum held held)
 {
-	const char *cut = strstr(ss_model_info_of(m)->source, SS_PROJECT_CUT);
-	char id[41], bottom[41];
+	const char *source = ss_model_info_of(m)->source;
+	const char *since = strstr(source, SS_PROJECT_SINCE);
+	const char *cut = since ? NULL : strstr(source, SS_PROJECT_CUT);
+	char id[41], bottom[41], date[16];
 	size_t i;
 
-	if (!held_out || !src->repo || !hsrc->opts.nrevs)
+	if (held == HELD_SINCE) {
+		int64_t t0 = since ? strtoll(since + strlen(SS_PROJECT_SINCE), NULL, 10) : 0;
+
+		if (since && t0 <= k->since)
+			return NULL;
+		if (!since) {
+			snprintf(why, size, "it learnt from commits this ranking scores");
+		} else {
+			ss_format_date(date, t0);
+			snprintf(why, size, "it learnt from the commits authored before %s, and --since "
+				 "is earlier", date);
+		}
+		return why;
+	}
+	if (held != HELD_RANGE)
 		return NULL;
 	if (!cut) {
-		snprintf(why, size, "it was trained on the ranked commits' own labels, and the "
-			 "history before them is known now");
+		snprintf(why, size, "it learnt from commits this ranking scores, and the history "
+			 "before them is known now");
 		return why;
 	}
 	for (; cut; cut = strstr(cut + 1, SS_PROJECT_CUT)) {
@@ -324,7 +357,8 @@ static ss_model *train(cli_ranking *k, cli_source_args *src, const char *const *
 	ss_model *m = NULL;
 	size_t *idx = NULL, n, npos = 0, i;
 	double t0 = ss_now();
-	int a, held_out;
+	enum held held;
+	int a;
 
 	if (ss_labels_from_backports(&labels, k->label, labels_name) || ss_dataset_new(&d, &fo) ||
 	    ss_model_prepare_dataset(SS_MODEL_LINEAR, d))
@@ -335,8 +369,8 @@ static ss_model *train(cli_ranking *k, cli_source_args *src, const char *const *
 	e.sink.labels = labels;
 	e.train = 1;
 	e.what = "reading commits to train the project model";
-	held_out = history_before(k, src, nspecs, &hsrc);
-	if (held_out)
+	held = history_before(k, src, nspecs, &hsrc);
+	if (held == HELD_HISTORY || held == HELD_RANGE)
 		cli_for_each_commit(&hsrc, k->hist_args.n ? k->hist_args.specs : NULL,
 				    (int)k->hist_args.n, add_example, &e);
 	if (!e.sink.rc) {
@@ -344,8 +378,10 @@ static ss_model *train(cli_ranking *k, cli_source_args *src, const char *const *
 		 * time (what the labels have had time to settle against) and
 		 * kept for the ranking, not learnt from */
 		e.keep = k->replay = replay_new(specs, nspecs);
-		e.train = !held_out;
-		e.what = held_out ? "reading the commits to rank" : e.what;
+		e.train = held == HELD_NONE || held == HELD_SINCE;
+		e.what = e.train ? e.what : "reading the commits to rank";
+		if (held == HELD_SINCE)
+			e.sink.before = k->since;
 		cli_for_each_commit(src, specs, nspecs, add_example, &e);
 		e.keep = NULL;
 		if (k->replay && ss_replay_dropped(k->replay)) {
@@ -376,14 +412,12 @@ static ss_model *train(cli_ranking *k, cli_source_args *src, const char *const *
 		die("cannot train the project model: %s", ss_error_last());
 	for (a = 0; a < (int)k->hist_args.n; a++)
 		ss_strbuf_addf(&source, "%s%s", source.len ? " " : "", k->hist_args.specs[a]);
-	if (!held_out)
+	if (held == HELD_NONE || held == HELD_SINCE)
 		for (a = 0; a < nspecs; a++)
 			ss_strbuf_addf(&source, "%s%s", source.len ? " " : "", specs[a]);
-	if (!nspecs && src->repo) {
+	if (!nspecs && src->repo)
 		ss_strbuf_addf(&source, "%sgit:%s", source.len ? " " : "", src->repo);
-		if (held_out && !k->hist_args.n)
-			add_cut(&source, &hsrc);
-	}
+	add_cut(&source, held, k, &hsrc);
 	{
 		ss_model_info *in = ss_model_get_info(m);
 
@@ -394,11 +428,11 @@ static ss_model *train(cli_ranking *k, cli_source_args *src, const char *const *
 	}
 	say(k, "trained a linear model for this project on %zu commits (%zu in the stable tree, the "
 	    "newest %d days left out as unsettled)%s in %.1fs", n, npos, SS_PROJECT_SETTLE_DAYS,
-	    held_out ? " from the history before the ranked ones" : "", ss_now() - t0);
-	if (!held_out)
+	    held != HELD_NONE ? " from the history before the ranked ones" : "", ss_now() - t0);
+	if (held == HELD_NONE)
 		say(k, "the %zu settled commits it learnt from are ranked too, so their scores are "
-		    "in-sample; name the history before them (--history, or an index and --rev A..B) "
-		    "to keep them out", n);
+		    "in-sample; name the history before them (--history, --since, or an index and "
+		    "--rev A..B) to keep them out", n);
 
 free_all:
 	ss_strbuf_release(&source);
@@ -439,12 +473,12 @@ void cli_ranking_model(cli_ranking *k, cli_source_args *src, const char *const *
 	rc = ss_model_load(&m, path);
 	if (rc == 0) {
 		cli_source_args hsrc;
-		int held_out = history_before(k, src, nspecs, &hsrc);
+		enum held held = history_before(k, src, nspecs, &hsrc);
 
 		reason = stale(why, sizeof(why), m, labels_name, nlabelled,
 			       src->opts.mask_stable_tags);
 		if (!reason)
-			reason = trained_on_ranked(why, sizeof(why), m, src, &hsrc, held_out);
+			reason = trained_on_ranked(why, sizeof(why), m, k, &hsrc, held);
 		if (!reason) {
 			ss_format_date(date, ss_model_info_of(m)->trained_at);
 			say(k, "using the model trained for this project on %s (%llu commits, labels from "
