@@ -61,6 +61,17 @@ static void test_trains_keeps_reuses_retrains(void **state)
 	out = test_scratch_read("out");
 	assert_int_equal(test_count_lines(out), 241);
 	free(out);
+	/* explain finds the kept model beside the repository's data */
+	{
+		char head[41];
+
+		assert_int_equal(ss_git_resolve(head, repo, "main"), 0);
+		assert_int_equal(test_cli("explain --repo '%s' %s", repo, head), 0);
+	}
+	err = test_scratch_read("err");
+	assert_non_null(strstr(err, "using the project model rank trained on "));
+	assert_non_null(strstr(err, "/.git/stablesel/project.model"));
+	free(err);
 
 	/* again, and with two more backports (less than a release's worth):
 	 * used as it is */
@@ -321,6 +332,28 @@ static void test_held_out(void **state)
 	free(err);
 	out = test_scratch_read("out");
 	assert_int_equal(test_count_lines(out), 101);
+	/* explain without --model scores with the model rank kept: the same
+	 * score as rank's row (printed to 6 and to 4 places) */
+	{
+		char row_id[41], want[64], *tab = strchr(out, '\n') + 1;
+		double score = 0;
+
+		assert_int_equal(sscanf(tab, "%40[0-9a-f]\t%lf", row_id, &score), 2);
+		assert_int_equal(test_cli("explain --repo '%s' --project-model '%s/h.model' %s", repo,
+					  test_scratch, row_id), 0);
+		err = test_scratch_read("err");
+		assert_non_null(strstr(err, "explain: no --model: using the project model rank trained on "));
+		free(err);
+		err = test_scratch_read("out");
+		snprintf(want, sizeof(want), "score %.4f ", score);
+		assert_non_null(strstr(err, want));
+		free(err);
+		/* none kept for the repository itself: the built-in one, said */
+		assert_int_equal(test_cli("explain --repo '%s' %s", repo, row_id), 0);
+		err = test_scratch_read("err");
+		assert_non_null(strstr(err, "using the built-in model"));
+		free(err);
+	}
 	free(out);
 	/* every training commit is older than the range's bottom, whose id is
 	 * the cut kept in the model */

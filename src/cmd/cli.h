@@ -281,13 +281,21 @@ void cli_ranking_free(cli_ranking *k);
  * saying which on stderr.  Called by cli_ranking_run; dies on error.
  */
 void cli_ranking_model(cli_ranking *k, cli_source_args *src, const char *const *specs, int nspecs);
+/*
+ * explain's model without --model, so that it scores as rank did: the
+ * project model rank kept for the repository at repo (or in the file
+ * project_model names, which must load), NULL when there is none.  *used
+ * is its path (malloc'd).  Dies when project_model cannot be loaded.
+ */
+ss_model *cli_project_model_kept(const char *project_model, const char *repo, char **used);
 /* The rows an output lists after selection: shown, or proposed (mbox). */
 size_t cli_ranking_rows(const cli_ranking *k, int picks_only);
 
 /* --model FILE of rank, report and explain (one text for all three). */
 #define CLI_MODEL(v) CLI_STRING(0, "model", (v), "MODEL", \
-	"the model file \"stablesel train\" wrote (default: the built-in one; rank and " \
-	"report: one trained for the project when --stable is given)")
+	"the model file \"stablesel train\" wrote (default: rank and report train one for " \
+	"the project when its stable tree is known, explain uses the one rank kept; else " \
+	"the built-in one)")
 
 /*
  * Output files (util/atomic.h), opened before the work so that a bad path

@@ -15,6 +15,7 @@
 #include <strings.h>
 
 #include "cli.h"
+#include "eval/eval.h"
 #include "features/history.h"
 #include "models/model.h"
 #include "models/patchnet_net.h"
@@ -112,7 +113,8 @@ static int explain_one(ss_commit *c, void *data)
 
 int cmd_explain(int argc, const char **argv)
 {
-	const char *want[256], *model = NULL, *revs[2];
+	const char *want[256], *model = NULL, *project_model = NULL, *revs[2];
+	char *kept = NULL, date[16];
 	const char **specs;
 	int nargs, nspecs = 0, nwant = 0, a, k, missing = 0;
 	struct explain_ctx x;
@@ -121,6 +123,9 @@ int cmd_explain(int argc, const char **argv)
 	struct cli_option options[] = {
 		CLI_GROUP("Model"),
 		CLI_MODEL(&model),
+		CLI_STRING(0, "project-model", &project_model, "FILE",
+			   "without --model: the project model rank kept in FILE (default: "
+			   "<gitdir>/stablesel/project.model, when there is one)"),
 		CLI_INCLUDE(hist.options),
 		CLI_INCLUDE(src.options),
 		CLI_GROUP("Output"),
@@ -148,11 +153,22 @@ int cmd_explain(int argc, const char **argv)
 	}
 	if (!nwant)
 		usage_die("name at least one commit");
-	if (model ? ss_model_load(&m, model) : ss_model_load_default(&m))
+	/* without --model, the model rank used: the project model it kept,
+	 * else the built-in one */
+	if (model && project_model)
+		usage_die("--project-model names the model to use without --model");
+	m = model ? NULL : cli_project_model_kept(project_model, src.repo, &kept);
+	if (m) {
+		ss_format_date(date, ss_model_info_of(m)->trained_at);
+		fprintf(stderr, "explain: no --model: using the project model rank trained on %s and "
+			"kept in %s\n", date, kept);
+		free(kept);
+	} else if (model ? ss_model_load(&m, model) : ss_model_load_default(&m)) {
 		die("%s", ss_error_last());
-	if (!model)
+	} else if (!model) {
 		fprintf(stderr, "explain: no --model: using the built-in model, which was trained on "
 			"another project (the Linux kernel's tip tree, label Cc: stable)\n");
+	}
 	x.m = m;
 	x.want = want;
 	x.nwant = nwant;

@@ -78,23 +78,26 @@ static void use_builtin(cli_ranking *k, const char *why)
 	    "kernel's tip tree, label Cc: stable); its scores may not carry over to this one", why);
 }
 
-/* Where the project model lives (malloc'd). */
-static char *model_path(const cli_ranking *k, const cli_source_args *src)
+/* Where the project model lives (malloc'd): --project-model, else beside
+ * the repository's data (repo, else the stable repository), else in the
+ * stable file's or index's folder; NULL when none of them is given. */
+static char *path_of(const char *project_model, const char *repo, const char *stable,
+		     const char *index_path)
 {
 	ss_strbuf sb = SS_STRBUF_INIT;
 	char *gitdir = NULL;
 
-	if (k->project_model)
-		return strdup(k->project_model);
-	if ((src->repo && !ss_git_locate(&gitdir, NULL, src->repo)) ||
-	    (k->stable && !ss_git_locate(&gitdir, NULL, k->stable))) {
+	if (project_model)
+		return strdup(project_model);
+	if ((repo && !ss_git_locate(&gitdir, NULL, repo)) ||
+	    (stable && !ss_git_locate(&gitdir, NULL, stable))) {
 		ss_strbuf_addf(&sb, "%s%sstablesel/project.model", gitdir,
 			       gitdir[0] && gitdir[strlen(gitdir) - 1] == '/' ? "" : "/");
-	} else {
+	} else if (stable || index_path) {
 		/* in the --stable file's folder, or beside the index it was
 		 * trained from */
-		const char *from = k->stable ? k->stable : k->index_path;
-		const char *sub = k->stable ? "stablesel/" : "";
+		const char *from = stable ? stable : index_path;
+		const char *sub = stable ? "stablesel/" : "";
 		const char *slash = strrchr(from, '/');
 
 		if (slash)
@@ -104,7 +107,31 @@ static char *model_path(const cli_ranking *k, const cli_source_args *src)
 	}
 	free(gitdir);
 	ss_error_clear();
-	return sb.buf;
+	return sb.len ? sb.buf : NULL;  /* nothing to name it by */
+}
+
+static char *model_path(const cli_ranking *k, const cli_source_args *src)
+{
+	return path_of(k->project_model, src->repo, k->stable, k->index_path);
+}
+
+ss_model *cli_project_model_kept(const char *project_model, const char *repo, char **used)
+{
+	char *path = path_of(project_model, repo, NULL, NULL);
+	ss_model *m = NULL;
+
+	*used = NULL;
+	if (!path)
+		return NULL;
+	if (ss_model_load(&m, path)) {
+		if (project_model)
+			die("%s", ss_error_last());
+		ss_error_clear();
+		free(path);
+		return NULL;
+	}
+	*used = path;
+	return m;
 }
 
 /*
@@ -469,7 +496,8 @@ void cli_ranking_model(cli_ranking *k, cli_source_args *src, const char *const *
 		free(abs);
 	}
 	nlabelled = ss_backports_count(k->label);
-	path = model_path(k, src);
+	if (!(path = model_path(k, src)))
+		die("out of memory");
 	rc = ss_model_load(&m, path);
 	if (rc == 0) {
 		cli_source_args hsrc;
