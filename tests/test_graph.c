@@ -551,6 +551,41 @@ static void test_bad_release_only(void **state)
 	free(main_id);
 }
 
+/*
+ * The same for a bad commit under a good tip of a stable branch, main
+ * with a new commit too: the branches' walks are checked before the
+ * mainline's first batch (main's commits were written, then the
+ * branch's walk stopped the update).
+ */
+static void test_bad_branch_only(void **state)
+{
+	char repo[4400], db[4500], text[512], *bad, *top, *main_id, *stable_id;
+	struct stat sb;
+
+	(void)state;
+	copy_base(repo, sizeof(repo), "branch-only");
+	main_id = line_of(GIT " -C '%s' rev-parse main", repo);
+	stable_id = line_of(GIT " -C '%s' rev-parse stable-2.y", repo);
+	tip_over(repo, main_id);
+	snprintf(text, sizeof(text), "tree " T40 "\nparent %s\n" AUTH
+		 "committer C <c> 99999999999999999999999 +0000\n\nbad time\n", stable_id);
+	bad = commit_object(repo, text);
+	snprintf(text, sizeof(text), "tree " T40 "\nparent %s\n" AUTH
+		 "committer C <c> 2000000002 +0000\n\nfix (cherry picked from commit %s)\n",
+		 bad, main_id);
+	top = commit_object(repo, text);
+	assert_int_equal(test_run(GIT " -C '%s' update-ref refs/heads/stable-2.y %s", repo, top), 0);
+	expect_index_refused("branch only, update", repo, bad, "committer line has a bad time");
+	/* a first build: no file left */
+	snprintf(db, sizeof(db), "%s/branch-only.db", test_scratch);
+	assert_int_equal(test_cli("index --repo '%s' --db '%s'", repo, db), 128);
+	assert_int_not_equal(stat(db, &sb), 0);
+	free(top);
+	free(bad);
+	free(stable_id);
+	free(main_id);
+}
+
 /* Ids of `stablesel log` output, sorted, one a line (malloc'd). */
 static char *log_ids(const char *repo)
 {
@@ -656,6 +691,7 @@ int main(void)
 		cmocka_unit_test(test_cycle),
 		cmocka_unit_test(test_colliding_parents),
 		cmocka_unit_test(test_bad_release_only),
+		cmocka_unit_test(test_bad_branch_only),
 		cmocka_unit_test(test_read_as_git),
 		cmocka_unit_test(test_octopus),
 		cmocka_unit_test(test_shallow_index),
