@@ -10,6 +10,9 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -982,6 +985,11 @@ int ss_index_update(ss_index *ix, const ss_index_options *opts, ss_index_stats *
 	if ((rc = check_refs(&u, mainline, mtip, br, nbr)) ||
 	    (rc = plan_releases(&u, &plan, mainline, mtip, br, nbr)))
 		goto free_branches;
+#ifdef __GLIBC__
+	/* the graphs' memory, freed, back to the system before the reader's
+	 * peak (only the releases map stays) */
+	malloc_trim(0);
+#endif
 	if ((rc = walk_ref(&u, mainline, mtip, NULL, 0)))
 		goto free_branches;
 	for (i = 0; i < nbr; i++)
