@@ -6,7 +6,10 @@
  * that walks a ref again is harmless.  Derived facts (Fixes: targets,
  * patch-id backports, first releases) are recomputed by set-wise SQL at
  * the end of each update, which makes an incremental update and a fresh
- * build write the same rows.
+ * build write the same rows.  What could refuse an update (a commit the
+ * walk of a moved ref or of the mainline releases cannot take, a releases
+ * file) is read before its first batch, so a refused update writes
+ * nothing.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -855,49 +858,6 @@ static int check_refs(struct updater *u, const char *mainline, const char *mtip,
 static int plan_releases(struct updater *u, struct rel_plan *p, const char *mainline,
 			 const char *mtip, const struct branch *br, size_t nbr);
 static int write_releases(struct updater *u, const struct rel_plan *p);
-/*
- * Walk the graph of every ref the update will read, as walk_ref() will
- * (tip ^old, and ^mainline for a branch), with one graph over them all,
- * before anything is written: a commit the walk refuses that only a
- * stable branch reaches would otherwise stop the update after the
- * mainline's batches.  Nothing when no ref moved.
- */
-static int check_refs(struct updater *u, const char *mainline, const char *mtip,
-		      const struct branch *br, size_t nbr)
-{
-	ss_git_check *w;
-	char (*olds)[41];
-	size_t n = 0, i;
-	int rc = 0;
-
-	w = calloc(nbr + 1, sizeof(*w));
-	olds = calloc(nbr + 1, sizeof(*olds));
-	if (!w || !olds) {
-		free(w);
-		free(olds);
-		return SS_ENOMEM;
-	}
-	for (i = 0; i <= nbr && !rc; i++) {
-		const char *name = i ? br[i - 1].name : mainline;
-		const char *tip = i ? br[i - 1].tip : mtip;
-		char kind[16], probe[41];
-
-		if ((rc = ref_get(u->ix, name, olds[n], kind)) || !strcmp(olds[n], tip))
-			continue;
-		w[n].tip = tip;
-		/* as walk_ref(): a tip rewritten away is walked whole */
-		if (olds[n][0] && !ss_git_resolve(probe, u->opts->repo, olds[n]))
-			w[n].hide[w[n].nhide++] = olds[n];
-		if (i)
-			w[n].hide[w[n].nhide++] = mtip;
-		n++;
-	}
-	if (!rc)
-		rc = ss_git_check_walks(u->opts->repo, w, n);
-	free(olds);
-	free(w);
-	return rc;
-}
 
 static void plan_free(struct rel_plan *p);
 static const char *release_kind(const char *tag);
@@ -979,9 +939,9 @@ int ss_index_update(ss_index *ix, const ss_index_options *opts, ss_index_stats *
 			goto free_stmts;
 	if ((rc = list_branches(&br, &nbr, &o, mainline, mtip)))
 		goto free_stmts;
-	/* the releases and their graph first: a commit that only a release
-	 * tag reaches, and that the walk refuses, stops the update before
-	 * the first batch is written */
+	/* what could refuse the update, before its first batch: the walks of
+	 * the refs that moved, the releases and their graph (a commit that
+	 * only a stable branch or a release tag reaches) */
 	if ((rc = check_refs(&u, mainline, mtip, br, nbr)) ||
 	    (rc = plan_releases(&u, &plan, mainline, mtip, br, nbr)))
 		goto free_branches;
@@ -1085,6 +1045,50 @@ static int replace_releases(struct updater *u, const ss_releases *rel)
 		rc = step_done(u, ins);
 	}
 	sqlite3_finalize(ins);
+	return rc;
+}
+
+/*
+ * Walk the graph of every ref the update will read, as walk_ref() will
+ * (tip ^old, and ^mainline for a branch), with one graph over them all,
+ * before anything is written: a commit the walk refuses that only a
+ * stable branch reaches would otherwise stop the update after the
+ * mainline's batches.  Nothing when no ref moved.
+ */
+static int check_refs(struct updater *u, const char *mainline, const char *mtip,
+		      const struct branch *br, size_t nbr)
+{
+	ss_git_check *w;
+	char (*olds)[41];
+	size_t n = 0, i;
+	int rc = 0;
+
+	w = calloc(nbr + 1, sizeof(*w));
+	olds = calloc(nbr + 1, sizeof(*olds));
+	if (!w || !olds) {
+		free(w);
+		free(olds);
+		return SS_ENOMEM;
+	}
+	for (i = 0; i <= nbr && !rc; i++) {
+		const char *name = i ? br[i - 1].name : mainline;
+		const char *tip = i ? br[i - 1].tip : mtip;
+		char kind[16], probe[41];
+
+		if ((rc = ref_get(u->ix, name, olds[n], kind)) || !strcmp(olds[n], tip))
+			continue;
+		w[n].tip = tip;
+		/* as walk_ref(): a tip rewritten away is walked whole */
+		if (olds[n][0] && !ss_git_resolve(probe, u->opts->repo, olds[n]))
+			w[n].hide[w[n].nhide++] = olds[n];
+		if (i)
+			w[n].hide[w[n].nhide++] = mtip;
+		n++;
+	}
+	if (!rc)
+		rc = ss_git_check_walks(u->opts->repo, w, n);
+	free(olds);
+	free(w);
 	return rc;
 }
 
