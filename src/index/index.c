@@ -1330,27 +1330,22 @@ free_source:
 	return rc;
 }
 
-/* The releases of a mail index from opts->releases: no graph to place
- * commits with, so no first releases. */
-static int mail_releases(struct updater *u)
+/* The releases of a mail index from opts->releases (read before the
+ * first batch): no graph to place commits with, so no first releases. */
+static int mail_releases(struct updater *u, const ss_releases *rel)
 {
-	ss_releases *rel = NULL;
 	int rc;
 
-	if ((rc = ss_releases_load_tsv(&rel, u->opts->releases)))
-		return rc;
 	if ((rc = ss_index_exec(u->ix, "BEGIN IMMEDIATE", "start a transaction")))
-		goto free_releases;
+		return rc;
 	if ((rc = replace_releases(u, rel)))
 		goto rollback;
 	u->stats->releases = ss_releases_count(rel);
 	rc = ss_index_exec(u->ix, "COMMIT", "commit a transaction");
 	if (!rc)
-		goto free_releases;
+		return 0;
 rollback:
 	rollback(u);
-free_releases:
-	ss_releases_free(rel);
 	return rc;
 }
 
@@ -1361,6 +1356,7 @@ int ss_index_update_mail(ss_index *ix, const char *const *specs, size_t n,
 	ss_index_options o = *opts;
 	ss_index_stats local;
 	struct updater u;
+	ss_releases *rel = NULL;
 	char id[41];
 	size_t i;
 	int rc;
@@ -1379,6 +1375,10 @@ int ss_index_update_mail(ss_index *ix, const char *const *specs, size_t n,
 	u.ix = ix;
 	u.opts = &o;
 	u.stats = stats;
+	/* a releases file that cannot be read refuses the update before it
+	 * writes anything */
+	if (o.releases && (rc = ss_releases_load_tsv(&rel, o.releases)))
+		return rc;
 	for (i = 0; i < ST_NSTMT; i++)
 		if ((rc = ss_index_prepare(&u.st[i], ix, stmt_sql[i])))
 			goto free_stmts;
@@ -1393,13 +1393,14 @@ int ss_index_update_mail(ss_index *ix, const char *const *specs, size_t n,
 		rollback(&u);
 		goto free_stmts;
 	}
-	if (o.releases)
-		rc = mail_releases(&u);
+	if (rel)
+		rc = mail_releases(&u, rel);
 	else
 		rc = count_releases(ix, &stats->releases);
 free_stmts:
 	for (i = 0; i < ST_NSTMT; i++)
 		sqlite3_finalize(u.st[i]);
+	ss_releases_free(rel);
 	return rc;
 }
 
