@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include <cmocka.h>
@@ -289,6 +290,32 @@ static char *index_rows(const char *db)
 }
 
 /*
+ * Index of repo (a copy of the indexed repository) stops on commit bad:
+ * exit 128, one line on stderr naming the repository, bad and why, every
+ * table of the index as it was.
+ */
+static void expect_index_refused(const char *name, const char *repo, const char *bad,
+				 const char *why)
+{
+	char db[4400], *before, *after, *err;
+	int rc;
+
+	snprintf(db, sizeof(db), "%s/.git/stablesel/index.db", repo);
+	before = index_rows(db);
+	rc = test_cli("index --repo '%s'", repo);
+	err = test_scratch_read("err");
+	if (rc != 128 || test_count_lines(err) != 1 || !strstr(err, repo) || !strstr(err, bad) ||
+	    !strstr(err, why))
+		fail_msg("%s: index: exit %d, stderr '%s'", name, rc, err);
+	free(err);
+	after = index_rows(db);
+	if (strcmp(before, after))
+		fail_msg("%s: the index changed", name);
+	free(before);
+	free(after);
+}
+
+/*
  * Log and index of repo (a copy of the indexed repository whose main was
  * moved over a bad commit) stop on commit bad: exit non-zero, one line on
  * stderr naming the repository, bad and why, nothing on stdout, the index
@@ -296,10 +323,8 @@ static char *index_rows(const char *db)
  */
 static void expect_refused(const char *name, const char *repo, const char *bad, const char *why)
 {
-	char db[4400], *before, *after, *err, *out;
+	char *err, *out;
 
-	snprintf(db, sizeof(db), "%s/.git/stablesel/index.db", repo);
-	before = index_rows(db);
 	assert_int_not_equal(test_cli("log --repo '%s'", repo), 0);
 	out = test_scratch_read("out");
 	err = test_scratch_read("err");
@@ -309,16 +334,7 @@ static void expect_refused(const char *name, const char *repo, const char *bad, 
 			 name, strlen(out), err, repo, bad, why);
 	free(out);
 	free(err);
-	assert_int_not_equal(test_cli("index --repo '%s'", repo), 0);
-	err = test_scratch_read("err");
-	if (test_count_lines(err) != 1 || !strstr(err, repo) || !strstr(err, bad) || !strstr(err, why))
-		fail_msg("%s: index: stderr '%s'", name, err);
-	free(err);
-	after = index_rows(db);
-	if (strcmp(before, after))
-		fail_msg("%s: the index changed", name);
-	free(before);
-	free(after);
+	expect_index_refused(name, repo, bad, why);
 }
 
 static void test_hostile_commits(void **state)
@@ -461,6 +477,115 @@ static void test_colliding_parents(void **state)
 	free(main_id);
 }
 
+/*
+ * A release tag v3.0 on a good commit over a bad one (no author line)
+ * over main: only the tag reaches the bad commit, which the releases
+ * graph reads.  *bad gets its id (malloc'd).
+ */
+static void bad_release(const char *repo, char **bad)
+{
+	char text[512], *main_id, *top;
+
+	main_id = line_of(GIT " -C '%s' rev-parse main", repo);
+	snprintf(text, sizeof(text), "tree " T40 "\nparent %s\ncommitter C <c> 2000000000 +0000\n"
+		 "\nno author\n", main_id);
+	*bad = commit_object(repo, text);
+	snprintf(text, sizeof(text), "tree " T40 "\nparent %s\n" AUTH
+		 "committer C <c> 2000000002 +0000\n\nrelease 3.0\n", *bad);
+	top = commit_object(repo, text);
+	assert_int_equal(test_run(GIT " -C '%s' update-ref refs/tags/v3.0 %s", repo, top), 0);
+	free(top);
+	free(main_id);
+}
+
+/*
+ * A bad commit that only a mainline release tag reaches, not main nor any
+ * branch: log reads main as before; index stops at once, before its first
+ * batch (it used to write main's new commits, then stop in the releases
+ * step, and every next run stopped the same way over a half-updated
+ * index): an update leaves every table as it was, a first build leaves no
+ * file.  Without the tag the index is built.
+ */
+static void test_bad_release_only(void **state)
+{
+	char repo[4400], db[4500], *bad, *main_id, *err;
+	struct stat sb;
+	int rc;
+
+	(void)state;
+	/* an update with a new commit on main to write */
+	copy_base(repo, sizeof(repo), "release-only");
+	main_id = line_of(GIT " -C '%s' rev-parse main", repo);
+	tip_over(repo, main_id);
+	bad_release(repo, &bad);
+	assert_int_equal(test_cli("log --repo '%s'", repo), 0);
+	expect_index_refused("release only, update", repo, bad, "no author line");
+	/* the same with nothing new but the tag */
+	assert_int_equal(test_run(GIT " -C '%s' update-ref refs/heads/main %s", repo, main_id), 0);
+	expect_index_refused("release only, the tag alone", repo, bad, "no author line");
+
+	/* a first build, in the gitdir and with --db: no file left */
+	assert_int_equal(test_run("rm -rf '%s/.git/stablesel'", repo), 0);
+	rc = test_cli("index --repo '%s'", repo);
+	err = test_scratch_read("err");
+	if (rc != 128 || test_count_lines(err) != 1 || !strstr(err, repo) || !strstr(err, bad) ||
+	    !strstr(err, "no author line"))
+		fail_msg("first build: exit %d, stderr '%s'", rc, err);
+	free(err);
+	snprintf(db, sizeof(db), "%s/.git/stablesel", repo);
+	if (!stat(db, &sb))
+		fail_msg("first build: '%s' left", db);
+	snprintf(db, sizeof(db), "%s/other.db", test_scratch);
+	assert_int_equal(test_cli("index --repo '%s' --db '%s'", repo, db), 128);
+	assert_int_not_equal(stat(db, &sb), 0);
+	snprintf(db, sizeof(db), "%s/other.db-wal", test_scratch);
+	assert_int_not_equal(stat(db, &sb), 0);
+
+	/* without the tag: built */
+	assert_int_equal(test_run(GIT " -C '%s' update-ref -d refs/tags/v3.0", repo), 0);
+	if (test_cli("index --repo '%s'", repo))
+		fail_msg("index without the tag: %s", test_scratch_read("err"));
+	snprintf(db, sizeof(db), "%s/.git/stablesel/index.db", repo);
+	assert_int_equal(stat(db, &sb), 0);
+	free(bad);
+	free(main_id);
+}
+
+/*
+ * The same for a bad commit under a good tip of a stable branch, main
+ * with a new commit too: the branches' walks are checked before the
+ * mainline's first batch (main's commits were written, then the
+ * branch's walk stopped the update).
+ */
+static void test_bad_branch_only(void **state)
+{
+	char repo[4400], db[4500], text[512], *bad, *top, *main_id, *stable_id;
+	struct stat sb;
+
+	(void)state;
+	copy_base(repo, sizeof(repo), "branch-only");
+	main_id = line_of(GIT " -C '%s' rev-parse main", repo);
+	stable_id = line_of(GIT " -C '%s' rev-parse stable-2.y", repo);
+	tip_over(repo, main_id);
+	snprintf(text, sizeof(text), "tree " T40 "\nparent %s\n" AUTH
+		 "committer C <c> 99999999999999999999999 +0000\n\nbad time\n", stable_id);
+	bad = commit_object(repo, text);
+	snprintf(text, sizeof(text), "tree " T40 "\nparent %s\n" AUTH
+		 "committer C <c> 2000000002 +0000\n\nfix (cherry picked from commit %s)\n",
+		 bad, main_id);
+	top = commit_object(repo, text);
+	assert_int_equal(test_run(GIT " -C '%s' update-ref refs/heads/stable-2.y %s", repo, top), 0);
+	expect_index_refused("branch only, update", repo, bad, "committer line has a bad time");
+	/* a first build: no file left */
+	snprintf(db, sizeof(db), "%s/branch-only.db", test_scratch);
+	assert_int_equal(test_cli("index --repo '%s' --db '%s'", repo, db), 128);
+	assert_int_not_equal(stat(db, &sb), 0);
+	free(top);
+	free(bad);
+	free(stable_id);
+	free(main_id);
+}
+
 /* Ids of `stablesel log` output, sorted, one a line (malloc'd). */
 static char *log_ids(const char *repo)
 {
@@ -565,6 +690,8 @@ int main(void)
 		cmocka_unit_test(test_parent_not_a_commit),
 		cmocka_unit_test(test_cycle),
 		cmocka_unit_test(test_colliding_parents),
+		cmocka_unit_test(test_bad_release_only),
+		cmocka_unit_test(test_bad_branch_only),
 		cmocka_unit_test(test_read_as_git),
 		cmocka_unit_test(test_octopus),
 		cmocka_unit_test(test_shallow_index),

@@ -744,6 +744,22 @@ static void test_mail(void **state)
 	assert_null(strstr(out, "read again"));
 	free(out);
 	assert_same_rows(inc, fresh);
+	/* a releases file that cannot be read refuses the update before its
+	 * first batch (the new source's commits were written before): the
+	 * index as it was; a first build so refused leaves no file */
+	{
+		char nodb[4200];
+		struct stat sb;
+
+		assert_int_equal(test_run("./stablesel index --no-progress --db '%s' --releases "
+					  "'%s/no-such.tsv' '%s' '%s' 2>/dev/null", inc, tmpdir, part,
+					  later), 128);
+		assert_same_rows(inc, fresh);
+		snprintf(nodb, sizeof(nodb), "%s/mail-refused.db", tmpdir);
+		assert_int_equal(test_run("./stablesel index --no-progress --db '%s' --releases "
+					  "'%s/no-such.tsv' '%s' 2>/dev/null", nodb, tmpdir, part), 128);
+		assert_int_not_equal(stat(nodb, &sb), 0);
+	}
 	/* zstd: the offset is the decoded one; what grew is read, the same rows */
 	{
 		char zinc[4200], zpart[4200];

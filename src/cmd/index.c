@@ -1,9 +1,14 @@
 /*
  * index.c - "stablesel index": build or update the project index of a
- * repository (src/index/index.h, docs/index.md).
+ * repository (src/index/index.h, docs/index.md).  A first build refused
+ * before it wrote anything leaves no file behind (an empty index would
+ * pass for one with no history).
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "index/index.h"
@@ -24,6 +29,33 @@ static const char *const index_usage[] = {
 	NULL
 };
 
+/*
+ * The update of the index at db (created by this run; dir too when
+ * dir_made, NULL for none) failed: when nothing was written, remove the
+ * file (and its WAL), then die with the update's message.
+ */
+static void refused_build(ss_index *ix, const char *db, const char *dir)
+{
+	char *msg = strdup(ss_error_last()), side[4200];
+	int empty = 0;
+
+	if (!msg)
+		die("out of memory");
+	if (ss_index_is_empty(ix, &empty))
+		empty = 0;
+	ss_index_free(ix);
+	if (empty) {
+		unlink(db);
+		snprintf(side, sizeof(side), "%s-wal", db);
+		unlink(side);
+		snprintf(side, sizeof(side), "%s-shm", db);
+		unlink(side);
+		if (dir)
+			rmdir(dir);
+	}
+	die("%s", msg);
+}
+
 int cmd_index(int argc, const char **argv)
 {
 	ss_index_options opts = SS_INDEX_OPTIONS_INIT;
@@ -31,7 +63,9 @@ int cmd_index(int argc, const char **argv)
 	char *path = NULL;
 	ss_index_stats stats;
 	ss_index *ix;
-	int nspecs;
+	struct stat sb;
+	char *dir = NULL;
+	int nspecs, fresh;
 	struct cli_option options[] = {
 		CLI_GROUP("Index"),
 		CLI_STRING(0, "db", &db, "FILE",
@@ -68,11 +102,28 @@ int cmd_index(int argc, const char **argv)
 			die("%s", ss_error_last());
 		db = path;
 	}
+	fresh = stat(db, &sb) != 0;
+	if (fresh && path) {
+		/* <gitdir>/stablesel, which the index makes when it is missing */
+		char *slash;
+
+		if (!(dir = strdup(path)))
+			die("out of memory");
+		if ((slash = strrchr(dir, '/')))
+			*slash = '\0';
+		if (!slash || !stat(dir, &sb)) {
+			free(dir);
+			dir = NULL;
+		}
+	}
 	if (ss_index_open(&ix, db, SS_INDEX_WRITE))
 		die("%s", ss_error_last());
 	if (nspecs ? ss_index_update_mail(ix, argv, (size_t)nspecs, &opts, &stats)
-		   : ss_index_update(ix, &opts, &stats))
+		   : ss_index_update(ix, &opts, &stats)) {
+		if (fresh)
+			refused_build(ix, db, dir);
 		die("%s", ss_error_last());
+	}
 	if (opts.progress)
 		progress_done();
 	if (stats.mail_reread)
@@ -85,6 +136,7 @@ int cmd_index(int argc, const char **argv)
 		"%zu releases: %s\n", stats.commits, stats.refs_walked, stats.backports,
 		stats.releases, db);
 	ss_index_free(ix);
+	free(dir);
 	free(path);
 	return 0;
 }

@@ -6,10 +6,16 @@
  * that walks a ref again is harmless.  Derived facts (Fixes: targets,
  * patch-id backports, first releases) are recomputed by set-wise SQL at
  * the end of each update, which makes an incremental update and a fresh
- * build write the same rows.
+ * build write the same rows.  What could refuse an update (a commit the
+ * walk of a moved ref or of the mainline releases cannot take, a releases
+ * file) is read before its first batch, so a refused update writes
+ * nothing.
  */
 #include <ctype.h>
 #include <errno.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -190,6 +196,23 @@ static int meta_set(ss_index *ix, const char *key, const char *value)
 	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, value, -1, SQLITE_STATIC);
 	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : ss_index_sql_error(ix, "write meta");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int ss_index_is_empty(ss_index *ix, int *out)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*out = 0;
+	if ((rc = ss_index_prepare(&st, ix, "SELECT EXISTS(SELECT 1 FROM commits) OR"
+				   " EXISTS(SELECT 1 FROM refs) OR EXISTS(SELECT 1 FROM releases)")))
+		return rc;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*out = !sqlite3_column_int(st, 0);
+	rc = rc == SQLITE_ROW ? 0 : ss_index_sql_error(ix, "read");
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -818,7 +841,25 @@ free_names:
 	return rc;
 }
 
-static int update_releases(struct updater *u, int new_commits);
+/*
+ * The releases of an update, read before anything is written: the
+ * releases (tags or --releases), whether the table holds them already,
+ * and the mainline releases with their graph when the update needs it
+ * (NULL when neither the releases nor any ref moved).
+ */
+struct rel_plan {
+	ss_releases *rel;
+	ss_releases *mr;
+	int same;
+};
+
+static int check_refs(struct updater *u, const char *mainline, const char *mtip,
+		      const struct branch *br, size_t nbr);
+static int plan_releases(struct updater *u, struct rel_plan *p, const char *mainline,
+			 const char *mtip, const struct branch *br, size_t nbr);
+static int write_releases(struct updater *u, const struct rel_plan *p);
+
+static void plan_free(struct rel_plan *p);
 static const char *release_kind(const char *tag);
 static int count_releases(ss_index *ix, size_t *out);
 
@@ -869,6 +910,7 @@ int ss_index_update(ss_index *ix, const ss_index_options *opts, ss_index_stats *
 	ss_index_stats local;
 	struct updater u;
 	struct branch *br = NULL;
+	struct rel_plan plan = { NULL, NULL, 0 };
 	size_t nbr = 0, i;
 	char *head = NULL, mtip[41];
 	const char *mainline;
@@ -897,6 +939,17 @@ int ss_index_update(ss_index *ix, const ss_index_options *opts, ss_index_stats *
 			goto free_stmts;
 	if ((rc = list_branches(&br, &nbr, &o, mainline, mtip)))
 		goto free_stmts;
+	/* what could refuse the update, before its first batch: the walks of
+	 * the refs that moved, the releases and their graph (a commit that
+	 * only a stable branch or a release tag reaches) */
+	if ((rc = check_refs(&u, mainline, mtip, br, nbr)) ||
+	    (rc = plan_releases(&u, &plan, mainline, mtip, br, nbr)))
+		goto free_branches;
+#ifdef __GLIBC__
+	/* the graphs' memory, freed, back to the system before the reader's
+	 * peak (only the releases map stays) */
+	malloc_trim(0);
+#endif
 	if ((rc = walk_ref(&u, mainline, mtip, NULL, 0)))
 		goto free_branches;
 	for (i = 0; i < nbr; i++)
@@ -909,11 +962,12 @@ int ss_index_update(ss_index *ix, const ss_index_options *opts, ss_index_stats *
 	stats->backports += (size_t)sqlite3_changes(ix->db);
 	if ((rc = ss_index_exec(ix, "COMMIT", "commit a transaction")))
 		goto rollback;
-	rc = update_releases(&u, stats->commits > 0);
+	rc = write_releases(&u, &plan);
 	goto free_branches;
 rollback:
 	rollback(&u);
 free_branches:
+	plan_free(&plan);
 	for (i = 0; i < nbr; i++)
 		free(br[i].name);
 	free(br);
@@ -995,47 +1049,129 @@ static int replace_releases(struct updater *u, const ss_releases *rel)
 }
 
 /*
- * Record the releases, and the first mainline release of every mainline
- * commit not yet in one, from the graph of the mainline releases.  Skipped
- * when neither the releases nor the commits changed.
+ * Walk the graph of every ref the update will read, as walk_ref() will
+ * (tip ^old, and ^mainline for a branch), with one graph over them all,
+ * before anything is written: a commit the walk refuses that only a
+ * stable branch reaches would otherwise stop the update after the
+ * mainline's batches.  Nothing when no ref moved.
  */
-static int update_releases(struct updater *u, int new_commits)
+static int check_refs(struct updater *u, const char *mainline, const char *mtip,
+		      const struct branch *br, size_t nbr)
 {
-	ss_index *ix = u->ix;
-	const ss_index_options *o = u->opts;
-	ss_releases *rel = NULL, *mr = NULL;
-	sqlite3_stmt *todo = NULL, *set = NULL;
-	size_t n, i;
-	int same, rc;
+	ss_git_check *w;
+	char (*olds)[41];
+	size_t n = 0, i;
+	int rc = 0;
 
-	/* a file wins over tags; no graph yet: an update with nothing new
-	 * only compares them, and the graph is of the mainline releases */
-	if ((rc = o->releases ? ss_releases_load_tsv(&rel, o->releases)
-			      : ss_releases_tags(&rel, o->repo, o->release_tags)))
+	w = calloc(nbr + 1, sizeof(*w));
+	olds = calloc(nbr + 1, sizeof(*olds));
+	if (!w || !olds) {
+		free(w);
+		free(olds);
+		return SS_ENOMEM;
+	}
+	for (i = 0; i <= nbr && !rc; i++) {
+		const char *name = i ? br[i - 1].name : mainline;
+		const char *tip = i ? br[i - 1].tip : mtip;
+		char kind[16], probe[41];
+
+		if ((rc = ref_get(u->ix, name, olds[n], kind)) || !strcmp(olds[n], tip))
+			continue;
+		w[n].tip = tip;
+		/* as walk_ref(): a tip rewritten away is walked whole */
+		if (olds[n][0] && !ss_git_resolve(probe, u->opts->repo, olds[n]))
+			w[n].hide[w[n].nhide++] = olds[n];
+		if (i)
+			w[n].hide[w[n].nhide++] = mtip;
+		n++;
+	}
+	if (!rc)
+		rc = ss_git_check_walks(u->opts->repo, w, n);
+	free(olds);
+	free(w);
+	return rc;
+}
+
+static void plan_free(struct rel_plan *p)
+{
+	ss_releases_free(p->mr);
+	ss_releases_free(p->rel);
+	p->mr = p->rel = NULL;
+}
+
+/* Whether ref name's recorded tip is not tip (the update walks it). */
+static int ref_moved(ss_index *ix, const char *name, const char *tip, int *out)
+{
+	char old[41], kind[16];
+	int rc;
+
+	if ((rc = ref_get(ix, name, old, kind)))
 		return rc;
-	n = ss_releases_count(rel);
+	*out = strcmp(old, tip) != 0;
+	return 0;
+}
+
+/*
+ * Read the releases (a file wins over tags) and, when the update will
+ * write them or may add mainline commits (a ref moved), the graph of the
+ * mainline releases, which reads every commit a mainline release tag
+ * reaches: done before anything is written, so that a commit the walk
+ * refuses, or a releases file that cannot be read, leaves the index as it
+ * was.  An update with nothing new reads no graph: it only compares the
+ * tags with the table.  The graph (its release of each commit, 24 bytes
+ * a commit) is kept for write_releases().
+ */
+static int plan_releases(struct updater *u, struct rel_plan *p, const char *mainline,
+			 const char *mtip, const struct branch *br, size_t nbr)
+{
+	const ss_index_options *o = u->opts;
+	size_t n, i;
+	int moved, rc;
+
+	if ((rc = o->releases ? ss_releases_load_tsv(&p->rel, o->releases)
+			      : ss_releases_tags(&p->rel, o->repo, o->release_tags)))
+		return rc;
+	n = ss_releases_count(p->rel);
 	u->stats->releases = n;
-	if ((rc = same_releases(ix, rel, &same)))
-		goto free_releases;
-	if (same && !new_commits)
-		goto free_releases;
-	if ((rc = ss_releases_new(&mr)))
-		goto free_releases;
+	if ((rc = same_releases(u->ix, p->rel, &p->same)) ||
+	    (rc = ref_moved(u->ix, mainline, mtip, &moved)))
+		return rc;
+	for (i = 0; i < nbr && !moved; i++)
+		if ((rc = ref_moved(u->ix, br[i].name, br[i].tip, &moved)))
+			return rc;
+	if (p->same && !moved)
+		return 0;
+	if ((rc = ss_releases_new(&p->mr)))
+		return rc;
 	for (i = 0; i < n; i++) {
-		const ss_release *r = ss_releases_get(rel, i);
+		const ss_release *r = ss_releases_get(p->rel, i);
 
 		if (!strcmp(release_kind(r->tag), "mainline") &&
-		    (rc = ss_releases_add(mr, r->tag, r->sha, r->time)))
-			goto free_releases;
+		    (rc = ss_releases_add(p->mr, r->tag, r->sha, r->time)))
+			return rc;
 	}
-	if ((rc = ss_releases_index_repo(mr, o->repo)))
-		goto free_releases;
+	return ss_releases_index_repo(p->mr, o->repo);
+}
+
+/*
+ * Record the releases, and the first mainline release of every mainline
+ * commit not yet in one, from the graph plan_releases() read.  Nothing
+ * when it read none.
+ */
+static int write_releases(struct updater *u, const struct rel_plan *p)
+{
+	ss_index *ix = u->ix;
+	sqlite3_stmt *todo = NULL, *set = NULL;
+	int rc;
+
+	if (!p->mr)
+		return 0;
 	if ((rc = ss_index_exec(ix, "BEGIN IMMEDIATE", "start a transaction")))
-		goto free_releases;
-	if (!same) {
+		return rc;
+	if (!p->same) {
 		if ((rc = ss_index_exec(ix, "UPDATE commits SET first_release = NULL"
 					" WHERE first_release IS NOT NULL", "replace the releases")) ||
-		    (rc = replace_releases(u, rel)))
+		    (rc = replace_releases(u, p->rel)))
 			goto rollback;
 	}
 	if ((rc = ss_index_prepare(&todo, ix, "SELECT id FROM commits WHERE mainline = 1 AND"
@@ -1048,9 +1184,9 @@ static int update_releases(struct updater *u, int new_commits)
 
 		if ((rc = ss_index_col_id(id, ix, todo, 0, "commit id")))
 			goto rollback;
-		if (ss_releases_first_containing(&k, mr, id))
+		if (ss_releases_first_containing(&k, p->mr, id))
 			continue;
-		sqlite3_bind_text(set, 1, ss_releases_get(mr, k)->tag, -1, SQLITE_STATIC);
+		sqlite3_bind_text(set, 1, ss_releases_get(p->mr, k)->tag, -1, SQLITE_STATIC);
 		sqlite3_bind_text(set, 2, id, -1, SQLITE_TRANSIENT);
 		if ((rc = step_done(u, set)))
 			goto rollback;
@@ -1063,16 +1199,13 @@ static int update_releases(struct updater *u, int new_commits)
 	todo = NULL;
 	if ((rc = ss_index_exec(ix, "COMMIT", "commit a transaction")))
 		goto rollback;
-	goto free_releases;
+	goto out;
 rollback:
 	sqlite3_finalize(todo);
 	todo = NULL;
 	rollback(u);
-free_releases:
-	sqlite3_finalize(todo);
+out:
 	sqlite3_finalize(set);
-	ss_releases_free(mr);
-	ss_releases_free(rel);
 	return rc;
 }
 
@@ -1197,27 +1330,22 @@ free_source:
 	return rc;
 }
 
-/* The releases of a mail index from opts->releases: no graph to place
- * commits with, so no first releases. */
-static int mail_releases(struct updater *u)
+/* The releases of a mail index from opts->releases (read before the
+ * first batch): no graph to place commits with, so no first releases. */
+static int mail_releases(struct updater *u, const ss_releases *rel)
 {
-	ss_releases *rel = NULL;
 	int rc;
 
-	if ((rc = ss_releases_load_tsv(&rel, u->opts->releases)))
-		return rc;
 	if ((rc = ss_index_exec(u->ix, "BEGIN IMMEDIATE", "start a transaction")))
-		goto free_releases;
+		return rc;
 	if ((rc = replace_releases(u, rel)))
 		goto rollback;
 	u->stats->releases = ss_releases_count(rel);
 	rc = ss_index_exec(u->ix, "COMMIT", "commit a transaction");
 	if (!rc)
-		goto free_releases;
+		return 0;
 rollback:
 	rollback(u);
-free_releases:
-	ss_releases_free(rel);
 	return rc;
 }
 
@@ -1228,6 +1356,7 @@ int ss_index_update_mail(ss_index *ix, const char *const *specs, size_t n,
 	ss_index_options o = *opts;
 	ss_index_stats local;
 	struct updater u;
+	ss_releases *rel = NULL;
 	char id[41];
 	size_t i;
 	int rc;
@@ -1246,6 +1375,10 @@ int ss_index_update_mail(ss_index *ix, const char *const *specs, size_t n,
 	u.ix = ix;
 	u.opts = &o;
 	u.stats = stats;
+	/* a releases file that cannot be read refuses the update before it
+	 * writes anything */
+	if (o.releases && (rc = ss_releases_load_tsv(&rel, o.releases)))
+		return rc;
 	for (i = 0; i < ST_NSTMT; i++)
 		if ((rc = ss_index_prepare(&u.st[i], ix, stmt_sql[i])))
 			goto free_stmts;
@@ -1260,13 +1393,14 @@ int ss_index_update_mail(ss_index *ix, const char *const *specs, size_t n,
 		rollback(&u);
 		goto free_stmts;
 	}
-	if (o.releases)
-		rc = mail_releases(&u);
+	if (rel)
+		rc = mail_releases(&u, rel);
 	else
 		rc = count_releases(ix, &stats->releases);
 free_stmts:
 	for (i = 0; i < ST_NSTMT; i++)
 		sqlite3_finalize(u.st[i]);
+	ss_releases_free(rel);
 	return rc;
 }
 

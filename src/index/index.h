@@ -90,8 +90,16 @@ void ss_index_free(ss_index *ix); /* NULL is a no-op */
 /*
  * Bring the index up to date with opts->repo (see above).  stats may be
  * NULL.  SS_EINVALID when the index was built from another repository.
+ * What the update refuses before it writes (a commit the walk of a ref or
+ * of the mainline releases cannot take, a releases file that cannot be
+ * read, another repository) leaves the index as it was: the releases and
+ * their graph are read before the first batch.
  */
 int ss_index_update(ss_index *ix, const ss_index_options *opts, ss_index_stats *stats);
+
+/* *out: whether the index holds no commits, refs nor releases (a build
+ * refused before its first batch left it so). */
+int ss_index_is_empty(ss_index *ix, int *out);
 
 /*
  * Bring an index of mail up to date with the mail sources specs[0..n)

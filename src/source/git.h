@@ -82,6 +82,29 @@ int ss_git_resolve(char out[41], const char *repo, const char *rev);
 int ss_git_contains(int *yes, const char *repo, const char *top, const char *id);
 
 /*
+ * One walk of ss_git_check_walks(): the commits of tip (40 hex digits)
+ * minus the history of each of the nhide ids of hide (absent ones left
+ * out by the caller), as the git source walks "tip ^h...".
+ */
+typedef struct {
+	const char *tip;
+	const char *hide[2];
+	size_t nhide;
+} ss_git_check;
+
+/*
+ * Walk the n walks over the repository at repo ("git:" prefix allowed) as
+ * the git source would before listing anything (its object store, no
+ * hash check, a shallow clone's grafted commits as roots), with one graph
+ * for them all (each commit read once), listing nothing: 0 when every
+ * commit they reach can be taken, else the walk's error, as a source
+ * opened on those revisions gives it ("cannot walk history of '<repo>':
+ * commit <id>: ...", source/git_graph.h).  For a writer that must refuse
+ * bad input before it writes anything.
+ */
+int ss_git_check_walks(const char *repo, const ss_git_check *walks, size_t n);
+
+/*
  * Where the repository at repo keeps its data (its git directory, with a
  * trailing slash; *gitdir malloc'd) and the short name of HEAD's branch
  * (*head malloc'd; "HEAD" when detached).  Either may be NULL.  0 or < 0

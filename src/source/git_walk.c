@@ -332,3 +332,57 @@ free_walk:
 	ss_git_graph_free(walk);
 	return err;
 }
+
+/* The object store's cache for ss_git_check_walks(): commits only */
+#define CHECK_STORE_CACHE ((size_t)8 << 20)
+
+int ss_git_check_walks(const char *repo, const ss_git_check *walks, size_t n)
+{
+	const char *path = strncmp(repo, "git:", 4) ? repo : repo + 4;
+	git_repository *r = NULL;
+	ss_git_store *store = NULL;
+	ss_git_graph *g = NULL;
+	git_oid *ids = NULL, oid;
+	size_t i, k, nids;
+	int err;
+
+	if (!n)
+		return 0;
+	if (git_libgit2_init() < 0)
+		return ss_error_set("cannot initialise libgit2: %s", ss_git_error());
+	/* as ss_git_open(): no re-hashing (process-wide), no object cache */
+	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
+	ss_git_object_cache_hold(1);
+	if ((err = ss_git_repo_open(&r, path)) < 0)
+		goto out;
+	store = ss_git_store_new(r, CHECK_STORE_CACHE);
+	ss_git_store_attach(store, r);
+	if ((err = ss_git_graph_new(&g, r, path)) < 0)
+		goto out;
+	for (i = 0; i < n && !err; i++) {
+		if (git_oid_fromstr(&oid, walks[i].tip) < 0) {
+			err = ss_error_code(SS_EINVALID, "bad commit id '%s' in '%s'", walks[i].tip, path);
+			break;
+		}
+		if ((err = ss_git_graph_push(g, &oid)) < 0)
+			break;
+		for (k = 0; k < walks[i].nhide && k < 2 && !err; k++) {
+			if (git_oid_fromstr(&oid, walks[i].hide[k]) < 0)
+				err = ss_error_code(SS_EINVALID, "bad commit id '%s' in '%s'",
+						    walks[i].hide[k], path);
+			else
+				err = ss_git_graph_hide(g, &oid);
+		}
+		if (!err && !(err = ss_git_graph_walk(g, SS_GIT_GRAPH_UNSORTED, &ids, &nids))) {
+			free(ids);
+			ids = NULL;
+		}
+	}
+out:
+	ss_git_graph_free(g);
+	git_repository_free(r);
+	ss_git_store_free(store);
+	ss_git_object_cache_hold(0);
+	git_libgit2_shutdown();
+	return err < 0 ? err : 0;
+}
