@@ -7,7 +7,7 @@
  * detection always on and the rename limit fixed, so that features do not
  * depend on the user's diff.renames/diff.renameLimit.
  *
- * Speed (bench/git-ingest.sh) needs four things libgit2 1.5 does not do:
+ * Speed (bench/git-ingest.sh) needs five things libgit2 1.5 does not do:
  *  - git_diff_tree_to_tree() opens every subtree of both commits even when
  *    their ids are equal; we walk the two trees ourselves, descending only
  *    where ids differ, and hand libgit2 the changed paths as an exact
@@ -22,7 +22,11 @@
  *    options and diff driver) without the tree diff's second walk and
  *    rename scoring (add_blob_diffs); SS_GIT_DIFF=libgit2 in the
  *    environment sends every commit through the tree diff (tests compare
- *    the two).
+ *    the two);
+ *  - git_diff_find_similar scores every deleted file against every added
+ *    one, where git pairs the exact renames first: git_rename.c finds
+ *    the same renames scoring only the pairs that can still win
+ *    (SS_GIT_DIFF=libgit2 leaves it all to libgit2 as well).
  * The third is a process-wide setting (it only saves work, for every
  * libgit2 user).
  *
@@ -422,7 +426,6 @@ static int add_diff(ss_commit *c, git_repository *repo, git_commit *commit, int 
 		    int blob_diffs, size_t max_lines)
 {
 	git_diff_options dopts;
-	git_diff_find_options fopts;
 	git_tree *old_tree = NULL, *new_tree = NULL;
 	git_commit *parent = NULL;
 	git_diff *diff = NULL;
@@ -447,7 +450,6 @@ static int add_diff(ss_commit *c, git_repository *repo, git_commit *commit, int 
 
 	/* the _INIT macros leave fields to zero-fill, which -Wextra flags */
 	git_diff_options_init(&dopts, GIT_DIFF_OPTIONS_VERSION);
-	git_diff_find_options_init(&fopts, GIT_DIFF_FIND_OPTIONS_VERSION);
 	/* git's default since 2.14 (diff.indentHeuristic): hunks placed as
 	 * "git log -p" and "git format-patch" place them, so that a commit
 	 * read from the repository has the diff, and the patch id, it has in
@@ -459,10 +461,8 @@ static int add_diff(ss_commit *c, git_repository *repo, git_commit *commit, int 
 	}
 	dopts.pathspec.strings = ch.paths;
 	dopts.pathspec.count = ch.n;
-	fopts.flags = GIT_DIFF_FIND_RENAMES;
-	fopts.rename_limit = GIT_RENAME_LIMIT;
 	if (git_diff_tree_to_tree(&diff, repo, old_tree, new_tree, &dopts) < 0 ||
-	    git_diff_find_similar(diff, &fopts) < 0) {
+	    ss_git_find_renames(diff, repo, GIT_RENAME_LIMIT, !blob_diffs) < 0) {
 		err = ss_error_set("cannot diff commit %s in '%s': %s", c->id,
 				   c->source, ss_git_error());
 		goto free_trees;
@@ -701,7 +701,8 @@ static void git_source_free(void *impl)
 #endif
 }
 
-/* SS_GIT_DIFF=libgit2: every commit through libgit2's tree diff (see add_diff). */
+/* SS_GIT_DIFF=libgit2: every commit through libgit2's tree diff and its
+ * rename scoring alone (see add_diff). */
 static int blob_diffs_wanted(void)
 {
 	const char *env = getenv("SS_GIT_DIFF");

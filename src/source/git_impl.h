@@ -9,6 +9,7 @@
  *   git_graph.c    the compact commit walk (public: git_graph.h, for the
  *                  releases graph of src/history/ too)
  *   git_branches.c branch listing
+ *   git_rename.c   rename detection with less scoring than libgit2's
  *
  * Every function here leaves libgit2 initialised as its caller found it;
  * the callers hold a git_libgit2_init() reference.
@@ -107,5 +108,19 @@ int ss_git_shallow_grafted(const ss_git_shallow *sh, const git_oid *oid);
  */
 int ss_git_walk(git_oid **out, size_t *n, git_repository *repo, const char *path,
 		ss_git_shallow *sh, const char **revs, size_t nrevs);
+
+/* ------------------------------------------------------------------ */
+/* Rename detection (git_rename.c). */
+
+/*
+ * git_diff_find_similar(diff) with GIT_DIFF_FIND_RENAMES and rename_limit
+ * (nothing else set) for a tree diff of repo, in fewer comparisons when
+ * the result is sure to be the same; libgit2_only: as libgit2 alone does
+ * it.  Returns < 0 with libgit2's error set, as git_diff_find_similar, or
+ * how it went: 0 libgit2 scored every pair, 1 it looked for exact matches
+ * only, 2 it was told the renames (tests check that each is reached).
+ */
+int ss_git_find_renames(git_diff *diff, git_repository *repo, unsigned rename_limit,
+			int libgit2_only);
 
 #endif
