@@ -43,10 +43,13 @@
  * When diffs are wanted, reading is spread over worker threads, each with
  * its own git_repository (libgit2 objects must not be shared between
  * threads) and one shared object store.  Commit i is built into slot
- * i % GIT_QUEUE of a ring by whichever worker claimed it, and next() takes
+ * i % GIT_QUEUE of a ring by whichever thread claimed it, and next() takes
  * slots strictly in order, so the output does not depend on scheduling.
- * SS_GIT_THREADS=N in the environment sets the number of workers (0: read
- * in the caller's thread).
+ * The caller's thread is a reader too: when the slot next() wants is not
+ * ready, it reads the next unclaimed commit itself (with the source's own
+ * repository) instead of sleeping, so there is one worker fewer than
+ * CPUs.  SS_GIT_THREADS=N in the environment sets the number of workers
+ * (0: read in the caller's thread only).
  */
 #include <iconv.h>
 #ifdef __GLIBC__
@@ -544,11 +547,23 @@ free_commit:
 	return 0;
 }
 
+/* Commit i is read (under the lock): its slot holds the result. */
+static void fill_slot(struct git_source *src, size_t i, ss_commit *c, int merge, int err)
+{
+	struct slot *s = &src->slots[i % GIT_QUEUE];
+
+	s->c = c;
+	s->merge = merge;
+	s->err = err;
+	s->msg = err < 0 ? strdup(ss_error_last()) : NULL;
+	s->ready = 1;
+	pthread_cond_signal(&src->ready_cond);  /* only next() waits on it */
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	struct git_source *src = w->src;
-	struct slot *s;
 	ss_commit *c;
 	size_t i;
 	int err, merge;
@@ -569,13 +584,7 @@ static void *worker_main(void *arg)
 		err = read_commit(&c, &merge, w->repo, &src->oids[i], src);
 
 		pthread_mutex_lock(&src->lock);
-		s = &src->slots[i % GIT_QUEUE];
-		s->c = c;
-		s->merge = merge;
-		s->err = err;
-		s->msg = err < 0 ? strdup(ss_error_last()) : NULL;
-		s->ready = 1;
-		pthread_cond_signal(&src->ready_cond);  /* only next() waits on it */
+		fill_slot(src, i, c, merge, err);
 	}
 	pthread_mutex_unlock(&src->lock);
 	return NULL;
@@ -593,8 +602,27 @@ static int take(ss_commit **out, int *merge, struct git_source *src)
 		return err;
 	}
 	pthread_mutex_lock(&src->lock);
-	while (!s->ready)
+	while (!s->ready) {
+		/*
+		 * Rather than sleep until a worker is done, read the next
+		 * commit nobody has claimed, with the caller's repository:
+		 * the caller's thread is one of the readers, and waking it
+		 * for every commit cost 3 context switches a commit (7% more
+		 * CPU than one thread on DPDK).
+		 */
+		if (src->claimed < src->noids && src->claimed < src->next + GIT_QUEUE) {
+			size_t j = src->claimed++;
+			ss_commit *c;
+			int m, e;
+
+			pthread_mutex_unlock(&src->lock);
+			e = read_commit(&c, &m, src->repo, &src->oids[j], src);
+			pthread_mutex_lock(&src->lock);
+			fill_slot(src, j, c, m, e);
+			continue;
+		}
 		pthread_cond_wait(&src->ready_cond, &src->lock);
+	}
 	*out = s->c;
 	*merge = s->merge;
 	err = s->err;
@@ -732,8 +760,9 @@ static size_t worker_count(const struct git_source *src)
 	/* without diffs a commit is too cheap to be worth a hand-off */
 	if (!src->with_diff || src->noids < 2)
 		return 0;
-	n = sysconf(_SC_NPROCESSORS_ONLN);
-	if (n <= 1)
+	/* the caller's thread reads too (take): one worker fewer than CPUs */
+	n = sysconf(_SC_NPROCESSORS_ONLN) - 1;
+	if (n <= 0)
 		return 0;
 	return n > GIT_MAX_WORKERS ? GIT_MAX_WORKERS : (size_t)n;
 }
