@@ -122,6 +122,10 @@ struct git_source {
 	/* the read-ahead pipeline (nworkers == 0: none) */
 	struct worker workers[GIT_MAX_WORKERS];
 	size_t nworkers;
+	git_repository *caller_repo; /* the caller's thread reading in take(),
+				      * opened as the workers' are (not repo,
+				      * which the walk used: libgit2 words a
+				      * missing object differently there) */
 	pthread_mutex_t lock;
 	pthread_cond_t ready_cond, space_cond;
 	size_t claimed;      /* next oid index a worker takes */
@@ -616,7 +620,7 @@ static int take(ss_commit **out, int *merge, struct git_source *src)
 			int m, e;
 
 			pthread_mutex_unlock(&src->lock);
-			e = read_commit(&c, &m, src->repo, &src->oids[j], src);
+			e = read_commit(&c, &m, src->caller_repo, &src->oids[j], src);
 			pthread_mutex_lock(&src->lock);
 			fill_slot(src, j, c, m, e);
 			continue;
@@ -686,6 +690,8 @@ static void stop_workers(struct git_source *src)
 	}
 	for (i = 0; i < src->nworkers; i++)
 		git_repository_free(src->workers[i].repo);
+	git_repository_free(src->caller_repo);
+	src->caller_repo = NULL;
 	pthread_cond_destroy(&src->ready_cond);
 	pthread_cond_destroy(&src->space_cond);
 	pthread_mutex_destroy(&src->lock);
@@ -779,6 +785,9 @@ static int start_workers(struct git_source *src, size_t n)
 	pthread_cond_init(&src->ready_cond, NULL);
 	pthread_cond_init(&src->space_cond, NULL);
 	src->nworkers = n;
+	if ((err = ss_git_repo_open(&src->caller_repo, src->path)) < 0)
+		goto stop_readers;
+	ss_git_store_attach(src->store, src->caller_repo);
 	for (i = 0; i < n; i++) {
 		src->workers[i].src = src;
 		if ((err = ss_git_repo_open(&src->workers[i].repo, src->path)) < 0)
