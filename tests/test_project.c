@@ -306,7 +306,7 @@ static void test_first_rank_one_read(void **state)
  */
 static void test_held_out(void **state)
 {
-	char *repo = test_scratch_path("heldout"), *err, *out, id[41];
+	char *repo = test_scratch_path("heldout"), *err, *out, *model, id[41];
 	long long bottom_time;
 	size_t nranked;
 	ss_model *m;
@@ -357,7 +357,9 @@ static void test_held_out(void **state)
 	free(out);
 	/* every training commit is older than the range's bottom, whose id is
 	 * the cut kept in the model */
-	assert_int_equal(ss_model_load(&m, test_scratch_path("h.model")), 0);
+	model = test_scratch_path("h.model");
+	assert_int_equal(ss_model_load(&m, model), 0);
+	free(model);
 	assert_true(ss_model_info_of(m)->last <= bottom_time);
 	assert_int_equal(ss_git_resolve(id, repo, "main~100"), 0);
 	assert_non_null(strstr(ss_model_info_of(m)->source, id));
@@ -424,7 +426,9 @@ static void test_held_out(void **state)
 	assert_int_equal(test_count_lines(err), nranked + 1);
 	free(err);
 	/* main~100 is authored at midnight: the day it starts is its time */
-	assert_int_equal(ss_model_load(&m, test_scratch_path("s.model")), 0);
+	model = test_scratch_path("s.model");
+	assert_int_equal(ss_model_load(&m, model), 0);
+	free(model);
 	assert_true(ss_model_info_of(m)->last < bottom_time);
 	assert_true(ss_model_info_of(m)->n > 100);
 	ss_model_free(m);
