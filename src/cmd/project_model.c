@@ -372,19 +372,18 @@ static ss_replay *replay_new(const char *const *specs, int nspecs)
 /* Train the project's linear model; NULL (with a warning said) when the
  * labelled history is too small. */
 static ss_model *train(cli_ranking *k, cli_source_args *src, const char *const *specs, int nspecs,
-		       const char *labels_name, size_t nlabelled)
+		       const char *labels_name, size_t nlabelled, enum held held,
+		       cli_source_args *hsrc)
 {
 	ss_feat_options fo = SS_FEAT_OPTIONS_INIT;
 	ss_train_options o = SS_TRAIN_OPTIONS_INIT;
 	ss_strbuf source = SS_STRBUF_INIT;
-	cli_source_args hsrc;
 	struct examples e;
 	ss_labels *labels = NULL;
 	ss_dataset *d = NULL;
 	ss_model *m = NULL;
 	size_t *idx = NULL, n, npos = 0, i;
 	double t0 = ss_now();
-	enum held held;
 	int a;
 
 	if (ss_labels_from_backports(&labels, k->label, labels_name) || ss_dataset_new(&d, &fo) ||
@@ -396,9 +395,8 @@ static ss_model *train(cli_ranking *k, cli_source_args *src, const char *const *
 	e.sink.labels = labels;
 	e.train = 1;
 	e.what = "reading commits to train the project model";
-	held = history_before(k, src, nspecs, &hsrc);
 	if (held == HELD_HISTORY || held == HELD_RANGE)
-		cli_for_each_commit(&hsrc, k->hist_args.n ? k->hist_args.specs : NULL,
+		cli_for_each_commit(hsrc, k->hist_args.n ? k->hist_args.specs : NULL,
 				    (int)k->hist_args.n, add_example, &e);
 	if (!e.sink.rc) {
 		/* held out, the ranked commits are read for their newest
@@ -444,7 +442,7 @@ static ss_model *train(cli_ranking *k, cli_source_args *src, const char *const *
 			ss_strbuf_addf(&source, "%s%s", source.len ? " " : "", specs[a]);
 	if (!nspecs && src->repo)
 		ss_strbuf_addf(&source, "%sgit:%s", source.len ? " " : "", src->repo);
-	add_cut(&source, held, k, &hsrc);
+	add_cut(&source, held, k, hsrc);
 	{
 		ss_model_info *in = ss_model_get_info(m);
 
@@ -473,6 +471,8 @@ void cli_ranking_model(cli_ranking *k, cli_source_args *src, const char *const *
 {
 	char labels_name[512], why[600], date[16];
 	const char *reason = NULL;
+	cli_source_args hsrc;
+	enum held held;
 	size_t nlabelled;
 	ss_model *m = NULL;
 	char *path;
@@ -496,13 +496,11 @@ void cli_ranking_model(cli_ranking *k, cli_source_args *src, const char *const *
 		free(abs);
 	}
 	nlabelled = ss_backports_count(k->label);
+	held = history_before(k, src, nspecs, &hsrc);
 	if (!(path = model_path(k, src)))
 		die("out of memory");
 	rc = ss_model_load(&m, path);
 	if (rc == 0) {
-		cli_source_args hsrc;
-		enum held held = history_before(k, src, nspecs, &hsrc);
-
 		reason = stale(why, sizeof(why), m, labels_name, nlabelled,
 			       src->opts.mask_stable_tags);
 		if (!reason)
@@ -521,7 +519,7 @@ void cli_ranking_model(cli_ranking *k, cli_source_args *src, const char *const *
 	} else if (rc != SS_ENOTFOUND) {
 		say(k, "retraining the project model: %s", ss_error_last());
 	}
-	if (!(m = train(k, src, specs, nspecs, labels_name, nlabelled))) {
+	if (!(m = train(k, src, specs, nspecs, labels_name, nlabelled, held, &hsrc))) {
 		free(path);
 		return;
 	}

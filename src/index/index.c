@@ -854,9 +854,8 @@ struct rel_plan {
 };
 
 static int check_refs(struct updater *u, const char *mainline, const char *mtip,
-		      const struct branch *br, size_t nbr);
-static int plan_releases(struct updater *u, struct rel_plan *p, const char *mainline,
-			 const char *mtip, const struct branch *br, size_t nbr);
+		      const struct branch *br, size_t nbr, int *moved);
+static int plan_releases(struct updater *u, struct rel_plan *p, int moved);
 static int write_releases(struct updater *u, const struct rel_plan *p);
 
 static void plan_free(struct rel_plan *p);
@@ -912,6 +911,7 @@ int ss_index_update(ss_index *ix, const ss_index_options *opts, ss_index_stats *
 	struct branch *br = NULL;
 	struct rel_plan plan = { NULL, NULL, 0 };
 	size_t nbr = 0, i;
+	int moved = 0;
 	char *head = NULL, mtip[41];
 	const char *mainline;
 	int rc;
@@ -942,8 +942,8 @@ int ss_index_update(ss_index *ix, const ss_index_options *opts, ss_index_stats *
 	/* what could refuse the update, before its first batch: the walks of
 	 * the refs that moved, the releases and their graph (a commit that
 	 * only a stable branch or a release tag reaches) */
-	if ((rc = check_refs(&u, mainline, mtip, br, nbr)) ||
-	    (rc = plan_releases(&u, &plan, mainline, mtip, br, nbr)))
+	if ((rc = check_refs(&u, mainline, mtip, br, nbr, &moved)) ||
+	    (rc = plan_releases(&u, &plan, moved)))
 		goto free_branches;
 #ifdef __GLIBC__
 	/* the graphs' memory, freed, back to the system before the reader's
@@ -1053,10 +1053,11 @@ static int replace_releases(struct updater *u, const ss_releases *rel)
  * (tip ^old, and ^mainline for a branch), with one graph over them all,
  * before anything is written: a commit the walk refuses that only a
  * stable branch reaches would otherwise stop the update after the
- * mainline's batches.  Nothing when no ref moved.
+ * mainline's batches.  Nothing when no ref moved; *moved says whether one
+ * did.
  */
 static int check_refs(struct updater *u, const char *mainline, const char *mtip,
-		      const struct branch *br, size_t nbr)
+		      const struct branch *br, size_t nbr, int *moved)
 {
 	ss_git_check *w;
 	char (*olds)[41];
@@ -1085,6 +1086,7 @@ static int check_refs(struct updater *u, const char *mainline, const char *mtip,
 			w[n].hide[w[n].nhide++] = mtip;
 		n++;
 	}
+	*moved = n > 0;
 	if (!rc)
 		rc = ss_git_check_walks(u->opts->repo, w, n);
 	free(olds);
@@ -1099,21 +1101,10 @@ static void plan_free(struct rel_plan *p)
 	p->mr = p->rel = NULL;
 }
 
-/* Whether ref name's recorded tip is not tip (the update walks it). */
-static int ref_moved(ss_index *ix, const char *name, const char *tip, int *out)
-{
-	char old[41], kind[16];
-	int rc;
-
-	if ((rc = ref_get(ix, name, old, kind)))
-		return rc;
-	*out = strcmp(old, tip) != 0;
-	return 0;
-}
-
 /*
  * Read the releases (a file wins over tags) and, when the update will
- * write them or may add mainline commits (a ref moved), the graph of the
+ * write them or may add mainline commits (moved: a ref moved, as
+ * check_refs() found), the graph of the
  * mainline releases, which reads every commit a mainline release tag
  * reaches: done before anything is written, so that a commit the walk
  * refuses, or a releases file that cannot be read, leaves the index as it
@@ -1121,24 +1112,19 @@ static int ref_moved(ss_index *ix, const char *name, const char *tip, int *out)
  * tags with the table.  The graph (its release of each commit, 24 bytes
  * a commit) is kept for write_releases().
  */
-static int plan_releases(struct updater *u, struct rel_plan *p, const char *mainline,
-			 const char *mtip, const struct branch *br, size_t nbr)
+static int plan_releases(struct updater *u, struct rel_plan *p, int moved)
 {
 	const ss_index_options *o = u->opts;
 	size_t n, i;
-	int moved, rc;
+	int rc;
 
 	if ((rc = o->releases ? ss_releases_load_tsv(&p->rel, o->releases)
 			      : ss_releases_tags(&p->rel, o->repo, o->release_tags)))
 		return rc;
 	n = ss_releases_count(p->rel);
 	u->stats->releases = n;
-	if ((rc = same_releases(u->ix, p->rel, &p->same)) ||
-	    (rc = ref_moved(u->ix, mainline, mtip, &moved)))
+	if ((rc = same_releases(u->ix, p->rel, &p->same)))
 		return rc;
-	for (i = 0; i < nbr && !moved; i++)
-		if ((rc = ref_moved(u->ix, br[i].name, br[i].tip, &moved)))
-			return rc;
 	if (p->same && !moved)
 		return 0;
 	if ((rc = ss_releases_new(&p->mr)))

@@ -46,9 +46,9 @@
  * i % GIT_QUEUE of a ring by whichever thread claimed it, and next() takes
  * slots strictly in order, so the output does not depend on scheduling.
  * The caller's thread is a reader too: when the slot next() wants is not
- * ready, it reads the next unclaimed commit itself (with the source's own
- * repository) instead of sleeping, so there is one worker fewer than
- * CPUs.  SS_GIT_THREADS=N in the environment sets the number of workers
+ * ready, it reads the next unclaimed commit itself (with a repository of
+ * its own, opened as the workers' are) instead of sleeping, so there is one
+ * worker fewer than CPUs.  SS_GIT_THREADS=N in the environment sets the number of workers
  * (0: read in the caller's thread only).
  */
 #include <iconv.h>
