@@ -153,6 +153,21 @@ static ss_index *open_index(const char *db, const char *repo, char **path, int *
 	return ix;
 }
 
+void cli_mainline_name(char *out, size_t size, const cli_history_args *ha, const char *repo)
+{
+	char *path = NULL, tip[41];
+	ss_index *ix;
+	int missing;
+
+	snprintf(out, size, "HEAD");
+	if (ha->ix.no_index || !(ix = open_index(ha->ix.db, repo, &path, &missing)))
+		return;
+	if (ss_index_ref_tip(tip, ix, "mainline", out, size))
+		snprintf(out, size, "HEAD");
+	ss_index_free(ix);
+	free(path);
+}
+
 ss_index *cli_index_open(const cli_index_args *x, const char *repo, char **used)
 {
 	static int said;
@@ -374,6 +389,9 @@ void cli_history_load(const cli_history_args *ha, ss_history *h, const char *rep
 	if (r->tags && !repo)
 		usage_die("--release-tags needs --repo PATH");
 	if ((r->file || r->tags) && ss_history_load_releases(h, r->file, repo, r->tags))
+		die("%s", ss_error_last());
+	/* the code a commit changes is looked up in the last release */
+	if (repo && ss_history_open_repo(h, repo))
 		die("%s", ss_error_last());
 	history_from_index(ha, h, repo);
 }

@@ -114,7 +114,7 @@ static int explain_one(ss_commit *c, void *data)
 int cmd_explain(int argc, const char **argv)
 {
 	const char *want[256], *model = NULL, *project_model = NULL, *revs[2];
-	char *kept = NULL, date[16];
+	char *kept = NULL, date[16], mainline[256];
 	const char **specs;
 	int nargs, nspecs = 0, nwant = 0, a, k, missing = 0;
 	struct explain_ctx x;
@@ -190,6 +190,10 @@ int cmd_explain(int argc, const char **argv)
 		 * behind a newer one's parents */
 		char parents[320];
 
+		/* the pull request's merge is the one the mainline's walk
+		 * gives the commit, as in rank's ranged walk */
+		cli_mainline_name(mainline, sizeof(mainline), &hist, src.repo);
+		src.opts.merges_tip = mainline;
 		for (k = 0; k < nwant; k++) {
 			revs[0] = want[k];
 			snprintf(parents, sizeof(parents), "^%s^", want[k]);

@@ -341,32 +341,52 @@ int ss_commit_has_stable_tag(const ss_commit *c)
 	return 0;
 }
 
-int ss_commit_mask_stable(ss_commit *c)
+/* Copy p to sb without its lines that hold a stable address: 1 when one
+ * was dropped, 0 when none, SS_ENOMEM. */
+static int drop_stable_lines(ss_strbuf *sb, const char *p)
 {
-	ss_strbuf sb = SS_STRBUF_INIT;
-	const char *p = c->message;
-	int removed = 0, rc;
+	int removed = 0;
 
 	while (*p) {
 		const char *nl = strchr(p, '\n');
 		size_t len = nl ? (size_t)(nl - p) + 1 : strlen(p);
 
-		if (find_stable_at(p, len)) {
+		if (find_stable_at(p, len))
 			removed = 1;
-		} else if (ss_strbuf_add(&sb, p, len)) {
-			ss_strbuf_release(&sb);
+		else if (ss_strbuf_add(sb, p, len))
 			return SS_ENOMEM;
-		}
 		p += len;
 	}
-	if (!removed) {
+	return removed;
+}
+
+int ss_commit_mask_stable(ss_commit *c)
+{
+	ss_strbuf sb = SS_STRBUF_INIT;
+	int removed, rc = 0;
+
+	if (c->merge_message) {
+		/* the pull request's message is read by the merge features */
+		if ((removed = drop_stable_lines(&sb, c->merge_message)) < 0) {
+			rc = removed;
+			goto release;
+		}
+		if (removed && !(c->merge_message = ss_arena_strndup(c->arena, sb.buf ? sb.buf : "", sb.len))) {
+			rc = SS_ENOMEM;
+			goto release;
+		}
+		c->masked |= removed;
 		ss_strbuf_release(&sb);
-		return 0;
+	}
+	if ((removed = drop_stable_lines(&sb, c->message)) <= 0) {
+		rc = removed;
+		goto release;
 	}
 	rc = ss_commit_set_message(c, sb.buf, sb.len);
-	ss_strbuf_release(&sb);
 	if (!rc)
 		c->masked = 1;
+release:
+	ss_strbuf_release(&sb);
 	return rc;
 }
 

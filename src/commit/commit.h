@@ -95,6 +95,13 @@ typedef struct ss_commit {
 	const char *mail_thread;
 	unsigned mail_n, mail_total;
 	size_t index;           /* position in its source, from 0 */
+	/* The merge that brought the commit into the mainline (git only: a
+	 * pull request's merge on the first-parent line of the walk's
+	 * newest commit): its whole message (stable tags masked with the
+	 * commit's), and how many commits it brought; NULL and 0 for a
+	 * commit made on the mainline itself, and for mail. */
+	const char *merge_message;
+	size_t merge_commits;
 
 	ss_arena *arena;        /* owns everything above */
 } ss_commit;

@@ -21,6 +21,7 @@ struct ss_history {
 	int64_t *tpath;
 	size_t cappath;
 	size_t count;
+	ss_histlines *lines;       /* the repository, for ss_history_release_lines() */
 };
 
 int ss_history_new(ss_history **out)
@@ -47,8 +48,48 @@ void ss_history_free(ss_history *h)
 	ss_releases_free(h->loaded);
 	ss_releases_free(h->linux_rel);
 	ss_strmap_free(h->paths);
+	ss_histlines_free(h->lines);
 	free(h->tpath);
 	free(h);
+}
+
+int ss_history_open_repo(ss_history *h, const char *path)
+{
+	ss_histlines_free(h->lines);
+	h->lines = NULL;
+	return ss_histlines_new(&h->lines, path);
+}
+
+/* A release candidate ("v6.7-rc1", "v256-rc3", "4.2.0rc1") is no release
+ * a stable branch grows from. */
+static int is_candidate(const char *tag)
+{
+	const char *p = strstr(tag, "rc");
+
+	return p && p[2] >= '0' && p[2] <= '9';
+}
+
+int ss_history_release_lines(ss_histlines_facts *out, const ss_history *h, const ss_commit *c)
+{
+	const ss_releases *rel;
+	const ss_release *best = NULL;
+	int64_t t;
+	size_t i, n;
+
+	memset(out, 0, sizeof(*out));
+	if (!h || !h->lines)
+		return 0;
+	rel = ss_history_releases(h);
+	n = ss_releases_count(rel);
+	t = c->committer.time > 0 ? c->committer.time : c->author.time;
+	for (i = 0; i < n; i++) {
+		const ss_release *r = ss_releases_get(rel, i);
+
+		if (r->time < t && r->sha[0] && !is_candidate(r->tag) &&
+		    (!best || r->time > best->time))
+			best = r;
+	}
+	return best ? ss_histlines_check(out, h->lines, best->sha, c) : 0;
 }
 
 void ss_history_set_releases(ss_history *h, const ss_releases *rel)

@@ -113,6 +113,23 @@ int ss_history_is_release(const ss_commit *c);
  */
 int ss_history_release_line(char line[8], const char *tag);
 
+/*
+ * Read the repository at path for ss_history_release_lines() (a handle of
+ * h's own).  0, or SS_ENOTFOUND / SS_ENOMEM with the message set.
+ */
+int ss_history_open_repo(ss_history *h, const char *path);
+
+/*
+ * How much of the code c changes was in the last release before it (by
+ * committer time; release candidates, releases known only by date and a
+ * release at c's own time, which is c's own, are skipped):
+ * ss_histlines_check() against that release's tree.  All zero (checked 0)
+ * without a repository (ss_history_open_repo()) or a release before c.
+ * 0 or SS_ENOMEM.
+ */
+int ss_history_release_lines(ss_histlines_facts *out, const ss_history *h,
+			     const ss_commit *c);
+
 /* Number of commits remembered. */
 size_t ss_history_count(const ss_history *h);
 

@@ -37,8 +37,7 @@ struct blame_state {
 	size_t ncand, capcand;
 };
 
-/* Lines that carry no logic: blank, braces, comment text. */
-static int trivial(const ss_line *l)
+int hist_line_trivial(const ss_line *l)
 {
 	const char *p = l->text, *end = l->text + l->len;
 
@@ -100,16 +99,16 @@ static int hunk_lines(struct blame_state *s, const ss_hunk *h)
 			removes |= h->lines[end].origin == '-';
 		if (removes) {
 			for (j = i; j < end && !rc; j++)
-				if (h->lines[j].origin == '-' && !trivial(&h->lines[j]))
+				if (h->lines[j].origin == '-' && !hist_line_trivial(&h->lines[j]))
 					rc = want_add(s, old[j], 1.0);
 		} else {
 			for (k = i; k-- > 0;)
-				if (h->lines[k].origin == ' ' && !trivial(&h->lines[k])) {
+				if (h->lines[k].origin == ' ' && !hist_line_trivial(&h->lines[k])) {
 					rc = want_add(s, old[k], 0.5);
 					break;
 				}
 			for (k = end; k < h->nlines && !rc; k++)
-				if (h->lines[k].origin == ' ' && !trivial(&h->lines[k])) {
+				if (h->lines[k].origin == ' ' && !hist_line_trivial(&h->lines[k])) {
 					rc = want_add(s, old[k], 0.5);
 					break;
 				}

@@ -271,6 +271,41 @@ int ss_blame_introducers(ss_blame_candidate *out, size_t max, size_t *n,
 			 ss_histidx *h, const ss_commit *fix);
 
 /* ------------------------------------------------------------------ */
+/* Was the changed code in a release?  (hist_lines.c) */
+
+typedef struct ss_histlines ss_histlines;
+
+typedef struct {
+	int checked;       /* a release tree was read (0: nothing is known) */
+	size_t files;      /* files the commit modifies, renames or deletes */
+	size_t files_old;  /* of them, those the release had */
+	size_t lines;      /* lines checked: the non-trivial removed lines of
+			    * each change block, or for a block that only
+			    * adds, the nearest non-trivial context line on
+			    * each side (the lines blame would look at) */
+	size_t old;        /* of them, those whose trimmed text is a line of
+			    * the file at the release */
+} ss_histlines_facts;
+
+/*
+ * A reader of the repository at path (its own libgit2 handle: use one per
+ * thread) that answers, for a commit read with its diff, how much of the
+ * code it changes was in a release.  0, SS_ENOMEM, or SS_ENOTFOUND when
+ * the repository cannot be opened.
+ */
+int ss_histlines_new(ss_histlines **out, const char *path);
+void ss_histlines_free(ss_histlines *hl); /* NULL is a no-op */
+
+/*
+ * Fill *out for c against the tree of release commit release_sha (40
+ * hex).  hl NULL, a release that cannot be read, or a commit without
+ * diff: all zero, checked 0.  Files whose blob is missing or binary count
+ * in files/files_old only.  0 or SS_ENOMEM.
+ */
+int ss_histlines_check(ss_histlines_facts *out, ss_histlines *hl, const char *release_sha,
+		       const ss_commit *c);
+
+/* ------------------------------------------------------------------ */
 /* Facts about one commit. */
 
 #define SS_HISTIDX_MAX_TARGETS 8

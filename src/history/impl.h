@@ -49,6 +49,10 @@ const struct hist_entry *hist_entry_from_repo(ss_histidx *h, const git_oid *oid)
 
 void hist_entry_view(ss_histidx_commit *out, const struct hist_entry *e);
 
+/* Lines that carry no logic: blank, braces, comment text (what blame and
+ * the release-lines check skip). */
+int hist_line_trivial(const ss_line *l);
+
 /* Committer time, or author time when the source has none (mail). */
 int64_t hist_commit_time(const ss_commit *c);
 

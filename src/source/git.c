@@ -70,6 +70,7 @@
 #include "source/impl.h"
 #include "util/error.h"
 #include "util/grow.h"
+#include "util/u64map.h"
 
 enum {
 	GIT_MAX_WORKERS = 4,
@@ -115,6 +116,10 @@ struct git_source {
 
 	git_oid *oids;       /* every commit to read, in output order */
 	size_t noids;
+	struct ss_git_merge_of *merges; /* [noids]: the merge that brought each in */
+	ss_u64map merge_at;  /* a merge id's first 8 bytes -> merge_msgs index */
+	char **merge_msgs;   /* merges' messages, read when first asked */
+	size_t nmsgs, capmsgs;
 	size_t next;         /* next oid index next() takes; written under lock */
 	size_t index;        /* commits yielded so far */
 	int failed;          /* sticky fatal error code */
@@ -640,17 +645,62 @@ static int take(ss_commit **out, int *merge, struct git_source *src)
 	return err;
 }
 
+/*
+ * The merge that brought commit i in, into c (merge_message,
+ * merge_commits).  A merge that cannot be read leaves them unset: the
+ * features then read the commit as made on the mainline.
+ */
+static int set_merge(ss_commit *c, struct git_source *src, size_t i)
+{
+	const struct ss_git_merge_of *m = src->merges ? &src->merges[i] : NULL;
+	uint64_t key;
+	size_t at;
+	int found;
+
+	if (!m || !m->commits)
+		return 0;
+	memcpy(&key, m->merge.id, sizeof(key));
+	key = key ? key : 1;
+	if ((found = ss_u64map_get(&src->merge_at, key, &at)) == 0) {
+		git_repository *repo = src->nworkers ? src->caller_repo : src->repo;
+		git_commit *mc = NULL;
+		const char *msg;
+		char *copy;
+
+		if (git_commit_lookup(&mc, repo, &m->merge) < 0) {
+			git_error_clear();
+			return 0;
+		}
+		msg = git_commit_message(mc);
+		copy = strdup(msg ? msg : "");
+		git_commit_free(mc);
+		if (!copy || SS_GROW(src->merge_msgs, src->nmsgs + 1, src->capmsgs) ||
+		    ss_u64map_find_or_put(&src->merge_at, key, src->nmsgs, &at) < 0) {
+			free(copy);
+			return ss_error_code(SS_ENOMEM, "out of memory reading '%s'", src->path);
+		}
+		at = src->nmsgs;
+		src->merge_msgs[src->nmsgs++] = copy;
+	}
+	if (!(c->merge_message = ss_arena_strdup(c->arena, src->merge_msgs[at])))
+		return ss_error_code(SS_ENOMEM, "out of memory reading '%s'", src->path);
+	c->merge_commits = m->commits;
+	return 0;
+}
+
 static int git_next(ss_commit **out, void *impl)
 {
 	struct git_source *src = impl;
 	ss_commit *c;
 	int err, merge;
+	size_t i;
 
 	*out = NULL;
 	if (src->failed)
 		return ss_error_code(src->failed, "repository '%s' cannot be read after an error",
 				     src->path);
 	while (src->next < src->noids) {
+		i = src->next;
 		err = take(&c, &merge, src);
 		if (err == SS_ESKIP) {
 			src->stats->malformed++;
@@ -663,6 +713,11 @@ static int git_next(ss_commit **out, void *impl)
 		if (merge) {
 			src->stats->skipped_merges++;
 			continue;
+		}
+		if ((err = set_merge(c, src, i)) < 0) {
+			ss_commit_free(c);
+			src->failed = err;
+			return err;
 		}
 		c->index = src->index++;
 		*out = c;
@@ -715,11 +770,17 @@ void ss_git_object_cache_hold(int hold)
 static void git_source_free(void *impl)
 {
 	struct git_source *src = impl;
+	size_t i;
 
 	if (!src)
 		return;
 	stop_workers(src);
 	free(src->oids);
+	for (i = 0; i < src->nmsgs; i++)
+		free(src->merge_msgs[i]);
+	free(src->merge_msgs);
+	ss_u64map_release(&src->merge_at);
+	free(src->merges);
 	ss_git_shallow_clear(&src->shallow);
 	free(src->path);
 	git_repository_free(src->repo);
@@ -837,8 +898,8 @@ int ss_git_open(void **out, ss_source_ops *ops, const char *repo,
 	src->store = ss_git_store_new(src->repo, cache_size());
 	ss_git_store_attach(src->store, src->repo);
 	if ((err = ss_git_shallow_load(&src->shallow, src->repo, src->path)) < 0 ||
-	    (err = ss_git_walk(&src->oids, &src->noids, src->repo, src->path, &src->shallow,
-				opts->revs, opts->nrevs)) < 0 ||
+	    (err = ss_git_walk(&src->oids, &src->noids, &src->merges, src->repo, src->path,
+				&src->shallow, opts->revs, opts->nrevs, opts->merges_tip)) < 0 ||
 	    (err = start_workers(src, worker_count(src))) < 0)
 		goto free_source;
 	ops->next = git_next;

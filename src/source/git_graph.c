@@ -847,3 +847,84 @@ free_input:
 	g->nin = 0;
 	return rc;
 }
+
+/*
+ * Which merge brought each commit of a walk into the mainline.  The
+ * mainline is the first-parent line of the walk's newest commit; its
+ * merges are visited oldest first, and each claims the commits its other
+ * parents reach that neither the line nor an older merge has claimed
+ * (git log --first-parent's view: what "git log M^1..M" lists), within
+ * the walk.  One pass over the walk's commits, each visited once.
+ */
+int ss_git_graph_groups(ss_git_graph *g, const git_oid *ids, size_t n, size_t *group)
+{
+	uint32_t *pos = NULL, *line = NULL, *stack = NULL, x;
+	size_t nline = 0, nstack = 0, capstack = 0, i, k;
+	unsigned char *claimed = NULL;
+	int err = 0;
+
+	for (i = 0; i < n; i++)
+		group[i] = SIZE_MAX;
+	if (!n)
+		return 0;
+	pos = malloc(g->n * sizeof(*pos));
+	line = malloc(n * sizeof(*line));
+	claimed = calloc(g->n, 1);
+	if (!pos || !line || !claimed) {
+		err = oom(g);
+		goto free_all;
+	}
+	for (i = 0; i < g->n; i++)
+		pos[i] = NONE;
+	for (i = 0; i < n; i++) {
+		x = node_of(g, ids[i].id);
+		if (x == NONE) {
+			err = SS_ENOMEM;
+			goto free_all;
+		}
+		pos[x] = (uint32_t)i;
+	}
+	/* the first-parent line, newest first, within the walk */
+	for (x = node_of(g, ids[n - 1].id); x != NONE && pos[x] != NONE && !claimed[x];) {
+		claimed[x] = 1;
+		line[nline++] = x;
+		x = g->nodes[x].np ? g->par[g->nodes[x].par] : NONE;
+	}
+	for (k = nline; k-- > 0;) {
+		const struct node *m = &g->nodes[line[k]];
+
+		if (m->np < 2)
+			continue;
+		nstack = 0;
+		for (i = 1; i < m->np; i++) {
+			if (SS_GROW(stack, nstack + 1, capstack)) {
+				err = oom(g);
+				goto free_all;
+			}
+			stack[nstack++] = g->par[m->par + i];
+		}
+		while (nstack) {
+			const struct node *c;
+
+			x = stack[--nstack];
+			if (pos[x] == NONE || claimed[x])
+				continue;
+			claimed[x] = 1;
+			group[pos[x]] = pos[line[k]];
+			c = &g->nodes[x];
+			for (i = 0; i < c->np; i++) {
+				if (SS_GROW(stack, nstack + 1, capstack)) {
+					err = oom(g);
+					goto free_all;
+				}
+				stack[nstack++] = g->par[c->par + i];
+			}
+		}
+	}
+free_all:
+	free(pos);
+	free(line);
+	free(claimed);
+	free(stack);
+	return err;
+}

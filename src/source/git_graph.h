@@ -99,6 +99,17 @@ int ss_git_graph_parse_commit(const char *buf, size_t len, struct ss_git_graph_c
  * SS_EINVALID when i is out of range. */
 int ss_git_graph_parent(const struct ss_git_graph_commit *c, size_t i, unsigned char *id);
 
+/*
+ * After a walk that listed the n commits ids (any order), which merge
+ * brought each into the mainline, the first-parent line of ids[n - 1]
+ * (the newest of a SS_GIT_GRAPH_DATE_REVERSE walk): group[i] is the index
+ * in ids of the mainline merge whose second (or later) parents reach
+ * ids[i] first, as "git log M^1..M" lists them; SIZE_MAX for the
+ * mainline's own commits and what no mainline merge reaches within the
+ * walk.  group has n slots.  0 or SS_ENOMEM.
+ */
+int ss_git_graph_groups(ss_git_graph *g, const git_oid *ids, size_t n, size_t *group);
+
 /* Commits known to the graph (read, or named as a parent). */
 size_t ss_git_graph_size(const ss_git_graph *g);
 

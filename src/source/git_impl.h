@@ -103,11 +103,21 @@ int ss_git_shallow_grafted(const ss_git_shallow *sh, const git_oid *oid);
 /*
  * The commits of revs (git log's syntax; none: HEAD) in the order of
  * `git log --reverse --date-order`, merges included, into *out (malloc'd,
- * *n entries; NULL when empty).  sh must be loaded for repo.  0 or < 0
- * with message set naming path and the revision or commit.
+ * *n entries; NULL when empty).  sh must be loaded for repo.  With
+ * merges, also which merge brought each commit in (*merges malloc'd, n
+ * entries, as ss_git_graph_groups() tells): along the first-parent line
+ * of the walk's newest commit, or of groups_tip when not NULL (then
+ * walked from groups_tip down to what revs hide).  0 or < 0 with message
+ * set naming path and the revision or commit.
  */
-int ss_git_walk(git_oid **out, size_t *n, git_repository *repo, const char *path,
-		ss_git_shallow *sh, const char **revs, size_t nrevs);
+struct ss_git_merge_of {
+	git_oid merge;   /* the merge that brought the commit in */
+	size_t commits;  /* commits it brought; 0: none (merge is zero) */
+};
+
+int ss_git_walk(git_oid **out, size_t *n, struct ss_git_merge_of **merges,
+		git_repository *repo, const char *path, ss_git_shallow *sh, const char **revs,
+		size_t nrevs, const char *groups_tip);
 
 /* ------------------------------------------------------------------ */
 /* Rename detection (git_rename.c). */

@@ -23,6 +23,7 @@
 #include "source/git_impl.h"
 #include "util/error.h"
 #include "util/grow.h"
+#include "util/u64map.h"
 
 enum {
 	GIT_WALK_PRIORITY = 1000   /* the walk backend: above everything */
@@ -303,8 +304,107 @@ int ss_git_shallow_grafted(const ss_git_shallow *sh, const git_oid *oid)
 	return ss_git_shallow_grafted_in(sh->grafted, sh->ngrafted, oid);
 }
 
-int ss_git_walk(git_oid **out, size_t *n, git_repository *repo, const char *path,
-		ss_git_shallow *sh, const char **revs, size_t nrevs)
+/* Which merge brought each of the n ids in (ss_git_graph_groups() over
+ * that walk) into merges[]; g is scratch of n slots. */
+static int merges_of(struct ss_git_merge_of *merges, ss_git_graph *walk, const git_oid *ids,
+		     size_t n, size_t *g, size_t *count)
+{
+	size_t i;
+	int err;
+
+	if ((err = ss_git_graph_groups(walk, ids, n, g)) < 0)
+		return err;
+	memset(count, 0, n * sizeof(*count));
+	for (i = 0; i < n; i++)
+		if (g[i] != SIZE_MAX)
+			count[g[i]]++;
+	for (i = 0; i < n; i++) {
+		memset(&merges[i], 0, sizeof(merges[i]));
+		if (g[i] != SIZE_MAX) {
+			git_oid_cpy(&merges[i].merge, &ids[g[i]]);
+			merges[i].commits = count[g[i]];
+		}
+	}
+	return 0;
+}
+
+/*
+ * The merges of the n walked ids along groups_tip's first-parent line: a
+ * second walk, from groups_tip down to what revs hide, whose merges are
+ * mapped back to the ids (a commit it does not reach gets none).
+ */
+static int merges_along(struct ss_git_merge_of *merges, const git_oid *ids, size_t n,
+			git_repository *repo, const char *path, ss_git_shallow *sh,
+			const char **revs, size_t nrevs, const char *groups_tip)
+{
+	ss_git_graph *walk = NULL;
+	ss_u64map at = SS_U64MAP_INIT;
+	struct ss_git_merge_of *m2 = NULL;
+	git_oid *ids2 = NULL, tip;
+	size_t n2 = 0, *g2 = NULL, *count = NULL, i, k;
+	int err = 0;
+
+	memset(merges, 0, n * sizeof(*merges));
+	if ((err = ss_git_graph_new(&walk, repo, path)) < 0)
+		return err;
+	for (i = 0; i < nrevs && err >= 0; i++) {
+		const char *dots = strstr(revs[i], "..");
+
+		if (revs[i][0] == '^') {
+			err = add_rev(walk, repo, sh, revs[i]);
+		} else if (dots && dots[2] != '.' && dots > revs[i]) {
+			char hide[320];
+
+			snprintf(hide, sizeof(hide), "^%.*s", (int)(dots - revs[i]), revs[i]);
+			err = add_rev(walk, repo, sh, hide);
+		}
+	}
+	if (err >= 0 && (err = peel_commit(&tip, repo, sh, groups_tip)) >= 0)
+		err = ss_git_graph_push(walk, &tip);
+	if (err < 0) {
+		err = ss_error_code(SS_EINVALID, "bad revision '%s' in '%s': %s", groups_tip, path,
+				    ss_git_error());
+		goto free_all;
+	}
+	if ((err = ss_git_graph_walk(walk, SS_GIT_GRAPH_DATE_REVERSE, &ids2, &n2)) < 0 || !n2)
+		goto free_all;
+	m2 = malloc(n2 * sizeof(*m2));
+	g2 = malloc(n2 * sizeof(*g2));
+	count = malloc(n2 * sizeof(*count));
+	if (!m2 || !g2 || !count) {
+		err = ss_error_code(SS_ENOMEM, "out of memory walking '%s'", path);
+		goto free_all;
+	}
+	if ((err = merges_of(m2, walk, ids2, n2, g2, count)) < 0)
+		goto free_all;
+	for (i = 0; i < n2; i++) {
+		uint64_t key;
+
+		memcpy(&key, ids2[i].id, sizeof(key));
+		if ((err = ss_u64map_find_or_put(&at, key ? key : 1, i, &k)) < 0)
+			goto free_all;
+	}
+	for (i = 0; i < n; i++) {
+		uint64_t key;
+
+		memcpy(&key, ids[i].id, sizeof(key));
+		if (ss_u64map_get(&at, key ? key : 1, &k) && git_oid_equal(&ids2[k], &ids[i]))
+			merges[i] = m2[k];
+	}
+	err = 0;
+free_all:
+	ss_u64map_release(&at);
+	free(ids2);
+	free(m2);
+	free(g2);
+	free(count);
+	ss_git_graph_free(walk);
+	return err;
+}
+
+int ss_git_walk(git_oid **out, size_t *n, struct ss_git_merge_of **merges,
+		git_repository *repo, const char *path, ss_git_shallow *sh, const char **revs,
+		size_t nrevs, const char *groups_tip)
 {
 	static const char *head[] = { "HEAD" };
 	ss_git_graph *walk = NULL;
@@ -313,6 +413,8 @@ int ss_git_walk(git_oid **out, size_t *n, git_repository *repo, const char *path
 
 	*out = NULL;
 	*n = 0;
+	if (merges)
+		*merges = NULL;
 	if (!nrevs) {
 		revs = head;
 		nrevs = 1;
@@ -328,6 +430,25 @@ int ss_git_walk(git_oid **out, size_t *n, git_repository *repo, const char *path
 		}
 	}
 	err = ss_git_graph_walk(walk, SS_GIT_GRAPH_DATE_REVERSE, out, n);
+	if (!err && merges && *n) {
+		size_t *g = malloc(*n * sizeof(*g)), *count = malloc(*n * sizeof(*count));
+
+		if (!(*merges = malloc(*n * sizeof(**merges))) || !g || !count)
+			err = ss_error_code(SS_ENOMEM, "out of memory walking '%s'", path);
+		else if (groups_tip)
+			err = merges_along(*merges, *out, *n, repo, path, sh, revs, nrevs, groups_tip);
+		else
+			err = merges_of(*merges, walk, *out, *n, g, count);
+		free(g);
+		free(count);
+		if (err < 0) {
+			free(*merges);
+			*merges = NULL;
+			free(*out);
+			*out = NULL;
+			*n = 0;
+		}
+	}
 free_walk:
 	ss_git_graph_free(walk);
 	return err;

@@ -187,7 +187,8 @@ static int put_commit(ss_strbuf *sb, const ss_commit *c)
 	return put64(sb, c->added) || put64(sb, c->removed) || put32(sb, (uint32_t)c->truncated) ||
 	       put32(sb, (uint32_t)c->masked) || putstr(sb, c->source) || put32(sb, c->patch_n) ||
 	       put32(sb, c->patch_total) || putstr(sb, c->mail_thread) || put32(sb, c->mail_n) ||
-	       put32(sb, c->mail_total) || put64(sb, c->index);
+	       put32(sb, c->mail_total) || put64(sb, c->index) || putstr(sb, c->merge_message) ||
+	       put64(sb, c->merge_commits);
 }
 
 /* Compress the staging buffer into a frame; 0 or SS_ENOMEM. */
@@ -427,6 +428,8 @@ static int get_commit(ss_commit *c, struct rd *d)
 	c->mail_n = get32(d);
 	c->mail_total = get32(d);
 	c->index = (size_t)get64(d);
+	c->merge_message = getstr(d);
+	c->merge_commits = (size_t)get64(d);
 	return d->bad || d->p != d->end ? SS_EINVALID : 0;
 }
 

@@ -37,9 +37,14 @@ typedef struct {
 	int resume;                /* (0) */
 	unsigned long long resume_at; /* (0: read everything) */
 	unsigned long resume_crc;  /* (0) */
+	/* git: the revision whose first-parent line is the mainline when
+	 * telling which merge brought each commit in (ss_commit's
+	 * merge_message), so that a commit read alone gets the merge a
+	 * ranged walk gives it (NULL: the walk's newest commit) */
+	const char *merges_tip;    /* (NULL) */
 } ss_source_options;
 
-#define SS_SOURCE_OPTIONS_INIT { NULL, NULL, 0, 0, 1, 0, 0, 0, 0 }
+#define SS_SOURCE_OPTIONS_INIT { NULL, NULL, 0, 0, 1, 0, 0, 0, 0, NULL }
 
 /* What a source read and left out, for the summary line. */
 typedef struct {
