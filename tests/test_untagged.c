@@ -191,7 +191,7 @@ static void test_release_features(void **state)
 	assert_true(r.dense[SS_F_REL_FILES_NEW] == 0.0f);
 	assert_int_equal(ss_feat_extract(&r, by_subject(cs, n, "new: fix the file"), h, &fo), 0);
 	assert_true(r.dense[SS_F_REL_FILES_NEW] == 1.0f);
-	/* without the history group, nothing */
+	/* without the relcode group, nothing */
 	fo.groups = SS_FG_WORDS;
 	assert_int_equal(ss_feat_extract(&r, by_subject(cs, n, "lib: fix old code"), h, &fo), 0);
 	assert_true(r.dense[SS_F_REL_CHECKED] == 0.0f);

@@ -1026,7 +1026,7 @@ static int extract_history(ss_feat_raw *r, const ss_commit *c, const ss_history 
 		r->dense[SS_F_FILES_NEW180] = amax < 180 ? 1.0f : 0.0f;
 		r->dense[SS_F_FILES_NEW365] = amax < 365 ? 1.0f : 0.0f;
 	}
-	return extract_release_code(r, c, h);
+	return 0;
 }
 
 int ss_feat_extract(ss_feat_raw *out, const ss_commit *c, const ss_history *hist,
@@ -1070,6 +1070,8 @@ int ss_feat_extract(ss_feat_raw *out, const ss_commit *c, const ss_history *hist
 	if ((groups & SS_FG_EFFECTS) && (rc = extract_effects(out, c)))
 		return rc;
 	if ((groups & SS_FG_TIMING) && (rc = extract_timing(out, c, hist)))
+		return rc;
+	if ((groups & SS_FG_RELCODE) && (rc = extract_release_code(out, c, hist)))
 		return rc;
 	if ((groups & SS_FG_MERGE) && (rc = extract_merge(out, c)))
 		return rc;

@@ -61,13 +61,16 @@ enum {
 	SS_FG_MERGE = 1u << 11,     /* the pull request's merge that brought the
 				     * commit in: its message's words ("m:",
 				     * hashed) and size (git only) */
-	SS_FG_ALL = (1u << 12) - 1,
-	/* used unless --features says otherwise: the first eight and merge.
+	SS_FG_RELCODE = 1u << 12,   /* was the changed code in the last release
+				     * (named features only; a repository) */
+	SS_FG_ALL = (1u << 13) - 1,
+	/* used unless --features says otherwise: the first eight, merge and
+	 * relcode.
 	 * effects, timing and series did not help on tip's validation slices
 	 * (docs/features.md, "Levers tried on the kernel"); merge helped on
-	 * systemd's (docs/scores.md, "Untagged stable material") and is empty
-	 * for mail */
-	SS_FG_DEFAULT = ((1u << 8) - 1) | SS_FG_MERGE
+	 * systemd's (docs/scores.md, "Untagged stable material") and both are
+	 * empty for mail; the project model chooses relcode on validation */
+	SS_FG_DEFAULT = ((1u << 8) - 1) | SS_FG_MERGE | SS_FG_RELCODE
 };
 
 typedef struct {
@@ -158,11 +161,11 @@ typedef struct {
 	X(FILE_AGE_MAX, HISTORY, "file_age_max", "days since the oldest touched file first appeared, log(1+n)") \
 	X(FILES_NEW180, HISTORY, "files_all_new_180d", "every touched file appeared in the last 180 days") \
 	X(FILES_NEW365, HISTORY, "files_all_new_365d", "every touched file appeared in the last 365 days") \
-	X(REL_CHECKED, HISTORY, "release_code_checked", "the changed code was looked up in the last release before the commit (a repository is at hand)") \
-	X(REL_OLD_SHARE, HISTORY, "release_code_share", "share of the changed lines (removed, or the context an addition guards) that were in the last release") \
-	X(REL_OLD_ALL, HISTORY, "release_code_all", "every changed line was in the last release: the bug shipped") \
-	X(REL_OLD_NONE, HISTORY, "release_code_none", "no changed line was in the last release: the code is newer than the release") \
-	X(REL_FILES_NEW, HISTORY, "release_files_none", "no file the commit modifies was in the last release") \
+	X(REL_CHECKED, RELCODE, "release_code_checked", "the changed code was looked up in the last release before the commit (a repository is at hand)") \
+	X(REL_OLD_SHARE, RELCODE, "release_code_share", "share of the changed lines (removed, or the context an addition guards) that were in the last release") \
+	X(REL_OLD_ALL, RELCODE, "release_code_all", "every changed line was in the last release: the bug shipped") \
+	X(REL_OLD_NONE, RELCODE, "release_code_none", "no changed line was in the last release: the code is newer than the release") \
+	X(REL_FILES_NEW, RELCODE, "release_files_none", "no file the commit modifies was in the last release") \
 	X(IN_MERGE, MERGE, "merged_with_others", "a merge (a pull request) brought it into the mainline") \
 	X(MERGE_SIZE, MERGE, "merge_commits", "commits that merge brought, log(1+n)")
 

@@ -341,8 +341,11 @@ int ss_dataset_vector(ss_svec *out, const ss_featurizer *f, const uint32_t *rema
 	size_t k, end = d->off[i] + d->nhash[i];
 
 	out->n = 0;
+	/* a model may use fewer groups than the dataset was read with
+	 * (ss_train_options.groups_off): it sees what it would extract */
 	for (k = 0; k < SS_NDENSE; k++)
-		if (dense[k] != 0.0f && ss_svec_push(out, (uint32_t)k, dense[k]))
+		if (dense[k] != 0.0f && (ss_dense_features[k].group & f->opts.groups) &&
+		    ss_svec_push(out, (uint32_t)k, dense[k]))
 			return SS_ENOMEM;
 	for (k = end; k < d->off[i + 1]; k++)
 		if (remap[d->pool[k]] != SS_STRMAP_NONE && ss_svec_push(out, remap[d->pool[k]], 1.0f))

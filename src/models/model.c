@@ -232,6 +232,7 @@ int ss_model_train(ss_model **out, ss_model_kind kind, const ss_dataset *d,
 	if (m->ops->uses_features) {
 		if ((rc = ss_featurizer_init(&m->feat, ss_dataset_options(d))))
 			goto free_all;
+		m->feat.opts.groups &= ~o->groups_off;
 		/* the vocabulary comes from training commits only (fit and val) */
 		if ((rc = ss_dataset_vocab(&m->feat, d, order, n)))
 			goto free_all;

@@ -110,10 +110,15 @@ typedef struct {
 	int warm_start;       /* start from a trained mlp: 1, 0, -1 kind default (-1) */
 	ss_model_log_fn log;  /* progress lines, may be NULL (NULL) */
 	void *log_ud;         /* passed to log (NULL) */
+	/* SS_FG_* groups of the dataset's that the model leaves out: only
+	 * groups of named (dense) features alone, which the dataset's rows
+	 * can drop (SS_FG_RELCODE), so that one dataset trains the
+	 * variants a project chooses between (0) */
+	uint32_t groups_off;
 } ss_train_options;
 
 #define SS_TRAIN_OPTIONS_INIT { SS_THRESH_F1, 0.0, 0.15, 1, 2, -1, 0.0, 0, \
-	32, 0, 0.5f, 1e-3f, 3e-3f, 30, 4, 128, 1, 0, 0.0f, -1, NULL, NULL }
+	32, 0, 0.5f, 1e-3f, 3e-3f, 30, 4, 128, 1, 0, 0.0f, -1, NULL, NULL, 0 }
 
 /* What a model was trained on: stored in the file, shown by rank/eval. */
 typedef struct {

@@ -15,7 +15,8 @@ static const struct {
 	{ "people", SS_FG_PEOPLE }, { "paths", SS_FG_PATHS },
 	{ "trailers", SS_FG_TRAILERS }, { "history", SS_FG_HISTORY },
 	{ "effects", SS_FG_EFFECTS }, { "timing", SS_FG_TIMING },
-	{ "series", SS_FG_SERIES }, { "merge", SS_FG_MERGE }, { "default", SS_FG_DEFAULT },
+	{ "series", SS_FG_SERIES }, { "merge", SS_FG_MERGE },
+	{ "relcode", SS_FG_RELCODE }, { "default", SS_FG_DEFAULT },
 	{ "all", SS_FG_ALL },
 };
 
@@ -37,7 +38,7 @@ int ss_feat_groups_parse(uint32_t *out, const char *list)
 			return ss_error_code(SS_EINVALID,
 					     "unknown feature group '%.*s' (words, subsystem, metrics, "
 					     "constructs, people, paths, trailers, history, effects, "
-					     "timing, series, merge, default, all)", (int)len, p);
+					     "timing, series, merge, relcode, default, all)", (int)len, p);
 		p += len;
 		if (*p == ',')
 			p++;
