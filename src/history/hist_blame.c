@@ -74,20 +74,13 @@ static int want_add(struct blame_state *s, size_t line, double weight)
 	return 0;
 }
 
-/* The lines of one hunk to blame, by change block. */
-static int hunk_lines(struct blame_state *s, const ss_hunk *h)
+int hist_hunk_evidence(const ss_hunk *h, int (*fn)(void *ud, size_t j, double weight),
+		       void *ud)
 {
-	size_t *old = NULL, i = 0, j, k, line = h->old_start;
+	size_t i = 0, j, k;
 	int rc = 0;
 
-	if (!h->nlines)
-		return 0;
-	old = malloc(h->nlines * sizeof(*old));
-	if (!old)
-		return ss_error_code(SS_ENOMEM, "out of memory");
-	for (j = 0; j < h->nlines; j++)
-		old[j] = h->lines[j].origin == '+' ? 0 : line++;
-	while (i < h->nlines) {
+	while (i < h->nlines && !rc) {
 		size_t end;
 		int removes = 0;
 
@@ -100,23 +93,54 @@ static int hunk_lines(struct blame_state *s, const ss_hunk *h)
 		if (removes) {
 			for (j = i; j < end && !rc; j++)
 				if (h->lines[j].origin == '-' && !hist_line_trivial(&h->lines[j]))
-					rc = want_add(s, old[j], 1.0);
+					rc = fn(ud, j, 1.0);
 		} else {
 			for (k = i; k-- > 0;)
 				if (h->lines[k].origin == ' ' && !hist_line_trivial(&h->lines[k])) {
-					rc = want_add(s, old[k], 0.5);
+					rc = fn(ud, k, 0.5);
 					break;
 				}
 			for (k = end; k < h->nlines && !rc; k++)
 				if (h->lines[k].origin == ' ' && !hist_line_trivial(&h->lines[k])) {
-					rc = want_add(s, old[k], 0.5);
+					rc = fn(ud, k, 0.5);
 					break;
 				}
 		}
-		if (rc)
-			break;
 		i = end;
 	}
+	return rc;
+}
+
+struct hunk_want {
+	struct blame_state *s;
+	const size_t *old;
+};
+
+static int want_line(void *ud, size_t j, double weight)
+{
+	struct hunk_want *hw = ud;
+
+	return want_add(hw->s, hw->old[j], weight);
+}
+
+/* The lines of one hunk to blame (hist_hunk_evidence()), by their line
+ * numbers in the parent. */
+static int hunk_lines(struct blame_state *s, const ss_hunk *h)
+{
+	size_t *old = NULL, j, line = h->old_start;
+	struct hunk_want hw;
+	int rc;
+
+	if (!h->nlines)
+		return 0;
+	old = malloc(h->nlines * sizeof(*old));
+	if (!old)
+		return ss_error_code(SS_ENOMEM, "out of memory");
+	for (j = 0; j < h->nlines; j++)
+		old[j] = h->lines[j].origin == '+' ? 0 : line++;
+	hw.s = s;
+	hw.old = old;
+	rc = hist_hunk_evidence(h, want_line, &hw);
 	free(old);
 	return rc;
 }

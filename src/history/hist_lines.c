@@ -11,10 +11,10 @@
  * changed line (trimmed, non-trivial) a line of the file at the release?
  * A moved or re-indented line still counts as old, which is what we want.
  *
- * The lines checked are those hist_blame.c would blame: the removed lines
- * of a change block, or, for a block that only adds, the nearest
- * non-trivial context line above and below (the code the addition
- * guards).  Each file at each release is read once and kept as a sorted
+ * The lines checked are those hist_blame.c would blame
+ * (hist_hunk_evidence()): the removed lines of a change block, or, for a
+ * block that only adds, the nearest non-trivial context line above and
+ * below (the code the addition guards).  Each file at each release is read once and kept as a sorted
  * array of 64-bit line hashes; the cache is dropped whole when it passes
  * SS_HISTLINES_CACHE_LINES hashes, so memory stays bounded whatever the
  * order commits come in.  A file whose blob is missing (a partial clone)
@@ -247,45 +247,30 @@ static int has_line(const struct lineset *s, uint64_t h)
 	return lo < s->n && s->h[lo] == h;
 }
 
-/* Count the lines of hunk to check and those of them in s. */
-static void check_hunk(ss_histlines_facts *out, const struct lineset *s, const ss_hunk *hk)
+struct hunk_check {
+	ss_histlines_facts *out;
+	const struct lineset *s;
+	const ss_hunk *h;
+};
+
+static int check_line(void *ud, size_t j, double weight)
 {
-	size_t i = 0, j, k;
+	struct hunk_check *hc = ud;
+	const ss_line *l = &hc->h->lines[j];
 
-#define CHECK(l)                                                         \
-	do {                                                             \
-		out->lines++;                                            \
-		out->old += has_line(s, line_hash((l)->text, (l)->len)); \
-	} while (0)
-	while (i < hk->nlines) {
-		size_t end;
-		int removes = 0;
+	(void)weight;
+	hc->out->lines++;
+	hc->out->old += has_line(hc->s, line_hash(l->text, l->len));
+	return 0;
+}
 
-		if (hk->lines[i].origin == ' ') {
-			i++;
-			continue;
-		}
-		for (end = i; end < hk->nlines && hk->lines[end].origin != ' '; end++)
-			removes |= hk->lines[end].origin == '-';
-		if (removes) {
-			for (j = i; j < end; j++)
-				if (hk->lines[j].origin == '-' && !hist_line_trivial(&hk->lines[j]))
-					CHECK(&hk->lines[j]);
-		} else {
-			for (k = i; k-- > 0;)
-				if (hk->lines[k].origin == ' ' && !hist_line_trivial(&hk->lines[k])) {
-					CHECK(&hk->lines[k]);
-					break;
-				}
-			for (k = end; k < hk->nlines; k++)
-				if (hk->lines[k].origin == ' ' && !hist_line_trivial(&hk->lines[k])) {
-					CHECK(&hk->lines[k]);
-					break;
-				}
-		}
-		i = end;
-	}
-#undef CHECK
+/* Count the lines of hunk h to check (hist_hunk_evidence()) and those
+ * of them in s. */
+static void check_hunk(ss_histlines_facts *out, const struct lineset *s, const ss_hunk *h)
+{
+	struct hunk_check hc = { out, s, h };
+
+	hist_hunk_evidence(h, check_line, &hc);
 }
 
 int ss_histlines_check(ss_histlines_facts *out, ss_histlines *hl, const char *release_sha,

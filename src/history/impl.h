@@ -53,6 +53,18 @@ void hist_entry_view(ss_histidx_commit *out, const struct hist_entry *e);
  * the release-lines check skip). */
 int hist_line_trivial(const ss_line *l);
 
+/*
+ * The lines of hunk h that say where a bug was, by change block: its
+ * non-trivial removed lines (weight 1), or, for a block that only adds,
+ * the nearest non-trivial context line above and below it (the code the
+ * addition guards; weight 1/2).  fn gets each one's index in h->lines;
+ * the walk stops at the first non-zero it returns, which is returned.
+ * Blame (hist_blame.c) and the release-lines check (hist_lines.c) look at
+ * these lines.
+ */
+int hist_hunk_evidence(const ss_hunk *h, int (*fn)(void *ud, size_t j, double weight),
+		       void *ud);
+
 /* Committer time, or author time when the source has none (mail). */
 int64_t hist_commit_time(const ss_commit *c);
 
