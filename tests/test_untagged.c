@@ -15,6 +15,7 @@
 
 #include "features/features.h"
 #include "features/history.h"
+#include "models/dataset.h"
 #include "source/source.h"
 #include "util/error.h"
 #include "testutil.h"
@@ -265,6 +266,60 @@ static void test_merge_features(void **state)
 	free_all(cs, n);
 }
 
+static int svec_has(const ss_svec *v, uint32_t idx)
+{
+	size_t i;
+
+	for (i = 0; i < v->n; i++)
+		if (v->idx[i] == idx)
+			return 1;
+	return 0;
+}
+
+/* One dataset read with relcode serves a model that leaves it out
+ * (ss_train_options.groups_off): its rows drop those named features. */
+static void test_groups_off(void **state)
+{
+	ss_feat_options fo = SS_FEAT_OPTIONS_INIT;
+	ss_featurizer f;
+	ss_svec v;
+	ss_dataset *d;
+	ss_history *h;
+	ss_commit **cs;
+	uint32_t *remap;
+	size_t n, i, at = SIZE_MAX;
+
+	(void)state;
+	cs = read_all(&n, 0);
+	assert_int_equal(ss_dataset_new(&d, &fo), 0);
+	h = (ss_history *)ss_dataset_history(d);
+	assert_int_equal(ss_history_load_releases(h, NULL, repo, NULL), 0);
+	assert_int_equal(ss_history_open_repo(h, repo), 0);
+	for (i = 0; i < n; i++) {
+		if (!strcmp(cs[i]->subject, "lib: fix old code"))
+			at = ss_dataset_count(d);
+		assert_int_equal(ss_dataset_add(d, cs[i], (int)(i % 2), 0), 0);
+	}
+	assert_true(at != SIZE_MAX);
+	assert_int_equal(ss_featurizer_init(&f, &fo), 0);
+	assert_int_equal(ss_dataset_remap(&remap, &f, d), 0);
+	ss_svec_init(&v);
+	assert_int_equal(ss_dataset_vector(&v, &f, remap, d, at), 0);
+	assert_true(svec_has(&v, SS_F_REL_CHECKED));
+	assert_true(svec_has(&v, SS_F_REL_OLD_ALL));
+	assert_true(svec_has(&v, SS_F_FILES));
+	f.opts.groups &= ~SS_FG_RELCODE;
+	assert_int_equal(ss_dataset_vector(&v, &f, remap, d, at), 0);
+	assert_false(svec_has(&v, SS_F_REL_CHECKED));
+	assert_false(svec_has(&v, SS_F_REL_OLD_ALL));
+	assert_true(svec_has(&v, SS_F_FILES));
+	ss_svec_release(&v);
+	free(remap);
+	ss_featurizer_release(&f);
+	ss_dataset_free(d);
+	free_all(cs, n);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -272,6 +327,7 @@ int main(void)
 		cmocka_unit_test(test_release_features),
 		cmocka_unit_test(test_merge_groups),
 		cmocka_unit_test(test_merge_features),
+		cmocka_unit_test(test_groups_off),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
