@@ -375,6 +375,182 @@ static void test_incremental(void **state)
 	assert_same_rows(inc, fresh);
 }
 
+/* Every table of the database at path, meta too: "table NAME" and its
+ * rows, sorted (query_rows()), table after table by name. */
+static char *dump_tables(const char *path)
+{
+	char *names = query_rows(path, "SELECT name FROM sqlite_master WHERE type = 'table'");
+	char *line, *save = NULL, *out = NULL;
+	size_t len = 0;
+
+	for (line = strtok_r(names, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char sql[256], *rows, *grown;
+
+		snprintf(sql, sizeof(sql), "SELECT * FROM \"%s\"", line);
+		rows = query_rows(path, sql);
+		grown = realloc(out, len + strlen(line) + strlen(rows) + 16);
+		assert_non_null(grown);
+		out = grown;
+		len += (size_t)sprintf(out + len, "table %s\n%s", line, rows);
+		free(rows);
+	}
+	free(names);
+	return out ? out : strdup("");
+}
+
+/* start copied to path (with no -wal or -shm beside it), or no file at
+ * path when start is NULL. */
+static void copy_start(const char *path, const char *start)
+{
+	assert_int_equal(test_run("rm -f '%s' '%s-wal' '%s-shm'", path, path, path), 0);
+	if (start)
+		assert_int_equal(test_run("cp '%s' '%s'", start, path), 0);
+}
+
+/*
+ * The kill-anywhere check: "index ARGS --db X", X a copy of start (NULL:
+ * a first build), killed (SIGKILL, util/testhook.h) at each of steps in
+ * turn, then run again, must leave every table (meta too) as the same
+ * update run without interruption.  Each step must be reached.  When
+ * fresh, a reader refuses what every step but the last left.
+ */
+static void kill_anywhere(const char *name, const char *start, const char *args,
+			  const char *const *steps, size_t n, int fresh)
+{
+	char want[4200], got[4200], *a, *b;
+	size_t i;
+	int rc;
+
+	snprintf(want, sizeof(want), "%s/kill-%s-want.db", tmpdir, name);
+	snprintf(got, sizeof(got), "%s/kill-%s.db", tmpdir, name);
+	copy_start(want, start);
+	assert_int_equal(test_run("./stablesel index --no-progress %s --db '%s' 2>/dev/null", args,
+				  want), 0);
+	a = dump_tables(want);
+	for (i = 0; i < n; i++) {
+		copy_start(got, start);
+		rc = test_run("SS_TEST_ABORT_AT='%s' ./stablesel index --no-progress %s --db '%s'"
+			      " 2>/dev/null", steps[i], args, got);
+		if (rc != -1 && rc != 128 + 9)
+			fail_msg("%s: step %s was not reached (exit %d)", name, steps[i], rc);
+		if (fresh && i + 1 < n) {
+			char *err;
+
+			assert_int_equal(test_run("./stablesel where --db '%s' abcdef 2>'%s/err'", got,
+						  tmpdir), 128);
+			err = test_run_output("cat '%s/err'", tmpdir);
+			if (!strstr(err, "incomplete build, run 'stablesel index' again"))
+				fail_msg("%s: killed at %s, where says: %s", name, steps[i], err);
+			free(err);
+		}
+		assert_int_equal(test_run("./stablesel index --no-progress %s --db '%s' 2>/dev/null",
+					  args, got), 0);
+		b = dump_tables(got);
+		if (strcmp(a, b))
+			fail_msg("%s: killed at %s, then run again:\n%s\nuninterrupted:\n%s", name,
+				 steps[i], b, a);
+		free(b);
+	}
+	free(a);
+}
+
+/*
+ * An update interrupted at any of its steps (a named point where the test
+ * hook kills it) is completed by the next run to what an uninterrupted
+ * one writes: a first build, an update with new commits and a new release,
+ * an update whose new commits are in a release the index already has
+ * (before, the first releases were never set: the rerun found no ref
+ * that moved and the releases unchanged), and an index of mail.
+ */
+static void test_kill_anywhere(void **state)
+{
+	static const char *const fresh_steps[] = {
+		"schema", "identity", "batch#1", "batch#3", "ref#1", "ref#2", "ref#3",
+		"derive", "releases"
+	};
+	static const char *const update_steps[] = {
+		"batch#1", "batch#2", "ref#1", "ref#2", "derive", "releases"
+	};
+	static const char *const mail_steps[] = {
+		"schema", "batch#1", "batch#4", "source#1", "source#2", "derive", "releases"
+	};
+	static const char *const mail_update_steps[] = { "batch#1", "source", "derive" };
+	char r2[4200], start[4200], args[13000], tip[41], v1[41], v2[41], *out;
+
+	(void)state;
+	snprintf(r2, sizeof(r2), "%s/repo-kill", tmpdir);
+	snprintf(start, sizeof(start), "%s/kill-start.db", tmpdir);
+	assert_int_equal(test_run("rm -rf '%s' && cp -r '%s' '%s'", r2, repo, r2), 0);
+	/* a first build */
+	snprintf(args, sizeof(args), "--repo '%s' --batch 2", r2);
+	kill_anywhere("fresh", NULL, args, fresh_steps, sizeof(fresh_steps) / sizeof(*fresh_steps), 1);
+
+	/* new commits under v2.0, which the index knows already: main was
+	 * at v1.0 when it was built */
+	rev_parse(tip, r2, "main");
+	assert_int_equal(test_run("cd '%s' && git reset -q --hard v1.0", r2), 0);
+	copy_start(start, NULL);
+	assert_int_equal(test_run("./stablesel index --no-progress --repo '%s' --db '%s' 2>/dev/null",
+				  r2, start), 0);
+	assert_int_equal(test_run("cd '%s' && git reset -q --hard %s", r2, tip), 0);
+	snprintf(args, sizeof(args), "--repo '%s' --batch 1", r2);
+	{
+		static const char *const steps[] = { "batch#1", "batch#2", "ref", "derive", "releases" };
+
+		kill_anywhere("known-release", start, args, steps, sizeof(steps) / sizeof(*steps), 0);
+		snprintf(args, sizeof(args), "%s/kill-known-release.db", tmpdir);
+		out = query_rows(args, "SELECT count(*) FROM commits WHERE mainline = 1 AND"
+				 " first_release = 'v2.0'");
+		assert_true(atoi(out) >= 5);
+		free(out);
+		snprintf(args, sizeof(args), "--repo '%s' --batch 1", r2);
+	}
+
+	/* new commits on main and both stable branches, a new release v3.0 */
+	copy_start(start, NULL);
+	assert_int_equal(test_run("./stablesel index --no-progress --repo '%s' --db '%s' 2>/dev/null",
+				  r2, start), 0);
+	assert_int_equal(test_run(
+		"cd '%s' && export GIT_AUTHOR_NAME=Ann GIT_AUTHOR_EMAIL=ann@example.org "
+		"GIT_COMMITTER_NAME=Ann GIT_COMMITTER_EMAIL=ann@example.org "
+		"GIT_AUTHOR_DATE='1700100000 +0000' GIT_COMMITTER_DATE='1700100000 +0000' && "
+		"printf 'int foo_a;\\n' >> drivers/net/foo_main.c && git add -A && "
+		"git commit -q -m 'net: foo: add a' && f=$(git rev-parse HEAD) && "
+		"printf 'int foo_b;\\n' >> drivers/net/foo_main.c && git add -A && "
+		"git commit -q -m 'net: foo: add b' && git tag v3.0 && "
+		"git checkout -q stable-2.y && git cherry-pick -x $f >/dev/null && "
+		"git checkout -q stable-1.y && printf 'int foo_c;\\n' >> drivers/net/foo.c && "
+		"git add -A && git commit -q -m 'net: foo: stable c' && git checkout -q main", r2), 0);
+	kill_anywhere("update", start, args, update_steps,
+		      sizeof(update_steps) / sizeof(*update_steps), 0);
+
+	/* an index of mail, its releases from a file; then what was appended */
+	{
+		char mbox[4200], rel[4200], text[512];
+
+		snprintf(mbox, sizeof(mbox), "%s/kill.mbox", tmpdir);
+		snprintf(rel, sizeof(rel), "%s/kill-releases.tsv", tmpdir);
+		rev_parse(v1, repo, "v1.0");
+		rev_parse(v2, repo, "v2.0");
+		snprintf(text, sizeof(text), "tag\tsha\tdate\nv1.0\t%s\t1700014400\nv2.0\t%s\t1700057600\n",
+			 v1, v2);
+		test_write_file(rel, text, strlen(text));
+		assert_int_equal(test_run("git -C '%s' format-patch -q --stdout --no-merges --root v1.0 >'%s'"
+					  " && git -C '%s' format-patch -q --stdout --no-merges --root"
+					  " stable-1.y >'%s.2'", repo, mbox, repo, mbox), 0);
+		snprintf(args, sizeof(args), "--batch 1 --releases '%s' '%s' '%s.2'", rel, mbox, mbox);
+		kill_anywhere("mail", NULL, args, mail_steps, sizeof(mail_steps) / sizeof(*mail_steps), 1);
+		copy_start(start, NULL);
+		snprintf(args, sizeof(args), "--batch 1 '%s'", mbox);
+		assert_int_equal(test_run("./stablesel index --no-progress --db '%s' %s 2>/dev/null", start,
+					  args), 0);
+		assert_int_equal(test_run("git -C '%s' format-patch -q --stdout --no-merges v1.0..main >>'%s'",
+					  repo, mbox), 0);
+		kill_anywhere("mail-update", start, args, mail_update_steps,
+			      sizeof(mail_update_steps) / sizeof(*mail_update_steps), 0);
+	}
+}
+
 static void test_refused(void **state)
 {
 	char path[4200], other[4200], *out;
@@ -908,6 +1084,7 @@ int main(void)
 		cmocka_unit_test(test_where),
 		cmocka_unit_test(test_resolve),
 		cmocka_unit_test(test_incremental),
+		cmocka_unit_test(test_kill_anywhere),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_damaged_cells),
 		cmocka_unit_test(test_history_from_index),

@@ -88,6 +88,14 @@ int ss_index_open(ss_index **out, const char *path, ss_index_mode mode);
 void ss_index_free(ss_index *ix); /* NULL is a no-op */
 
 /*
+ * 0 when the index is repo's (the repository has the commit the index was
+ * first built from, meta.repository) or records no repository (an index
+ * of mail); SS_EINVALID, naming both, when it is another repository's.
+ * What readers check before they use an index with a repository.
+ */
+int ss_index_check_repository(ss_index *ix, const char *repo);
+
+/*
  * Bring the index up to date with opts->repo (see above).  stats may be
  * NULL.  SS_EINVALID when the index was built from another repository.
  * What the update refuses before it writes (a commit the walk of a ref or
