@@ -596,6 +596,159 @@ static void test_refused(void **state)
 	assert_int_equal(test_run("./stablesel where --db '%s' 2>/dev/null", db), 129);
 }
 
+/* The bytes of path (malloc'd, *len its length); the test fails when it
+ * cannot be read. */
+static char *file_bytes(const char *path, size_t *len)
+{
+	char *b = test_read_file(path, len);
+
+	if (!b)
+		fail_msg("cannot read %s", path);
+	return b;
+}
+
+/* index ARGS on the database at path is refused with a message saying
+ * want, and leaves every byte of the file as it was, with no -wal,
+ * -shm or -journal beside it. */
+static void assert_refused_untouched(const char *path, const char *args, const char *want)
+{
+	char side[4300], *before, *after, *err;
+	size_t n1, n2;
+	struct stat sb;
+
+	before = file_bytes(path, &n1);
+	assert_int_equal(test_run("./stablesel index --no-progress %s --db '%s' 2>'%s/err'", args, path,
+				  tmpdir), 128);
+	err = test_run_output("cat '%s/err'", tmpdir);
+	if (!strstr(err, want))
+		fail_msg("index on %s: '%s', want '%s'", path, err, want);
+	assert_int_equal(test_count_lines(err), 1);
+	free(err);
+	after = file_bytes(path, &n2);
+	assert_int_equal(n1, n2);
+	assert_memory_equal(before, after, n1);
+	free(before);
+	free(after);
+	snprintf(side, sizeof(side), "%s-wal", path);
+	assert_int_not_equal(stat(side, &sb), 0);
+	snprintf(side, sizeof(side), "%s-shm", path);
+	assert_int_not_equal(stat(side, &sb), 0);
+	snprintf(side, sizeof(side), "%s-journal", path);
+	assert_int_not_equal(stat(side, &sb), 0);
+}
+
+/*
+ * A file that is not this repository's stablesel index is never written:
+ * another program's database (no meta table, a meta table of its own, or
+ * no table but a user version), refused with every byte as it was (before,
+ * index added its tables and commits and switched it to WAL, or, when it
+ * refused, had already changed the header); an index of mail takes no
+ * repository (before, its releases were replaced and every later update of
+ * mail refused).
+ */
+static void test_foreign_never_written(void **state)
+{
+	static const char *const foreign[] = {
+		"CREATE TABLE people(name TEXT, age INTEGER); INSERT INTO people VALUES('ann', 41)",
+		"CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT); INSERT INTO meta VALUES('app', 'x')",
+		"PRAGMA user_version = 7",
+	};
+	static const char *const says[] = {
+		"is not a stablesel index (no meta table)",
+		"is not a stablesel index (no schema version)",
+		"is not a stablesel index (no meta table)",
+	};
+	char path[4200], args[4300], mbox[4200], *a, *b;
+	size_t i;
+
+	(void)state;
+	snprintf(args, sizeof(args), "--repo '%s'", repo);
+	for (i = 0; i < sizeof(foreign) / sizeof(*foreign); i++) {
+		snprintf(path, sizeof(path), "%s/foreign%zu.db", tmpdir, i);
+		copy_start(path, NULL);
+		db_exec(path, foreign[i]);
+		assert_refused_untouched(path, args, says[i]);
+		/* and readers say what it is */
+		assert_int_equal(test_run("./stablesel where --db '%s' abcdef 2>/dev/null", path), 128);
+	}
+	/* an index of mail takes no repository, and keeps every row */
+	snprintf(path, sizeof(path), "%s/mail-only.db", tmpdir);
+	snprintf(mbox, sizeof(mbox), "%s/mail-only.mbox", tmpdir);
+	copy_start(path, NULL);
+	assert_int_equal(test_run("git -C '%s' format-patch -q --stdout --no-merges --root v1.0 >'%s'",
+				  repo, mbox), 0);
+	assert_int_equal(test_run("./stablesel index --no-progress --db '%s' '%s' 2>/dev/null", path,
+				  mbox), 0);
+	a = dump_tables(path);
+	assert_refused_untouched(path, args, "is an index of mail: a repository goes into an index "
+				 "of its own");
+	b = dump_tables(path);
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+	/* and the mail update after it still works */
+	assert_int_equal(test_run("./stablesel index --no-progress --db '%s' '%s' 2>/dev/null", path,
+				  mbox), 0);
+}
+
+/*
+ * Two first builds of one index at once: both finish, and the index is
+ * what one build writes.  The hook holds each at the point where it makes
+ * the schema (before, both found no schema, then one failed with "table
+ * meta already exists").
+ */
+static void test_two_first_builds(void **state)
+{
+	char path[4200], *a, *b;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/twice.db", tmpdir);
+	copy_start(path, NULL);
+	assert_int_equal(test_run("export SS_TEST_PAUSE_AT=schema SS_TEST_PAUSE_MS=1500; "
+				  "./stablesel index --no-progress --repo '%s' --db '%s' 2>'%s/err1' & "
+				  "./stablesel index --no-progress --repo '%s' --db '%s' 2>'%s/err2'; "
+				  "b=$?; wait $!; a=$?; cat '%s/err1' '%s/err2' >&2; test $a = 0 && test $b = 0",
+				  repo, path, tmpdir, repo, path, tmpdir, tmpdir, tmpdir), 0);
+	a = dump_tables(path);
+	b = dump_tables(db);
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+}
+
+/* What a first build on a full disk leaves, an empty file or a database
+ * with no table yet: readers say to run index again (before: "not a
+ * stablesel index"), and index completes it. */
+static void test_blank_file(void **state)
+{
+	char path[4200], *err, *a, *b;
+	int i;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/blank.db", tmpdir);
+	for (i = 0; i < 2; i++) {
+		copy_start(path, NULL);
+		test_write_file(path, "", 0);
+		if (i)
+			db_exec(path, "PRAGMA journal_mode=WAL");
+		assert_int_equal(test_run("./stablesel rank --no-progress --repo '%s' --rev v1.0..main "
+					  "--db '%s' --model models/default.model -o /dev/null 2>'%s/err'",
+					  repo, path, tmpdir), 128);
+		err = test_run_output("cat '%s/err'", tmpdir);
+		if (!strstr(err, "incomplete build, run 'stablesel index' again") ||
+		    test_count_lines(err) != 1)
+			fail_msg("rank on a blank index (%d): %s", i, err);
+		free(err);
+		assert_int_equal(test_run("./stablesel index --no-progress --repo '%s' --db '%s' 2>/dev/null",
+					  repo, path), 0);
+		a = dump_tables(path);
+		b = dump_tables(db);
+		assert_string_equal(a, b);
+		free(a);
+		free(b);
+	}
+}
+
 /* A copy of the base index at name with sql run on it. */
 static void damaged_copy(char *out, size_t size, const char *name, const char *sql,
 			 const char *more)
@@ -1086,6 +1239,9 @@ int main(void)
 		cmocka_unit_test(test_incremental),
 		cmocka_unit_test(test_kill_anywhere),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_foreign_never_written),
+		cmocka_unit_test(test_two_first_builds),
+		cmocka_unit_test(test_blank_file),
 		cmocka_unit_test(test_damaged_cells),
 		cmocka_unit_test(test_history_from_index),
 		cmocka_unit_test(test_migration),

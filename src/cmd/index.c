@@ -56,6 +56,18 @@ static void refused_build(ss_index *ix, const char *db, const char *dir)
 	die("%s", msg);
 }
 
+/* The update of an index that was there failed: close it (SQLite's side
+ * files go with the connection), then die with the update's message. */
+static void refused_update(ss_index *ix)
+{
+	char *msg = strdup(ss_error_last());
+
+	if (!msg)
+		die("out of memory");
+	ss_index_free(ix);
+	die("%s", msg);
+}
+
 int cmd_index(int argc, const char **argv)
 {
 	ss_index_options opts = SS_INDEX_OPTIONS_INIT;
@@ -122,7 +134,7 @@ int cmd_index(int argc, const char **argv)
 		   : ss_index_update(ix, &opts, &stats)) {
 		if (fresh)
 			refused_build(ix, db, dir);
-		die("%s", ss_error_last());
+		refused_update(ix);
 	}
 	if (opts.progress)
 		progress_done();
