@@ -749,6 +749,74 @@ static void test_blank_file(void **state)
 	}
 }
 
+/*
+ * Readers refuse another repository's index, one line naming both (before,
+ * rank scored against the other repository's history and exited 0), and
+ * the warning of an index behind its repository names a command that
+ * updates that very index (before, it left out --db).
+ */
+static void test_reader_other_repository(void **state)
+{
+	char other[4200], odb[4200], r3[4200], cdb[4200], head[41], *err, *cmd, *end;
+
+	(void)state;
+	snprintf(other, sizeof(other), "%s/other-reader", tmpdir);
+	snprintf(odb, sizeof(odb), "%s/other-reader.db", tmpdir);
+	assert_int_equal(test_run("rm -rf '%s' && git init -q '%s' && cd '%s' && GIT_AUTHOR_NAME=a "
+				  "GIT_AUTHOR_EMAIL=a@b GIT_COMMITTER_NAME=a GIT_COMMITTER_EMAIL=a@b git "
+				  "commit -q --allow-empty -m x", other, other, other), 0);
+	copy_start(odb, NULL);
+	assert_int_equal(test_run("./stablesel index --no-progress --repo '%s' --db '%s' 2>/dev/null",
+				  other, odb), 0);
+	assert_int_equal(test_run("./stablesel rank --no-progress --repo '%s' --rev v1.0..main --db '%s' "
+				  "--model models/default.model -o /dev/null 2>'%s/err'", repo, odb,
+				  tmpdir), 128);
+	err = test_run_output("cat '%s/err'", tmpdir);
+	assert_non_null(strstr(err, "was built from another repository than"));
+	assert_non_null(strstr(err, odb));
+	assert_int_equal(test_count_lines(err), 1);
+	free(err);
+	assert_int_equal(test_run("./stablesel where --repo '%s' --db '%s' abcdef 2>'%s/err'", repo, odb,
+				  tmpdir), 128);
+	err = test_run_output("cat '%s/err'", tmpdir);
+	assert_non_null(strstr(err, "was built from another repository than"));
+	free(err);
+	assert_int_equal(test_run("./stablesel label --db '%s' --index --stable '%s' -o /dev/null "
+				  "2>/dev/null", odb, repo), 128);
+	/* its own repository reads it */
+	rev_parse(head, other, "HEAD");
+	assert_int_equal(test_run("./stablesel where --repo '%s' --db '%s' %s >/dev/null 2>&1", other,
+				  odb, head), 0);
+
+	/* behind its repository: the warning's command updates this index */
+	snprintf(r3, sizeof(r3), "%s/repo-behind", tmpdir);
+	snprintf(cdb, sizeof(cdb), "%s/behind.db", tmpdir);
+	copy_start(cdb, NULL);
+	assert_int_equal(test_run("rm -rf '%s' && cp -r '%s' '%s'", r3, repo, r3), 0);
+	assert_int_equal(test_run("./stablesel index --no-progress --repo '%s' --db '%s' 2>/dev/null",
+				  r3, cdb), 0);
+	assert_int_equal(test_run("cd '%s' && GIT_AUTHOR_NAME=a GIT_AUTHOR_EMAIL=a@b GIT_COMMITTER_NAME=a "
+				  "GIT_COMMITTER_EMAIL=a@b git commit -q --allow-empty -m later", r3), 0);
+	assert_int_equal(test_run("./stablesel rank --no-progress --repo '%s' --rev v1.0..main --db '%s' "
+				  "--model models/default.model -o /dev/null 2>'%s/err'", r3, cdb,
+				  tmpdir), 0);
+	err = test_run_output("cat '%s/err'", tmpdir);
+	cmd = strstr(err, "run 'stablesel index ");
+	if (!cmd || !(end = strstr(cmd, "' to update it")))
+		fail_msg("no command in: %s", err);
+	*end = '\0';
+	cmd += strlen("run 'stablesel ");
+	assert_non_null(strstr(cmd, " --db "));
+	assert_int_equal(test_run("./stablesel %s --no-progress 2>/dev/null", cmd), 0);
+	free(err);
+	assert_int_equal(test_run("./stablesel rank --no-progress --repo '%s' --rev v1.0..main --db '%s' "
+				  "--model models/default.model -o /dev/null 2>'%s/err'", r3, cdb,
+				  tmpdir), 0);
+	err = test_run_output("cat '%s/err'", tmpdir);
+	assert_null(strstr(err, "to update it"));
+	free(err);
+}
+
 /* A copy of the base index at name with sql run on it. */
 static void damaged_copy(char *out, size_t size, const char *name, const char *sql,
 			 const char *more)
@@ -1242,6 +1310,7 @@ int main(void)
 		cmocka_unit_test(test_foreign_never_written),
 		cmocka_unit_test(test_two_first_builds),
 		cmocka_unit_test(test_blank_file),
+		cmocka_unit_test(test_reader_other_repository),
 		cmocka_unit_test(test_damaged_cells),
 		cmocka_unit_test(test_history_from_index),
 		cmocka_unit_test(test_migration),
