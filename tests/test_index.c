@@ -817,6 +817,42 @@ static void test_reader_other_repository(void **state)
 	free(err);
 }
 
+/*
+ * A first build refused after it opened the file (here: a mainline that
+ * does not exist) removes what it made and only that: through a symlinked
+ * --db the target, never the link (before, the link was deleted and an
+ * empty index left at its target); with --db NEWDIR/x.db the folder it
+ * made too (before, an empty NEWDIR was left).
+ */
+static void test_refused_first_build_paths(void **state)
+{
+	char link[4200], target[4200], dir[4200];
+	struct stat sb;
+
+	(void)state;
+	snprintf(link, sizeof(link), "%s/link.db", tmpdir);
+	snprintf(target, sizeof(target), "%s/link-target.db", tmpdir);
+	snprintf(dir, sizeof(dir), "%s/newdir", tmpdir);
+	assert_int_equal(test_run("rm -rf '%s' '%s'* '%s' && ln -s link-target.db '%s'", link, target,
+				  dir, link), 0);
+	assert_int_equal(test_run("./stablesel index --no-progress --repo '%s' --mainline no-such "
+				  "--db '%s' 2>/dev/null", repo, link), 128);
+	assert_int_equal(lstat(link, &sb), 0);
+	assert_true(S_ISLNK(sb.st_mode));
+	assert_int_not_equal(stat(target, &sb), 0);
+	assert_int_equal(test_run("ls '%s'-* 2>/dev/null", target), 2);
+	/* the link then works */
+	assert_int_equal(test_run("./stablesel index --no-progress --repo '%s' --db '%s' 2>/dev/null",
+				  repo, link), 0);
+	assert_int_equal(lstat(link, &sb), 0);
+	assert_true(S_ISLNK(sb.st_mode));
+	assert_int_equal(stat(target, &sb), 0);
+	/* a folder made for --db goes with the refused build */
+	assert_int_equal(test_run("./stablesel index --no-progress --repo '%s' --mainline no-such "
+				  "--db '%s/x.db' 2>/dev/null", repo, dir), 128);
+	assert_int_not_equal(stat(dir, &sb), 0);
+}
+
 /* A copy of the base index at name with sql run on it. */
 static void damaged_copy(char *out, size_t size, const char *name, const char *sql,
 			 const char *more)
@@ -1311,6 +1347,7 @@ int main(void)
 		cmocka_unit_test(test_two_first_builds),
 		cmocka_unit_test(test_blank_file),
 		cmocka_unit_test(test_reader_other_repository),
+		cmocka_unit_test(test_refused_first_build_paths),
 		cmocka_unit_test(test_damaged_cells),
 		cmocka_unit_test(test_history_from_index),
 		cmocka_unit_test(test_migration),

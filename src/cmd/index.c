@@ -36,7 +36,7 @@ static const char *const index_usage[] = {
  */
 static void refused_build(ss_index *ix, const char *db, const char *dir)
 {
-	char *msg = strdup(ss_error_last()), side[4200];
+	char *msg = strdup(ss_error_last()), *file, side[4200];
 	int empty = 0;
 
 	if (!msg)
@@ -44,12 +44,15 @@ static void refused_build(ss_index *ix, const char *db, const char *dir)
 	if (ss_index_is_empty(ix, &empty))
 		empty = 0;
 	ss_index_free(ix);
-	if (empty) {
-		unlink(db);
-		snprintf(side, sizeof(side), "%s-wal", db);
+	/* the file SQLite made: a symlink's target (the link is the user's,
+	 * and stays), and its side files beside the target */
+	if (empty && (file = realpath(db, NULL))) {
+		unlink(file);
+		snprintf(side, sizeof(side), "%s-wal", file);
 		unlink(side);
-		snprintf(side, sizeof(side), "%s-shm", db);
+		snprintf(side, sizeof(side), "%s-shm", file);
 		unlink(side);
+		free(file);
 		if (dir)
 			rmdir(dir);
 	}
@@ -115,11 +118,12 @@ int cmd_index(int argc, const char **argv)
 		db = path;
 	}
 	fresh = stat(db, &sb) != 0;
-	if (fresh && path) {
-		/* <gitdir>/stablesel, which the index makes when it is missing */
+	if (fresh) {
+		/* the folder the index makes when it is missing (<gitdir>/stablesel,
+		 * or the one of --db), removed again with a refused first build */
 		char *slash;
 
-		if (!(dir = strdup(path)))
+		if (!(dir = strdup(db)))
 			die("out of memory");
 		if ((slash = strrchr(dir, '/')))
 			*slash = '\0';
