@@ -853,6 +853,87 @@ static void test_refused_first_build_paths(void **state)
 	assert_int_not_equal(stat(dir, &sb), 0);
 }
 
+/* The files in dir, one a line, sorted. */
+static char *dir_list(const char *dir)
+{
+	return test_run_output("ls -A '%s' | sort", dir);
+}
+
+/*
+ * Readers need no write access: where reads an index in a folder it
+ * cannot write (before: "unable to open database file", or "attempt to
+ * write a readonly database"), and a reader that is not the index's owner
+ * leaves no -wal or -shm beside it (before, they stayed, and the owner's
+ * next update failed on them).  As root, chmod restricts nothing: the
+ * reader then runs as nobody (setpriv), or the first check is skipped,
+ * said so.  While an update has the index open (its -wal there), a reader
+ * that is not the owner still sees what the update committed.
+ */
+static void test_reader_read_only(void **state)
+{
+	char dir[4200], path[4300], leak[41], *out, *before, *after;
+	sqlite3 *w;
+	int root = geteuid() == 0;
+
+	(void)state;
+	rev_parse(leak, repo, "leak-fix");
+	snprintf(dir, sizeof(dir), "%s/ro", tmpdir);
+	snprintf(path, sizeof(path), "%s/index.db", dir);
+	assert_int_equal(test_run("rm -rf '%s' && mkdir '%s' && cp '%s' '%s' && chmod 755 '%s' '%s' && "
+				  "chmod 644 '%s'", dir, dir, db, path, tmpdir, dir, path), 0);
+	before = dir_list(dir);
+	if (!root) {
+		assert_int_equal(test_run("chmod 555 '%s'", dir), 0);
+		out = test_run_output("./stablesel where --db '%s' %s", path, leak);
+		assert_int_equal(test_run("chmod 755 '%s'", dir), 0);
+	} else if (!test_run("setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null") &&
+		   !test_run("setpriv --reuid=65534 --regid=65534 --clear-groups test -x ./stablesel")) {
+		out = test_run_output("setpriv --reuid=65534 --regid=65534 --clear-groups "
+				      "./stablesel where --db '%s' %s", path, leak);
+	} else {
+		printf("SKIP: running as root without setpriv: a folder it cannot write is not tested\n");
+		out = NULL;
+	}
+	if (out) {
+		assert_non_null(strstr(out, "  released: v2.0\n"));
+		free(out);
+		after = dir_list(dir);
+		assert_string_equal(after, before);
+		free(after);
+	}
+	/* another user's index (the owner changed: root can still write the
+	 * folder) is read leaving nothing beside it */
+	assert_int_equal(test_run("chown 65534 '%s' 2>/dev/null || true", path), 0);
+	{
+		struct stat sb;
+
+		assert_int_equal(stat(path, &sb), 0);
+		if (sb.st_uid == geteuid()) {
+			printf("SKIP: cannot give the index another owner\n");
+			free(before);
+			return;
+		}
+	}
+	out = test_run_output("./stablesel where --db '%s' %s", path, leak);
+	assert_non_null(strstr(out, "  released: v2.0\n"));
+	free(out);
+	after = dir_list(dir);
+	assert_string_equal(after, before);
+	free(after);
+	free(before);
+	/* an update running (its connection open, a transaction committed to
+	 * the -wal): the reader reads through the -wal */
+	assert_int_equal(sqlite3_open(path, &w), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(w, "PRAGMA journal_mode=WAL; PRAGMA wal_autocheckpoint=0;"
+				      " UPDATE commits SET subject = 'seen through the wal' WHERE"
+				      " subject = 'net: foo: fix leak on error path'", NULL, NULL, NULL),
+			 SQLITE_OK);
+	out = test_run_output("./stablesel where --db '%s' %s", path, leak);
+	assert_non_null(strstr(out, "seen through the wal"));
+	free(out);
+	sqlite3_close(w);
+}
+
 /* A copy of the base index at name with sql run on it. */
 static void damaged_copy(char *out, size_t size, const char *name, const char *sql,
 			 const char *more)
@@ -1348,6 +1429,7 @@ int main(void)
 		cmocka_unit_test(test_blank_file),
 		cmocka_unit_test(test_reader_other_repository),
 		cmocka_unit_test(test_refused_first_build_paths),
+		cmocka_unit_test(test_reader_read_only),
 		cmocka_unit_test(test_damaged_cells),
 		cmocka_unit_test(test_history_from_index),
 		cmocka_unit_test(test_migration),
