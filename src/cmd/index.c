@@ -145,9 +145,11 @@ int cmd_index(int argc, const char **argv)
 	if (stats.mail_reread)
 		note("%zu mail sources changed before where the last update ended: read again "
 		     "from their start", stats.mail_reread);
+	/* as log does on the same input: what was skipped is an error (exit
+	 * 1), the rest is indexed */
 	if (stats.skipped)
-		warning("%zu commits could not be read and are not indexed (first: %s)",
-			stats.skipped, stats.first_skip);
+		error("%zu commits could not be read and are not indexed (first: %s)",
+		      stats.skipped, stats.first_skip);
 	fprintf(stderr, "indexed %zu new commits (%zu refs moved), %zu new backports, "
 		"%zu releases: %s\n", stats.commits, stats.refs_walked, stats.backports,
 		stats.releases, db);
