@@ -934,6 +934,45 @@ static void test_reader_read_only(void **state)
 	sqlite3_close(w);
 }
 
+/*
+ * A release commit dated 1969 (time <= 0; git log refuses to show it, git
+ * stores it): where still names each commit's first release by the
+ * graph of the versions (before, the 1969 release came first in time and
+ * claimed every commit before it: v1.0's commit was "released: v3.0").
+ */
+static void test_release_dated_1969(void **state)
+{
+	char r69[4200], path[4300], v1[41], *out;
+
+	(void)state;
+	snprintf(r69, sizeof(r69), "%s/repo-1969", tmpdir);
+	snprintf(path, sizeof(path), "%s/r1969.db", tmpdir);
+	copy_start(path, NULL);
+	assert_int_equal(test_run(
+		"rm -rf '%s' && cp -r '%s' '%s' && cd '%s' && export GIT_AUTHOR_NAME=a "
+		"GIT_AUTHOR_EMAIL=a@b GIT_COMMITTER_NAME=a GIT_COMMITTER_EMAIL=a@b "
+		"GIT_AUTHOR_DATE='1700100000 +0000' GIT_COMMITTER_DATE='1700100000 +0000' && "
+		"git commit -q --allow-empty -m 'after v2.0' && echo x >> f && git add f && "
+		"c=$(printf 'tree %%s\\nparent %%s\\nauthor a <a@b> 0 -0100\\ncommitter a <a@b> 0 -0100\\n"
+		"\\nrelease 3.0\\n' $(git write-tree) $(git rev-parse HEAD) | "
+		"git hash-object -t commit -w --stdin) && git reset -q --hard $c && git tag v3.0 && "
+		"echo y >> f && git add f && git commit -q -m 'after v3.0'", r69, repo, r69, r69), 0);
+	assert_int_equal(test_run("./stablesel index --no-progress --repo '%s' --db '%s' 2>/dev/null",
+				  r69, path), 0);
+	rev_parse(v1, r69, "v1.0");
+	out = test_run_output("./stablesel where --db '%s' %s", path, v1);
+	assert_non_null(strstr(out, "  released: v1.0\n"));
+	free(out);
+	out = query_rows(path, "SELECT first_release, count(*) FROM commits WHERE mainline = 1"
+			 " GROUP BY 1");
+	assert_string_equal(out, "\\N\t1\nv1.0\t3\nv2.0\t10\nv3.0\t2\n");
+	free(out);
+	/* the table keeps the release's own date */
+	out = query_rows(path, "SELECT time FROM releases WHERE tag = 'v3.0'");
+	assert_string_equal(out, "0\n");
+	free(out);
+}
+
 /* A copy of the base index at name with sql run on it. */
 static void damaged_copy(char *out, size_t size, const char *name, const char *sql,
 			 const char *more)
@@ -1432,6 +1471,7 @@ int main(void)
 		cmocka_unit_test(test_reader_other_repository),
 		cmocka_unit_test(test_refused_first_build_paths),
 		cmocka_unit_test(test_reader_read_only),
+		cmocka_unit_test(test_release_dated_1969),
 		cmocka_unit_test(test_damaged_cells),
 		cmocka_unit_test(test_history_from_index),
 		cmocka_unit_test(test_migration),

@@ -1329,6 +1329,61 @@ static void plan_free(struct rel_plan *p)
 	p->mr = p->rel = NULL;
 }
 
+/* Version order: major, minor, patch as numbers. */
+static int version_cmp(const void *a, const void *b)
+{
+	const ss_release_version *x = a, *y = b;
+	long d;
+
+	if ((d = atol(x->major) - atol(y->major)) || (d = atol(x->minor) - atol(y->minor)) ||
+	    (d = atol(x->patch) - atol(y->patch)))
+		return d < 0 ? -1 : 1;
+	return 0;
+}
+
+struct mainline_release {
+	ss_release_version v;  /* first: what version_cmp() compares */
+	const ss_release *r;
+};
+
+/*
+ * The mainline releases of rel into mr, the graph's releases.  The graph
+ * gives each commit the first release, in time order, that reaches it: a
+ * release commit with a wrong date (1969, time <= 0) would come first and
+ * claim every commit before it.  So the times handed to the graph follow
+ * the versions: a release dated before the version before it is taken one
+ * second after that one (the releases table keeps the real dates).
+ */
+static int add_mainline_releases(ss_releases *mr, const ss_releases *rel)
+{
+	size_t n = ss_releases_count(rel), k = 0, i;
+	struct mainline_release *m = calloc(n ? n : 1, sizeof(*m));
+	int64_t prev = 0;
+	int rc = 0;
+
+	if (!m)
+		return SS_ENOMEM;
+	for (i = 0; i < n; i++) {
+		const ss_release *r = ss_releases_get(rel, i);
+
+		if (!strcmp(release_kind(r->tag), "mainline") &&
+		    !ss_release_version_parse(&m[k].v, r->tag))
+			m[k++].r = r;
+	}
+	if (k)
+		qsort(m, k, sizeof(*m), version_cmp);
+	for (i = 0; i < k && !rc; i++) {
+		int64_t t = m[i].r->time;
+
+		if (i && t <= prev)
+			t = prev + 1;
+		prev = t;
+		rc = ss_releases_add(mr, m[i].r->tag, m[i].r->sha, t);
+	}
+	free(m);
+	return rc;
+}
+
 /*
  * Read the releases (a file wins over tags) and, when the update will
  * write them or may add mainline commits (moved: a ref moved, as
@@ -1343,7 +1398,7 @@ static void plan_free(struct rel_plan *p)
 static int plan_releases(struct updater *u, struct rel_plan *p, int moved)
 {
 	const ss_index_options *o = u->opts;
-	size_t n, i;
+	size_t n;
 	int rc;
 
 	if ((rc = o->releases ? ss_releases_load_tsv(&p->rel, o->releases)
@@ -1357,13 +1412,8 @@ static int plan_releases(struct updater *u, struct rel_plan *p, int moved)
 		return 0;
 	if ((rc = ss_releases_new(&p->mr)))
 		return rc;
-	for (i = 0; i < n; i++) {
-		const ss_release *r = ss_releases_get(p->rel, i);
-
-		if (!strcmp(release_kind(r->tag), "mainline") &&
-		    (rc = ss_releases_add(p->mr, r->tag, r->sha, r->time)))
-			return rc;
-	}
+	if ((rc = add_mainline_releases(p->mr, p->rel)))
+		return rc;
 	return ss_releases_index_repo(p->mr, o->repo);
 }
 
