@@ -71,7 +71,7 @@ if [ -n "$DB" ]; then
 	cp "$DB" "$REPO/stablesel/index.db"
 	echo "0 0" > "$TMP/t.index"
 else
-	run index "$STABLESEL" index --no-progress --repo "$REPO" >/dev/null 2>&1
+	run index "$STABLESEL" index --no-progress --repo "$REPO" >/dev/null 2>&1 || [ $? -eq 1 ]
 fi
 run git sh "$TMP/git.sh" > "$TMP/git.txt"
 run check "$STABLESEL" check --no-index --onto-repo "$REPO" --onto "$BRANCH" "$TMP/picks.mbox" \
@@ -97,7 +97,9 @@ load1=$(cut -d' ' -f1-3 /proc/loadavg)
 
 read -r sg mg < "$TMP/t.git"
 line() { # LABEL NAME
-	read -r s m < "$TMP/t.$2"
+	# the last line: time writes "Command exited with non-zero status 1" first
+	s=$(tail -n 1 "$TMP/t.$2" | cut -d' ' -f1)
+	m=$(tail -n 1 "$TMP/t.$2" | cut -d' ' -f2)
 	printf '%-52s %8s %7.0f   %6.2fx git\n' "$1" "$s" "$(echo "$m / 1024" | bc -l)" \
 		"$(echo "$s / $sg" | bc -l)"
 }

@@ -58,6 +58,8 @@ static const char *const ids[] = {
 
 static const char *const template_sql[] = {
 	"INSERT INTO meta VALUES('repository', '" ID("a1b2") "')",
+	/* a finished build (a reader refuses one still marked incomplete) */
+	"DELETE FROM meta WHERE key = 'incomplete'",
 	"INSERT INTO commits VALUES('" ID("a1b2") "', '" ID("9999") "', 'Ann', 'ann@x', 1600000000,"
 	" 1600000100, 'net: add driver', 1, 'v1.0')",
 	"INSERT INTO commits VALUES('" ID("a1b3") "', NULL, 'Bob', 'bob@x', 1600001000, 1600001100,"

@@ -1165,6 +1165,39 @@ static void test_output_mode(void **state)
 	free(out);
 }
 
+/*
+ * A message the reader skips (here: no author date) is an error of index as
+ * of log on the same mbox: exit 1, one line, the others indexed (before,
+ * index only warned and exited 0).
+ */
+static void test_index_skip_exits_1(void **state)
+{
+	FILE *f = create("skip.mbox");
+	char *err;
+
+	(void)state;
+	put_header(f, SHA1, "first", NULL);
+	fprintf(f, "Fix the first.\n---\n%s\n", small_diff);
+	fprintf(f, "From %s Mon Sep 17 00:00:00 2001\n"
+		   "From: A Developer <dev@example.com>\n"
+		   "Date: not a date at all\n"
+		   "Subject: [PATCH] second\n\n"
+		   "Fix the second.\n---\n%s\n", SHA2, small_diff);
+	put_header(f, "3333333333333333333333333333333333333333", "third", NULL);
+	fprintf(f, "Fix the third.\n---\n%s", small_diff);
+	close_file(f);
+	assert_int_equal(run_ss(NULL, 20, "log '%s/skip.mbox'", test_scratch), 1);
+	assert_int_equal(run_ss(NULL, 20, "index --no-progress --db '%s/skip.db' '%s/skip.mbox'",
+				test_scratch, test_scratch), 1);
+	err = slurp("err", NULL);
+	assert_non_null(strstr(err, "error: 1 commits could not be read and are not indexed"));
+	assert_non_null(strstr(err, "indexed 2 new commits"));
+	free(err);
+	/* nothing new the next time: nothing skipped, exit 0 */
+	assert_int_equal(run_ss(NULL, 20, "index --no-progress --db '%s/skip.db' '%s/skip.mbox'",
+				test_scratch, test_scratch), 0);
+}
+
 /* each test in a scratch directory of its own */
 #define SCRATCH_TEST(f) cmocka_unit_test_setup_teardown(f, test_scratch_setup, test_scratch_teardown)
 
@@ -1192,6 +1225,7 @@ int main(void)
 		SCRATCH_TEST(test_fixed_repeated_rename_leak),
 		SCRATCH_TEST(test_kill_mid_write),
 		SCRATCH_TEST(test_output_mode),
+		SCRATCH_TEST(test_index_skip_exits_1),
 	};
 	int rc;
 

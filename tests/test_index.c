@@ -375,6 +375,182 @@ static void test_incremental(void **state)
 	assert_same_rows(inc, fresh);
 }
 
+/* Every table of the database at path, meta too: "table NAME" and its
+ * rows, sorted (query_rows()), table after table by name. */
+static char *dump_tables(const char *path)
+{
+	char *names = query_rows(path, "SELECT name FROM sqlite_master WHERE type = 'table'");
+	char *line, *save = NULL, *out = NULL;
+	size_t len = 0;
+
+	for (line = strtok_r(names, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char sql[256], *rows, *grown;
+
+		snprintf(sql, sizeof(sql), "SELECT * FROM \"%s\"", line);
+		rows = query_rows(path, sql);
+		grown = realloc(out, len + strlen(line) + strlen(rows) + 16);
+		assert_non_null(grown);
+		out = grown;
+		len += (size_t)sprintf(out + len, "table %s\n%s", line, rows);
+		free(rows);
+	}
+	free(names);
+	return out ? out : strdup("");
+}
+
+/* start copied to path (with no -wal or -shm beside it), or no file at
+ * path when start is NULL. */
+static void copy_start(const char *path, const char *start)
+{
+	assert_int_equal(test_run("rm -f '%s' '%s-wal' '%s-shm'", path, path, path), 0);
+	if (start)
+		assert_int_equal(test_run("cp '%s' '%s'", start, path), 0);
+}
+
+/*
+ * The kill-anywhere check: "index ARGS --db X", X a copy of start (NULL:
+ * a first build), killed (SIGKILL, util/testhook.h) at each of steps in
+ * turn, then run again, must leave every table (meta too) as the same
+ * update run without interruption.  Each step must be reached.  When
+ * fresh, a reader refuses what every step but the last left.
+ */
+static void kill_anywhere(const char *name, const char *start, const char *args,
+			  const char *const *steps, size_t n, int fresh)
+{
+	char want[4200], got[4200], *a, *b;
+	size_t i;
+	int rc;
+
+	snprintf(want, sizeof(want), "%s/kill-%s-want.db", tmpdir, name);
+	snprintf(got, sizeof(got), "%s/kill-%s.db", tmpdir, name);
+	copy_start(want, start);
+	assert_int_equal(test_run("./stablesel index --no-progress %s --db '%s' 2>/dev/null", args,
+				  want), 0);
+	a = dump_tables(want);
+	for (i = 0; i < n; i++) {
+		copy_start(got, start);
+		rc = test_run("SS_TEST_ABORT_AT='%s' ./stablesel index --no-progress %s --db '%s'"
+			      " 2>/dev/null", steps[i], args, got);
+		if (rc != -1 && rc != 128 + 9)
+			fail_msg("%s: step %s was not reached (exit %d)", name, steps[i], rc);
+		if (fresh && i + 1 < n) {
+			char *err;
+
+			assert_int_equal(test_run("./stablesel where --db '%s' abcdef 2>'%s/err'", got,
+						  tmpdir), 128);
+			err = test_run_output("cat '%s/err'", tmpdir);
+			if (!strstr(err, "incomplete build, run 'stablesel index' again"))
+				fail_msg("%s: killed at %s, where says: %s", name, steps[i], err);
+			free(err);
+		}
+		assert_int_equal(test_run("./stablesel index --no-progress %s --db '%s' 2>/dev/null",
+					  args, got), 0);
+		b = dump_tables(got);
+		if (strcmp(a, b))
+			fail_msg("%s: killed at %s, then run again:\n%s\nuninterrupted:\n%s", name,
+				 steps[i], b, a);
+		free(b);
+	}
+	free(a);
+}
+
+/*
+ * An update interrupted at any of its steps (a named point where the test
+ * hook kills it) is completed by the next run to what an uninterrupted
+ * one writes: a first build, an update with new commits and a new release,
+ * an update whose new commits are in a release the index already has
+ * (before, the first releases were never set: the rerun found no ref
+ * that moved and the releases unchanged), and an index of mail.
+ */
+static void test_kill_anywhere(void **state)
+{
+	static const char *const fresh_steps[] = {
+		"schema", "identity", "batch#1", "batch#3", "ref#1", "ref#2", "ref#3",
+		"derive", "releases"
+	};
+	static const char *const update_steps[] = {
+		"batch#1", "batch#2", "ref#1", "ref#2", "derive", "releases"
+	};
+	static const char *const mail_steps[] = {
+		"schema", "batch#1", "batch#4", "source#1", "source#2", "derive", "releases"
+	};
+	static const char *const mail_update_steps[] = { "batch#1", "source", "derive" };
+	char r2[4200], start[4200], args[13000], tip[41], v1[41], v2[41], *out;
+
+	(void)state;
+	snprintf(r2, sizeof(r2), "%s/repo-kill", tmpdir);
+	snprintf(start, sizeof(start), "%s/kill-start.db", tmpdir);
+	assert_int_equal(test_run("rm -rf '%s' && cp -r '%s' '%s'", r2, repo, r2), 0);
+	/* a first build */
+	snprintf(args, sizeof(args), "--repo '%s' --batch 2", r2);
+	kill_anywhere("fresh", NULL, args, fresh_steps, sizeof(fresh_steps) / sizeof(*fresh_steps), 1);
+
+	/* new commits under v2.0, which the index knows already: main was
+	 * at v1.0 when it was built */
+	rev_parse(tip, r2, "main");
+	assert_int_equal(test_run("cd '%s' && git reset -q --hard v1.0", r2), 0);
+	copy_start(start, NULL);
+	assert_int_equal(test_run("./stablesel index --no-progress --repo '%s' --db '%s' 2>/dev/null",
+				  r2, start), 0);
+	assert_int_equal(test_run("cd '%s' && git reset -q --hard %s", r2, tip), 0);
+	snprintf(args, sizeof(args), "--repo '%s' --batch 1", r2);
+	{
+		static const char *const steps[] = { "batch#1", "batch#2", "ref", "derive", "releases" };
+
+		kill_anywhere("known-release", start, args, steps, sizeof(steps) / sizeof(*steps), 0);
+		snprintf(args, sizeof(args), "%s/kill-known-release.db", tmpdir);
+		out = query_rows(args, "SELECT count(*) FROM commits WHERE mainline = 1 AND"
+				 " first_release = 'v2.0'");
+		assert_true(atoi(out) >= 5);
+		free(out);
+		snprintf(args, sizeof(args), "--repo '%s' --batch 1", r2);
+	}
+
+	/* new commits on main and both stable branches, a new release v3.0 */
+	copy_start(start, NULL);
+	assert_int_equal(test_run("./stablesel index --no-progress --repo '%s' --db '%s' 2>/dev/null",
+				  r2, start), 0);
+	assert_int_equal(test_run(
+		"cd '%s' && export GIT_AUTHOR_NAME=Ann GIT_AUTHOR_EMAIL=ann@example.org "
+		"GIT_COMMITTER_NAME=Ann GIT_COMMITTER_EMAIL=ann@example.org "
+		"GIT_AUTHOR_DATE='1700100000 +0000' GIT_COMMITTER_DATE='1700100000 +0000' && "
+		"printf 'int foo_a;\\n' >> drivers/net/foo_main.c && git add -A && "
+		"git commit -q -m 'net: foo: add a' && f=$(git rev-parse HEAD) && "
+		"printf 'int foo_b;\\n' >> drivers/net/foo_main.c && git add -A && "
+		"git commit -q -m 'net: foo: add b' && git tag v3.0 && "
+		"git checkout -q stable-2.y && git cherry-pick -x $f >/dev/null && "
+		"git checkout -q stable-1.y && printf 'int foo_c;\\n' >> drivers/net/foo.c && "
+		"git add -A && git commit -q -m 'net: foo: stable c' && git checkout -q main", r2), 0);
+	kill_anywhere("update", start, args, update_steps,
+		      sizeof(update_steps) / sizeof(*update_steps), 0);
+
+	/* an index of mail, its releases from a file; then what was appended */
+	{
+		char mbox[4200], rel[4200], text[512];
+
+		snprintf(mbox, sizeof(mbox), "%s/kill.mbox", tmpdir);
+		snprintf(rel, sizeof(rel), "%s/kill-releases.tsv", tmpdir);
+		rev_parse(v1, repo, "v1.0");
+		rev_parse(v2, repo, "v2.0");
+		snprintf(text, sizeof(text), "tag\tsha\tdate\nv1.0\t%s\t1700014400\nv2.0\t%s\t1700057600\n",
+			 v1, v2);
+		test_write_file(rel, text, strlen(text));
+		assert_int_equal(test_run("git -C '%s' format-patch -q --stdout --no-merges --root v1.0 >'%s'"
+					  " && git -C '%s' format-patch -q --stdout --no-merges --root"
+					  " stable-1.y >'%s.2'", repo, mbox, repo, mbox), 0);
+		snprintf(args, sizeof(args), "--batch 1 --releases '%s' '%s' '%s.2'", rel, mbox, mbox);
+		kill_anywhere("mail", NULL, args, mail_steps, sizeof(mail_steps) / sizeof(*mail_steps), 1);
+		copy_start(start, NULL);
+		snprintf(args, sizeof(args), "--batch 1 '%s'", mbox);
+		assert_int_equal(test_run("./stablesel index --no-progress --db '%s' %s 2>/dev/null", start,
+					  args), 0);
+		assert_int_equal(test_run("git -C '%s' format-patch -q --stdout --no-merges v1.0..main >>'%s'",
+					  repo, mbox), 0);
+		kill_anywhere("mail-update", start, args, mail_update_steps,
+			      sizeof(mail_update_steps) / sizeof(*mail_update_steps), 0);
+	}
+}
+
 static void test_refused(void **state)
 {
 	char path[4200], other[4200], *out;
@@ -418,6 +594,383 @@ static void test_refused(void **state)
 	/* usage */
 	assert_int_equal(test_run("./stablesel index 2>/dev/null"), 129);
 	assert_int_equal(test_run("./stablesel where --db '%s' 2>/dev/null", db), 129);
+}
+
+/* The bytes of path (malloc'd, *len its length); the test fails when it
+ * cannot be read. */
+static char *file_bytes(const char *path, size_t *len)
+{
+	char *b = test_read_file(path, len);
+
+	if (!b)
+		fail_msg("cannot read %s", path);
+	return b;
+}
+
+/* index ARGS on the database at path is refused with a message saying
+ * want, and leaves every byte of the file as it was, with no -wal,
+ * -shm or -journal beside it. */
+static void assert_refused_untouched(const char *path, const char *args, const char *want)
+{
+	char side[4300], *before, *after, *err;
+	size_t n1, n2;
+	struct stat sb;
+
+	before = file_bytes(path, &n1);
+	assert_int_equal(test_run("./stablesel index --no-progress %s --db '%s' 2>'%s/err'", args, path,
+				  tmpdir), 128);
+	err = test_run_output("cat '%s/err'", tmpdir);
+	if (!strstr(err, want))
+		fail_msg("index on %s: '%s', want '%s'", path, err, want);
+	assert_int_equal(test_count_lines(err), 1);
+	free(err);
+	after = file_bytes(path, &n2);
+	assert_int_equal(n1, n2);
+	assert_memory_equal(before, after, n1);
+	free(before);
+	free(after);
+	snprintf(side, sizeof(side), "%s-wal", path);
+	assert_int_not_equal(stat(side, &sb), 0);
+	snprintf(side, sizeof(side), "%s-shm", path);
+	assert_int_not_equal(stat(side, &sb), 0);
+	snprintf(side, sizeof(side), "%s-journal", path);
+	assert_int_not_equal(stat(side, &sb), 0);
+}
+
+/*
+ * A file that is not this repository's stablesel index is never written:
+ * another program's database (no meta table, a meta table of its own, or
+ * no table but a user version), refused with every byte as it was (before,
+ * index added its tables and commits and switched it to WAL, or, when it
+ * refused, had already changed the header); an index of mail takes no
+ * repository (before, its releases were replaced and every later update of
+ * mail refused).
+ */
+static void test_foreign_never_written(void **state)
+{
+	static const char *const foreign[] = {
+		"CREATE TABLE people(name TEXT, age INTEGER); INSERT INTO people VALUES('ann', 41)",
+		"CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT); INSERT INTO meta VALUES('app', 'x')",
+		"PRAGMA user_version = 7",
+	};
+	static const char *const says[] = {
+		"is not a stablesel index (no meta table)",
+		"is not a stablesel index (no schema version)",
+		"is not a stablesel index (no meta table)",
+	};
+	char path[4200], args[4300], mbox[4200], *a, *b;
+	size_t i;
+
+	(void)state;
+	snprintf(args, sizeof(args), "--repo '%s'", repo);
+	for (i = 0; i < sizeof(foreign) / sizeof(*foreign); i++) {
+		snprintf(path, sizeof(path), "%s/foreign%zu.db", tmpdir, i);
+		copy_start(path, NULL);
+		db_exec(path, foreign[i]);
+		assert_refused_untouched(path, args, says[i]);
+		/* and readers say what it is */
+		assert_int_equal(test_run("./stablesel where --db '%s' abcdef 2>/dev/null", path), 128);
+	}
+	/* an index of mail takes no repository, and keeps every row */
+	snprintf(path, sizeof(path), "%s/mail-only.db", tmpdir);
+	snprintf(mbox, sizeof(mbox), "%s/mail-only.mbox", tmpdir);
+	copy_start(path, NULL);
+	assert_int_equal(test_run("git -C '%s' format-patch -q --stdout --no-merges --root v1.0 >'%s'",
+				  repo, mbox), 0);
+	assert_int_equal(test_run("./stablesel index --no-progress --db '%s' '%s' 2>/dev/null", path,
+				  mbox), 0);
+	a = dump_tables(path);
+	assert_refused_untouched(path, args, "is an index of mail: a repository goes into an index "
+				 "of its own");
+	b = dump_tables(path);
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+	/* and the mail update after it still works */
+	assert_int_equal(test_run("./stablesel index --no-progress --db '%s' '%s' 2>/dev/null", path,
+				  mbox), 0);
+}
+
+/*
+ * Two first builds of one index at once: both finish, and the index is
+ * what one build writes.  The hook holds each at the point where it makes
+ * the schema (before, both found no schema, then one failed with "table
+ * meta already exists").
+ */
+static void test_two_first_builds(void **state)
+{
+	char path[4200], *a, *b;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/twice.db", tmpdir);
+	copy_start(path, NULL);
+	assert_int_equal(test_run("export SS_TEST_PAUSE_AT=schema SS_TEST_PAUSE_MS=1500; "
+				  "./stablesel index --no-progress --repo '%s' --db '%s' 2>'%s/err1' & "
+				  "./stablesel index --no-progress --repo '%s' --db '%s' 2>'%s/err2'; "
+				  "b=$?; wait $!; a=$?; cat '%s/err1' '%s/err2' >&2; test $a = 0 && test $b = 0",
+				  repo, path, tmpdir, repo, path, tmpdir, tmpdir, tmpdir), 0);
+	a = dump_tables(path);
+	b = dump_tables(db);
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+}
+
+/* What a first build on a full disk leaves, an empty file or a database
+ * with no table yet: readers say to run index again (before: "not a
+ * stablesel index"), and index completes it. */
+static void test_blank_file(void **state)
+{
+	char path[4200], *err, *a, *b;
+	int i;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/blank.db", tmpdir);
+	for (i = 0; i < 2; i++) {
+		copy_start(path, NULL);
+		test_write_file(path, "", 0);
+		if (i)
+			db_exec(path, "PRAGMA journal_mode=WAL");
+		assert_int_equal(test_run("./stablesel rank --no-progress --repo '%s' --rev v1.0..main "
+					  "--db '%s' --model models/default.model -o /dev/null 2>'%s/err'",
+					  repo, path, tmpdir), 128);
+		err = test_run_output("cat '%s/err'", tmpdir);
+		if (!strstr(err, "incomplete build, run 'stablesel index' again") ||
+		    test_count_lines(err) != 1)
+			fail_msg("rank on a blank index (%d): %s", i, err);
+		free(err);
+		assert_int_equal(test_run("./stablesel index --no-progress --repo '%s' --db '%s' 2>/dev/null",
+					  repo, path), 0);
+		a = dump_tables(path);
+		b = dump_tables(db);
+		assert_string_equal(a, b);
+		free(a);
+		free(b);
+	}
+}
+
+/*
+ * Readers refuse another repository's index, one line naming both (before,
+ * rank scored against the other repository's history and exited 0), and
+ * the warning of an index behind its repository names a command that
+ * updates that very index (before, it left out --db).
+ */
+static void test_reader_other_repository(void **state)
+{
+	char other[4200], odb[4200], r3[4200], cdb[4200], head[41], *err, *cmd, *end;
+
+	(void)state;
+	snprintf(other, sizeof(other), "%s/other-reader", tmpdir);
+	snprintf(odb, sizeof(odb), "%s/other-reader.db", tmpdir);
+	assert_int_equal(test_run("rm -rf '%s' && git init -q '%s' && cd '%s' && GIT_AUTHOR_NAME=a "
+				  "GIT_AUTHOR_EMAIL=a@b GIT_COMMITTER_NAME=a GIT_COMMITTER_EMAIL=a@b git "
+				  "commit -q --allow-empty -m x", other, other, other), 0);
+	copy_start(odb, NULL);
+	assert_int_equal(test_run("./stablesel index --no-progress --repo '%s' --db '%s' 2>/dev/null",
+				  other, odb), 0);
+	assert_int_equal(test_run("./stablesel rank --no-progress --repo '%s' --rev v1.0..main --db '%s' "
+				  "--model models/default.model -o /dev/null 2>'%s/err'", repo, odb,
+				  tmpdir), 128);
+	err = test_run_output("cat '%s/err'", tmpdir);
+	assert_non_null(strstr(err, "was built from another repository than"));
+	assert_non_null(strstr(err, odb));
+	assert_int_equal(test_count_lines(err), 1);
+	free(err);
+	assert_int_equal(test_run("./stablesel where --repo '%s' --db '%s' abcdef 2>'%s/err'", repo, odb,
+				  tmpdir), 128);
+	err = test_run_output("cat '%s/err'", tmpdir);
+	assert_non_null(strstr(err, "was built from another repository than"));
+	free(err);
+	assert_int_equal(test_run("./stablesel label --db '%s' --index --stable '%s' -o /dev/null "
+				  "2>/dev/null", odb, repo), 128);
+	/* its own repository reads it */
+	rev_parse(head, other, "HEAD");
+	assert_int_equal(test_run("./stablesel where --repo '%s' --db '%s' %s >/dev/null 2>&1", other,
+				  odb, head), 0);
+
+	/* behind its repository: the warning's command updates this index */
+	snprintf(r3, sizeof(r3), "%s/repo-behind", tmpdir);
+	snprintf(cdb, sizeof(cdb), "%s/behind.db", tmpdir);
+	copy_start(cdb, NULL);
+	assert_int_equal(test_run("rm -rf '%s' && cp -r '%s' '%s'", r3, repo, r3), 0);
+	assert_int_equal(test_run("./stablesel index --no-progress --repo '%s' --db '%s' 2>/dev/null",
+				  r3, cdb), 0);
+	assert_int_equal(test_run("cd '%s' && GIT_AUTHOR_NAME=a GIT_AUTHOR_EMAIL=a@b GIT_COMMITTER_NAME=a "
+				  "GIT_COMMITTER_EMAIL=a@b git commit -q --allow-empty -m later", r3), 0);
+	assert_int_equal(test_run("./stablesel rank --no-progress --repo '%s' --rev v1.0..main --db '%s' "
+				  "--model models/default.model -o /dev/null 2>'%s/err'", r3, cdb,
+				  tmpdir), 0);
+	err = test_run_output("cat '%s/err'", tmpdir);
+	cmd = strstr(err, "run 'stablesel index ");
+	if (!cmd || !(end = strstr(cmd, "' to update it")))
+		fail_msg("no command in: %s", err);
+	*end = '\0';
+	cmd += strlen("run 'stablesel ");
+	assert_non_null(strstr(cmd, " --db "));
+	assert_int_equal(test_run("./stablesel %s --no-progress 2>/dev/null", cmd), 0);
+	free(err);
+	assert_int_equal(test_run("./stablesel rank --no-progress --repo '%s' --rev v1.0..main --db '%s' "
+				  "--model models/default.model -o /dev/null 2>'%s/err'", r3, cdb,
+				  tmpdir), 0);
+	err = test_run_output("cat '%s/err'", tmpdir);
+	assert_null(strstr(err, "to update it"));
+	free(err);
+}
+
+/*
+ * A first build refused after it opened the file (here: a mainline that
+ * does not exist) removes what it made and only that: through a symlinked
+ * --db the target, never the link (before, the link was deleted and an
+ * empty index left at its target); with --db NEWDIR/x.db the folder it
+ * made too (before, an empty NEWDIR was left).
+ */
+static void test_refused_first_build_paths(void **state)
+{
+	char link[4200], target[4200], dir[4200];
+	struct stat sb;
+
+	(void)state;
+	snprintf(link, sizeof(link), "%s/link.db", tmpdir);
+	snprintf(target, sizeof(target), "%s/link-target.db", tmpdir);
+	snprintf(dir, sizeof(dir), "%s/newdir", tmpdir);
+	assert_int_equal(test_run("rm -rf '%s' '%s'* '%s' && ln -s link-target.db '%s'", link, target,
+				  dir, link), 0);
+	assert_int_equal(test_run("./stablesel index --no-progress --repo '%s' --mainline no-such "
+				  "--db '%s' 2>/dev/null", repo, link), 128);
+	assert_int_equal(lstat(link, &sb), 0);
+	assert_true(S_ISLNK(sb.st_mode));
+	assert_int_not_equal(stat(target, &sb), 0);
+	assert_int_equal(test_run("ls '%s'-* 2>/dev/null", target), 2);
+	/* the link then works */
+	assert_int_equal(test_run("./stablesel index --no-progress --repo '%s' --db '%s' 2>/dev/null",
+				  repo, link), 0);
+	assert_int_equal(lstat(link, &sb), 0);
+	assert_true(S_ISLNK(sb.st_mode));
+	assert_int_equal(stat(target, &sb), 0);
+	/* a folder made for --db goes with the refused build */
+	assert_int_equal(test_run("./stablesel index --no-progress --repo '%s' --mainline no-such "
+				  "--db '%s/x.db' 2>/dev/null", repo, dir), 128);
+	assert_int_not_equal(stat(dir, &sb), 0);
+}
+
+/* The files in dir, one a line, sorted. */
+static char *dir_list(const char *dir)
+{
+	return test_run_output("ls -A '%s' | sort", dir);
+}
+
+/*
+ * Readers need no write access: where reads an index in a folder it
+ * cannot write (before: "unable to open database file", or "attempt to
+ * write a readonly database"), and a reader that is not the index's owner
+ * leaves no -wal or -shm beside it (before, they stayed, and the owner's
+ * next update failed on them).  As root, chmod restricts nothing: the
+ * reader then runs as nobody (setpriv), or the first check is skipped,
+ * said so.  While an update has the index open (its -wal there), a reader
+ * that is not the owner still sees what the update committed.
+ */
+static void test_reader_read_only(void **state)
+{
+	char dir[4200], path[4300], leak[41], *out, *before, *after;
+	sqlite3 *w;
+	int root = geteuid() == 0;
+
+	(void)state;
+	rev_parse(leak, repo, "leak-fix");
+	snprintf(dir, sizeof(dir), "%s/ro", tmpdir);
+	snprintf(path, sizeof(path), "%s/index.db", dir);
+	assert_int_equal(test_run("rm -rf '%s' && mkdir '%s' && cp '%s' '%s' && chmod 755 '%s' '%s' && "
+				  "chmod 644 '%s'", dir, dir, db, path, tmpdir, dir, path), 0);
+	before = dir_list(dir);
+	if (!root) {
+		assert_int_equal(test_run("chmod 555 '%s'", dir), 0);
+		out = test_run_output("./stablesel where --db '%s' %s", path, leak);
+		assert_int_equal(test_run("chmod 755 '%s'", dir), 0);
+	} else if (!test_run("setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null") &&
+		   !test_run("setpriv --reuid=65534 --regid=65534 --clear-groups test -x ./stablesel")) {
+		out = test_run_output("setpriv --reuid=65534 --regid=65534 --clear-groups "
+				      "./stablesel where --db '%s' %s", path, leak);
+	} else {
+		printf("SKIP: running as root without setpriv: a folder it cannot write is not tested\n");
+		out = NULL;
+	}
+	if (out) {
+		assert_non_null(strstr(out, "  released: v2.0\n"));
+		free(out);
+		after = dir_list(dir);
+		assert_string_equal(after, before);
+		free(after);
+	}
+	/* another user's index (the owner changed: root can still write the
+	 * folder) is read leaving nothing beside it */
+	assert_int_equal(test_run("chown 65534 '%s' 2>/dev/null || true", path), 0);
+	{
+		struct stat sb;
+
+		assert_int_equal(stat(path, &sb), 0);
+		if (sb.st_uid == geteuid()) {
+			printf("SKIP: cannot give the index another owner\n");
+			free(before);
+			return;
+		}
+	}
+	out = test_run_output("./stablesel where --db '%s' %s", path, leak);
+	assert_non_null(strstr(out, "  released: v2.0\n"));
+	free(out);
+	after = dir_list(dir);
+	assert_string_equal(after, before);
+	free(after);
+	free(before);
+	/* an update running (its connection open, a transaction committed to
+	 * the -wal): the reader reads through the -wal */
+	assert_int_equal(sqlite3_open(path, &w), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(w, "PRAGMA journal_mode=WAL; PRAGMA wal_autocheckpoint=0;"
+				      " UPDATE commits SET subject = 'seen through the wal' WHERE"
+				      " subject = 'net: foo: fix leak on error path'", NULL, NULL, NULL),
+			 SQLITE_OK);
+	out = test_run_output("./stablesel where --db '%s' %s", path, leak);
+	assert_non_null(strstr(out, "seen through the wal"));
+	free(out);
+	sqlite3_close(w);
+}
+
+/*
+ * A release commit dated 1969 (time <= 0; git log refuses to show it, git
+ * stores it): where still names each commit's first release by the
+ * graph of the versions (before, the 1969 release came first in time and
+ * claimed every commit before it: v1.0's commit was "released: v3.0").
+ */
+static void test_release_dated_1969(void **state)
+{
+	char r69[4200], path[4300], v1[41], *out;
+
+	(void)state;
+	snprintf(r69, sizeof(r69), "%s/repo-1969", tmpdir);
+	snprintf(path, sizeof(path), "%s/r1969.db", tmpdir);
+	copy_start(path, NULL);
+	assert_int_equal(test_run(
+		"rm -rf '%s' && cp -r '%s' '%s' && cd '%s' && export GIT_AUTHOR_NAME=a "
+		"GIT_AUTHOR_EMAIL=a@b GIT_COMMITTER_NAME=a GIT_COMMITTER_EMAIL=a@b "
+		"GIT_AUTHOR_DATE='1700100000 +0000' GIT_COMMITTER_DATE='1700100000 +0000' && "
+		"git commit -q --allow-empty -m 'after v2.0' && echo x >> f && git add f && "
+		"c=$(printf 'tree %%s\\nparent %%s\\nauthor a <a@b> 0 -0100\\ncommitter a <a@b> 0 -0100\\n"
+		"\\nrelease 3.0\\n' $(git write-tree) $(git rev-parse HEAD) | "
+		"git hash-object -t commit -w --stdin) && git reset -q --hard $c && git tag v3.0 && "
+		"echo y >> f && git add f && git commit -q -m 'after v3.0'", r69, repo, r69, r69), 0);
+	assert_int_equal(test_run("./stablesel index --no-progress --repo '%s' --db '%s' 2>/dev/null",
+				  r69, path), 0);
+	rev_parse(v1, r69, "v1.0");
+	out = test_run_output("./stablesel where --db '%s' %s", path, v1);
+	assert_non_null(strstr(out, "  released: v1.0\n"));
+	free(out);
+	out = query_rows(path, "SELECT first_release, count(*) FROM commits WHERE mainline = 1"
+			 " GROUP BY 1");
+	assert_string_equal(out, "\\N\t1\nv1.0\t3\nv2.0\t10\nv3.0\t2\n");
+	free(out);
+	/* the table keeps the release's own date */
+	out = query_rows(path, "SELECT time FROM releases WHERE tag = 'v3.0'");
+	assert_string_equal(out, "0\n");
+	free(out);
 }
 
 /* A copy of the base index at name with sql run on it. */
@@ -796,8 +1349,9 @@ static void test_mail(void **state)
 		free(out);
 		/* cut shorter than what was read: read again too */
 		assert_int_equal(test_run("head -c 2000 '%s' | zstd -q -f -o '%s'", all, zpart), 0);
+		/* exit 1: its last message, cut, is reported as log reports it */
 		assert_int_equal(test_run("./stablesel index --no-progress --db '%s' '%s' 2>'%s/err'",
-					  zinc, zpart, tmpdir), 0);
+					  zinc, zpart, tmpdir), 1);
 		out = test_run_output("cat '%s/err'", tmpdir);
 		assert_non_null(strstr(out, "read again from their start"));
 		free(out);
@@ -837,8 +1391,9 @@ static void test_dpdk(void **state)
 	snprintf(git, sizeof(git), "%s/dpdk.git", dir);
 	snprintf(path, sizeof(path), "%s/index.db", dir);
 	snprintf(labels, sizeof(labels), "%s/labels.tsv", dir);
+	/* exit 1: the 9 commits the tarball cannot diff are reported */
 	assert_int_equal(test_run("./stablesel index --no-progress --repo '%s' --db '%s' 2>/dev/null", git,
-				  path), 0);
+				  path), 1);
 	assert_int_equal(test_run("./stablesel label --stable '%s' --branches '[0-9]*' -o '%s' 2>/dev/null",
 				  git, labels), 0);
 	want = label_rows(labels);
@@ -908,7 +1463,15 @@ int main(void)
 		cmocka_unit_test(test_where),
 		cmocka_unit_test(test_resolve),
 		cmocka_unit_test(test_incremental),
+		cmocka_unit_test(test_kill_anywhere),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_foreign_never_written),
+		cmocka_unit_test(test_two_first_builds),
+		cmocka_unit_test(test_blank_file),
+		cmocka_unit_test(test_reader_other_repository),
+		cmocka_unit_test(test_refused_first_build_paths),
+		cmocka_unit_test(test_reader_read_only),
+		cmocka_unit_test(test_release_dated_1969),
 		cmocka_unit_test(test_damaged_cells),
 		cmocka_unit_test(test_history_from_index),
 		cmocka_unit_test(test_migration),

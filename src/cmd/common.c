@@ -116,14 +116,18 @@ static int index_path(const char *path, int64_t first, void *ud)
  * commits since are still scored, but the index lacks them as history. */
 static void index_freshness(ss_index *ix, const char *path, const char *repo)
 {
-	char tip[41], now[41], name[256];
+	char tip[41], now[41], name[256], *def = NULL;
 
 	if (ss_index_ref_tip(tip, ix, "mainline", name, sizeof(name)) ||
 	    ss_git_resolve(now, repo, name))
 		return;
+	/* the command that updates this index: --db unless it is repo's own */
 	if (strcmp(tip, now))
 		warning("index '%s' read %s up to %.12s, the repository has %s at %.12s: "
-			"run 'stablesel index --repo %s' to update it", path, name, tip, name, now, repo);
+			"run 'stablesel index --repo %s%s%s' to update it", path, name, tip, name, now,
+			repo, ss_index_default_path(&def, repo) || strcmp(def, path) ? " --db " : "",
+			def && !strcmp(def, path) ? "" : path);
+	free(def);
 }
 
 /*
@@ -148,6 +152,9 @@ static ss_index *open_index(const char *db, const char *repo, char **path, int *
 		*missing = 1;
 		return NULL;
 	}
+	/* another repository's index would score against the wrong history */
+	if (!rc && repo && (rc = ss_index_check_repository(ix, repo)))
+		ss_index_free(ix);
 	if (rc)
 		die("%s", ss_error_last());
 	return ix;

@@ -36,7 +36,7 @@ static const char *const index_usage[] = {
  */
 static void refused_build(ss_index *ix, const char *db, const char *dir)
 {
-	char *msg = strdup(ss_error_last()), side[4200];
+	char *msg = strdup(ss_error_last()), *file, side[4200];
 	int empty = 0;
 
 	if (!msg)
@@ -44,15 +44,30 @@ static void refused_build(ss_index *ix, const char *db, const char *dir)
 	if (ss_index_is_empty(ix, &empty))
 		empty = 0;
 	ss_index_free(ix);
-	if (empty) {
-		unlink(db);
-		snprintf(side, sizeof(side), "%s-wal", db);
+	/* the file SQLite made: a symlink's target (the link is the user's,
+	 * and stays), and its side files beside the target */
+	if (empty && (file = realpath(db, NULL))) {
+		unlink(file);
+		snprintf(side, sizeof(side), "%s-wal", file);
 		unlink(side);
-		snprintf(side, sizeof(side), "%s-shm", db);
+		snprintf(side, sizeof(side), "%s-shm", file);
 		unlink(side);
+		free(file);
 		if (dir)
 			rmdir(dir);
 	}
+	die("%s", msg);
+}
+
+/* The update of an index that was there failed: close it (SQLite's side
+ * files go with the connection), then die with the update's message. */
+static void refused_update(ss_index *ix)
+{
+	char *msg = strdup(ss_error_last());
+
+	if (!msg)
+		die("out of memory");
+	ss_index_free(ix);
 	die("%s", msg);
 }
 
@@ -103,11 +118,12 @@ int cmd_index(int argc, const char **argv)
 		db = path;
 	}
 	fresh = stat(db, &sb) != 0;
-	if (fresh && path) {
-		/* <gitdir>/stablesel, which the index makes when it is missing */
+	if (fresh) {
+		/* the folder the index makes when it is missing (<gitdir>/stablesel,
+		 * or the one of --db), removed again with a refused first build */
 		char *slash;
 
-		if (!(dir = strdup(path)))
+		if (!(dir = strdup(db)))
 			die("out of memory");
 		if ((slash = strrchr(dir, '/')))
 			*slash = '\0';
@@ -122,16 +138,18 @@ int cmd_index(int argc, const char **argv)
 		   : ss_index_update(ix, &opts, &stats)) {
 		if (fresh)
 			refused_build(ix, db, dir);
-		die("%s", ss_error_last());
+		refused_update(ix);
 	}
 	if (opts.progress)
 		progress_done();
 	if (stats.mail_reread)
 		note("%zu mail sources changed before where the last update ended: read again "
 		     "from their start", stats.mail_reread);
+	/* as log does on the same input: what was skipped is an error (exit
+	 * 1), the rest is indexed */
 	if (stats.skipped)
-		warning("%zu commits could not be read and are not indexed (first: %s)",
-			stats.skipped, stats.first_skip);
+		error("%zu commits could not be read and are not indexed (first: %s)",
+		      stats.skipped, stats.first_skip);
 	fprintf(stderr, "indexed %zu new commits (%zu refs moved), %zu new backports, "
 		"%zu releases: %s\n", stats.commits, stats.refs_walked, stats.backports,
 		stats.releases, db);

@@ -5,6 +5,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "cli.h"
@@ -69,6 +70,12 @@ int cmd_where(int argc, const char **argv)
 	}
 	if (ss_index_open(&ix, db, SS_INDEX_READ))
 		die("%s", ss_error_last());
+	if (repo && ss_index_check_repository(ix, repo)) {
+		char *msg = strdup(ss_error_last());
+
+		ss_index_free(ix);
+		die("%s", msg ? msg : "out of memory");
+	}
 	for (i = 0; i < nargs; i++) {
 		ss_index_place p;
 

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
@@ -34,6 +35,7 @@
 #include "util/error.h"
 #include "util/grow.h"
 #include "util/hexid.h"
+#include "util/testhook.h"
 
 #define SCHEMA_STR(n) #n
 #define SCHEMA_TEXT(n) SCHEMA_STR(n)
@@ -291,27 +293,61 @@ static int check_tables(ss_index *ix)
 	return rc;
 }
 
-static int check_schema(ss_index *ix, ss_index_mode mode)
+/* What a reader says of a first build that did not finish (killed, a
+ * full disk): the file, empty or without its tables, or with the meta
+ * key of a build in progress. */
+static int incomplete(ss_index *ix)
+{
+	return ss_error_code(SS_EINVALID, "index '%s': incomplete build, run 'stablesel index' again",
+			     ix->path);
+}
+
+/*
+ * *out: whether the database holds nothing at all: no table, index or
+ * view, and neither a user version nor an application id another program
+ * would have set.  Only then does a first build write into a file that
+ * is there already.
+ */
+static int is_blank(ss_index *ix, int *out)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*out = 0;
+	if ((rc = ss_index_prepare(&st, ix, "SELECT (SELECT count(*) FROM sqlite_master) = 0 AND"
+				   " (SELECT user_version FROM pragma_user_version) = 0 AND"
+				   " (SELECT application_id FROM pragma_application_id) = 0")))
+		return rc;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*out = sqlite3_column_int(st, 0);
+	rc = rc == SQLITE_ROW ? 0 : ss_index_sql_error(ix, "read the schema");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/*
+ * The schema version of the index (*version), read only: 0 for a blank
+ * database (is_blank()); SS_EINVALID for a file that is not a stablesel
+ * index (a database of anything else, no schema version), a newer schema,
+ * or our schema with a table missing.  Nothing is written.
+ */
+static int schema_version(ss_index *ix, long *version)
 {
 	char buf[64];
-	int has, rc;
+	int has, blank, rc;
 	long v;
 
+	*version = 0;
 	if ((rc = has_meta_table(ix, &has)))
 		return rc;
 	if (!has) {
-		if (mode == SS_INDEX_READ)
-			return ss_error_code(SS_EINVALID, "'%s' is not a stablesel index (no meta table)",
-					     ix->path);
-		if ((rc = ss_index_exec(ix, "BEGIN IMMEDIATE", "start a transaction")))
+		if ((rc = is_blank(ix, &blank)))
 			return rc;
-		if ((rc = ss_index_exec(ix, schema_sql, "create the schema")) ||
-		    (rc = meta_set(ix, "schema", SCHEMA_TEXT(SS_INDEX_SCHEMA))) ||
-		    (rc = ss_index_exec(ix, "COMMIT", "create the schema"))) {
-			sqlite3_exec(ix->db, "ROLLBACK", NULL, NULL, NULL);
-			return rc;
-		}
-		return 0;
+		if (blank)
+			return 0;
+		return ss_error_code(SS_EINVALID, "'%s' is not a stablesel index (no meta table)",
+				     ix->path);
 	}
 	if ((rc = ss_index_meta_get(ix, "schema", buf, sizeof(buf))))
 		return rc;
@@ -326,14 +362,138 @@ static int check_schema(ss_index *ix, ss_index_mode mode)
 				     "index '%s' has schema version %ld, newer than this stablesel's %d "
 				     "(upgrade stablesel or rebuild the index)",
 				     ix->path, v, SS_INDEX_SCHEMA);
-	if (v < SS_INDEX_SCHEMA) {
-		if (mode == SS_INDEX_READ)
-			return ss_error_code(SS_EINVALID,
-					     "index '%s' has schema version %ld, older than this "
-					     "stablesel's %d (run 'stablesel index' to upgrade it)",
-					     ix->path, v, SS_INDEX_SCHEMA);
-		return migrate(ix, v);
+	*version = v;
+	return 0;
+}
+
+static int check_schema_read(ss_index *ix)
+{
+	char buf[64];
+	long v;
+	int rc;
+
+	if ((rc = schema_version(ix, &v)))
+		return rc;
+	if (!v)
+		return incomplete(ix);
+	if (v < SS_INDEX_SCHEMA)
+		return ss_error_code(SS_EINVALID,
+				     "index '%s' has schema version %ld, older than this "
+				     "stablesel's %d (run 'stablesel index' to upgrade it)",
+				     ix->path, v, SS_INDEX_SCHEMA);
+	if ((rc = ss_index_meta_get(ix, "incomplete", buf, sizeof(buf))))
+		return rc;
+	return buf[0] ? incomplete(ix) : 0;
+}
+
+/*
+ * Make the schema of a blank database, marked "incomplete" until the
+ * first update finishes.  In one write transaction that first looks
+ * again: another first build may have made it since (it waits for that
+ * one's transaction, then finds the tables).
+ */
+static int create_schema(ss_index *ix)
+{
+	int has, rc;
+
+	if ((rc = ss_index_exec(ix, "BEGIN IMMEDIATE", "start a transaction")))
+		return rc;
+	ss_test_point("schema");
+	if ((rc = has_meta_table(ix, &has)))
+		goto rollback;
+	if (!has && ((rc = ss_index_exec(ix, schema_sql, "create the schema")) ||
+		     (rc = meta_set(ix, "schema", SCHEMA_TEXT(SS_INDEX_SCHEMA))) ||
+		     (rc = meta_set(ix, "incomplete", "first build"))))
+		goto rollback;
+	if (!(rc = ss_index_exec(ix, "COMMIT", "create the schema")))
+		return 0;
+rollback:
+	sqlite3_exec(ix->db, "ROLLBACK", NULL, NULL, NULL);
+	return rc;
+}
+
+/*
+ * Open for writing: what is there is checked before anything is written
+ * (a file that is no stablesel index keeps every byte, its journal mode
+ * too); then WAL, then the schema of a blank database or the migrations.
+ */
+static int open_write(ss_index *ix)
+{
+	long v;
+	int rc;
+
+	if ((rc = schema_version(ix, &v)) ||
+	    (rc = ss_index_exec(ix, "PRAGMA journal_mode=WAL", "open")))
+		return rc;
+	if (!v) {
+		if ((rc = create_schema(ix)) || (rc = schema_version(ix, &v)))
+			return rc;
+		if (!v)  /* cannot be: made in our transaction or another's */
+			return incomplete(ix);
 	}
+	return v < SS_INDEX_SCHEMA ? migrate(ix, v) : 0;
+}
+
+/* 1 when dir (of path) lets this user create files in it. */
+static int dir_writable(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir;
+	int ok;
+
+	if (!slash)
+		return !access(".", W_OK);
+	if (slash == path)
+		return !access("/", W_OK);
+	if (!(dir = strndup(path, (size_t)(slash - path))))
+		return 0;
+	ok = !access(dir, W_OK);
+	free(dir);
+	return ok;
+}
+
+/*
+ * The name a reader opens path by.  SQLite's WAL reader makes the -shm
+ * and -wal files beside the database when they are missing, and leaves
+ * them: in a folder it cannot write that fails, and files left by another
+ * user than the index's owner make the owner's next update fail.  So
+ * when neither is there (no update is running: a running update keeps
+ * its -wal) and this user is not the file's owner or cannot write its
+ * folder, the file is opened immutable: read as it is, no lock, no side
+ * file.  Otherwise as it is, read-only.  *out malloc'd ("file:" URI).
+ */
+static int reader_name(char **out, const char *path, const struct stat *st)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	char *wal, *u;
+	const char *p;
+	struct stat ws;
+	int immutable, have_wal;
+	size_t n = 0;
+
+	if (asprintf(&wal, "%s-wal", path) < 0)
+		return SS_ENOMEM;
+	have_wal = !stat(wal, &ws);
+	free(wal);
+	immutable = !have_wal && (st->st_uid != geteuid() || !dir_writable(path));
+	/* "file:" + "//" (an absolute path has no authority) + each byte as
+	 * %XX at worst + "?immutable=1" */
+	if (!(u = malloc(strlen(path) * 3 + 32)))
+		return SS_ENOMEM;
+	n += (size_t)sprintf(u, "file:%s", path[0] == '/' ? "//" : "");
+	for (p = path; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		if (isalnum(c) || strchr("/-._~", c)) {
+			u[n++] = (char)c;
+		} else {
+			u[n++] = '%';
+			u[n++] = hex[c >> 4];
+			u[n++] = hex[c & 15];
+		}
+	}
+	strcpy(u + n, immutable ? "?immutable=1" : "?mode=ro");
+	*out = u;
 	return 0;
 }
 
@@ -341,6 +501,7 @@ int ss_index_open(ss_index **out, const char *path, ss_index_mode mode)
 {
 	ss_index *ix;
 	struct stat st;
+	char *name = NULL;
 	int flags, rc;
 
 	*out = NULL;
@@ -369,13 +530,26 @@ int ss_index_open(ss_index **out, const char *path, ss_index_mode mode)
 		free(ix);
 		return SS_ENOMEM;
 	}
-	flags = mode == SS_INDEX_READ ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-	if (sqlite3_open_v2(path, &ix->db, flags, NULL) != SQLITE_OK) {
-		rc = ix->db ? ss_error_set("cannot open index '%s': %s", path, sqlite3_errmsg(ix->db))
-			    : SS_ENOMEM;
+	if (mode == SS_INDEX_READ && S_ISREG(st.st_mode) && st.st_size == 0) {
+		/* what a first build on a full disk may leave */
+		rc = incomplete(ix);
 		ss_index_free(ix);
 		return rc;
 	}
+	if (mode == SS_INDEX_READ && (rc = reader_name(&name, path, &st))) {
+		ss_index_free(ix);
+		return rc;
+	}
+	flags = mode == SS_INDEX_READ ? SQLITE_OPEN_READONLY | SQLITE_OPEN_URI
+				      : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	if (sqlite3_open_v2(name ? name : path, &ix->db, flags, NULL) != SQLITE_OK) {
+		rc = ix->db ? ss_error_set("cannot open index '%s': %s", path, sqlite3_errmsg(ix->db))
+			    : SS_ENOMEM;
+		free(name);
+		ss_index_free(ix);
+		return rc;
+	}
+	free(name);
 	sqlite3_busy_timeout(ix->db, 10000);
 	/* the file may come from anywhere: no schema code runs with more
 	 * trust than SQL of ours, its own structure cannot be written, and
@@ -383,10 +557,10 @@ int ss_index_open(ss_index **out, const char *path, ss_index_mode mode)
 	sqlite3_db_config(ix->db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
 	sqlite3_db_config(ix->db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
 	sqlite3_limit(ix->db, SQLITE_LIMIT_LENGTH, 64 << 20);
-	rc = mode == SS_INDEX_WRITE ? ss_index_exec(ix, "PRAGMA journal_mode=WAL", "open")
+	rc = mode == SS_INDEX_WRITE ? open_write(ix)
 				    : ss_index_exec(ix, "PRAGMA query_only=1", "open");
-	if (!rc)
-		rc = check_schema(ix, mode);
+	if (!rc && mode == SS_INDEX_READ)
+		rc = check_schema_read(ix);
 	if (rc) {
 		ss_index_free(ix);
 		return rc;
@@ -432,7 +606,11 @@ struct updater {
 	ss_upstream *up;
 	size_t in_batch;  /* commits written in the open transaction */
 	size_t done;      /* commits read in this update */
+	int pending;      /* 1: meta "pending" goes in with the next batch,
+			   * 2: it is in (see done_sql) */
 };
+
+static int meta_set(ss_index *ix, const char *key, const char *value);
 
 static int step_done(struct updater *u, sqlite3_stmt *st)
 {
@@ -591,13 +769,22 @@ static int add_branch_commit(struct updater *u, const ss_commit *c, const char *
 
 static int begin(struct updater *u)
 {
+	int rc;
+
 	u->in_batch = 0;
-	return ss_index_exec(u->ix, "BEGIN IMMEDIATE", "start a transaction");
+	if ((rc = ss_index_exec(u->ix, "BEGIN IMMEDIATE", "start a transaction")))
+		return rc;
+	/* the mark of an update under way, with its first batch (mark_pending()) */
+	return u->pending == 1 ? meta_set(u->ix, "pending", "releases") : 0;
 }
 
 static int commit_tx(struct updater *u)
 {
-	return ss_index_exec(u->ix, "COMMIT", "commit a transaction");
+	int rc = ss_index_exec(u->ix, "COMMIT", "commit a transaction");
+
+	if (!rc && u->pending == 1)
+		u->pending = 2;
+	return rc;
 }
 
 static void rollback(struct updater *u)
@@ -681,7 +868,10 @@ static int write_source(struct updater *u, ss_source *src, size_t skip, size_t *
 			return rc;
 		u->done++;
 		if (++u->in_batch >= u->opts->batch) {
-			if ((rc = commit_tx(u)) || (rc = begin(u)))
+			if ((rc = commit_tx(u)))
+				return rc;
+			ss_test_point("batch");
+			if ((rc = begin(u)))
 				return rc;
 			if (u->opts->progress)
 				u->opts->progress(what, u->done, 0);
@@ -756,6 +946,7 @@ static int walk_ref(struct updater *u, const char *name, const char *tip, const 
 		newkind = "other";
 	if ((rc = ref_set(u->ix, name, tip, newkind)) || (rc = commit_tx(u)))
 		goto rollback;
+	ss_test_point("ref");
 	goto free_source;
 rollback:
 	rollback(u);
@@ -880,27 +1071,59 @@ static const char *const derive_sql =
 	" WHERE s.patch_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM backports b"
 	"  WHERE b.branch = bc.branch AND b.commit_id = s.id AND b.how = 'line');";
 
-static int check_identity(ss_index *ix, const char *repo, const char *mtip)
+int ss_index_check_repository(ss_index *ix, const char *repo)
 {
 	char id[41], probe[41];
 	int rc;
 
 	if ((rc = ss_index_meta_get(ix, "repository", id, sizeof(id))))
 		return rc;
-	if (!id[0]) {
-		if ((rc = ss_index_exec(ix, "BEGIN IMMEDIATE", "start a transaction")))
-			return rc;
-		if ((rc = meta_set(ix, "repository", mtip)) ||
-		    (rc = ss_index_exec(ix, "COMMIT", "commit a transaction")))
-			sqlite3_exec(ix->db, "ROLLBACK", NULL, NULL, NULL);
-		return rc;
-	}
-	if (ss_git_resolve(probe, repo, id) || strcmp(probe, id))
+	if (id[0] && (ss_git_resolve(probe, repo, id) || strcmp(probe, id)))
 		return ss_error_code(SS_EINVALID,
 				     "index '%s' was built from another repository than '%s' "
-				     "(it has no commit %s)", ix->path, repo, id);
+				     "(it has no commit %.12s)", ix->path, repo, id);
 	return 0;
 }
+
+/* The index is repo's, or new (then it becomes repo's: mtip, a commit of
+ * its mainline, is recorded); an index of mail is refused. */
+static int check_identity(ss_index *ix, const char *repo, const char *mtip)
+{
+	char id[41];
+	int rc, empty;
+
+	if ((rc = ss_index_meta_get(ix, "repository", id, sizeof(id))))
+		return rc;
+	if (id[0])
+		return ss_index_check_repository(ix, repo);
+	/* no repository recorded and something written: mail's */
+	if ((rc = ss_index_is_empty(ix, &empty)))
+		return rc;
+	if (!empty)
+		return ss_error_code(SS_EINVALID, "index '%s' is an index of mail: a repository goes "
+				     "into an index of its own (--db FILE)", ix->path);
+	if ((rc = ss_index_exec(ix, "BEGIN IMMEDIATE", "start a transaction")))
+		return rc;
+	if ((rc = meta_set(ix, "repository", mtip)) ||
+	    (rc = ss_index_exec(ix, "COMMIT", "commit a transaction"))) {
+		sqlite3_exec(ix->db, "ROLLBACK", NULL, NULL, NULL);
+		return rc;
+	}
+	ss_test_point("identity");
+	return 0;
+}
+
+/*
+ * What an update that finished clears, in its last transaction.  An
+ * update whose refs moved writes meta "pending" in the transaction of its
+ * first batch (a walk refused before that commits leaves every table as
+ * it was), and write_releases() clears it with the first releases it sets
+ * last: an update interrupted in between (killed, a full disk) leaves it,
+ * and the next one, which may find no ref moved, still reads the
+ * releases' graph and sets them.  "incomplete" marks a new file until its
+ * first update finishes.
+ */
+static const char *const done_sql = "DELETE FROM meta WHERE key IN ('pending', 'incomplete')";
 
 int ss_index_update(ss_index *ix, const ss_index_options *opts, ss_index_stats *stats)
 {
@@ -912,7 +1135,7 @@ int ss_index_update(ss_index *ix, const ss_index_options *opts, ss_index_stats *
 	struct rel_plan plan = { NULL, NULL, 0 };
 	size_t nbr = 0, i;
 	int moved = 0;
-	char *head = NULL, mtip[41];
+	char *head = NULL, mtip[41], pending[16];
 	const char *mainline;
 	int rc;
 
@@ -942,9 +1165,13 @@ int ss_index_update(ss_index *ix, const ss_index_options *opts, ss_index_stats *
 	/* what could refuse the update, before its first batch: the walks of
 	 * the refs that moved, the releases and their graph (a commit that
 	 * only a stable branch or a release tag reaches) */
-	if ((rc = check_refs(&u, mainline, mtip, br, nbr, &moved)) ||
-	    (rc = plan_releases(&u, &plan, moved)))
+	if ((rc = ss_index_meta_get(ix, "pending", pending, sizeof(pending))) ||
+	    (rc = check_refs(&u, mainline, mtip, br, nbr, &moved)) ||
+	    (rc = plan_releases(&u, &plan, moved || pending[0])))
 		goto free_branches;
+	/* an update whose refs moved says so in meta ("pending") with its
+	 * first batch (see done_sql) */
+	u.pending = moved;
 #ifdef __GLIBC__
 	/* the graphs' memory, freed, back to the system before the reader's
 	 * peak (only the releases map stays) */
@@ -962,6 +1189,7 @@ int ss_index_update(ss_index *ix, const ss_index_options *opts, ss_index_stats *
 	stats->backports += (size_t)sqlite3_changes(ix->db);
 	if ((rc = ss_index_exec(ix, "COMMIT", "commit a transaction")))
 		goto rollback;
+	ss_test_point("derive");
 	rc = write_releases(&u, &plan);
 	goto free_branches;
 rollback:
@@ -1101,6 +1329,61 @@ static void plan_free(struct rel_plan *p)
 	p->mr = p->rel = NULL;
 }
 
+/* Version order: major, minor, patch as numbers. */
+static int version_cmp(const void *a, const void *b)
+{
+	const ss_release_version *x = a, *y = b;
+	long d;
+
+	if ((d = atol(x->major) - atol(y->major)) || (d = atol(x->minor) - atol(y->minor)) ||
+	    (d = atol(x->patch) - atol(y->patch)))
+		return d < 0 ? -1 : 1;
+	return 0;
+}
+
+struct mainline_release {
+	ss_release_version v;  /* first: what version_cmp() compares */
+	const ss_release *r;
+};
+
+/*
+ * The mainline releases of rel into mr, the graph's releases.  The graph
+ * gives each commit the first release, in time order, that reaches it: a
+ * release commit with a wrong date (1969, time <= 0) would come first and
+ * claim every commit before it.  So the times handed to the graph follow
+ * the versions: a release dated before the version before it is taken one
+ * second after that one (the releases table keeps the real dates).
+ */
+static int add_mainline_releases(ss_releases *mr, const ss_releases *rel)
+{
+	size_t n = ss_releases_count(rel), k = 0, i;
+	struct mainline_release *m = calloc(n ? n : 1, sizeof(*m));
+	int64_t prev = 0;
+	int rc = 0;
+
+	if (!m)
+		return SS_ENOMEM;
+	for (i = 0; i < n; i++) {
+		const ss_release *r = ss_releases_get(rel, i);
+
+		if (!strcmp(release_kind(r->tag), "mainline") &&
+		    !ss_release_version_parse(&m[k].v, r->tag))
+			m[k++].r = r;
+	}
+	if (k)
+		qsort(m, k, sizeof(*m), version_cmp);
+	for (i = 0; i < k && !rc; i++) {
+		int64_t t = m[i].r->time;
+
+		if (i && t <= prev)
+			t = prev + 1;
+		prev = t;
+		rc = ss_releases_add(mr, m[i].r->tag, m[i].r->sha, t);
+	}
+	free(m);
+	return rc;
+}
+
 /*
  * Read the releases (a file wins over tags) and, when the update will
  * write them or may add mainline commits (moved: a ref moved, as
@@ -1115,7 +1398,7 @@ static void plan_free(struct rel_plan *p)
 static int plan_releases(struct updater *u, struct rel_plan *p, int moved)
 {
 	const ss_index_options *o = u->opts;
-	size_t n, i;
+	size_t n;
 	int rc;
 
 	if ((rc = o->releases ? ss_releases_load_tsv(&p->rel, o->releases)
@@ -1129,13 +1412,8 @@ static int plan_releases(struct updater *u, struct rel_plan *p, int moved)
 		return 0;
 	if ((rc = ss_releases_new(&p->mr)))
 		return rc;
-	for (i = 0; i < n; i++) {
-		const ss_release *r = ss_releases_get(p->rel, i);
-
-		if (!strcmp(release_kind(r->tag), "mainline") &&
-		    (rc = ss_releases_add(p->mr, r->tag, r->sha, r->time)))
-			return rc;
-	}
+	if ((rc = add_mainline_releases(p->mr, p->rel)))
+		return rc;
 	return ss_releases_index_repo(p->mr, o->repo);
 }
 
@@ -1150,8 +1428,15 @@ static int write_releases(struct updater *u, const struct rel_plan *p)
 	sqlite3_stmt *todo = NULL, *set = NULL;
 	int rc;
 
-	if (!p->mr)
-		return 0;
+	if (!p->mr) {
+		/* nothing moved, nothing pending: only a first build's mark
+		 * could be left (it always moves a ref) */
+		char mark[16];
+
+		if ((rc = ss_index_meta_get(ix, "incomplete", mark, sizeof(mark))) || !mark[0])
+			return rc;
+		return ss_index_exec(ix, done_sql, "write meta");
+	}
 	if ((rc = ss_index_exec(ix, "BEGIN IMMEDIATE", "start a transaction")))
 		return rc;
 	if (!p->same) {
@@ -1183,8 +1468,10 @@ static int write_releases(struct updater *u, const struct rel_plan *p)
 	}
 	sqlite3_finalize(todo);
 	todo = NULL;
-	if ((rc = ss_index_exec(ix, "COMMIT", "commit a transaction")))
+	if ((rc = ss_index_exec(ix, done_sql, "write meta")) ||
+	    (rc = ss_index_exec(ix, "COMMIT", "commit a transaction")))
 		goto rollback;
+	ss_test_point("releases");
 	goto out;
 rollback:
 	sqlite3_finalize(todo);
@@ -1308,6 +1595,7 @@ static int read_mail(struct updater *u, const char *spec)
 		snprintf(mark, sizeof(mark), "%zu", seen);
 	if ((rc = ref_set(u->ix, name, mark, "mbox")) || (rc = commit_tx(u)))
 		goto rollback;
+	ss_test_point("source");
 	goto free_source;
 rollback:
 	rollback(u);
@@ -1324,12 +1612,14 @@ static int mail_releases(struct updater *u, const ss_releases *rel)
 
 	if ((rc = ss_index_exec(u->ix, "BEGIN IMMEDIATE", "start a transaction")))
 		return rc;
-	if ((rc = replace_releases(u, rel)))
+	if ((rc = replace_releases(u, rel)) || (rc = ss_index_exec(u->ix, done_sql, "write meta")))
 		goto rollback;
 	u->stats->releases = ss_releases_count(rel);
 	rc = ss_index_exec(u->ix, "COMMIT", "commit a transaction");
-	if (!rc)
+	if (!rc) {
+		ss_test_point("releases");
 		return 0;
+	}
 rollback:
 	rollback(u);
 	return rc;
@@ -1375,10 +1665,12 @@ int ss_index_update_mail(ss_index *ix, const char *const *specs, size_t n,
 	if ((rc = ss_index_exec(ix, "BEGIN IMMEDIATE", "start a transaction")))
 		goto free_stmts;
 	if ((rc = ss_index_exec(ix, derive_sql, "derive fixes")) ||
+	    (!rel && (rc = ss_index_exec(ix, done_sql, "write meta"))) ||
 	    (rc = ss_index_exec(ix, "COMMIT", "commit a transaction"))) {
 		rollback(&u);
 		goto free_stmts;
 	}
+	ss_test_point("derive");
 	if (rel)
 		rc = mail_releases(&u, rel);
 	else

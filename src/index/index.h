@@ -15,7 +15,10 @@
  * "new ^old".  Commits are written in transactions of opts->batch commits
  * and a ref's tip only with its last batch: an update killed at any point
  * leaves every batch either absent or whole, and the next update walks
- * the unfinished refs again (rows already there are kept).
+ * the unfinished refs again (rows already there are kept).  An update
+ * whose refs moved marks meta "pending" until it has set the first
+ * releases, so that the next run completes that step too: interrupted at
+ * any step, the next run writes what an uninterrupted one would have.
  *
  * What is read back is checked: an index that is damaged or hostile (ids
  * that are no ids, NULLs, missing tables, views for tables, a file cut
@@ -82,10 +85,29 @@ int ss_index_default_path(char **out, const char *repo);
 /*
  * Open the index at path.  SS_ENOTFOUND when it is missing in READ mode;
  * SS_EINVALID when the file is not a stablesel index (not a database, no
- * meta table) or has a newer schema.  Messages name the file.
+ * meta table) or has a newer schema, and in READ mode when its first
+ * build did not finish (meta "incomplete", no table, an empty file: "run
+ * 'stablesel index' again").  Messages name the file.
+ *
+ * WRITE reads what is there before it writes anything: only an empty file
+ * or a blank database (no table, no user version or application id) is
+ * made an index (marked "incomplete" until the first update finishes, in
+ * one transaction that waits for another first build's); any other file
+ * keeps every byte.  READ needs no write access: a reader that is not the
+ * file's owner or cannot write its folder opens it immutable when no -wal
+ * is beside it (no update running), and never makes -shm or -wal files
+ * there.
  */
 int ss_index_open(ss_index **out, const char *path, ss_index_mode mode);
 void ss_index_free(ss_index *ix); /* NULL is a no-op */
+
+/*
+ * 0 when the index is repo's (the repository has the commit the index was
+ * first built from, meta.repository) or records no repository (an index
+ * of mail); SS_EINVALID, naming both, when it is another repository's.
+ * What readers check before they use an index with a repository.
+ */
+int ss_index_check_repository(ss_index *ix, const char *repo);
 
 /*
  * Bring the index up to date with opts->repo (see above).  stats may be
