@@ -613,6 +613,49 @@ static void test_target_patch_id(void **state)
 	test_run("rm -rf '%s/rf'", tmp);
 }
 
+/*
+ * systemd's ways of naming the commit a fix is for (issue 23.10), taken
+ * from real messages: "Fixes <sha>" without a colon, "Follow-up for:
+ * <sha>" in a body paragraph, "Follow-up-for: <sha>"; each names feat,
+ * which stable never had.  "Fixes: #N" names an issue and no commit.
+ */
+static void test_systemd_trailers(void **state)
+{
+	char *feat = id_of("feat"), *rows;
+
+	(void)state;
+	assert_int_equal(test_run("rm -rf '%s/rs' && cp -a '%s/r' '%s/rs' && cd '%s/rs' && "
+				  "git checkout -q -b sd main && C='git -c user.name=A -c user.email=a@example.org "
+				  "commit -qa' && "
+				  "sed -i '7s/.*/SEVEN/' b.c && $C -m 'b.c: fix seven' -m 'Fixes %s' && "
+				  "sed -i '8s/.*/EIGHT/' b.c && $C -m 'b.c: fix eight' -m 'More entries.' "
+				  "-m 'Follow-up for: %.12s' -m 'Sniff.' && "
+				  "sed -i '9s/.*/NINE/' b.c && $C -m 'b.c: fix nine' -m 'Either.' "
+				  "-m 'Follow-up-for: %s' && "
+				  "sed -i '19s/.*/NINETEEN/' d.c && $C -m 'd.c: fix nineteen' -m 'Retry.' -m 'Fixes: #30425'",
+				  tmp, tmp, tmp, tmp, feat, feat, feat), 0);
+	rows = test_run_output("./stablesel rank --repo '%s/rs' --no-index --rev main..sd --threshold 0 "
+			       "--onto stable --format tsv 2>/dev/null | cut -f4,9- | sort", tmp);
+	assert_string_equal(rows, "b.c: fix eight\tno: bug not in branch\n"
+				  "b.c: fix nine\tno: bug not in branch\n"
+				  "b.c: fix seven\tno: bug not in branch\n"
+				  "d.c: fix nineteen\tyes\n"
+				  "subject\tstable\n");
+	free(rows);
+	/* the same from the project index */
+	assert_int_equal(test_run("./stablesel index --no-progress --repo '%s/rs' >/dev/null 2>&1", tmp), 0);
+	rows = test_run_output("./stablesel rank --repo '%s/rs' --rev main..sd --threshold 0 "
+			       "--onto stable --format tsv 2>/dev/null | cut -f4,9- | sort", tmp);
+	assert_string_equal(rows, "b.c: fix eight\tno: bug not in branch\n"
+				  "b.c: fix nine\tno: bug not in branch\n"
+				  "b.c: fix seven\tno: bug not in branch\n"
+				  "d.c: fix nineteen\tyes\n"
+				  "subject\tstable\n");
+	free(rows);
+	free(feat);
+	test_run("rm -rf '%s/rs'", tmp);
+}
+
 /* The table a project index can fill instead of the branch. */
 static void test_carried(void **state)
 {
@@ -945,6 +988,7 @@ int main(void)
 		cmocka_unit_test(test_series_chain),
 		cmocka_unit_test(test_blame_shared),
 		cmocka_unit_test(test_target_patch_id),
+		cmocka_unit_test(test_systemd_trailers),
 		cmocka_unit_test(test_upstream_warning),
 		cmocka_unit_test(test_check_backports),
 		cmocka_unit_test(test_index_branch_rows),
