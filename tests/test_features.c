@@ -1118,6 +1118,58 @@ static void test_group_names(void **state)
 	assert_non_null(strstr(ss_error_last(), "bogus"));
 }
 
+/* Every kind of feature name in words (issue 23.7); JSON keeps the name. */
+static void test_name_words(void **st)
+{
+	static const char *const cases[][2] = {
+		{ "h:fix_of_fix", "fix of a fix" },
+		{ "h:revert_of_released", "reverts a commit that was released" },
+		{ "r:11", "the bug shipped in release line 11" },
+		{ "c:luca@x", "committer: luca@x" },
+		{ "a:ann@example.org", "author: ann@example.org" },
+		{ "p:bob@example.org", "named in a trailer: bob@example.org" },
+		{ "d:drivers/net", "touches drivers/net" },
+		{ "f:drivers/net/foo.c", "touches drivers/net/foo.c" },
+		{ "s:net", "subsystem net" },
+		{ "e:null_deref", "says the bug caused: null deref" },
+		{ "t:lag_0d", "committed within a day of being written" },
+		{ "t:week_3", "committed in week 3 after a release" },
+		{ "l:part_1", "patch 1 of its series" },
+		{ "word:crash", "the word \"crash\"" },
+		{ "hash:77", "an unnamed hashed feature, slot 77" },
+		/* dense features: their doc string, without the log(1+n) */
+		{ "fixes_tag", "a Fixes: trailer" },
+		{ "files", "number of files touched" },
+		{ "fixes_count", "number of Fixes: trailers" },
+		{ "fixes_target_unreleased",
+		  "no found target was in a release before the commit (releases known)" },
+		/* names sharing a slot; PatchNet's side features and code lines */
+		{ "a:x@y|d:lib", "author: x@y or touches lib" },
+		{ "feature:h:fix_of_fix", "fix of a fix" },
+		{ "if (a || b)", "if (a || b)" },
+		{ "something_new", "something_new" },
+	};
+	ss_strbuf sb = SS_STRBUF_INIT;
+	size_t i;
+
+	(void)st;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ss_strbuf_reset(&sb);
+		assert_int_equal(ss_feat_name_words(&sb, cases[i][0]), 0);
+		if (strcmp(sb.buf, cases[i][1]))
+			fail_msg("%s: '%s', expected '%s'", cases[i][0], sb.buf, cases[i][1]);
+	}
+	/* every dense feature has words, none with the transform */
+	for (i = 0; i < SS_NDENSE; i++) {
+		ss_strbuf_reset(&sb);
+		assert_int_equal(ss_feat_name_words(&sb, ss_dense_features[i].name), 0);
+		if (!sb.len || !strcmp(sb.buf, ss_dense_features[i].name))
+			fail_msg("%s: no words", ss_dense_features[i].name);
+		assert_null(strstr(sb.buf, "log(1+n)"));
+	}
+	ss_strbuf_release(&sb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1141,6 +1193,7 @@ int main(void)
 		cmocka_unit_test(test_history_graph_no_future),
 		cmocka_unit_test(test_groups_can_be_disabled),
 		cmocka_unit_test(test_group_names),
+		cmocka_unit_test(test_name_words),
 	};
 
 	int rc;

@@ -213,6 +213,15 @@ static void test_bands_and_wait(void **state)
 	assert_non_null(strstr(out, "(waiting: 0 too young, 1 asked by Cc: stable)"));
 	assert_non_null(strstr(out, " wait     "));
 	assert_non_null(strstr(out, "waits: Cc: stable # after -rc3"));
+	/* reasons in words in text (issue 23.7), their short names in JSON */
+	assert_non_null(strstr(out, "because a Fixes: trailer (+"));
+	assert_null(strstr(out, "fixes_tag"));
+	free(out);
+	assert_int_equal(test_run("./stablesel rank --repo '%s/repo' --threshold 0 --now 2023-11-18 "
+				  "--format json > '%s/out'", tmp, tmp), 0);
+	out = slurp(path);
+	assert_non_null(strstr(out, "{\"feature\":\"fixes_tag\",\"contribution\":"));
+	assert_null(strstr(out, "a Fixes: trailer"));
 	free(out);
 	/* --budget N: the best N yes/likely commits; a waiting one is never among them */
 	assert_int_equal(test_run("./stablesel rank --repo '%s/repo' --threshold 0 --now 2023-11-18 "
@@ -237,6 +246,7 @@ static void test_bands_and_wait(void **state)
 	assert_non_null(strstr(out, "<h2>Verdict bands</h2>"));
 	assert_non_null(strstr(out, "<span class='v wait'>wait</span>"));
 	assert_non_null(strstr(out, "<tr><td>bands</td><td>yes &ge; "));
+	assert_non_null(strstr(out, "<tr><td title=\"fixes_tag\">a Fixes: trailer<td>+"));
 	free(out);
 	free(tmp);
 }

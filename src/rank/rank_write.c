@@ -8,6 +8,7 @@
 
 #include "eval/eval.h"
 #include "commit/patch.h"
+#include "features/features.h"
 #include "rank/rank.h"
 #include "rank/rank_impl.h"
 #include "util/error.h"
@@ -39,19 +40,23 @@ static void put_csv(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-/* "a (+1.000), b (+0.500)" (with values) or "a;b" of a row's reasons. */
-static void reasons_line(ss_strbuf *sb, const ss_rank_row *w, size_t max, int with_values)
+/* "fix of a fix (+1.000); touches drivers/net (+0.500)" (in words, with
+ * values: ss_feat_name_words()) or "h:fix_of_fix;d:drivers/net" (the
+ * short names, for tables) of a row's reasons. */
+static void reasons_line(ss_strbuf *sb, const ss_rank_row *w, size_t max, int in_words)
 {
 	size_t k;
 
 	for (k = 0; k < w->nreasons && k < max; k++) {
 		const ss_rank_reason *why = &w->reasons[k];
 
-		if (with_values)
-			ss_strbuf_addf(sb, "%s%s (%+.3f)", k ? ", " : "", why->feature,
-				       (double)why->contribution);
-		else
+		if (in_words) {
+			ss_strbuf_adds(sb, k ? "; " : "");
+			ss_feat_name_words(sb, why->feature);
+			ss_strbuf_addf(sb, " (%+.3f)", (double)why->contribution);
+		} else {
 			ss_strbuf_addf(sb, "%s%s", k ? ";" : "", why->feature);
+		}
 	}
 }
 
