@@ -242,6 +242,67 @@ static void test_where(void **state)
 	assert_int_equal(test_run("./stablesel where --db '%s' xyz 2>/dev/null", db), 1);
 }
 
+/*
+ * where on a stable branch's commit names its upstream commit and the
+ * branches carrying that (issue 23.9); where on a tag gives its kind,
+ * commit, date and the branches that carry it: a mainline tag the
+ * mainline and the stable branches forked after it (stable-2.y forks
+ * after v1.0, stable-1.y before), a stable tag its branch.
+ */
+static void test_where_upstream_and_tags(void **state)
+{
+	char leak[41], back[41], uaf[41], back2[41], only[41], v10[41], r2[4200], line[512], *out;
+
+	(void)state;
+	snprintf(r2, sizeof(r2), "%s/where-repo", tmpdir);
+	assert_int_equal(test_run("rm -rf '%s' && cp -a '%s' '%s' && git -C '%s' tag v1.0.1 stable-1.y && "
+				  "./stablesel index --no-progress --repo '%s' >/dev/null 2>&1",
+				  r2, repo, r2, r2, r2), 0);
+	rev_parse(leak, r2, "leak-fix");
+	rev_parse(back, r2, "stable-1.y~1");
+	rev_parse(uaf, r2, "v2.0");
+	rev_parse(back2, r2, "stable-2.y");
+	rev_parse(only, r2, "stable-1.y");
+	rev_parse(v10, r2, "v1.0");
+	out = test_run_output("./stablesel where --repo '%s' %.12s %s", r2, back, back2);
+	snprintf(line, sizeof(line), "%s net: foo: fix leak on error path\n"
+		 "  upstream: %s net: foo: fix leak on error path (backport line)\n"
+		 "  released: v2.0 (upstream)\n"
+		 "  stable-1.y: %s (backport line, 2023-11-15) <- this commit\n", back, leak, back);
+	assert_non_null(strstr(out, line));
+	snprintf(line, sizeof(line), "  upstream: %s net: foo: fix use after free (backport line)\n", uaf);
+	assert_non_null(strstr(out, line));
+	free(out);
+	/* a stable-only commit has no upstream */
+	out = test_run_output("./stablesel where --repo '%s' %s", r2, only);
+	assert_null(strstr(out, "upstream:"));
+	assert_non_null(strstr(out, "(stable-only, "));
+	free(out);
+	/* tags */
+	out = test_run_output("./stablesel where --repo '%s' v1.0 v2.0 v1.0.1", r2);
+	snprintf(line, sizeof(line), "v1.0 (mainline release)\n  commit: %s firmware: add foo blob\n"
+		 "  date: 2023-11-15\n  on: main, stable-2.y\n", v10);
+	assert_non_null(strstr(out, line));
+	snprintf(line, sizeof(line), "v2.0 (mainline release)\n  commit: %s net: foo: fix use after free\n"
+		 "  date: 2023-11-15\n  on: main\n", uaf);
+	assert_non_null(strstr(out, line));
+	snprintf(line, sizeof(line), "v1.0.1 (stable release)\n  commit: %s net: foo: stable-only workaround\n"
+		 "  date: 2023-11-15\n  on: stable-1.y\n", only);
+	assert_non_null(strstr(out, line));
+	free(out);
+	/* the index alone cannot tell which stable branches fork later: said */
+	out = test_run_output("B=$(realpath ./stablesel) && cd / && \"$B\" where "
+			      "--db '%s/.git/stablesel/index.db' v1.0", r2);
+	assert_non_null(strstr(out, "  on: main\n  (the stable branches that fork after it are not known"));
+	free(out);
+	/* neither a commit nor a release */
+	assert_int_equal(test_run("./stablesel where --repo '%s' v9.9 2>'%s/err'", r2, tmpdir), 1);
+	out = test_run_output("cat '%s/err'", tmpdir);
+	assert_non_null(strstr(out, "unknown release 'v9.9'"));
+	free(out);
+	test_run("rm -rf '%s'", r2);
+}
+
 static void test_resolve(void **state)
 {
 	ss_index *ix;
@@ -906,6 +967,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_backports_equal_label),
 		cmocka_unit_test(test_where),
+		cmocka_unit_test(test_where_upstream_and_tags),
 		cmocka_unit_test(test_resolve),
 		cmocka_unit_test(test_incremental),
 		cmocka_unit_test(test_refused),
