@@ -656,6 +656,68 @@ static void test_systemd_trailers(void **state)
 	test_run("rm -rf '%s/rs'", tmp);
 }
 
+/*
+ * The queue mbox cannot be steered by a message (issue 24.11): a message
+ * line "From <sha> Mon Sep 17 00:00:00 2001" followed by forged headers
+ * is escaped (mboxrd), a diff quoted in a message and a "---" line (git am
+ * would end the message there and drop the trailers after it) are
+ * indented; the note says so.  git am --patch-format=mboxrd of the queue
+ * gives one commit per pick, by the real author, with every trailer.
+ */
+static void test_queue_hostile_messages(void **state)
+{
+	char *out;
+
+	(void)state;
+	assert_int_equal(test_run(
+		"rm -rf '%s/h' '%s/ham' && mkdir '%s/h' && cd '%s/h' && git init -q -b main && "
+		"C='git -c user.name=Ann -c user.email=ann@example.org' && "
+		"seq 1 30 > a.c && $C add a.c && $C commit -qm base && "
+		"sed -i 3s/.*/THREE/ a.c && $C commit -qam 'a.c: fix three' "
+		"-m 'It crashed.' "
+		"-m \"$(printf 'From 0123456789abcdef0123456789abcdef01234567 Mon Sep 17 00:00:00 2001\\n"
+		"From: Mallory <mallory@evil.example>\\nSubject: [PATCH] evil\\n\\n>From an old mbox')\" "
+		"-m 'Signed-off-by: Ann <ann@example.org>' && "
+		"sed -i 13s/.*/THIRTEEN/ a.c && $C commit -qam 'a.c: fix thirteen' "
+		"-m \"$(printf 'The bad change was:\\n\\ndiff --git a/a.c b/a.c\\n--- a/a.c\\n+++ b/a.c\\n"
+		"@@ -20 +20 @@\\n-20\\n+TWENTY')\" -m 'Signed-off-by: Ann <ann@example.org>' && "
+		"sed -i 25s/.*/TWENTYFIVE/ a.c && $C commit -qam 'a.c: fix twenty-five' "
+		"-m 'Crashes on boot.' -m \"$(printf -- '---\\nFixes: 0123456789ab (\\\"x\\\")')\" "
+		"-m 'Signed-off-by: Ann <ann@example.org>'",
+		tmp, tmp, tmp, tmp), 0);
+	assert_int_equal(test_run("./stablesel rank --repo '%s/h' --no-index --rev main~3..main --threshold 0 "
+				  "--format mbox -o '%s/h.mbox' 2>/dev/null && "
+				  "test $(grep -c '^From [0-9a-f]\\{40\\} Mon Sep 17' '%s/h.mbox') -eq 3",
+				  tmp, tmp, tmp), 0);
+	assert_int_equal(test_run("grep -q '^stablesel: message lines starting \"From \" escaped' '%s/h.mbox' && "
+				  "grep -q '^stablesel: message lines git am takes for the patch' '%s/h.mbox' && "
+				  "grep -q '^ diff --git a/a.c b/a.c$' '%s/h.mbox' && grep -q '^ ---$' '%s/h.mbox'",
+				  tmp, tmp, tmp, tmp), 0);
+	assert_int_equal(test_run("git clone -q '%s/h' '%s/ham' && git -C '%s/ham' reset -q --hard main~3 && "
+				  "git -C '%s/ham' -c user.name=T -c user.email=t@example.org "
+				  "am -q --patch-format=mboxrd '%s/h.mbox'", tmp, tmp, tmp, tmp, tmp), 0);
+	/* three commits, all Ann's, no forged one; the tree as upstream's */
+	out = test_run_output("git -C '%s/ham' log --format='%%an %%s' main~3..HEAD", tmp);
+	assert_int_equal(strlen(out) > 0, 1);
+	assert_null(strstr(out, "Mallory"));
+	assert_null(strstr(out, "evil"));
+	free(out);
+	assert_int_equal(test_run("test $(git -C '%s/ham' rev-list --count HEAD~3..HEAD) -eq 3 && "
+				  "test -z \"$(git -C '%s/ham' log --format=%%an HEAD~3..HEAD | grep -v '^Ann$')\" && "
+				  "git -C '%s/ham' diff --quiet HEAD '%s/h' 2>/dev/null || "
+				  "git -C '%s/ham' diff --quiet HEAD origin/main", tmp, tmp, tmp, tmp, tmp), 0);
+	/* the messages: the From line back as it was, every trailer kept */
+	out = test_run_output("git -C '%s/ham' log --format=%%B HEAD~3..HEAD", tmp);
+	assert_non_null(strstr(out, "\nFrom 0123456789abcdef0123456789abcdef01234567 Mon Sep 17"));
+	assert_non_null(strstr(out, "\n>From an old mbox"));
+	assert_non_null(strstr(out, "\n diff --git a/a.c b/a.c\n"));
+	assert_non_null(strstr(out, "\n ---\nFixes: 0123456789ab"));
+	assert_int_equal(test_run("test $(git -C '%s/ham' log --format=%%B HEAD~3..HEAD | "
+				  "grep -c '^Signed-off-by: Ann') -eq 3", tmp), 0);
+	free(out);
+	test_run("rm -rf '%s/h' '%s/ham'", tmp, tmp);
+}
+
 /* The table a project index can fill instead of the branch. */
 static void test_carried(void **state)
 {
@@ -989,6 +1051,7 @@ int main(void)
 		cmocka_unit_test(test_blame_shared),
 		cmocka_unit_test(test_target_patch_id),
 		cmocka_unit_test(test_systemd_trailers),
+		cmocka_unit_test(test_queue_hostile_messages),
 		cmocka_unit_test(test_upstream_warning),
 		cmocka_unit_test(test_check_backports),
 		cmocka_unit_test(test_index_branch_rows),
