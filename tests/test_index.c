@@ -731,6 +731,47 @@ static void test_migration(void **state)
  * the rows of a fresh build; rank finds a Fixes: target that only the
  * index holds; a repository's index takes no mail.
  */
+/*
+ * A growing mbox cut at a line end inside a message (issue 24.2): the
+ * cut message is warned about and skipped, and the next update, of the
+ * whole file, reads it: the same rows as one update of the whole file.
+ */
+static void test_mail_cut_message(void **state)
+{
+	char all[4200], cut[4200], inc[4200], fresh[4200], *out;
+
+	(void)state;
+	snprintf(all, sizeof(all), "%s/cut-all.mbox", tmpdir);
+	snprintf(cut, sizeof(cut), "%s/cut.mbox", tmpdir);
+	snprintf(inc, sizeof(inc), "%s/cut-inc.db", tmpdir);
+	snprintf(fresh, sizeof(fresh), "%s/cut-fresh.db", tmpdir);
+	assert_int_equal(test_run("git -C '%s' format-patch -q --stdout --no-merges --root main >'%s' && "
+				  "n=$(grep -n '^From [0-9a-f]\\{40\\} ' '%s' | sed -n 3p | cut -d: -f1) && "
+				  "test -n \"$n\" && head -n $((n + 8)) '%s' >'%s'", repo, all, all, all, cut), 0);
+	assert_int_equal(test_run("./stablesel index --no-progress --db '%s' '%s' 2>'%s/err'", inc, cut,
+				  tmpdir), 0);
+	out = test_run_output("cat '%s/err'", tmpdir);
+	assert_non_null(strstr(out, "message 3 skipped"));
+	assert_non_null(strstr(out, "indexed 2 new commits"));
+	free(out);
+	/* the writer finishes the file */
+	assert_int_equal(test_run("cp '%s' '%s'", all, cut), 0);
+	assert_int_equal(test_run("./stablesel index --no-progress --db '%s' '%s' 2>'%s/err'", inc, cut,
+				  tmpdir), 0);
+	out = test_run_output("cat '%s/err'", tmpdir);
+	assert_null(strstr(out, "skipped"));
+	free(out);
+	assert_int_equal(test_run("./stablesel index --no-progress --db '%s' '%s' 2>/dev/null", fresh, cut),
+			 0);
+	assert_same_rows(inc, fresh);
+	/* and an update with nothing new reads nothing again */
+	assert_int_equal(test_run("./stablesel index --no-progress --db '%s' '%s' 2>'%s/err'", inc, cut,
+				  tmpdir), 0);
+	out = test_run_output("cat '%s/err'", tmpdir);
+	assert_non_null(strstr(out, "indexed 0 new commits (0 refs moved)"));
+	free(out);
+}
+
 static void test_mail(void **state)
 {
 	char all[4200], part[4200], inc[4200], fresh[4200], later[4200], *out;
@@ -975,6 +1016,7 @@ int main(void)
 		cmocka_unit_test(test_history_from_index),
 		cmocka_unit_test(test_migration),
 		cmocka_unit_test(test_mail),
+		cmocka_unit_test(test_mail_cut_message),
 		cmocka_unit_test(test_dpdk),
 	};
 
