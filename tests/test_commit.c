@@ -137,6 +137,140 @@ static void test_upstream_refs(void **state)
 	ss_upstream_free(NULL);
 }
 
+/* Count the trailers with this key and check the first one's value. */
+static size_t trailers_of(const ss_commit *c, const char *key, const char *first)
+{
+	const ss_trailer *t;
+	size_t pos = 0, n = 0;
+
+	while ((t = ss_commit_trailer(c, key, &pos))) {
+		if (!n++ && first)
+			assert_string_equal(t->value, first);
+	}
+	return n;
+}
+
+/* systemd fb17510ede6f: "Fixes <sha>" without a colon, alone at the end */
+static void test_systemd_fixes_no_colon(void **state)
+{
+	ss_commit *c = with_message(
+		"importctl: fix flag checking against wrong variable\n\n"
+		"Fixes 67c7ee11afb5ff703c3ca8e390c8360140298a0f\n");
+
+	(void)state;
+	assert_int_equal(trailers_of(c, "Fixes", "67c7ee11afb5ff703c3ca8e390c8360140298a0f"), 1);
+	assert_int_equal(trailers_of(c, "Closes", NULL), 0);
+	ss_commit_free(c);
+	/* prose that only looks like it: hex letters alone, a coverity id */
+	c = with_message("x: y\n\nFixes defaced output.\nFixes CID#1548019\n"
+			 "Fixes a bug introduced by nothing.\n");
+	assert_int_equal(c->ntrailers, 0);
+	ss_commit_free(c);
+}
+
+/* systemd 64f2e1ff05d2: "Fixes: #N" is an issue (like Closes:), and
+ * "Follow-up-for: #N" names a pull request, not a commit */
+static void test_systemd_fixes_issue(void **state)
+{
+	ss_commit *c = with_message(
+		"cryptsetup: unset an unlock path on each unlock retry\n\n"
+		"If we couldn't unlock a device with the chosen unlock path, let's not\n"
+		"fall back to the lowest one right away, but only flush out one path, and\n"
+		"try the next.\n\n"
+		"Fixes: #30425\n"
+		"Follow-up-for: #30185\n"
+		"Alternative-to: #33183\n");
+
+	(void)state;
+	assert_int_equal(trailers_of(c, "Fixes", NULL), 0);
+	assert_int_equal(trailers_of(c, "Closes", "#30425"), 1);
+	assert_int_equal(trailers_of(c, "Follow-up-for", "#30185"), 1);
+	ss_commit_free(c);
+	/* in a body paragraph, and a bug tracker's address */
+	c = with_message("x: y\n\nThe unit failed.\nFixes #12345.\n\n"
+			 "Fixes: https://bugzilla.redhat.com/show_bug.cgi?id=1234\n");
+	assert_int_equal(trailers_of(c, "Fixes", NULL), 0);
+	assert_int_equal(trailers_of(c, "Closes", NULL), 2);
+	ss_commit_free(c);
+}
+
+/* systemd 07296542d636: "Follow-up for: <sha>" in a body paragraph */
+static void test_systemd_follow_up_for(void **state)
+{
+	ss_commit *c = with_message(
+		"exec-invoke: correct dont_close[] size\n\n"
+		"THis needs 15 entries as far as I can count, not just 14.\n\n"
+		"Follow-up for: 5686391b006ee82d8a4559067ad9818e3e631247\n\n"
+		"Sniff.\n");
+
+	(void)state;
+	assert_int_equal(trailers_of(c, "Fixes", "5686391b006ee82d8a4559067ad9818e3e631247"), 1);
+	ss_commit_free(c);
+	/* systemd 7b529bfc476a: no colon, a full stop, next to another line */
+	c = with_message(
+		"man: document that separate /usr/local/ must not be used for config\n\n"
+		"Also, split paragraphs in one place where the subject changes without any\n"
+		"transition.\n\n"
+		"Follow-up for 02f35b1c905ac63ba62f94efebf858412e961fc1.\n"
+		"Replaces https://github.com/systemd/systemd/pull/33231.\n");
+	assert_int_equal(trailers_of(c, "Fixes", "02f35b1c905ac63ba62f94efebf858412e961fc1"), 1);
+	ss_commit_free(c);
+	/* several ids, and a commit's web address */
+	c = with_message("x: y\n\nFollow-up for 1234567abc, 89abcdef01 and "
+			 "https://github.com/systemd/systemd/commit/fedcba9876543210.\n");
+	assert_int_equal(trailers_of(c, "Fixes", "1234567abc"), 3);
+	assert_string_equal(c->trailers[2].value, "fedcba9876543210");
+	ss_commit_free(c);
+}
+
+/* systemd 119f22526e50: "Follow-up-for: <sha>", a trailer of its own */
+static void test_systemd_follow_up_for_trailer(void **state)
+{
+	ss_commit *c = with_message(
+		"journald-server: drop another invalid assert()\n\n"
+		"config_parse_forward_to_socket() is not used for parsing unit files\n"
+		"either.\n\n"
+		"Follow-up-for: f31cff849d3db074d0d8157e4117d9b8372c03e8\n");
+
+	(void)state;
+	assert_int_equal(c->ntrailers, 1);
+	assert_int_equal(trailers_of(c, "Fixes", "f31cff849d3db074d0d8157e4117d9b8372c03e8"), 1);
+	assert_string_equal(c->body, "config_parse_forward_to_socket() is not used for parsing unit files\neither.");
+	ss_commit_free(c);
+	/* a Fixes: trailer and the same line read as prose count once */
+	c = with_message("x: y\n\nbody\n\nFixes: 0123456789ab (\"x: add\")\n"
+			 "Signed-off-by: A <a@b>\n");
+	assert_int_equal(trailers_of(c, "Fixes", "0123456789ab (\"x: add\")"), 1);
+	ss_commit_free(c);
+}
+
+/* systemd-stable 192a6e99a950 (v255-stable): picked from v256-stable,
+ * which picked it from main: both are backport lines, main's first */
+static void test_systemd_cherry_picked(void **state)
+{
+	const char *msg =
+		"test: drop removed SCSI passthrough feature\n\n"
+		"This feature has been deprecated since QEMU 5.0 and finally removed in\n"
+		"QEMU 9.1 [0] which now causes issues when running the storage tests on\n"
+		"latest Arch:\n\n"
+		"[0] https://github.com/qemu/qemu/commit/a271b8d7b2f39275a05e49deb7c8edc20b7a8279\n\n"
+		"(cherry picked from commit cd57920fbf6a8f7769a82cfc9bebc12965de0199)\n"
+		"(cherry picked from commit c5baa5d9d9d778aee25b751387c60f43a0a6fb74)\n";
+	ss_commit *c = with_message(msg);
+	char out[4][41];
+	ss_upstream *u;
+
+	(void)state;
+	/* a commit's address in a reference list is no Fixes: */
+	assert_int_equal(trailers_of(c, "Fixes", NULL), 0);
+	assert_int_equal(ss_upstream_new(&u, NULL, 0), 0);
+	assert_int_equal(ss_upstream_find(u, c->message, out, 4), 2);
+	assert_string_equal(out[0], "cd57920fbf6a8f7769a82cfc9bebc12965de0199");
+	assert_string_equal(out[1], "c5baa5d9d9d778aee25b751387c60f43a0a6fb74");
+	ss_upstream_free(u);
+	ss_commit_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -145,6 +279,11 @@ int main(void)
 		cmocka_unit_test(test_mask),
 		cmocka_unit_test(test_is_stable_address),
 		cmocka_unit_test(test_upstream_refs),
+		cmocka_unit_test(test_systemd_fixes_no_colon),
+		cmocka_unit_test(test_systemd_fixes_issue),
+		cmocka_unit_test(test_systemd_follow_up_for),
+		cmocka_unit_test(test_systemd_follow_up_for_trailer),
+		cmocka_unit_test(test_systemd_cherry_picked),
 	};
 	int rc;
 

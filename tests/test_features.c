@@ -482,6 +482,15 @@ static void test_history(void **st)
 	ss_commit *fix_unknown = tc_commit("ffffffffffff1111111111111111111111111111", "x@y", t0 + 230 * day,
 					   "lib: fix\n\nx\n\nFixes: 0123456789ab (\"x\")\n", &old, 1);
 	ss_commit *rc1 = tc_commit("1", "x@y", 1, "version: 21.05-rc1\n", NULL, 0);
+	/* systemd's forms: "Follow-up for <sha>." and "Fixes <sha>" in prose;
+	 * "Fixes: #N" names an issue, no commit */
+	ss_commit *follow_young = tc_commit("eeeeeeeeeeee2222222222222222222222222222", "x@y", t0 + 230 * day,
+					    "lib: fix young\n\nx\n\nFollow-up for cccccccccccc1111.\n\nSniff.\n",
+					    &young, 1);
+	ss_commit *prose_old = tc_commit("dddddddddddd2222222222222222222222222222", "x@y", t0 + 400 * day,
+					 "lib: fix old\n\nFixes aaaaaaaaaaaa1111\n", &old, 1);
+	ss_commit *issue = tc_commit("dddddddddddd3333333333333333333333333333", "x@y", t0 + 400 * day,
+				     "lib: fix old\n\nx\n\nFixes: #1234\n", &old, 1);
 	ss_histidx_commit hc;
 	ss_histidx_facts f;
 	ss_strbuf names = SS_STRBUF_INIT;
@@ -494,6 +503,7 @@ static void test_history(void **st)
 	rel->index = 1;
 	b->index = 2;
 	fix_old->index = fix_young->index = fix_unknown->index = 3;
+	follow_young->index = prose_old->index = issue->index = 3;
 	assert_true(ss_history_is_release(rel));
 	assert_false(ss_history_is_release(rc1));
 	assert_int_equal(ss_history_new(&h), 0);
@@ -541,6 +551,18 @@ static void test_history(void **st)
 	assert_true(dense(&r, SS_F_FIX_REL0) == 1);
 	assert_count(&r, SS_F_FILE_AGE_MAX, 30);
 	assert_true(dense(&r, SS_F_FILES_NEW180) == 1);
+	/* the same from "Follow-up for <sha>.": the bug never shipped */
+	assert_int_equal(ss_feat_extract(&r, follow_young, h, &o), 0);
+	assert_true(dense(&r, SS_F_FIX_FOUND) == 1 && dense(&r, SS_F_HAS_FIXES) == 1);
+	assert_true(dense(&r, SS_F_FIX_LT90) == 1 && dense(&r, SS_F_FIX_REL0) == 1);
+	/* "Fixes <sha>" without a colon: a target across one release */
+	assert_int_equal(ss_feat_extract(&r, prose_old, h, &o), 0);
+	assert_true(dense(&r, SS_F_FIX_FOUND) == 1 && dense(&r, SS_F_FIX_REL1) == 1 &&
+		    dense(&r, SS_F_FIX_REL0) == 0);
+	/* an issue: a closes-like reference, no target to look for */
+	assert_int_equal(ss_feat_extract(&r, issue, h, &o), 0);
+	assert_true(dense(&r, SS_F_HAS_FIXES) == 0 && dense(&r, SS_F_HAS_CLOSES) == 1);
+	assert_true(dense(&r, SS_F_FIX_FOUND) == 0 && dense(&r, SS_F_FIX_REL0) == 0);
 	/* a target older than the data */
 	assert_int_equal(ss_feat_extract(&r, fix_unknown, h, &o), 0);
 	assert_true(dense(&r, SS_F_FIX_UNKNOWN) == 1 && dense(&r, SS_F_FIX_FOUND) == 0);
@@ -557,6 +579,9 @@ static void test_history(void **st)
 	ss_commit_free(fix_old);
 	ss_commit_free(fix_young);
 	ss_commit_free(fix_unknown);
+	ss_commit_free(follow_young);
+	ss_commit_free(prose_old);
+	ss_commit_free(issue);
 	ss_commit_free(rc1);
 }
 
@@ -1093,6 +1118,58 @@ static void test_group_names(void **state)
 	assert_non_null(strstr(ss_error_last(), "bogus"));
 }
 
+/* Every kind of feature name in words (issue 23.7); JSON keeps the name. */
+static void test_name_words(void **st)
+{
+	static const char *const cases[][2] = {
+		{ "h:fix_of_fix", "fix of a fix" },
+		{ "h:revert_of_released", "reverts a commit that was released" },
+		{ "r:11", "the bug shipped in release line 11" },
+		{ "c:luca@x", "committer: luca@x" },
+		{ "a:ann@example.org", "author: ann@example.org" },
+		{ "p:bob@example.org", "named in a trailer: bob@example.org" },
+		{ "d:drivers/net", "touches drivers/net" },
+		{ "f:drivers/net/foo.c", "touches drivers/net/foo.c" },
+		{ "s:net", "subsystem net" },
+		{ "e:null_deref", "says the bug caused: null deref" },
+		{ "t:lag_0d", "committed within a day of being written" },
+		{ "t:week_3", "committed in week 3 after a release" },
+		{ "l:part_1", "patch 1 of its series" },
+		{ "word:crash", "the word \"crash\"" },
+		{ "hash:77", "an unnamed hashed feature, slot 77" },
+		/* dense features: their doc string, without the log(1+n) */
+		{ "fixes_tag", "a Fixes: trailer" },
+		{ "files", "number of files touched" },
+		{ "fixes_count", "number of Fixes: trailers" },
+		{ "fixes_target_unreleased",
+		  "no found target was in a release before the commit (releases known)" },
+		/* names sharing a slot; PatchNet's side features and code lines */
+		{ "a:x@y|d:lib", "author: x@y or touches lib" },
+		{ "feature:h:fix_of_fix", "fix of a fix" },
+		{ "if (a || b)", "if (a || b)" },
+		{ "something_new", "something_new" },
+	};
+	ss_strbuf sb = SS_STRBUF_INIT;
+	size_t i;
+
+	(void)st;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ss_strbuf_reset(&sb);
+		assert_int_equal(ss_feat_name_words(&sb, cases[i][0]), 0);
+		if (strcmp(sb.buf, cases[i][1]))
+			fail_msg("%s: '%s', expected '%s'", cases[i][0], sb.buf, cases[i][1]);
+	}
+	/* every dense feature has words, none with the transform */
+	for (i = 0; i < SS_NDENSE; i++) {
+		ss_strbuf_reset(&sb);
+		assert_int_equal(ss_feat_name_words(&sb, ss_dense_features[i].name), 0);
+		if (!sb.len || !strcmp(sb.buf, ss_dense_features[i].name))
+			fail_msg("%s: no words", ss_dense_features[i].name);
+		assert_null(strstr(sb.buf, "log(1+n)"));
+	}
+	ss_strbuf_release(&sb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1116,6 +1193,7 @@ int main(void)
 		cmocka_unit_test(test_history_graph_no_future),
 		cmocka_unit_test(test_groups_can_be_disabled),
 		cmocka_unit_test(test_group_names),
+		cmocka_unit_test(test_name_words),
 	};
 
 	int rc;

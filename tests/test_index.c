@@ -242,6 +242,67 @@ static void test_where(void **state)
 	assert_int_equal(test_run("./stablesel where --db '%s' xyz 2>/dev/null", db), 1);
 }
 
+/*
+ * where on a stable branch's commit names its upstream commit and the
+ * branches carrying that (issue 23.9); where on a tag gives its kind,
+ * commit, date and the branches that carry it: a mainline tag the
+ * mainline and the stable branches forked after it (stable-2.y forks
+ * after v1.0, stable-1.y before), a stable tag its branch.
+ */
+static void test_where_upstream_and_tags(void **state)
+{
+	char leak[41], back[41], uaf[41], back2[41], only[41], v10[41], r2[4200], line[512], *out;
+
+	(void)state;
+	snprintf(r2, sizeof(r2), "%s/where-repo", tmpdir);
+	assert_int_equal(test_run("rm -rf '%s' && cp -a '%s' '%s' && git -C '%s' tag v1.0.1 stable-1.y && "
+				  "./stablesel index --no-progress --repo '%s' >/dev/null 2>&1",
+				  r2, repo, r2, r2, r2), 0);
+	rev_parse(leak, r2, "leak-fix");
+	rev_parse(back, r2, "stable-1.y~1");
+	rev_parse(uaf, r2, "v2.0");
+	rev_parse(back2, r2, "stable-2.y");
+	rev_parse(only, r2, "stable-1.y");
+	rev_parse(v10, r2, "v1.0");
+	out = test_run_output("./stablesel where --repo '%s' %.12s %s", r2, back, back2);
+	snprintf(line, sizeof(line), "%s net: foo: fix leak on error path\n"
+		 "  upstream: %s net: foo: fix leak on error path (backport line)\n"
+		 "  released: v2.0 (upstream)\n"
+		 "  stable-1.y: %s (backport line, 2023-11-15) <- this commit\n", back, leak, back);
+	assert_non_null(strstr(out, line));
+	snprintf(line, sizeof(line), "  upstream: %s net: foo: fix use after free (backport line)\n", uaf);
+	assert_non_null(strstr(out, line));
+	free(out);
+	/* a stable-only commit has no upstream */
+	out = test_run_output("./stablesel where --repo '%s' %s", r2, only);
+	assert_null(strstr(out, "upstream:"));
+	assert_non_null(strstr(out, "(stable-only, "));
+	free(out);
+	/* tags */
+	out = test_run_output("./stablesel where --repo '%s' v1.0 v2.0 v1.0.1", r2);
+	snprintf(line, sizeof(line), "v1.0 (mainline release)\n  commit: %s firmware: add foo blob\n"
+		 "  date: 2023-11-15\n  on: main, stable-2.y\n", v10);
+	assert_non_null(strstr(out, line));
+	snprintf(line, sizeof(line), "v2.0 (mainline release)\n  commit: %s net: foo: fix use after free\n"
+		 "  date: 2023-11-15\n  on: main\n", uaf);
+	assert_non_null(strstr(out, line));
+	snprintf(line, sizeof(line), "v1.0.1 (stable release)\n  commit: %s net: foo: stable-only workaround\n"
+		 "  date: 2023-11-15\n  on: stable-1.y\n", only);
+	assert_non_null(strstr(out, line));
+	free(out);
+	/* the index alone cannot tell which stable branches fork later: said */
+	out = test_run_output("B=$(realpath ./stablesel) && cd / && \"$B\" where "
+			      "--db '%s/.git/stablesel/index.db' v1.0", r2);
+	assert_non_null(strstr(out, "  on: main\n  (the stable branches that fork after it are not known"));
+	free(out);
+	/* neither a commit nor a release */
+	assert_int_equal(test_run("./stablesel where --repo '%s' v9.9 2>'%s/err'", r2, tmpdir), 1);
+	out = test_run_output("cat '%s/err'", tmpdir);
+	assert_non_null(strstr(out, "unknown release 'v9.9'"));
+	free(out);
+	test_run("rm -rf '%s'", r2);
+}
+
 static void test_resolve(void **state)
 {
 	ss_index *ix;
@@ -1223,6 +1284,47 @@ static void test_migration(void **state)
  * the rows of a fresh build; rank finds a Fixes: target that only the
  * index holds; a repository's index takes no mail.
  */
+/*
+ * A growing mbox cut at a line end inside a message (issue 24.2): the
+ * cut message is warned about and skipped, and the next update, of the
+ * whole file, reads it: the same rows as one update of the whole file.
+ */
+static void test_mail_cut_message(void **state)
+{
+	char all[4200], cut[4200], inc[4200], fresh[4200], *out;
+
+	(void)state;
+	snprintf(all, sizeof(all), "%s/cut-all.mbox", tmpdir);
+	snprintf(cut, sizeof(cut), "%s/cut.mbox", tmpdir);
+	snprintf(inc, sizeof(inc), "%s/cut-inc.db", tmpdir);
+	snprintf(fresh, sizeof(fresh), "%s/cut-fresh.db", tmpdir);
+	assert_int_equal(test_run("git -C '%s' format-patch -q --stdout --no-merges --root main >'%s' && "
+				  "n=$(grep -n '^From [0-9a-f]\\{40\\} ' '%s' | sed -n 3p | cut -d: -f1) && "
+				  "test -n \"$n\" && head -n $((n + 8)) '%s' >'%s'", repo, all, all, all, cut), 0);
+	assert_int_equal(test_run("./stablesel index --no-progress --db '%s' '%s' 2>'%s/err'", inc, cut,
+				  tmpdir), 0);
+	out = test_run_output("cat '%s/err'", tmpdir);
+	assert_non_null(strstr(out, "message 3 skipped"));
+	assert_non_null(strstr(out, "indexed 2 new commits"));
+	free(out);
+	/* the writer finishes the file */
+	assert_int_equal(test_run("cp '%s' '%s'", all, cut), 0);
+	assert_int_equal(test_run("./stablesel index --no-progress --db '%s' '%s' 2>'%s/err'", inc, cut,
+				  tmpdir), 0);
+	out = test_run_output("cat '%s/err'", tmpdir);
+	assert_null(strstr(out, "skipped"));
+	free(out);
+	assert_int_equal(test_run("./stablesel index --no-progress --db '%s' '%s' 2>/dev/null", fresh, cut),
+			 0);
+	assert_same_rows(inc, fresh);
+	/* and an update with nothing new reads nothing again */
+	assert_int_equal(test_run("./stablesel index --no-progress --db '%s' '%s' 2>'%s/err'", inc, cut,
+				  tmpdir), 0);
+	out = test_run_output("cat '%s/err'", tmpdir);
+	assert_non_null(strstr(out, "indexed 0 new commits (0 refs moved)"));
+	free(out);
+}
+
 static void test_mail(void **state)
 {
 	char all[4200], part[4200], inc[4200], fresh[4200], later[4200], *out;
@@ -1461,6 +1563,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_backports_equal_label),
 		cmocka_unit_test(test_where),
+		cmocka_unit_test(test_where_upstream_and_tags),
 		cmocka_unit_test(test_resolve),
 		cmocka_unit_test(test_incremental),
 		cmocka_unit_test(test_kill_anywhere),
@@ -1476,6 +1579,7 @@ int main(void)
 		cmocka_unit_test(test_history_from_index),
 		cmocka_unit_test(test_migration),
 		cmocka_unit_test(test_mail),
+		cmocka_unit_test(test_mail_cut_message),
 		cmocka_unit_test(test_dpdk),
 	};
 

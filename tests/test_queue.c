@@ -613,6 +613,111 @@ static void test_target_patch_id(void **state)
 	test_run("rm -rf '%s/rf'", tmp);
 }
 
+/*
+ * systemd's ways of naming the commit a fix is for (issue 23.10), taken
+ * from real messages: "Fixes <sha>" without a colon, "Follow-up for:
+ * <sha>" in a body paragraph, "Follow-up-for: <sha>"; each names feat,
+ * which stable never had.  "Fixes: #N" names an issue and no commit.
+ */
+static void test_systemd_trailers(void **state)
+{
+	char *feat = id_of("feat"), *rows;
+
+	(void)state;
+	assert_int_equal(test_run("rm -rf '%s/rs' && cp -a '%s/r' '%s/rs' && cd '%s/rs' && "
+				  "git checkout -q -b sd main && C='git -c user.name=A -c user.email=a@example.org "
+				  "commit -qa' && "
+				  "sed -i '7s/.*/SEVEN/' b.c && $C -m 'b.c: fix seven' -m 'Fixes %s' && "
+				  "sed -i '8s/.*/EIGHT/' b.c && $C -m 'b.c: fix eight' -m 'More entries.' "
+				  "-m 'Follow-up for: %.12s' -m 'Sniff.' && "
+				  "sed -i '9s/.*/NINE/' b.c && $C -m 'b.c: fix nine' -m 'Either.' "
+				  "-m 'Follow-up-for: %s' && "
+				  "sed -i '19s/.*/NINETEEN/' d.c && $C -m 'd.c: fix nineteen' -m 'Retry.' -m 'Fixes: #30425'",
+				  tmp, tmp, tmp, tmp, feat, feat, feat), 0);
+	rows = test_run_output("./stablesel rank --repo '%s/rs' --no-index --rev main..sd --threshold 0 "
+			       "--onto stable --format tsv 2>/dev/null | cut -f4,9- | sort", tmp);
+	assert_string_equal(rows, "b.c: fix eight\tno: bug not in branch\n"
+				  "b.c: fix nine\tno: bug not in branch\n"
+				  "b.c: fix seven\tno: bug not in branch\n"
+				  "d.c: fix nineteen\tyes\n"
+				  "subject\tstable\n");
+	free(rows);
+	/* the same from the project index */
+	assert_int_equal(test_run("./stablesel index --no-progress --repo '%s/rs' >/dev/null 2>&1", tmp), 0);
+	rows = test_run_output("./stablesel rank --repo '%s/rs' --rev main..sd --threshold 0 "
+			       "--onto stable --format tsv 2>/dev/null | cut -f4,9- | sort", tmp);
+	assert_string_equal(rows, "b.c: fix eight\tno: bug not in branch\n"
+				  "b.c: fix nine\tno: bug not in branch\n"
+				  "b.c: fix seven\tno: bug not in branch\n"
+				  "d.c: fix nineteen\tyes\n"
+				  "subject\tstable\n");
+	free(rows);
+	free(feat);
+	test_run("rm -rf '%s/rs'", tmp);
+}
+
+/*
+ * The queue mbox cannot be steered by a message (issue 24.11): a message
+ * line "From <sha> Mon Sep 17 00:00:00 2001" followed by forged headers
+ * is escaped (mboxrd), a diff quoted in a message and a "---" line (git am
+ * would end the message there and drop the trailers after it) are
+ * indented; the note says so.  git am --patch-format=mboxrd of the queue
+ * gives one commit per pick, by the real author, with every trailer.
+ */
+static void test_queue_hostile_messages(void **state)
+{
+	char *out;
+
+	(void)state;
+	assert_int_equal(test_run(
+		"rm -rf '%s/h' '%s/ham' && mkdir '%s/h' && cd '%s/h' && git init -q -b main && "
+		"C='git -c user.name=Ann -c user.email=ann@example.org' && "
+		"seq 1 30 > a.c && $C add a.c && $C commit -qm base && "
+		"sed -i 3s/.*/THREE/ a.c && $C commit -qam 'a.c: fix three' "
+		"-m 'It crashed.' "
+		"-m \"$(printf 'From 0123456789abcdef0123456789abcdef01234567 Mon Sep 17 00:00:00 2001\\n"
+		"From: Mallory <mallory@evil.example>\\nSubject: [PATCH] evil\\n\\n>From an old mbox')\" "
+		"-m 'Signed-off-by: Ann <ann@example.org>' && "
+		"sed -i 13s/.*/THIRTEEN/ a.c && $C commit -qam 'a.c: fix thirteen' "
+		"-m \"$(printf 'The bad change was:\\n\\ndiff --git a/a.c b/a.c\\n--- a/a.c\\n+++ b/a.c\\n"
+		"@@ -20 +20 @@\\n-20\\n+TWENTY')\" -m 'Signed-off-by: Ann <ann@example.org>' && "
+		"sed -i 25s/.*/TWENTYFIVE/ a.c && $C commit -qam 'a.c: fix twenty-five' "
+		"-m 'Crashes on boot.' -m \"$(printf -- '---\\nFixes: 0123456789ab (\\\"x\\\")')\" "
+		"-m 'Signed-off-by: Ann <ann@example.org>'",
+		tmp, tmp, tmp, tmp), 0);
+	assert_int_equal(test_run("./stablesel rank --repo '%s/h' --no-index --rev main~3..main --threshold 0 "
+				  "--format mbox -o '%s/h.mbox' 2>/dev/null && "
+				  "test $(grep -c '^From [0-9a-f]\\{40\\} Mon Sep 17' '%s/h.mbox') -eq 3",
+				  tmp, tmp, tmp), 0);
+	assert_int_equal(test_run("grep -q '^stablesel: message lines starting \"From \" escaped' '%s/h.mbox' && "
+				  "grep -q '^stablesel: message lines git am takes for the patch' '%s/h.mbox' && "
+				  "grep -q '^ diff --git a/a.c b/a.c$' '%s/h.mbox' && grep -q '^ ---$' '%s/h.mbox'",
+				  tmp, tmp, tmp, tmp), 0);
+	assert_int_equal(test_run("git clone -q '%s/h' '%s/ham' && git -C '%s/ham' reset -q --hard main~3 && "
+				  "git -C '%s/ham' -c user.name=T -c user.email=t@example.org "
+				  "am -q --patch-format=mboxrd '%s/h.mbox'", tmp, tmp, tmp, tmp, tmp), 0);
+	/* three commits, all Ann's, no forged one; the tree as upstream's */
+	out = test_run_output("git -C '%s/ham' log --format='%%an %%s' main~3..HEAD", tmp);
+	assert_int_equal(strlen(out) > 0, 1);
+	assert_null(strstr(out, "Mallory"));
+	assert_null(strstr(out, "evil"));
+	free(out);
+	assert_int_equal(test_run("test $(git -C '%s/ham' rev-list --count HEAD~3..HEAD) -eq 3 && "
+				  "test -z \"$(git -C '%s/ham' log --format=%%an HEAD~3..HEAD | grep -v '^Ann$')\" && "
+				  "git -C '%s/ham' diff --quiet HEAD '%s/h' 2>/dev/null || "
+				  "git -C '%s/ham' diff --quiet HEAD origin/main", tmp, tmp, tmp, tmp, tmp), 0);
+	/* the messages: the From line back as it was, every trailer kept */
+	out = test_run_output("git -C '%s/ham' log --format=%%B HEAD~3..HEAD", tmp);
+	assert_non_null(strstr(out, "\nFrom 0123456789abcdef0123456789abcdef01234567 Mon Sep 17"));
+	assert_non_null(strstr(out, "\n>From an old mbox"));
+	assert_non_null(strstr(out, "\n diff --git a/a.c b/a.c\n"));
+	assert_non_null(strstr(out, "\n ---\nFixes: 0123456789ab"));
+	assert_int_equal(test_run("test $(git -C '%s/ham' log --format=%%B HEAD~3..HEAD | "
+				  "grep -c '^Signed-off-by: Ann') -eq 3", tmp), 0);
+	free(out);
+	test_run("rm -rf '%s/h' '%s/ham'", tmp, tmp);
+}
+
 /* The table a project index can fill instead of the branch. */
 static void test_carried(void **state)
 {
@@ -945,6 +1050,8 @@ int main(void)
 		cmocka_unit_test(test_series_chain),
 		cmocka_unit_test(test_blame_shared),
 		cmocka_unit_test(test_target_patch_id),
+		cmocka_unit_test(test_systemd_trailers),
+		cmocka_unit_test(test_queue_hostile_messages),
 		cmocka_unit_test(test_upstream_warning),
 		cmocka_unit_test(test_check_backports),
 		cmocka_unit_test(test_index_branch_rows),

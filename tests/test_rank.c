@@ -12,6 +12,7 @@
 #include "testcommit.h"
 
 #include "commit/commit.h"
+#include "commit/patchid.h"
 #include "models/model.h"
 #include "rank/policy.h"
 #include "rank/rank.h"
@@ -213,6 +214,15 @@ static void test_bands_and_wait(void **state)
 	assert_non_null(strstr(out, "(waiting: 0 too young, 1 asked by Cc: stable)"));
 	assert_non_null(strstr(out, " wait     "));
 	assert_non_null(strstr(out, "waits: Cc: stable # after -rc3"));
+	/* reasons in words in text (issue 23.7), their short names in JSON */
+	assert_non_null(strstr(out, "because a Fixes: trailer (+"));
+	assert_null(strstr(out, "fixes_tag"));
+	free(out);
+	assert_int_equal(test_run("./stablesel rank --repo '%s/repo' --threshold 0 --now 2023-11-18 "
+				  "--format json > '%s/out'", tmp, tmp), 0);
+	out = slurp(path);
+	assert_non_null(strstr(out, "{\"feature\":\"fixes_tag\",\"contribution\":"));
+	assert_null(strstr(out, "a Fixes: trailer"));
 	free(out);
 	/* --budget N: the best N yes/likely commits; a waiting one is never among them */
 	assert_int_equal(test_run("./stablesel rank --repo '%s/repo' --threshold 0 --now 2023-11-18 "
@@ -237,6 +247,7 @@ static void test_bands_and_wait(void **state)
 	assert_non_null(strstr(out, "<h2>Verdict bands</h2>"));
 	assert_non_null(strstr(out, "<span class='v wait'>wait</span>"));
 	assert_non_null(strstr(out, "<tr><td>bands</td><td>yes &ge; "));
+	assert_non_null(strstr(out, "<tr><td title=\"fixes_tag\">a Fixes: trailer<td>+"));
 	free(out);
 	free(tmp);
 }
@@ -512,6 +523,99 @@ static void test_copies_folded(void **state)
 	}
 }
 
+/*
+ * One row per patch across rebases (issue 23.8): the tip tree mails a
+ * patch again after rebasing it onto other context lines, which git's
+ * patch id tells apart.  Copies with the same author and subject whose
+ * changed lines are equal fold into the best row ("also as <ids>"); the
+ * same change by another author, or under another subject, stays a row.
+ */
+static void test_copies_across_rebase(void **state)
+{
+	static const char *const fix[] = { " static int x;", "-int y = 1;", "+int y = 2;", " int w;", NULL };
+	static const char *const moved[] = { " static long x;", " long v;", "-int y = 1;", "+int y = 2;",
+					     NULL };
+	/* other contexts again, so that git's patch id tells them apart too */
+	static const char *const moved3[] = { " static char x;", "-int y = 1;", "+int y = 2;", NULL };
+	static const char *const moved4[] = { " static short x;", "-int y = 1;", "+int y = 2;", NULL };
+	static const struct {
+		const char *id, *email, *msg;
+		const char *const *lines;
+	} in[] = {
+		{ "1", "dev@example.org", "x86/e820: Discard high memory\n\nIt crashes.\n", fix },
+		{ "2", "Dev@Example.org", "x86/e820: Discard high memory\n\nIt crashes (v2 base).\n", moved },
+		{ "3", "other@example.org", "x86/e820: Discard high memory\n\nIt crashes.\n", moved3 },
+		{ "4", "dev@example.org", "x86/e820: Discard higher memory\n\nIt crashes.\n", moved4 },
+	};
+	ss_ranker_options o = SS_RANKER_OPTIONS_INIT;
+	ss_rank_select s = SS_RANK_SELECT_INIT;
+	ss_strbuf sb = SS_STRBUF_INIT;
+	size_t i, shown = 0, flagged = 0;
+	ss_ranking *r;
+	ss_history *h;
+	ss_model *m;
+
+	(void)state;
+	if (ss_model_load_default(&m)) {
+		printf("SKIP: no embedded model\n");
+		skip();
+	}
+	o.threshold = 0;
+	assert_int_equal(ss_ranking_new(&r, m, &o), 0);
+	assert_int_equal(ss_history_new(&h), 0);
+	for (i = 0; i < 4; i++) {
+		tc_file f = { "arch/x86/kernel/e820.c", NULL, in[i].lines, SS_FILE_MODIFIED };
+		char id[41], a[41], b[41];
+		ss_commit *c;
+
+		snprintf(id, sizeof(id), "%040d", atoi(in[i].id));
+		c = tc_commit(id, in[i].email, 1700000000 + (long long)i * 86400, in[i].msg, &f, 1);
+		assert_non_null(c);
+		if (i == 1) {
+			/* git's patch id differs (context), the change key does not */
+			ss_commit *c0 = tc_commit("0000000000000000000000000000000000000009", in[0].email,
+						  1700000000, in[0].msg, &(tc_file){ f.path, NULL, fix,
+						  SS_FILE_MODIFIED }, 1);
+
+			assert_int_equal(ss_commit_patch_id(a, c), 0);
+			assert_int_equal(ss_commit_patch_id(b, c0), 0);
+			assert_string_not_equal(a, b);
+			assert_true(ss_commit_change_key(c) == ss_commit_change_key(c0));
+			ss_commit_free(c0);
+		}
+		assert_int_equal(ss_ranking_feed(r, c, h, 0), 0);
+		assert_int_equal(ss_history_add(h, c), 0);
+		ss_commit_free(c);
+	}
+	ss_ranking_select(r, &s);
+	for (i = 0; i < 4; i++) {
+		ss_rank_row w;
+
+		ss_ranking_row(&w, r, i);
+		shown += w.shown;
+		if (w.copy)
+			assert_true(!strcmp(w.id, "0000000000000000000000000000000000000001") ||
+				    !strcmp(w.id, "0000000000000000000000000000000000000002"));
+		if (!(w.flags & SS_RANK_COPIES))
+			continue;
+		flagged++;
+		assert_true(!strcmp(w.id, "0000000000000000000000000000000000000001") ||
+			    !strcmp(w.id, "0000000000000000000000000000000000000002"));
+		assert_string_equal(w.copies, strcmp(w.id, "0000000000000000000000000000000000000001")
+					      ? "0000000000000000000000000000000000000001"
+					      : "0000000000000000000000000000000000000002");
+		ss_rank_flags_text(&sb, &w, "; ");
+		assert_non_null(strstr(sb.buf, "also as 00000000000"));
+	}
+	/* 1 and 2 are one row; 3 (another author) and 4 (another subject) stay */
+	assert_int_equal(shown, 3);
+	assert_int_equal(flagged, 1);
+	ss_strbuf_release(&sb);
+	ss_ranking_free(r);
+	ss_history_free(h);
+	ss_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -519,6 +623,7 @@ int main(void)
 		cmocka_unit_test(test_explain_faithful),
 		cmocka_unit_test(test_precedents),
 		cmocka_unit_test(test_copies_folded),
+		cmocka_unit_test(test_copies_across_rebase),
 		cmocka_unit_test(test_mbox_git_am),
 		cmocka_unit_test(test_rules_and_selection),
 		cmocka_unit_test(test_bands_and_wait),

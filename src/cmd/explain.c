@@ -16,6 +16,7 @@
 
 #include "cli.h"
 #include "eval/eval.h"
+#include "features/features.h"
 #include "features/history.h"
 #include "models/model.h"
 #include "models/patchnet_net.h"
@@ -45,6 +46,7 @@ struct explain_ctx {
 	int *found;
 	size_t top;
 	ss_contrib *why;
+	ss_strbuf words;  /* a feature's name in words (ss_feat_name_words) */
 };
 
 static int matches(const char *id, const char *prefix)
@@ -64,10 +66,17 @@ static void explain_patchnet(struct explain_ctx *x, const ss_commit *c)
 	if (ss_patchnet_explain_commit(why, x->top, &n, x->m, c, x->hist, 0))
 		die("cannot explain %s: %s", c->id, ss_error_last());
 	printf("  %8s  %6s  %s\n", "logit", "share", "message word / code line / feature");
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		ss_strbuf_reset(&x->words);
+		if (why[i].side == SS_PATCHNET_FEATURES &&
+		    (ss_feat_name_words(&x->words, why[i].text) ||
+		     ss_strbuf_addf(&x->words, " (%s)", why[i].text)))
+			die("out of memory");
 		printf("  %+8.4f  %5.1f%%  %s%s\n", (double)why[i].contrib, 100.0 * why[i].share,
 		       why[i].side < 0 ? "word: " :
-		       why[i].side == SS_PATCHNET_FEATURES ? "feature: " : "", why[i].text);
+		       why[i].side == SS_PATCHNET_FEATURES ? "feature: " : "",
+		       why[i].side == SS_PATCHNET_FEATURES ? x->words.buf : why[i].text);
+	}
 	free(why);
 }
 
@@ -98,10 +107,14 @@ static int explain_one(ss_commit *c, void *data)
 				printf("  (a %s model has no per-feature contributions)\n",
 				       ss_model_kind_name(ss_model_get_kind(x->m)));
 			else
-				printf("  %8s  %s\n", "logit", "feature = value");
-			for (i = 0; i < n; i++)
-				printf("  %+8.4f  %s = %g\n", (double)x->why[i].contrib, x->why[i].name,
-				       (double)x->why[i].value);
+				printf("  %8s  %s\n", "logit", "feature in words (name = value)");
+			for (i = 0; i < n; i++) {
+				ss_strbuf_reset(&x->words);
+				if (ss_feat_name_words(&x->words, x->why[i].name))
+					die("out of memory");
+				printf("  %+8.4f  %s (%s = %g)\n", (double)x->why[i].contrib, x->words.buf,
+				       x->why[i].name, (double)x->why[i].value);
+			}
 		}
 		printf("\n");
 	}
@@ -136,6 +149,7 @@ int cmd_explain(int argc, const char **argv)
 	ss_model *m;
 
 	memset(&x, 0, sizeof(x));
+	x.words = (ss_strbuf)SS_STRBUF_INIT;
 	x.top = 12;
 	cli_source_args_init(&src);
 	cli_history_args_init(&hist);
@@ -213,6 +227,7 @@ int cmd_explain(int argc, const char **argv)
 	ss_history_free(x.hist);
 	free(x.found);
 	free(x.why);
+	ss_strbuf_release(&x.words);
 	ss_model_free(m);
 	return missing ? SS_EXIT_BADINPUT : 0;
 }

@@ -8,6 +8,11 @@
  * paragraph other than the last counts as a trailer block only when it
  * holds a well-known trailer key, so that prose such as "Note: ..." stays
  * in the body.
+ *
+ * Projects also write what a commit fixes in forms no trailer parser
+ * reads (systemd: "Fixes 3cb618084a", "Follow-up for: <sha>." in a body
+ * paragraph, "Fixes: #123" for an issue): add_prose_trailers() turns them
+ * into the Fixes:/Closes: trailers every later stage reads.
  */
 #include <ctype.h>
 #include <stdlib.h>
@@ -57,7 +62,7 @@ static const char *const known_keys[] = {
 	"reported-by", "suggested-by", "link", "closes", "co-developed-by",
 	"reported-and-tested-by", "bugzilla", "coverity", "requested-by",
 	"message-id", "buglink", "cc-stable", "debugged-by", "originally-by",
-	"addresses-coverity", "addresses-coverity-id", NULL
+	"addresses-coverity", "addresses-coverity-id", "follow-up-for", NULL
 };
 
 static int is_known_key(const char *key)
@@ -229,6 +234,197 @@ release_sb:
 	return rc;
 }
 
+/* ---- the forms projects write for Fixes: ------------------------------ */
+
+/* A commit id written at p: 7 to 40 hex digits not followed by a letter
+ * or digit, optionally as a ".../commit/<sha>" web address; 0 when there
+ * is none, else its length from p with *sha and *shalen the id.  need_digit
+ * refuses words made of hex letters ("Fixes defaced" in prose). */
+static size_t commit_ref(const char *p, const char **sha, size_t *shalen, int need_digit)
+{
+	size_t n = 0, digits = 0, skip = 0;
+
+	if (!strncasecmp(p, "commit ", 7))
+		skip = 7;
+	if (!strncasecmp(p, "http://", 7) || !strncasecmp(p, "https://", 8)) {
+		const char *e = p + strcspn(p, " \t\n");
+		const char *c = NULL, *q;
+
+		for (q = p; q + 8 <= e; q++)
+			if (!strncmp(q, "/commit/", 8))
+				c = q + 8;
+		if (!c)
+			return 0;
+		skip = (size_t)(c - p);
+		need_digit = 0;
+	}
+	while (isxdigit((unsigned char)p[skip + n])) {
+		digits += isdigit((unsigned char)p[skip + n]) != 0;
+		n++;
+	}
+	if (n < 7 || n > 40 || isalnum((unsigned char)p[skip + n]) || (need_digit && !digits))
+		return 0;
+	*sha = p + skip;
+	*shalen = n;
+	n += skip;
+	while (p[n] && !isspace((unsigned char)p[n]) && p[n] != '.' && p[n] != ',' &&
+	       p[n] != ')' && p[n] != ';')
+		n++;  /* the rest of a web address ("/commit/<sha>?diff=split") */
+	return n;
+}
+
+/* An issue named at p: "#123" or a web address that is not a commit's. */
+static int issue_ref(const char *p)
+{
+	const char *sha;
+	size_t n;
+
+	if (p[0] == '#' && isdigit((unsigned char)p[1]))
+		return 1;
+	return (!strncasecmp(p, "http://", 7) || !strncasecmp(p, "https://", 8)) &&
+	       !commit_ref(p, &sha, &n, 0);
+}
+
+/* Does c hold a trailer with this key whose value starts with id? */
+static int has_target(const ss_commit *c, const char *key, const char *id, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < c->ntrailers; i++) {
+		const char *v = c->trailers[i].value;
+
+		if (strcasecmp(c->trailers[i].key, key))
+			continue;
+		if (!strncasecmp(v, "commit ", 7))
+			v += 7;
+		if (!strncasecmp(v, id, len) && !isalnum((unsigned char)v[len]))
+			return 1;
+	}
+	return 0;
+}
+
+static int add_trailer(ss_commit *c, size_t *cap, const char *key, const char *value, size_t len)
+{
+	ss_trailer *t;
+
+	if (c->ntrailers == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 4;
+
+		c->trailers = ss_arena_grow(c->arena, c->trailers, c->ntrailers, ncap,
+					    sizeof(*c->trailers));
+		if (!c->trailers)
+			return SS_ENOMEM;
+		*cap = ncap;
+	}
+	t = &c->trailers[c->ntrailers];
+	t->key = key;
+	t->value = ss_arena_strndup(c->arena, value, len);
+	if (!t->value)
+		return SS_ENOMEM;
+	c->ntrailers++;
+	return 0;
+}
+
+/*
+ * Give the trailers read from trailer blocks the meaning they are written
+ * with: "Follow-up-for: <sha>" fixes <sha> (systemd's fix of a fix), and
+ * "Fixes: #123" or "Fixes: <bug address>" names an issue (as Closes: does)
+ * and no commit; "Fixes: <.../commit/sha>" names the sha.
+ */
+static int normalise_trailers(ss_commit *c)
+{
+	size_t i, n;
+	const char *sha;
+
+	for (i = 0; i < c->ntrailers; i++) {
+		ss_trailer *t = &c->trailers[i];
+
+		if (!strcasecmp(t->key, "Fixes") && issue_ref(t->value)) {
+			t->key = "Closes";
+		} else if (!strcasecmp(t->key, "Fixes") || !strcasecmp(t->key, "Follow-up-for")) {
+			if (!commit_ref(t->value, &sha, &n, 0))
+				continue;
+			t->key = "Fixes";
+			if (!strncasecmp(t->value, "http", 4) &&
+			    !(t->value = ss_arena_strndup(c->arena, sha, n)))
+				return SS_ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* The commit ids of a "Follow-up for <sha>, <sha> and <sha>." line from p;
+ * the first keeps the rest of the line (a quoted subject). */
+static int add_followups(ss_commit *c, size_t *cap, const char *p, size_t len)
+{
+	const char *end = p + len, *sha;
+	size_t n, shalen;
+	int first = 1, rc;
+
+	while (p < end && (n = commit_ref(p, &sha, &shalen, 0)) && p + n <= end) {
+		if (!has_target(c, "Fixes", sha, shalen) &&
+		    (rc = add_trailer(c, cap, "Fixes", sha,
+				      first && sha + shalen < end && sha[shalen] == ' ' ?
+				      (size_t)(end - sha) : shalen)))
+			return rc;
+		first = 0;
+		p += n;
+		while (p < end && (*p == ',' || *p == ' ' || *p == '.'))
+			p++;
+		if ((size_t)(end - p) > 4 && !strncasecmp(p, "and ", 4))
+			p += 4;
+	}
+	return 0;
+}
+
+/*
+ * The prose forms, on a line of their own anywhere after the subject (the
+ * line starts with them; a trailer already read is not added twice):
+ *   Fixes <sha> ...            Fixes: <sha> ... in a body paragraph
+ *   Follow-up for[:] <sha>[, <sha> and <sha>][.]   Follow-up-for: <sha>
+ *   Fixes[:] #123, Fixes <bug address>             -> Closes:
+ */
+static int add_prose_trailers(ss_commit *c, size_t *cap, const char *msg, size_t start)
+{
+	const char *p = msg + start, *sha;
+	size_t shalen;
+	int rc = 0;
+
+	while (*p && !rc) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p), k = 0;
+
+		while (len && (p[len - 1] == '\r' || p[len - 1] == ' '))
+			len--;
+		if (len > 6 && !strncasecmp(p, "Fixes", 5) && (p[5] == ' ' || p[5] == ':')) {
+			int colon = p[5] == ':';
+			const char *v = p + 6 + colon, *end = p + len;
+
+			while (v < end && *v == ' ')
+				v++;
+			if (issue_ref(v)) {
+				if (!has_target(c, "Closes", v, strcspn(v, " \n")))
+					rc = add_trailer(c, cap, "Closes", v, (size_t)(end - v));
+			} else if (commit_ref(v, &sha, &shalen, !colon)) {
+				if (!has_target(c, "Fixes", sha, shalen))
+					rc = add_trailer(c, cap, "Fixes", sha, (size_t)(end - sha));
+			}
+		} else if (!strncasecmp(p, "Follow-up for", 13) ||
+			   !strncasecmp(p, "Follow-up-for", 13)) {
+			k = 13;
+			if (k < len && p[k] == ':')
+				k++;
+			if (k < len && p[k] == ' ') {
+				while (k < len && p[k] == ' ')
+					k++;
+				rc = add_followups(c, cap, p + k, len - k);
+			}
+		}
+		p += (nl ? (size_t)(nl - p) + 1 : strlen(p));
+	}
+	return rc;
+}
+
 int ss_commit_set_message(ss_commit *c, const char *msg, size_t len)
 {
 	struct para *paras;
@@ -286,6 +482,10 @@ int ss_commit_set_message(ss_commit *c, const char *msg, size_t len)
 	c->body = ss_arena_strndup(c->arena, body.buf, body.len);
 	if (!c->body)
 		rc = SS_ENOMEM;
+	if (!rc)
+		rc = normalise_trailers(c);
+	if (!rc)
+		rc = add_prose_trailers(c, &cap, m, paras[0].end);
 release_body:
 	ss_strbuf_release(&body);
 free_paras:

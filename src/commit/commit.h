@@ -28,8 +28,17 @@ typedef struct {
 	int tz;            /* offset from UTC in minutes */
 } ss_person;
 
+/*
+ * A trailer's key is as written ("Signed-off-by", "Cc", "Fixes") but for
+ * the forms projects write for what a commit fixes, which are given the
+ * key every later stage reads: "Follow-up-for: <sha>", "Follow-up for[:]
+ * <sha>[ and <sha>]" and "Fixes <sha>" on a line of a body paragraph
+ * become "Fixes" (after the trailer blocks' own, one per id, value from
+ * the id on; a commit's web address gives its id); "Fixes[:] #123" and
+ * "Fixes[:] <a bug's web address>" name an issue and become "Closes".
+ */
 typedef struct {
-	const char *key;   /* as written: "Signed-off-by", "Cc", "Fixes" */
+	const char *key;   /* as written, or "Fixes"/"Closes" (above) */
 	const char *value; /* trimmed */
 } ss_trailer;
 
@@ -117,7 +126,8 @@ const char *ss_file_path(const ss_file *f);
  * Set message, subject, body and trailers from a raw commit message.
  * Trailers are read from every trailer-shaped paragraph, not only the last
  * (DPDK puts Fixes: and Cc: stable in a block of their own above the
- * Signed-off-by block).  Returns 0 or SS_ENOMEM.
+ * Signed-off-by block), and the Fixes: forms of prose (ss_trailer above).
+ * Returns 0 or SS_ENOMEM.
  */
 int ss_commit_set_message(ss_commit *c, const char *msg, size_t len);
 

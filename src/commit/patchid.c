@@ -182,3 +182,56 @@ uint64_t ss_commit_patch_key(const ss_commit *c)
 		return 0;
 	return ss_hexid_key(pid);
 }
+
+/* FNV-1a over the bytes of s that are not white space */
+static uint64_t fnv_nospace(uint64_t h, const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		if (isspace((unsigned char)s[i]))
+			continue;
+		h ^= (unsigned char)s[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+static uint64_t fnv_byte(uint64_t h, unsigned char b)
+{
+	return (h ^ b) * 0x100000001b3ULL;
+}
+
+uint64_t ss_commit_change_key(const ss_commit *c)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	size_t f, k, l, changed = 0;
+	const char *e = c->author.email;
+
+	if (c->truncated || !c->nfiles)
+		return 0;
+	for (; *e; e++)
+		h = fnv_byte(h, (unsigned char)tolower((unsigned char)*e));
+	h = fnv_byte(h, 0);
+	h = fnv_nospace(h, c->subject, strlen(c->subject));
+	for (f = 0; f < c->nfiles; f++) {
+		const ss_file *file = &c->files[f];
+		const char *path = ss_file_path(file);
+
+		if (file->binary)
+			return 0;
+		h = fnv_byte(h, 1);
+		h = fnv_nospace(h, path, strlen(path));
+		for (k = 0; k < file->nhunks; k++)
+			for (l = 0; l < file->hunks[k].nlines; l++) {
+				const ss_line *ln = &file->hunks[k].lines[l];
+
+				if (ln->origin != '+' && ln->origin != '-')
+					continue;
+				changed++;
+				h = fnv_byte(h, (unsigned char)ln->origin);
+				h = fnv_nospace(h, ln->text, ln->len);
+			}
+	}
+	return changed ? (h ? h : 1) : 0;
+}

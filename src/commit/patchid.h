@@ -49,4 +49,14 @@ int ss_commit_patch_id(char out[41], const ss_commit *c);
  */
 uint64_t ss_commit_patch_key(const ss_commit *c);
 
+/*
+ * A key for one patch across rebases that git's patch id tells apart:
+ * the author's e-mail (lower case), the subject, and each file's path
+ * with its added and removed lines (white space removed), in diff order,
+ * hashed; context lines and line numbers left out.  Copies of a patch the
+ * tip tree mails again for each branch, rebased onto other context lines,
+ * share it.  0 when c has no text change, a binary file or a capped diff.
+ */
+uint64_t ss_commit_change_key(const ss_commit *c);
+
 #endif

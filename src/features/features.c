@@ -1373,3 +1373,130 @@ int ss_featurizer_name(const ss_featurizer *f, uint32_t i, const char *names, ss
 	ss_feat_names_free(ix);
 	return rc;
 }
+
+/* ---- names in words ---------------------------------------------------- */
+
+/* A dense feature's doc string without the transform a maintainer need
+ * not know ("files touched, log(1+n)" -> "number of files touched"). */
+static int dense_words(ss_strbuf *sb, const char *doc)
+{
+	const char *cut = strstr(doc, ", log(1+n)");
+
+	if (!cut)
+		return ss_strbuf_adds(sb, doc);
+	return ss_strbuf_addf(sb, "number of %.*s", (int)(cut - doc), doc);
+}
+
+static int effect_words(ss_strbuf *sb, const char *lead, const char *e, size_t len)
+{
+	size_t i, start = sb->len;
+
+	if (ss_strbuf_adds(sb, lead) || ss_strbuf_add(sb, e, len))
+		return SS_ENOMEM;
+	for (i = start + strlen(lead); i < sb->len; i++)
+		if (sb->buf[i] == '_')
+			sb->buf[i] = ' ';
+	return 0;
+}
+
+/* One name of ss_featurizer_name_ix() (no '|') in words. */
+static int one_name_words(ss_strbuf *sb, const char *name, size_t len)
+{
+	static const struct {
+		const char *name, *words;
+	} fixed[] = {
+		{ "h:fix_of_fix", "fix of a fix" },
+		{ "h:revert_of_released", "reverts a commit that was released" },
+		{ "e:any", "says what the bug did" },
+		{ "t:lag_0d", "committed within a day of being written" },
+		{ "t:lag_1_6d", "committed 1-6 days after being written" },
+		{ "t:lag_7_29d", "committed 7-29 days after being written" },
+		{ "t:lag_30_89d", "committed 30-89 days after being written" },
+		{ "t:lag_90d", "committed 90 days or more after being written" },
+		{ "t:week_12", "committed 12 weeks or more after a release" },
+		{ "l:no_link", "no Link: to a mailed patch" },
+		{ "l:unnumbered", "mailed without a number in its series" },
+		{ "l:part_1", "patch 1 of its series" },
+		{ "l:part_2", "patch 2 of its series" },
+		{ "l:part_3", "patch 3 of its series" },
+		{ "l:part_4_9", "patch 4-9 of its series" },
+		{ "l:part_10", "patch 10 or later of its series" },
+	};
+	static const struct {
+		const char *prefix, *words;
+	} open[] = {
+		{ "a:", "author: " },
+		{ "c:", "committer: " },
+		{ "p:", "named in a trailer: " },
+		{ "d:", "touches " },
+		{ "f:", "touches " },
+		{ "s:", "subsystem " },
+		{ "r:", "the bug shipped in release line " },
+		{ "e:", "says the bug caused: " },
+		{ "word:", "the word " },
+		{ "hash:", "an unnamed hashed feature, slot " },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		if (strlen(fixed[i].name) == len && !memcmp(name, fixed[i].name, len))
+			return ss_strbuf_adds(sb, fixed[i].words);
+	if (len > 7 && !memcmp(name, "t:week_", 7))
+		return ss_strbuf_addf(sb, "committed in week %.*s after a release", (int)(len - 7),
+				      name + 7);
+	for (i = 0; i < sizeof(open) / sizeof(open[0]); i++) {
+		size_t n = strlen(open[i].prefix);
+
+		if (len > n && !memcmp(name, open[i].prefix, n)) {
+			const char *q = !strcmp(open[i].prefix, "word:") ? "\"" : "";
+
+			if (!strcmp(open[i].prefix, "e:"))  /* "null_deref" -> "null deref" */
+				return effect_words(sb, open[i].words, name + n, len - n);
+			return ss_strbuf_addf(sb, "%s%s%.*s%s", open[i].words, q, (int)(len - n),
+					      name + n, q);
+		}
+	}
+	for (i = 0; i < SS_NDENSE; i++)
+		if (strlen(ss_dense_features[i].name) == len &&
+		    !memcmp(name, ss_dense_features[i].name, len))
+			return dense_words(sb, ss_dense_features[i].doc);
+	return ss_strbuf_add(sb, name, len);
+}
+
+/* Is [name, name+len) a hashed name ("x:..." with a known prefix)?  Only
+ * then does a '|' join names of one slot: PatchNet's code lines hold '|'. */
+static int hashed_name(const char *name, size_t len)
+{
+	static const char *const prefixes[] = { "a:", "c:", "p:", "d:", "f:", "s:", "r:", "e:",
+						"h:", "t:", "l:", NULL };
+	size_t i;
+
+	for (i = 0; prefixes[i]; i++)
+		if (len > 2 && !memcmp(name, prefixes[i], 2))
+			return 1;
+	return 0;
+}
+
+int ss_feat_name_words(ss_strbuf *sb, const char *name)
+{
+	const char *p = name;
+	int rc = 0;
+
+	if (!strncmp(name, "feature:", 8))  /* PatchNet's side features */
+		return ss_feat_name_words(sb, name + 8);
+	for (p = name; hashed_name(p, strcspn(p, "|")); p += strcspn(p, "|") + 1)
+		if (!p[strcspn(p, "|")])
+			break;
+	if (!hashed_name(p, strcspn(p, "|")) || p[strcspn(p, "|")])
+		return one_name_words(sb, name, strlen(name)) ? SS_ENOMEM : 0;
+	for (p = name;;) {
+		size_t len = strcspn(p, "|");
+
+		rc |= one_name_words(sb, p, len);
+		if (!p[len])
+			break;
+		rc |= ss_strbuf_adds(sb, " or ");
+		p += len + 1;
+	}
+	return rc ? SS_ENOMEM : 0;
+}

@@ -299,4 +299,14 @@ void ss_feat_names_free(ss_feat_names *ix);
 int ss_featurizer_name_ix(const ss_featurizer *f, uint32_t i, const ss_feat_names *ix,
 			  ss_strbuf *sb);
 
+/*
+ * A feature's name (ss_featurizer_name_ix(): a dense name, "word:x",
+ * "h:fix_of_fix", "a:<email>", "d:drivers/net", names joined by '|' when
+ * they share a slot) in words a maintainer reads without docs/features.md:
+ * "fix of a fix", "author: <email>", "touches drivers/net", a dense
+ * feature's doc string without its log(1+n); appended to sb.  A name it
+ * does not know is appended as it is.  0 or SS_ENOMEM.
+ */
+int ss_feat_name_words(ss_strbuf *sb, const char *name);
+
 #endif

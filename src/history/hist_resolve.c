@@ -1,7 +1,9 @@
 /*
  * hist_resolve.c - what a commit fixes, and whether that bug ever shipped.
  *
- * Targets come from Fixes: trailers, from "This reverts commit <sha>", or
+ * Targets come from Fixes: trailers (with the forms commit.h reads as
+ * them: "Fixes <sha>", "Follow-up for: <sha>"; "Fixes: #N" is an issue
+ * and no target), from "This reverts commit <sha>", or
  * (asked for, git only) from blame.  Each found target is placed against
  * the releases: exactly from the repository graph when the releases have
  * one; for mail, from the order of the source when it holds the release

@@ -608,6 +608,7 @@ struct updater {
 	size_t done;      /* commits read in this update */
 	int pending;      /* 1: meta "pending" goes in with the next batch,
 			   * 2: it is in (see done_sql) */
+	int last_skipped; /* write_source: its last message was skipped (SS_ESKIP) */
 };
 
 static int meta_set(ss_index *ix, const char *key, const char *value);
@@ -843,12 +844,14 @@ static int write_source(struct updater *u, ss_source *src, size_t skip, size_t *
 	ss_commit *c;
 	int rc;
 
+	u->last_skipped = 0;
 	for (;; n++) {
 		if (seen)
 			*seen = n;
 		rc = ss_source_next(&c, src);
 		if (rc == SS_ITEROVER)
 			return 0;
+		u->last_skipped = rc == SS_ESKIP;
 		if (n < skip) {
 			if (!rc)
 				ss_commit_free(c);
@@ -1561,7 +1564,7 @@ static int read_mail(struct updater *u, const char *spec)
 	const ss_source_stats *st;
 	ss_source *src = NULL;
 	size_t seen = 0, skip;
-	int rc;
+	int rc, reread = 0;
 
 	snprintf(name, sizeof(name), "mbox:%s", spec);
 	if ((rc = ref_get(u->ix, name, old, kind)))
@@ -1585,11 +1588,18 @@ static int read_mail(struct updater *u, const char *spec)
 			goto rollback;
 		st = ss_source_stats_get(src);
 		skip = 0;
+		reread = 1;
 		u->stats->mail_reread++;
 	}
 	if (seen > skip)
 		u->stats->refs_walked++;
-	if (st->decoded)
+	/* a last message skipped may be one cut by a writer still appending
+	 * (a cut at a line end reads as a malformed message): keep the old
+	 * end, so that the next update reads it again, whole (what it read
+	 * before it passes over as already indexed) */
+	if (u->last_skipped)
+		snprintf(mark, sizeof(mark), "%s", reread ? "" : old);
+	else if (st->decoded)
 		snprintf(mark, sizeof(mark), "%llu:%lu", st->decoded, st->decoded_crc);
 	else /* no mbox (a maildir): the messages, read again and passed over */
 		snprintf(mark, sizeof(mark), "%zu", seen);

@@ -159,6 +159,12 @@ typedef struct {
 	char *subject;
 	char *first_release;   /* first mainline release, NULL when none */
 	int mainline;          /* the commit is on the mainline */
+	/* a stable branch's commit: the upstream commit it backports ("" when
+	 * none is known), how it was found ("backport line", "patch id") and
+	 * its subject; carriers are then the upstream's, this commit among them */
+	char upstream[41];
+	char *upstream_how;
+	char *upstream_subject;
 	ss_index_carrier *carriers; /* by branch (version order), then time */
 	size_t ncarriers;
 } ss_index_place;
@@ -166,6 +172,27 @@ typedef struct {
 /* Fill *out for the indexed commit id (40 hex digits).  SS_ENOTFOUND. */
 int ss_index_where(ss_index_place *out, ss_index *ix, const char *id);
 void ss_index_place_release(ss_index_place *p);
+
+/* A release tag and the refs whose indexed commits hold its commit. */
+typedef struct {
+	char *tag;
+	char *kind;            /* "mainline", "stable", "rc" */
+	char commit[41];
+	int64_t time;          /* the release's date as indexed */
+	char *subject;         /* the commit's subject ("" when not indexed) */
+	int mainline;          /* the commit is on the mainline */
+	/* the mainline ref when it is a mainline commit, and each stable
+	 * branch the index recorded it on (a stable branch's own commits:
+	 * the stable branches that fork from the mainline after it are not
+	 * known to the index; the caller may ask the repository) */
+	char **branches;
+	size_t nbranches;
+} ss_index_tag_place;
+
+/* Fill *out for release tag (as recorded).  SS_ENOTFOUND when the index
+ * has no release of that name. */
+int ss_index_where_tag(ss_index_tag_place *out, ss_index *ix, const char *tag);
+void ss_index_tag_place_release(ss_index_tag_place *p); /* NULL is a no-op */
 
 /* ------------------------------------------------------------------ */
 /* Reading the index (index_read.c): what other commands prime their

@@ -114,6 +114,7 @@ static int add_precedent(ss_ranking *r, const ss_commit *c, float score, const s
 	p->id[40] = '\0';
 	p->score = score;
 	p->patch = patch;
+	p->change = ss_commit_change_key(c);
 	p->voff = r->vn;
 	p->vlen = 0;
 	if ((rc = pool_adds(r, &p->subject, c->subject)))
@@ -330,6 +331,7 @@ static int fill_row(ss_ranking *r, struct ss_rank_rowdata *w, const ss_commit *c
 	w->id[40] = '\0';
 	w->score = score;
 	w->patch = patch;
+	w->change = ss_commit_change_key(c);
 	w->order = r->n;
 	w->time = c->committer.time ? c->committer.time : c->author.time;
 	w->author_time = c->author.time;
@@ -477,12 +479,16 @@ static int cmp_copy_of(const void *a, const void *b)
 /*
  * One row per patch: in the sorted rows, a row whose patch an earlier
  * (better-scored) row has is a copy; the first row lists the copies' ids.
- * A hash table from patch key to its first row keeps this O(n).  Returns 0
- * or SS_ENOMEM (then nothing is folded).
+ * The same patch is an equal patch id, or an equal change key (the same
+ * author, subject and changed lines: a copy rebased onto other context
+ * lines, which git's patch id tells apart); a copy's keys lead to its
+ * first row too, so a chain of copies folds into one row.  Hash tables
+ * from key to first row keep this O(n).  Returns 0 or SS_ENOMEM (then
+ * nothing is folded).
  */
 static int fold_copies(ss_ranking *r)
 {
-	ss_u64map first = SS_U64MAP_INIT;
+	ss_u64map first = SS_U64MAP_INIT, first_change = SS_U64MAP_INIT;
 	struct copy_of *copies;
 	size_t i, ncopies = 0;
 	int rc = 0;
@@ -495,15 +501,27 @@ static int fold_copies(ss_ranking *r)
 	if (!(copies = malloc((r->n + 1) * sizeof(*copies))))
 		return SS_ENOMEM;
 	for (i = 0; i < r->n && rc >= 0; i++) {
-		size_t rep;
+		const struct ss_rank_rowdata *w = &r->rows[i];
+		size_t rep = i, found;
+		int a = 0, b = 0;
 
-		if (!r->rows[i].patch || (rc = ss_u64map_find_or_put(&first, r->rows[i].patch, i, &rep)) <= 0)
+		if (w->patch && (a = ss_u64map_get(&first, w->patch, &found)))
+			rep = found;
+		if (!a && w->change && (b = ss_u64map_get(&first_change, w->change, &found)))
+			rep = found;
+		/* the keys of this row lead to its first row from now on */
+		if ((w->patch && (rc = ss_u64map_find_or_put(&first, w->patch, rep, &found)) < 0) ||
+		    (w->change && (rc = ss_u64map_find_or_put(&first_change, w->change, rep, &found)) < 0))
+			break;
+		rc = 0;
+		if (rep == i)
 			continue;
 		r->rows[i].copy = 1;
 		copies[ncopies].rep = rep;
 		copies[ncopies++].row = i;
 	}
 	ss_u64map_release(&first);
+	ss_u64map_release(&first_change);
 	if (rc < 0) {
 		free(copies);
 		return SS_ENOMEM;
@@ -779,7 +797,7 @@ size_t ss_ranking_precedents(ss_rank_precedent *out, size_t max, const ss_rankin
 		if (dot <= 0 || (n == max && dot <= out[n - 1].similarity))
 			continue;
 		/* a copy of the same patch says nothing new about it */
-		if (w->patch && p->patch == w->patch)
+		if ((w->patch && p->patch == w->patch) || (w->change && p->change == w->change))
 			continue;
 		/* the same change merged twice (tip mails per branch) is one precedent */
 		for (j = 0; j < n; j++)

@@ -21,6 +21,8 @@ struct ss_rank_rowdata {
 	int pick, shown;       /* set by ss_ranking_select */
 	int copy;              /* folded into a better row of the same patch (select) */
 	uint64_t patch;        /* the patch id's first 64 bits; 0: none */
+	uint64_t change;       /* ss_commit_change_key(): the patch across
+				* rebases onto other context; 0: none */
 	unsigned flags;
 	int label;
 	size_t order, prec;    /* stream position; index into prec, (size_t)-1 none */
@@ -46,6 +48,7 @@ struct ss_rank_prec {
 	char id[41];
 	float score;
 	uint64_t patch;        /* as in the rows */
+	uint64_t change;       /* as in the rows */
 	size_t subject;        /* pool offset */
 	size_t voff, vlen;     /* its unit vector in vidx/vval */
 };

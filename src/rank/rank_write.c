@@ -2,12 +2,14 @@
  * rank_write.c - a selected ranking as text, TSV, CSV, JSON lines or an
  * mbox of format-patch messages (see rank.h).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "eval/eval.h"
 #include "commit/patch.h"
+#include "features/features.h"
 #include "rank/rank.h"
 #include "rank/rank_impl.h"
 #include "util/error.h"
@@ -39,19 +41,23 @@ static void put_csv(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-/* "a (+1.000), b (+0.500)" (with values) or "a;b" of a row's reasons. */
-static void reasons_line(ss_strbuf *sb, const ss_rank_row *w, size_t max, int with_values)
+/* "fix of a fix (+1.000); touches drivers/net (+0.500)" (in words, with
+ * values: ss_feat_name_words()) or "h:fix_of_fix;d:drivers/net" (the
+ * short names, for tables) of a row's reasons. */
+static void reasons_line(ss_strbuf *sb, const ss_rank_row *w, size_t max, int in_words)
 {
 	size_t k;
 
 	for (k = 0; k < w->nreasons && k < max; k++) {
 		const ss_rank_reason *why = &w->reasons[k];
 
-		if (with_values)
-			ss_strbuf_addf(sb, "%s%s (%+.3f)", k ? ", " : "", why->feature,
-				       (double)why->contribution);
-		else
+		if (in_words) {
+			ss_strbuf_adds(sb, k ? "; " : "");
+			ss_feat_name_words(sb, why->feature);
+			ss_strbuf_addf(sb, " (%+.3f)", (double)why->contribution);
+		} else {
 			ss_strbuf_addf(sb, "%s%s", k ? ";" : "", why->feature);
+		}
 	}
 }
 
@@ -425,6 +431,62 @@ static int write_json(ss_ranking *r, FILE *f, const ss_rank_write_options *o)
 	return rc ? SS_ENOMEM : 0;
 }
 
+/* Kinds of message lines escaped in the queue mbox. */
+enum { ESC_FROM = 1, ESC_PATCH = 2 };
+
+/* Would git am's mailinfo take this message line for the start of the
+ * patch (its patchbreak()): "---" alone or before a file name, "diff -",
+ * "Index: "?  The message would end there, its trailers after it lost
+ * and what follows applied as a diff. */
+static int patch_break(const char *p, size_t len)
+{
+	size_t i;
+
+	if (len >= 6 && !strncmp(p, "diff -", 6))
+		return 1;
+	if (len >= 7 && !strncmp(p, "Index: ", 7))
+		return 1;
+	if (len < 3 || strncmp(p, "---", 3))
+		return 0;
+	if (len > 4 && p[3] == ' ' && !isspace((unsigned char)p[4]))
+		return 1;
+	for (i = 3; i < len; i++)
+		if (!isspace((unsigned char)p[i]))
+			return 0;
+	return 1;
+}
+
+/*
+ * The message body as git am reads it back: a line ">*From " gets one
+ * more '>' (mboxrd; "From <sha> Mon Sep 17 00:00:00 2001" would start a
+ * message with an author of its own: git am --patch-format=mboxrd takes
+ * the '>' off again), and a line git am takes for the start of the patch
+ * is indented by a space.  *escaped gets the ESC_* kinds done.
+ */
+static int add_message_body(ss_strbuf *sb, const char *body, size_t len, unsigned *escaped)
+{
+	const char *p = body, *end = body + len;
+	int rc = 0;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = (size_t)((nl ? nl : end) - p), k = 0;
+
+		while (k < n && p[k] == '>')
+			k++;
+		if (n - k >= 5 && !strncmp(p + k, "From ", 5)) {
+			rc |= ss_strbuf_addch(sb, '>');
+			*escaped |= ESC_FROM;
+		} else if (patch_break(p, n)) {
+			rc |= ss_strbuf_addch(sb, ' ');
+			*escaped |= ESC_PATCH;
+		}
+		rc |= ss_strbuf_add(sb, p, n + (nl != NULL));
+		p += n + (nl != NULL);
+	}
+	return rc;
+}
+
 /*
  * One format-patch message of row w: the backport line (a printf format
  * with one %s) opens the body, and the stablesel note goes below the
@@ -435,6 +497,7 @@ static int mbox_message(ss_strbuf *sb, ss_ranking *r, const ss_rank_row *w, cons
 			const char *backport_line, const char *note)
 {
 	const char *name, *email, *lt;
+	unsigned escaped = 0;
 	int rc = 0;
 
 	/* the author as kept: "Name <email>" */
@@ -474,7 +537,7 @@ static int mbox_message(ss_strbuf *sb, ss_ranking *r, const ss_rank_row *w, cons
 
 		while (bl && body[bl - 1] == '\n')
 			bl--;
-		rc |= ss_strbuf_add(sb, body, bl);
+		rc |= add_message_body(sb, body, bl, &escaped);
 	}
 	/* below "---": git am keeps it out of the commit message */
 	rc |= ss_strbuf_adds(sb, "\n---\n");
@@ -493,6 +556,12 @@ static int mbox_message(ss_strbuf *sb, ss_ranking *r, const ss_rank_row *w, cons
 		ss_strbuf_release(&t);
 		rc |= ss_strbuf_adds(sb, "\n");
 	}
+	if (escaped & ESC_FROM)
+		rc |= ss_strbuf_adds(sb, "stablesel: message lines starting \"From \" escaped as \">From \" "
+				     "(mboxrd: git am --patch-format=mboxrd restores them)\n");
+	if (escaped & ESC_PATCH)
+		rc |= ss_strbuf_adds(sb, "stablesel: message lines git am takes for the patch's start "
+				     "(\"---\", \"diff -\", \"Index: \") indented by a space\n");
 	rc |= ss_strbuf_adds(sb, note);
 	rc |= ss_strbuf_adds(sb, "\n");
 	rc |= ss_strbuf_adds(sb, w->diff);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "eval/eval.h"
+#include "features/features.h"
 #include "models/metrics.h"
 #include "rank/report.h"
 #include "util/error.h"
@@ -414,6 +415,8 @@ static int row_html(ss_strbuf *sb, ss_ranking *r, size_t i, size_t rank, int wit
 		rc |= ss_strbuf_adds(sb, "</p>\n");
 	}
 	if (w.nreasons) {
+		ss_strbuf words = SS_STRBUF_INIT;  /* a reason in words; the short name is its title */
+
 		for (size_t k = 0; k < w.nreasons; k++)
 			if (w.reasons[k].contribution > maxc)
 				maxc = w.reasons[k].contribution;
@@ -422,12 +425,17 @@ static int row_html(ss_strbuf *sb, ss_ranking *r, size_t i, size_t rank, int wit
 			float c = w.reasons[k].contribution;
 
 			/* end tags omitted (HTML allows it): 15,000 rows of reasons */
-			rc |= ss_strbuf_adds(sb, "<tr><td>");
+			rc |= ss_strbuf_adds(sb, "<tr><td title=\"");
 			rc |= esc(sb, w.reasons[k].feature);
+			rc |= ss_strbuf_adds(sb, "\">");
+			ss_strbuf_reset(&words);
+			rc |= ss_feat_name_words(&words, w.reasons[k].feature);
+			rc |= esc(sb, words.buf);
 			rc |= ss_strbuf_addf(sb, "<td>%+.3f<td><i style=width:%dpx></i>",
 					     (double)c, maxc > 0 && c > 0 ? (int)(120 * c / maxc) : 0);
 		}
 		rc |= ss_strbuf_adds(sb, "</table>\n");
+		ss_strbuf_release(&words);
 	}
 	if (with_prec) {
 		size_t k, n = ss_ranking_precedents(pr, o->precedents < 8 ? o->precedents : 8, r, i);
