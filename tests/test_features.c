@@ -1125,6 +1125,8 @@ static void test_name_words(void **st)
 		{ "h:fix_of_fix", "fix of a fix" },
 		{ "h:revert_of_released", "reverts a commit that was released" },
 		{ "r:11", "the bug shipped in release line 11" },
+		{ "m:fixes", "its pull request says: fixes" },
+		{ "merged_with_others", "a merge (a pull request) brought it into the mainline" },
 		{ "c:luca@x", "committer: luca@x" },
 		{ "a:ann@example.org", "author: ann@example.org" },
 		{ "p:bob@example.org", "named in a trailer: bob@example.org" },

@@ -1432,6 +1432,7 @@ static int one_name_words(ss_strbuf *sb, const char *name, size_t len)
 		{ "f:", "touches " },
 		{ "s:", "subsystem " },
 		{ "r:", "the bug shipped in release line " },
+		{ "m:", "its pull request says: " },
 		{ "e:", "says the bug caused: " },
 		{ "word:", "the word " },
 		{ "hash:", "an unnamed hashed feature, slot " },
@@ -1468,7 +1469,7 @@ static int one_name_words(ss_strbuf *sb, const char *name, size_t len)
 static int hashed_name(const char *name, size_t len)
 {
 	static const char *const prefixes[] = { "a:", "c:", "p:", "d:", "f:", "s:", "r:", "e:",
-						"h:", "t:", "l:", NULL };
+						"h:", "t:", "l:", "m:", NULL };
 	size_t i;
 
 	for (i = 0; prefixes[i]; i++)
