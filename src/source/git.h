@@ -105,9 +105,10 @@ typedef struct {
 int ss_git_check_walks(const char *repo, const ss_git_check *walks, size_t n);
 
 /*
- * Where the repository at repo keeps its data (its git directory, with a
- * trailing slash; *gitdir malloc'd) and the short name of HEAD's branch
- * (*head malloc'd; "HEAD" when detached).  Either may be NULL.  0 or < 0
+ * Where the repository at repo keeps its data (its common git directory,
+ * the main repository's for a worktree, with a trailing slash; *gitdir
+ * malloc'd) and the short name of HEAD's branch (*head malloc'd; "HEAD"
+ * when detached).  Either may be NULL.  0 or < 0
  * with a message set.
  */
 int ss_git_locate(char **gitdir, char **head, const char *repo);
