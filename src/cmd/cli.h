@@ -148,6 +148,13 @@ struct ss_index;
 struct ss_index *cli_index_open(const cli_index_args *x, const char *repo, char **used);
 
 /*
+ * The mainline the index at ix recorded ("refs/heads/main"; into buf) as
+ * the default of --onto-upstream, "HEAD" without an index or when it
+ * recorded none.
+ */
+const char *cli_index_upstream(struct ss_index *ix, char *buf, size_t size);
+
+/*
  * What the stable branch ck (of the repository repo) carries under any
  * id (labels/carried.h), new, the caller's: from the project index ix
  * (may be NULL; path its path) when it recorded the branch at the tip ck

@@ -219,6 +219,13 @@ int cli_backports_from_index(ss_backports *l, const char *db, const char *repo, 
 	return 1;
 }
 
+const char *cli_index_upstream(ss_index *ix, char *buf, size_t size)
+{
+	if (!ix || ss_index_mainline_ref(ix, buf, size) || !buf[0])
+		return "HEAD";
+	return buf;
+}
+
 /* The index's ref matching the branch a check took, and the mainline. */
 struct ref_match {
 	const char *short_ref;   /* "20.11", "origin/20.11", or the revision */
@@ -264,8 +271,8 @@ ss_carried *cli_carried_load(ss_index *ix, const char *path, const char *repo, s
 	const char *full = ss_check_branch_ref(ck);
 	struct ref_match m;
 	ss_carried *cr;
-	char upid[41];
-	const char *why = NULL;
+	char upid[41], found[1100];
+	const char *why = NULL, *dflt = cli_index_upstream(ix, found, sizeof(found));
 
 	if (from_index)
 		*from_index = 0;
@@ -292,7 +299,7 @@ ss_carried *cli_carried_load(ss_index *ix, const char *path, const char *repo, s
 		/* the index's mainline tip, else (a repository rewound since)
 		 * the one named */
 		if (ss_carried_read_style(cr, repo, m.tip, m.mainline) &&
-		    ss_carried_read_style(cr, repo, m.tip, upstream ? upstream : "HEAD"))
+		    ss_carried_read_style(cr, repo, m.tip, upstream ? upstream : dflt))
 			die("cannot read stable branch '%s': %s", what, ss_error_last());
 		if (from_index)
 			*from_index = 1;
@@ -304,7 +311,7 @@ ss_carried *cli_carried_load(ss_index *ix, const char *path, const char *repo, s
 			m.ref_tip, m.tip, repo);
 	else if (why)
 		note("reading %s from the repository, not from index '%s': %s", what, path, why);
-	if (ss_carried_read(cr, repo, m.tip, upstream ? upstream : "HEAD"))
+	if (ss_carried_read(cr, repo, m.tip, upstream ? upstream : dflt))
 		die("cannot read stable branch '%s': %s", what, ss_error_last());
 	return cr;
 }
@@ -350,7 +357,15 @@ size_t cli_index_branches(char **out, size_t max, size_t *more, ss_index *ix,
 		/* "origin/21.11" beside "21.11": the index read both (their tips
 		 * differ); the local branch, sorted first, is the one a
 		 * maintainer works on */
+		char role[32];
+
 		if (i && !strcmp(ss_git_branch_local(l.names[i]), ss_git_branch_local(l.names[i - 1])))
+			continue;
+		/* staging areas, end-of-life branches and copies the index
+		 * found are no default target (named with --onto they are) */
+		if (ss_index_branch_role(ix, l.names[i], role, sizeof(role)))
+			die("cannot read the branch roles of '%s': %s", path, ss_error_last());
+		if (strcmp(role, "stable"))
 			continue;
 		if (n < max)
 			out[n++] = l.names[i];
