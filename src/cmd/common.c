@@ -609,7 +609,7 @@ void cli_history_prime(const cli_history_args *ha, ss_history *h, cli_source_arg
 	for (i = 0; i < ha->n; i++) {
 		struct prime p = { h, 0 };
 
-		if (cli_for_each_commit(src, &ha->specs[i], 1, prime_history, &p) == 0)
+		if (cli_for_each_history_commit(src, &ha->specs[i], 1, prime_history, &p) == 0)
 			warning("--history %s holds no commits", ha->specs[i]);
 		if (p.rc)
 			die("cannot read --history %s: %s", ha->specs[i], ss_error_last());
@@ -630,6 +630,14 @@ void cli_dataset_history(ss_dataset *d, const cli_history_args *ha, cli_source_a
 	cli_history_prime(ha, hist, &hsrc);
 }
 
+/* Commits of a history source that could not be read: counted, one
+ * warning at the end of the read (cli_for_each_history_commit). */
+static struct {
+	int on;
+	size_t n;
+	char first[512];
+} history_skips;
+
 static size_t iterate(ss_source *src, const char *spec, cli_commit_fn fn, void *data)
 {
 	size_t n = 0;
@@ -640,6 +648,12 @@ static size_t iterate(ss_source *src, const char *spec, cli_commit_fn fn, void *
 		rc = ss_source_next(&c, src);
 		if (rc == SS_ITEROVER)
 			break;
+		if (rc == SS_ESKIP && history_skips.on) {
+			if (!history_skips.n++)
+				snprintf(history_skips.first, sizeof(history_skips.first), "%s",
+					 ss_error_last());
+			continue;
+		}
 		if (rc == SS_ESKIP) {
 			error("%s", ss_error_last());
 			continue;
@@ -680,5 +694,20 @@ size_t cli_for_each_commit(cli_source_args *a, const char *const *specs, int nsp
 		n += iterate(src, specs[i], fn, data);
 		ss_source_free(src);
 	}
+	return n;
+}
+
+size_t cli_for_each_history_commit(cli_source_args *a, const char *const *specs, int nspecs,
+				   cli_commit_fn fn, void *data)
+{
+	size_t n;
+
+	history_skips.on = 1;
+	history_skips.n = 0;
+	n = cli_for_each_commit(a, specs, nspecs, fn, data);
+	history_skips.on = 0;
+	if (history_skips.n)
+		warning("%zu commits of the history could not be read and are left out "
+			"(first: %s)", history_skips.n, history_skips.first);
 	return n;
 }

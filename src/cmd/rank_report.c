@@ -455,7 +455,8 @@ void cli_ranking_run(cli_ranking *k, cli_source_args *src, const char *const *sp
 
 		/* every history commit is history, whatever its date */
 		cli_history_source(&hsrc, &k->hist_args, src);
-		cli_for_each_commit(&hsrc, k->hist_args.specs, (int)k->hist_args.n, feed_one, &f);
+		cli_for_each_history_commit(&hsrc, k->hist_args.specs, (int)k->hist_args.n, feed_one,
+					    &f);
 	}
 	open_branches(k, src->repo);
 	f = (struct feed){ k, k->since, k->nonto ? "ranking and placing commits" : "ranking commits", 0 };
