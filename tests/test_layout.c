@@ -371,6 +371,34 @@ static void test_missing_blob(void **state)
 	free(out);
 }
 
+/* History commits that cannot be read (a tree missing): one warning, 0. */
+static void test_history_unreadable(void **state)
+{
+	char r[4200], *err, *out;
+
+	(void)state;
+	copy_base(r, sizeof(r), "notree");
+	assert_int_equal(test_run("cd '%s' && t=$(git rev-parse $(git rev-list --max-parents=0 main):drivers/net)"
+				  " && rm .git/objects/$(echo $t | cut -c1-2)/$(echo $t | cut -c3-)", r), 0);
+	assert_int_equal(test_run("./stablesel rank --no-progress --repo '%s' --rev v1.0..main --no-index "
+				  "--history 'git:%s' --format tsv --top 50 >'%s/out' 2>'%s/err'", r, r,
+				  tmpdir, tmpdir), 0);
+	err = test_run_output("cat '%s/err'", tmpdir);
+	assert_int_equal(count(err, "warning: 2 commits of the history could not be read and are left "
+			       "out (first: commit "), 1);
+	assert_null(strstr(err, "error:"));
+	free(err);
+	out = test_run_output("cat '%s/out'", tmpdir);
+	assert_int_equal(test_count_lines(out), 11);
+	free(out);
+	/* a commit asked for that cannot be read is still an error */
+	assert_int_equal(test_run("./stablesel rank --no-progress --repo '%s' --no-index --format tsv "
+				  "--top 50 >/dev/null 2>'%s/err'", r, tmpdir), 1);
+	err = test_run_output("cat '%s/err'", tmpdir);
+	assert_int_equal(count(err, "error: commit "), 2);
+	free(err);
+}
+
 /* DPDK with HEAD on a 2-commit branch indexes as with HEAD on main. */
 static void test_dpdk_default_branch(void **state)
 {
@@ -423,6 +451,7 @@ int main(void)
 		cmocka_unit_test(test_branch_roles),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_missing_blob),
+		cmocka_unit_test(test_history_unreadable),
 		cmocka_unit_test(test_dpdk_default_branch),
 	};
 

@@ -443,14 +443,15 @@ int ss_release_version_parse(ss_release_version *out, const char *name)
 		return 0;
 	/* a project's prefix: "llvmorg-17.0.1", "curl-8_5_0", "name-4.20.0",
 	 * "release-1.2": letters first, then letters, digits, '-' or '_',
-	 * the version after a '-' or '_' */
+	 * the version (two parts at least: "next-20240101" is none) after a
+	 * '-' or '_' */
 	if (!isalpha((unsigned char)name[0]))
 		return SS_EINVALID;
 	for (p = name + 1; *p; p++) {
 		if (!isalnum((unsigned char)*p) && *p != '-' && *p != '_')
 			return SS_EINVALID;
 		if ((p[-1] == '-' || p[-1] == '_') && isdigit((unsigned char)*p) &&
-		    !parse_version(out, p, &end, 1) && !*end)
+		    !parse_version(out, p, &end, 0) && !*end)
 			return 0;
 	}
 	return SS_EINVALID;
