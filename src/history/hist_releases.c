@@ -436,23 +436,26 @@ static int parse_version(ss_release_version *out, const char *s, const char **en
 int ss_release_version_parse(ss_release_version *out, const char *name)
 {
 	const char *end, *p;
+	int letters;
 
 	if (!name)
 		return SS_EINVALID;
 	if (!parse_version(out, name, &end, name[0] == 'v') && !*end)
 		return 0;
 	/* a project's prefix: "llvmorg-17.0.1", "curl-8_5_0", "name-4.20.0",
-	 * "release-1.2": letters first, then letters, digits, '-' or '_',
-	 * the version (two parts at least: "next-20240101" is none) after a
-	 * '-' or '_' */
+	 * "udev-182": a letter first, then letters, digits, '-' or '_', two
+	 * letters at least ("v239-10" is a package's build), the version
+	 * after a '-' or '_'; one part only of at most 4 digits
+	 * ("next-20240101" is a date) */
 	if (!isalpha((unsigned char)name[0]))
 		return SS_EINVALID;
-	for (p = name + 1; *p; p++) {
+	for (p = name + 1, letters = 1; *p; p++) {
 		if (!isalnum((unsigned char)*p) && *p != '-' && *p != '_')
 			return SS_EINVALID;
-		if ((p[-1] == '-' || p[-1] == '_') && isdigit((unsigned char)*p) &&
-		    !parse_version(out, p, &end, 0) && !*end)
+		if ((p[-1] == '-' || p[-1] == '_') && isdigit((unsigned char)*p) && letters > 1 &&
+		    !parse_version(out, p, &end, strspn(p, "0123456789") <= 4) && !*end)
 			return 0;
+		letters += isalpha((unsigned char)*p) != 0;
 	}
 	return SS_EINVALID;
 }
