@@ -390,7 +390,7 @@ static int blob_diffable(const struct changes *ch)
 /* Files whose blob a partial clone lacks, over the whole process: how
  * many, and the first (ss_git_missing_objects()). */
 static size_t missing_count;
-static char missing_first[1024];
+static char missing_first[1024], missing_key[41], missing_path[1024];
 static pthread_mutex_t missing_lock = PTHREAD_MUTEX_INITIALIZER;
 
 size_t ss_git_missing_objects(char *first, size_t size)
@@ -427,15 +427,25 @@ static int drop_missing(ss_commit *c, git_repository *repo, struct changes *ch)
 	for (i = 0; i < ch->n; i++) {
 		struct change *sd = &ch->sides[i];
 
-		if (!err && (blob_missing(odb, sd->old_mode, &sd->old_id) ||
-			     blob_missing(odb, sd->new_mode, &sd->new_id))) {
+		int old_gone = blob_missing(odb, sd->old_mode, &sd->old_id);
+
+		if (!err && (old_gone || blob_missing(odb, sd->new_mode, &sd->new_id))) {
+			char hex[GIT_OID_HEXSZ + 1];
+
 			err = ss_commit_add_unreadable(c, ch->paths[i], !sd->old_mode ? SS_FILE_ADDED :
 						       !sd->new_mode ? SS_FILE_DELETED : SS_FILE_MODIFIED,
 						       sd->old_mode, sd->new_mode);
+			/* the one named is the smallest commit id (then path):
+			 * the same whichever reader thread meets it first */
 			pthread_mutex_lock(&missing_lock);
-			if (!missing_count++)
-				snprintf(missing_first, sizeof(missing_first), "'%s' of commit %s",
-					 ch->paths[i], c->id);
+			if (!missing_count++ || strcmp(c->id, missing_key) < 0 ||
+			    (!strcmp(c->id, missing_key) && strcmp(ch->paths[i], missing_path) < 0)) {
+				snprintf(missing_key, sizeof(missing_key), "%s", c->id);
+				snprintf(missing_path, sizeof(missing_path), "%s", ch->paths[i]);
+				snprintf(missing_first, sizeof(missing_first), "'%s' (blob %s) of commit %s",
+					 ch->paths[i], git_oid_tostr(hex, sizeof(hex), old_gone ? &sd->old_id
+								     : &sd->new_id), c->id);
+			}
 			pthread_mutex_unlock(&missing_lock);
 			if (!sd->old_mode)
 				ch->added--;

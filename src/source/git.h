@@ -117,7 +117,8 @@ int ss_git_locate(char **gitdir, char **head, const char *repo);
  * How many changed files the git sources of this process could not diff
  * because their blob is missing from the object store (a partial clone:
  * each is in its commit as an unreadable file, SS_FILE_UNREADABLE), and
- * the first of them ("'path' of commit <id>") into first (may be NULL).
+ * the one of the smallest commit id ("'path' (blob <id>) of commit <id>")
+ * into first (may be NULL).
  */
 size_t ss_git_missing_objects(char *first, size_t size);
 
