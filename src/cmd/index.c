@@ -54,19 +54,27 @@ static int is_repository(const char *path)
 	return !stat(p, &sb) && S_ISDIR(sb.st_mode);
 }
 
-/* Find the repository's layout, say what was found (and why HEAD is not
- * the mainline) on stderr. */
+/* Find the repository's layout (dies when no branch stands out as the
+ * mainline, before anything is written). */
 static ss_layout *find_layout(const ss_index_options *opts)
 {
 	ss_layout_options lo = SS_LAYOUT_OPTIONS_INIT;
 	ss_layout *l;
-	char *what;
 
 	lo.mainline = opts->mainline;
 	lo.branches = opts->branches;
 	lo.release_tags = opts->release_tags;
 	if (ss_layout_find(&l, opts->repo, &lo))
 		die("%s", ss_error_last());
+	return l;
+}
+
+/* Say what the update found (and why HEAD is not the mainline) on
+ * stderr, once it was recorded: a refused update says only why. */
+static void say_layout(const ss_layout *l)
+{
+	char *what;
+
 	if (l->warning)
 		warning("%s", l->warning);
 	if (l->note)
@@ -74,7 +82,6 @@ static ss_layout *find_layout(const ss_index_options *opts)
 	if ((what = ss_layout_describe(l)))
 		note("%s", what);
 	free(what);
-	return l;
 }
 
 /*
@@ -185,6 +192,8 @@ int cmd_index(int argc, const char **argv)
 	}
 	if (opts.progress)
 		progress_done();
+	if (layout)
+		say_layout(layout);
 	if (stats.mail_reread)
 		note("%zu mail sources changed before where the last update ended: read again "
 		     "from their start", stats.mail_reread);

@@ -903,8 +903,7 @@ int ss_index_update(ss_index *ix, const ss_index_options *opts, ss_index_stats *
 	u.layout = o.layout;
 	mainline = o.layout->mainline_name;
 	mtip = o.layout->mtip;
-	if ((rc = check_identity(ix, o.repo, mtip)) ||
-	    (rc = ss_index_record_layout(ix, o.layout)))
+	if ((rc = check_identity(ix, o.repo, mtip)))
 		goto free_head;
 	if ((rc = ss_upstream_new(&u.up, NULL, 0)))
 		goto free_head;
@@ -936,6 +935,9 @@ int ss_index_update(ss_index *ix, const ss_index_options *opts, ss_index_stats *
 	stats->backports += (size_t)sqlite3_changes(ix->db);
 	if ((rc = ss_index_exec(ix, "COMMIT", "commit a transaction")))
 		goto rollback;
+	/* the layout read, once the refs it chose are written */
+	if ((rc = ss_index_record_layout(ix, o.layout)))
+		goto free_branches;
 	rc = write_releases(&u, &plan);
 	goto free_branches;
 rollback:

@@ -212,32 +212,49 @@ static void assign_roles(ss_layout *l, const char *glob)
 	l->newest = newest;
 }
 
-/* Key of a commit in the map (non-zero). */
+/* Key of a commit in the map (non-zero): FNV-1a over the whole id, so
+ * that ids sharing their first bytes do not collide. */
 static uint64_t oid_key(const git_oid *oid)
 {
-	uint64_t k;
+	uint64_t h = 14695981039346656037ULL;
+	size_t i;
 
-	memcpy(&k, oid->id, sizeof(k));
-	return k ? k : 1;
+	for (i = 0; i < GIT_OID_RAWSZ; i++)
+		h = (h ^ oid->id[i]) * 1099511628211ULL;
+	return h ? h : 1;
 }
+
+struct gnode {
+	git_oid id;
+	size_t pstart;      /* its parents: parents[pstart .. pstart + np) */
+	uint32_t np, nchild;
+	int ok;             /* the commit could be read */
+};
 
 struct paint {
 	ss_u64map map;
-	uint64_t *masks;  /* [n][nw] */
-	size_t n, cap, nw;
+	uint64_t *masks;    /* [n][nw] */
+	size_t n, nw;
+	struct gnode *nodes;
+	size_t cap;
+	size_t *parents;
+	size_t nparents, capparents;
 };
 
-static int node(struct paint *p, const git_oid *oid, size_t *out)
+static int node(struct paint *p, const git_oid *oid, size_t *out, int *fresh)
 {
 	int rc = ss_u64map_find_or_put(&p->map, oid_key(oid), p->n, out);
 
+	*fresh = 0;
 	if (rc < 0)
 		return rc;
 	if (rc == 0) {
-		if (SS_GROW(p->masks, (p->n + 1) * p->nw, p->cap))
+		if (SS_GROW(p->nodes, p->n + 1, p->cap))
 			return SS_ENOMEM;
-		memset(p->masks + p->n * p->nw, 0, p->nw * sizeof(*p->masks));
+		memset(&p->nodes[p->n], 0, sizeof(*p->nodes));
+		git_oid_cpy(&p->nodes[p->n].id, oid);
 		*out = p->n++;
+		*fresh = 1;
 	}
 	return 0;
 }
@@ -246,62 +263,108 @@ static int node(struct paint *p, const git_oid *oid, size_t *out)
 
 /*
  * Mark every commit with the tips (tips[t]) reaching it, and count the
- * commits each reaches.
+ * commits each reaches.  Tolerant, as the layout only guides: a commit
+ * that cannot be read (a shallow clone's missing parent, a damaged or
+ * hostile object) ends its line of history, a cycle is left unpainted;
+ * the index's own walk says what is wrong with them.
  */
 static int paint(struct paint *p, git_repository *r, const char *repo, char (*tips)[41],
 		 size_t ntips, size_t *commits)
 {
-	git_revwalk *w = NULL;
+	size_t *stack = NULL, nstack = 0, capstack = 0, t, i, b, k;
 	git_oid oid;
-	size_t t, i, b;
-	int rc = 0, err;
+	int rc = 0, fresh;
 
 	p->nw = (ntips + 63) / 64;
 	if (!p->nw)
 		return 0;
-	if (git_revwalk_new(&w, r) < 0)
-		return ss_error_set("cannot walk history of '%s': %s", repo, ss_git_error());
-	git_revwalk_sorting(w, GIT_SORT_TOPOLOGICAL);
 	for (t = 0; t < ntips; t++) {
-		if (git_oid_fromstr(&oid, tips[t]) < 0 || git_revwalk_push(w, &oid) < 0) {
-			rc = ss_error_set("cannot walk history of '%s' from %s: %s", repo, tips[t],
-					  ss_git_error());
-			goto free_walk;
+		if (git_oid_fromstr(&oid, tips[t]) < 0)
+			continue;
+		if ((rc = node(p, &oid, &i, &fresh)))
+			goto free_stack;
+		if (fresh) {
+			if (SS_GROW(stack, nstack + 1, capstack)) {
+				rc = SS_ENOMEM;
+				goto free_stack;
+			}
+			stack[nstack++] = i;
 		}
-		if ((rc = node(p, &oid, &i)))
-			goto free_walk;
-		p->masks[i * p->nw + t / 64] |= (uint64_t)1 << (t % 64);
 	}
-	while (!(err = git_revwalk_next(&oid, w))) {
+	/* every commit the tips reach, each with its parents */
+	while (nstack) {
 		git_commit *c = NULL;
-		unsigned np, k;
+		unsigned np;
 
-		if ((rc = node(p, &oid, &i)))
-			goto free_walk;
-		for (b = 0; b < ntips; b++)
-			commits[b] += HAS(p, i, b);
-		if (git_commit_lookup(&c, r, &oid) < 0) {
-			rc = ss_error_set("cannot walk history of '%s': cannot read commit %s: %s", repo,
-					  git_oid_tostr_s(&oid), ss_git_error());
-			goto free_walk;
+		i = stack[--nstack];
+		if (git_commit_lookup(&c, r, &p->nodes[i].id) < 0) {
+			git_error_clear();
+			continue;
 		}
+		p->nodes[i].ok = 1;
 		np = git_commit_parentcount(c);
+		p->nodes[i].pstart = p->nparents;
 		for (k = 0; k < np; k++) {
+			const git_oid *pid = git_commit_parent_id(c, (unsigned)k);
 			size_t j;
 
-			if ((rc = node(p, git_commit_parent_id(c, k), &j))) {
+			if (!pid)
+				continue;
+			if ((rc = node(p, pid, &j, &fresh)) ||
+			    SS_GROW(p->parents, p->nparents + 1, p->capparents) ||
+			    (fresh && SS_GROW(stack, nstack + 1, capstack))) {
 				git_commit_free(c);
-				goto free_walk;
+				rc = rc ? rc : SS_ENOMEM;
+				goto free_stack;
 			}
-			for (b = 0; b < p->nw; b++)
-				p->masks[j * p->nw + b] |= p->masks[i * p->nw + b];
+			p->parents[p->nparents++] = j;
+			p->nodes[i].np++;
+			p->nodes[j].nchild++;
+			if (fresh)
+				stack[nstack++] = j;
 		}
 		git_commit_free(c);
 	}
-	if (err != GIT_ITEROVER)
-		rc = ss_error_set("cannot walk history of '%s': %s", repo, ss_git_error());
-free_walk:
-	git_revwalk_free(w);
+	if (p->n && !(p->masks = calloc(p->n * p->nw, sizeof(*p->masks)))) {
+		rc = SS_ENOMEM;
+		goto free_stack;
+	}
+	for (t = 0; t < ntips; t++)
+		if (!git_oid_fromstr(&oid, tips[t]) && ss_u64map_get(&p->map, oid_key(&oid), &i))
+			p->masks[i * p->nw + t / 64] |= (uint64_t)1 << (t % 64);
+	/* children before parents (Kahn): a commit's mask is complete when
+	 * the last of its children has passed it on */
+	for (i = 0; i < p->n; i++)
+		if (!p->nodes[i].nchild) {
+			if (SS_GROW(stack, nstack + 1, capstack)) {
+				rc = SS_ENOMEM;
+				goto free_stack;
+			}
+			stack[nstack++] = i;
+		}
+	while (nstack) {
+		const struct gnode *g;
+
+		i = stack[--nstack];
+		g = &p->nodes[i];
+		for (b = 0; g->ok && b < ntips; b++)
+			commits[b] += HAS(p, i, b);
+		for (k = 0; k < g->np; k++) {
+			size_t j = p->parents[g->pstart + k];
+
+			for (b = 0; b < p->nw; b++)
+				p->masks[j * p->nw + b] |= p->masks[i * p->nw + b];
+			if (!--p->nodes[j].nchild) {
+				if (SS_GROW(stack, nstack + 1, capstack)) {
+					rc = SS_ENOMEM;
+					goto free_stack;
+				}
+				stack[nstack++] = j;
+			}
+		}
+	}
+free_stack:
+	free(stack);
 	return rc == SS_ENOMEM ? ss_error_code(SS_ENOMEM, "out of memory walking '%s'", repo) : rc;
 }
 
@@ -500,7 +563,7 @@ int ss_layout_find(ss_layout **out, const char *repo, const ss_layout_options *o
 	static const ss_layout_options defaults = SS_LAYOUT_OPTIONS_INIT;
 	git_repository *r = NULL;
 	ss_layout *l;
-	struct paint p = { SS_U64MAP_INIT, NULL, 0, 0, 0 };
+	struct paint p;
 	char (*tips)[41] = NULL;
 	size_t *commits = NULL, *tags = NULL, *shared = NULL, ntips = 0, i, mtipno = SIZE_MAX;
 	size_t *tipof = NULL;
@@ -510,6 +573,7 @@ int ss_layout_find(ss_layout **out, const char *repo, const ss_layout_options *o
 	int rc;
 
 	*out = NULL;
+	memset(&p, 0, sizeof(p));
 	if (!o)
 		o = &defaults;
 	eol = o->eol_age > 0 ? o->eol_age : YEAR;
@@ -654,9 +718,19 @@ int ss_layout_find(ss_layout **out, const char *repo, const ss_layout_options *o
 		ss_layout_release *rel = &l->releases[i];
 		size_t row = painted(&p, rel->sha);
 
-		if (strcmp(rel->kind, "rc"))
-			rel->kind = row != SIZE_MAX && mtipno != SIZE_MAX && HAS(&p, row, mtipno)
-				    ? "mainline" : "stable";
+		ss_release_version v;
+		size_t b, reached = 0;
+
+		if (!strcmp(rel->kind, "rc"))
+			continue;
+		for (b = 0; row != SIZE_MAX && b < ntips; b++)
+			reached += HAS(&p, row, b);
+		/* a tag no branch reaches: its name says (as without a graph) */
+		if (!reached)
+			rel->kind = !ss_release_version_parse(&v, rel->tag) &&
+				    !ss_release_version_is_mainline(&v) ? "stable" : "mainline";
+		else
+			rel->kind = mtipno != SIZE_MAX && HAS(&p, row, mtipno) ? "mainline" : "stable";
 	}
 	/* end of life: no commit for a year before the newest tip */
 	for (i = 0; i < l->nbranches && !l->explicit_branches; i++)
@@ -673,6 +747,8 @@ free_all:
 	free(tags);
 	free(shared);
 	free(p.masks);
+	free(p.nodes);
+	free(p.parents);
 	ss_u64map_release(&p.map);
 	git_repository_free(r);
 	git_libgit2_shutdown();
