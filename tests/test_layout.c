@@ -132,7 +132,8 @@ static void test_mainline_found(void **state)
 	free(x);
 }
 
-/* No branch stands out: stop, name the candidates and --mainline. */
+/* No branch stands out: HEAD's branch with a note; detached, stop and
+ * name the candidates and --mainline. */
 static void test_mainline_ambiguous(void **state)
 {
 	char r[4200], db[4300], *err;
@@ -147,6 +148,15 @@ static void test_mainline_ambiguous(void **state)
 		"echo 0 > f && git add f && git commit -qm root && git checkout -qb other && "
 		"for i in 1 2 3; do echo o$i >> f; git commit -qam o$i; done && git checkout -q main && "
 		"for i in 1 2 3; do echo m$i >> g; git add g; git commit -qm m$i; done", r, r, r), 0);
+	/* HEAD's branch decides when none stands out, with a note */
+	err = index_repo(&rc, r, db, "");
+	assert_int_equal(rc, 0);
+	assert_non_null(strstr(err, "note: no branch stands out as the mainline (main: 4 commits, 0 "
+			       "release tags, other (4 commits, 0 release tags) could be): HEAD's branch "
+			       "main is taken"));
+	free(err);
+	/* detached: nothing decides, stop */
+	assert_int_equal(test_run("git -C '%s' checkout -q --detach main", r), 0);
 	err = index_repo(&rc, r, db, "");
 	assert_int_equal(rc, 128);
 	assert_non_null(strstr(err, "cannot tell the mainline of"));

@@ -497,6 +497,22 @@ static size_t choose_mainline(ss_layout *l, const struct paint *p, const size_t 
 				       b->tags);
 	}
 	if (nclose) {
+		/* none stands out: HEAD's branch, when it is one, decides;
+		 * else stop */
+		for (i = 0; l->head && i < l->nbranches; i++)
+			if (!strcmp(l->branches[i].name, l->head) && !is_remote(&l->branches[i]) &&
+			    l->branches[i].role != SS_ROLE_STAGING)
+				break;
+		if (l->head && i < l->nbranches) {
+			if (asprintf(&l->note, "no branch stands out as the mainline (%s: %zu commits, "
+				     "%zu release tags%s%s could be): HEAD's branch %s is taken (name "
+				     "another with --mainline)", l->branches[best].name,
+				     l->branches[best].commits, l->branches[best].tags, sb.buf,
+				     nclose > 4 ? " and more" : "", l->head) < 0)
+				l->note = NULL;
+			ss_strbuf_release(&sb);
+			return i;
+		}
 		ss_error_code(SS_EINVALID, "cannot tell the mainline of '%s': %s (%zu commits, %zu "
 			      "release tags)%s%s could be; name it with --mainline REF", repo,
 			      l->branches[best].name, l->branches[best].commits, l->branches[best].tags,
@@ -704,9 +720,10 @@ int ss_layout_find(ss_layout **out, const char *repo, const ss_layout_options *o
 			rc = SS_ENOMEM;
 			goto free_all;
 		}
-		if (!l->head && asprintf(&l->note, "HEAD is no branch: the mainline is %s, the branch "
-					 "reaching the most commits and release tags (name another "
-					 "with --mainline)", l->mainline_name) < 0)
+		if (!l->note && !l->head &&
+		    asprintf(&l->note, "HEAD is no branch: the mainline is %s, the branch reaching "
+			     "the most commits and release tags (name another with --mainline)",
+			     l->mainline_name) < 0)
 			l->note = NULL;
 		if (l->head && strcmp(l->head, l->mainline_name) &&
 		    asprintf(&l->note, "HEAD is %s, the mainline is %s: the branch reaching the most "
