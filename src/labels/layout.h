@@ -13,9 +13,10 @@
  * other's own (or more, when it reaches more release tags), and it
  * reaches at least as many of the release tags that another branch
  * reaches too (the ones branches fork from).  HEAD's
- * branch is only a tie-breaker.  A release tag the mainline reaches is a
- * mainline release, one it does not reach a stable release, an rc form a
- * release candidate.
+ * branch is only a tie-breaker, and the choice when none stands out.  A
+ * release tag the mainline reaches is a mainline release, one only other
+ * branches reach a stable release (one no branch reaches: as its name
+ * says), an rc form a release candidate.
  */
 #ifndef SS_LABELS_LAYOUT_H
 #define SS_LABELS_LAYOUT_H
@@ -81,8 +82,8 @@ typedef struct {
 /*
  * Find the layout of the repository at repo ("git:" prefix allowed).  0,
  * or < 0 with the message set: SS_EINVALID when no branch stands out as
- * the mainline (the message names the candidates and --mainline) or the
- * repository has no branch, SS_ENOTFOUND when a named mainline is no
+ * the mainline and HEAD is no branch (the message names the candidates
+ * and --mainline) or the repository has no branch, SS_ENOTFOUND when a named mainline is no
  * commit.
  */
 int ss_layout_find(ss_layout **out, const char *repo, const ss_layout_options *o);
