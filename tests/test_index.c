@@ -1543,10 +1543,11 @@ static void test_dpdk(void **state)
 		assert_int_equal(test_run("./stablesel rank --no-progress --repo '%s' --rev v21.11..v22.03 "
 					  "--model models/default.model --db '%s' --format tsv --top 100000 -o '%s' 2>/dev/null",
 					  git, path, a), 0);
-		/* exit 1: the 9 commits the tarball cannot diff are reported */
+		/* exit 0: the files of the 9 commits whose blobs the tarball lacks
+		 * are unreadable (one warning), the commits are read */
 		assert_int_equal(test_run("./stablesel rank --no-progress --repo '%s' --rev v21.11..v22.03 "
 					  "--model models/default.model --no-index --history 'git:%s' --releases '%s' --format tsv "
-					  "--top 100000 -o '%s' 2>/dev/null", git, git, rel, b), 1);
+					  "--top 100000 -o '%s' 2>/dev/null", git, git, rel, b), 0);
 		x = rank_scores(a);
 		y = rank_scores(b);
 		assert_true(test_count_lines(x) > 900);

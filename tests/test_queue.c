@@ -800,12 +800,15 @@ static void test_index_default_onto(void **state)
 
 	(void)state;
 	make_indexed_copy();
-	/* origin/stable behind stable: the index reads both; one column */
+	/* origin/stable behind stable: a copy, counted once (issue 23 item
+	 * 3): the index reads stable only; one column */
 	assert_int_equal(test_run("rm -rf '%s/rd' && cp -a '%s/ri' '%s/rd' && "
 				  "git -C '%s/rd' update-ref refs/remotes/origin/stable stable~1 && "
 				  "./stablesel index --no-progress --repo '%s/rd' >/dev/null 2>&1 && "
-				  "sqlite3 '%s/rd/.git/stablesel/index.db' \"SELECT name FROM refs WHERE "
-				  "kind = 'stable'\" | grep -qx origin/stable", tmp, tmp, tmp, tmp, tmp, tmp), 0);
+				  "sqlite3 '%s/rd/.git/stablesel/index.db' \"SELECT value FROM meta WHERE "
+				  "key = 'role:origin/stable'\" | grep -qx copy", tmp, tmp, tmp, tmp, tmp, tmp), 0);
+	assert_int_equal(test_run("sqlite3 '%s/rd/.git/stablesel/index.db' \"SELECT name FROM refs WHERE "
+				  "kind = 'stable'\" | grep -qx origin/stable", tmp), 1);
 	assert_int_equal(test_run("./stablesel rank --repo '%s/rd' --rev main --threshold 0 --since 2023-11-15 "
 				  "--onto-repo '%s/rd' --format tsv -o '%s/d.tsv' 2>'%s/d.err'", tmp, tmp, tmp, tmp), 0);
 	head = test_run_output("head -1 '%s/d.tsv' | cut -f9-", tmp);

@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "nn/nn.h"
+#include "source/git.h"
 
 int ss_had_error;
 int cli_progress = -1;
@@ -126,6 +127,14 @@ void progress_done(void)
 int cli_check_stdout(int rc)
 {
 	int err = 0, bad;
+	char first[1100];
+	size_t missing = ss_git_missing_objects(first, sizeof(first));
+
+	/* once a run, not once a commit: the commits are still read */
+	if (missing)
+		warning("%zu changed files could not be diffed, their blobs missing from the "
+			"object store (a partial clone?): each is in its commit as unreadable "
+			"(missing object) (first: %s)", missing, first);
 
 	/* errno only says why when fflush or fclose failed here; an earlier
 	 * write's errno is long overwritten */

@@ -80,6 +80,10 @@ void cli_source_args_init(cli_source_args *a);
 typedef int (*cli_commit_fn)(ss_commit *c, void *data);
 size_t cli_for_each_commit(cli_source_args *a, const char *const *specs, int nspecs,
 			   cli_commit_fn fn, void *data);
+/* The same for commits that are only history (not asked for): those that
+ * cannot be read are one warning at the end, not an error each. */
+size_t cli_for_each_history_commit(cli_source_args *a, const char *const *specs, int nspecs,
+				   cli_commit_fn fn, void *data);
 
 /*
  * The history a commit is scored against ("History"): --history SOURCE
@@ -150,6 +154,13 @@ struct ss_index *cli_index_open(const cli_index_args *x, const char *repo, char 
 /* The mainline's ref name as the project index of repo (or --db) records
  * it, else "HEAD" (also when there is no index, or --no-index). */
 void cli_mainline_name(char *out, size_t size, const cli_history_args *ha, const char *repo);
+
+/*
+ * The mainline the index at ix recorded ("refs/heads/main"; into buf) as
+ * the default of --onto-upstream, "HEAD" without an index or when it
+ * recorded none.
+ */
+const char *cli_index_upstream(struct ss_index *ix, char *buf, size_t size);
 
 /*
  * What the stable branch ck (of the repository repo) carries under any

@@ -241,6 +241,13 @@ int cli_backports_from_index(ss_backports *l, const char *db, const char *repo, 
 	return 1;
 }
 
+const char *cli_index_upstream(ss_index *ix, char *buf, size_t size)
+{
+	if (!ix || ss_index_mainline_ref(ix, buf, size) || !buf[0])
+		return "HEAD";
+	return buf;
+}
+
 /* The index's ref matching the branch a check took, and the mainline. */
 struct ref_match {
 	const char *short_ref;   /* "20.11", "origin/20.11", or the revision */
@@ -286,8 +293,8 @@ ss_carried *cli_carried_load(ss_index *ix, const char *path, const char *repo, s
 	const char *full = ss_check_branch_ref(ck);
 	struct ref_match m;
 	ss_carried *cr;
-	char upid[41];
-	const char *why = NULL;
+	char upid[41], found[1100];
+	const char *why = NULL, *dflt = cli_index_upstream(ix, found, sizeof(found));
 
 	if (from_index)
 		*from_index = 0;
@@ -314,7 +321,7 @@ ss_carried *cli_carried_load(ss_index *ix, const char *path, const char *repo, s
 		/* the index's mainline tip, else (a repository rewound since)
 		 * the one named */
 		if (ss_carried_read_style(cr, repo, m.tip, m.mainline) &&
-		    ss_carried_read_style(cr, repo, m.tip, upstream ? upstream : "HEAD"))
+		    ss_carried_read_style(cr, repo, m.tip, upstream ? upstream : dflt))
 			die("cannot read stable branch '%s': %s", what, ss_error_last());
 		if (from_index)
 			*from_index = 1;
@@ -326,7 +333,7 @@ ss_carried *cli_carried_load(ss_index *ix, const char *path, const char *repo, s
 			m.ref_tip, m.tip, repo);
 	else if (why)
 		note("reading %s from the repository, not from index '%s': %s", what, path, why);
-	if (ss_carried_read(cr, repo, m.tip, upstream ? upstream : "HEAD"))
+	if (ss_carried_read(cr, repo, m.tip, upstream ? upstream : dflt))
 		die("cannot read stable branch '%s': %s", what, ss_error_last());
 	return cr;
 }
@@ -372,7 +379,15 @@ size_t cli_index_branches(char **out, size_t max, size_t *more, ss_index *ix,
 		/* "origin/21.11" beside "21.11": the index read both (their tips
 		 * differ); the local branch, sorted first, is the one a
 		 * maintainer works on */
+		char role[32];
+
 		if (i && !strcmp(ss_git_branch_local(l.names[i]), ss_git_branch_local(l.names[i - 1])))
+			continue;
+		/* staging areas, end-of-life branches and copies the index
+		 * found are no default target (named with --onto they are) */
+		if (ss_index_branch_role(ix, l.names[i], role, sizeof(role)))
+			die("cannot read the branch roles of '%s': %s", path, ss_error_last());
+		if (strcmp(role, "stable"))
 			continue;
 		if (n < max)
 			out[n++] = l.names[i];
@@ -619,7 +634,7 @@ void cli_history_prime(const cli_history_args *ha, ss_history *h, cli_source_arg
 	for (i = 0; i < ha->n; i++) {
 		struct prime p = { h, 0 };
 
-		if (cli_for_each_commit(src, &ha->specs[i], 1, prime_history, &p) == 0)
+		if (cli_for_each_history_commit(src, &ha->specs[i], 1, prime_history, &p) == 0)
 			warning("--history %s holds no commits", ha->specs[i]);
 		if (p.rc)
 			die("cannot read --history %s: %s", ha->specs[i], ss_error_last());
@@ -640,6 +655,14 @@ void cli_dataset_history(ss_dataset *d, const cli_history_args *ha, cli_source_a
 	cli_history_prime(ha, hist, &hsrc);
 }
 
+/* Commits of a history source that could not be read: counted, one
+ * warning at the end of the read (cli_for_each_history_commit). */
+static struct {
+	int on;
+	size_t n;
+	char first[512];
+} history_skips;
+
 static size_t iterate(ss_source *src, const char *spec, cli_commit_fn fn, void *data)
 {
 	size_t n = 0;
@@ -650,6 +673,12 @@ static size_t iterate(ss_source *src, const char *spec, cli_commit_fn fn, void *
 		rc = ss_source_next(&c, src);
 		if (rc == SS_ITEROVER)
 			break;
+		if (rc == SS_ESKIP && history_skips.on) {
+			if (!history_skips.n++)
+				snprintf(history_skips.first, sizeof(history_skips.first), "%s",
+					 ss_error_last());
+			continue;
+		}
 		if (rc == SS_ESKIP) {
 			error("%s", ss_error_last());
 			continue;
@@ -690,5 +719,20 @@ size_t cli_for_each_commit(cli_source_args *a, const char *const *specs, int nsp
 		n += iterate(src, specs[i], fn, data);
 		ss_source_free(src);
 	}
+	return n;
+}
+
+size_t cli_for_each_history_commit(cli_source_args *a, const char *const *specs, int nspecs,
+				   cli_commit_fn fn, void *data)
+{
+	size_t n;
+
+	history_skips.on = 1;
+	history_skips.n = 0;
+	n = cli_for_each_commit(a, specs, nspecs, fn, data);
+	history_skips.on = 0;
+	if (history_skips.n)
+		warning("%zu commits of the history could not be read and are left out "
+			"(first: %s)", history_skips.n, history_skips.first);
 	return n;
 }

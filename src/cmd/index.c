@@ -12,10 +12,13 @@
 
 #include "cli.h"
 #include "index/index.h"
+#include "labels/layout.h"
+#include "source/git.h"
 #include "util/error.h"
 
 static const char *const index_usage[] = {
 	"stablesel index --repo PATH [--db FILE] [options]",
+	"stablesel index [--db FILE] [options] REPOSITORY",
 	"stablesel index --db FILE [--releases FILE] SOURCE...",
 	"",
 	"Builds, or brings up to date, one SQLite database of the repository's",
@@ -25,9 +28,61 @@ static const char *const index_usage[] = {
 	"refs gained since the first.  The database is <gitdir>/stablesel/index.db",
 	"unless --db names another.  With mail SOURCEs (mboxes, maildirs) the",
 	"index --db FILE holds their commits as the mainline, and a second run",
-	"reads only the messages added at the end of each source.",
+	"reads only the messages added at the end of each source.  The mainline,",
+	"the role of each branch and the kind of each release tag are found from",
+	"the graph (docs/index.md); --mainline, --branches (or git config",
+	"stablesel.branches) and --release-tags override what is found.",
 	NULL
 };
+
+/* A directory holding a git repository (a bare one, or one with .git):
+ * an operand that means --repo. */
+static int is_repository(const char *path)
+{
+	struct stat sb;
+	char p[4200];
+
+	if (stat(path, &sb) || !S_ISDIR(sb.st_mode))
+		return 0;
+	snprintf(p, sizeof(p), "%s/.git", path);
+	if (!stat(p, &sb))
+		return 1;
+	snprintf(p, sizeof(p), "%s/HEAD", path);
+	if (stat(p, &sb) || !S_ISREG(sb.st_mode))
+		return 0;
+	snprintf(p, sizeof(p), "%s/objects", path);
+	return !stat(p, &sb) && S_ISDIR(sb.st_mode);
+}
+
+/* Find the repository's layout (dies when no branch stands out as the
+ * mainline, before anything is written). */
+static ss_layout *find_layout(const ss_index_options *opts)
+{
+	ss_layout_options lo = SS_LAYOUT_OPTIONS_INIT;
+	ss_layout *l;
+
+	lo.mainline = opts->mainline;
+	lo.branches = opts->branches;
+	lo.release_tags = opts->release_tags;
+	if (ss_layout_find(&l, opts->repo, &lo))
+		die("%s", ss_error_last());
+	return l;
+}
+
+/* Say what the update found (and why HEAD is not the mainline) on
+ * stderr, once it was recorded: a refused update says only why. */
+static void say_layout(const ss_layout *l)
+{
+	char *what;
+
+	if (l->warning)
+		warning("%s", l->warning);
+	if (l->note)
+		note("%s", l->note);
+	if ((what = ss_layout_describe(l)))
+		note("%s", what);
+	free(what);
+}
 
 /*
  * The update of the index at db (created by this run; dir too when
@@ -79,6 +134,7 @@ int cmd_index(int argc, const char **argv)
 	ss_index_stats stats;
 	ss_index *ix;
 	struct stat sb;
+	ss_layout *layout = NULL;
 	char *dir = NULL;
 	int nspecs, fresh;
 	struct cli_option options[] = {
@@ -87,9 +143,12 @@ int cmd_index(int argc, const char **argv)
 			   "the index database (default: <gitdir>/stablesel/index.db)"),
 		CLI_STRING(0, "repo", &opts.repo, "PATH", "the repository to index"),
 		CLI_STRING(0, "mainline", &opts.mainline, "REF",
-			   "the mainline branch (default: HEAD's branch)"),
+			   "the mainline branch (default: found from the graph: the branch the "
+			   "others fork from, reaching the most commits and release tags)"),
 		CLI_STRING(0, "branches", &opts.branches, "GLOB",
-			   "the stable branches (default: every other branch with backport lines)"),
+			   "the stable branches (default: git config stablesel.branches, else every "
+			   "other branch with backport lines, staging and end-of-life ones not as "
+			   "targets)"),
 		CLI_STRING(0, "releases", &opts.releases, "FILE",
 			   "the releases, as 'tag sha date' lines (default: the release tags)"),
 		CLI_STRING(0, "release-tags", &opts.release_tags, "GLOB",
@@ -100,6 +159,11 @@ int cmd_index(int argc, const char **argv)
 	};
 
 	nspecs = cli_parse_options(argc, argv, options, index_usage);
+	/* "index DIR" of a repository means --repo DIR */
+	if (nspecs == 1 && !opts.repo && is_repository(argv[0])) {
+		opts.repo = argv[0];
+		nspecs = 0;
+	}
 	if (nspecs && opts.repo)
 		usage_die("index either --repo PATH or mail SOURCEs, not both");
 	if (nspecs && !db)
@@ -132,6 +196,8 @@ int cmd_index(int argc, const char **argv)
 			dir = NULL;
 		}
 	}
+	if (!nspecs)
+		opts.layout = layout = find_layout(&opts);
 	if (ss_index_open(&ix, db, SS_INDEX_WRITE))
 		die("%s", ss_error_last());
 	if (nspecs ? ss_index_update_mail(ix, argv, (size_t)nspecs, &opts, &stats)
@@ -142,6 +208,8 @@ int cmd_index(int argc, const char **argv)
 	}
 	if (opts.progress)
 		progress_done();
+	if (layout)
+		say_layout(layout);
 	if (stats.mail_reread)
 		note("%zu mail sources changed before where the last update ended: read again "
 		     "from their start", stats.mail_reread);
@@ -154,6 +222,7 @@ int cmd_index(int argc, const char **argv)
 		"%zu releases: %s\n", stats.commits, stats.refs_walked, stats.backports,
 		stats.releases, db);
 	ss_index_free(ix);
+	ss_layout_free(layout);
 	free(dir);
 	free(path);
 	return 0;

@@ -78,6 +78,8 @@ static int print_commit(ss_commit *c, void *data)
 		ss_strbuf_addf(sb, ",\"status\":\"%s\",\"binary\":%s,\"added\":%zu,\"removed\":%zu,\"hunks\":%zu",
 			       status_names[f->status], f->binary ? "true" : "false",
 			       f->added, f->removed, f->nhunks);
+		if (f->binary == SS_FILE_UNREADABLE)
+			ss_strbuf_adds(sb, ",\"unreadable\":\"missing object\"");
 		if (o->lines) {
 			ss_strbuf_adds(sb, ",\"lines\":[");
 			for (h = 0; h < f->nhunks; h++)

@@ -543,6 +543,13 @@ int cli_parse_options(int argc, const char **argv, const struct cli_option *opti
 		}
 		if (hit->long_name && !strcmp(hit->long_name, "help"))
 			print_help_exit(options, usage);
+		/* a string option with a default value takes none when an
+		 * option or nothing follows ("--verdicts --top 50") */
+		if (hit->argh && !val && hit->type == CLI_OPT_STRING && hit->defval &&
+		    (i + 1 >= argc || (argv[i + 1][0] == '-' && argv[i + 1][1]))) {
+			*(const char **)hit->value = (const char *)hit->defval;
+			continue;
+		}
 		if (hit->argh && !val) {
 			if (i + 1 >= argc)
 				usage_die("option '%s' needs a value", cli_option_name(hit));

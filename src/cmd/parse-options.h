@@ -68,6 +68,10 @@ struct cli_option {
 #define CLI_NEGFLAG(l, v, h) { CLI_OPT_NEGFLAG, (l), 0, NULL, (h), (v), NULL, 0, 0, NULL, NULL, 1, NULL }
 #define CLI_STRING(s, l, v, a, h) \
 	{ CLI_OPT_STRING, (l), (s), (a), (h), (v), NULL, 0, 0, NULL, NULL, 0, NULL }
+/* A string whose value may be left out when an option or nothing
+ * follows: then *v = dflt. */
+#define CLI_STRING_DEFAULT(l, v, a, dflt, h) \
+	{ CLI_OPT_STRING, (l), 0, (a), (h), (v), NULL, 0, 0, NULL, NULL, (intptr_t)(dflt), NULL }
 #define CLI_STRLIST(l, arr, n, a, h) \
 	{ CLI_OPT_STRLIST, (l), 0, (a), (h), (arr), (n), 0, \
 	  (double)(sizeof(arr) / sizeof((arr)[0])), NULL, NULL, 0, NULL }

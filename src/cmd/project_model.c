@@ -434,8 +434,8 @@ static ss_model *train(cli_ranking *k, cli_source_args *src, const char *const *
 	e.train = 1;
 	e.what = "reading commits to train the project model";
 	if (held == HELD_HISTORY || held == HELD_RANGE)
-		cli_for_each_commit(hsrc, k->hist_args.n ? k->hist_args.specs : NULL,
-				    (int)k->hist_args.n, add_example, &e);
+		cli_for_each_history_commit(hsrc, k->hist_args.n ? k->hist_args.specs : NULL,
+					    (int)k->hist_args.n, add_example, &e);
 	if (!e.sink.rc) {
 		/* held out, the ranked commits are read for their newest
 		 * time (what the labels have had time to settle against) and

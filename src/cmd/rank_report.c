@@ -68,10 +68,11 @@ void cli_ranking_init(cli_ranking *k)
 				    "project index)"),
 			CLI_STRING(0, "onto-upstream", &k->onto_upstream, "REF",
 				   "the mainline the branches fork from; their own commits are those it lacks "
-				   "(default: HEAD of --onto-repo)"),
-			CLI_STRING(0, "verdicts", &k->verdicts, "LIST",
+				   "(default: the mainline the project index found, else HEAD of --onto-repo)"),
+			CLI_STRING_DEFAULT("verdicts", &k->verdicts, "LIST", "yes",
 				   "list only the rows with one of these verdicts: yes (yes and yes, needs), "
-				   "needs, already, no, unknown (comma-separated)"),
+				   "needs, already, no, unknown (comma-separated; before another option "
+				   "or at the end, LIST may be left out: yes)"),
 			CLI_END(),
 		};
 
@@ -158,13 +159,16 @@ static void index_branches(cli_ranking *k, ss_index *ix, const char *path)
 static void open_branches(cli_ranking *k, const char *repo)
 {
 	const char *onto_repo = k->onto_repo ? k->onto_repo : repo;
-	const char *up = k->onto_upstream ? k->onto_upstream : "HEAD";
+	const char *up;
 	ss_index *ix = NULL;
-	char *ixpath = NULL;
+	char *ixpath = NULL, found[1100];
 
 	verdict_mask(k->verdicts);
 	if (onto_repo && (k->nonto || k->onto_repo || k->verdicts))
 		ix = cli_index_open(&k->hist_args.ix, onto_repo, &ixpath);
+	/* the mainline the index found, not HEAD (a stable branch, or a
+	 * 2-commit default branch, in a mirror) */
+	up = k->onto_upstream ? k->onto_upstream : cli_index_upstream(ix, found, sizeof(found));
 	if (!k->nonto && ix)
 		index_branches(k, ix, ixpath);
 	if (k->verdicts && !k->nonto)
@@ -198,7 +202,8 @@ static void open_branches(cli_ranking *k, const char *repo)
 			    ss_check_in_branch(k->ck[b], upid, NULL, NULL) == 1)
 				warning("%s (%s) is in %s: none of the branch's commits are read as "
 					"backports; name the mainline with --onto-upstream REF", up,
-					k->onto_upstream ? "--onto-upstream" : "the repository's HEAD",
+					k->onto_upstream ? "--onto-upstream" : strcmp(up, "HEAD") ?
+					"the index's mainline" : "the repository's HEAD",
 					k->onto[b]);
 		}
 		if (ss_verdicts_new(&k->vs[b], k->ck[b], k->carried[b]))
@@ -450,7 +455,8 @@ void cli_ranking_run(cli_ranking *k, cli_source_args *src, const char *const *sp
 
 		/* every history commit is history, whatever its date */
 		cli_history_source(&hsrc, &k->hist_args, src);
-		cli_for_each_commit(&hsrc, k->hist_args.specs, (int)k->hist_args.n, feed_one, &f);
+		cli_for_each_history_commit(&hsrc, k->hist_args.specs, (int)k->hist_args.n, feed_one,
+					    &f);
 	}
 	open_branches(k, src->repo);
 	f = (struct feed){ k, k->since, k->nonto ? "ranking and placing commits" : "ranking commits", 0 };

@@ -67,11 +67,14 @@ typedef struct {
 	size_t added, removed;
 } ss_hunk;
 
+#define SS_FILE_UNREADABLE 2
+
 typedef struct {
 	const char *old_path; /* NULL for an added file */
 	const char *new_path; /* NULL for a deleted file */
 	ss_file_status status;
-	int binary;
+	int binary;           /* 1 binary, SS_FILE_UNREADABLE a blob missing
+	                       * from the store (partial clone): no hunks */
 	uint32_t old_mode, new_mode;
 	ss_hunk *hunks;
 	size_t nhunks;

@@ -36,9 +36,11 @@ static int add_file_header(ss_strbuf *sb, const ss_file *f)
 		break;
 	}
 	if (f->binary)
-		return rc | ss_strbuf_addf(sb, "Binary files %s%s and %s%s differ\n",
+		return rc | ss_strbuf_addf(sb, "Binary files %s%s and %s%s differ%s\n",
 					   f->old_path ? "a/" : "", f->old_path ? a : "/dev/null",
-					   f->new_path ? "b/" : "", f->new_path ? b : "/dev/null");
+					   f->new_path ? "b/" : "", f->new_path ? b : "/dev/null",
+					   f->binary == SS_FILE_UNREADABLE ?
+					   " (unreadable: missing object)" : "");
 	if (!f->nhunks)
 		return rc;
 	rc |= ss_strbuf_addf(sb, "--- %s%s\n", f->old_path ? "a/" : "", f->old_path ? a : "/dev/null");

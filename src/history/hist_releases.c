@@ -374,45 +374,90 @@ static size_t read_digits(char *buf, size_t size, const char **p)
 	return n;
 }
 
-/* Parse the version at s; *end is set past it.  0 or SS_EINVALID. */
-static int parse_version(ss_release_version *out, const char *s, const char **end)
+/* A release candidate suffix at *p: "-rc1", "rc1", "_rc1", ".rc1",
+ * "-rc.1"; 1 and *p past it, or 0. */
+static int read_rc(ss_release_version *out, const char **p)
 {
-	const char *p = s, *start;
+	const char *q = *p;
 	char rc[8];
+
+	if (*q == '-' || *q == '_' || *q == '.')
+		q++;
+	if (strncmp(q, "rc", 2))
+		return 0;
+	q += 2;
+	if (*q == '.')
+		q++;
+	if (!read_digits(rc, sizeof(rc), &q))
+		return 0;
+	out->rc = atoi(rc) > 0 ? atoi(rc) : 1;
+	*p = q;
+	return 1;
+}
+
+/*
+ * Parse the version at s; *end is set past it.  0 or SS_EINVALID.  Parts
+ * are separated by '.', or by '_' as curl writes them ("8_5_0", text
+ * "8.5.0"); one part alone ("255") only when single is set.
+ */
+static int parse_version(ss_release_version *out, const char *s, const char **end, int single)
+{
+	const char *p = s;
+	char sep;
+	int n;
 
 	memset(out, 0, sizeof(*out));
 	if (*p == 'v')
 		p++;
-	start = p;
-	if (!read_digits(out->major, sizeof(out->major), &p) || *p++ != '.' ||
-	    !read_digits(out->minor, sizeof(out->minor), &p))
+	if (!read_digits(out->major, sizeof(out->major), &p))
 		return SS_EINVALID;
-	if (*p == '.' && isdigit((unsigned char)p[1])) {
+	sep = *p;
+	if ((sep == '.' || sep == '_') && isdigit((unsigned char)p[1])) {
 		p++;
-		if (!read_digits(out->patch, sizeof(out->patch), &p))
+		if (!read_digits(out->minor, sizeof(out->minor), &p))
 			return SS_EINVALID;
-	}
-	if ((size_t)(p - start) >= sizeof(out->text))
+		if (*p == sep && isdigit((unsigned char)p[1])) {
+			p++;
+			if (!read_digits(out->patch, sizeof(out->patch), &p))
+				return SS_EINVALID;
+		}
+	} else if (!single) {
 		return SS_EINVALID;
-	memcpy(out->text, start, (size_t)(p - start));
-	out->text[p - start] = '\0';
-	if (!strncmp(p, "-rc", 3)) {
-		p += 3;
-		if (!read_digits(rc, sizeof(rc), &p))
-			return SS_EINVALID;
-		out->rc = atoi(rc) > 0 ? atoi(rc) : 1;
 	}
+	n = snprintf(out->text, sizeof(out->text), "%s%s%s%s%s", out->major,
+		     out->minor[0] ? "." : "", out->minor, out->patch[0] ? "." : "", out->patch);
+	if (n < 0 || (size_t)n >= sizeof(out->text))
+		return SS_EINVALID;
+	read_rc(out, &p);
 	*end = p;
 	return 0;
 }
 
 int ss_release_version_parse(ss_release_version *out, const char *name)
 {
-	const char *end;
+	const char *end, *p;
+	int letters;
 
-	if (!name || parse_version(out, name, &end) || *end)
+	if (!name)
 		return SS_EINVALID;
-	return 0;
+	if (!parse_version(out, name, &end, name[0] == 'v') && !*end)
+		return 0;
+	/* a project's prefix: "llvmorg-17.0.1", "curl-8_5_0", "name-4.20.0",
+	 * "udev-182": a letter first, then letters, digits, '-' or '_', two
+	 * letters at least ("v239-10" is a package's build), the version
+	 * after a '-' or '_'; one part only of at most 4 digits
+	 * ("next-20240101" is a date) */
+	if (!isalpha((unsigned char)name[0]))
+		return SS_EINVALID;
+	for (p = name + 1, letters = 1; *p; p++) {
+		if (!isalnum((unsigned char)*p) && *p != '-' && *p != '_')
+			return SS_EINVALID;
+		if ((p[-1] == '-' || p[-1] == '_') && isdigit((unsigned char)*p) && letters > 1 &&
+		    !parse_version(out, p, &end, strspn(p, "0123456789") <= 4) && !*end)
+			return 0;
+		letters += isalpha((unsigned char)*p) != 0;
+	}
+	return SS_EINVALID;
 }
 
 int ss_release_version_of_subject(ss_release_version *out, const char *subject)
@@ -434,7 +479,7 @@ int ss_release_version_of_subject(ss_release_version *out, const char *subject)
 		return SS_EINVALID;
 	while (*p == ' ' || *p == '\t')
 		p++;
-	if (parse_version(out, p, &end) || !(*end == '\0' || isspace((unsigned char)*end)))
+	if (parse_version(out, p, &end, 0) || !(*end == '\0' || isspace((unsigned char)*end)))
 		return SS_EINVALID;
 	return 0;
 }
@@ -492,7 +537,7 @@ static int from_repo(ss_releases **out, const char *path, const char *glob, int 
 
 		if (glob ? fnmatch(glob, name, 0) != 0 : ss_release_version_parse(&ver, name) != 0)
 			continue;
-		if (!with_rc && strstr(name, "-rc"))
+		if (!with_rc && (glob ? strstr(name, "-rc") != NULL : ver.rc != 0))
 			continue;
 		snprintf(ref, sizeof(ref), "refs/tags/%s", name);
 		if (git_revparse_single(&obj, repo, ref) < 0 ||

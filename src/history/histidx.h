@@ -59,9 +59,16 @@ typedef struct ss_releases ss_releases;
 
 /*
  * A release's version, the one rule of what names a release: an optional
- * "v", digits "." digits, optionally "." digits, optionally "-rc" digits,
- * nothing else ("v22.11", "21.11.1", "v6.7-rc1", "v2.0.0").  The parts
- * are kept as written ("03" of "22.03") in NUL-terminated digit strings.
+ * "v", digits "." digits, optionally "." digits, optionally an rc form
+ * ("-rc", "rc", "_rc" or ".rc", digits), nothing else ("v22.11",
+ * "21.11.1", "v6.7-rc1", "v2.0.0").  Tag names (ss_release_version_parse)
+ * may also have one part after a "v" ("v255") and a project's prefix of
+ * letters, digits, '-' and '_' that starts with a letter, has two letters
+ * at least and ends in '-' or '_' ("llvmorg-17.0.1", "name-4.20.0",
+ * "udev-182"; not "v239-10"; one part only of at most 4 digits, so not
+ * "next-20240101"), with '_' between the parts
+ * ("curl-8_5_0"); text then joins the parts with '.'.  The parts are kept
+ * as written ("03" of "22.03") in NUL-terminated digit strings.
  */
 typedef struct {
 	char major[8], minor[8], patch[8]; /* patch "" when there are two parts */

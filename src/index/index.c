@@ -29,6 +29,7 @@
 #include "history/histidx.h"
 #include "index/index.h"
 #include "index/index_impl.h"
+#include "labels/layout.h"
 #include "labels/upstream.h"
 #include "source/git.h"
 #include "source/source.h"
@@ -604,6 +605,7 @@ struct updater {
 	ss_index_stats *stats;
 	sqlite3_stmt *st[ST_NSTMT];
 	ss_upstream *up;
+	const ss_layout *layout;
 	size_t in_batch;  /* commits written in the open transaction */
 	size_t done;      /* commits read in this update */
 	int pending;      /* 1: meta "pending" goes in with the next batch,
@@ -958,81 +960,44 @@ free_source:
 	return rc;
 }
 
-/* "origin/21.11" -> "21.11", and whether name was a remote-tracking one. */
-static const char *local_name(const char *name, int *remote)
-{
-	const char *local = ss_git_branch_local(name);
-
-	*remote = local != name;
-	return local;
-}
-
 struct branch {
 	char *name;
 	char tip[41];
 };
 
 /*
- * The branches to walk besides the mainline: matching the glob, not the
- * mainline (by name or tip), and a remote-tracking branch left out when
- * the local branch of its name points to the same commit.
+ * The branches to walk besides the mainline (labels/layout.h): every
+ * branch the layout keeps (not a remote-tracking copy of one, not left
+ * out by --branches), not at the mainline's tip.  Staging areas and
+ * end-of-life branches are read too (what they carry is known), the
+ * index records their roles.
  */
-static int list_branches(struct branch **out, size_t *n, const ss_index_options *o,
-			 const char *mainline, const char *mtip)
+static int list_branches(struct branch **out, size_t *n, const ss_layout *l)
 {
-	char **names = NULL;
-	struct branch *b = NULL;
-	size_t count = 0, i, j, k = 0;
-	int rc;
+	struct branch *b;
+	size_t i, k = 0;
 
 	*out = NULL;
 	*n = 0;
-	if ((rc = ss_git_branches(&names, &count, o->repo, o->branches)))
-		return rc;
-	b = calloc(count ? count : 1, sizeof(*b));
-	if (!b) {
-		ss_git_free_names(names, count);
+	if (!(b = calloc(l->nbranches ? l->nbranches : 1, sizeof(*b))))
 		return SS_ENOMEM;
-	}
-	for (i = 0; i < count; i++) {
-		if (!strcmp(names[i], mainline))
-			continue;
-		if ((rc = ss_git_resolve(b[k].tip, o->repo, names[i])))
-			goto free_names;
-		if (!strcmp(b[k].tip, mtip))
-			continue;
-		b[k].name = names[i];
-		names[i] = NULL;
-		k++;
-	}
-	/* remote-tracking duplicates of local branches */
-	for (i = 0; i < k; i++) {
-		int ri, rj;
-		const char *li = local_name(b[i].name, &ri);
+	for (i = 0; i < l->nbranches; i++) {
+		const ss_layout_branch *x = &l->branches[i];
 
-		if (!ri)
+		if (x->role == SS_ROLE_MAINLINE || x->role == SS_ROLE_COPY ||
+		    x->role == SS_ROLE_UNNAMED || !strcmp(x->tip, l->mtip))
 			continue;
-		for (j = 0; j < k; j++) {
-			const char *lj = local_name(b[j].name, &rj);
-
-			if (j != i && !rj && !strcmp(li, lj) && !strcmp(b[i].tip, b[j].tip)) {
-				free(b[i].name);
-				b[i] = b[--k];
-				i--;
-				break;
-			}
+		if (!(b[k].name = strdup(x->name))) {
+			while (k--)
+				free(b[k].name);
+			free(b);
+			return SS_ENOMEM;
 		}
+		memcpy(b[k++].tip, x->tip, 41);
 	}
 	*out = b;
 	*n = k;
-	b = NULL;
-	k = 0;
-free_names:
-	for (i = 0; i < k; i++)
-		free(b[i].name);
-	free(b);
-	ss_git_free_names(names, count);
-	return rc;
+	return 0;
 }
 
 /*
@@ -1053,7 +1018,7 @@ static int plan_releases(struct updater *u, struct rel_plan *p, int moved);
 static int write_releases(struct updater *u, const struct rel_plan *p);
 
 static void plan_free(struct rel_plan *p);
-static const char *release_kind(const char *tag);
+static const char *release_kind(const struct updater *u, const char *tag);
 static int count_releases(ss_index *ix, size_t *out);
 
 /*
@@ -1138,8 +1103,9 @@ int ss_index_update(ss_index *ix, const ss_index_options *opts, ss_index_stats *
 	struct rel_plan plan = { NULL, NULL, 0 };
 	size_t nbr = 0, i;
 	int moved = 0;
-	char *head = NULL, mtip[41], pending[16];
-	const char *mainline;
+	ss_layout *found = NULL;
+	const char *mainline, *mtip;
+	char pending[16];
 	int rc;
 
 	if (!stats)
@@ -1151,11 +1117,19 @@ int ss_index_update(ss_index *ix, const ss_index_options *opts, ss_index_stats *
 	u.ix = ix;
 	u.opts = &o;
 	u.stats = stats;
-	if ((rc = ss_git_locate(NULL, &head, o.repo)))
-		return rc;
-	mainline = o.mainline ? o.mainline : head;
-	if ((rc = ss_git_resolve(mtip, o.repo, mainline)))
-		goto free_head;
+	if (!o.layout) {
+		ss_layout_options lo = SS_LAYOUT_OPTIONS_INIT;
+
+		lo.mainline = o.mainline;
+		lo.branches = o.branches;
+		lo.release_tags = o.release_tags;
+		if ((rc = ss_layout_find(&found, o.repo, &lo)))
+			return rc;
+		o.layout = found;
+	}
+	u.layout = o.layout;
+	mainline = o.layout->mainline_name;
+	mtip = o.layout->mtip;
 	if ((rc = check_identity(ix, o.repo, mtip)))
 		goto free_head;
 	if ((rc = ss_upstream_new(&u.up, NULL, 0)))
@@ -1163,7 +1137,7 @@ int ss_index_update(ss_index *ix, const ss_index_options *opts, ss_index_stats *
 	for (i = 0; i < ST_NSTMT; i++)
 		if ((rc = ss_index_prepare(&u.st[i], ix, stmt_sql[i])))
 			goto free_stmts;
-	if ((rc = list_branches(&br, &nbr, &o, mainline, mtip)))
+	if ((rc = list_branches(&br, &nbr, o.layout)))
 		goto free_stmts;
 	/* what could refuse the update, before its first batch: the walks of
 	 * the refs that moved, the releases and their graph (a commit that
@@ -1183,7 +1157,7 @@ int ss_index_update(ss_index *ix, const ss_index_options *opts, ss_index_stats *
 	if ((rc = walk_ref(&u, mainline, mtip, NULL, 0)))
 		goto free_branches;
 	for (i = 0; i < nbr; i++)
-		if ((rc = walk_ref(&u, br[i].name, br[i].tip, mtip, o.branches ? 1 : -1)))
+		if ((rc = walk_ref(&u, br[i].name, br[i].tip, mtip, o.layout->explicit_branches ? 1 : -1)))
 			goto free_branches;
 	if ((rc = ss_index_exec(ix, "BEGIN IMMEDIATE", "start a transaction")))
 		goto free_branches;
@@ -1193,6 +1167,9 @@ int ss_index_update(ss_index *ix, const ss_index_options *opts, ss_index_stats *
 	if ((rc = ss_index_exec(ix, "COMMIT", "commit a transaction")))
 		goto rollback;
 	ss_test_point("derive");
+	/* the layout read, once the refs it chose are written */
+	if ((rc = ss_index_record_layout(ix, o.layout)))
+		goto free_branches;
 	rc = write_releases(&u, &plan);
 	goto free_branches;
 rollback:
@@ -1207,17 +1184,21 @@ free_stmts:
 		sqlite3_finalize(u.st[i]);
 	ss_upstream_free(u.up);
 free_head:
-	free(head);
+	ss_layout_free(found);
 	return rc;
 }
 
 /* ------------------------------------------------------------------ */
 /* Releases. */
 
-static const char *release_kind(const char *tag)
+/* A tag's kind from the layout's graph, else from its name. */
+static const char *release_kind(const struct updater *u, const char *tag)
 {
+	const char *kind = ss_layout_release_kind(u->layout, tag);
 	ss_release_version v;
 
+	if (kind)
+		return kind;
 	if (ss_release_version_parse(&v, tag))
 		return "other";
 	if (v.rc)
@@ -1272,7 +1253,7 @@ static int replace_releases(struct updater *u, const ss_releases *rel)
 		sqlite3_bind_text(ins, 1, r->tag, -1, SQLITE_STATIC);
 		sqlite3_bind_text(ins, 2, r->sha, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(ins, 3, r->time);
-		sqlite3_bind_text(ins, 4, release_kind(r->tag), -1, SQLITE_STATIC);
+		sqlite3_bind_text(ins, 4, release_kind(u, r->tag), -1, SQLITE_STATIC);
 		rc = step_done(u, ins);
 	}
 	sqlite3_finalize(ins);
@@ -1357,7 +1338,8 @@ struct mainline_release {
  * the versions: a release dated before the version before it is taken one
  * second after that one (the releases table keeps the real dates).
  */
-static int add_mainline_releases(ss_releases *mr, const ss_releases *rel)
+static int add_mainline_releases(const struct updater *u, ss_releases *mr,
+				 const ss_releases *rel)
 {
 	size_t n = ss_releases_count(rel), k = 0, i;
 	struct mainline_release *m = calloc(n ? n : 1, sizeof(*m));
@@ -1369,7 +1351,7 @@ static int add_mainline_releases(ss_releases *mr, const ss_releases *rel)
 	for (i = 0; i < n; i++) {
 		const ss_release *r = ss_releases_get(rel, i);
 
-		if (!strcmp(release_kind(r->tag), "mainline") &&
+		if (!strcmp(release_kind(u, r->tag), "mainline") &&
 		    !ss_release_version_parse(&m[k].v, r->tag))
 			m[k++].r = r;
 	}
@@ -1415,7 +1397,7 @@ static int plan_releases(struct updater *u, struct rel_plan *p, int moved)
 		return 0;
 	if ((rc = ss_releases_new(&p->mr)))
 		return rc;
-	if ((rc = add_mainline_releases(p->mr, p->rel)))
+	if ((rc = add_mainline_releases(u, p->mr, p->rel)))
 		return rc;
 	return ss_releases_index_repo(p->mr, o->repo);
 }

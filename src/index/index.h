@@ -55,7 +55,7 @@ typedef enum {
 
 typedef struct {
 	const char *repo;          /* the repository (required) */
-	const char *mainline;      /* the mainline ref (NULL: HEAD's branch) */
+	const char *mainline;      /* the mainline ref (NULL: found, labels/layout.h) */
 	const char *branches;      /* fnmatch glob of stable branches (NULL: every
 	                            * branch but the mainline carrying backport lines) */
 	const char *releases;      /* "tag sha date" TSV of releases (NULL) */
@@ -63,9 +63,12 @@ typedef struct {
 	size_t batch;              /* commits per transaction (1000) */
 	/* progress report, may be NULL: what is being read, commits so far */
 	void (*progress)(const char *what, size_t done, size_t total);
+	/* the repository's layout (labels/layout.h) as the caller found it
+	 * with mainline, branches and release_tags (NULL: found here) */
+	const struct ss_layout_s *layout;
 } ss_index_options;
 
-#define SS_INDEX_OPTIONS_INIT { NULL, NULL, NULL, NULL, NULL, 1000, NULL }
+#define SS_INDEX_OPTIONS_INIT { NULL, NULL, NULL, NULL, NULL, 1000, NULL, NULL }
 
 /* What one update did. */
 typedef struct {
@@ -263,5 +266,15 @@ int ss_index_for_each_ref(ss_index *ix, int (*cb)(const ss_index_ref *r, void *u
  * its name (name may be NULL).  SS_ENOTFOUND when there is none.
  */
 int ss_index_ref_tip(char out[41], ss_index *ix, const char *kind, char *name, size_t size);
+
+/*
+ * The layout an update recorded (index_layout.c): the mainline's ref to
+ * read ("refs/heads/main", or what --mainline named) into buf ("" when
+ * the index recorded none: an older index, or mail), and the role of a
+ * branch ("stable", "staging", "end-of-life", "copy", "unnamed"; "stable"
+ * when none was recorded).  0 or < 0 with the message set.
+ */
+int ss_index_mainline_ref(ss_index *ix, char *buf, size_t size);
+int ss_index_branch_role(ss_index *ix, const char *branch, char *buf, size_t size);
 
 #endif

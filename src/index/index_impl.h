@@ -19,6 +19,11 @@ int ss_index_sql_error(ss_index *ix, const char *what);
 int ss_index_exec(ss_index *ix, const char *sql, const char *what);
 int ss_index_prepare(sqlite3_stmt **out, ss_index *ix, const char *sql);
 
+/* Record the layout an update read (index_layout.c), in its own
+ * transaction. */
+struct ss_layout_s;
+int ss_index_record_layout(ss_index *ix, const struct ss_layout_s *l);
+
 /* The meta value of key into buf ("" when there is none). */
 int ss_index_meta_get(ss_index *ix, const char *key, char *buf, size_t size);
 

@@ -178,6 +178,25 @@ static void file_done(ss_commit *c)
 	}
 }
 
+int ss_commit_add_unreadable(ss_commit *c, const char *path, ss_file_status status,
+			     uint32_t old_mode, uint32_t new_mode)
+{
+	ss_file *f;
+	char *p;
+
+	if (reserve_files(c, 1) || !(p = ss_arena_strdup(c->arena, path)))
+		return SS_ENOMEM;
+	f = &c->files[c->nfiles];
+	f->status = status;
+	f->binary = SS_FILE_UNREADABLE;
+	f->old_mode = status == SS_FILE_ADDED ? 0 : old_mode;
+	f->new_mode = status == SS_FILE_DELETED ? 0 : new_mode;
+	f->old_path = status == SS_FILE_ADDED ? NULL : p;
+	f->new_path = status == SS_FILE_DELETED ? NULL : p;
+	file_done(c);
+	return 0;
+}
+
 int ss_commit_add_blob_patch(ss_commit *c, git_patch *patch, ss_file_status status,
 			     uint32_t old_mode, uint32_t new_mode, size_t *budget)
 {

@@ -24,6 +24,14 @@
 int ss_commit_add_diff(ss_commit *c, git_diff *diff, size_t max_lines);
 
 /*
+ * Append a file whose blob is missing from the object store (a partial
+ * clone's): path, status and modes, no hunks, binary set to
+ * SS_FILE_UNREADABLE.  0 or SS_ENOMEM.
+ */
+int ss_commit_add_unreadable(ss_commit *c, const char *path, ss_file_status status,
+			     uint32_t old_mode, uint32_t new_mode);
+
+/*
  * Append the one file of patch, made by git_patch_from_blobs(), to c,
  * with status and modes from the caller (a blob patch knows neither: its
  * delta says 100644 and "modified"); paths come from the patch (its

@@ -392,6 +392,81 @@ static int blob_diffable(const struct changes *ch)
 	return 1;
 }
 
+/* Files whose blob a partial clone lacks, over the whole process: how
+ * many, and the first (ss_git_missing_objects()). */
+static size_t missing_count;
+static char missing_first[1024], missing_key[41], missing_path[1024];
+static pthread_mutex_t missing_lock = PTHREAD_MUTEX_INITIALIZER;
+
+size_t ss_git_missing_objects(char *first, size_t size)
+{
+	size_t n;
+
+	pthread_mutex_lock(&missing_lock);
+	n = missing_count;
+	if (first && size)
+		snprintf(first, size, "%s", missing_first);
+	pthread_mutex_unlock(&missing_lock);
+	return n;
+}
+
+static int blob_missing(git_odb *odb, uint32_t mode, const git_oid *id)
+{
+	/* a submodule's commit is no object of this repository */
+	return mode && (mode & 0170000) != 0160000 && !git_odb_exists(odb, id);
+}
+
+/*
+ * Take the paths whose blobs are missing from the store (a partial
+ * clone) out of ch, each as an unreadable file of c: the rest of the
+ * commit is read as usual.
+ */
+static int drop_missing(ss_commit *c, git_repository *repo, struct changes *ch)
+{
+	git_odb *odb = NULL;
+	size_t i, k = 0;
+	int err = 0;
+
+	if (git_repository_odb(&odb, repo) < 0)
+		return 0;
+	for (i = 0; i < ch->n; i++) {
+		struct change *sd = &ch->sides[i];
+
+		int old_gone = blob_missing(odb, sd->old_mode, &sd->old_id);
+
+		if (!err && (old_gone || blob_missing(odb, sd->new_mode, &sd->new_id))) {
+			char hex[GIT_OID_HEXSZ + 1];
+
+			err = ss_commit_add_unreadable(c, ch->paths[i], !sd->old_mode ? SS_FILE_ADDED :
+						       !sd->new_mode ? SS_FILE_DELETED : SS_FILE_MODIFIED,
+						       sd->old_mode, sd->new_mode);
+			/* the one named is the smallest commit id (then path):
+			 * the same whichever reader thread meets it first */
+			pthread_mutex_lock(&missing_lock);
+			if (!missing_count++ || strcmp(c->id, missing_key) < 0 ||
+			    (!strcmp(c->id, missing_key) && strcmp(ch->paths[i], missing_path) < 0)) {
+				snprintf(missing_key, sizeof(missing_key), "%s", c->id);
+				snprintf(missing_path, sizeof(missing_path), "%s", ch->paths[i]);
+				snprintf(missing_first, sizeof(missing_first), "'%s' (blob %s) of commit %s",
+					 ch->paths[i], git_oid_tostr(hex, sizeof(hex), old_gone ? &sd->old_id
+								     : &sd->new_id), c->id);
+			}
+			pthread_mutex_unlock(&missing_lock);
+			if (!sd->old_mode)
+				ch->added--;
+			else if (!sd->new_mode)
+				ch->deleted--;
+			free(ch->paths[i]);
+			continue;
+		}
+		ch->paths[k] = ch->paths[i];
+		ch->sides[k++] = *sd;
+	}
+	ch->n = k;
+	git_odb_free(odb);
+	return err < 0 ? ss_error_code(err, "out of memory reading '%s'", c->source) : 0;
+}
+
 /*
  * The patches of ch's paths built blob by blob, in the order of the tree
  * walk (git's path order, which is the order of the tree diff's deltas).
@@ -459,6 +534,8 @@ static int add_diff(ss_commit *c, git_repository *repo, git_commit *commit, int 
 	}
 	if (!ch.n)
 		goto free_trees;  /* an empty commit */
+	if ((err = drop_missing(c, repo, &ch)) < 0 || !ch.n)
+		goto free_trees;
 
 	/* the _INIT macros leave fields to zero-fill, which -Wextra flags */
 	git_diff_options_init(&dopts, GIT_DIFF_OPTIONS_VERSION);

@@ -105,11 +105,21 @@ typedef struct {
 int ss_git_check_walks(const char *repo, const ss_git_check *walks, size_t n);
 
 /*
- * Where the repository at repo keeps its data (its git directory, with a
- * trailing slash; *gitdir malloc'd) and the short name of HEAD's branch
- * (*head malloc'd; "HEAD" when detached).  Either may be NULL.  0 or < 0
+ * Where the repository at repo keeps its data (its common git directory,
+ * the main repository's for a worktree, with a trailing slash; *gitdir
+ * malloc'd) and the short name of HEAD's branch (*head malloc'd; "HEAD"
+ * when detached).  Either may be NULL.  0 or < 0
  * with a message set.
  */
 int ss_git_locate(char **gitdir, char **head, const char *repo);
+
+/*
+ * How many changed files the git sources of this process could not diff
+ * because their blob is missing from the object store (a partial clone:
+ * each is in its commit as an unreadable file, SS_FILE_UNREADABLE), and
+ * the one of the smallest commit id ("'path' (blob <id>) of commit <id>")
+ * into first (may be NULL).
+ */
+size_t ss_git_missing_objects(char *first, size_t size);
 
 #endif

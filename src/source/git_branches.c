@@ -171,7 +171,9 @@ int ss_git_locate(char **gitdir, char **head, const char *repo)
 	if (!git_repository_head_detached(r) && git_repository_head(&ref, r) == 0 &&
 	    git_reference_is_branch(ref))
 		name = git_reference_shorthand(ref);
-	if ((gitdir && !(d = strdup(git_repository_path(r)))) || (head && !(h = strdup(name)))) {
+	/* a worktree's data is its repository's: the common directory, not
+	 * .git/worktrees/NAME/ */
+	if ((gitdir && !(d = strdup(git_repository_commondir(r)))) || (head && !(h = strdup(name)))) {
 		free(d);
 		err = ss_error_code(SS_ENOMEM, "out of memory opening '%s'", repo);
 		goto free_repo;

@@ -1,0 +1,808 @@
+/*
+ * layout.c - a repository's mainline, branch roles and release kinds from
+ * its graph (layout.h).
+ */
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <git2.h>
+
+#include "history/histidx.h"
+#include "labels/layout.h"
+#include "source/git.h"
+#include "util/error.h"
+#include "util/grow.h"
+#include "util/strbuf.h"
+#include "util/u64map.h"
+
+#define YEAR ((int64_t)365 * 24 * 3600)
+
+static const char *const staging_suffixes[] = { "-staging", "-next", "-rc", "-test", NULL };
+
+const char *ss_layout_role_name(ss_layout_role role)
+{
+	static const char *const names[] = { "stable", "mainline", "staging", "end-of-life", "copy",
+					     "unnamed" };
+
+	return (unsigned)role < sizeof(names) / sizeof(*names) ? names[role] : "?";
+}
+
+void ss_layout_free(ss_layout *l)
+{
+	size_t i;
+
+	if (!l)
+		return;
+	for (i = 0; i < l->nbranches; i++) {
+		free(l->branches[i].name);
+		free(l->branches[i].ref);
+	}
+	for (i = 0; i < l->nreleases; i++)
+		free(l->releases[i].tag);
+	free(l->branches);
+	free(l->releases);
+	free(l->mainline);
+	free(l->mainline_name);
+	free(l->head);
+	free(l->note);
+	free(l->warning);
+	free(l);
+}
+
+static int cmp_branch(const void *a, const void *b)
+{
+	return strcmp(((const ss_layout_branch *)a)->name, ((const ss_layout_branch *)b)->name);
+}
+
+static int cmp_release(const void *a, const void *b)
+{
+	return strcmp(((const ss_layout_release *)a)->tag, ((const ss_layout_release *)b)->tag);
+}
+
+const char *ss_layout_release_kind(const ss_layout *l, const char *tag)
+{
+	ss_layout_release key, *r;
+
+	if (!l || !l->nreleases)
+		return NULL;
+	key.tag = (char *)tag;
+	r = bsearch(&key, l->releases, l->nreleases, sizeof(key), cmp_release);
+	return r ? r->kind : NULL;
+}
+
+int ss_layout_is_target(const ss_layout *l, const char *name)
+{
+	size_t i;
+
+	for (i = 0; l && i < l->nbranches; i++)
+		if (!strcmp(l->branches[i].name, name))
+			return l->branches[i].role == SS_ROLE_STABLE;
+	return 1;
+}
+
+/* The local name of a branch: "21.11" of "origin/21.11" (ref refs/remotes/...). */
+static const char *local_of(const ss_layout_branch *b)
+{
+	const char *slash;
+
+	if (strncmp(b->ref, "refs/remotes/", 13))
+		return b->name;
+	slash = strchr(b->name, '/');
+	return slash ? slash + 1 : b->name;
+}
+
+static int is_remote(const ss_layout_branch *b)
+{
+	return !strncmp(b->ref, "refs/remotes/", 13);
+}
+
+static int list_branches(ss_layout *l, git_repository *r, const char *repo)
+{
+	git_branch_iterator *it = NULL;
+	git_reference *ref;
+	git_branch_t type;
+	size_t cap = 0;
+	int err;
+
+	if (git_branch_iterator_new(&it, r, GIT_BRANCH_ALL) < 0)
+		return ss_error_set("cannot list branches of '%s': %s", repo, ss_git_error());
+	while (!(err = git_branch_next(&ref, &type, it))) {
+		git_object *peeled = NULL;
+		const char *name;
+		ss_layout_branch *b;
+
+		/* origin/HEAD is an alias, not a branch */
+		if (git_reference_type(ref) != GIT_REFERENCE_DIRECT || git_branch_name(&name, ref) < 0 ||
+		    git_reference_peel(&peeled, ref, GIT_OBJECT_COMMIT) < 0) {
+			git_reference_free(ref);
+			continue;
+		}
+		if (SS_GROW(l->branches, l->nbranches + 1, cap)) {
+			err = SS_ENOMEM;
+			goto free_ref;
+		}
+		b = &l->branches[l->nbranches];
+		memset(b, 0, sizeof(*b));
+		b->name = strdup(name);
+		b->ref = strdup(git_reference_name(ref));
+		if (!b->name || !b->ref) {
+			free(b->name);
+			free(b->ref);
+			err = SS_ENOMEM;
+			goto free_ref;
+		}
+		git_oid_tostr(b->tip, sizeof(b->tip), git_object_id(peeled));
+		b->time = git_commit_time((const git_commit *)peeled);
+		l->nbranches++;
+free_ref:
+		git_object_free(peeled);
+		git_reference_free(ref);
+		if (err)
+			break;
+	}
+	git_branch_iterator_free(it);
+	if (err == SS_ENOMEM)
+		return ss_error_code(SS_ENOMEM, "out of memory listing branches of '%s'", repo);
+	if (err != GIT_ITEROVER)
+		return ss_error_set("cannot list branches of '%s': %s", repo, ss_git_error());
+	if (l->nbranches)
+		qsort(l->branches, l->nbranches, sizeof(*l->branches), cmp_branch);
+	return 0;
+}
+
+/* Remote-tracking copies, staging areas, --branches, end of life. */
+static void assign_roles(ss_layout *l, const char *glob)
+{
+	size_t i, j, k;
+	int64_t newest = 0;
+
+	for (i = 0; i < l->nbranches; i++) {
+		ss_layout_branch *b = &l->branches[i];
+
+		if (!is_remote(b))
+			continue;
+		/* a local branch of the name, else the first remote's
+		 * ("origin" first) */
+		for (j = 0; j < l->nbranches; j++) {
+			ss_layout_branch *c = &l->branches[j];
+
+			if (j == i || strcmp(local_of(c), local_of(b)) || c->role == SS_ROLE_COPY)
+				continue;
+			if (!is_remote(c) || (strncmp(b->name, "origin/", 7) &&
+					      (!strncmp(c->name, "origin/", 7) || j < i))) {
+				b->role = SS_ROLE_COPY;
+				b->of = j;
+				break;
+			}
+		}
+	}
+	for (i = 0; i < l->nbranches; i++) {
+		ss_layout_branch *b = &l->branches[i];
+
+		if (b->role == SS_ROLE_COPY)
+			continue;
+		if (glob) {
+			if (fnmatch(glob, b->name, 0) && fnmatch(glob, local_of(b), 0))
+				b->role = SS_ROLE_UNNAMED;
+			continue;
+		}
+		for (k = 0; staging_suffixes[k]; k++) {
+			const char *loc = local_of(b);
+			size_t n = strlen(loc), s = strlen(staging_suffixes[k]);
+
+			if (n <= s || strcmp(loc + n - s, staging_suffixes[k]))
+				continue;
+			for (j = 0; j < l->nbranches; j++) {
+				const char *o = local_of(&l->branches[j]);
+
+				if (j != i && l->branches[j].role != SS_ROLE_COPY && strlen(o) == n - s &&
+				    !strncmp(o, loc, n - s)) {
+					b->role = SS_ROLE_STAGING;
+					b->of = j;
+					break;
+				}
+			}
+		}
+	}
+	for (i = 0; i < l->nbranches; i++)
+		if (l->branches[i].role != SS_ROLE_COPY && l->branches[i].time > newest)
+			newest = l->branches[i].time;
+	l->newest = newest;
+}
+
+/* Key of a commit in the map (non-zero): FNV-1a over the whole id, so
+ * that ids sharing their first bytes do not collide. */
+static uint64_t oid_key(const git_oid *oid)
+{
+	uint64_t h = 14695981039346656037ULL;
+	size_t i;
+
+	for (i = 0; i < GIT_OID_RAWSZ; i++)
+		h = (h ^ oid->id[i]) * 1099511628211ULL;
+	return h ? h : 1;
+}
+
+struct gnode {
+	git_oid id;
+	size_t pstart;      /* its parents: parents[pstart .. pstart + np) */
+	uint32_t np, nchild;
+	int ok;             /* the commit could be read */
+};
+
+struct paint {
+	ss_u64map map;
+	uint64_t *masks;    /* [n][nw] */
+	size_t n, nw;
+	struct gnode *nodes;
+	size_t cap;
+	size_t *parents;
+	size_t nparents, capparents;
+};
+
+static int node(struct paint *p, const git_oid *oid, size_t *out, int *fresh)
+{
+	int rc = ss_u64map_find_or_put(&p->map, oid_key(oid), p->n, out);
+
+	*fresh = 0;
+	if (rc < 0)
+		return rc;
+	if (rc == 0) {
+		if (SS_GROW(p->nodes, p->n + 1, p->cap))
+			return SS_ENOMEM;
+		memset(&p->nodes[p->n], 0, sizeof(*p->nodes));
+		git_oid_cpy(&p->nodes[p->n].id, oid);
+		*out = p->n++;
+		*fresh = 1;
+	}
+	return 0;
+}
+
+#define HAS(p, i, b) (((p)->masks[(i) * (p)->nw + (b) / 64] >> ((b) % 64)) & 1)
+
+/*
+ * Mark every commit with the tips (tips[t]) reaching it, and count the
+ * commits each reaches.  Tolerant, as the layout only guides: a commit
+ * that cannot be read (a shallow clone's missing parent, a damaged or
+ * hostile object) ends its line of history, a cycle is left unpainted;
+ * the index's own walk says what is wrong with them.
+ */
+static int paint(struct paint *p, git_repository *r, const char *repo, char (*tips)[41],
+		 size_t ntips, size_t *commits)
+{
+	size_t *stack = NULL, nstack = 0, capstack = 0, t, i, b, k;
+	git_oid oid;
+	int rc = 0, fresh;
+
+	p->nw = (ntips + 63) / 64;
+	if (!p->nw)
+		return 0;
+	for (t = 0; t < ntips; t++) {
+		if (git_oid_fromstr(&oid, tips[t]) < 0)
+			continue;
+		if ((rc = node(p, &oid, &i, &fresh)))
+			goto free_stack;
+		if (fresh) {
+			if (SS_GROW(stack, nstack + 1, capstack)) {
+				rc = SS_ENOMEM;
+				goto free_stack;
+			}
+			stack[nstack++] = i;
+		}
+	}
+	/* every commit the tips reach, each with its parents */
+	while (nstack) {
+		git_commit *c = NULL;
+		unsigned np;
+
+		i = stack[--nstack];
+		if (git_commit_lookup(&c, r, &p->nodes[i].id) < 0) {
+			git_error_clear();
+			continue;
+		}
+		p->nodes[i].ok = 1;
+		np = git_commit_parentcount(c);
+		p->nodes[i].pstart = p->nparents;
+		for (k = 0; k < np; k++) {
+			const git_oid *pid = git_commit_parent_id(c, (unsigned)k);
+			size_t j;
+
+			if (!pid)
+				continue;
+			if ((rc = node(p, pid, &j, &fresh)) ||
+			    SS_GROW(p->parents, p->nparents + 1, p->capparents) ||
+			    (fresh && SS_GROW(stack, nstack + 1, capstack))) {
+				git_commit_free(c);
+				rc = rc ? rc : SS_ENOMEM;
+				goto free_stack;
+			}
+			p->parents[p->nparents++] = j;
+			p->nodes[i].np++;
+			p->nodes[j].nchild++;
+			if (fresh)
+				stack[nstack++] = j;
+		}
+		git_commit_free(c);
+	}
+	if (p->n && !(p->masks = calloc(p->n * p->nw, sizeof(*p->masks)))) {
+		rc = SS_ENOMEM;
+		goto free_stack;
+	}
+	for (t = 0; t < ntips; t++)
+		if (!git_oid_fromstr(&oid, tips[t]) && ss_u64map_get(&p->map, oid_key(&oid), &i))
+			p->masks[i * p->nw + t / 64] |= (uint64_t)1 << (t % 64);
+	/* children before parents (Kahn): a commit's mask is complete when
+	 * the last of its children has passed it on */
+	for (i = 0; i < p->n; i++)
+		if (!p->nodes[i].nchild) {
+			if (SS_GROW(stack, nstack + 1, capstack)) {
+				rc = SS_ENOMEM;
+				goto free_stack;
+			}
+			stack[nstack++] = i;
+		}
+	while (nstack) {
+		const struct gnode *g;
+
+		i = stack[--nstack];
+		g = &p->nodes[i];
+		for (b = 0; g->ok && b < ntips; b++)
+			commits[b] += HAS(p, i, b);
+		for (k = 0; k < g->np; k++) {
+			size_t j = p->parents[g->pstart + k];
+
+			for (b = 0; b < p->nw; b++)
+				p->masks[j * p->nw + b] |= p->masks[i * p->nw + b];
+			if (!--p->nodes[j].nchild) {
+				if (SS_GROW(stack, nstack + 1, capstack)) {
+					rc = SS_ENOMEM;
+					goto free_stack;
+				}
+				stack[nstack++] = j;
+			}
+		}
+	}
+free_stack:
+	free(stack);
+	return rc == SS_ENOMEM ? ss_error_code(SS_ENOMEM, "out of memory walking '%s'", repo) : rc;
+}
+
+/* The mask row of commit sha, or SIZE_MAX when no tip reaches it. */
+static size_t painted(const struct paint *p, const char *sha)
+{
+	git_oid oid;
+	size_t i;
+
+	if (!p->nw || git_oid_fromstr(&oid, sha) < 0 || !ss_u64map_get(&p->map, oid_key(&oid), &i))
+		return SIZE_MAX;
+	return i;
+}
+
+/* Release tags with their commits' rows; shared[t]: reached by 2+ tips. */
+static int list_releases(ss_layout *l, git_repository *r, const char *repo, const char *glob,
+			 struct paint *p, size_t ntips, size_t mtipno, size_t *tags, size_t *shared)
+{
+	git_strarray names = { NULL, 0 };
+	size_t i, b, cap = 0;
+	int rc = 0;
+
+	if (git_tag_list(&names, r) < 0)
+		return ss_error_set("cannot list tags of '%s': %s", repo, ss_git_error());
+	for (i = 0; i < names.count && !rc; i++) {
+		const char *name = names.strings[i];
+		git_object *obj = NULL, *peeled = NULL;
+		ss_release_version v;
+		char ref[1100];
+		int isrel = !ss_release_version_parse(&v, name);
+		ss_layout_release *rel;
+		size_t row, reach = 0;
+
+		if (glob ? fnmatch(glob, name, 0) != 0 : !isrel)
+			continue;
+		snprintf(ref, sizeof(ref), "refs/tags/%s", name);
+		if (git_revparse_single(&obj, r, ref) < 0 ||
+		    git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT) < 0) {
+			git_object_free(obj);
+			continue;
+		}
+		if (SS_GROW(l->releases, l->nreleases + 1, cap) ||
+		    !(l->releases[l->nreleases].tag = strdup(name))) {
+			rc = ss_error_code(SS_ENOMEM, "out of memory listing tags of '%s'", repo);
+		} else {
+			rel = &l->releases[l->nreleases++];
+			git_oid_tostr(rel->sha, sizeof(rel->sha), git_object_id(peeled));
+			row = painted(p, rel->sha);
+			for (b = 0; row != SIZE_MAX && b < ntips; b++)
+				if (HAS(p, row, b)) {
+					tags[b]++;
+					reach++;
+				}
+			for (b = 0; reach > 1 && b < ntips; b++)
+				shared[b] += HAS(p, row, b);
+			if ((isrel && v.rc) || (!isrel && strstr(name, "rc")))
+				rel->kind = "rc";
+			else if (row != SIZE_MAX && mtipno != SIZE_MAX && HAS(p, row, mtipno))
+				rel->kind = "mainline";
+			else
+				rel->kind = "stable";
+		}
+		git_object_free(peeled);
+		git_object_free(obj);
+	}
+	git_strarray_dispose(&names);
+	if (l->nreleases)
+		qsort(l->releases, l->nreleases, sizeof(*l->releases), cmp_release);
+	return rc;
+}
+
+static int preferred_name(const char *n)
+{
+	return !strcmp(n, "main") || !strcmp(n, "master") || !strcmp(n, "trunk");
+}
+
+/*
+ * The candidate (an index of l->branches) that stands out as the
+ * mainline, or SIZE_MAX with the message set naming the candidates.
+ */
+static size_t choose_mainline(ss_layout *l, const struct paint *p, const size_t *shared,
+			      const char *repo)
+{
+	size_t best = SIZE_MAX, i, k;
+	ss_strbuf sb = SS_STRBUF_INIT;
+	size_t nclose = 0;
+
+	for (i = 0; i < l->nbranches; i++) {
+		const ss_layout_branch *b = &l->branches[i], *c;
+
+		if (b->role == SS_ROLE_COPY || b->role == SS_ROLE_STAGING)
+			continue;
+		if (best == SIZE_MAX) {
+			best = i;
+			continue;
+		}
+		c = &l->branches[best];
+		if (b->commits != c->commits ? b->commits > c->commits
+		    : (l->head && !strcmp(b->name, l->head)) ? 1
+		    : (l->head && !strcmp(c->name, l->head)) ? 0
+		    : preferred_name(local_of(b)) > preferred_name(local_of(c)) ? 1
+		    : preferred_name(local_of(b)) < preferred_name(local_of(c)) ? 0
+		    : is_remote(c) && !is_remote(b))
+			best = i;
+	}
+	if (best == SIZE_MAX) {
+		ss_error_code(SS_EINVALID, "'%s' has no branch to take as the mainline: name one with "
+			      "--mainline REF", repo);
+		return SIZE_MAX;
+	}
+	/* its own commits against each other's: more than twice theirs */
+	for (i = 0; i < l->nbranches; i++) {
+		const ss_layout_branch *b = &l->branches[i];
+		size_t mine = 0, theirs = 0;
+
+		if (i == best || b->role == SS_ROLE_COPY || b->role == SS_ROLE_STAGING ||
+		    !strcmp(b->tip, l->branches[best].tip))
+			continue;
+		for (k = 0; k < p->n; k++) {
+			int x = (int)HAS(p, k, best), y = (int)HAS(p, k, i);
+
+			mine += x && !y;
+			theirs += y && !x;
+		}
+		if ((mine > 2 * theirs || (mine > theirs && l->branches[best].tags > b->tags)) &&
+		    shared[best] >= shared[i])
+			continue;
+		if (nclose++ < 4)
+			ss_strbuf_addf(&sb, ", %s (%zu commits, %zu release tags)", b->name, b->commits,
+				       b->tags);
+	}
+	if (nclose) {
+		/* none stands out: HEAD's branch, when it is one, decides;
+		 * else stop */
+		for (i = 0; l->head && i < l->nbranches; i++)
+			if (!strcmp(l->branches[i].name, l->head) && !is_remote(&l->branches[i]) &&
+			    l->branches[i].role != SS_ROLE_STAGING)
+				break;
+		if (l->head && i < l->nbranches) {
+			if (asprintf(&l->note, "no branch stands out as the mainline (%s: %zu commits, "
+				     "%zu release tags%s%s could be): HEAD's branch %s is taken (name "
+				     "another with --mainline)", l->branches[best].name,
+				     l->branches[best].commits, l->branches[best].tags, sb.buf,
+				     nclose > 4 ? " and more" : "", l->head) < 0)
+				l->note = NULL;
+			ss_strbuf_release(&sb);
+			return i;
+		}
+		ss_error_code(SS_EINVALID, "cannot tell the mainline of '%s': %s (%zu commits, %zu "
+			      "release tags)%s%s could be; name it with --mainline REF", repo,
+			      l->branches[best].name, l->branches[best].commits, l->branches[best].tags,
+			      sb.buf, nclose > 4 ? " and more" : "");
+		ss_strbuf_release(&sb);
+		return SIZE_MAX;
+	}
+	ss_strbuf_release(&sb);
+	return best;
+}
+
+static int head_and_config(ss_layout *l, git_repository *r, const ss_layout_options *o,
+			   char **glob)
+{
+	git_reference *ref = NULL;
+	git_config *cfg = NULL;
+	const char *v;
+
+	*glob = NULL;
+	if (!git_repository_head_detached(r) && git_repository_head(&ref, r) == 0 &&
+	    git_reference_is_branch(ref) && !(l->head = strdup(git_reference_shorthand(ref)))) {
+		git_reference_free(ref);
+		return SS_ENOMEM;
+	}
+	git_reference_free(ref);
+	if (o->branches) {
+		*glob = strdup(o->branches);
+	} else if (!git_repository_config_snapshot(&cfg, r) &&
+		   !git_config_get_string(&v, cfg, "stablesel.branches") && *v) {
+		*glob = strdup(v);
+	}
+	git_config_free(cfg);
+	git_error_clear();
+	return (o->branches || *glob) && !*glob ? SS_ENOMEM : 0;
+}
+
+/* One warning for the branches that a tag shares a name with. */
+static int tag_clashes(ss_layout *l, git_repository *r)
+{
+	ss_strbuf sb = SS_STRBUF_INIT;
+	size_t i, n = 0;
+
+	for (i = 0; i < l->nbranches; i++) {
+		git_reference *ref = NULL;
+		char name[1100];
+
+		if (is_remote(&l->branches[i]))
+			continue;
+		snprintf(name, sizeof(name), "refs/tags/%s", l->branches[i].name);
+		if (git_reference_lookup(&ref, r, name) == 0 && n++ < 3)
+			ss_strbuf_addf(&sb, "%s'%s'", n > 1 ? ", " : "", l->branches[i].name);
+		git_reference_free(ref);
+	}
+	git_error_clear();
+	if (n && asprintf(&l->warning, "%s %s%s both a branch and a tag: the branch is read "
+			  "(refs/heads/)", sb.buf, n > 3 ? "and more " : "", n > 1 ? "are" : "is") < 0)
+		l->warning = NULL;
+	ss_strbuf_release(&sb);
+	return 0;
+}
+
+int ss_layout_find(ss_layout **out, const char *repo, const ss_layout_options *o)
+{
+	static const ss_layout_options defaults = SS_LAYOUT_OPTIONS_INIT;
+	git_repository *r = NULL;
+	ss_layout *l;
+	struct paint p;
+	char (*tips)[41] = NULL;
+	size_t *commits = NULL, *tags = NULL, *shared = NULL, ntips = 0, i, mtipno = SIZE_MAX;
+	size_t *tipof = NULL;
+	const char *path = !strncmp(repo, "git:", 4) ? repo + 4 : repo;
+	char *glob = NULL;
+	int64_t eol;
+	int rc;
+
+	*out = NULL;
+	memset(&p, 0, sizeof(p));
+	if (!o)
+		o = &defaults;
+	eol = o->eol_age > 0 ? o->eol_age : YEAR;
+	if (!(l = calloc(1, sizeof(*l))))
+		return SS_ENOMEM;
+	if (git_libgit2_init() < 0) {
+		free(l);
+		return ss_error_set("cannot initialise libgit2: %s", ss_git_error());
+	}
+	if (git_repository_open_ext(&r, path, 0, NULL) < 0) {
+		rc = ss_error_code(SS_ENOTFOUND, "cannot open repository '%s': %s", path, ss_git_error());
+		goto free_all;
+	}
+	if ((rc = head_and_config(l, r, o, &glob)) || (rc = list_branches(l, r, path)))
+		goto free_all;
+	l->explicit_branches = glob != NULL;
+	assign_roles(l, glob);
+	tips = calloc(l->nbranches + 1, sizeof(*tips));
+	tipof = calloc(l->nbranches + 1, sizeof(*tipof));
+	commits = calloc(l->nbranches + 1, sizeof(*commits));
+	tags = calloc(l->nbranches + 1, sizeof(*tags));
+	shared = calloc(l->nbranches + 1, sizeof(*shared));
+	if (!tips || !tipof || !commits || !tags || !shared) {
+		rc = SS_ENOMEM;
+		goto free_all;
+	}
+	for (i = 0; i < l->nbranches; i++) {
+		tipof[i] = SIZE_MAX;
+		if (l->branches[i].role == SS_ROLE_COPY)
+			continue;
+		tipof[i] = ntips;
+		memcpy(tips[ntips++], l->branches[i].tip, 41);
+	}
+	if (o->mainline) {
+		char ref[1100];
+		git_object *obj = NULL, *peeled = NULL;
+
+		/* a branch's name is the branch, also when a tag has it */
+		for (i = 0; i < l->nbranches; i++)
+			if (!strcmp(l->branches[i].name, o->mainline) ||
+			    !strcmp(l->branches[i].ref, o->mainline))
+				break;
+		if (i < l->nbranches && l->branches[i].role == SS_ROLE_COPY)
+			i = l->branches[i].of;
+		if (i < l->nbranches) {
+			l->mainline = strdup(l->branches[i].ref);
+			l->mainline_name = strdup(l->branches[i].name);
+			memcpy(l->mtip, l->branches[i].tip, 41);
+			mtipno = tipof[i];
+			l->branches[i].role = SS_ROLE_MAINLINE;
+		} else {
+			snprintf(ref, sizeof(ref), "%s", o->mainline);
+			if (git_revparse_single(&obj, r, ref) < 0 ||
+			    git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT) < 0) {
+				git_object_free(obj);
+				rc = ss_error_code(SS_ENOTFOUND, "no commit '%s' in '%s'", o->mainline,
+						   path);
+				goto free_all;
+			}
+			git_oid_tostr(l->mtip, sizeof(l->mtip), git_object_id(peeled));
+			git_object_free(peeled);
+			git_object_free(obj);
+			l->mainline = strdup(o->mainline);
+			l->mainline_name = strdup(o->mainline);
+			mtipno = ntips;
+			memcpy(tips[ntips++], l->mtip, 41);
+		}
+		if (!l->mainline || !l->mainline_name) {
+			rc = SS_ENOMEM;
+			goto free_all;
+		}
+	}
+	if ((rc = paint(&p, r, path, tips, ntips, commits)))
+		goto free_all;
+	for (i = 0; i < l->nbranches; i++)
+		if (tipof[i] != SIZE_MAX)
+			l->branches[i].commits = commits[tipof[i]];
+	/* the tags before the mainline is known: shared counts need no
+	 * mainline; kinds are set again below once it is */
+	if ((rc = list_releases(l, r, path, o->release_tags, &p, ntips, mtipno, tags, shared)))
+		goto free_all;
+	for (i = 0; i < l->nbranches; i++)
+		if (tipof[i] != SIZE_MAX)
+			l->branches[i].tags = tags[tipof[i]];
+	if (!o->mainline) {
+		size_t *sh = calloc(l->nbranches + 1, sizeof(*sh)), best;
+
+		if (!sh) {
+			rc = SS_ENOMEM;
+			goto free_all;
+		}
+		/* choose_mainline works on branch indexes: a row per branch */
+		for (i = 0; i < l->nbranches; i++)
+			sh[i] = tipof[i] != SIZE_MAX ? shared[tipof[i]] : 0;
+		best = SIZE_MAX;
+		{
+			/* masks are by tip; branch i's bit is tipof[i] */
+			struct paint byb = p;
+			uint64_t *m = NULL;
+			size_t nw = (l->nbranches + 63) / 64, k, b;
+
+			if (p.n && !(m = calloc(p.n * nw, sizeof(*m)))) {
+				free(sh);
+				rc = SS_ENOMEM;
+				goto free_all;
+			}
+			for (k = 0; k < p.n; k++)
+				for (b = 0; b < l->nbranches; b++)
+					if (tipof[b] != SIZE_MAX && HAS(&p, k, tipof[b]))
+						m[k * nw + b / 64] |= (uint64_t)1 << (b % 64);
+			byb.masks = m;
+			byb.nw = nw;
+			best = choose_mainline(l, &byb, sh, path);
+			free(m);
+		}
+		free(sh);
+		if (best == SIZE_MAX) {
+			rc = SS_EINVALID;
+			goto free_all;
+		}
+		l->found = 1;
+		l->branches[best].role = SS_ROLE_MAINLINE;
+		l->mainline = strdup(l->branches[best].ref);
+		l->mainline_name = strdup(l->branches[best].name);
+		memcpy(l->mtip, l->branches[best].tip, 41);
+		mtipno = tipof[best];
+		if (!l->mainline || !l->mainline_name) {
+			rc = SS_ENOMEM;
+			goto free_all;
+		}
+		if (!l->note && !l->head &&
+		    asprintf(&l->note, "HEAD is no branch: the mainline is %s, the branch reaching "
+			     "the most commits and release tags (name another with --mainline)",
+			     l->mainline_name) < 0)
+			l->note = NULL;
+		if (l->head && strcmp(l->head, l->mainline_name) &&
+		    asprintf(&l->note, "HEAD is %s, the mainline is %s: the branch reaching the most "
+			     "commits and release tags (name another with --mainline)", l->head,
+			     l->mainline_name) < 0)
+			l->note = NULL;
+	}
+	for (i = 0; i < l->nreleases; i++) {
+		ss_layout_release *rel = &l->releases[i];
+		size_t row = painted(&p, rel->sha);
+
+		ss_release_version v;
+		size_t b, reached = 0;
+
+		if (!strcmp(rel->kind, "rc"))
+			continue;
+		for (b = 0; row != SIZE_MAX && b < ntips; b++)
+			reached += HAS(&p, row, b);
+		/* a tag no branch reaches: its name says (as without a graph) */
+		if (!reached)
+			rel->kind = !ss_release_version_parse(&v, rel->tag) &&
+				    !ss_release_version_is_mainline(&v) ? "stable" : "mainline";
+		else
+			rel->kind = mtipno != SIZE_MAX && HAS(&p, row, mtipno) ? "mainline" : "stable";
+	}
+	/* end of life: no commit for a year before the newest tip */
+	for (i = 0; i < l->nbranches && !l->explicit_branches; i++)
+		if (l->branches[i].role == SS_ROLE_STABLE && l->newest - l->branches[i].time > eol)
+			l->branches[i].role = SS_ROLE_EOL;
+	rc = tag_clashes(l, r);
+free_all:
+	if (rc == SS_ENOMEM)
+		rc = ss_error_code(SS_ENOMEM, "out of memory reading the layout of '%s'", path);
+	free(glob);
+	free(tips);
+	free(tipof);
+	free(commits);
+	free(tags);
+	free(shared);
+	free(p.masks);
+	free(p.nodes);
+	free(p.parents);
+	ss_u64map_release(&p.map);
+	git_repository_free(r);
+	git_libgit2_shutdown();
+	if (rc) {
+		ss_layout_free(l);
+		return rc;
+	}
+	*out = l;
+	return 0;
+}
+
+char *ss_layout_describe(const ss_layout *l)
+{
+	size_t kinds[3] = { 0, 0, 0 }, roles[6] = { 0 }, i;
+	ss_strbuf sb = SS_STRBUF_INIT;
+	int first = 1;
+
+	for (i = 0; i < l->nreleases; i++)
+		kinds[!strcmp(l->releases[i].kind, "mainline") ? 0
+		      : !strcmp(l->releases[i].kind, "stable") ? 1 : 2]++;
+	for (i = 0; i < l->nbranches; i++)
+		roles[l->branches[i].role]++;
+	ss_strbuf_addf(&sb, "mainline %s (%s", l->mainline_name,
+		       l->found ? "found" : "named");
+	if (l->found)
+		ss_strbuf_addf(&sb, "; HEAD %s%s", l->head ? "is " : "is no branch",
+			       l->head ? l->head : "");
+	ss_strbuf_addf(&sb, "), %zu release tags: %zu mainline, %zu stable, %zu rc; branches:",
+		       l->nreleases, kinds[0], kinds[1], kinds[2]);
+	for (i = 0; i < 6; i++) {
+		if (i == SS_ROLE_MAINLINE || !roles[i])
+			continue;
+		ss_strbuf_addf(&sb, "%s %zu %s", first ? "" : ",", roles[i],
+			       ss_layout_role_name((ss_layout_role)i));
+		first = 0;
+	}
+	if (first)
+		ss_strbuf_addf(&sb, " none but the mainline");
+	return ss_strbuf_detach(&sb, NULL);
+}

@@ -1,0 +1,110 @@
+/*
+ * layout.h - a repository's layout found from its graph, not assumed from
+ * HEAD or from names: which branch is the mainline, what each other
+ * branch is (stable, a staging area of one, a remote-tracking copy, end
+ * of life), and the kind of each release tag (mainline, stable, release
+ * candidate).  The index records what it finds (index.h); docs/index.md
+ * says how.
+ *
+ * One walk of the history from every branch tip marks each commit with
+ * the branches reaching it.  The mainline is the branch (staging areas
+ * and copies left out) reaching the most commits, when it stands out
+ * against every other branch: its own commits are more than twice the
+ * other's own (or more, when it reaches more release tags), and it
+ * reaches at least as many of the release tags that another branch
+ * reaches too (the ones branches fork from).  HEAD's
+ * branch is only a tie-breaker, and the choice when none stands out.  A
+ * release tag the mainline reaches is a mainline release, one only other
+ * branches reach a stable release (one no branch reaches: as its name
+ * says), an rc form a release candidate.
+ */
+#ifndef SS_LABELS_LAYOUT_H
+#define SS_LABELS_LAYOUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum {
+	SS_ROLE_STABLE = 0,   /* a stable branch: a default target */
+	SS_ROLE_MAINLINE,     /* the mainline */
+	SS_ROLE_STAGING,      /* X-staging, X-next, X-rc, X-test: X's staging area */
+	SS_ROLE_EOL,          /* no commit for a year before the newest tip */
+	SS_ROLE_COPY,         /* a remote-tracking copy of a branch counted already */
+	SS_ROLE_UNNAMED       /* left out by an explicit --branches glob */
+} ss_layout_role;
+
+typedef struct {
+	char *name;        /* short name: "21.11", "origin/21.11" */
+	char *ref;         /* full ref: "refs/heads/21.11" */
+	char tip[41];
+	int64_t time;      /* the tip's committer time */
+	ss_layout_role role;
+	size_t of;         /* staging, copy: the branch (index) it belongs to */
+	size_t commits;    /* commits it reaches (0 for a copy) */
+	size_t tags;       /* release tags it reaches */
+} ss_layout_branch;
+
+typedef struct {
+	char *tag;
+	char sha[41];
+	const char *kind;  /* "mainline", "stable", "rc" */
+} ss_layout_release;
+
+typedef struct ss_layout_s {
+	ss_layout_branch *branches;  /* sorted by name */
+	size_t nbranches;
+	char *mainline;       /* the mainline's ref to read: a full ref, or what
+	                       * --mainline named when it is no branch */
+	char *mainline_name;  /* its short name ("main") */
+	char mtip[41];
+	int found;            /* the mainline was found, not named */
+	char *head;           /* HEAD's branch (short), NULL when detached */
+	char *note;           /* why HEAD's branch is not the mainline, NULL when it is
+	                       * (or the mainline was named) */
+	char *warning;        /* a branch and a tag with one name, NULL when none */
+	int64_t newest;       /* the newest branch tip's committer time */
+	int explicit_branches; /* --branches or stablesel.branches chose them */
+	ss_layout_release *releases;  /* sorted by tag */
+	size_t nreleases;
+} ss_layout;
+
+typedef struct {
+	const char *mainline;      /* named mainline (NULL: found) */
+	const char *branches;      /* fnmatch glob of stable branches (NULL: git config
+	                            * stablesel.branches, else every branch by role) */
+	const char *release_tags;  /* fnmatch glob of release tags (NULL: version-shaped) */
+	int64_t eol_age;           /* seconds without a commit before a branch is end of
+	                            * life (0: 365 days) */
+} ss_layout_options;
+
+#define SS_LAYOUT_OPTIONS_INIT { NULL, NULL, NULL, 0 }
+
+/*
+ * Find the layout of the repository at repo ("git:" prefix allowed).  0,
+ * or < 0 with the message set: SS_EINVALID when no branch stands out as
+ * the mainline and HEAD is no branch (the message names the candidates
+ * and --mainline) or the repository has no branch, SS_ENOTFOUND when a named mainline is no
+ * commit.
+ */
+int ss_layout_find(ss_layout **out, const char *repo, const ss_layout_options *o);
+void ss_layout_free(ss_layout *l); /* NULL is a no-op */
+
+/* The kind of release tag in l ("mainline", "stable", "rc"), NULL when l
+ * (NULL allowed) does not list it. */
+const char *ss_layout_release_kind(const ss_layout *l, const char *tag);
+
+/* "stable", "mainline", "staging", "end-of-life", "copy", "unnamed". */
+const char *ss_layout_role_name(ss_layout_role role);
+
+/*
+ * What was found, in one line without a newline (malloc'd, NULL when out
+ * of memory): "mainline main (found; HEAD is v255-stable), 641 release
+ * tags: 256 mainline, 300 stable, 85 rc; branches: 20 stable, 2 staging,
+ * 14 end-of-life, 1 copy".
+ */
+char *ss_layout_describe(const ss_layout *l);
+
+/* Whether branch name (short) is a default target of l: a stable branch. */
+int ss_layout_is_target(const ss_layout *l, const char *name);
+
+#endif
