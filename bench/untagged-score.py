@@ -27,7 +27,9 @@ for l in open(rank):
     rows.append((float(x[1]), int(x[2]), 1 if x[0] in pos else 0, x[-1], x[0]))
 
 def stats(name, rows, calibrated=True):
-    rows = sorted(rows, key=lambda r: -r[0])
+    # ties (the keyword's 0/1 scores) in a neutral order, by id: never in
+    # the order of another ranking
+    rows = sorted(rows, key=lambda r: (-r[0], r[4]))
     P = sum(r[2] for r in rows)
     picks = [r for r in rows if r[1]]
     tp = sum(r[2] for r in picks)

@@ -113,6 +113,11 @@ static void test_verdicts(void **state)
 				  "2>'%s/err'", tmp, tmp, tmp), 0);
 	/* one column a branch, named for it */
 	assert_int_equal(test_run("head -1 '%s/v.tsv' | grep -q '\treasons\tband\tstable\tstable2$'", tmp), 0);
+	/* a branch named twice is one column, with a warning (issue 24) */
+	assert_int_equal(test_run(RANK "--onto stable --onto stable2 --onto stable --format tsv "
+				  "-o '%s/v2.tsv' 2>'%s/err2'", tmp, tmp, tmp), 0);
+	assert_int_equal(test_run("head -1 '%s/v2.tsv' | grep -q '\treasons\tband\tstable\tstable2$' && "
+				  "grep -q 'given twice' '%s/err2'", tmp, tmp), 0);
 	/* feat is history (before --since): its fix is for a bug stable never had */
 	expect("v.tsv", "fix-feat", 9, "no: bug not in branch");
 	expect("v.tsv", "fix-intro", 9, "yes");

@@ -150,6 +150,23 @@ static void index_branches(cli_ranking *k, ss_index *ix, const char *path)
 	ss_strbuf_release(&sb);
 }
 
+/* One column a branch: a branch named twice is one (--onto X --onto X). */
+static void dedupe_onto(cli_ranking *k)
+{
+	size_t i, j, n = 0;
+
+	for (i = 0; i < k->nonto; i++) {
+		for (j = 0; j < n && strcmp(k->onto[j], k->onto[i]); j++)
+			;
+		if (j < n) {
+			warning("--onto %s given twice: one column", k->onto[i]);
+			continue;
+		}
+		k->onto[n++] = k->onto[i];
+	}
+	k->nonto = n;
+}
+
 /*
  * Open every --onto branch (without --onto, when --onto-repo or
  * --verdicts asks for branches, every stable branch of the project
@@ -164,6 +181,7 @@ static void open_branches(cli_ranking *k, const char *repo)
 	char *ixpath = NULL, found[1100];
 
 	verdict_mask(k->verdicts);
+	dedupe_onto(k);
 	if (onto_repo && (k->nonto || k->onto_repo || k->verdicts))
 		ix = cli_index_open(&k->hist_args.ix, onto_repo, &ixpath);
 	/* the mainline the index found, not HEAD (a stable branch, or a
