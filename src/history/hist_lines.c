@@ -14,10 +14,12 @@
  * The lines checked are those hist_blame.c would blame
  * (hist_hunk_evidence()): the removed lines of a change block, or, for a
  * block that only adds, the nearest non-trivial context line above and
- * below (the code the addition guards).  Each file at each release is read once and kept as a sorted
- * array of 64-bit line hashes; the cache is dropped whole when it passes
- * SS_HISTLINES_CACHE_LINES hashes, so memory stays bounded whatever the
- * order commits come in.  A file whose blob is missing (a partial clone)
+ * below (the code the addition guards).  Each blob is read once and kept
+ * as a sorted array of 64-bit line hashes, shared by every release that
+ * has it (most files do not change from one release to the next), and
+ * each (release, path) pair is looked up in its tree once; the cache is
+ * dropped whole when it passes SS_HISTLINES_CACHE_LINES hashes, so memory
+ * stays bounded whatever the order commits come in.  A file whose blob is missing (a partial clone)
  * or binary is not checked: it counts neither way.
  */
 #include <stdlib.h>
@@ -51,6 +53,8 @@ struct tree_slot {
 struct ss_histlines {
 	git_repository *repo;
 	ss_u64map map;          /* hash(release sha, path) -> sets index */
+	ss_u64map by_blob;      /* a blob id's first 8 bytes -> sets index */
+	size_t absent;          /* the set of an absent path, SIZE_MAX: none yet */
 	struct lineset *sets;
 	size_t nsets, capsets;
 	size_t cached;          /* line hashes held */
@@ -104,6 +108,7 @@ int ss_histlines_new(ss_histlines **out, const char *path)
 		git_libgit2_shutdown();
 		return ss_error_code(SS_ENOMEM, "out of memory");
 	}
+	hl->absent = SIZE_MAX;
 	if (!strncmp(path, "git:", 4))
 		path += 4;
 	if (git_repository_open_ext(&hl->repo, path, 0, NULL) < 0) {
@@ -125,7 +130,9 @@ static void drop_cache(ss_histlines *hl)
 		free(hl->sets[i].h);
 	hl->nsets = 0;
 	hl->cached = 0;
+	hl->absent = SIZE_MAX;
 	ss_u64map_release(&hl->map);
+	ss_u64map_release(&hl->by_blob);
 }
 
 void ss_histlines_free(ss_histlines *hl)
@@ -179,57 +186,91 @@ static git_tree *release_tree(ss_histlines *hl, const char *sha)
 
 /* Read path at the release into a new set; its index in *out.  0 or
  * SS_ENOMEM. */
-static int load_set(ss_histlines *hl, git_tree *tree, const char *path, size_t *out)
+/* Keep s as a new set; its index in *out.  0 or SS_ENOMEM (s freed). */
+static int add_set(ss_histlines *hl, struct lineset *s, size_t *out)
 {
-	struct lineset s = { NULL, 0, 0, 0 };
-	git_tree_entry *te = NULL;
-	git_blob *blob = NULL;
-
-	if (tree && git_tree_entry_bypath(&te, tree, path) == 0) {
-		s.present = 1;
-		if (git_tree_entry_type(te) != GIT_OBJECT_BLOB ||
-		    git_blob_lookup(&blob, hl->repo, git_tree_entry_id(te)) < 0 ||
-		    git_blob_is_binary(blob)) {
-			s.unreadable = 1;
-		} else {
-			const char *p = git_blob_rawcontent(blob), *end = p + git_blob_rawsize(blob);
-			size_t cap = 0;
-
-			while (p < end) {
-				const char *nl = memchr(p, '\n', (size_t)(end - p));
-				const char *e = nl ? nl : end;
-				ss_line l;
-
-				l.origin = '-';
-				l.no_eol = 0;
-				l.text = p;
-				l.len = (uint32_t)(e - p);
-				if (!hist_line_trivial(&l)) {
-					if (SS_GROW(s.h, s.n + 1, cap)) {
-						free(s.h);
-						git_blob_free(blob);
-						git_tree_entry_free(te);
-						return ss_error_code(SS_ENOMEM, "out of memory");
-					}
-					s.h[s.n++] = line_hash(p, (size_t)(e - p));
-				}
-				p = e + (nl != NULL);
-			}
-			if (s.n)
-				qsort(s.h, s.n, sizeof(*s.h), cmp_u64);
-		}
-		git_blob_free(blob);
-		git_tree_entry_free(te);
-	}
-	git_error_clear();
 	if (SS_GROW(hl->sets, hl->nsets + 1, hl->capsets)) {
-		free(s.h);
+		free(s->h);
 		return ss_error_code(SS_ENOMEM, "out of memory");
 	}
-	hl->sets[hl->nsets] = s;
+	hl->sets[hl->nsets] = *s;
 	*out = hl->nsets++;
-	hl->cached += s.n + 1;
+	hl->cached += s->n + 1;
 	return 0;
+}
+
+/* The sorted non-trivial line hashes of blob into s.  0 or SS_ENOMEM. */
+static int hash_lines(struct lineset *s, git_blob *blob)
+{
+	const char *p = git_blob_rawcontent(blob), *end = p + git_blob_rawsize(blob);
+	size_t cap = 0;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *e = nl ? nl : end;
+		ss_line l;
+
+		l.origin = '-';
+		l.no_eol = 0;
+		l.text = p;
+		l.len = (uint32_t)(e - p);
+		if (!hist_line_trivial(&l)) {
+			if (SS_GROW(s->h, s->n + 1, cap)) {
+				free(s->h);
+				s->h = NULL;
+				return ss_error_code(SS_ENOMEM, "out of memory");
+			}
+			s->h[s->n++] = line_hash(p, (size_t)(e - p));
+		}
+		p = e + (nl != NULL);
+	}
+	if (s->n)
+		qsort(s->h, s->n, sizeof(*s->h), cmp_u64);
+	return 0;
+}
+
+/*
+ * The set of path at the release into *out.  Sets are shared by blob: a
+ * file no release changed is read and hashed once whatever the number of
+ * releases asked about it (hl->by_blob); an absent path is one shared set.
+ * 0 or SS_ENOMEM.
+ */
+static int load_set(ss_histlines *hl, git_tree *tree, const char *path, size_t *out)
+{
+	struct lineset s = { NULL, 0, 1, 0 };
+	git_tree_entry *te = NULL;
+	git_blob *blob = NULL;
+	uint64_t bkey;
+	int rc = 0;
+
+	if (!tree || git_tree_entry_bypath(&te, tree, path) != 0) {
+		git_error_clear();
+		if (hl->absent == SIZE_MAX) {
+			struct lineset none = { NULL, 0, 0, 0 };
+
+			if ((rc = add_set(hl, &none, &hl->absent)))
+				return rc;
+		}
+		*out = hl->absent;
+		return 0;
+	}
+	memcpy(&bkey, git_tree_entry_id(te)->id, sizeof(bkey));
+	bkey = bkey ? bkey : 1;
+	if (ss_u64map_get(&hl->by_blob, bkey, out)) {
+		git_tree_entry_free(te);
+		return 0;
+	}
+	if (git_tree_entry_type(te) != GIT_OBJECT_BLOB ||
+	    git_blob_lookup(&blob, hl->repo, git_tree_entry_id(te)) < 0 || git_blob_is_binary(blob))
+		s.unreadable = 1;  /* a missing blob (partial clone), binary, a submodule */
+	else
+		rc = hash_lines(&s, blob);
+	git_blob_free(blob);
+	git_tree_entry_free(te);
+	git_error_clear();
+	if (rc || (rc = add_set(hl, &s, out)))
+		return rc;
+	return ss_u64map_find_or_put(&hl->by_blob, bkey, *out, out) < 0 ? SS_ENOMEM : 0;
 }
 
 static int has_line(const struct lineset *s, uint64_t h)
