@@ -451,10 +451,46 @@ static void test_dpdk_default_branch(void **state)
 	assert_int_equal(test_run("rm -rf '%s' '%s' '%s' '%s' '%s'", dir, a, b, x, y), 0);
 }
 
+/*
+ * A mirror of stable branches only, as DPDK's dpdk-stable: no mainline
+ * branch; the newest stable branch ("1.1") reaches the most commits, but
+ * it is the stable branch of release v1.1, and the mainline is read up to
+ * that tag.
+ */
+static void test_stable_branches_only(void **state)
+{
+	char r[4200], db[4300], *err, *x;
+	int rc;
+
+	(void)state;
+	snprintf(r, sizeof(r), "%s/stable-only", tmpdir);
+	snprintf(db, sizeof(db), "%s/stable-only.db", tmpdir);
+	assert_int_equal(test_run("rm -rf '%s' && sh tests/layoutrepo.sh '%s' v1.0 v1.1 v1.1.1 v1.1-rc1 "
+				  ">/dev/null && cd '%s' && git branch -q -m stable 1.1 && "
+				  "git checkout -q 1.1 && git branch -q -D main", r, r, r), 0);
+	err = index_repo(&rc, r, db, "");
+	assert_int_equal(rc, 0);
+	assert_non_null(strstr(err, "no branch is the mainline: 1.1 is the stable branch of release "
+			       "v1.1"));
+	free(err);
+	x = sql(db, "SELECT name FROM refs WHERE kind = 'mainline'; SELECT value FROM meta WHERE key"
+		" = 'mainline_how'");
+	assert_string_equal(x, "v1.1\nfound\n");
+	free(x);
+	/* its backport of a commit after v1.1 (not in this mirror) */
+	x = sql(db, "SELECT branch, how FROM backports");
+	assert_string_equal(x, "1.1|line\n");
+	free(x);
+	x = sql(db, "SELECT tag, kind FROM releases ORDER BY tag");
+	assert_string_equal(x, "v1.0|mainline\nv1.1|mainline\nv1.1.1|stable\n");
+	free(x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mainline_found),
+		cmocka_unit_test(test_stable_branches_only),
 		cmocka_unit_test(test_mainline_ambiguous),
 		cmocka_unit_test(test_worktree_and_tag_clash),
 		cmocka_unit_test(test_release_kinds),

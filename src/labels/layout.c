@@ -574,6 +574,35 @@ static int tag_clashes(ss_layout *l, git_repository *r)
 	return 0;
 }
 
+/*
+ * The release tag of the line a branch is named for ("23.11": "v23.11",
+ * "23.11" or "v23.11.0"), when it is not the branch's tip: the branch is
+ * then that release's stable branch.  A mirror of stable branches only
+ * (DPDK's dpdk-stable: 16.11 ... 23.11 and a 2-commit "default") has no
+ * mainline branch, and the branch reaching the most commits is the newest
+ * stable branch; the mainline is the release it forks from.  NULL when
+ * the branch is named for no release line.
+ */
+static const char *line_release(const ss_layout *l, const ss_layout_branch *b)
+{
+	const char *name = local_of(b);
+	size_t i;
+
+	for (i = 0; i < l->nreleases; i++) {
+		const ss_layout_release *rel = &l->releases[i];
+		ss_release_version v;
+		char line[20];
+
+		if (ss_release_version_parse(&v, rel->tag) || v.rc ||
+		    !ss_release_version_is_mainline(&v))
+			continue;
+		snprintf(line, sizeof(line), "%s.%s", v.major, v.minor);
+		if (!strcmp(name, line) && strcmp(rel->sha, b->tip))
+			return rel->tag;
+	}
+	return NULL;
+}
+
 int ss_layout_find(ss_layout **out, const char *repo, const ss_layout_options *o)
 {
 	static const ss_layout_options defaults = SS_LAYOUT_OPTIONS_INIT;
@@ -584,7 +613,7 @@ int ss_layout_find(ss_layout **out, const char *repo, const ss_layout_options *o
 	size_t *commits = NULL, *tags = NULL, *shared = NULL, ntips = 0, i, mtipno = SIZE_MAX;
 	size_t *tipof = NULL;
 	const char *path = !strncmp(repo, "git:", 4) ? repo + 4 : repo;
-	char *glob = NULL;
+	char *glob = NULL, *redo = NULL, *redo_branch = NULL;
 	int64_t eol;
 	int rc;
 
@@ -710,6 +739,17 @@ int ss_layout_find(ss_layout **out, const char *repo, const ss_layout_options *o
 			rc = SS_EINVALID;
 			goto free_all;
 		}
+		{
+			const char *tag = line_release(l, &l->branches[best]);
+
+			if (tag) {
+				/* read again with the release as the mainline */
+				redo = strdup(tag);
+				redo_branch = strdup(l->branches[best].name);
+				rc = redo && redo_branch ? 0 : SS_ENOMEM;
+				goto free_all;
+			}
+		}
 		l->found = 1;
 		l->branches[best].role = SS_ROLE_MAINLINE;
 		l->mainline = strdup(l->branches[best].ref);
@@ -769,6 +809,24 @@ free_all:
 	ss_u64map_release(&p.map);
 	git_repository_free(r);
 	git_libgit2_shutdown();
+	if (!rc && redo) {
+		ss_layout_options o2 = *o;
+
+		ss_layout_free(l);
+		l = NULL;
+		o2.mainline = redo;
+		if (!(rc = ss_layout_find(&l, repo, &o2))) {
+			l->found = 1;
+			free(l->note);
+			if (asprintf(&l->note, "no branch is the mainline: %s is the stable branch of "
+				     "release %s, the newest the branches fork from; the mainline is "
+				     "read up to %s (name another with --mainline)", redo_branch, redo,
+				     redo) < 0)
+				l->note = NULL;
+		}
+	}
+	free(redo);
+	free(redo_branch);
 	if (rc) {
 		ss_layout_free(l);
 		return rc;
