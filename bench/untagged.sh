@@ -48,7 +48,7 @@ if [ -d "$SYSTEMD" ]; then
 			2>"$OUT/sd-$a.err" || true
 		echo
 		echo "### $a..$b against $a-stable: first rank $(( $(date +%s) - t0 )) s (load $(load))"
-		grep -h "^rank: the features\|^rank: trained" "$OUT/sd-$a.err" || true
+		grep -h "^rank: the features\|^rank: trained\|^rank: learning from" "$OUT/sd-$a.err" || true
 		echo
 		"$HERE/untagged-score.py" "$OUT/sd-$a.tsv" "$OUT/sd-labels.tsv" "$a-stable" "$SYSTEMD" "$a..$b"
 	done
@@ -66,7 +66,7 @@ if [ -f "$DATA/dpdk/dpdk-v22.03.git.tar" ]; then
 		--project-model "$OUT/dpdk.model" --format tsv --top 1000000 -o "$OUT/dpdk.tsv" \
 		2>"$OUT/dpdk.err" || true
 	echo "first rank $(( $(date +%s) - t0 )) s (load $(load))"
-	grep -h "^rank: the features\|^rank: trained" "$OUT/dpdk.err" || true
+	grep -h "^rank: the features\|^rank: trained\|^rank: learning from" "$OUT/dpdk.err" || true
 	"$HERE/rank-score.py" "$OUT/dpdk.tsv" "$DATA/dpdk/labels-v16.11-v22.03.tsv"
 else
 	echo "SKIP DPDK: $DATA/dpdk not found"

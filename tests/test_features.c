@@ -1083,7 +1083,8 @@ static void test_groups_can_be_disabled(void **st)
 	size_t i;
 
 	(void)st;
-	o.groups = SS_FG_DEFAULT & ~(SS_FG_WORDS | SS_FG_PEOPLE | SS_FG_TRAILERS | SS_FG_HISTORY);
+	o.groups = SS_FG_DEFAULT & ~(SS_FG_WORDS | SS_FG_PEOPLE | SS_FG_TRAILERS | SS_FG_HISTORY |
+				     SS_FG_KEYS);
 	ss_feat_raw_init(&r);
 	assert_int_equal(ss_feat_extract(&r, c, NULL, &o), 0);
 	assert_int_equal(r.nwords, 0);
@@ -1119,6 +1120,75 @@ static void test_group_names(void **state)
 }
 
 /* Every kind of feature name in words (issue 23.7); JSON keeps the name. */
+/* The keys group: a project's own "Key: value" lines anywhere in the
+ * message and its links' places, each once; not the subject's prefix,
+ * not a masked stable tag, nothing that names "stable". */
+static void test_keys(void **st)
+{
+	static const char msg[] =
+		"net: fix the lease\n"
+		"\n"
+		"The lease was lost.\n"
+		"BUG: https://bugzilla.example.org/show_bug.cgi?id=15000\n"
+		"See http://Tracker.Example.org:8080 and https://bugzilla.example.org/x\n"
+		"Link: https://lore.kernel.org/stable/1234@x\n"
+		"Not a key:value\n"
+		"Two words: not a key either\n"
+		"Empty:\n"
+		"\n"
+		"Stable-dep-of: 123456789012 (\"x\")\n"
+		"Cc: stable@vger.kernel.org\n"
+		"Resolves: #12\n"
+		"Signed-off-by: A <a@example.org>\n"
+		"Reviewed-by: B <b@example.org>\n";
+	ss_feat_options o = SS_FEAT_OPTIONS_INIT;
+	ss_strbuf names = SS_STRBUF_INIT;
+	ss_commit *c = tc_commit("1", "a@example.org", 1000, msg, NULL, 0);
+	ss_feat_raw r;
+	const char *p;
+	size_t n = 0;
+
+	(void)st;
+	ss_feat_raw_init(&r);
+	r.names = &names;
+	assert_int_equal(ss_feat_extract(&r, c, NULL, &o), 0);
+	assert_non_null(strstr(names.buf, "\tk:bug\n"));
+	assert_non_null(strstr(names.buf, "\tk:resolves\n"));
+	assert_non_null(strstr(names.buf, "\tk:signed-off-by\n"));
+	assert_non_null(strstr(names.buf, "\tk:cc\n"));  /* unmasked: still a Cc line */
+	assert_non_null(strstr(names.buf, "\tu:bugzilla.example.org\n"));
+	assert_non_null(strstr(names.buf, "\tu:bugzilla.example.org/show_bug.cgi\n"));
+	assert_non_null(strstr(names.buf, "\tu:bugzilla.example.org/x\n"));
+	assert_non_null(strstr(names.buf, "\tu:tracker.example.org\n"));
+	assert_non_null(strstr(names.buf, "\tu:lore.kernel.org\n"));
+	assert_null(strstr(names.buf, "\tu:lore.kernel.org/stable"));
+	assert_null(strstr(names.buf, "\tk:net\n"));
+	assert_null(strstr(names.buf, "\tk:not"));
+	assert_null(strstr(names.buf, "\tk:two"));
+	assert_null(strstr(names.buf, "\tk:empty"));
+	assert_null(strstr(names.buf, "\tk:stable-dep-of"));
+	for (p = names.buf; (p = strstr(p, "\tu:bugzilla.example.org\n")); p++)
+		n++;
+	assert_int_equal(n, 1);  /* once per commit */
+	/* masked: the Cc: stable line is gone, and with it the only Cc */
+	assert_int_equal(ss_commit_mask_stable(c), 0);
+	ss_feat_raw_reset(&r);
+	ss_strbuf_reset(&names);
+	assert_int_equal(ss_feat_extract(&r, c, NULL, &o), 0);
+	assert_null(strstr(names.buf, "\tk:cc\n"));
+	assert_non_null(strstr(names.buf, "\tk:bug\n"));
+	/* left out with the group */
+	o.groups &= ~SS_FG_KEYS;
+	ss_feat_raw_reset(&r);
+	ss_strbuf_reset(&names);
+	assert_int_equal(ss_feat_extract(&r, c, NULL, &o), 0);
+	assert_null(strstr(names.buf, "\tk:"));
+	assert_null(strstr(names.buf, "\tu:"));
+	ss_feat_raw_release(&r);
+	ss_strbuf_release(&names);
+	ss_commit_free(c);
+}
+
 static void test_name_words(void **st)
 {
 	static const char *const cases[][2] = {
@@ -1138,6 +1208,8 @@ static void test_name_words(void **st)
 		{ "t:week_3", "committed in week 3 after a release" },
 		{ "l:part_1", "patch 1 of its series" },
 		{ "word:crash", "the word \"crash\"" },
+		{ "k:bug", "its message has a \"bug:\" line" },
+		{ "u:bugzilla.example.org", "links to bugzilla.example.org" },
 		{ "hash:77", "an unnamed hashed feature, slot 77" },
 		/* dense features: their doc string, without the log(1+n) */
 		{ "fixes_tag", "a Fixes: trailer" },
@@ -1195,6 +1267,7 @@ int main(void)
 		cmocka_unit_test(test_history_graph_no_future),
 		cmocka_unit_test(test_groups_can_be_disabled),
 		cmocka_unit_test(test_group_names),
+		cmocka_unit_test(test_keys),
 		cmocka_unit_test(test_name_words),
 	};
 

@@ -16,14 +16,19 @@
 #include "models/model.h"
 #include "source/git.h"
 
-/* tests/projrepo.sh, found as test_gitrepo_script() finds its script. */
-static const char *projrepo(void)
+/* tests/NAME beside test_gitrepo_script()'s script. */
+static const char *script_path(const char *name)
 {
 	static char path[4096];
 	const char *g = test_gitrepo_script(), *slash = strrchr(g, '/');
 
-	snprintf(path, sizeof(path), "%.*sprojrepo.sh", slash ? (int)(slash - g + 1) : 0, g);
+	snprintf(path, sizeof(path), "%.*s%s", slash ? (int)(slash - g + 1) : 0, g, name);
 	return path;
+}
+
+static const char *projrepo(void)
+{
+	return script_path("projrepo.sh");
 }
 
 static int exists(const char *path)
@@ -449,6 +454,41 @@ static void test_held_out(void **state)
 	free(repo);
 }
 
+/*
+ * A project whose stable policy changed (tests/driftrepo.sh: alpha fixes
+ * backported for 3 years, then beta fixes only): all of its history
+ * teaches the old policy as much as the new, so the project model learns
+ * from the window of recent years that scores best on the newest slice of
+ * the history, says so, and ranks the new policy's fixes first.
+ */
+static void test_window(void **state)
+{
+	char *repo = test_scratch_path("drift"), *err, *out, *line;
+	int beta = 0, alpha = 0, rows = 0;
+
+	(void)state;
+	assert_int_equal(test_run("sh '%s' '%s'", script_path("driftrepo.sh"), repo), 0);
+	assert_int_equal(test_cli("index --repo '%s'", repo), 0);
+	assert_int_equal(test_cli("rank --repo '%s' --rev main~120..main --project-model "
+				  "'%s/w.model' --format tsv --top 30", repo, test_scratch), 0);
+	err = test_scratch_read("err");
+	assert_non_null(strstr(err, "rank: learning from the last 4 years of the history only: "
+				    "validation AP on its newest 15%: all 0."));
+	free(err);
+	/* the best 30 are beta fixes, the policy of the last years */
+	out = test_scratch_read("out");
+	for (line = strchr(out, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
+		rows++;
+		beta += strstr(line, "\tcore: fix beta leak ") != NULL;
+		alpha += strstr(line, "\tcore: fix alpha crash ") != NULL;
+	}
+	assert_int_equal(rows, 30);
+	assert_int_equal(beta, 30);
+	assert_int_equal(alpha, 0);
+	free(out);
+	free(repo);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -457,6 +497,7 @@ int main(void)
 		cmocka_unit_test(test_builtin_warning),
 		cmocka_unit_test(test_first_rank_one_read),
 		cmocka_unit_test(test_held_out),
+		cmocka_unit_test(test_window),
 	};
 
 	return cmocka_run_group_tests(tests, test_scratch_setup, test_scratch_teardown);

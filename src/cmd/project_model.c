@@ -42,6 +42,7 @@
 #include "labels/backports.h"
 #include "labels/labels.h"
 #include "models/dataset.h"
+#include "models/metrics.h"
 #include "source/git.h"
 #include "util/error.h"
 #include "util/strbuf.h"
@@ -407,6 +408,102 @@ static ss_model *choose_relcode(const cli_ranking *k, ss_model *with, ss_dataset
 	return without;
 }
 
+/*
+ * How far back the project's maintainers still decide as they do now.
+ * A project's stable policy drifts (systemd's stable branches took
+ * other things in 2016 than in 2022), and a linear model trained on all
+ * of it learns the average.  So the newest SS_PROJECT_VAL_SHARE of the
+ * settled history is set aside as a fixed validation slice, a model is
+ * trained on each window of the history just before it (the last 2, 3,
+ * 4 and 6 years, and all of it) and scored there; the window with the
+ * best average precision is used only when it beats all of the history
+ * by SS_PROJECT_WINDOW_GAIN (a gain within the slice's noise is not
+ * worth the history left out), then from the newest training commit
+ * back, the validation slice included.  A window must hold
+ * SS_PROJECT_MIN_COMMITS and SS_PROJECT_MIN_POSITIVE.  stderr says which.
+ * On systemd's validation slices (docs/scores.md) the last 3-4 years
+ * beat all 8; an mlp on the same examples did worse than the linear
+ * model (fixed-slice AP 0.440 against 0.465), so the kind stays linear.
+ */
+#define SS_PROJECT_VAL_SHARE 0.15
+#define SS_PROJECT_WINDOW_GAIN 0.01
+#define SS_YEAR_SECONDS 31557600  /* 365.25 days */
+
+static size_t in_window(size_t *out, const ss_dataset *d, const size_t *idx, size_t n,
+			int64_t after, size_t *npos)
+{
+	size_t i, m = 0;
+
+	*npos = 0;
+	for (i = 0; i < n; i++)
+		if (ss_dataset_example(d, idx[i])->time > after) {
+			out[m++] = idx[i];
+			*npos += ss_dataset_example(d, idx[i])->label;
+		}
+	return m;
+}
+
+static int64_t choose_window(const cli_ranking *k, const ss_dataset *d, const size_t *idx,
+			     size_t n, const ss_train_options *o)
+{
+	static const int years[] = { 0, 6, 4, 3, 2 };  /* 0: all of it */
+	size_t nval = (size_t)((double)n * SS_PROJECT_VAL_SHARE), ntr = n - nval, i, m, npos;
+	size_t *sub = NULL;
+	uint8_t *label = NULL;
+	float *score = NULL;
+	double ap[sizeof(years) / sizeof(years[0])], best_ap = -1.0;
+	int64_t vstart, best = 0;
+	int best_i = 0;
+	ss_strbuf said = SS_STRBUF_INIT;
+
+	if (nval < SS_PROJECT_MIN_COMMITS)
+		return 0;
+	vstart = ss_dataset_example(d, idx[ntr])->time;
+	if (!(sub = malloc(ntr * sizeof(*sub))) || !(label = malloc(nval)) ||
+	    !(score = malloc(nval * sizeof(*score))))
+		die("out of memory");
+	for (i = 0; i < nval; i++)
+		label[i] = ss_dataset_example(d, idx[ntr + i])->label;
+	for (i = 0; i < sizeof(years) / sizeof(years[0]); i++) {
+		int64_t after = years[i] ? vstart - (int64_t)years[i] * SS_YEAR_SECONDS : INT64_MIN;
+		ss_model *m1 = NULL;
+
+		ap[i] = -1.0;
+		m = in_window(sub, d, idx, ntr, after, &npos);
+		if (m < SS_PROJECT_MIN_COMMITS || npos < SS_PROJECT_MIN_POSITIVE ||
+		    (years[i] && m == ntr))
+			continue;
+		if (ss_model_train(&m1, SS_MODEL_LINEAR, (ss_dataset *)d, sub, m, o) ||
+		    ss_model_score(score, m1, d, idx + ntr, nval))
+			die("cannot train the project model: %s", ss_error_last());
+		ss_model_free(m1);
+		ap[i] = ss_metrics_avg_precision(score, label, nval);
+		if (years[i])
+			ss_strbuf_addf(&said, "%s%d years %.3f", said.len ? ", " : "", years[i], ap[i]);
+		else
+			ss_strbuf_addf(&said, "%sall %.3f", said.len ? ", " : "", ap[i]);
+		if (ap[i] > best_ap) {
+			best_ap = ap[i];
+			best_i = (int)i;
+		}
+	}
+	if (best_i && best_ap >= ap[0] + SS_PROJECT_WINDOW_GAIN)
+		best = (int64_t)years[best_i] * SS_YEAR_SECONDS;
+	if (best)
+		say(k, "learning from the last %d years of the history only: validation AP on its "
+		    "newest %.0f%%: %s (a window is used from a gain of %.2f)", years[best_i],
+		    SS_PROJECT_VAL_SHARE * 100, said.buf ? said.buf : "-", SS_PROJECT_WINDOW_GAIN);
+	else
+		say(k, "learning from all the history: validation AP on its newest %.0f%%: %s (a "
+		    "window is used from a gain of %.2f)", SS_PROJECT_VAL_SHARE * 100,
+		    said.buf ? said.buf : "-", SS_PROJECT_WINDOW_GAIN);
+	ss_strbuf_release(&said);
+	free(sub);
+	free(label);
+	free(score);
+	return best;
+}
+
 /* Train the project's linear model; NULL (with a warning said) when the
  * labelled history is too small. */
 static ss_model *train(cli_ranking *k, cli_source_args *src, const char *const *specs, int nspecs,
@@ -421,6 +518,7 @@ static ss_model *train(cli_ranking *k, cli_source_args *src, const char *const *
 	ss_dataset *d = NULL;
 	ss_model *m = NULL;
 	size_t *idx = NULL, n, npos = 0, i;
+	int64_t window;
 	double t0 = ss_now();
 	int a;
 
@@ -470,6 +568,14 @@ static ss_model *train(cli_ranking *k, cli_source_args *src, const char *const *
 			 SS_PROJECT_MIN_COMMITS, SS_PROJECT_MIN_POSITIVE);
 		use_builtin(k, why);
 		goto free_all;
+	}
+	if ((window = choose_window(k, d, idx, n, &o))) {
+		int64_t newest = INT64_MIN;
+
+		for (i = 0; i < n; i++)
+			if (ss_dataset_example(d, idx[i])->time > newest)
+				newest = ss_dataset_example(d, idx[i])->time;
+		n = in_window(idx, d, idx, n, newest - window, &npos);
 	}
 	if (ss_model_train(&m, SS_MODEL_LINEAR, d, idx, n, &o))
 		die("cannot train the project model: %s", ss_error_last());

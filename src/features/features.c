@@ -587,6 +587,92 @@ free_funcs:
 	return rc;
 }
 
+/* ---- the message's own keys and links --------------------------------- */
+
+/*
+ * A project marks what it backports in its own way: a "BUG: <tracker
+ * url>" line, "Resolves:", "Closes: #N", a link to its issue tracker.
+ * No fixed list can know them, so every "Key: value" line of the message
+ * after the subject (a key of a letter then letters, digits or '-', at
+ * the start of a line, anywhere in the message, not only in the final
+ * trailer block) gives "k:<key>" lower-cased, and every http(s) link
+ * "u:<host>" and "u:<host>/<first path part>", each once per commit; the
+ * project model learns which of them go with its backports.  The masked
+ * stable tags are gone from the message before this (commit.h); a key or
+ * link that names "stable" (Stable-dep-of:, a link to the stable list) is
+ * a trace of the tag and left out.
+ */
+#define SS_KEYS_MAX 64  /* distinct keys and links a commit adds, at most */
+
+static int seen_key(uint32_t *seen, size_t *nseen, const char *ns, const char *s, size_t len)
+{
+	uint64_t h = ss_hash64(s, len, ss_hash64(ns, strlen(ns), SS_HASH64_SEED));
+	uint32_t v = (uint32_t)(h ^ (h >> 32));
+	size_t i;
+
+	for (i = 0; i < *nseen; i++)
+		if (seen[i] == v)
+			return 1;
+	if (*nseen == SS_KEYS_MAX)
+		return 1;
+	seen[(*nseen)++] = v;
+	return 0;
+}
+
+static int extract_keys(ss_feat_raw *r, const ss_commit *c)
+{
+	uint32_t seen[SS_KEYS_MAX];
+	size_t nseen = 0, len;
+	const char *p = c->message, *q;
+	char buf[128];
+	int rc;
+
+	if (!p)
+		return 0;
+	/* the subject's "net/mlx5: fix" is the subsystem group's */
+	p += strcspn(p, "\n");
+	while (*p) {
+		p++;
+		if (isalpha((unsigned char)*p)) {
+			for (q = p + 1; (isalnum((unsigned char)*q) || *q == '-') && q - p < 40; q++)
+				;
+			if (*q == ':' && (q[1] == ' ' || q[1] == '\t') && q[2] && q[2] != '\n') {
+				len = lower_copy(buf, sizeof(buf), p, (size_t)(q - p));
+				if (!strstr(buf, "stable") && !seen_key(seen, &nseen, "k:", buf, len) &&
+				    (rc = add_hash(r, "k:", buf, len)))
+					return rc;
+			}
+		}
+		p += strcspn(p, "\n");
+	}
+	for (p = c->message; (p = strstr(p, "http")); p++) {
+		const char *h = p + 4, *e;
+
+		if (*h == 's')
+			h++;
+		if (strncmp(h, "://", 3))
+			continue;
+		h += 3;
+		e = h + strcspn(h, "/:?# \t\n<>\"')]");
+		if (e == h)
+			continue;
+		len = lower_copy(buf, sizeof(buf), h, (size_t)(e - h));
+		if (strstr(buf, "stable"))
+			continue;
+		if (!seen_key(seen, &nseen, "u:", buf, len) && (rc = add_hash(r, "u:", buf, len)))
+			return rc;
+		if (*e == '/' && e[1] && !strchr("/?# \t\n<>\"')]", e[1])) {
+			size_t more = strcspn(e + 1, "/?# \t\n<>\"')]");
+
+			len = lower_copy(buf, sizeof(buf), h, (size_t)(e + 1 + more - h));
+			if (!strstr(buf, "stable") && !seen_key(seen, &nseen, "u:", buf, len) &&
+			    (rc = add_hash(r, "u:", buf, len)))
+				return rc;
+		}
+	}
+	return 0;
+}
+
 /* ---- people and trailers --------------------------------------------- */
 
 /* The e-mail of "Name <email>" (lower-cased), else the whole value. */
@@ -1075,6 +1161,8 @@ int ss_feat_extract(ss_feat_raw *out, const ss_commit *c, const ss_history *hist
 		return rc;
 	if ((groups & SS_FG_MERGE) && (rc = extract_merge(out, c)))
 		return rc;
+	if ((groups & SS_FG_KEYS) && (rc = extract_keys(out, c)))
+		return rc;
 	if ((groups & SS_FG_SERIES) && (rc = extract_series(out, c)))
 		return rc;
 	return extract_people(out, c, groups);
@@ -1433,6 +1521,7 @@ static int one_name_words(ss_strbuf *sb, const char *name, size_t len)
 		{ "s:", "subsystem " },
 		{ "r:", "the bug shipped in release line " },
 		{ "m:", "its pull request says: " },
+		{ "u:", "links to " },
 		{ "e:", "says the bug caused: " },
 		{ "word:", "the word " },
 		{ "hash:", "an unnamed hashed feature, slot " },
@@ -1445,6 +1534,8 @@ static int one_name_words(ss_strbuf *sb, const char *name, size_t len)
 	if (len > 7 && !memcmp(name, "t:week_", 7))
 		return ss_strbuf_addf(sb, "committed in week %.*s after a release", (int)(len - 7),
 				      name + 7);
+	if (len > 2 && !memcmp(name, "k:", 2))
+		return ss_strbuf_addf(sb, "its message has a \"%.*s:\" line", (int)(len - 2), name + 2);
 	for (i = 0; i < sizeof(open) / sizeof(open[0]); i++) {
 		size_t n = strlen(open[i].prefix);
 
@@ -1469,7 +1560,7 @@ static int one_name_words(ss_strbuf *sb, const char *name, size_t len)
 static int hashed_name(const char *name, size_t len)
 {
 	static const char *const prefixes[] = { "a:", "c:", "p:", "d:", "f:", "s:", "r:", "e:",
-						"h:", "t:", "l:", "m:", NULL };
+						"h:", "t:", "l:", "m:", "k:", "u:", NULL };
 	size_t i;
 
 	for (i = 0; prefixes[i]; i++)

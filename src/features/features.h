@@ -63,14 +63,21 @@ enum {
 				     * hashed) and size (git only) */
 	SS_FG_RELCODE = 1u << 12,   /* was the changed code in the last release
 				     * (named features only; a repository) */
-	SS_FG_ALL = (1u << 13) - 1,
+	SS_FG_KEYS = 1u << 13,      /* the message's own "Key: value" lines
+				     * anywhere in it ("k:", the key) and the
+				     * places its links point to ("u:", host
+				     * and first path part), hashed: a
+				     * project's own trailer ("BUG: <url>")
+				     * learnt from its history */
+	SS_FG_ALL = (1u << 14) - 1,
 	/* used unless --features says otherwise: the first eight, merge and
 	 * relcode.
 	 * effects, timing and series did not help on tip's validation slices
 	 * (docs/features.md, "Levers tried on the kernel"); merge helped on
 	 * systemd's (docs/scores.md, "Untagged stable material") and both are
-	 * empty for mail; the project model chooses relcode on validation */
-	SS_FG_DEFAULT = ((1u << 8) - 1) | SS_FG_MERGE | SS_FG_RELCODE
+	 * empty for mail; the project model chooses relcode on validation;
+	 * keys: docs/scores.md, "Untagged stable material" */
+	SS_FG_DEFAULT = ((1u << 8) - 1) | SS_FG_MERGE | SS_FG_RELCODE | SS_FG_KEYS
 };
 
 typedef struct {

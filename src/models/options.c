@@ -16,7 +16,8 @@ static const struct {
 	{ "trailers", SS_FG_TRAILERS }, { "history", SS_FG_HISTORY },
 	{ "effects", SS_FG_EFFECTS }, { "timing", SS_FG_TIMING },
 	{ "series", SS_FG_SERIES }, { "merge", SS_FG_MERGE },
-	{ "relcode", SS_FG_RELCODE }, { "default", SS_FG_DEFAULT },
+	{ "relcode", SS_FG_RELCODE }, { "keys", SS_FG_KEYS },
+	{ "default", SS_FG_DEFAULT },
 	{ "all", SS_FG_ALL },
 };
 
@@ -38,7 +39,7 @@ int ss_feat_groups_parse(uint32_t *out, const char *list)
 			return ss_error_code(SS_EINVALID,
 					     "unknown feature group '%.*s' (words, subsystem, metrics, "
 					     "constructs, people, paths, trailers, history, effects, "
-					     "timing, series, merge, relcode, default, all)", (int)len, p);
+					     "timing, series, merge, relcode, keys, default, all)", (int)len, p);
 		p += len;
 		if (*p == ',')
 			p++;
