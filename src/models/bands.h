@@ -4,7 +4,7 @@
  *
  *   yes     p >= yes      take it: the validation slice's commits this
  *                         high reached stable at least SS_BANDS_YES_PRECISION
- *                         of the time
+ *                         of the time, with a margin for the slice's size
  *   likely  p >= likely   a pick: likely is the model's threshold, so the
  *                         picks of a ranking are exactly its yes and likely rows
  *   unsure  p >= unsure   read it if there is time: the commits below unsure
@@ -38,6 +38,7 @@ typedef enum {
 } ss_band;
 
 #define SS_BANDS_YES_PRECISION 0.90  /* precision target of yes on validation */
+#define SS_BANDS_YES_Z 1.0           /* ... reached by the Wilson lower bound at z */
 #define SS_BANDS_UNSURE_RECALL 0.95  /* recall target of unsure and above */
 #define SS_BANDS_MIN_YES 5           /* commits a yes cut must hold on validation */
 #define SS_BANDS_NEVER 2.0           /* a yes cut no probability reaches */
@@ -50,8 +51,9 @@ typedef struct {
  * Choose the cut points on calibrated validation scores score[n] with
  * labels label[n], the model's threshold being threshold (the likely cut):
  *   yes: the lowest score s >= threshold such that at least
- *        SS_BANDS_MIN_YES commits score >= s and SS_BANDS_YES_PRECISION of
- *        them are positive; when no such s exists, max(threshold,
+ *        SS_BANDS_MIN_YES commits score >= s and the Wilson lower bound
+ *        (z = SS_BANDS_YES_Z) of the share of them that is positive
+ *        reaches SS_BANDS_YES_PRECISION; when no such s exists, max(threshold,
  *        SS_BANDS_YES_PRECISION) if the scores are calibrated (a calibrated
  *        p says as much by itself), else SS_BANDS_NEVER;
  *   unsure: the highest score s <= threshold such that the commits
