@@ -455,7 +455,10 @@ static int64_t choose_window(const cli_ranking *k, const ss_dataset *d, const si
 	int64_t vstart, best = 0;
 	int best_i = 0;
 	ss_strbuf said = SS_STRBUF_INIT;
+	ss_train_options o1 = *o;
 
+	/* only the validation slice's ranking counts: no refit */
+	o1.refit = 0;
 	if (nval < SS_PROJECT_MIN_COMMITS)
 		return 0;
 	vstart = ss_dataset_example(d, idx[ntr])->time;
@@ -473,9 +476,12 @@ static int64_t choose_window(const cli_ranking *k, const ss_dataset *d, const si
 		if (m < SS_PROJECT_MIN_COMMITS || npos < SS_PROJECT_MIN_POSITIVE ||
 		    (years[i] && m == ntr))
 			continue;
-		if (ss_model_train(&m1, SS_MODEL_LINEAR, (ss_dataset *)d, sub, m, o) ||
+		if (ss_model_train(&m1, SS_MODEL_LINEAR, (ss_dataset *)d, sub, m, &o1) ||
 		    ss_model_score(score, m1, d, idx + ntr, nval))
 			die("cannot train the project model: %s", ss_error_last());
+		/* the windows take the cost all of it chose: one fit each */
+		if (!o1.C && sscanf(ss_model_info_of(m1)->params, "C=%lf", &o1.C) != 1)
+			o1.C = 0;
 		ss_model_free(m1);
 		ap[i] = ss_metrics_avg_precision(score, label, nval);
 		if (years[i])
