@@ -426,7 +426,7 @@ static ss_model *choose_relcode(const cli_ranking *k, ss_model *with, ss_dataset
  * model (fixed-slice AP 0.440 against 0.465), so the kind stays linear.
  */
 #define SS_PROJECT_VAL_SHARE 0.15
-#define SS_PROJECT_WINDOW_GAIN 0.01
+#define SS_PROJECT_WINDOW_GAIN 0.02
 #define SS_YEAR_SECONDS 31557600  /* 365.25 days */
 
 static size_t in_window(size_t *out, const ss_dataset *d, const size_t *idx, size_t n,

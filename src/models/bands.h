@@ -38,7 +38,7 @@ typedef enum {
 } ss_band;
 
 #define SS_BANDS_YES_PRECISION 0.90  /* precision target of yes on validation */
-#define SS_BANDS_YES_Z 1.0           /* ... reached by the Wilson lower bound at z */
+#define SS_BANDS_YES_Z 1.64          /* ... by the Wilson lower bound at z (one-sided 95%) */
 #define SS_BANDS_UNSURE_RECALL 0.95  /* recall target of unsure and above */
 #define SS_BANDS_MIN_YES 5           /* commits a yes cut must hold on validation */
 #define SS_BANDS_NEVER 2.0           /* a yes cut no probability reaches */
