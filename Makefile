@@ -2,7 +2,8 @@
 #
 #   make deps     install/check Debian packages (scripts/deps.sh)
 #   make          build ./stablesel
-#   make test     build and run the whole test suite (cmocka)
+#   make test     build and run the whole test suite (cmocka), then the
+#                 outputs on DPDK against scripts/identity.sums
 #   make asan     the test suite under AddressSanitizer + UBSan
 #   make valgrind the main commands under valgrind over real commits
 #   make bench    benchmarks in bench/ (need ../shared/data)
@@ -23,6 +24,9 @@ PKG_LIBS   := $(shell pkg-config --libs libgit2 gmime-3.0 libzstd zlib sqlite3 2
 LIBS     := $(PKG_LIBS) -llinear -lopenblas -lm -lpthread
 TEST_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null)
 BUILD    ?= build
+# make test compares the outputs on DPDK with scripts/identity.sums
+# (scripts/identity.sh); the sanitizer build leaves it out (IDENTITY=0)
+IDENTITY ?= 1
 BIN      ?= stablesel
 
 CORE_SRC := $(filter-out src/stablesel.c src/cmd/%,$(shell find src -name '*.c' | sort))
@@ -67,12 +71,15 @@ test: deps all tests
 	@scripts/layers.sh
 	@scripts/transport.sh
 	@SS_BIN=./$(BIN) scripts/run-tests.sh $(TEST_BIN)
+ifeq ($(IDENTITY),1)
+	@SS_BIN=./$(BIN) scripts/identity.sh
+endif
 
 # The sanitizer build lives in build-asan/ (binary build-asan/stablesel, which
 # the tests run through SS_BIN); ./stablesel is left alone.  Any report
 # fails the run: UBSan does not recover, LeakSanitizer exits non-zero.
 asan:
-	$(MAKE) BUILD=build-asan BIN=build-asan/stablesel OPT=-O1 \
+	$(MAKE) BUILD=build-asan BIN=build-asan/stablesel OPT=-O1 IDENTITY=0 \
 	  CFLAGS='-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined' \
 	  LDFLAGS='-fsanitize=address,undefined' test
 
