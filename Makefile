@@ -19,6 +19,10 @@ CFLAGS   ?= $(OPT) -g
 # -fno-math-errno: nothing reads errno after a math function, and with it
 # GCC can inline and vectorise sqrtf (Adam, nn/nn_params.c)
 SS_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Isrc -pthread -fno-math-errno
+# WERROR=1 turns every warning into an error (what CI builds with, .ci/run)
+ifeq ($(WERROR),1)
+SS_CFLAGS += -Werror
+endif
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs libgit2 gmime-3.0 libzstd zlib sqlite3 2>/dev/null)
 LIBS     := $(PKG_LIBS) -llinear -lopenblas -lm -lpthread
@@ -52,13 +56,21 @@ $(BUILD)/libstablesel.a: $(CORE_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/%.o: %.c $(shell find src -name '*.h')
+# each object depends on the headers it includes: the compiler writes them
+# into $(BUILD)/%.d (-MMD), with an empty rule per header (-MP) so that a
+# header removed does not stop the build; an object without its .d (built
+# before) is built again once
+$(BUILD)/%.o: %.c $(BUILD)/%.d
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(SS_CFLAGS) $(PKG_CFLAGS) -DSS_VERSION='"$(VERSION)"' -c -o $@ $<
+	$(CC) $(CFLAGS) $(SS_CFLAGS) $(PKG_CFLAGS) -MMD -MP -DSS_VERSION='"$(VERSION)"' -c -o $@ $<
 
-$(BUILD)/tests/%: tests/%.c tests/testutil.h tests/testcommit.h $(BUILD)/libstablesel.a
+DEP_FILES := $(CORE_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_BIN:=.d)
+$(DEP_FILES):
+-include $(wildcard $(DEP_FILES))
+
+$(BUILD)/tests/%: tests/%.c $(BUILD)/tests/%.d $(BUILD)/libstablesel.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(SS_CFLAGS) $(PKG_CFLAGS) -Itests -o $@ $< $(BUILD)/libstablesel.a $(LIBS) $(TEST_LIBS) $(LDFLAGS)
+	$(CC) $(CFLAGS) $(SS_CFLAGS) $(PKG_CFLAGS) -MMD -MP -Itests -o $@ $< $(BUILD)/libstablesel.a $(LIBS) $(TEST_LIBS) $(LDFLAGS)
 
 # the embedded model is .incbin'd: rebuild when it changes
 $(BUILD)/src/models/default_model.o: $(wildcard models/default.model)
