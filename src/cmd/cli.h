@@ -90,10 +90,9 @@ size_t cli_for_each_history_commit(cli_source_args *a, const char *const *specs,
  * (repeatable: older commits that are only the past of the sources),
  * --releases FILE and --release-tags GLOB (bug ages in releases).  A model
  * must be scored with the history it was trained with, so train, eval,
- * rank, explain, report and origin all take them.  cli_releases_load()
- * gives the releases to h (nothing when neither was named) or dies;
- * cli_history_prime() adds the --history commits to h, read with src's
- * options, or dies.
+ * rank, explain, report and origin all take them.  cli_history_check()
+ * rejects what cannot go together; cli_history_load() gives the releases
+ * (and the index's history) to h or dies.
  */
 typedef struct {
 	const char *file, *tags;
@@ -130,6 +129,12 @@ void cli_history_source(cli_source_args *out, const cli_history_args *ha,
 			const cli_source_args *src);
 
 void cli_history_args_init(cli_history_args *h);
+
+/* The checks across the history options and the sources, once for every
+ * command: --release-tags needs --repo PATH (usage_die()).
+ * cli_history_load() makes them too; a command that writes or trains
+ * before loading calls it right after parsing. */
+void cli_history_check(const cli_history_args *ha, const char *repo);
 
 /*
  * The past every history starts with: the project index (--db FILE, else
@@ -199,10 +204,11 @@ void cli_history_prime(const cli_history_args *ha, struct ss_history *h, cli_sou
 /*
  * What train and eval share ("Labels", "Training"): the labels (--labels
  * FILE, --label-column NAME, --stable SOURCE...), --settle-days N,
- * --no-history-features, -v and the training options of models/options.h
- * (parsed there, so that their ranges stay in one place).
- * cli_train_args_finish() checks the labels were named and applies
- * --no-history-features and -v (logging as cmd).
+ * --no-history-features, -v and the training options, each declared once
+ * in the table with its range (the feature groups' names come from
+ * models/options.h).  cli_train_args_finish() checks the labels were
+ * named, copies the values whose field is not of a table type into o and
+ * fo, and applies --no-history-features and -v (logging as cmd).
  */
 typedef struct {
 	ss_train_options o;
@@ -211,6 +217,12 @@ typedef struct {
 	const char *stable[32];
 	size_t nstable;
 	int settle, verbose, no_history, keep_copies;
+	/* parsed here, into o and fo by cli_train_args_finish(); the
+	 * targets -1 when not given */
+	double seed, dropout, lr, weight_decay, input_dropout;
+	double target_precision, target_recall;
+	size_t vocab_size, min_df, hash_bits;
+	char features_help[300];
 	struct cli_option options[48];
 } cli_train_args;
 
