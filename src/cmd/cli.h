@@ -99,6 +99,29 @@ typedef struct {
 } cli_releases;
 
 /*
+ * The options several commands take, each declared once here (name,
+ * value, help); a command's table gives the variable.  What a command
+ * does without one goes in its group heading or usage text.  An option a
+ * command takes once is a list of one there (the parser refuses a second).
+ */
+#define CLI_OPT_DB(v) CLI_STRING(0, "db", (v), "FILE", \
+	"the project index (default: the one 'stablesel index' keeps in the repository, " \
+	"<gitdir>/stablesel/index.db)")
+#define CLI_OPT_RELEASES(v) CLI_STRING(0, "releases", (v), "FILE", \
+	"the releases, as 'tag sha date' lines")
+#define CLI_OPT_RELEASE_TAGS(v) CLI_STRING(0, "release-tags", (v), "GLOB", \
+	"with --repo: the releases are the repository's tags matching GLOB")
+#define CLI_OPT_STABLE(arr, n) CLI_STRLIST("stable", arr, (n), "SOURCE", \
+	"the stable tree: a repository with its branches, or an mbox of its commits")
+#define CLI_OPT_ONTO_REPO(v) CLI_STRING(0, "onto-repo", (v), "PATH", \
+	"the repository holding the stable branches and their mainline")
+#define CLI_OPT_ONTO(arr, n) CLI_STRLIST("onto", arr, (n), "BRANCH", \
+	"the stable branch: local, remote-tracking (origin/22.11), tag or id")
+#define CLI_OPT_ONTO_UPSTREAM(v) CLI_STRING(0, "onto-upstream", (v), "REF", \
+	"the mainline the branches fork from; their own commits are those it lacks " \
+	"(default: the mainline the project index found, else HEAD of --onto-repo)")
+
+/*
  * The project index options ("Project index"): --db FILE and --no-index.
  * The history options include them; check takes them alone.
  */
@@ -268,6 +291,8 @@ typedef struct {
 	ss_ranker_options ko;
 	ss_rank_select so;
 	const char *model, *policy_file, *stable, *labels_file, *label_column;
+	const char *stable_arg[1]; /* --stable SOURCE, into stable by cli_ranking_load() */
+	size_t nstable;
 	const char *project_model; /* --project-model FILE (NULL: beside the repository) */
 	const char *cmd;        /* the command's name, for messages ("rank") */
 	cli_history_args hist_args;

@@ -67,10 +67,8 @@ void cli_history_args_init(cli_history_args *h)
 			CLI_GROUP("History (score with the history the model was trained with)"),
 			CLI_STRLIST("history", h->specs, &h->n, "SOURCE",
 				    "older commits that are only the past of the sources"),
-			CLI_STRING(0, "releases", &h->rel.file, "FILE",
-				   "the releases, as 'tag sha date' lines"),
-			CLI_STRING(0, "release-tags", &h->rel.tags, "GLOB",
-				   "with --repo: the releases are the tags matching GLOB"),
+			CLI_OPT_RELEASES(&h->rel.file),
+			CLI_OPT_RELEASE_TAGS(&h->rel.tags),
 			CLI_STRLIST("history-rev", h->hrevs, &h->nhrevs, "REV",
 				    "the revisions of git:PATH history sources (default: what --rev starts from)"),
 			CLI_INCLUDE(h->ix.options),
@@ -89,8 +87,7 @@ void cli_index_args_init(cli_index_args *x)
 	{
 		const struct cli_option t[] = {
 			CLI_GROUP("Project index"),
-			CLI_STRING(0, "db", &x->db, "FILE",
-				   "the project index (default: the one 'stablesel index' keeps in the repository)"),
+			CLI_OPT_DB(&x->db),
 			CLI_FLAG(0, "no-index", &x->no_index,
 				 "do not read the project index: history, backports and branches come from "
 				 "the sources and the repository"),
@@ -452,13 +449,12 @@ void cli_train_args_init(cli_train_args *t)
 	ss_feat_groups_help(t->features_help, sizeof(t->features_help));
 	{
 		const struct cli_option tab[] = {
-			CLI_GROUP("Labels (which commits reached stable)"),
+			CLI_GROUP("Labels (which commits reached stable: --labels FILE, or read from --stable SOURCE)"),
 			CLI_STRING(0, "labels", &t->labels_path, "FILE",
 				   "the TSV \"stablesel label\" wrote"),
 			CLI_STRING(0, "label-column", &t->column, "NAME",
 				   "the column of --labels that holds the label"),
-			CLI_STRLIST("stable", t->stable, &t->nstable, "SOURCE",
-				    "read the labels from this stable tree instead"),
+			CLI_OPT_STABLE(t->stable, &t->nstable),
 			CLI_INT("settle-days", &t->settle, "N", 0, SS_CLI_MAX_DAYS,
 				"leave out the commits of the last N days: their label is not settled"),
 			CLI_GROUP("Training"),

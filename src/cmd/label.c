@@ -32,18 +32,16 @@ int cmd_label(int argc, const char **argv)
 	const char *db = NULL;
 	int use_index = 0;
 	struct cli_option options[] = {
-		CLI_GROUP("Stable tree"),
-		CLI_STRLIST("stable", stable, &nstable, "SOURCE",
-			    "the stable tree: a repository with its branches, or an mbox"),
+		CLI_GROUP("Stable tree (--releases names an mbox's series by date; --db reads the backports from that project index)"),
+		CLI_OPT_STABLE(stable, &nstable),
 		CLI_STRING(0, "branches", &opts.branches, "GLOB",
 			   "the stable branches of a repository (default: all but the mainline)"),
 		CLI_STRING(0, "upstream-ref", &opts.upstream_ref, "REF",
 			   "the mainline ref the stable branches fork from (default: HEAD)"),
 		CLI_STRLIST("upstream-pattern", patterns, &opts.npatterns, "REGEX",
 			    "a regex whose first group is the upstream sha of a backport"),
-		CLI_STRING(0, "releases", &opts.releases, "FILE",
-			   "the releases, as 'tag sha date' lines: name an mbox's series by date"),
-		CLI_STRING(0, "db", &db, "FILE", "read the backports from this project index"),
+		CLI_OPT_RELEASES(&opts.releases),
+		CLI_OPT_DB(&db),
 		CLI_FLAG(0, "index", &use_index,
 			 "read the backports from the project index of the --stable repository"),
 		CLI_GROUP("Output"),
