@@ -677,7 +677,7 @@ void cli_dataset_history(ss_dataset *d, const cli_history_args *ha, cli_source_a
 	/* the dataset owns its history and hands it out read-only; it is
 	 * filled here, before any commit, as the past they are featurized
 	 * against */
-	ss_history *hist = (ss_history *)ss_dataset_history(d);
+	ss_history *hist = ss_dataset_history_mut(d);
 
 	cli_source_args hsrc;
 

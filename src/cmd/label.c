@@ -26,7 +26,7 @@ static const char *const label_usage[] = {
 
 int cmd_label(int argc, const char **argv)
 {
-	ss_backports_options opts = SS_LABEL_OPTIONS_INIT;
+	ss_backports_options opts = SS_BACKPORTS_OPTIONS_INIT;
 	const char *patterns[32], *stable[32], *output = "-";
 	size_t nstable = 0, skipped = 0, i;
 	const char *db = NULL;

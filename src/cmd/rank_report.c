@@ -85,7 +85,7 @@ void cli_ranking_load(cli_ranking *k)
 		die("%s", ss_error_last());
 	k->stable = k->nstable ? k->stable_arg[0] : NULL;
 	if (k->stable) {
-		ss_backports_options lo = SS_LABEL_OPTIONS_INIT;
+		ss_backports_options lo = SS_BACKPORTS_OPTIONS_INIT;
 		size_t skipped = 0;
 
 		if (ss_backports_new(&k->label, &lo) || ss_backports_read(k->label, k->stable, &skipped))
@@ -448,7 +448,7 @@ void cli_ranking_run(cli_ranking *k, cli_source_args *src, const char *const *sp
 	if (!k->stable && !k->hist_args.ix.no_index && (k->hist_args.ix.db || src->repo)) {
 		/* the index's stable branches: what each carries, and the
 		 * labels a project model is trained from */
-		ss_backports_options lo = SS_LABEL_OPTIONS_INIT;
+		ss_backports_options lo = SS_BACKPORTS_OPTIONS_INIT;
 
 		if (ss_backports_new(&k->label, &lo))
 			die("out of memory");
