@@ -2,7 +2,8 @@
 #
 #   make deps     install/check Debian packages (scripts/deps.sh)
 #   make          build ./stablesel
-#   make test     build and run the whole test suite (cmocka)
+#   make test     build and run the whole test suite (cmocka), then the
+#                 outputs on DPDK against scripts/identity.sums
 #   make asan     the test suite under AddressSanitizer + UBSan
 #   make valgrind the main commands under valgrind over real commits
 #   make bench    benchmarks in bench/ (need ../shared/data)
@@ -18,11 +19,18 @@ CFLAGS   ?= $(OPT) -g
 # -fno-math-errno: nothing reads errno after a math function, and with it
 # GCC can inline and vectorise sqrtf (Adam, nn/nn_params.c)
 SS_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Isrc -pthread -fno-math-errno
+# WERROR=1 turns every warning into an error (what CI builds with, .ci/run)
+ifeq ($(WERROR),1)
+SS_CFLAGS += -Werror
+endif
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs libgit2 gmime-3.0 libzstd zlib sqlite3 2>/dev/null)
 LIBS     := $(PKG_LIBS) -llinear -lopenblas -lm -lpthread
 TEST_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null)
 BUILD    ?= build
+# make test compares the outputs on DPDK with scripts/identity.sums
+# (scripts/identity.sh); the sanitizer build leaves it out (IDENTITY=0)
+IDENTITY ?= 1
 BIN      ?= stablesel
 
 CORE_SRC := $(filter-out src/stablesel.c src/cmd/%,$(shell find src -name '*.c' | sort))
@@ -48,13 +56,21 @@ $(BUILD)/libstablesel.a: $(CORE_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/%.o: %.c $(shell find src -name '*.h')
+# each object depends on the headers it includes: the compiler writes them
+# into $(BUILD)/%.d (-MMD), with an empty rule per header (-MP) so that a
+# header removed does not stop the build; an object without its .d (built
+# before) is built again once
+$(BUILD)/%.o: %.c $(BUILD)/%.d
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(SS_CFLAGS) $(PKG_CFLAGS) -DSS_VERSION='"$(VERSION)"' -c -o $@ $<
+	$(CC) $(CFLAGS) $(SS_CFLAGS) $(PKG_CFLAGS) -MMD -MP -DSS_VERSION='"$(VERSION)"' -c -o $@ $<
 
-$(BUILD)/tests/%: tests/%.c tests/testutil.h tests/testcommit.h $(BUILD)/libstablesel.a
+DEP_FILES := $(CORE_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_BIN:=.d)
+$(DEP_FILES):
+-include $(wildcard $(DEP_FILES))
+
+$(BUILD)/tests/%: tests/%.c $(BUILD)/tests/%.d $(BUILD)/libstablesel.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(SS_CFLAGS) $(PKG_CFLAGS) -Itests -o $@ $< $(BUILD)/libstablesel.a $(LIBS) $(TEST_LIBS) $(LDFLAGS)
+	$(CC) $(CFLAGS) $(SS_CFLAGS) $(PKG_CFLAGS) -MMD -MP -Itests -o $@ $< $(BUILD)/libstablesel.a $(LIBS) $(TEST_LIBS) $(LDFLAGS)
 
 # the embedded model is .incbin'd: rebuild when it changes
 $(BUILD)/src/models/default_model.o: $(wildcard models/default.model)
@@ -67,12 +83,15 @@ test: deps all tests
 	@scripts/layers.sh
 	@scripts/transport.sh
 	@SS_BIN=./$(BIN) scripts/run-tests.sh $(TEST_BIN)
+ifeq ($(IDENTITY),1)
+	@SS_BIN=./$(BIN) scripts/identity.sh
+endif
 
 # The sanitizer build lives in build-asan/ (binary build-asan/stablesel, which
 # the tests run through SS_BIN); ./stablesel is left alone.  Any report
 # fails the run: UBSan does not recover, LeakSanitizer exits non-zero.
 asan:
-	$(MAKE) BUILD=build-asan BIN=build-asan/stablesel OPT=-O1 \
+	$(MAKE) BUILD=build-asan BIN=build-asan/stablesel OPT=-O1 IDENTITY=0 \
 	  CFLAGS='-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined' \
 	  LDFLAGS='-fsanitize=address,undefined' test
 

@@ -20,7 +20,7 @@ floor() {
 	features | index) echo 5 ;;
 	nn) echo 6 ;;
 	models) echo 7 ;;
-	eval) echo 8 ;;
+	eval | queue) echo 8 ;;
 	rank | check) echo 9 ;;
 	cmd) echo 10 ;;
 	.) echo 11 ;;

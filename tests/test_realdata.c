@@ -165,7 +165,7 @@ static void test_tip(void **state)
 
 static void test_dpdk_labels(void **state)
 {
-	ss_backports_options o = SS_LABEL_OPTIONS_INIT;
+	ss_backports_options o = SS_BACKPORTS_OPTIONS_INIT;
 	char stable[512], releases[512];
 	struct row *rows;
 	size_t n, i, skipped = 0, in = 0;

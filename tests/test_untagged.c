@@ -292,7 +292,7 @@ static void test_groups_off(void **state)
 	(void)state;
 	cs = read_all(&n, 0);
 	assert_int_equal(ss_dataset_new(&d, &fo), 0);
-	h = (ss_history *)ss_dataset_history(d);
+	h = ss_dataset_history_mut(d);
 	assert_int_equal(ss_history_load_releases(h, NULL, repo, NULL), 0);
 	assert_int_equal(ss_history_open_repo(h, repo), 0);
 	for (i = 0; i < n; i++) {

@@ -12,6 +12,7 @@
 #include "commit/patchid.h"
 #include "commit/series.h"
 #include "history/histidx.h"
+#include "queue/queue.h"
 #include "source/diff.h"
 #include "util/error.h"
 #include "util/grow.h"
@@ -546,22 +547,6 @@ static int series_decide(ss_verdicts *v, int prereqs)
 	return rc;
 }
 
-struct queue_item {
-	struct rec *r;           /* a commit of the batch, or */
-	struct outside *o;       /* a prerequisite read apart */
-	size_t order;
-	int before;
-};
-
-static int cmp_item(const void *a, const void *b)
-{
-	const struct queue_item *x = a, *y = b;
-
-	if (x->order != y->order)
-		return x->order < y->order ? -1 : 1;
-	return x->before - y->before;
-}
-
 /* Is id (a prerequisite) one that failed in the queue? */
 static int failed_id(const ss_verdicts *v, const char *id)
 {
@@ -593,6 +578,80 @@ static int mail_commit(ss_commit **out, const struct rec *r)
 	return 0;
 }
 
+/* The index of a prerequisite read apart, id, among v->out, or -1. */
+static size_t out_of(const ss_verdicts *v, const char *id)
+{
+	for (size_t j = 0; j < v->nout; j++)
+		if (!strcmp(v->out[j].id, id))
+			return j;
+	return (size_t)-1;
+}
+
+/*
+ * Which commits are queued and in which order (queue/queue.h): the items
+ * are the batch (v->recs, 0..n) and the prerequisites read apart (v->out,
+ * n..n+nout); *out lists the queued ones in the order they apply.
+ */
+static int queue_order(size_t **out, size_t *nout, ss_verdicts *v)
+{
+	size_t n = v->n + v->nout, nids = 0, room = 0;
+	ss_queue_item *items = calloc(n + 1, sizeof(*items));
+	ss_queue_role *roles = calloc(n + 1, sizeof(*roles));
+	size_t *queue = malloc((n + 1) * sizeof(*queue)), *ids;
+	int rc;
+
+	*out = NULL;
+	for (size_t i = 0; i < v->n; i++)
+		room += (size_t)v->recs[i].v.check.nneeds + (size_t)v->recs[i].v.nfollowups;
+	ids = malloc((room + 1) * sizeof(*ids));
+	if (!items || !roles || !queue || !ids) {
+		rc = ss_error_code(SS_ENOMEM, "out of memory for a queue");
+		goto free_all;
+	}
+	for (size_t i = 0; i < v->n; i++) {
+		const ss_verdict *w = &v->recs[i].v;
+		int proposes = ss_verdict_proposes(w);
+
+		items[i] = (ss_queue_item){ w->order, 0, w->proposed && proposes, proposes, 0,
+					    ids + nids, 0, NULL, 0 };
+		for (int k = 0; k < w->check.nneeds; k++) {
+			const struct rec *p = rec_of(v, w->check.needs[k]);
+			size_t j = p ? (size_t)(p - v->recs) : out_of(v, w->check.needs[k]);
+
+			if (p || j != (size_t)-1)
+				ids[nids++] = p ? j : v->n + j;
+		}
+		items[i].nneeds = (size_t)(ids + nids - items[i].needs);
+		items[i].followups = ids + nids;
+		for (int k = 0; k < w->nfollowups; k++) {
+			const struct rec *f = rec_of(v, w->followups[k]);
+
+			if (f)
+				ids[nids++] = (size_t)(f - v->recs);
+		}
+		items[i].nfollowups = (size_t)(ids + nids - items[i].followups);
+	}
+	for (size_t j = 0; j < v->nout; j++)
+		items[v->n + j] = (ss_queue_item){ 0, 0, 0, 0, 1, NULL, 0, NULL, 0 };
+	if ((rc = ss_queue_build(roles, queue, nout, items, n)))
+		goto free_all;
+	for (size_t i = 0; i < v->n; i++)
+		v->recs[i].queued = roles[i].kind != SS_QUEUE_NONE;
+	for (size_t j = 0; j < v->nout; j++) {
+		v->out[j].queued = roles[v->n + j].kind != SS_QUEUE_NONE;
+		if (v->out[j].queued)
+			v->out[j].order = roles[v->n + j].at;
+	}
+	*out = queue;
+	queue = NULL;
+free_all:
+	free(ids);
+	free(queue);
+	free(roles);
+	free(items);
+	return rc;
+}
+
 /*
  * The queue as rank writes it (the proposed picks, what they need first,
  * the follow-ups whose verdict proposes them), applied in memory in
@@ -605,63 +664,19 @@ static int mail_commit(ss_commit **out, const struct rec *r)
 static int check_queue(ss_verdicts *v, void (*progress)(size_t, size_t, void *), void *ud)
 {
 	const char *name = ss_check_branch_name(v->ck);
-	struct queue_item *items = NULL;
+	size_t *items = NULL;
 	ss_check_series *series = NULL;
-	size_t n = 0, cap = 0;
-	int rc = 0, changed = 1;
+	size_t n = 0;
+	int rc;
 
-	for (size_t i = 0; i < v->n; i++)
-		v->recs[i].queued = v->recs[i].v.proposed && ss_verdict_proposes(&v->recs[i].v);
-	for (size_t i = 0; i < v->nout; i++)
-		v->out[i].queued = 0;
-	while (changed) {
-		changed = 0;
-		for (size_t i = 0; i < v->n; i++) {
-			struct rec *r = &v->recs[i];
-
-			if (!r->queued)
-				continue;
-			for (int k = 0; k < r->v.check.nneeds; k++) {
-				struct rec *p = rec_of(v, r->v.check.needs[k]);
-
-				if (p && !p->queued) {
-					p->queued = changed = 1;
-				} else if (!p) {
-					for (size_t j = 0; j < v->nout; j++)
-						if (!strcmp(v->out[j].id, r->v.check.needs[k]) &&
-						    (!v->out[j].queued || v->out[j].order > r->v.order)) {
-							v->out[j].queued = 1;
-							v->out[j].order = r->v.order;
-						}
-				}
-			}
-			for (int k = 0; k < r->v.nfollowups; k++) {
-				struct rec *f = rec_of(v, r->v.followups[k]);
-
-				if (f && !f->queued && ss_verdict_proposes(&f->v))
-					f->queued = changed = 1;
-			}
-		}
-	}
-	for (size_t i = 0; i < v->n; i++)
-		if (v->recs[i].queued) {
-			if (SS_GROW(items, n + 1, cap))
-				goto nomem;
-			items[n++] = (struct queue_item){ &v->recs[i], NULL, v->recs[i].v.order, 0 };
-		}
-	for (size_t i = 0; i < v->nout; i++)
-		if (v->out[i].queued) {
-			if (SS_GROW(items, n + 1, cap))
-				goto nomem;
-			items[n++] = (struct queue_item){ NULL, &v->out[i], v->out[i].order, -1 };
-		}
-	if (n)   /* items is NULL when nothing is queued */
-		qsort(items, n, sizeof(*items), cmp_item);
+	if ((rc = queue_order(&items, &n, v)))
+		return rc;
 	if ((rc = ss_check_series_new(&series, v->ck)))
 		goto free_items;
 	for (size_t i = 0; i < n && !rc; i++) {
-		struct rec *r = items[i].r;
-		const char *id = r ? r->v.id : items[i].o->id;
+		struct rec *r = items[i] < v->n ? &v->recs[items[i]] : NULL;
+		struct outside *o = r ? NULL : &v->out[items[i] - v->n];
+		const char *id = r ? r->v.id : o->id;
 		char because[200] = "";
 		ss_check_result res;
 		ss_commit *c = NULL;
@@ -703,16 +718,13 @@ static int check_queue(ss_verdicts *v, void (*progress)(size_t, size_t, void *),
 			snprintf(r->v.blocked, sizeof(r->v.blocked), "%s", because);
 			decide_word(r);
 		} else {
-			items[i].o->failed = 1;
+			o->failed = 1;
 		}
 	}
 	ss_check_series_free(series);
 free_items:
 	free(items);
 	return rc;
-nomem:
-	free(items);
-	return ss_error_code(SS_ENOMEM, "out of memory for a queue");
 }
 
 /* Is id queued, applying in the queue, before the batch commit at order? */

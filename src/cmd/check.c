@@ -93,19 +93,17 @@ int cmd_check(int argc, const char **argv)
 	ss_check_options co = SS_CHECK_OPTIONS_INIT;
 	cli_source_args a;
 	cli_index_args ixa;
-	const char *onto_repo = NULL, *output = "-", *upstream = NULL;
+	const char *onto_repo = NULL, *output = "-", *upstream = NULL, *onto[1];
+	size_t nonto = 0;
 	ss_carried *carried = NULL;
 	struct cli_option options[] = {
-		CLI_GROUP("Stable branch"),
-		CLI_STRING(0, "onto-repo", &onto_repo, "PATH", "the repository of the stable branch"),
-		CLI_STRING(0, "onto", &co.rev, "REV",
-			   "the stable branch: local, remote-tracking (origin/22.11), tag or id (default: HEAD)"),
+		CLI_GROUP("Stable branch (--onto: HEAD of --onto-repo unless named; --onto-upstream is read with --prereqs)"),
+		CLI_OPT_ONTO_REPO(&onto_repo),
+		CLI_OPT_ONTO(onto, &nonto),
 		CLI_FLAG(0, "prereqs", &co.prereqs,
 			 "for a conflict, the commits to take first (and which commits the branch "
 			 "carries under another id)"),
-		CLI_STRING(0, "onto-upstream", &upstream, "REF",
-			   "with --prereqs: the mainline the branch forks from (default: the project "
-			   "index's, else HEAD)"),
+		CLI_OPT_ONTO_UPSTREAM(&upstream),
 		CLI_INCLUDE(a.options),
 		CLI_INCLUDE(ixa.options),
 		CLI_GROUP("Output"),
@@ -121,6 +119,8 @@ int cmd_check(int argc, const char **argv)
 	nspecs = cli_parse_options(argc, argv, options, check_usage);
 	if (!onto_repo)
 		usage_die("--onto-repo is required");
+	if (nonto)
+		co.rev = onto[0];
 	if (!nspecs && !a.repo)
 		usage_die("no SOURCE and no --repo: nothing to check");
 	out = cli_output_open(output);

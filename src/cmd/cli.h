@@ -90,14 +90,36 @@ size_t cli_for_each_history_commit(cli_source_args *a, const char *const *specs,
  * (repeatable: older commits that are only the past of the sources),
  * --releases FILE and --release-tags GLOB (bug ages in releases).  A model
  * must be scored with the history it was trained with, so train, eval,
- * rank, explain, report and origin all take them.  cli_releases_load()
- * gives the releases to h (nothing when neither was named) or dies;
- * cli_history_prime() adds the --history commits to h, read with src's
- * options, or dies.
+ * rank, explain, report and origin all take them.  cli_history_check()
+ * rejects what cannot go together; cli_history_load() gives the releases
+ * (and the index's history) to h or dies.
  */
 typedef struct {
 	const char *file, *tags;
 } cli_releases;
+
+/*
+ * The options several commands take, each declared once here (name,
+ * value, help); a command's table gives the variable.  What a command
+ * does without one goes in its group heading or usage text.  An option a
+ * command takes once is a list of one there (the parser refuses a second).
+ */
+#define CLI_OPT_DB(v) CLI_STRING(0, "db", (v), "FILE", \
+	"the project index (default: the one 'stablesel index' keeps in the repository, " \
+	"<gitdir>/stablesel/index.db)")
+#define CLI_OPT_RELEASES(v) CLI_STRING(0, "releases", (v), "FILE", \
+	"the releases, as 'tag sha date' lines")
+#define CLI_OPT_RELEASE_TAGS(v) CLI_STRING(0, "release-tags", (v), "GLOB", \
+	"with --repo: the releases are the repository's tags matching GLOB")
+#define CLI_OPT_STABLE(arr, n) CLI_STRLIST("stable", arr, (n), "SOURCE", \
+	"the stable tree: a repository with its branches, or an mbox of its commits")
+#define CLI_OPT_ONTO_REPO(v) CLI_STRING(0, "onto-repo", (v), "PATH", \
+	"the repository holding the stable branches and their mainline")
+#define CLI_OPT_ONTO(arr, n) CLI_STRLIST("onto", arr, (n), "BRANCH", \
+	"the stable branch: local, remote-tracking (origin/22.11), tag or id")
+#define CLI_OPT_ONTO_UPSTREAM(v) CLI_STRING(0, "onto-upstream", (v), "REF", \
+	"the mainline the branches fork from; their own commits are those it lacks " \
+	"(default: the mainline the project index found, else HEAD of --onto-repo)")
 
 /*
  * The project index options ("Project index"): --db FILE and --no-index.
@@ -130,6 +152,12 @@ void cli_history_source(cli_source_args *out, const cli_history_args *ha,
 			const cli_source_args *src);
 
 void cli_history_args_init(cli_history_args *h);
+
+/* The checks across the history options and the sources, once for every
+ * command: --release-tags needs --repo PATH (usage_die()).
+ * cli_history_load() makes them too; a command that writes or trains
+ * before loading calls it right after parsing. */
+void cli_history_check(const cli_history_args *ha, const char *repo);
 
 /*
  * The past every history starts with: the project index (--db FILE, else
@@ -199,10 +227,11 @@ void cli_history_prime(const cli_history_args *ha, struct ss_history *h, cli_sou
 /*
  * What train and eval share ("Labels", "Training"): the labels (--labels
  * FILE, --label-column NAME, --stable SOURCE...), --settle-days N,
- * --no-history-features, -v and the training options of models/options.h
- * (parsed there, so that their ranges stay in one place).
- * cli_train_args_finish() checks the labels were named and applies
- * --no-history-features and -v (logging as cmd).
+ * --no-history-features, -v and the training options, each declared once
+ * in the table with its range (the feature groups' names come from
+ * models/options.h).  cli_train_args_finish() checks the labels were
+ * named, copies the values whose field is not of a table type into o and
+ * fo, and applies --no-history-features and -v (logging as cmd).
  */
 typedef struct {
 	ss_train_options o;
@@ -211,6 +240,12 @@ typedef struct {
 	const char *stable[32];
 	size_t nstable;
 	int settle, verbose, no_history, keep_copies;
+	/* parsed here, into o and fo by cli_train_args_finish(); the
+	 * targets -1 when not given */
+	double seed, dropout, lr, weight_decay, input_dropout;
+	double target_precision, target_recall;
+	size_t vocab_size, min_df, hash_bits;
+	char features_help[300];
 	struct cli_option options[48];
 } cli_train_args;
 
@@ -256,6 +291,8 @@ typedef struct {
 	ss_ranker_options ko;
 	ss_rank_select so;
 	const char *model, *policy_file, *stable, *labels_file, *label_column;
+	const char *stable_arg[1]; /* --stable SOURCE, into stable by cli_ranking_load() */
+	size_t nstable;
 	const char *project_model; /* --project-model FILE (NULL: beside the repository) */
 	const char *cmd;        /* the command's name, for messages ("rank") */
 	cli_history_args hist_args;

@@ -67,10 +67,8 @@ void cli_history_args_init(cli_history_args *h)
 			CLI_GROUP("History (score with the history the model was trained with)"),
 			CLI_STRLIST("history", h->specs, &h->n, "SOURCE",
 				    "older commits that are only the past of the sources"),
-			CLI_STRING(0, "releases", &h->rel.file, "FILE",
-				   "the releases, as 'tag sha date' lines"),
-			CLI_STRING(0, "release-tags", &h->rel.tags, "GLOB",
-				   "with --repo: the releases are the tags matching GLOB"),
+			CLI_OPT_RELEASES(&h->rel.file),
+			CLI_OPT_RELEASE_TAGS(&h->rel.tags),
 			CLI_STRLIST("history-rev", h->hrevs, &h->nhrevs, "REV",
 				    "the revisions of git:PATH history sources (default: what --rev starts from)"),
 			CLI_INCLUDE(h->ix.options),
@@ -89,8 +87,7 @@ void cli_index_args_init(cli_index_args *x)
 	{
 		const struct cli_option t[] = {
 			CLI_GROUP("Project index"),
-			CLI_STRING(0, "db", &x->db, "FILE",
-				   "the project index (default: the one 'stablesel index' keeps in the repository)"),
+			CLI_OPT_DB(&x->db),
 			CLI_FLAG(0, "no-index", &x->no_index,
 				 "do not read the project index: history, backports and branches come from "
 				 "the sources and the repository"),
@@ -404,12 +401,17 @@ size_t cli_index_branches(char **out, size_t max, size_t *more, ss_index *ix,
 	return n;
 }
 
+void cli_history_check(const cli_history_args *ha, const char *repo)
+{
+	if (ha->rel.tags && !repo)
+		usage_die("--release-tags needs --repo PATH");
+}
+
 void cli_history_load(const cli_history_args *ha, ss_history *h, const char *repo)
 {
 	const cli_releases *r = &ha->rel;
 
-	if (r->tags && !repo)
-		usage_die("--release-tags needs --repo PATH");
+	cli_history_check(ha, repo);
 	if ((r->file || r->tags) && ss_history_load_releases(h, r->file, repo, r->tags))
 		die("%s", ss_error_last());
 	/* the code a commit changes is looked up in the last release */
@@ -418,18 +420,14 @@ void cli_history_load(const cli_history_args *ha, ss_history *h, const char *rep
 	history_from_index(ha, h, repo);
 }
 
-/* A training option: parsed by models/options.c, where its range is. */
-static void train_cb(const struct cli_option *opt, const char *arg)
+/* --features GROUP,...: the names from models/options.c's table. */
+static void features_cb(const struct cli_option *opt, const char *arg)
 {
 	cli_train_args *t = (cli_train_args *)opt->defval;
-	char name[64];
 
-	snprintf(name, sizeof(name), "--%s", opt->long_name);
-	if (ss_train_option(&t->o, &t->fo, name, arg) < 0)
-		usage_die("%s", ss_error_last());
+	if (ss_feat_groups_parse(&t->fo.groups, arg))
+		usage_die("--features: %s", ss_error_last());
 }
-
-#define TRAIN_OPT(name, argh, help) CLI_CALLBACK(name, argh, help, train_cb, t)
 
 void cli_train_args_init(cli_train_args *t)
 {
@@ -439,15 +437,24 @@ void cli_train_args_init(cli_train_args *t)
 	memset(t, 0, sizeof(*t));
 	t->o = oinit;
 	t->fo = finit;
+	t->seed = (double)oinit.seed;
+	t->dropout = oinit.dropout;
+	t->lr = oinit.lr;
+	t->weight_decay = oinit.weight_decay;
+	t->input_dropout = oinit.input_dropout;
+	t->target_precision = t->target_recall = -1;
+	t->vocab_size = finit.vocab_size;
+	t->min_df = finit.min_df;
+	t->hash_bits = finit.hash_bits;
+	ss_feat_groups_help(t->features_help, sizeof(t->features_help));
 	{
 		const struct cli_option tab[] = {
-			CLI_GROUP("Labels (which commits reached stable)"),
+			CLI_GROUP("Labels (which commits reached stable: --labels FILE, or read from --stable SOURCE)"),
 			CLI_STRING(0, "labels", &t->labels_path, "FILE",
 				   "the TSV \"stablesel label\" wrote"),
 			CLI_STRING(0, "label-column", &t->column, "NAME",
 				   "the column of --labels that holds the label"),
-			CLI_STRLIST("stable", t->stable, &t->nstable, "SOURCE",
-				    "read the labels from this stable tree instead"),
+			CLI_OPT_STABLE(t->stable, &t->nstable),
 			CLI_INT("settle-days", &t->settle, "N", 0, SS_CLI_MAX_DAYS,
 				"leave out the commits of the last N days: their label is not settled"),
 			CLI_GROUP("Training"),
@@ -456,36 +463,43 @@ void cli_train_args_init(cli_train_args *t)
 				 "no features from the history (Fixes: targets, releases, file ages)"),
 			CLI_FLAG(0, "keep-copies", &t->keep_copies,
 				 "every copy of a patch (rebased, re-sent) is an example, not one per patch"),
-			TRAIN_OPT("features", "GROUP,...",
-				  "the feature groups: words, subsystem, metrics, constructs, people, paths, trailers, history, effects, timing, series, default (the first eight), all"),
-			TRAIN_OPT("vocab-size", "N", "at most N words in the vocabulary (0 to 10000000)"),
-			TRAIN_OPT("min-df", "N", "words in fewer than N commits are left out (0 to 10000000)"),
-			TRAIN_OPT("hash-bits", "N", "hashed features in 2^N buckets (8 to 24)"),
-			TRAIN_OPT("val-share", "F", "the newest share of training commits that validates (0.01 to 0.9)"),
-			TRAIN_OPT("seed", "N", "random seed"),
-			TRAIN_OPT("threads", "N", "worker threads (1 to 64)"),
-			TRAIN_OPT("refit", NULL, "refit on all training commits after validation"),
-			TRAIN_OPT("no-refit", NULL, "keep the model trained without the validation commits"),
-			TRAIN_OPT("target-precision", "P", "choose the threshold for this precision (0 to 1)"),
-			TRAIN_OPT("target-recall", "R", "choose the threshold for this recall (0 to 1)"),
+			CLI_CALLBACK("features", "GROUP,...", t->features_help, features_cb, t),
+			CLI_COUNT("vocab-size", &t->vocab_size, "N", 0, 10000000,
+				  "at most N words in the vocabulary"),
+			CLI_COUNT("min-df", &t->min_df, "N", 0, 10000000,
+				  "words in fewer than N commits are left out"),
+			CLI_COUNT("hash-bits", &t->hash_bits, "N", 8, 24, "hashed features in 2^N buckets"),
+			CLI_REAL("val-share", &t->o.val_share, "F", 0.01, 0.9,
+				 "the newest share of training commits that validates"),
+			CLI_REAL("seed", &t->seed, "N", 0, 1e15, "random seed"),
+			CLI_INT("threads", &t->o.threads, "N", 1, 64, "worker threads"),
+			CLI_SET_INT(0, "refit", &t->o.refit, 1, "refit on all training commits after validation"),
+			CLI_SET_INT(0, "no-refit", &t->o.refit, 0,
+				    "keep the model trained without the validation commits"),
+			CLI_PROB("target-precision", &t->target_precision, "P",
+				 "choose the threshold for this precision"),
+			CLI_PROB("target-recall", &t->target_recall, "R", "choose the threshold for this recall"),
 			CLI_GROUP("Training: linear"),
-			TRAIN_OPT("C", "F", "the cost (1e-06 to 1e+06; default: chosen on validation)"),
-			TRAIN_OPT("balance", NULL, "weight the classes by inverse frequency"),
+			CLI_REAL("C", &t->o.C, "F", 1e-6, 1e6, "the cost (default: chosen on validation)"),
+			CLI_FLAG(0, "balance", &t->o.linear_balance, "weight the classes by inverse frequency"),
 			CLI_GROUP("Training: mlp, patchnet, patchnet-feat"),
-			TRAIN_OPT("hidden", "N", "first hidden layer width (1 to 4096)"),
-			TRAIN_OPT("hidden2", "N", "second hidden layer width, 0 for none (0 to 4096)"),
-			TRAIN_OPT("dropout", "F", "dropout after each hidden layer (0 to 0.95)"),
-			TRAIN_OPT("input-dropout", "F", "drop this share of the input features in training (0 to 0.9)"),
-			TRAIN_OPT("lr", "F", "Adam learning rate (0 to 10)"),
-			TRAIN_OPT("weight-decay", "F", "L2 on all weights (0 to 10)"),
-			TRAIN_OPT("epochs", "N", "at most N epochs (1 to 10000)"),
-			TRAIN_OPT("patience", "N", "stop after N epochs without gain (1 to 10000)"),
-			TRAIN_OPT("batch", "N", "mini-batch size (1 to 1048576)"),
-			TRAIN_OPT("no-class-weights", NULL, "do not weight the classes by inverse frequency"),
-			TRAIN_OPT("wide", NULL, "add a linear input-to-logit path"),
-			TRAIN_OPT("no-wide", NULL, "no linear input-to-logit path"),
-			TRAIN_OPT("warm-start", NULL, "patchnet-feat: start from a trained mlp"),
-			TRAIN_OPT("no-warm-start", NULL, "patchnet-feat: start from random weights"),
+			CLI_INT("hidden", &t->o.hidden, "N", 1, 4096, "first hidden layer width"),
+			CLI_INT("hidden2", &t->o.hidden2, "N", 0, 4096, "second hidden layer width, 0 for none"),
+			CLI_REAL("dropout", &t->dropout, "F", 0, 0.95, "dropout after each hidden layer"),
+			CLI_REAL("input-dropout", &t->input_dropout, "F", 0, 0.9,
+				 "drop this share of the input features in training"),
+			CLI_REAL("lr", &t->lr, "F", 0, 10, "Adam learning rate"),
+			CLI_REAL("weight-decay", &t->weight_decay, "F", 0, 10, "L2 on all weights"),
+			CLI_INT("epochs", &t->o.epochs, "N", 1, 10000, "at most N epochs"),
+			CLI_INT("patience", &t->o.patience, "N", 1, 10000, "stop after N epochs without gain"),
+			CLI_INT("batch", &t->o.batch, "N", 1, 1 << 20, "mini-batch size"),
+			CLI_SET_INT(0, "no-class-weights", &t->o.mlp_balance, 0,
+				    "do not weight the classes by inverse frequency"),
+			CLI_SET_INT(0, "wide", &t->o.wide, 1, "add a linear input-to-logit path"),
+			CLI_SET_INT(0, "no-wide", &t->o.wide, 0, "no linear input-to-logit path"),
+			CLI_SET_INT(0, "warm-start", &t->o.warm_start, 1, "patchnet-feat: start from a trained mlp"),
+			CLI_SET_INT(0, "no-warm-start", &t->o.warm_start, 0,
+				    "patchnet-feat: start from random weights"),
 			CLI_END(),
 		};
 
@@ -498,6 +512,23 @@ void cli_train_args_finish(cli_train_args *t, const char *cmd)
 {
 	if (!t->labels_path == !t->nstable)
 		usage_die("name the labels: --labels FILE or --stable SOURCE");
+	if (t->target_precision >= 0 && t->target_recall >= 0)
+		usage_die("--target-precision and --target-recall: name one threshold rule");
+	if (t->target_precision >= 0) {
+		t->o.rule = SS_THRESH_PRECISION;
+		t->o.target = t->target_precision;
+	} else if (t->target_recall >= 0) {
+		t->o.rule = SS_THRESH_RECALL;
+		t->o.target = t->target_recall;
+	}
+	t->o.seed = (uint64_t)t->seed;
+	t->o.dropout = (float)t->dropout;
+	t->o.lr = (float)t->lr;
+	t->o.weight_decay = (float)t->weight_decay;
+	t->o.input_dropout = (float)t->input_dropout;
+	t->fo.vocab_size = (uint32_t)t->vocab_size;
+	t->fo.min_df = (uint32_t)t->min_df;
+	t->fo.hash_bits = (uint32_t)t->hash_bits;
 	if (t->no_history)
 		t->fo.groups &= ~(uint32_t)SS_FG_HISTORY;
 	if (t->verbose) {
@@ -646,7 +677,7 @@ void cli_dataset_history(ss_dataset *d, const cli_history_args *ha, cli_source_a
 	/* the dataset owns its history and hands it out read-only; it is
 	 * filled here, before any commit, as the past they are featurized
 	 * against */
-	ss_history *hist = (ss_history *)ss_dataset_history(d);
+	ss_history *hist = ss_dataset_history_mut(d);
 
 	cli_source_args hsrc;
 

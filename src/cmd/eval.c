@@ -123,8 +123,7 @@ int cmd_eval(int argc, const char **argv)
 	if (split && !nspecs && !src.repo)
 		usage_die("no sources to split");
 	cli_train_args_finish(&t, "eval");
-	if (hist.rel.tags && !src.repo)
-		usage_die("--release-tags needs --repo PATH");
+	cli_history_check(&hist, src.repo);
 	scores_out = scores ? cli_output_open(scores) : NULL;
 	for (k = 0; dump && k < 3; k++) {
 		static const char *const ext[3] = { "svm", "meta", "dense" };

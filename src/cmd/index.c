@@ -138,9 +138,8 @@ int cmd_index(int argc, const char **argv)
 	char *dir = NULL;
 	int nspecs, fresh;
 	struct cli_option options[] = {
-		CLI_GROUP("Index"),
-		CLI_STRING(0, "db", &db, "FILE",
-			   "the index database (default: <gitdir>/stablesel/index.db)"),
+		CLI_GROUP("Index (the releases: --releases FILE, else the tags --release-tags matches, else the version-shaped tags)"),
+		CLI_OPT_DB(&db),
 		CLI_STRING(0, "repo", &opts.repo, "PATH", "the repository to index"),
 		CLI_STRING(0, "mainline", &opts.mainline, "REF",
 			   "the mainline branch (default: found from the graph: the branch the "
@@ -149,10 +148,8 @@ int cmd_index(int argc, const char **argv)
 			   "the stable branches (default: git config stablesel.branches, else every "
 			   "other branch with backport lines, staging and end-of-life ones not as "
 			   "targets)"),
-		CLI_STRING(0, "releases", &opts.releases, "FILE",
-			   "the releases, as 'tag sha date' lines (default: the release tags)"),
-		CLI_STRING(0, "release-tags", &opts.release_tags, "GLOB",
-			   "the tags that are releases (default: version-shaped tags)"),
+		CLI_OPT_RELEASES(&opts.releases),
+		CLI_OPT_RELEASE_TAGS(&opts.release_tags),
 		CLI_COUNT("batch", &opts.batch, "N", 1, CLI_NO_MAX,
 			  "commits written per transaction (default: 1000)"),
 		CLI_END(),

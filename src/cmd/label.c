@@ -26,24 +26,22 @@ static const char *const label_usage[] = {
 
 int cmd_label(int argc, const char **argv)
 {
-	ss_backports_options opts = SS_LABEL_OPTIONS_INIT;
+	ss_backports_options opts = SS_BACKPORTS_OPTIONS_INIT;
 	const char *patterns[32], *stable[32], *output = "-";
 	size_t nstable = 0, skipped = 0, i;
 	const char *db = NULL;
 	int use_index = 0;
 	struct cli_option options[] = {
-		CLI_GROUP("Stable tree"),
-		CLI_STRLIST("stable", stable, &nstable, "SOURCE",
-			    "the stable tree: a repository with its branches, or an mbox"),
+		CLI_GROUP("Stable tree (--releases names an mbox's series by date; --db reads the backports from that project index)"),
+		CLI_OPT_STABLE(stable, &nstable),
 		CLI_STRING(0, "branches", &opts.branches, "GLOB",
 			   "the stable branches of a repository (default: all but the mainline)"),
 		CLI_STRING(0, "upstream-ref", &opts.upstream_ref, "REF",
 			   "the mainline ref the stable branches fork from (default: HEAD)"),
 		CLI_STRLIST("upstream-pattern", patterns, &opts.npatterns, "REGEX",
 			    "a regex whose first group is the upstream sha of a backport"),
-		CLI_STRING(0, "releases", &opts.releases, "FILE",
-			   "the releases, as 'tag sha date' lines: name an mbox's series by date"),
-		CLI_STRING(0, "db", &db, "FILE", "read the backports from this project index"),
+		CLI_OPT_RELEASES(&opts.releases),
+		CLI_OPT_DB(&db),
 		CLI_FLAG(0, "index", &use_index,
 			 "read the backports from the project index of the --stable repository"),
 		CLI_GROUP("Output"),

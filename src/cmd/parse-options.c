@@ -239,7 +239,8 @@ static void value_note(char *buf, size_t size, const struct cli_option *o)
 	buf[0] = '\0';
 	switch (o->type) {
 	case CLI_OPT_STRLIST:
-		snprintf(buf, size, " (repeatable)");
+		if (o->max > 1)   /* a list of one: an option taken once */
+			snprintf(buf, size, " (repeatable)");
 		break;
 	case CLI_OPT_COUNT:
 	case CLI_OPT_INT:

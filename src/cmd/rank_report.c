@@ -50,8 +50,7 @@ void cli_ranking_init(cli_ranking *k)
 			CLI_GROUP("Checks"),
 			CLI_STRING(0, "policy", &k->policy_file, "FILE",
 				   "the tree's rules: paths, subsystems, size limits"),
-			CLI_STRING(0, "stable", &k->stable, "SOURCE",
-				   "the stable tree: is each commit already there, and when"),
+			CLI_OPT_STABLE(k->stable_arg, &k->nstable),
 			CLI_STRING(0, "labels", &k->labels_file, "FILE",
 				   "the labels TSV: mark which commits reached stable"),
 			CLI_STRING(0, "label-column", &k->label_column, "C",
@@ -59,16 +58,10 @@ void cli_ranking_init(cli_ranking *k)
 			CLI_STRING(0, "project-model", &k->project_model, "FILE",
 				   "without --model: keep the model trained from --stable in FILE "
 				   "(default: <gitdir>/stablesel/project.model)"),
-			CLI_GROUP("Stable branches"),
-			CLI_STRING(0, "onto-repo", &k->onto_repo, "PATH",
-				   "the repository holding mainline and the stable branches (default: --repo)"),
-			CLI_STRLIST("onto", k->onto, &k->nonto, "BRANCH",
-				    "a verdict for each commit on BRANCH: local, remote-tracking, tag or id "
-				    "(default with --onto-repo or --verdicts: every stable branch of the "
-				    "project index)"),
-			CLI_STRING(0, "onto-upstream", &k->onto_upstream, "REF",
-				   "the mainline the branches fork from; their own commits are those it lacks "
-				   "(default: the mainline the project index found, else HEAD of --onto-repo)"),
+			CLI_GROUP("Stable branches (--onto-repo: --repo unless named; without --onto, with --onto-repo or --verdicts: every stable branch of the project index)"),
+			CLI_OPT_ONTO_REPO(&k->onto_repo),
+			CLI_OPT_ONTO(k->onto, &k->nonto),
+			CLI_OPT_ONTO_UPSTREAM(&k->onto_upstream),
 			CLI_STRING_DEFAULT("verdicts", &k->verdicts, "LIST", "yes",
 				   "list only the rows with one of these verdicts: yes (yes and yes, needs), "
 				   "needs, already, no, unknown (comma-separated; before another option "
@@ -90,8 +83,9 @@ void cli_ranking_load(cli_ranking *k)
 		die("%s", ss_error_last());
 	if (k->labels_file && ss_labels_from_tsv(&k->labels, k->labels_file, k->label_column))
 		die("%s", ss_error_last());
+	k->stable = k->nstable ? k->stable_arg[0] : NULL;
 	if (k->stable) {
-		ss_backports_options lo = SS_LABEL_OPTIONS_INIT;
+		ss_backports_options lo = SS_BACKPORTS_OPTIONS_INIT;
 		size_t skipped = 0;
 
 		if (ss_backports_new(&k->label, &lo) || ss_backports_read(k->label, k->stable, &skipped))
@@ -454,7 +448,7 @@ void cli_ranking_run(cli_ranking *k, cli_source_args *src, const char *const *sp
 	if (!k->stable && !k->hist_args.ix.no_index && (k->hist_args.ix.db || src->repo)) {
 		/* the index's stable branches: what each carries, and the
 		 * labels a project model is trained from */
-		ss_backports_options lo = SS_LABEL_OPTIONS_INIT;
+		ss_backports_options lo = SS_BACKPORTS_OPTIONS_INIT;
 
 		if (ss_backports_new(&k->label, &lo))
 			die("out of memory");

@@ -82,8 +82,7 @@ int cmd_train(int argc, const char **argv)
 	if (!output)
 		usage_die("-o MODEL is required");
 	cli_train_args_finish(&t, "train");
-	if (hist.rel.tags && !src.repo)
-		usage_die("--release-tags needs --repo PATH");
+	cli_history_check(&hist, src.repo);
 	out = cli_output_open(output);
 
 	labels = cli_load_labels(&t);

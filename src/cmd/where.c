@@ -132,8 +132,7 @@ int cmd_where(int argc, const char **argv)
 	int nargs, i;
 	struct cli_option options[] = {
 		CLI_GROUP("Index"),
-		CLI_STRING(0, "db", &db, "FILE",
-			   "the index database (default: the repository's <gitdir>/stablesel/index.db)"),
+		CLI_OPT_DB(&db),
 		CLI_STRING(0, "repo", &repo, "PATH",
 			   "the repository whose index to read (default: the current directory)"),
 		CLI_END(),

@@ -51,7 +51,7 @@ struct ss_backports {
 
 int ss_backports_new(ss_backports **out, const ss_backports_options *opts)
 {
-	static const ss_backports_options defaults = SS_LABEL_OPTIONS_INIT;
+	static const ss_backports_options defaults = SS_BACKPORTS_OPTIONS_INIT;
 	ss_backports *l;
 	int rc;
 

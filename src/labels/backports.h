@@ -28,7 +28,9 @@ typedef struct {
 	const char *releases;       /* "tag sha date" TSV for naming mbox series (NULL) */
 } ss_backports_options;
 
-#define SS_LABEL_OPTIONS_INIT { NULL, "HEAD", NULL, 0, NULL }
+#define SS_BACKPORTS_OPTIONS_INIT { NULL, "HEAD", NULL, 0, NULL }
+/* the old name, for branches written before the rename; use the one above */
+#define SS_LABEL_OPTIONS_INIT SS_BACKPORTS_OPTIONS_INIT
 
 int ss_backports_new(ss_backports **out, const ss_backports_options *opts);
 void ss_backports_free(ss_backports *l); /* NULL is a no-op */

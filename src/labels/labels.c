@@ -208,7 +208,7 @@ free_all:
 
 int ss_labels_from_stable(ss_labels **out, const char *const *spec, size_t n, size_t *skipped)
 {
-	ss_backports_options lo = SS_LABEL_OPTIONS_INIT;
+	ss_backports_options lo = SS_BACKPORTS_OPTIONS_INIT;
 	ss_backports *lab = NULL;
 	char describe[512];
 	size_t i, used = 0;

@@ -253,6 +253,11 @@ const ss_history *ss_dataset_history(const ss_dataset *d)
 	return d->hist;
 }
 
+ss_history *ss_dataset_history_mut(ss_dataset *d)
+{
+	return d->hist;
+}
+
 const ss_strmap *ss_dataset_words(const ss_dataset *d)
 {
 	return d->words;

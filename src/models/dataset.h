@@ -86,8 +86,10 @@ const ss_example *ss_dataset_example(const ss_dataset *d, size_t i);
 ss_example *ss_dataset_example_mut(ss_dataset *d, size_t i);
 const ss_feat_options *ss_dataset_options(const ss_dataset *d);
 
-/* The commits added so far, as history for the next one. */
+/* The commits added so far, as history for the next one.  _mut: to
+ * prime it (releases, older commits) before the first commit is added. */
 const ss_history *ss_dataset_history(const ss_dataset *d);
+ss_history *ss_dataset_history_mut(ss_dataset *d);
 
 /* The dictionary of every word seen (ids used by the word lists). */
 const ss_strmap *ss_dataset_words(const ss_dataset *d);

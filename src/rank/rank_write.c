@@ -10,6 +10,7 @@
 #include "eval/eval.h"
 #include "commit/patch.h"
 #include "features/features.h"
+#include "queue/queue.h"
 #include "rank/rank.h"
 #include "rank/rank_impl.h"
 #include "util/error.h"
@@ -601,98 +602,75 @@ static int write_mbox(ss_ranking *r, FILE *f, const ss_rank_write_options *o)
 	return rc ? SS_ENOMEM : 0;
 }
 
-/* Why a row is in a branch's queue. */
-struct queue_role {
-	unsigned member;   /* bit b: in branch b's queue */
-	size_t of[SS_RANK_MAX_BRANCHES];   /* the pick it comes with, (size_t)-1: a pick */
-	char kind[SS_RANK_MAX_BRANCHES];   /* 'p' pick, 'n' prerequisite, 'f' follow-up */
-};
-
-/* Put the row of id (a space-separated list item) in branch b's queue. */
-static void queue_add_ids(ss_ranking *r, struct queue_role *q, size_t b, const char *ids,
-			  size_t of, char kind, size_t *work, size_t *nwork)
+/* The rows of ids (a space-separated list of full ids) into idx. */
+static size_t queue_ids(ss_ranking *r, size_t *idx, const char *ids)
 {
+	size_t n = 0;
+
 	while (*ids) {
-		size_t len = strcspn(ids, " ");
+		size_t len = strcspn(ids, " "), k;
 		char id[41];
-		size_t k;
 
 		snprintf(id, sizeof(id), "%.*s", (int)(len < 40 ? len : 40), ids);
 		ids += len + (ids[len] == ' ');
-		k = ss_ranking_find(r, id);
-		if (k == (size_t)-1 || (q[k].member >> b & 1))
-			continue;
-		if (kind == 'f') {
-			ss_rank_row w;
-
-			/* a follow-up travels only when its own verdict lets it */
-			ss_ranking_row(&w, r, k);
-			if (b >= w.nverdicts || !w.verdicts[b].propose)
-				continue;
-		}
-		q[k].member |= 1u << b;
-		q[k].of[b] = of;
-		q[k].kind[b] = kind;
-		work[(*nwork)++] = k;
+		if ((k = ss_ranking_find(r, id)) != (size_t)-1)
+			idx[n++] = k;
 	}
+	return n;
 }
 
-/* Mark the queue of branch b: its picks, then what they need first and
- * the follow-ups that travel with them, transitively. */
-static int queue_of(ss_ranking *r, struct queue_role *q, size_t b)
+/*
+ * Branch b's queue (queue/queue.h) over the rows: its picks are the rows
+ * picked whose verdict proposes them for b; a row needs what its verdict
+ * names (a verdict names prerequisites only when it proposes); a
+ * follow-up travels when its own verdict proposes it; a prerequisite
+ * read apart (SS_RANK_EXTRA) goes before the row needing it.  roles has
+ * r->n elements, queue too.
+ */
+static int queue_of(ss_ranking *r, ss_queue_role *roles, size_t *queue, size_t *nqueue, size_t b)
 {
-	size_t *work = malloc((r->n + 1) * sizeof(*work)), nwork = 0;
+	ss_queue_item *items = calloc(r->n + 1, sizeof(*items));
+	size_t *ids, nids = 0, room = 1;
+	int rc;
 
-	if (!work)
+	if (!items)
 		return SS_ENOMEM;
+	/* room for every id of the lists: one more than their spaces */
 	for (size_t i = 0; i < r->n; i++) {
 		ss_rank_row w;
 
 		ss_ranking_row(&w, r, i);
-		if (w.pick && b < w.nverdicts && w.verdicts[b].propose) {
-			q[i].member |= 1u << b;
-			q[i].of[b] = (size_t)-1;
-			q[i].kind[b] = 'p';
-			work[nwork++] = i;
-		}
+		for (const char *p = b < w.nverdicts ? w.verdicts[b].needs : ""; *p; p++)
+			room += *p == ' ';
+		for (const char *p = b < w.nverdicts ? w.verdicts[b].followups : ""; *p; p++)
+			room += *p == ' ';
+		room += 2;
 	}
-	while (nwork) {
-		size_t i = work[--nwork];
+	if (!(ids = malloc(room * sizeof(*ids)))) {
+		free(items);
+		return SS_ENOMEM;
+	}
+	for (size_t i = 0; i < r->n; i++) {
 		ss_rank_row w;
+		int propose;
 
 		ss_ranking_row(&w, r, i);
+		propose = b < w.nverdicts && w.verdicts[b].propose;
+		items[i] = (ss_queue_item){ w.order, w.time, w.pick && propose, propose,
+					    (w.flags & SS_RANK_EXTRA) != 0, NULL, 0, NULL, 0 };
 		if (b >= w.nverdicts)
 			continue;
-		queue_add_ids(r, q, b, w.verdicts[b].needs, i, 'n', work, &nwork);
-		queue_add_ids(r, q, b, w.verdicts[b].followups, i, 'f', work, &nwork);
+		items[i].needs = ids + nids;
+		items[i].nneeds = queue_ids(r, ids + nids, w.verdicts[b].needs);
+		nids += items[i].nneeds;
+		items[i].followups = ids + nids;
+		items[i].nfollowups = queue_ids(r, ids + nids, w.verdicts[b].followups);
+		nids += items[i].nfollowups;
 	}
-	free(work);
-	return 0;
-}
-
-struct queue_item {
-	size_t row;
-	size_t order;   /* where it goes in the stream */
-	int before;     /* 0, or -depth: a prerequisite placed just before order */
-	int64_t time;
-};
-
-/*
- * Upstream order is the order the commits were read (a git source walks
- * oldest first, topologically; format-patch mails come oldest first):
- * committer times tie on a rebased series (DPDK applies dozens in one
- * second) and can run backwards.  A prerequisite read apart (SS_RANK_EXTRA)
- * is an ancestor of the pick that needs it: it goes just before that pick.
- */
-static int cmp_queue(const void *a, const void *b)
-{
-	const struct queue_item *x = a, *y = b;
-
-	if (x->order != y->order)
-		return x->order < y->order ? -1 : 1;
-	if (x->before != y->before)
-		return x->before < y->before ? -1 : 1;
-	return x->time < y->time ? -1 : x->time > y->time;
+	rc = ss_queue_build(roles, queue, nqueue, items, r->n);
+	free(ids);
+	free(items);
+	return rc;
 }
 
 /*
@@ -703,13 +681,13 @@ static int cmp_queue(const void *a, const void *b)
  */
 static int write_queue(ss_ranking *r, FILE *f, const ss_rank_write_options *o)
 {
-	size_t qb = o->queue_branch, n = 0, k;
-	struct queue_role *q = calloc(r->n + 1, sizeof(*q));
-	struct queue_item *items = malloc((r->n + 1) * sizeof(*items));
+	size_t qb = o->queue_branch, n = 0, nq = 0, k;
+	ss_queue_role *roles[SS_RANK_MAX_BRANCHES] = { NULL };
+	size_t *queue = malloc((r->n + 1) * sizeof(*queue));
 	ss_strbuf sb = SS_STRBUF_INIT, note = SS_STRBUF_INIT;
 	int rc = 0;
 
-	if (!q || !items) {
+	if (!queue) {
 		rc = SS_ENOMEM;
 		goto free_all;
 	}
@@ -717,36 +695,32 @@ static int write_queue(ss_ranking *r, FILE *f, const ss_rank_write_options *o)
 		rc = ss_error_code(SS_EINVALID, "no stable branch %zu for a queue", qb);
 		goto free_all;
 	}
+	/* every branch's queue, qb's last: subjects name each branch that
+	 * takes a commit */
 	for (size_t b = 0; b < r->nbranches && !rc; b++)
-		rc = queue_of(r, q, b);
-	for (size_t i = 0; i < r->n && !rc; i++) {
+		if (!(roles[b] = calloc(r->n + 1, sizeof(*roles[b]))))
+			rc = SS_ENOMEM;
+	for (size_t b = 0; b < r->nbranches && !rc; b++)
+		if (b != qb)
+			rc = queue_of(r, roles[b], queue, &nq, b);
+	if (!rc)
+		rc = queue_of(r, roles[qb], queue, &nq, qb);
+	/* the rows with a patch to write */
+	for (k = 0; k < nq && !rc; k++) {
 		ss_rank_row w;
 
-		if (!(q[i].member >> qb & 1))
-			continue;
-		ss_ranking_row(&w, r, i);
-		if (!*w.diff)
-			continue;
-		items[n] = (struct queue_item){ i, w.order, 0, w.time };
-		/* before the pick needing it (and before that one's own
-		 * prerequisite, when a chain of them was read apart) */
-		for (size_t j = i; (r->rows[j].flags & SS_RANK_EXTRA) && q[j].kind[qb] == 'n' &&
-				   q[j].of[qb] != (size_t)-1 && items[n].before > -16;) {
-			j = q[j].of[qb];
-			items[n].order = r->rows[j].order;
-			items[n].before--;
-		}
-		n++;
+		ss_ranking_row(&w, r, queue[k]);
+		if (*w.diff)
+			queue[n++] = queue[k];
 	}
-	qsort(items, n, sizeof(*items), cmp_queue);
 	for (k = 0; k < n && !rc; k++) {
-		size_t i = items[k].row;
+		size_t i = queue[k];
 		ss_rank_row w;
 		char prefix[300], names[200] = "";
 
 		ss_ranking_row(&w, r, i);
 		for (size_t b = 0; b < r->nbranches; b++)
-			if (q[i].member >> b & 1) {
+			if (roles[b][i].kind) {
 				size_t len = strlen(names);
 
 				snprintf(names + len, sizeof(names) - len, "%s%s", len ? "-" : "",
@@ -764,12 +738,13 @@ static int write_queue(ss_ranking *r, FILE *f, const ss_rank_write_options *o)
 			rc |= ss_strbuf_adds(&note, "\n");
 		}
 		for (size_t b = 0; b < r->nbranches; b++) {
+			const ss_queue_role *q = &roles[b][i];
 			const char *ofid;
 
-			if (!(q[i].member >> b & 1) || q[i].kind[b] == 'p')
+			if (q->kind != SS_QUEUE_NEEDED && q->kind != SS_QUEUE_FOLLOWUP)
 				continue;
-			ofid = r->rows[q[i].of[b]].id;
-			if (q[i].kind[b] == 'n')
+			ofid = r->rows[q->of].id;
+			if (q->kind == SS_QUEUE_NEEDED)
 				rc |= ss_strbuf_addf(&note, "stablesel: prerequisite of %.12s for %s; %s\n", ofid,
 						     r->branch[b],
 						     (w.flags & SS_RANK_EXTRA) ? "not among the ranked commits"
@@ -790,8 +765,9 @@ static int write_queue(ss_ranking *r, FILE *f, const ss_rank_write_options *o)
 free_all:
 	ss_strbuf_release(&sb);
 	ss_strbuf_release(&note);
-	free(items);
-	free(q);
+	for (size_t b = 0; b < SS_RANK_MAX_BRANCHES; b++)
+		free(roles[b]);
+	free(queue);
 	return rc;
 }
 
