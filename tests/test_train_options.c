@@ -61,7 +61,8 @@ static void test_values_checked(void **state)
 	(void)state;
 	expect_usage("train --model linear --features words,bogus --labels x -o y /dev/null",
 		     "unknown feature group 'bogus' (words, subsystem, metrics, constructs, people, "
-		     "paths, trailers, history, effects, timing, series, merge, relcode, default, all)");
+		     "paths, trailers, history, effects, timing, series, merge, relcode, keys, default, "
+		     "all)");
 	expect_usage("train --model linear --hash-bits 25 --labels x -o y /dev/null", "'--hash-bits'");
 	expect_usage("train --model mlp --dropout 0.96 --labels x -o y /dev/null", "'--dropout'");
 	expect_usage("eval --models linear --val-share 0 --split-date 2020-01-01 --labels x /dev/null",
