@@ -666,6 +666,75 @@ static void test_eol_setting(void **state)
 	free(err);
 }
 
+/*
+ * An honest replay: --onto a branch set back (v4-19-test reset to its
+ * 4.19.1 release) reads only the backports committed by its tip's time:
+ * the fix backported later is neither "already in stable" nor a
+ * precedent in stable; the one backported before still is.  Onto the
+ * branch as indexed, both are.
+ */
+static void test_honest_replay(void **state)
+{
+	char r[4200], db[4300], *err, *out, *tip;
+	int rc;
+
+	(void)state;
+	snprintf(r, sizeof(r), "%s/replay", tmpdir);
+	snprintf(db, sizeof(db), "%s/replay.db", tmpdir);
+	/* a later commit like "drv: fix the first" (backported after
+	 * 4.19.1), so that the fix is its precedent */
+	assert_int_equal(test_run(
+		"rm -rf '%s' && sh tests/seriesrepo.sh '%s' && cd '%s' && "
+		"export GIT_AUTHOR_NAME=A GIT_AUTHOR_EMAIL=a@b GIT_COMMITTER_NAME=A GIT_COMMITTER_EMAIL=a@b "
+		"GIT_AUTHOR_DATE='1700400000 +0000' GIT_COMMITTER_DATE='1700400000 +0000' && "
+		"echo 'int d2;' >> drv.c && git commit -qam 'drv: fix the first again'", r, r, r), 0);
+	err = index_repo(&rc, r, db, "");
+	assert_int_equal(rc, 0);
+	free(err);
+	/* the branch as indexed: both backports known */
+	assert_int_equal(test_run("./stablesel rank --no-progress --repo '%s' --db '%s' --rev "
+				  "name-4.19.0rc1..master --onto v4-19-test --threshold 0.01 --precedents 3 "
+				  "--top 50 >'%s/out' 2>'%s/err'", r, db, tmpdir, tmpdir), 0);
+	err = test_run_output("cat '%s/err'", tmpdir);
+	assert_null(strstr(err, "replay cut"));
+	free(err);
+	out = test_run_output("cat '%s/out'", tmpdir);
+	assert_non_null(strstr(out, "[stable v4-19-test,v4-20-test] drv: fix the first\n"));
+	free(out);
+	/* set back to 4.19.1: the later backports are cut, said once */
+	assert_int_equal(test_run("git -C '%s' branch -f v4-19-test name-4.19.1", r), 0);
+	tip = test_run_output("git -C '%s' rev-parse --short=12 name-4.19.1^{commit}", r);
+	tip[strcspn(tip, "\n")] = '\0';
+	assert_int_equal(test_run("./stablesel rank --no-progress --repo '%s' --db '%s' --rev "
+				  "name-4.19.0rc1..master --onto v4-19-test --threshold 0.01 --precedents 3 "
+				  "--top 50 --format text >'%s/out' 2>'%s/err'", r, db, tmpdir, tmpdir), 0);
+	err = test_run_output("cat '%s/err'", tmpdir);
+	assert_int_equal(count(err, "replay cut"), 1);
+	assert_non_null(strstr(err, "note: replay cut at 2023-11-15: v4-19-test is at "));
+	assert_non_null(strstr(err, tip));
+	assert_non_null(strstr(err, "2 backports committed later are left out of the flags, labels and "
+			       "precedents"));
+	free(err);
+	free(tip);
+	out = test_run_output("cat '%s/out'", tmpdir);
+	assert_null(strstr(out, "v4-20-test"));
+	assert_null(strstr(out, "[stable v4-19-test"));
+	assert_non_null(strstr(out, "[not in stable] drv: fix the first\n"));
+	assert_int_equal(count(out, "already in stable"), 0);
+	free(out);
+	/* the fix backported before the tip is still known (tsv: every row's
+	 * flags) */
+	assert_int_equal(test_run("./stablesel rank --no-progress --repo '%s' --db '%s' --rev "
+				  "name-4.19.0rc1..master --onto v4-19-test --format tsv --top 50 >'%s/out' "
+				  "2>/dev/null", r, db, tmpdir), 0);
+	out = test_run_output("cat '%s/out'", tmpdir);
+	assert_non_null(strstr(out, "core: fix the second\tAnn Author <ann@example.org>\talready in "
+			       "stable v4-19-stable,v4-19-test"));
+	assert_null(strstr(out, "already in stable v4-19-test,v4-20-test"));
+	assert_int_equal(count(out, "already in stable"), 1);
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -677,6 +746,7 @@ int main(void)
 		cmocka_unit_test(test_branch_roles),
 		cmocka_unit_test(test_series_branches),
 		cmocka_unit_test(test_eol_setting),
+		cmocka_unit_test(test_honest_replay),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_missing_blob),
 		cmocka_unit_test(test_history_unreadable),
