@@ -486,6 +486,255 @@ static void test_stable_branches_only(void **state)
 	free(x);
 }
 
+/* The role of branch name in l ("?" when l has none of the name). */
+static const char *role_of(const ss_layout *l, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < l->nbranches; i++)
+		if (!strcmp(l->branches[i].name, name))
+			return ss_layout_role_name(l->branches[i].role);
+	return "?";
+}
+
+/*
+ * Two branches a release series (tests/seriesrepo.sh): vX-Y-test takes
+ * the backports, vX-Y-stable holds the releases; each series forks from
+ * master at its first release candidate, so its .0 release is off
+ * master.  One target a series, master the mainline whatever HEAD is,
+ * the .0 releases mainline releases; the graph decides which of the two
+ * takes the backports, the name only when the graph cannot tell.
+ */
+static void test_series_branches(void **state)
+{
+	char r[4200], db[4300], *err, *x;
+	ss_layout *l;
+	int rc;
+
+	(void)state;
+	snprintf(r, sizeof(r), "%s/series", tmpdir);
+	snprintf(db, sizeof(db), "%s/series.db", tmpdir);
+	assert_int_equal(test_run("rm -rf '%s' && sh tests/seriesrepo.sh '%s' && git -C '%s' checkout -q "
+				  "--detach v4-20-test", r, r, r), 0);
+	err = index_repo(&rc, r, db, "");
+	assert_int_equal(rc, 0);
+	assert_int_equal(count(err, "release series on two branches"), 1);
+	assert_non_null(strstr(err, "note: 2 release series on two branches: the one taking the backports "
+			       "is the target, the other holds the releases and is read, no target: "
+			       "v4-19-test over v4-19-stable (1 backport the other has not), v4-20-test "
+			       "over v4-20-stable (1 backport the other has not)"));
+	assert_non_null(strstr(err, "note: mainline master (found; HEAD is no branch), 6 release tags: "
+			       "2 mainline, 1 stable, 3 rc; branches: 2 stable, 2 releases\n"));
+	free(err);
+	x = sql(db, "SELECT value FROM meta WHERE key = 'mainline'; SELECT substr(key, 6) || '=' || value"
+		" FROM meta WHERE key LIKE 'role:%' ORDER BY key");
+	assert_string_equal(x, "refs/heads/master\nv4-19-stable=releases\nv4-20-stable=releases\n");
+	free(x);
+	x = sql(db, "SELECT tag, kind FROM releases ORDER BY tag");
+	assert_string_equal(x, "name-4.19.0|mainline\nname-4.19.1|stable\nname-4.20.0|mainline\n");
+	free(x);
+	/* master's commits are released by the .0 releases off master */
+	x = sql(db, "SELECT first_release, count(*) FROM commits WHERE mainline = 1 AND first_release IS "
+		"NOT NULL GROUP BY first_release ORDER BY first_release");
+	assert_string_equal(x, "name-4.19.0|4\nname-4.20.0|3\n");
+	free(x);
+	/* backports on either branch of a series reach stable: the fix the
+	 * 4.19.1 release carries is on both of 4.19's branches */
+	x = sql(db, "SELECT b.branch FROM backports b JOIN refs r ON r.name = b.branch AND r.kind = "
+		"'stable' JOIN commits c ON c.id = b.upstream_id WHERE c.subject = 'core: fix the "
+		"second' ORDER BY b.branch");
+	assert_string_equal(x, "v4-19-stable\nv4-19-test\n");
+	free(x);
+	/* one target a series: the branch that takes the backports */
+	assert_int_equal(test_run("git -C '%s' checkout -q master && ./stablesel rank --no-progress "
+				  "--repo '%s' --db '%s' --rev name-4.19.0rc1..master --verdicts --top 50 "
+				  ">'%s/out' 2>'%s/err'", r, r, db, tmpdir, tmpdir), 0);
+	err = test_run_output("cat '%s/err'", tmpdir);
+	assert_non_null(strstr(err, "': v4-20-test v4-19-test\n"));
+	free(err);
+	/* a release just made: equal tips, the graph cannot tell; the name
+	 * does (-test is a staging word) */
+	assert_int_equal(test_run("git -C '%s' branch -f v4-20-stable v4-20-test", r), 0);
+	if (ss_layout_find(&l, r, NULL))
+		fail_msg("%s", ss_error_last());
+	assert_string_equal(role_of(l, "v4-20-stable"), "releases");
+	assert_string_equal(role_of(l, "v4-20-test"), "stable");
+	assert_non_null(l->series);
+	assert_non_null(strstr(l->series, "v4-20-test over v4-20-stable (as many backports: its name)"));
+	ss_layout_free(l);
+	/* the graph over the name: -test set back behind -stable, which
+	 * took the backport; a lone vX-Y-stable (systemd's) is no pair */
+	assert_int_equal(test_run("git -C '%s' branch -f v4-20-test v4-20-test~1 && git -C '%s' branch "
+				  "v4-18-stable name-4.19.0rc1~1", r, r), 0);
+	if (ss_layout_find(&l, r, NULL))
+		fail_msg("%s", ss_error_last());
+	assert_string_equal(l->mainline_name, "master");
+	assert_string_equal(role_of(l, "v4-20-test"), "releases");
+	assert_string_equal(role_of(l, "v4-20-stable"), "stable");
+	assert_string_equal(role_of(l, "v4-18-stable"), "stable");
+	assert_non_null(strstr(l->series, "v4-20-stable over v4-20-test (1 backport the other has not)"));
+	assert_string_equal(ss_layout_release_kind(l, "name-4.20.0"), "mainline");
+	assert_string_equal(ss_layout_release_kind(l, "name-4.20.0rc2"), "rc");
+	ss_layout_free(l);
+	/* named branches: no pair is made */
+	assert_int_equal(test_run("git -C '%s' config stablesel.branches 'v4-*'", r), 0);
+	if (ss_layout_find(&l, r, NULL))
+		fail_msg("%s", ss_error_last());
+	assert_null(l->series);
+	assert_string_equal(role_of(l, "v4-20-test"), "stable");
+	ss_layout_free(l);
+}
+
+/*
+ * End of life by a setting: no commit for AGE before the newest stable
+ * release (--eol, git config stablesel.eol), not a year before the
+ * newest branch tip (the default); "never" keeps every branch.
+ */
+static void test_eol_setting(void **state)
+{
+	char r[4200], db[4300], *err, *x;
+	ss_layout_options o = SS_LAYOUT_OPTIONS_INIT;
+	ss_layout *l;
+	int rc;
+
+	(void)state;
+	snprintf(r, sizeof(r), "%s/eol", tmpdir);
+	snprintf(db, sizeof(db), "%s/eol.db", tmpdir);
+	/* v4-18-test: last commit 100 days before name-4.19.1 (the newest
+	 * stable release); "tools": a commit 300 days after it */
+	assert_int_equal(test_run(
+		"rm -rf '%s' && sh tests/seriesrepo.sh '%s' && cd '%s' && "
+		"export GIT_AUTHOR_NAME=A GIT_AUTHOR_EMAIL=a@b GIT_COMMITTER_NAME=A GIT_COMMITTER_EMAIL=a@b && "
+		"t=$(git log -1 --format=%%ct name-4.19.1) && "
+		"git checkout -q -b v4-18-test name-4.19.0rc1~1 && echo o >> old.c && git add old.c && "
+		"GIT_AUTHOR_DATE=\"$((t - 100 * 86400)) +0000\" GIT_COMMITTER_DATE=\"$((t - 100 * 86400)) "
+		"+0000\" git commit -qm 'old: a fix' && "
+		"git checkout -q -b tools master && echo t >> tools.c && git add tools.c && "
+		"GIT_AUTHOR_DATE=\"$((t + 300 * 86400)) +0000\" GIT_COMMITTER_DATE=\"$((t + 300 * 86400)) "
+		"+0000\" git commit -qm 'tools: new' && git checkout -q master", r, r, r), 0);
+	/* the default: a year before the newest tip (tools'), 400 days */
+	if (ss_layout_find(&l, r, NULL))
+		fail_msg("%s", ss_error_last());
+	assert_string_equal(role_of(l, "v4-18-test"), "end-of-life");
+	assert_null(l->eol_note);
+	ss_layout_free(l);
+	/* a year before the newest stable release: 100 days, maintained */
+	o.eol = "1y";
+	if (ss_layout_find(&l, r, &o))
+		fail_msg("%s", ss_error_last());
+	assert_string_equal(role_of(l, "v4-18-test"), "stable");
+	assert_string_equal(role_of(l, "v4-20-test"), "stable");
+	assert_non_null(l->eol_note);
+	assert_non_null(strstr(l->eol_note, "end of life: no commit in 1y before the newest stable "
+				"release name-4.19.1 (2023-11-1"));
+	assert_non_null(strstr(l->eol_note, "; --eol): 0 branches"));
+	ss_layout_free(l);
+	o.eol = "90d";
+	if (ss_layout_find(&l, r, &o))
+		fail_msg("%s", ss_error_last());
+	assert_string_equal(role_of(l, "v4-18-test"), "end-of-life");
+	assert_string_equal(role_of(l, "v4-19-test"), "stable");
+	ss_layout_free(l);
+	/* the setting of the repository, said once; --eol over it */
+	assert_int_equal(test_run("git -C '%s' config stablesel.eol 90d", r), 0);
+	err = index_repo(&rc, r, db, "");
+	assert_int_equal(rc, 0);
+	assert_int_equal(count(err, "end of life"), 1);
+	assert_non_null(strstr(err, "note: end of life: no commit in 90d before the newest stable release "
+			       "name-4.19.1 ("));
+	assert_non_null(strstr(err, "; git config stablesel.eol): 1 branch\n"));
+	free(err);
+	x = sql(db, "SELECT value FROM meta WHERE key = 'role:v4-18-test'");
+	assert_string_equal(x, "end-of-life\n");
+	free(x);
+	err = index_repo(&rc, r, db, "--eol never");
+	assert_int_equal(rc, 0);
+	assert_non_null(strstr(err, "note: no branch is end of life (--eol never)"));
+	free(err);
+	x = sql(db, "SELECT count(*) FROM meta WHERE value = 'end-of-life'");
+	assert_string_equal(x, "0\n");
+	free(x);
+	/* bad ages: a usage error, a bad setting one line naming it */
+	err = index_repo(&rc, r, db, "--eol 3x");
+	assert_int_equal(rc, 129);
+	assert_non_null(strstr(err, "--eol: bad age '3x'"));
+	free(err);
+	assert_int_equal(test_run("git -C '%s' config stablesel.eol soon", r), 0);
+	err = index_repo(&rc, r, db, "");
+	assert_int_equal(rc, 128);
+	assert_non_null(strstr(err, "git config stablesel.eol: bad age 'soon'"));
+	free(err);
+}
+
+/*
+ * An honest replay: --onto a branch set back (v4-19-test reset to its
+ * 4.19.1 release) reads only the backports committed by its tip's time:
+ * the fix backported later is neither "already in stable" nor a
+ * precedent in stable; the one backported before still is.  Onto the
+ * branch as indexed, both are.
+ */
+static void test_honest_replay(void **state)
+{
+	char r[4200], db[4300], *err, *out, *tip;
+	int rc;
+
+	(void)state;
+	snprintf(r, sizeof(r), "%s/replay", tmpdir);
+	snprintf(db, sizeof(db), "%s/replay.db", tmpdir);
+	/* a later commit like "drv: fix the first" (backported after
+	 * 4.19.1), so that the fix is its precedent */
+	assert_int_equal(test_run(
+		"rm -rf '%s' && sh tests/seriesrepo.sh '%s' && cd '%s' && "
+		"export GIT_AUTHOR_NAME=A GIT_AUTHOR_EMAIL=a@b GIT_COMMITTER_NAME=A GIT_COMMITTER_EMAIL=a@b "
+		"GIT_AUTHOR_DATE='1700400000 +0000' GIT_COMMITTER_DATE='1700400000 +0000' && "
+		"echo 'int d2;' >> drv.c && git commit -qam 'drv: fix the first again'", r, r, r), 0);
+	err = index_repo(&rc, r, db, "");
+	assert_int_equal(rc, 0);
+	free(err);
+	/* the branch as indexed: both backports known */
+	assert_int_equal(test_run("./stablesel rank --no-progress --repo '%s' --db '%s' --rev "
+				  "name-4.19.0rc1..master --onto v4-19-test --threshold 0.01 --precedents 3 "
+				  "--top 50 >'%s/out' 2>'%s/err'", r, db, tmpdir, tmpdir), 0);
+	err = test_run_output("cat '%s/err'", tmpdir);
+	assert_null(strstr(err, "replay cut"));
+	free(err);
+	out = test_run_output("cat '%s/out'", tmpdir);
+	assert_non_null(strstr(out, "[stable v4-19-test,v4-20-test] drv: fix the first\n"));
+	free(out);
+	/* set back to 4.19.1: the later backports are cut, said once */
+	assert_int_equal(test_run("git -C '%s' branch -f v4-19-test name-4.19.1", r), 0);
+	tip = test_run_output("git -C '%s' rev-parse --short=12 name-4.19.1^{commit}", r);
+	tip[strcspn(tip, "\n")] = '\0';
+	assert_int_equal(test_run("./stablesel rank --no-progress --repo '%s' --db '%s' --rev "
+				  "name-4.19.0rc1..master --onto v4-19-test --threshold 0.01 --precedents 3 "
+				  "--top 50 --format text >'%s/out' 2>'%s/err'", r, db, tmpdir, tmpdir), 0);
+	err = test_run_output("cat '%s/err'", tmpdir);
+	assert_int_equal(count(err, "replay cut"), 1);
+	assert_non_null(strstr(err, "note: replay cut at 2023-11-15: v4-19-test is at "));
+	assert_non_null(strstr(err, tip));
+	assert_non_null(strstr(err, "2 backports committed later are left out of the flags, labels and "
+			       "precedents"));
+	free(err);
+	free(tip);
+	out = test_run_output("cat '%s/out'", tmpdir);
+	assert_null(strstr(out, "v4-20-test"));
+	assert_null(strstr(out, "[stable v4-19-test"));
+	assert_non_null(strstr(out, "[not in stable] drv: fix the first\n"));
+	assert_int_equal(count(out, "already in stable"), 0);
+	free(out);
+	/* the fix backported before the tip is still known (tsv: every row's
+	 * flags) */
+	assert_int_equal(test_run("./stablesel rank --no-progress --repo '%s' --db '%s' --rev "
+				  "name-4.19.0rc1..master --onto v4-19-test --format tsv --top 50 >'%s/out' "
+				  "2>/dev/null", r, db, tmpdir), 0);
+	out = test_run_output("cat '%s/out'", tmpdir);
+	assert_non_null(strstr(out, "core: fix the second\tAnn Author <ann@example.org>\talready in "
+			       "stable v4-19-stable,v4-19-test"));
+	assert_null(strstr(out, "already in stable v4-19-test,v4-20-test"));
+	assert_int_equal(count(out, "already in stable"), 1);
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -495,6 +744,9 @@ int main(void)
 		cmocka_unit_test(test_worktree_and_tag_clash),
 		cmocka_unit_test(test_release_kinds),
 		cmocka_unit_test(test_branch_roles),
+		cmocka_unit_test(test_series_branches),
+		cmocka_unit_test(test_eol_setting),
+		cmocka_unit_test(test_honest_replay),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_missing_blob),
 		cmocka_unit_test(test_history_unreadable),

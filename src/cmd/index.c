@@ -31,7 +31,8 @@ static const char *const index_usage[] = {
 	"reads only the messages added at the end of each source.  The mainline,",
 	"the role of each branch and the kind of each release tag are found from",
 	"the graph (docs/index.md); --mainline, --branches (or git config",
-	"stablesel.branches) and --release-tags override what is found.",
+	"stablesel.branches), --eol (or git config stablesel.eol) and",
+	"--release-tags override what is found.",
 	NULL
 };
 
@@ -56,7 +57,7 @@ static int is_repository(const char *path)
 
 /* Find the repository's layout (dies when no branch stands out as the
  * mainline, before anything is written). */
-static ss_layout *find_layout(const ss_index_options *opts)
+static ss_layout *find_layout(const ss_index_options *opts, const char *eol)
 {
 	ss_layout_options lo = SS_LAYOUT_OPTIONS_INIT;
 	ss_layout *l;
@@ -64,6 +65,7 @@ static ss_layout *find_layout(const ss_index_options *opts)
 	lo.mainline = opts->mainline;
 	lo.branches = opts->branches;
 	lo.release_tags = opts->release_tags;
+	lo.eol = eol;
 	if (ss_layout_find(&l, opts->repo, &lo))
 		die("%s", ss_error_last());
 	return l;
@@ -79,6 +81,10 @@ static void say_layout(const ss_layout *l)
 		warning("%s", l->warning);
 	if (l->note)
 		note("%s", l->note);
+	if (l->series)
+		note("%s", l->series);
+	if (l->eol_note)
+		note("%s", l->eol_note);
 	if ((what = ss_layout_describe(l)))
 		note("%s", what);
 	free(what);
@@ -129,8 +135,9 @@ static void refused_update(ss_index *ix)
 int cmd_index(int argc, const char **argv)
 {
 	ss_index_options opts = SS_INDEX_OPTIONS_INIT;
-	const char *db = NULL;
+	const char *db = NULL, *eol = NULL;
 	char *path = NULL;
+	int64_t age;
 	ss_index_stats stats;
 	ss_index *ix;
 	struct stat sb;
@@ -148,6 +155,10 @@ int cmd_index(int argc, const char **argv)
 			   "the stable branches (default: git config stablesel.branches, else every "
 			   "other branch with backport lines, staging and end-of-life ones not as "
 			   "targets)"),
+		CLI_STRING(0, "eol", &eol, "AGE",
+			   "a stable branch with no commit for AGE before the newest stable release "
+			   "is end of life, no default target: 180d, 18m, 2y, never (default: git "
+			   "config stablesel.eol, else a year before the newest branch tip)"),
 		CLI_OPT_RELEASES(&opts.releases),
 		CLI_OPT_RELEASE_TAGS(&opts.release_tags),
 		CLI_COUNT("batch", &opts.batch, "N", 1, CLI_NO_MAX,
@@ -167,8 +178,10 @@ int cmd_index(int argc, const char **argv)
 		usage_die("an index of mail needs --db FILE");
 	if (!nspecs && !opts.repo)
 		usage_die("--repo PATH or a mail SOURCE is required");
-	if (nspecs && (opts.mainline || opts.branches || opts.release_tags))
-		usage_die("--mainline, --branches and --release-tags need --repo PATH");
+	if (nspecs && (opts.mainline || opts.branches || opts.release_tags || eol))
+		usage_die("--mainline, --branches, --eol and --release-tags need --repo PATH");
+	if (eol && ss_layout_parse_age(&age, eol))
+		usage_die("--eol: %s", ss_error_last());
 	if (opts.releases && opts.release_tags)
 		usage_die("--releases and --release-tags cannot be used together");
 	if (cli_progress_on())
@@ -194,7 +207,7 @@ int cmd_index(int argc, const char **argv)
 		}
 	}
 	if (!nspecs)
-		opts.layout = layout = find_layout(&opts);
+		opts.layout = layout = find_layout(&opts, eol);
 	if (ss_index_open(&ix, db, SS_INDEX_WRITE))
 		die("%s", ss_error_last());
 	if (nspecs ? ss_index_update_mail(ix, argv, (size_t)nspecs, &opts, &stats)

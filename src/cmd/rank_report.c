@@ -460,6 +460,7 @@ void cli_ranking_run(cli_ranking *k, cli_source_args *src, const char *const *sp
 		k->ko.stable = k->label;
 	}
 	cli_ranking_model(k, src, specs, nspecs);
+	cli_replay_cut(k, src->repo);
 	if (ss_ranking_new(&k->r, k->m, &k->ko))
 		die("out of memory");
 	if (k->hist_args.n) {

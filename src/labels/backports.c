@@ -19,6 +19,7 @@
 #include "util/hexid.h"
 #include "util/grow.h"
 #include "util/strbuf.h"
+#include "util/strmap.h"
 
 struct entry {
 	char sha[41];
@@ -47,6 +48,9 @@ struct ss_backports {
 	long cur_series;
 	unsigned last_n, last_total;
 	ss_strbuf out;
+	/* the joined lists handed out, interned: a caller may keep several
+	 * (a ranking's precedents) */
+	ss_strmap *joined;
 };
 
 int ss_backports_new(ss_backports **out, const ss_backports_options *opts)
@@ -96,6 +100,7 @@ void ss_backports_free(ss_backports *l)
 	free(l->br);
 	ss_upstream_free(l->up);
 	ss_strbuf_release(&l->out);
+	ss_strmap_free(l->joined);
 	free(l);
 }
 
@@ -415,11 +420,19 @@ static const char *join_branches(ss_backports *l, const struct entry *e)
 const char *ss_backports_branches(ss_backports *l, const char *sha)
 {
 	struct entry *e;
+	const char *s;
+	uint32_t id;
 
 	if (name_series(l))
 		return NULL;
 	e = lookup(l, sha);
-	return e->sha[0] ? join_branches(l, e) : NULL;
+	if (!e->sha[0])
+		return NULL;
+	s = join_branches(l, e);
+	if ((!l->joined && ss_strmap_new(&l->joined)) ||
+	    ss_strmap_intern(l->joined, s, strlen(s), &id))
+		return NULL;
+	return ss_strmap_str(l->joined, id);
 }
 
 int ss_backports_write(ss_backports *l, FILE *f)

@@ -55,7 +55,8 @@ int ss_backports_add_known(ss_backports *l, const char *sha, const char *branch)
 /* Number of distinct upstream commits found. */
 size_t ss_backports_count(const ss_backports *l);
 
-/* Comma-joined branches carrying sha, version-sorted, or NULL if none. */
+/* Comma-joined branches carrying sha, version-sorted, or NULL if none
+ * (or out of memory); the string stays valid until ss_backports_free(). */
 const char *ss_backports_branches(ss_backports *l, const char *sha);
 
 /* Write "sha\tin_stable\tstable_branches" rows, in order of discovery. */

@@ -2,15 +2,18 @@
  * layout.c - a repository's mainline, branch roles and release kinds from
  * its graph (layout.h).
  */
+#include <ctype.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <git2.h>
 
 #include "history/histidx.h"
 #include "labels/layout.h"
+#include "labels/upstream.h"
 #include "source/git.h"
 #include "util/error.h"
 #include "util/grow.h"
@@ -24,7 +27,7 @@ static const char *const staging_suffixes[] = { "-staging", "-next", "-rc", "-te
 const char *ss_layout_role_name(ss_layout_role role)
 {
 	static const char *const names[] = { "stable", "mainline", "staging", "end-of-life", "copy",
-					     "unnamed" };
+					     "unnamed", "releases" };
 
 	return (unsigned)role < sizeof(names) / sizeof(*names) ? names[role] : "?";
 }
@@ -48,6 +51,8 @@ void ss_layout_free(ss_layout *l)
 	free(l->head);
 	free(l->note);
 	free(l->warning);
+	free(l->series);
+	free(l->eol_note);
 	free(l);
 }
 
@@ -379,9 +384,178 @@ static size_t painted(const struct paint *p, const char *sha)
 	return i;
 }
 
-/* Release tags with their commits' rows; shared[t]: reached by 2+ tips. */
+/* The length of the stem of a branch named "<stem>-<word>" with a word
+ * of letters only ("v4-20-" of "v4-20-test"), 0 when it is not so named
+ * ("linux-6.6.y", "22.11"). */
+static size_t series_stem(const ss_layout_branch *b)
+{
+	const char *loc = local_of(b), *dash = strrchr(loc, '-'), *q;
+
+	if (!dash || dash == loc || !dash[1])
+		return 0;
+	for (q = dash + 1; *q; q++)
+		if (!isalpha((unsigned char)*q))
+			return 0;
+	return (size_t)(dash - loc) + 1;
+}
+
+static int staging_named(const ss_layout_branch *b)
+{
+	const char *loc = local_of(b);
+	size_t k, n = strlen(loc);
+
+	for (k = 0; staging_suffixes[k]; k++)
+		if (n > strlen(staging_suffixes[k]) &&
+		    !strcmp(loc + n - strlen(staging_suffixes[k]), staging_suffixes[k]))
+			return 1;
+	return 0;
+}
+
+/* Whether tips a and b are one line of history: equal, one reaching the
+ * other, or sharing a commit that no other tip reaches. */
+static int one_series(const struct paint *p, const char *tipa, const char *tipb, size_t a,
+		      size_t b)
+{
+	size_t ra = painted(p, tipa), rb = painted(p, tipb), k, w;
+
+	if (!strcmp(tipa, tipb) || (ra != SIZE_MAX && HAS(p, ra, b)) ||
+	    (rb != SIZE_MAX && HAS(p, rb, a)))
+		return 1;
+	for (k = 0; k < p->n; k++) {
+		int others = 0;
+
+		if (!HAS(p, k, a) || !HAS(p, k, b))
+			continue;
+		for (w = 0; w < p->nw && !others; w++) {
+			uint64_t m = p->masks[k * p->nw + w];
+
+			if (a / 64 == w)
+				m &= ~((uint64_t)1 << (a % 64));
+			if (b / 64 == w)
+				m &= ~((uint64_t)1 << (b % 64));
+			others = m != 0;
+		}
+		if (!others)
+			return 1;
+	}
+	return 0;
+}
+
+/* The commits tip a reaches and tip b does not (*own), and how many of
+ * them name an upstream commit (cherry-picks, backport lines). */
+static size_t own_backports(size_t *own, git_repository *r, const struct paint *p,
+			    const ss_upstream *up, size_t a, size_t b)
+{
+	size_t k, n = 0;
+
+	*own = 0;
+	for (k = 0; k < p->n; k++) {
+		git_commit *c = NULL;
+		const char *msg;
+		char sha[1][41];
+
+		if (!p->nodes[k].ok || !HAS(p, k, a) || HAS(p, k, b))
+			continue;
+		++*own;
+		if (git_commit_lookup(&c, r, &p->nodes[k].id) < 0) {
+			git_error_clear();
+			continue;
+		}
+		msg = git_commit_message(c);
+		n += msg && ss_upstream_find(up, msg, sha, 1) > 0;
+		git_commit_free(c);
+	}
+	return n;
+}
+
+/*
+ * Release series kept on two branches named "<stem>-<word>" (v4-20-test
+ * and v4-20-stable) that are one line of history: the one that takes
+ * the backports stays a stable branch, the series' target; the other
+ * holds the releases (moved up to it at release time) and is read, no
+ * target (SS_ROLE_RELEASES).  The one that takes them: the one with
+ * more backport lines the other has not (the other gets them only at a
+ * release); when both have as many (equal tips after a release), the one
+ * named as a staging area (-test, -staging, -next, -rc); else the one
+ * ahead (more commits of its own).  When none of these tells, both stay
+ * stable branches.  Systemd's v255-stable (no -test beside it), Linux's
+ * linux-6.6.y (no word of letters) and DPDK's 22.11 are no such pair.
+ */
+static int series_pairs(ss_layout *l, git_repository *r, const struct paint *p,
+			const size_t *tipof)
+{
+	ss_upstream *up = NULL;
+	ss_strbuf sb = SS_STRBUF_INIT;
+	size_t i, j, k, npairs = 0;
+	int rc = 0;
+
+	for (i = 0; i < l->nbranches; i++) {
+		ss_layout_branch *a = &l->branches[i], *b = NULL, *take, *rel;
+		size_t stem = series_stem(a), same = 0, ba, bb, oa, ob;
+
+		j = 0;
+		char why[64];
+
+		if (!stem || a->role != SS_ROLE_STABLE || tipof[i] == SIZE_MAX)
+			continue;
+		for (k = 0; k < l->nbranches; k++) {
+			const ss_layout_branch *c = &l->branches[k];
+
+			if (k == i || c->role == SS_ROLE_COPY || series_stem(c) != stem ||
+			    strncmp(local_of(c), local_of(a), stem))
+				continue;
+			same++;
+			j = k;
+		}
+		/* a pair, once, of two stable branches */
+		if (same != 1 || j < i || l->branches[j].role != SS_ROLE_STABLE ||
+		    tipof[j] == SIZE_MAX)
+			continue;
+		b = &l->branches[j];
+		if (!one_series(p, a->tip, b->tip, tipof[i], tipof[j]))
+			continue;
+		if (!up && (rc = ss_upstream_new(&up, NULL, 0)))
+			goto free_up;
+		ba = own_backports(&oa, r, p, up, tipof[i], tipof[j]);
+		bb = own_backports(&ob, r, p, up, tipof[j], tipof[i]);
+		if (ba != bb) {
+			take = ba > bb ? a : b;
+			snprintf(why, sizeof(why), "%zu backport%s the other has not",
+				 ba > bb ? ba - bb : bb - ba, (ba > bb ? ba - bb : bb - ba) > 1 ? "s" : "");
+		} else if (staging_named(a) != staging_named(b)) {
+			take = staging_named(a) ? a : b;
+			snprintf(why, sizeof(why), "as many backports: its name");
+		} else if (oa != ob) {
+			take = oa > ob ? a : b;
+			snprintf(why, sizeof(why), "as many backports: %zu commit%s ahead",
+				 oa > ob ? oa - ob : ob - oa, (oa > ob ? oa - ob : ob - oa) > 1 ? "s" : "");
+		} else {
+			continue;
+		}
+		rel = take == a ? b : a;
+		rel->role = SS_ROLE_RELEASES;
+		rel->of = take == a ? i : j;
+		if (npairs++ < 3)
+			ss_strbuf_addf(&sb, "%s%s over %s (%s)", npairs > 1 ? ", " : "", take->name,
+				       rel->name, why);
+	}
+	if (npairs && asprintf(&l->series, "%zu release series on two branches: the one taking the "
+			       "backports is the target, the other holds the releases and is read, no "
+			       "target: %s%s (name the targets with --branches)", npairs, sb.buf,
+			       npairs > 3 ? " and more" : "") < 0)
+		l->series = NULL;
+free_up:
+	ss_upstream_free(up);
+	ss_strbuf_release(&sb);
+	return rc;
+}
+
+/* Release tags with their commits' rows; shared[t]: reached by 2+ tips
+ * (a tip with skip[t] set, a branch holding a series' releases, not
+ * counted as one: skip NULL counts all). */
 static int list_releases(ss_layout *l, git_repository *r, const char *repo, const char *glob,
-			 struct paint *p, size_t ntips, size_t mtipno, size_t *tags, size_t *shared)
+			 struct paint *p, size_t ntips, size_t mtipno, const unsigned char *skip,
+			 size_t *tags, size_t *shared)
 {
 	git_strarray names = { NULL, 0 };
 	size_t i, b, cap = 0;
@@ -412,11 +586,12 @@ static int list_releases(ss_layout *l, git_repository *r, const char *repo, cons
 		} else {
 			rel = &l->releases[l->nreleases++];
 			git_oid_tostr(rel->sha, sizeof(rel->sha), git_object_id(peeled));
+			rel->time = git_commit_time((const git_commit *)peeled);
 			row = painted(p, rel->sha);
 			for (b = 0; row != SIZE_MAX && b < ntips; b++)
 				if (HAS(p, row, b)) {
 					tags[b]++;
-					reach++;
+					reach += !skip || !skip[b];
 				}
 			for (b = 0; reach > 1 && b < ntips; b++)
 				shared[b] += HAS(p, row, b);
@@ -434,6 +609,37 @@ static int list_releases(ss_layout *l, git_repository *r, const char *repo, cons
 	if (l->nreleases)
 		qsort(l->releases, l->nreleases, sizeof(*l->releases), cmp_release);
 	return rc;
+}
+
+/*
+ * A series that forks from the mainline at its release candidates
+ * (v4-20-test from name-4.20.0rc1) has its first release, "x.y.0", off
+ * the mainline: that release is the series' mainline release all the
+ * same, when its name says ".0" (three parts: not systemd's v255.1) and
+ * no release of x.y is on the mainline (DPDK's v22.11, Linux's v6.6 are).
+ */
+static void series_first_releases(ss_layout *l, const struct paint *p, size_t mtipno)
+{
+	size_t i, k;
+
+	for (i = 0; i < l->nreleases; i++) {
+		ss_layout_release *rel = &l->releases[i];
+		ss_release_version v, w;
+		int onmain = 0;
+
+		if (strcmp(rel->kind, "stable") || ss_release_version_parse(&v, rel->tag) ||
+		    !v.patch[0] || !ss_release_version_is_mainline(&v))
+			continue;
+		for (k = 0; k < l->nreleases && !onmain; k++) {
+			size_t row = painted(p, l->releases[k].sha);
+
+			onmain = row != SIZE_MAX && HAS(p, row, mtipno) &&
+				 !ss_release_version_parse(&w, l->releases[k].tag) && !w.rc &&
+				 !strcmp(w.major, v.major) && !strcmp(w.minor, v.minor);
+		}
+		if (!onmain)
+			rel->kind = "mainline";
+	}
 }
 
 static int preferred_name(const char *n)
@@ -455,7 +661,8 @@ static size_t choose_mainline(ss_layout *l, const struct paint *p, const size_t 
 	for (i = 0; i < l->nbranches; i++) {
 		const ss_layout_branch *b = &l->branches[i], *c;
 
-		if (b->role == SS_ROLE_COPY || b->role == SS_ROLE_STAGING)
+		if (b->role == SS_ROLE_COPY || b->role == SS_ROLE_STAGING ||
+		    b->role == SS_ROLE_RELEASES)
 			continue;
 		if (best == SIZE_MAX) {
 			best = i;
@@ -481,7 +688,7 @@ static size_t choose_mainline(ss_layout *l, const struct paint *p, const size_t 
 		size_t mine = 0, theirs = 0;
 
 		if (i == best || b->role == SS_ROLE_COPY || b->role == SS_ROLE_STAGING ||
-		    !strcmp(b->tip, l->branches[best].tip))
+		    b->role == SS_ROLE_RELEASES || !strcmp(b->tip, l->branches[best].tip))
 			continue;
 		for (k = 0; k < p->n; k++) {
 			int x = (int)HAS(p, k, best), y = (int)HAS(p, k, i);
@@ -501,7 +708,8 @@ static size_t choose_mainline(ss_layout *l, const struct paint *p, const size_t 
 		 * else stop */
 		for (i = 0; l->head && i < l->nbranches; i++)
 			if (!strcmp(l->branches[i].name, l->head) && !is_remote(&l->branches[i]) &&
-			    l->branches[i].role != SS_ROLE_STAGING)
+			    l->branches[i].role != SS_ROLE_STAGING &&
+			    l->branches[i].role != SS_ROLE_RELEASES)
 				break;
 		if (l->head && i < l->nbranches) {
 			if (asprintf(&l->note, "no branch stands out as the mainline (%s: %zu commits, "
@@ -524,14 +732,43 @@ static size_t choose_mainline(ss_layout *l, const struct paint *p, const size_t 
 	return best;
 }
 
+/* An age in seconds (-1: never), or -2 when s is none. */
+static int64_t parse_age(const char *s)
+{
+	static const char units[] = "dwmy";
+	static const int64_t days[] = { 1, 7, 30, 365 };
+	const char *u;
+	char *end;
+	long long n;
+
+	if (s && !strcmp(s, "never"))
+		return -1;
+	if (!s || !isdigit((unsigned char)*s))
+		return -2;
+	n = strtoll(s, &end, 10);
+	if (!*end || end[1] || !(u = strchr(units, *end)) || n > 100000)
+		return -2;
+	return (int64_t)n * days[u - units] * 24 * 3600;
+}
+
+#define BAD_AGE "bad age '%s': digits and d, w, m or y (\"180d\", \"2y\"), or never"
+
+int ss_layout_parse_age(int64_t *out, const char *s)
+{
+	if ((*out = parse_age(s)) == -2)
+		return ss_error_code(SS_EINVALID, BAD_AGE, s ? s : "");
+	return 0;
+}
+
 static int head_and_config(ss_layout *l, git_repository *r, const ss_layout_options *o,
-			   char **glob)
+			   char **glob, char **eol)
 {
 	git_reference *ref = NULL;
 	git_config *cfg = NULL;
 	const char *v;
 
 	*glob = NULL;
+	*eol = NULL;
 	if (!git_repository_head_detached(r) && git_repository_head(&ref, r) == 0 &&
 	    git_reference_is_branch(ref) && !(l->head = strdup(git_reference_shorthand(ref)))) {
 		git_reference_free(ref);
@@ -543,6 +780,11 @@ static int head_and_config(ss_layout *l, git_repository *r, const ss_layout_opti
 	} else if (!git_repository_config_snapshot(&cfg, r) &&
 		   !git_config_get_string(&v, cfg, "stablesel.branches") && *v) {
 		*glob = strdup(v);
+	}
+	if (!o->eol && (cfg || !git_repository_config_snapshot(&cfg, r)) &&
+	    !git_config_get_string(&v, cfg, "stablesel.eol") && *v && !(*eol = strdup(v))) {
+		git_config_free(cfg);
+		return SS_ENOMEM;
 	}
 	git_config_free(cfg);
 	git_error_clear();
@@ -603,6 +845,49 @@ static const char *line_release(const ss_layout *l, const ss_layout_branch *b)
 	return NULL;
 }
 
+/*
+ * Stable branches with no commit for a year before the newest branch tip
+ * become end of life; with a setting (what, named by from), those with
+ * no commit for its age before the newest stable release (the newest
+ * tip when there is none), none with "never", said in l->eol_note.
+ */
+static int end_of_life(ss_layout *l, const char *what, const char *from)
+{
+	int64_t age = YEAR, ref = l->newest;
+	const char *newest = NULL;
+	size_t i, n = 0;
+	char date[32];
+	time_t t;
+	struct tm tm;
+
+	if (what) {
+		if ((age = parse_age(what)) == -2)
+			return ss_error_code(SS_EINVALID, "%s: " BAD_AGE, from, what);
+		for (i = 0; i < l->nreleases; i++)
+			if (!strcmp(l->releases[i].kind, "stable") &&
+			    (!newest || l->releases[i].time > ref)) {
+				ref = l->releases[i].time;
+				newest = l->releases[i].tag;
+			}
+	}
+	for (i = 0; age >= 0 && i < l->nbranches; i++)
+		if (l->branches[i].role == SS_ROLE_STABLE && ref - l->branches[i].time > age) {
+			l->branches[i].role = SS_ROLE_EOL;
+			n++;
+		}
+	if (!what)
+		return 0;
+	t = (time_t)ref;
+	gmtime_r(&t, &tm);
+	strftime(date, sizeof(date), "%Y-%m-%d", &tm);
+	if ((age < 0 ? asprintf(&l->eol_note, "no branch is end of life (%s never)", from)
+	     : asprintf(&l->eol_note, "end of life: no commit in %s before %s%s (%s; %s): %zu "
+			"branch%s", what, newest ? "the newest stable release " : "the newest branch tip",
+			newest ? newest : "", date, from, n, n == 1 ? "" : "es")) < 0)
+		l->eol_note = NULL;
+	return 0;
+}
+
 int ss_layout_find(ss_layout **out, const char *repo, const ss_layout_options *o)
 {
 	static const ss_layout_options defaults = SS_LAYOUT_OPTIONS_INIT;
@@ -612,16 +897,15 @@ int ss_layout_find(ss_layout **out, const char *repo, const ss_layout_options *o
 	char (*tips)[41] = NULL;
 	size_t *commits = NULL, *tags = NULL, *shared = NULL, ntips = 0, i, mtipno = SIZE_MAX;
 	size_t *tipof = NULL;
+	unsigned char *skip = NULL;
 	const char *path = !strncmp(repo, "git:", 4) ? repo + 4 : repo;
-	char *glob = NULL, *redo = NULL, *redo_branch = NULL;
-	int64_t eol;
+	char *glob = NULL, *eolcfg = NULL, *redo = NULL, *redo_branch = NULL;
 	int rc;
 
 	*out = NULL;
 	memset(&p, 0, sizeof(p));
 	if (!o)
 		o = &defaults;
-	eol = o->eol_age > 0 ? o->eol_age : YEAR;
 	if (!(l = calloc(1, sizeof(*l))))
 		return SS_ENOMEM;
 	if (git_libgit2_init() < 0) {
@@ -632,7 +916,7 @@ int ss_layout_find(ss_layout **out, const char *repo, const ss_layout_options *o
 		rc = ss_error_code(SS_ENOTFOUND, "cannot open repository '%s': %s", path, ss_git_error());
 		goto free_all;
 	}
-	if ((rc = head_and_config(l, r, o, &glob)) || (rc = list_branches(l, r, path)))
+	if ((rc = head_and_config(l, r, o, &glob, &eolcfg)) || (rc = list_branches(l, r, path)))
 		goto free_all;
 	l->explicit_branches = glob != NULL;
 	assign_roles(l, glob);
@@ -641,7 +925,8 @@ int ss_layout_find(ss_layout **out, const char *repo, const ss_layout_options *o
 	commits = calloc(l->nbranches + 1, sizeof(*commits));
 	tags = calloc(l->nbranches + 1, sizeof(*tags));
 	shared = calloc(l->nbranches + 1, sizeof(*shared));
-	if (!tips || !tipof || !commits || !tags || !shared) {
+	skip = calloc(l->nbranches + 1, sizeof(*skip));
+	if (!tips || !tipof || !commits || !tags || !shared || !skip) {
 		rc = SS_ENOMEM;
 		goto free_all;
 	}
@@ -696,9 +981,16 @@ int ss_layout_find(ss_layout **out, const char *repo, const ss_layout_options *o
 	for (i = 0; i < l->nbranches; i++)
 		if (tipof[i] != SIZE_MAX)
 			l->branches[i].commits = commits[tipof[i]];
+	/* a series' branch of releases beside its branch of backports */
+	if (!glob && (rc = series_pairs(l, r, &p, tipof)))
+		goto free_all;
+	for (i = 0; i < l->nbranches; i++)
+		if (tipof[i] != SIZE_MAX)
+			skip[tipof[i]] = l->branches[i].role == SS_ROLE_RELEASES;
 	/* the tags before the mainline is known: shared counts need no
 	 * mainline; kinds are set again below once it is */
-	if ((rc = list_releases(l, r, path, o->release_tags, &p, ntips, mtipno, tags, shared)))
+	if ((rc = list_releases(l, r, path, o->release_tags, &p, ntips, mtipno, skip, tags,
+				shared)))
 		goto free_all;
 	for (i = 0; i < l->nbranches; i++)
 		if (tipof[i] != SIZE_MAX)
@@ -789,20 +1081,25 @@ int ss_layout_find(ss_layout **out, const char *repo, const ss_layout_options *o
 		else
 			rel->kind = mtipno != SIZE_MAX && HAS(&p, row, mtipno) ? "mainline" : "stable";
 	}
-	/* end of life: no commit for a year before the newest tip */
-	for (i = 0; i < l->nbranches && !l->explicit_branches; i++)
-		if (l->branches[i].role == SS_ROLE_STABLE && l->newest - l->branches[i].time > eol)
-			l->branches[i].role = SS_ROLE_EOL;
+	if (mtipno != SIZE_MAX)
+		series_first_releases(l, &p, mtipno);
+	/* end of life: no commit for a year before the newest tip, or as
+	 * the setting says before the newest stable release */
+	if (!l->explicit_branches && (rc = end_of_life(l, o->eol ? o->eol : eolcfg,
+						      o->eol ? "--eol" : "git config stablesel.eol")))
+		goto free_all;
 	rc = tag_clashes(l, r);
 free_all:
 	if (rc == SS_ENOMEM)
 		rc = ss_error_code(SS_ENOMEM, "out of memory reading the layout of '%s'", path);
 	free(glob);
+	free(eolcfg);
 	free(tips);
 	free(tipof);
 	free(commits);
 	free(tags);
 	free(shared);
+	free(skip);
 	free(p.masks);
 	free(p.nodes);
 	free(p.parents);
@@ -837,7 +1134,7 @@ free_all:
 
 char *ss_layout_describe(const ss_layout *l)
 {
-	size_t kinds[3] = { 0, 0, 0 }, roles[6] = { 0 }, i;
+	size_t kinds[3] = { 0, 0, 0 }, roles[SS_ROLE_RELEASES + 1] = { 0 }, i;
 	ss_strbuf sb = SS_STRBUF_INIT;
 	int first = 1;
 
@@ -853,7 +1150,7 @@ char *ss_layout_describe(const ss_layout *l)
 			       l->head ? l->head : "");
 	ss_strbuf_addf(&sb, "), %zu release tags: %zu mainline, %zu stable, %zu rc; branches:",
 		       l->nreleases, kinds[0], kinds[1], kinds[2]);
-	for (i = 0; i < 6; i++) {
+	for (i = 0; i <= SS_ROLE_RELEASES; i++) {
 		if (i == SS_ROLE_MAINLINE || !roles[i])
 			continue;
 		ss_strbuf_addf(&sb, "%s %zu %s", first ? "" : ",", roles[i],

@@ -30,7 +30,9 @@ typedef enum {
 	SS_ROLE_STAGING,      /* X-staging, X-next, X-rc, X-test: X's staging area */
 	SS_ROLE_EOL,          /* no commit for a year before the newest tip */
 	SS_ROLE_COPY,         /* a remote-tracking copy of a branch counted already */
-	SS_ROLE_UNNAMED       /* left out by an explicit --branches glob */
+	SS_ROLE_UNNAMED,      /* left out by an explicit --branches glob */
+	SS_ROLE_RELEASES      /* X-stable beside X-test: holds the releases of the
+	                       * series whose other branch takes the backports */
 } ss_layout_role;
 
 typedef struct {
@@ -39,7 +41,7 @@ typedef struct {
 	char tip[41];
 	int64_t time;      /* the tip's committer time */
 	ss_layout_role role;
-	size_t of;         /* staging, copy: the branch (index) it belongs to */
+	size_t of;         /* staging, copy, releases: the branch (index) it belongs to */
 	size_t commits;    /* commits it reaches (0 for a copy) */
 	size_t tags;       /* release tags it reaches */
 } ss_layout_branch;
@@ -47,6 +49,7 @@ typedef struct {
 typedef struct {
 	char *tag;
 	char sha[41];
+	int64_t time;      /* the tagged commit's committer time */
 	const char *kind;  /* "mainline", "stable", "rc" */
 } ss_layout_release;
 
@@ -62,8 +65,12 @@ typedef struct ss_layout_s {
 	char *note;           /* why HEAD's branch is not the mainline, NULL when it is
 	                       * (or the mainline was named) */
 	char *warning;        /* a branch and a tag with one name, NULL when none */
+	char *series;         /* release series with two branches: which takes the
+	                       * backports and why, NULL when none */
 	int64_t newest;       /* the newest branch tip's committer time */
 	int explicit_branches; /* --branches or stablesel.branches chose them */
+	char *eol_note;       /* what end of life was measured from when a setting
+	                       * (--eol, stablesel.eol) gave it, NULL without one */
 	ss_layout_release *releases;  /* sorted by tag */
 	size_t nreleases;
 } ss_layout;
@@ -73,11 +80,21 @@ typedef struct {
 	const char *branches;      /* fnmatch glob of stable branches (NULL: git config
 	                            * stablesel.branches, else every branch by role) */
 	const char *release_tags;  /* fnmatch glob of release tags (NULL: version-shaped) */
-	int64_t eol_age;           /* seconds without a commit before a branch is end of
-	                            * life (0: 365 days) */
+	const char *eol;           /* end of life: AGE without a commit before the
+	                            * newest stable release ("180d", "2y", "never";
+	                            * ss_layout_parse_age); NULL: git config
+	                            * stablesel.eol, else a year before the newest
+	                            * branch tip */
 } ss_layout_options;
 
-#define SS_LAYOUT_OPTIONS_INIT { NULL, NULL, NULL, 0 }
+#define SS_LAYOUT_OPTIONS_INIT { NULL, NULL, NULL, NULL }
+
+/*
+ * An age: digits and a unit, d (days), w (weeks), m (months of 30 days)
+ * or y (years of 365 days), "365d", "18m", "2y"; or "never" (*out -1).
+ * 0 with *out in seconds, SS_EINVALID with the message set.
+ */
+int ss_layout_parse_age(int64_t *out, const char *s);
 
 /*
  * Find the layout of the repository at repo ("git:" prefix allowed).  0,
@@ -93,7 +110,8 @@ void ss_layout_free(ss_layout *l); /* NULL is a no-op */
  * (NULL allowed) does not list it. */
 const char *ss_layout_release_kind(const ss_layout *l, const char *tag);
 
-/* "stable", "mainline", "staging", "end-of-life", "copy", "unnamed". */
+/* "stable", "mainline", "staging", "end-of-life", "copy", "unnamed",
+ * "releases". */
 const char *ss_layout_role_name(ss_layout_role role);
 
 /*
