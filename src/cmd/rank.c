@@ -73,6 +73,8 @@ int cmd_rank(int argc, const char **argv)
 		CLI_STRING(0, "branch", &wo.branch, "NAME",
 			   "mbox: subjects \"[PATCH stablesel NAME n/m]\"; with --onto, the branch whose "
 			   "queue is written (default: the first --onto)"),
+		CLI_FLAG(0, "all", &k.show_decided,
+			 "list the candidates with a review decision for every branch too, with it"),
 		CLI_FLAG(0, "no-color", &no_color, "no colours, even on a terminal"),
 		CLI_OUTPUT(&output, "write the ranking to FILE (default: stdout)"),
 		CLI_END(),
@@ -95,6 +97,7 @@ int cmd_rank(int argc, const char **argv)
 		k.queue_extras = 1;
 	}
 	k.ko.precedents = wo.precedents > 0 && wo.format != SS_RANK_MBOX;
+	k.queue_branch = wo.branch;
 	cli_ranking_run(&k, &src, argv, nspecs);
 	if (wo.format == SS_RANK_MBOX && k.nonto) {
 		size_t b;

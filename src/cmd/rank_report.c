@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "decisions.h"
 #include "labels/backports.h"
 #include "eval/eval.h"
 #include "labels/labels.h"
@@ -494,6 +495,7 @@ void cli_ranking_run(cli_ranking *k, cli_source_args *src, const char *const *sp
 	}
 	progress_done();
 	ss_ranking_select(k->r, &k->so);
+	cli_decisions_apply(k, src->repo);
 	if (k->nonto)
 		decide_verdicts(k, src->repo);
 }
