@@ -104,5 +104,5 @@ int cmd_status(int argc, const char **argv)
 		free(branches[b]);
 	ss_index_free(ix);
 	free(path);
-	return cli_check_stdout(0);
+	return 0;
 }

@@ -12,6 +12,7 @@
 #include "index/index_impl.h"
 #include "util/error.h"
 #include "util/hexid.h"
+#include "util/testhook.h"
 
 static const char *const state_names[SS_DECISION_NSTATES] = {
 	"none", "accepted", "rejected", "deferred", "queued", "backported", "failed"
@@ -107,6 +108,8 @@ int ss_index_decision_set(ss_index *ix, const ss_decision *d)
 	if (!(rc = ss_index_prepare(&st, ix, UPSERT_SQL)))
 		rc = put(ix, st, d);
 	sqlite3_finalize(st);
+	/* tests: a writer holding the lock (tests/test_decisions.c) */
+	ss_test_point("decision");
 	return end(ix, rc);
 }
 
