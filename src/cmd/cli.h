@@ -347,6 +347,7 @@ int cmd_index(int argc, const char **argv);
 int cmd_where(int argc, const char **argv);
 int cmd_mark(int argc, const char **argv);
 int cmd_status(int argc, const char **argv);
+int cmd_review(int argc, const char **argv);
 int cmd_check(int argc, const char **argv);
 int cmd_report(int argc, const char **argv);
 

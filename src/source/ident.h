@@ -14,4 +14,9 @@
  */
 int ss_git_identity(char **out, const char *repo);
 
+/* The string value of git config key in the repository at repo (its
+ * config, then the global and system ones) into *out (malloc'd; NULL
+ * when unset).  0 or SS_ENOMEM. */
+int ss_git_config_string(char **out, const char *repo, const char *key);
+
 #endif
