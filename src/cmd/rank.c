@@ -73,8 +73,6 @@ int cmd_rank(int argc, const char **argv)
 		CLI_STRING(0, "branch", &wo.branch, "NAME",
 			   "mbox: subjects \"[PATCH stablesel NAME n/m]\"; with --onto, the branch whose "
 			   "queue is written (default: the first --onto)"),
-		CLI_FLAG(0, "all", &k.show_decided,
-			 "list the candidates with a review decision for every branch too, with it"),
 		CLI_FLAG(0, "no-color", &no_color, "no colours, even on a terminal"),
 		CLI_OUTPUT(&output, "write the ranking to FILE (default: stdout)"),
 		CLI_END(),

@@ -48,6 +48,8 @@ void cli_ranking_init(cli_ranking *k)
 				 "list only the commits without a stable tag (the ones a tagger missed)"),
 			CLI_FLAG(0, "keep-copies", &k->so.keep_copies,
 				 "list every copy of a patch (rebased, cherry-picked) instead of one row per patch"),
+			CLI_FLAG(0, "all", &k->show_decided,
+				 "list the candidates with a review decision for every branch too, with it"),
 			CLI_GROUP("Checks"),
 			CLI_STRING(0, "policy", &k->policy_file, "FILE",
 				   "the tree's rules: paths, subsystems, size limits"),
