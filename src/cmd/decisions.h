@@ -12,6 +12,15 @@
 #include "cli.h"
 #include "index/decisions.h"
 
+/* mark's and status's "Index" options: --db FILE, --repo PATH (verb: what
+ * the command does with the index, "read"). */
+#define CLI_DECISIONS_INDEX(db, repo, verb) \
+	CLI_GROUP("Index"), \
+	CLI_STRING(0, "db", (db), "FILE", \
+		   "the index database (default: the repository's <gitdir>/stablesel/index.db)"), \
+	CLI_STRING(0, "repo", (repo), "PATH", \
+		   "the repository whose index to " verb " (default: the current directory)")
+
 /*
  * The index of --db FILE, else of the repository repo (default "."),
  * opened to read or write (writing migrates an older schema); given a

@@ -34,11 +34,7 @@ int cmd_mark(int argc, const char **argv)
 	size_t nnamed = 0, nb, done = 0;
 	int nargs, verb;
 	struct cli_option options[] = {
-		CLI_GROUP("Index"),
-		CLI_STRING(0, "db", &db, "FILE",
-			   "the index database (default: the repository's <gitdir>/stablesel/index.db)"),
-		CLI_STRING(0, "repo", &repo, "PATH",
-			   "the repository whose index to write (default: the current directory)"),
+		CLI_DECISIONS_INDEX(&db, &repo, "write"),
 		CLI_GROUP("Decision"),
 		CLI_STRLIST("branch", named, &nnamed, "BRANCH",
 			    "decide for BRANCH (default: every live stable branch of the index)"),

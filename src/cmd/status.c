@@ -55,11 +55,7 @@ int cmd_status(int argc, const char **argv)
 	char *branches[SS_RANK_MAX_BRANCHES], *path = NULL;
 	size_t nnamed = 0, nb;
 	struct cli_option options[] = {
-		CLI_GROUP("Index"),
-		CLI_STRING(0, "db", &db, "FILE",
-			   "the index database (default: the repository's <gitdir>/stablesel/index.db)"),
-		CLI_STRING(0, "repo", &repo, "PATH",
-			   "the repository whose index to read (default: the current directory)"),
+		CLI_DECISIONS_INDEX(&db, &repo, "read"),
 		CLI_GROUP("Selection"),
 		CLI_STRLIST("branch", named, &nnamed, "BRANCH",
 			    "this branch's decisions (default: every live stable branch of the index)"),
