@@ -252,7 +252,8 @@ static const char *const migrations[SS_INDEX_SCHEMA - 1] = {
 	/* 1 -> 2 */
 	"DELETE FROM refs; DELETE FROM trailers; DELETE FROM files; DELETE FROM branch_commits;"
 	" DELETE FROM backports; DELETE FROM releases; DELETE FROM commits;",
-	/* 2 -> 3: the review decisions (index/decisions.h) */
+	/* 2 -> 3: the review decisions (index/decisions.h); a table there already
+	 * (an index taken back to an older version by hand) is kept */
 	SS_INDEX_DECISIONS_SCHEMA,
 };
 

@@ -11,11 +11,11 @@
 /* The decisions table (index/decisions.h), schema 3: made with a new
  * index's schema and by the migration from 2. */
 #define SS_INDEX_DECISIONS_SCHEMA \
-	"CREATE TABLE decisions(commit_id TEXT NOT NULL, branch TEXT NOT NULL, patch_id TEXT," \
+	"CREATE TABLE IF NOT EXISTS decisions(commit_id TEXT NOT NULL, branch TEXT NOT NULL, patch_id TEXT," \
 	" state TEXT NOT NULL, until TEXT NOT NULL DEFAULT '', who TEXT NOT NULL," \
 	" time INTEGER NOT NULL, note TEXT NOT NULL DEFAULT ''," \
 	" PRIMARY KEY(commit_id, branch)) WITHOUT ROWID;" \
-	"CREATE INDEX decisions_patch_id ON decisions(patch_id);"
+	"CREATE INDEX IF NOT EXISTS decisions_patch_id ON decisions(patch_id);"
 
 struct ss_index {
 	sqlite3 *db;
