@@ -123,6 +123,15 @@ void cli_decisions_apply(cli_ranking *k, const char *repo)
 
 	if (k->hist_args.ix.no_index || !(ix = cli_index_open(&k->hist_args.ix, repo, &path)))
 		return;
+	/* no decision at all: nothing to look up for each row */
+	if (ss_index_decisions_any(ix, NULL, &queue))
+		die("cannot read the decisions of '%s': %s", path, ss_error_last());
+	if (!queue) {
+		ss_index_free(ix);
+		free(path);
+		return;
+	}
+	queue = 0;
 	if (k->nonto) {
 		for (nb = 0; nb < k->nonto; nb++)
 			if (!(names[nb] = strdup(ss_check_branch_name(k->ck[nb]))))

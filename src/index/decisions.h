@@ -104,7 +104,7 @@ int ss_index_decision_get(ss_decision_owned *out, int *found, ss_index *ix, cons
 int ss_index_for_each_decision(ss_index *ix, const char *branch,
 			       int (*cb)(const ss_decision *d, void *ud), void *ud);
 
-/* *out: whether any decision is recorded for branch. */
+/* *out: whether any decision is recorded for branch (NULL: any branch). */
 int ss_index_decisions_any(ss_index *ix, const char *branch, int *out);
 
 /*

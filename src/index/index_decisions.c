@@ -246,9 +246,11 @@ int ss_index_decisions_any(ss_index *ix, const char *branch, int *out)
 	int rc;
 
 	*out = 0;
-	if ((rc = ss_index_prepare(&st, ix, "SELECT EXISTS (SELECT 1 FROM decisions WHERE branch = ?)")))
+	if ((rc = ss_index_prepare(&st, ix, "SELECT EXISTS (SELECT 1 FROM decisions"
+				   " WHERE ?1 IS NULL OR branch = ?1)")))
 		return rc;
-	sqlite3_bind_text(st, 1, branch, -1, SQLITE_STATIC);
+	if (branch)
+		sqlite3_bind_text(st, 1, branch, -1, SQLITE_STATIC);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		*out = sqlite3_column_int(st, 0);
