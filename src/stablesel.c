@@ -41,6 +41,9 @@ static const struct command commands[] = {
 	{ "origin", cmd_origin, "which commit a fix fixes, and whether the bug was ever released" },
 	{ "index", cmd_index, "build or update the project index of a repository (SQLite)" },
 	{ "where", cmd_where, "a commit's first release and the stable branches carrying it" },
+	{ "mark", cmd_mark, "record review decisions: accept, reject, defer a commit for a branch" },
+	{ "review", cmd_review, "review the candidates one at a time on a terminal (y, n, d, s, ...)" },
+	{ "status", cmd_status, "the review decisions of each stable branch, by state" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -303,6 +303,10 @@ typedef struct {
 	char *onto_owned[SS_RANK_MAX_BRANCHES]; /* onto[] from the index, malloc'd */
 	size_t nonto;
 	int queue_extras;       /* read prerequisites the ranking lacks (mbox) */
+	/* review decisions (cmd/decisions.h): list decided rows too (--all),
+	 * and the branch whose queue is written (NULL: the first --onto) */
+	int show_decided;
+	const char *queue_branch;
 	struct cli_option options[30];
 	/* loaded and made, owned until cli_ranking_free() */
 	ss_model *m;
@@ -388,6 +392,9 @@ int cmd_explain(int argc, const char **argv);
 int cmd_origin(int argc, const char **argv);
 int cmd_index(int argc, const char **argv);
 int cmd_where(int argc, const char **argv);
+int cmd_mark(int argc, const char **argv);
+int cmd_status(int argc, const char **argv);
+int cmd_review(int argc, const char **argv);
 int cmd_check(int argc, const char **argv);
 int cmd_report(int argc, const char **argv);
 

@@ -95,6 +95,7 @@ int cmd_rank(int argc, const char **argv)
 		k.queue_extras = 1;
 	}
 	k.ko.precedents = wo.precedents > 0 && wo.format != SS_RANK_MBOX;
+	k.queue_branch = wo.branch;
 	cli_ranking_run(&k, &src, argv, nspecs);
 	if (wo.format == SS_RANK_MBOX && k.nonto) {
 		size_t b;

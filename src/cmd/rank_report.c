@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "decisions.h"
 #include "labels/backports.h"
 #include "eval/eval.h"
 #include "labels/labels.h"
@@ -47,6 +48,8 @@ void cli_ranking_init(cli_ranking *k)
 				 "list only the commits without a stable tag (the ones a tagger missed)"),
 			CLI_FLAG(0, "keep-copies", &k->so.keep_copies,
 				 "list every copy of a patch (rebased, cherry-picked) instead of one row per patch"),
+			CLI_FLAG(0, "all", &k->show_decided,
+				 "list the candidates with a review decision for every branch too, with it"),
 			CLI_GROUP("Checks"),
 			CLI_STRING(0, "policy", &k->policy_file, "FILE",
 				   "the tree's rules: paths, subsystems, size limits"),
@@ -489,6 +492,7 @@ void cli_ranking_run(cli_ranking *k, cli_source_args *src, const char *const *sp
 	}
 	progress_done();
 	ss_ranking_select(k->r, &k->so);
+	cli_decisions_apply(k, src->repo);
 	if (k->nonto)
 		decide_verdicts(k, src->repo);
 }

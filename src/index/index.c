@@ -28,6 +28,7 @@
 #include "commit/patchid.h"
 #include "history/histidx.h"
 #include "index/index.h"
+#include "index/decisions.h"
 #include "index/index_impl.h"
 #include "labels/layout.h"
 #include "labels/upstream.h"
@@ -61,7 +62,8 @@ static const char *const schema_sql =
 	"CREATE TABLE backports(branch TEXT NOT NULL, commit_id TEXT NOT NULL,"
 	" upstream_id TEXT NOT NULL, how TEXT NOT NULL, time INTEGER NOT NULL,"
 	" PRIMARY KEY(branch, commit_id, upstream_id)) WITHOUT ROWID;"
-	"CREATE INDEX backports_upstream ON backports(upstream_id);";
+	"CREATE INDEX backports_upstream ON backports(upstream_id);"
+	SS_INDEX_DECISIONS_SCHEMA;
 
 int ss_index_sql_error(ss_index *ix, const char *what)
 {
@@ -74,6 +76,9 @@ int ss_index_sql_error(ss_index *ix, const char *what)
 	for (i = 0; msg[i]; i++)
 		if ((unsigned char)msg[i] < ' ' || msg[i] == 0x7f)
 			msg[i] = '?';
+	if (code == SQLITE_BUSY)
+		return ss_error_set("index '%s' is locked by another writer (an update, a mark or "
+				    "a review): cannot %s, try again when it is done", ix->path, what);
 	if (code == SQLITE_NOTADB || code == SQLITE_CORRUPT)
 		return ss_error_code(SS_EINVALID, "index '%s' is damaged or not a database: %s",
 				     ix->path, msg);
@@ -247,6 +252,9 @@ static const char *const migrations[SS_INDEX_SCHEMA - 1] = {
 	/* 1 -> 2 */
 	"DELETE FROM refs; DELETE FROM trailers; DELETE FROM files; DELETE FROM branch_commits;"
 	" DELETE FROM backports; DELETE FROM releases; DELETE FROM commits;",
+	/* 2 -> 3: the review decisions (index/decisions.h); a table there already
+	 * (an index taken back to an older version by hand) is kept */
+	SS_INDEX_DECISIONS_SCHEMA,
 };
 
 static int migrate(ss_index *ix, long from)
@@ -270,7 +278,7 @@ static int migrate(ss_index *ix, long from)
 static int check_tables(ss_index *ix)
 {
 	static const char *const tables[] = { "meta", "commits", "trailers", "files", "releases",
-					      "refs", "branch_commits", "backports" };
+					      "refs", "branch_commits", "backports", "decisions" };
 	sqlite3_stmt *st;
 	size_t i;
 	int rc = 0;
@@ -1164,6 +1172,8 @@ int ss_index_update(ss_index *ix, const ss_index_options *opts, ss_index_stats *
 	if ((rc = ss_index_exec(ix, derive_sql, "derive fixes and patch-id backports")))
 		goto rollback;
 	stats->backports += (size_t)sqlite3_changes(ix->db);
+	if ((rc = ss_index_decisions_derive(ix, NULL)))
+		goto rollback;
 	if ((rc = ss_index_exec(ix, "COMMIT", "commit a transaction")))
 		goto rollback;
 	ss_test_point("derive");

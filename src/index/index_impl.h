@@ -8,6 +8,15 @@
 
 #include "index/index.h"
 
+/* The decisions table (index/decisions.h), schema 3: made with a new
+ * index's schema and by the migration from 2. */
+#define SS_INDEX_DECISIONS_SCHEMA \
+	"CREATE TABLE IF NOT EXISTS decisions(commit_id TEXT NOT NULL, branch TEXT NOT NULL, patch_id TEXT," \
+	" state TEXT NOT NULL, until TEXT NOT NULL DEFAULT '', who TEXT NOT NULL," \
+	" time INTEGER NOT NULL, note TEXT NOT NULL DEFAULT ''," \
+	" PRIMARY KEY(commit_id, branch)) WITHOUT ROWID;" \
+	"CREATE INDEX IF NOT EXISTS decisions_patch_id ON decisions(patch_id);"
+
 struct ss_index {
 	sqlite3 *db;
 	char *path;

@@ -668,6 +668,7 @@ void ss_ranking_row(ss_rank_row *out, const ss_ranking *r, size_t i)
 	out->message = pool + w->message;
 	out->diff = pool + w->diff;
 	out->diff_cut = w->diff_cut;
+	out->review = pool + w->review;
 	out->nverdicts = 0;
 	if (w->vd != (size_t)-1) {
 		const struct ss_rank_vdata *v = &r->vdata[w->vd];

@@ -183,6 +183,7 @@ typedef struct {
 	/* one per branch of ss_ranking_set_branches(), when set (else 0) */
 	ss_rank_verdict verdicts[SS_RANK_MAX_BRANCHES];
 	size_t nverdicts;
+	const char *review;   /* its review decisions, "accepted 21.11" ("" none) */
 } ss_rank_row;
 
 /* A similar earlier commit. */
@@ -225,6 +226,15 @@ size_t ss_ranking_branch_count(const ss_ranking *r);
 const char *ss_ranking_branch(const ss_ranking *r, size_t b);
 int ss_ranking_set_verdict(ss_ranking *r, size_t i, size_t b, const ss_rank_verdict *v);
 void ss_ranking_restrict(ss_ranking *r, size_t i, int pick, int shown);
+
+/*
+ * The review decisions of row i (index/decisions.h; rank_review.c): review
+ * ("accepted 21.11; rejected 20.11", copied) is shown among its flags;
+ * force_pick makes the row a shown pick whatever its score (a queue holds
+ * the accepted commits).  To hide a row, ss_ranking_restrict().  0 or
+ * SS_ENOMEM / SS_EINVALID.
+ */
+int ss_ranking_set_review(ss_ranking *r, size_t i, const char *review, int force_pick);
 
 /*
  * Add c as a prerequisite a queue needs that was not ranked (read from the

@@ -34,6 +34,7 @@ struct ss_rank_rowdata {
 	ss_rank_reason *reasons; /* in the arena */
 	size_t nreasons;
 	size_t vd;             /* index into vdata, (size_t)-1: no verdicts */
+	size_t review;         /* pool offset: its review decisions (rank_review.c) */
 };
 
 /* A row's verdicts, per branch: pool offsets. */

@@ -88,6 +88,8 @@ void ss_rank_flags_text(ss_strbuf *sb, const ss_rank_row *w, const char *sep)
 		ss_strbuf_addf(sb, "%sreported by %s", SEP(), w->bot);
 	if (w->flags & SS_RANK_IN_STABLE)
 		ss_strbuf_addf(sb, "%salready in stable %s", SEP(), w->branches);
+	if (w->review && *w->review)
+		ss_strbuf_addf(sb, "%sreview: %s", SEP(), w->review);
 	if (w->flags & SS_RANK_TOO_BIG)
 		ss_strbuf_addf(sb, "%s%zu lines (stable rules: %d)", SEP(), w->lines, SS_RANK_MAX_LINES);
 	if (w->flags & SS_RANK_BINARY)

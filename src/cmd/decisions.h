@@ -1,0 +1,62 @@
+/*
+ * decisions.h - what the commands of the maintainer's review share
+ * (mark, status, review; the hook of rank and report): opening the index
+ * to read or record decisions, the branches decided for, naming commits,
+ * and the decisions applied to a ranking (docs/review.md).
+ */
+#ifndef SS_CMD_DECISIONS_H
+#define SS_CMD_DECISIONS_H
+
+#include <stdint.h>
+
+#include "cli.h"
+#include "index/decisions.h"
+
+/* mark's and status's "Index" options: --db FILE, --repo PATH (verb: what
+ * the command does with the index, "read"). */
+#define CLI_DECISIONS_INDEX(db, repo, verb) \
+	CLI_GROUP("Index"), \
+	CLI_STRING(0, "db", (db), "FILE", \
+		   "the index database (default: the repository's <gitdir>/stablesel/index.db)"), \
+	CLI_STRING(0, "repo", (repo), "PATH", \
+		   "the repository whose index to " verb " (default: the current directory)")
+
+/*
+ * The index of --db FILE, else of the repository repo (default "."),
+ * opened to read or write (writing migrates an older schema); given a
+ * repository, it must be the index's.  *path its path (malloc'd).  Dies.
+ */
+ss_index *cli_decisions_open(const char *db, const char *repo, int write, char **path);
+
+/*
+ * The branches decided for: the n names of --branch when n > 0 (copied),
+ * else the index's live stable branches (cli_index_branches()).  Returns
+ * the count, names malloc'd into out (at most max).  Dies when there is
+ * none.
+ */
+size_t cli_decision_branches(char **out, size_t max, ss_index *ix, const char *path,
+			     const char *const *named, size_t n);
+
+/* The full id of the commit arg names: in the index, else in repo (may
+ * be NULL).  error() and -1 when neither knows it. */
+int cli_decision_commit(char out[41], ss_index *ix, const char *repo, const char *arg);
+
+/* Whether d still holds at time now: a deferral until a date that has
+ * come, or until a release the index now has, no longer does. */
+int cli_decision_active(ss_index *ix, const ss_decision *d, int64_t now);
+
+/* "2026-12-04" of t into buf[11]. */
+const char *cli_decision_date(char buf[16], int64_t t);
+
+/*
+ * The rank/report hook (cli_ranking_run(), after the selection and
+ * before the verdicts): each row gets its decisions for the branches
+ * (--onto, else the index's stable branches) among its flags; a row
+ * decided for every branch is hidden (unless k->show_decided), and the
+ * number hidden is said on stderr; a queue (k->queue_extras) for a branch
+ * with any decision holds exactly the rows accepted (queued, failed) for
+ * it, whatever they score, and their prerequisites.  No index: nothing.
+ */
+void cli_decisions_apply(cli_ranking *k, const char *repo);
+
+#endif

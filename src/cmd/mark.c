@@ -1,0 +1,94 @@
+/*
+ * mark.c - "stablesel mark": record review decisions from a script
+ * (index/decisions.h; docs/review.md).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "decisions.h"
+#include "source/ident.h"
+#include "util/error.h"
+
+static const char *const mark_usage[] = {
+	"stablesel mark accept|reject|defer|queue|fail|reset [options] COMMIT...",
+	"",
+	"Records a review decision for each commit on each branch (--branch, else",
+	"every live stable branch of the project index): who (git's user.name and",
+	"user.email), when, and --note.  reset removes the decision.  Rank hides",
+	"decided candidates; a queue for a branch with decisions holds the accepted",
+	"ones.  \"stablesel status\" lists them; \"stablesel review\" decides",
+	"interactively.",
+	NULL
+};
+
+int cmd_mark(int argc, const char **argv)
+{
+	static const char *const verbs[] = { "accept", "reject", "defer", "queue", "fail", "reset", NULL };
+	static const ss_decision_state states[] = { SS_DECISION_ACCEPTED, SS_DECISION_REJECTED,
+						    SS_DECISION_DEFERRED, SS_DECISION_QUEUED,
+						    SS_DECISION_FAILED, SS_DECISION_NONE };
+	const char *db = NULL, *repo = NULL, *text = "", *until = "", *named[SS_RANK_MAX_BRANCHES];
+	char *branches[SS_RANK_MAX_BRANCHES], *path = NULL, *who = NULL;
+	size_t nnamed = 0, nb, done = 0;
+	int nargs, verb;
+	struct cli_option options[] = {
+		CLI_DECISIONS_INDEX(&db, &repo, "write"),
+		CLI_GROUP("Decision"),
+		CLI_STRLIST("branch", named, &nnamed, "BRANCH",
+			    "decide for BRANCH (default: every live stable branch of the index)"),
+		CLI_STRING(0, "note", &text, "TEXT", "why, in words"),
+		CLI_STRING(0, "until", &until, "DATE|TAG",
+			   "defer: until the date (YYYY-MM-DD) or until the index has the release"),
+		CLI_END(),
+	};
+	ss_index *ix;
+
+	nargs = cli_parse_options(argc, argv, options, mark_usage);
+	if (nargs < 2)
+		usage_die("name a decision (accept, reject, defer, queue, fail, reset) and a COMMIT");
+	for (verb = 0; verbs[verb] && strcmp(verbs[verb], argv[0]); verb++)
+		;
+	if (!verbs[verb])
+		usage_die("unknown decision '%s' (accept, reject, defer, queue, fail, reset)", argv[0]);
+	if (*until && states[verb] != SS_DECISION_DEFERRED)
+		usage_die("--until goes with defer");
+	if (states[verb] != SS_DECISION_NONE && ss_git_identity(&who, repo ? repo : "."))
+		die("%s", ss_error_last());
+	ix = cli_decisions_open(db, repo, 1, &path);
+	nb = cli_decision_branches(branches, SS_RANK_MAX_BRANCHES, ix, path, named, nnamed);
+	for (int i = 1; i < nargs; i++) {
+		ss_decision d;
+
+		memset(&d, 0, sizeof(d));
+		if (cli_decision_commit(d.commit, ix, repo, argv[i]))
+			continue;
+		for (size_t b = 0; b < nb; b++) {
+			int removed = 0, rc;
+
+			if (states[verb] == SS_DECISION_NONE) {
+				rc = ss_index_decision_reset(ix, d.commit, branches[b], &removed);
+			} else {
+				d.branch = branches[b];
+				d.state = states[verb];
+				d.until = until;
+				d.who = who;
+				d.note = text;
+				d.time = (int64_t)time(NULL);
+				rc = ss_index_decision_set(ix, &d);
+			}
+			if (rc)
+				die("%s", ss_error_last());
+			done += states[verb] != SS_DECISION_NONE || removed;
+		}
+	}
+	note("%zu decisions %s in '%s'", done, states[verb] == SS_DECISION_NONE ? "removed" : "recorded",
+	     path);
+	for (size_t b = 0; b < nb; b++)
+		free(branches[b]);
+	ss_index_free(ix);
+	free(path);
+	free(who);
+	return ss_had_error ? SS_EXIT_BADINPUT : 0;
+}

@@ -1,0 +1,104 @@
+/*
+ * status.c - "stablesel status": the review decisions of each branch,
+ * counted and listed per state (index/decisions.h; docs/review.md).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "decisions.h"
+#include "util/error.h"
+
+static const char *const status_usage[] = {
+	"stablesel status [--branch B] [--db FILE | --repo PATH]",
+	"",
+	"Counts the review decisions of each branch by state, then lists them:",
+	"state, commit, subject, who, when, note.  Decisions for commits the index",
+	"no longer holds (a rewritten mainline) are kept and listed apart.",
+	NULL
+};
+
+struct status {
+	const char *branch;      /* the branch being listed */
+	size_t count[SS_DECISION_NSTATES], unknown;
+	int pass;                /* 0 count, 1 list known, 2 list unknown */
+	ss_decision_state state; /* pass 1: the state listed */
+};
+
+static int count(const ss_decision *d, void *ud)
+{
+	struct status *s = ud;
+
+	s->count[d->state]++;
+	s->unknown += !d->known;
+	return 0;
+}
+
+static int list(const ss_decision *d, void *ud)
+{
+	struct status *s = ud;
+	char date[16];
+
+	if (s->pass == 1 ? !d->known || d->state != s->state : d->known)
+		return 0;
+	printf("  %-10s %.12s %s\n", ss_decision_state_name(d->state), d->commit,
+	       d->known ? d->subject : "(not in the index)");
+	printf("             %s, %s%s%s%s%s\n", d->who, cli_decision_date(date, d->time),
+	       *d->until ? ", until " : "", d->until, *d->note ? ": " : "", d->note);
+	return 0;
+}
+
+int cmd_status(int argc, const char **argv)
+{
+	const char *db = NULL, *repo = NULL, *named[SS_RANK_MAX_BRANCHES];
+	char *branches[SS_RANK_MAX_BRANCHES], *path = NULL;
+	size_t nnamed = 0, nb;
+	struct cli_option options[] = {
+		CLI_DECISIONS_INDEX(&db, &repo, "read"),
+		CLI_GROUP("Selection"),
+		CLI_STRLIST("branch", named, &nnamed, "BRANCH",
+			    "this branch's decisions (default: every live stable branch of the index)"),
+		CLI_END(),
+	};
+	ss_index *ix;
+
+	if (cli_parse_options(argc, argv, options, status_usage))
+		usage_die("unexpected argument '%s'", argv[0]);
+	ix = cli_decisions_open(db, repo, 0, &path);
+	nb = cli_decision_branches(branches, SS_RANK_MAX_BRANCHES, ix, path, named, nnamed);
+	for (size_t b = 0; b < nb; b++) {
+		struct status s;
+		size_t total = 0;
+
+		memset(&s, 0, sizeof(s));
+		s.branch = branches[b];
+		if (ss_index_for_each_decision(ix, s.branch, count, &s))
+			die("%s", ss_error_last());
+		printf("%s:", s.branch);
+		for (int st = 1; st < SS_DECISION_NSTATES; st++) {
+			printf(" %zu %s%s", s.count[st], ss_decision_state_name((ss_decision_state)st),
+			       st + 1 < SS_DECISION_NSTATES ? "," : "");
+			total += s.count[st];
+		}
+		if (s.unknown)
+			printf("; %zu not in the index", s.unknown);
+		printf("\n");
+		for (int st = 1; st < SS_DECISION_NSTATES && total; st++) {
+			s.pass = 1;
+			s.state = (ss_decision_state)st;
+			if (ss_index_for_each_decision(ix, s.branch, list, &s))
+				die("%s", ss_error_last());
+		}
+		if (s.unknown) {
+			s.pass = 2;
+			if (ss_index_for_each_decision(ix, s.branch, list, &s))
+				die("%s", ss_error_last());
+		}
+	}
+	for (size_t b = 0; b < nb; b++)
+		free(branches[b]);
+	ss_index_free(ix);
+	free(path);
+	return 0;
+}

@@ -1,0 +1,22 @@
+/*
+ * ident.h - who is at the keyboard, as git would sign a commit: the
+ * review decisions (index/decisions.h) record it.
+ */
+#ifndef SS_IDENT_H
+#define SS_IDENT_H
+
+/*
+ * "Name <email>" into *out (malloc'd): GIT_COMMITTER_NAME and
+ * GIT_COMMITTER_EMAIL when set, else user.name and user.email of the
+ * repository at repo (its config, then the global and system ones; repo
+ * NULL or no repository: those alone).  SS_ENOTFOUND, saying what to set,
+ * when either is missing.
+ */
+int ss_git_identity(char **out, const char *repo);
+
+/* The string value of git config key in the repository at repo (its
+ * config, then the global and system ones) into *out (malloc'd; NULL
+ * when unset).  0 or SS_ENOMEM. */
+int ss_git_config_string(char **out, const char *repo, const char *key);
+
+#endif

@@ -1,0 +1,304 @@
+/*
+ * test_decisions.c - the review decisions kept in the index
+ * (index/decisions.h) and the commands around them (mark, status, rank's
+ * hiding and queue), on the repository tests/queuerepo.sh makes: state
+ * transitions, a decision found again under another id by its patch id,
+ * "backported" set by an index update once the branch takes the commit,
+ * a decision for a commit the index does not hold kept and listed, the
+ * migration from schema 2, two writers at once (nothing lost) and a lock
+ * held too long (one clear line), rank hiding decided candidates and the
+ * queue holding exactly the accepted ones, applied with git am.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <cmocka.h>
+
+#include "index/decisions.h"
+#include "index/index.h"
+#include "util/error.h"
+#include "testqueue.h"
+
+static ss_index *open_db(ss_index_mode mode)
+{
+	char path[4200];
+	ss_index *ix;
+
+	snprintf(path, sizeof(path), "%s/r/.git/stablesel/index.db", tmp);
+	if (ss_index_open(&ix, path, mode))
+		fail_msg("%s", ss_error_last());
+	return ix;
+}
+
+/* The state of commit on branch, SS_DECISION_NONE when none. */
+static ss_decision_state state_of(ss_index *ix, const char *commit, const char *branch)
+{
+	ss_decision_owned o;
+	ss_decision_state s;
+	int found;
+
+	assert_int_equal(ss_index_decision_get(&o, &found, ix, commit, branch), 0);
+	if (!found)
+		return SS_DECISION_NONE;
+	s = o.d.state;
+	ss_decision_owned_release(&o);
+	return s;
+}
+
+static void test_store_transitions(void **state)
+{
+	ss_decision d;
+	ss_decision_owned o;
+	ss_decision_state s;
+	char fix[41], dup[41], copy[41];
+	int found, removed;
+	ss_index *ix;
+
+	(void)state;
+	id_of(fix, "fix-intro");
+	ix = open_db(SS_INDEX_WRITE);
+	memset(&d, 0, sizeof(d));
+	memcpy(d.commit, fix, 41);
+	d.branch = "stable";
+	d.who = "A <a@example.org>";
+	d.note = "first";
+	d.until = "";
+	d.time = 1000;
+	assert_int_equal(state_of(ix, fix, "stable"), SS_DECISION_NONE);
+	/* every state can follow every other; the last one holds */
+	for (int st = SS_DECISION_ACCEPTED; st < SS_DECISION_NSTATES; st++) {
+		d.state = (ss_decision_state)st;
+		d.time++;
+		assert_int_equal(ss_index_decision_set(ix, &d), 0);
+		assert_int_equal(state_of(ix, fix, "stable"), st);
+		assert_int_equal(state_of(ix, fix, "stable2"), SS_DECISION_NONE);
+	}
+	d.state = SS_DECISION_DEFERRED;
+	d.until = "2030-01-01";
+	assert_int_equal(ss_index_decision_set(ix, &d), 0);
+	assert_int_equal(ss_index_decision_get(&o, &found, ix, fix, "stable"), 0);
+	assert_int_equal(found, 1);
+	assert_string_equal(o.d.until, "2030-01-01");
+	assert_string_equal(o.d.who, "A <a@example.org>");
+	assert_string_equal(o.d.note, "first");
+	assert_string_equal(o.d.subject, "fix-intro");
+	assert_int_equal(o.d.known, 1);
+	assert_int_equal(strlen(o.d.patch_id), 40);  /* taken from the index */
+	ss_decision_owned_release(&o);
+	assert_int_equal(ss_index_decision_reset(ix, fix, "stable", &removed), 0);
+	assert_int_equal(removed, 1);
+	assert_int_equal(ss_index_decision_reset(ix, fix, "stable", &removed), 0);
+	assert_int_equal(removed, 0);
+	assert_int_equal(state_of(ix, fix, "stable"), SS_DECISION_NONE);
+
+	/* the same patch under another id (stable's cherry-pick of dup, no
+	 * backport line) finds dup's decision by its patch id */
+	id_of(dup, "dup");
+	{
+		char *c = test_run_output("git -C '%s/r' log --format=%%H --grep '^d.c: fifteen$' stable", tmp);
+
+		assert_int_equal(strlen(c), 41);
+		memcpy(copy, c, 40);
+		copy[40] = '\0';
+		free(c);
+	}
+	assert_string_not_equal(copy, dup);
+	memcpy(d.commit, dup, 41);
+	d.state = SS_DECISION_REJECTED;
+	d.until = "";
+	assert_int_equal(ss_index_decision_set(ix, &d), 0);
+	assert_int_equal(state_of(ix, copy, "stable"), SS_DECISION_REJECTED);
+
+	/* what is refused: no full id, no branch, an unknown state word */
+	memcpy(d.commit, "1234", 5);
+	assert_int_equal(ss_index_decision_set(ix, &d), SS_EINVALID);
+	memcpy(d.commit, dup, 41);
+	d.branch = "";
+	assert_int_equal(ss_index_decision_set(ix, &d), SS_EINVALID);
+	assert_int_equal(ss_decision_state_parse(&s, "acepted"), SS_EINVALID);
+	assert_int_equal(ss_decision_state_parse(&s, "failed"), 0);
+	assert_int_equal(s, SS_DECISION_FAILED);
+	assert_true(ss_decision_is_pick(SS_DECISION_ACCEPTED));
+	assert_false(ss_decision_is_pick(SS_DECISION_REJECTED));
+	ss_index_free(ix);
+}
+
+/* mark through status; the branch takes the commit and the next index
+ * update says "backported" by itself; reset removes. */
+static void test_backported_by_update(void **state)
+{
+	char fix[41], *out;
+	ss_index *ix;
+
+	(void)state;
+	id_of(fix, "fix-intro");
+	assert_int_equal(test_run("./stablesel mark --repo '%s/r' accept %.10s --branch stable "
+				  "--note 'the old bug' 2>/dev/null", tmp, fix), 0);
+	out = test_run_output("./stablesel status --repo '%s/r' --branch stable", tmp);
+	assert_non_null(strstr(out, "stable: 1 accepted, 0 rejected"));
+	assert_non_null(strstr(out, "Tess Maint <tess@example.org>"));
+	assert_non_null(strstr(out, ": the old bug"));
+	free(out);
+	/* the maintainer applies it; the index update resolves it */
+	assert_int_equal(test_run("git -C '%s/r' checkout -q stable && git -C '%s/r' cherry-pick -x %s >/dev/null && "
+				  "git -C '%s/r' checkout -q main && ./stablesel index --repo '%s/r' >/dev/null 2>&1",
+				  tmp, tmp, fix, tmp, tmp), 0);
+	ix = open_db(SS_INDEX_READ);
+	assert_int_equal(state_of(ix, fix, "stable"), SS_DECISION_BACKPORTED);
+	assert_int_equal(state_of(ix, fix, "stable2"), SS_DECISION_NONE);
+	ss_index_free(ix);
+	out = test_run_output("./stablesel status --repo '%s/r' --branch stable", tmp);
+	assert_non_null(strstr(out, "0 accepted, 0 rejected, 0 deferred, 0 queued, 1 backported"));
+	assert_non_null(strstr(out, "stablesel index"));
+	assert_non_null(strstr(out, "(line); the old bug"));
+	free(out);
+	assert_int_equal(test_run("./stablesel mark --repo '%s/r' reset %s --branch stable 2>/dev/null", tmp, fix), 0);
+	ix = open_db(SS_INDEX_READ);
+	assert_int_equal(state_of(ix, fix, "stable"), SS_DECISION_NONE);
+	ss_index_free(ix);
+	/* bad input: an unknown verb, a commit nobody has */
+	assert_int_equal(test_run("./stablesel mark --repo '%s/r' take %s 2>/dev/null", tmp, fix), 129);
+	assert_int_equal(test_run("./stablesel mark --repo '%s/r' accept 0123456789abcdef --branch stable "
+				  "2>'%s/err'", tmp, tmp), 1);
+	assert_int_equal(test_run("grep -q \"unknown commit '0123456789abcdef'\" '%s/err'", tmp), 0);
+}
+
+/* A decision for a commit the index no longer holds is kept and listed. */
+static void test_unknown_commit_kept(void **state)
+{
+	char *out;
+
+	(void)state;
+	assert_int_equal(test_run("sqlite3 '%s/r/.git/stablesel/index.db' \"INSERT INTO decisions VALUES("
+				  "'00000000000000000000000000000000000000aa', 'stable', NULL, 'accepted', '', "
+				  "'X <x@example.org>', 1700000000, 'was rebased away')\"", tmp), 0);
+	out = test_run_output("./stablesel status --repo '%s/r' --branch stable", tmp);
+	assert_non_null(strstr(out, "1 accepted"));
+	assert_non_null(strstr(out, "1 not in the index"));
+	assert_non_null(strstr(out, "000000000000 (not in the index)"));
+	free(out);
+	/* an index update keeps it */
+	assert_int_equal(test_run("./stablesel index --repo '%s/r' >/dev/null 2>&1 && "
+				  "sqlite3 '%s/r/.git/stablesel/index.db' 'SELECT count(*) FROM decisions' | "
+				  "grep -qx 1", tmp, tmp), 0);
+}
+
+/* An index of schema 2: readers say what to do, a writer migrates it,
+ * keeping every row. */
+static void test_schema_2(void **state)
+{
+	char fix[41], *out;
+
+	(void)state;
+	id_of(fix, "fix-intro");
+	assert_int_equal(test_run("sqlite3 '%s/r/.git/stablesel/index.db' \"DROP TABLE decisions; "
+				  "UPDATE meta SET value = '2' WHERE key = 'schema'\"", tmp), 0);
+	assert_int_equal(test_run("./stablesel status --repo '%s/r' 2>'%s/err'", tmp, tmp), 128);
+	assert_int_equal(test_run("grep -q \"schema version 2, older than this stablesel's 3 "
+				  "(run 'stablesel index' to upgrade it)\" '%s/err'", tmp), 0);
+	assert_int_equal(test_run("./stablesel mark --repo '%s/r' reject %s --branch stable 2>/dev/null",
+				  tmp, fix), 0);
+	out = test_run_output("sqlite3 '%s/r/.git/stablesel/index.db' \"SELECT value FROM meta WHERE "
+			      "key = 'schema'; SELECT count(*) > 0 FROM commits; SELECT state FROM decisions\"", tmp);
+	assert_string_equal(out, "3\n1\nrejected\n");
+	free(out);
+}
+
+/* Two writers at once: the second waits, both decisions are kept; a lock
+ * held past the busy timeout is one clear line. */
+static void test_two_writers(void **state)
+{
+	char fix[41], other[41], *out;
+
+	(void)state;
+	id_of(fix, "fix-intro");
+	id_of(other, "other14");
+	assert_int_equal(test_run("(SS_TEST_PAUSE_AT=decision SS_TEST_PAUSE_MS=1500 "
+				  "./stablesel mark --repo '%s/r' accept %s --branch stable 2>/dev/null & "
+				  "sleep 0.3; ./stablesel mark --repo '%s/r' reject %s --branch stable 2>/dev/null; "
+				  "a=$?; wait $!; exit $((a + $?)))", tmp, fix, tmp, other), 0);
+	out = test_run_output("sqlite3 '%s/r/.git/stablesel/index.db' "
+			      "\"SELECT substr(commit_id, 1, 40) || ' ' || state FROM decisions ORDER BY state\"", tmp);
+	assert_non_null(strstr(out, "accepted"));
+	assert_non_null(strstr(out, "rejected"));
+	free(out);
+	assert_int_equal(test_run("(SS_TEST_PAUSE_AT=decision SS_TEST_PAUSE_MS=12000 "
+				  "./stablesel mark --repo '%s/r' defer %s --branch stable 2>/dev/null & "
+				  "sleep 0.5; ./stablesel mark --repo '%s/r' accept %s --branch stable 2>'%s/err'; "
+				  "a=$?; wait; exit $a)", tmp, fix, tmp, other, tmp), 128);
+	assert_int_equal(test_run("grep -q 'is locked by another writer' '%s/err' && "
+				  "test $(wc -l <'%s/err') = 1", tmp, tmp), 0);
+}
+
+#define RANK "./stablesel rank --repo '%s/r' --rev main --threshold 0 --since 2023-11-15 "
+
+/* rank hides what is decided for every branch and says how many; --all
+ * lists them with their state; a queue for a branch with decisions holds
+ * exactly its accepted commits (and their prerequisites), and applies. */
+static void test_rank_and_queue(void **state)
+{
+	char fix[41], fixfix[41], other[41], prep[41], helper[41], *out;
+
+	(void)state;
+	id_of(fix, "fix-intro");
+	id_of(fixfix, "fix-fix");
+	id_of(other, "other14");
+	id_of(prep, "fix-prep");
+	id_of(helper, "use-helper");
+	/* before any decision: other14 and fix-prep are proposed */
+	out = test_run_output(RANK "--onto stable --format tsv 2>/dev/null", tmp);
+	assert_non_null(strstr(out, "\tother14\t"));
+	assert_non_null(strstr(out, "\tfix-prep\t"));
+	free(out);
+	assert_int_equal(test_run("./stablesel mark --repo '%s/r' reject %s %s --branch stable 2>/dev/null && "
+				  "./stablesel mark --repo '%s/r' accept %s %s %s --branch stable 2>/dev/null",
+				  tmp, other, prep, tmp, fix, fixfix, helper), 0);
+	assert_int_equal(test_run(RANK "--onto stable --format tsv >'%s/v.tsv' 2>'%s/err'", tmp, tmp, tmp), 0);
+	assert_int_equal(test_run("! grep -q '\tother14\t' '%s/v.tsv' && ! grep -q '\tfix-prep\t' '%s/v.tsv' "
+				  "&& ! grep -q '\tfix-intro\t' '%s/v.tsv' && grep -q '\tfix-feat\t' '%s/v.tsv' "
+				  "&& grep -q '^note: 5 decided candidates hidden' '%s/err'", tmp, tmp, tmp, tmp, tmp), 0);
+	out = test_run_output(RANK "--onto stable --verdicts yes,no,already,unknown --all --format tsv "
+			      "2>/dev/null", tmp);
+	assert_non_null(strstr(out, "review: rejected stable"));
+	assert_non_null(strstr(out, "review: accepted stable"));
+	free(out);
+	/* the report: hidden the same way, and --all shows the state */
+	assert_int_equal(test_run("./stablesel report --repo '%s/r' --rev main --threshold 0 --since 2023-11-15 "
+				  "--onto stable -o '%s/r.html' 2>/dev/null && ! grep -q 'review: rejected' '%s/r.html' && "
+				  "./stablesel report --repo '%s/r' --rev main --threshold 0 --since 2023-11-15 "
+				  "--onto stable --all -o '%s/r.html' 2>/dev/null && grep -q 'review: rejected stable' '%s/r.html'",
+				  tmp, tmp, tmp, tmp, tmp, tmp), 0);
+	/* the queue: the accepted ones, with other14, use-helper's
+	 * prerequisite, although it was rejected on its own */
+	assert_int_equal(test_run(RANK "--onto stable --format mbox -o '%s/q.mbox' 2>'%s/err'", tmp, tmp, tmp), 0);
+	out = test_run_output("grep '^Subject:' '%s/q.mbox' | sed 's/.*\\] //'", tmp);
+	assert_string_equal(out, "fix-intro\nfix-fix\nother14\nuse-helper\n");
+	free(out);
+	assert_int_equal(test_run("grep -q 'holds its accepted commits only' '%s/err'", tmp), 0);
+	assert_int_equal(test_run("rm -rf '%s/am' && git clone -q -b stable '%s/r' '%s/am' && "
+				  "git -C '%s/am' -c user.name=T -c user.email=t@e am -q '%s/q.mbox'",
+				  tmp, tmp, tmp, tmp, tmp), 0);
+	/* stable2 has no decision: its queue is the ranking's, fix-prep in it */
+	out = test_run_output(RANK "--onto stable2 --format mbox 2>/dev/null | grep '^Subject:'", tmp);
+	assert_non_null(strstr(out, "] fix-prep\n"));
+	free(out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_store_transitions, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_backported_by_update, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unknown_commit_kept, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_schema_2, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_two_writers, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rank_and_queue, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,394 @@
+/*
+ * test_review.c - the maintainer's review (docs/review.md): the loop of
+ * rank/review.h on its own (keys in, decisions and screen out: accept,
+ * reject with a note, defer, skip, diff, explanation, undo, help, quit);
+ * "stablesel review" through a pseudo-terminal (forkpty) on
+ * tests/queuerepo.sh's repository, with Ctrl-C in the middle keeping the
+ * decisions made, and refused without a terminal; --export/--import (a
+ * round trip, stable order, merge by time with conflicts listed, a
+ * malformed file one error and nothing written); --failed-mail, whose
+ * commands, run as written in a clone, reproduce the failure.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <poll.h>
+#include <pty.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "rank/review.h"
+#include "util/error.h"
+#include "testqueue.h"
+
+/* ------------------------------------------------------------------ */
+/* The loop on its own. */
+
+struct log {
+	char text[4096];
+	int fail_next;
+};
+
+static int on_decide(const ss_review_item *it, const char *state, const char *note,
+		     const char *until, void *ud)
+{
+	struct log *l = ud;
+	size_t len = strlen(l->text);
+
+	if (l->fail_next) {
+		l->fail_next = 0;
+		return ss_error_set("index is locked");
+	}
+	snprintf(l->text + len, sizeof(l->text) - len, "%s %s [%s] [%s]\n", it->subject, state, note,
+		 until);
+	return 0;
+}
+
+static int on_undo(const ss_review_item *it, void *ud)
+{
+	struct log *l = ud;
+	size_t len = strlen(l->text);
+
+	snprintf(l->text + len, sizeof(l->text) - len, "%s undone\n", it->subject);
+	return 0;
+}
+
+static const char diff1[] =
+	"diff --git a/a.c b/a.c\n--- a/a.c\n+++ b/a.c\n@@ -1,2 +1,2 @@\n-old\n+new\n ctx\n"
+	"diff --git a/b.c b/b.c\n--- a/b.c\n+++ b/b.c\n@@ -1 +1,2 @@\n x\n+added\n";
+
+static void test_loop(void **state)
+{
+	ss_review_item items[4];
+	const ss_review_ops ops = { on_decide, on_undo };
+	struct log l = { "", 0 };
+	ss_review *rv;
+	size_t counts[4];
+	const char *s;
+
+	(void)state;
+	for (int i = 0; i < 4; i++) {
+		static const char *const subjects[] = { "one", "two", "three", "four" };
+
+		items[i] = (ss_review_item){ "0123456789abcdef0123456789abcdef01234567", subjects[i],
+					     "Ann <ann@example.org>", "2023-11-15", 0.9f - 0.1f * (float)i,
+					     "likely", "21.11: yes (applies)\n", "fixes 1234", "  +0.500 fixes\n",
+					     "one\n\nFixes: 1234\n", diff1 };
+	}
+	assert_int_equal(ss_review_new(&rv, items, 4, "21.11", &ops, &l), 0);
+	s = ss_review_screen(rv);
+	assert_non_null(strstr(s, "[1/4] 0123456789ab one\n"));
+	assert_non_null(strstr(s, "score 0.900, likely"));
+	assert_non_null(strstr(s, "  21.11: yes (applies)\n"));
+	assert_non_null(strstr(s, "why: fixes 1234"));
+	assert_non_null(strstr(s, " a.c | +1 -1\n b.c | +1 -0\n 2 files changed, 2 insertions(+), 1 deletion(-)"));
+	assert_non_null(strstr(s, "Accept for 21.11 [y,n,d,s,p,e,u,q,?]? "));
+	/* p, e and ? show, and stay on the candidate */
+	assert_int_equal(ss_review_input(rv, "p"), 0);
+	assert_non_null(strstr(ss_review_screen(rv), "+added\n"));
+	assert_int_equal(ss_review_input(rv, "e"), 0);
+	assert_non_null(strstr(ss_review_screen(rv), "+0.500 fixes"));
+	assert_int_equal(ss_review_input(rv, "?"), 0);
+	assert_non_null(strstr(ss_review_screen(rv), "u - undo the last answer"));
+	assert_int_equal(ss_review_input(rv, "x"), 0);
+	assert_non_null(strstr(ss_review_screen(rv), "unknown answer 'x'"));
+	assert_string_equal(l.text, "");
+	/* y accepts; n asks why; a failing write stays on the candidate */
+	assert_int_equal(ss_review_input(rv, "y"), 0);
+	assert_non_null(strstr(ss_review_screen(rv), "[2/4] 0123456789ab two"));
+	assert_int_equal(ss_review_input(rv, "n"), 0);
+	assert_non_null(strstr(ss_review_screen(rv), "why reject it? "));
+	l.fail_next = 1;
+	assert_int_equal(ss_review_input(rv, "too big"), 0);
+	s = ss_review_screen(rv);
+	assert_non_null(strstr(s, "error: index is locked"));
+	assert_non_null(strstr(s, "Accept for 21.11"));
+	assert_int_equal(ss_review_input(rv, "n"), 0);
+	assert_int_equal(ss_review_input(rv, "too big"), 0);
+	assert_non_null(strstr(ss_review_screen(rv), "[3/4]"));
+	/* s skips; u takes the skip back, then the rejection */
+	assert_int_equal(ss_review_input(rv, "s"), 0);
+	assert_int_equal(ss_review_input(rv, "u"), 0);
+	assert_non_null(strstr(ss_review_screen(rv), "[3/4]"));
+	assert_int_equal(ss_review_input(rv, "u"), 0);
+	assert_non_null(strstr(ss_review_screen(rv), "[2/4]"));
+	assert_int_equal(ss_review_input(rv, "d"), 0);
+	assert_non_null(strstr(ss_review_screen(rv), "defer until"));
+	assert_int_equal(ss_review_input(rv, "v22.03"), 0);
+	assert_int_equal(ss_review_input(rv, "s"), 0);
+	assert_int_equal(ss_review_input(rv, "q"), 1);
+	s = ss_review_screen(rv);
+	assert_non_null(strstr(s, "1 accepted, 0 rejected, 1 deferred, 1 skipped"));
+	assert_string_equal(l.text, "one accepted [] []\n"
+				    "two rejected [too big] []\n"
+				    "two undone\n"
+				    "two deferred [] [v22.03]\n");
+	ss_review_counts(rv, counts);
+	assert_int_equal(counts[0], 1);
+	assert_int_equal(counts[2], 1);
+	ss_review_free(rv);
+
+	/* the end of input ends the review; no candidate: over at once */
+	assert_int_equal(ss_review_new(&rv, items, 1, "21.11", &ops, &l), 0);
+	assert_int_equal(ss_review_input(rv, NULL), 1);
+	ss_review_free(rv);
+	assert_int_equal(ss_review_new(&rv, items, 0, "21.11", &ops, &l), 0);
+	assert_non_null(strstr(ss_review_screen(rv), "no candidate to review"));
+	assert_int_equal(ss_review_input(rv, "y"), 1);
+	ss_review_free(rv);
+}
+
+/* ------------------------------------------------------------------ */
+/* The command, on a generated repository. */
+
+/* Read from fd into buf (appending) until want appears or the child
+ * ends; 1 when found.  No time is asserted: the poll only keeps a stuck
+ * child from hanging the test (60 s). */
+static int read_until(int fd, char *buf, size_t size, const char *want)
+{
+	size_t len = strlen(buf);
+
+	while (!strstr(buf, want)) {
+		struct pollfd p = { fd, POLLIN, 0 };
+		ssize_t got;
+
+		if (poll(&p, 1, 60000) <= 0)
+			return 0;
+		got = read(fd, buf + len, size - len - 1);
+		if (got <= 0)
+			return 0;
+		len += (size_t)got;
+		buf[len] = '\0';
+	}
+	return 1;
+}
+
+/* Run "stablesel review" on a pseudo-terminal with args; returns the
+ * master side, *pid the child. */
+static int spawn_review(pid_t *pid, const char *args)
+{
+	char cmd[8192];
+	int master;
+
+	snprintf(cmd, sizeof(cmd), "exec ./stablesel review --repo '%s/r' --rev main --threshold 0 "
+		 "--since 2023-11-15 %s 2>'%s/review.err'", tmp, args, tmp);
+	*pid = forkpty(&master, NULL, NULL, NULL);
+	assert_true(*pid >= 0);
+	if (!*pid) {
+		char expanded[16384];
+
+		if (test_expand_bin(expanded, sizeof(expanded), cmd))
+			_exit(127);
+		execl("/bin/sh", "sh", "-c", expanded, (char *)NULL);
+		_exit(127);
+	}
+	return master;
+}
+
+static char *db_query(const char *sql)
+{
+	return test_run_output("sqlite3 '%s/r/.git/stablesel/index.db' \"%s\"", tmp, sql);
+}
+
+static void test_terminal(void **state)
+{
+	static char screen[1 << 20];
+	char fix[41], first[41], *out;
+	pid_t pid;
+	int master, st;
+
+	(void)state;
+	/* without a terminal: refused, pointing to mark */
+	assert_int_equal(test_run("./stablesel review --repo '%s/r' --rev main </dev/null >/dev/null "
+				  "2>'%s/err'", tmp, tmp), 128);
+	assert_int_equal(test_run("grep -q \"review needs a terminal: in scripts use 'stablesel mark\" '%s/err'",
+				  tmp), 0);
+
+	id_of(fix, "fix-intro");
+	master = spawn_review(&pid, "--onto stable");
+	screen[0] = '\0';
+	assert_true(read_until(master, screen, sizeof(screen), "[y,n,d,s,p,e,u,q,?]? "));
+	assert_non_null(strstr(screen, "[1/"));
+	assert_non_null(strstr(screen, "stable: yes"));
+	assert_non_null(strstr(screen, "file changed"));
+	/* the first candidate: its id from the screen */
+	{
+		const char *p = strstr(screen, "] ");
+
+		assert_non_null(p);
+		snprintf(first, 13, "%s", p + 2);
+	}
+	assert_int_equal(write(master, "p\n", 2), 2);
+	assert_true(read_until(master, screen, sizeof(screen), "diff --git"));
+	screen[0] = '\0';
+	assert_int_equal(write(master, "y\n", 2), 2);
+	assert_true(read_until(master, screen, sizeof(screen), "[2/"));
+	assert_true(read_until(master, screen, sizeof(screen), "]? "));
+	screen[0] = '\0';
+	assert_int_equal(write(master, "n\n", 2), 2);
+	assert_true(read_until(master, screen, sizeof(screen), "why reject it? "));
+	assert_int_equal(write(master, "not a fix for users\n", 20), 20);
+	assert_true(read_until(master, screen, sizeof(screen), "[3/"));
+	assert_true(read_until(master, screen, sizeof(screen), "]? "));
+	/* Ctrl-C in the middle: the two decisions are on disk */
+	assert_int_equal(write(master, "\x03", 1), 1);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFSIGNALED(st) || (WIFEXITED(st) && WEXITSTATUS(st)));
+	close(master);
+	out = db_query("SELECT substr(commit_id, 1, 12) || ' ' || state || ' ' || who || ' ' || note"
+		       " FROM decisions WHERE branch = 'stable' ORDER BY state");
+	assert_non_null(strstr(out, " accepted Tess Maint <tess@example.org> \n"));
+	assert_non_null(strstr(out, " rejected Tess Maint <tess@example.org> not a fix for users\n"));
+	assert_non_null(strstr(out, first));
+	free(out);
+	/* the next session shows only what is undecided, and u undoes */
+	master = spawn_review(&pid, "--onto stable");
+	screen[0] = '\0';
+	assert_true(read_until(master, screen, sizeof(screen), "]? "));
+	assert_null(strstr(screen, first));
+	assert_int_equal(write(master, "y\n", 2), 2);
+	assert_true(read_until(master, screen, sizeof(screen), "[2/"));
+	assert_int_equal(write(master, "u\n", 2), 2);
+	assert_true(read_until(master, screen, sizeof(screen), "is undecided again"));
+	assert_int_equal(write(master, "q\n", 2), 2);
+	assert_true(read_until(master, screen, sizeof(screen), "0 accepted, 0 rejected"));
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	close(master);
+	out = db_query("SELECT count(*) FROM decisions");
+	assert_string_equal(out, "2\n");
+	free(out);
+	(void)fix;
+}
+
+static void test_export_import(void **state)
+{
+	char fix[41], other[41], *a, *b;
+
+	(void)state;
+	id_of(fix, "fix-intro");
+	id_of(other, "other14");
+	assert_int_equal(test_run("./stablesel mark --repo '%s/r' accept %s --branch stable --note 'say \"yes\"' "
+				  "2>/dev/null && ./stablesel mark --repo '%s/r' reject %s --branch stable "
+				  "--branch stable2 2>/dev/null && "
+				  "./stablesel review --repo '%s/r' --export '%s/a.json' 2>/dev/null",
+				  tmp, fix, tmp, other, tmp, tmp), 0);
+	a = test_read_file(strcat(strcpy(malloc(strlen(tmp) + 16), tmp), "/a.json"), NULL);
+	assert_non_null(a);
+	/* stable order: by branch, then commit; one decision a line */
+	assert_non_null(strstr(a, "{\"stablesel_decisions\": 1, \"decisions\": [\n{\"commit\": "));
+	assert_true(strstr(a, "\"stable\"") < strstr(a, "\"stable2\""));
+	assert_non_null(strstr(a, "\"note\": \"say \\\"yes\\\"\""));
+	/* into an empty copy of the index: the same export */
+	assert_int_equal(test_run("cp '%s/r/.git/stablesel/index.db' '%s/b.db' && "
+				  "sqlite3 '%s/b.db' 'DELETE FROM decisions' && "
+				  "./stablesel review --db '%s/b.db' --import '%s/a.json' 2>'%s/err' && "
+				  "./stablesel review --db '%s/b.db' --export '%s/b.json' 2>/dev/null && "
+				  "cmp '%s/a.json' '%s/b.json' && grep -q '3 written, 0 kept as they were, 0 conflicts' '%s/err'",
+				  tmp, tmp, tmp, tmp, tmp, tmp, tmp, tmp, tmp, tmp, tmp), 0);
+	/* again: nothing changes */
+	assert_int_equal(test_run("./stablesel review --db '%s/b.db' --import '%s/a.json' 2>'%s/err' && "
+				  "grep -q '0 written, 3 kept as they were, 0 conflicts' '%s/err'", tmp, tmp, tmp, tmp), 0);
+	/* a conflict: the file says rejected later than the index's accept,
+	 * and the index has a newer decision than the file for other14 */
+	assert_int_equal(test_run("sed -e 's/\"accepted\"/\"rejected\"/' -e 's/\"time\": \\([0-9]*\\), \"note\": \"say/\"time\": 4102444800, \"note\": \"say/' "
+				  "'%s/a.json' >'%s/c.json' && "
+				  "sqlite3 '%s/b.db' \"UPDATE decisions SET state = 'deferred', time = 4102444900 "
+				  "WHERE commit_id = '%s' AND branch = 'stable'\" && "
+				  "./stablesel review --db '%s/b.db' --import '%s/c.json' 2>'%s/err'",
+				  tmp, tmp, tmp, other, tmp, tmp, tmp), 0);
+	b = test_read_file(strcat(strcpy(malloc(strlen(tmp) + 16), tmp), "/err"), NULL);
+	assert_non_null(b);
+	assert_non_null(strstr(b, "1 written, 2 kept as they were, 2 conflicts"));
+	assert_non_null(strstr(b, "file rejected"));
+	assert_non_null(strstr(b, "the file's (newer) kept"));
+	assert_non_null(strstr(b, "index deferred"));
+	assert_non_null(strstr(b, "the index's kept"));
+	free(b);
+	b = test_run_output("sqlite3 '%s/b.db' \"SELECT state FROM decisions WHERE branch = 'stable' ORDER BY "
+			    "commit_id = '%s'\"", tmp, other);
+	assert_string_equal(b, "rejected\ndeferred\n");
+	free(b);
+	/* malformed files: one error naming the file and line, nothing written */
+	{
+		static const char *const bad[] = {
+			"{\"stablesel_decisions\": 1, \"decisions\": [\n{\"commit\": \"zz\", \"branch\": \"s\", \"state\": \"accepted\", \"time\": 1}]}",
+			"{\"stablesel_decisions\": 1, \"decisions\": [\n{\"commit\": \"%s\", \"branch\": \"stable\", \"state\": \"acepted\", \"time\": 1}]}",
+			"{\"stablesel_decisions\": 1, \"decisions\": [\n{\"commit\": \"%s\", \"branch\": \"stable\", \"state\": \"accepted\", \"time\": 1}",
+			"{\"stablesel_decisions\": 2, \"decisions\": []}",
+			"[]",
+		};
+
+		for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+			char body[1024], path[4200];
+			FILE *f;
+
+			snprintf(body, sizeof(body), bad[i], fix);
+			snprintf(path, sizeof(path), "%s/bad.json", tmp);
+			f = fopen(path, "w");
+			assert_non_null(f);
+			fputs(body, f);
+			fclose(f);
+			assert_int_equal(test_run("cp '%s/b.db' '%s/before.db' && "
+						  "./stablesel review --db '%s/b.db' --import '%s/bad.json' 2>'%s/err'",
+						  tmp, tmp, tmp, tmp, tmp), 128);
+			assert_int_equal(test_run("test $(wc -l <'%s/err') = 1 && grep -q '^fatal: %s/bad.json:[12]: ' '%s/err' && "
+						  "sqlite3 '%s/b.db' .dump >'%s/d1' && sqlite3 '%s/before.db' .dump >'%s/d2' && "
+						  "cmp -s '%s/d1' '%s/d2'", tmp, tmp, tmp, tmp, tmp, tmp, tmp, tmp, tmp), 0);
+		}
+	}
+	free(a);
+}
+
+static void test_failed_mail(void **state)
+{
+	char helper[41], other[41], *mail;
+
+	(void)state;
+	id_of(helper, "use-helper");
+	id_of(other, "other14");
+	assert_int_equal(test_run("./stablesel mark --repo '%s/r' fail %s --branch stable 2>/dev/null && "
+				  "git -C '%s/r' config stablesel.failedCc 'stable@example.org' && mkdir '%s/mail' && "
+				  "./stablesel review --repo '%s/r' --failed-mail -o '%s/mail' 2>'%s/err'",
+				  tmp, helper, tmp, tmp, tmp, tmp, tmp), 0);
+	mail = test_run_output("cat '%s/mail/failed-stable-%.12s.eml'", tmp, helper);
+	assert_non_null(strstr(mail, "To: Ann Author <ann@example.org>\n"));
+	assert_non_null(strstr(mail, "From: Tess Maint <tess@example.org>\n"));
+	assert_non_null(strstr(mail, "Cc: stable@example.org\n"));
+	assert_non_null(strstr(mail, "Subject: FAILED: patch \"use-helper\" failed to apply to stable stable tree\n"));
+	assert_non_null(strstr(mail, "it conflicts in c.c, hunk 1"));
+	assert_non_null(strstr(mail, "(\"other14\")"));
+	free(mail);
+	/* the commands, as written, in a clone: the first block fails as the
+	 * mail says, the second (with the prerequisites) applies */
+	assert_int_equal(test_run("git clone -q '%s/r' '%s/c' && cd '%s/c' && git config user.name T && "
+				  "git config user.email t@e && "
+				  "awk '/^To reproduce the failure/ { on = 1; next } on && /^git / { print } "
+				  "on && /^To try it/ { exit }' '%s/mail/failed-stable-%.12s.eml' >'%s/repro.sh' && "
+				  "test $(wc -l <'%s/repro.sh') = 2 && ! sh -e '%s/repro.sh' >'%s/repro.out' 2>&1 && "
+				  "git status --porcelain | grep -q '^UU c.c'",
+				  tmp, tmp, tmp, tmp, helper, tmp, tmp, tmp, tmp), 0);
+	assert_int_equal(test_run("cd '%s/c' && awk '/^To try it/ { on = 1; next } on && /^git / { print } "
+				  "on && /^---/ { exit }' '%s/mail/failed-stable-%.12s.eml' >'%s/try.sh' && "
+				  "sh -e '%s/try.sh' >/dev/null 2>&1 && git log --format=%%s -2 | tr '\\n' ' ' | "
+				  "grep -qx 'use-helper other14 '", tmp, tmp, helper, tmp, tmp), 0);
+	(void)other;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_loop),
+		cmocka_unit_test_setup_teardown(test_terminal, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_export_import, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_failed_mail, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
