@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "feature_store.h"
 #include "index/index.h"
 #include "labels/layout.h"
 #include "source/git.h"
@@ -136,7 +137,7 @@ int cmd_index(int argc, const char **argv)
 	struct stat sb;
 	ss_layout *layout = NULL;
 	char *dir = NULL;
-	int nspecs, fresh;
+	int nspecs, fresh, no_features = 0;
 	struct cli_option options[] = {
 		CLI_GROUP("Index"),
 		CLI_STRING(0, "db", &db, "FILE",
@@ -155,6 +156,9 @@ int cmd_index(int argc, const char **argv)
 			   "the tags that are releases (default: version-shaped tags)"),
 		CLI_COUNT("batch", &opts.batch, "N", 1, CLI_NO_MAX,
 			  "commits written per transaction (default: 1000)"),
+		CLI_FLAG(0, "no-features", &no_features,
+			 "do not keep the features the project model learns from (its training "
+			 "then reads every diff of the history)"),
 		CLI_END(),
 	};
 
@@ -210,6 +214,9 @@ int cmd_index(int argc, const char **argv)
 		progress_done();
 	if (layout)
 		say_layout(layout);
+	/* after the update: the rows are extracted against the whole index */
+	if (!nspecs && !no_features)
+		cli_feature_store_fill(ix, db, opts.repo);
 	if (stats.mail_reread)
 		note("%zu mail sources changed before where the last update ended: read again "
 		     "from their start", stats.mail_reread);
