@@ -17,6 +17,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "feature_store.h"
@@ -44,6 +45,30 @@ struct cli_feature_store {
 	ss_feat_raw raw;
 	ss_strbuf buf;
 };
+
+/*
+ * An index that may not be written: one whose file or folder grants
+ * nobody write access is read-only data (as ../shared/data is), also for
+ * root, whom the kernel would let write; else what access() says.
+ */
+static int read_only(const char *path)
+{
+	char *dir = strdup(path), *slash;
+	struct stat st;
+	int ro = !stat(path, &st) && !(st.st_mode & 0222);
+
+	if (!dir)
+		die("out of memory");
+	slash = strrchr(dir, '/');
+	if (slash && slash != dir)
+		*slash = '\0';
+	else
+		strcpy(dir, ".");
+	ro = ro || (!stat(dir, &st) && !(st.st_mode & 0222)) || access(path, W_OK) ||
+	     access(dir, W_OK);
+	free(dir);
+	return ro;
+}
 
 static void version_of(char *out, const ss_feat_options *fo, const ss_source_options *so)
 {
@@ -177,10 +202,12 @@ int cli_feature_store_read(cli_feature_store *fs, const cli_source_args *hsrc,
 	cli_source_args a = *hsrc;
 
 	if (!covers(fs, hsrc)) {
-		if (!ss_index_writable(fs->rix) && access(fs->path, W_OK))
+		if (read_only(fs->path)) {
+			fs->cannot_write = 1;
 			note("index '%s' keeps no features of the history before the ranked commits "
 			     "for this feature set and cannot be written: the project model reads "
 			     "every diff of it (slower)", fs->path);
+		}
 		return 0;
 	}
 	/* the diffs are what the rows spare */

@@ -320,7 +320,4 @@ int ss_index_features_drop_stale(ss_index *ix, const char *prefix, size_t *dropp
 /* The rows of version. */
 int ss_index_features_count(ss_index *ix, const char *version, size_t *out);
 
-/* Whether ix may be written (opened WRITE on a writable file). */
-int ss_index_writable(ss_index *ix);
-
 #endif

@@ -243,11 +243,6 @@ int ss_index_features_count(ss_index *ix, const char *version, size_t *out)
 	return rc;
 }
 
-int ss_index_writable(ss_index *ix)
-{
-	return sqlite3_db_readonly(ix->db, "main") == 0;
-}
-
 void ss_index_features_free(ss_index_features *f)
 {
 	if (!f)
