@@ -412,17 +412,22 @@ static ss_model *choose_relcode(const cli_ranking *k, ss_model *with, ss_dataset
 	return without;
 }
 
-/* An empty training set: the dataset with its history primed as the
- * ranking's (the index, the releases, the repository for relcode). */
-static ss_dataset *training_set(cli_ranking *k, const cli_source_args *src,
-				const ss_feat_options *fo)
+/* An empty training set.  Its history (the index, the releases, the
+ * repository for relcode: what the ranking is primed with) is loaded by
+ * prime() only when commits are to be extracted: rows kept in the index
+ * need none. */
+static ss_dataset *training_set(const ss_feat_options *fo)
 {
 	ss_dataset *d = NULL;
 
 	if (ss_dataset_new(&d, fo) || ss_model_prepare_dataset(SS_MODEL_LINEAR, d))
 		die("%s", ss_error_last());
-	cli_history_load(&k->hist_args, (ss_history *)ss_dataset_history(d), src->repo);
 	return d;
+}
+
+static void prime(cli_ranking *k, const cli_source_args *src, ss_dataset *d)
+{
+	cli_history_load(&k->hist_args, (ss_history *)ss_dataset_history(d), src->repo);
 }
 
 /* Train the project's linear model; NULL (with a warning said) when the
@@ -446,7 +451,7 @@ static ss_model *train(cli_ranking *k, cli_source_args *src, const char *const *
 
 	if (ss_labels_from_backports(&labels, k->label, labels_name))
 		die("%s", ss_error_last());
-	d = training_set(k, src, &fo);
+	d = training_set(&fo);
 	memset(&e, 0, sizeof(e));
 	e.sink.d = d;
 	e.sink.labels = labels;
@@ -458,12 +463,14 @@ static ss_model *train(cli_ranking *k, cli_source_args *src, const char *const *
 	    (fs = cli_feature_store_open(&k->hist_args, src->repo, &fo, &hsrc->opts)) &&
 	    (stored = cli_feature_store_read(fs, hsrc, &e.sink, &e.newest)) < 0) {
 		ss_dataset_free(d);
-		d = training_set(k, src, &fo);
+		d = training_set(&fo);
 		memset(&e.sink, 0, sizeof(e.sink));
 		e.sink.d = d;
 		e.sink.labels = labels;
 		e.newest = 0;
 	}
+	if (stored <= 0)
+		prime(k, src, d);
 	if (held == HELD_HISTORY || (held == HELD_RANGE && stored <= 0)) {
 		e.store = fs;
 		cli_for_each_history_commit(hsrc, k->hist_args.n ? k->hist_args.specs : NULL,
