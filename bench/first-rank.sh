@@ -62,7 +62,7 @@ row() { # row WHAT: a table row of the last timed run against $ref
 		"$(awk -v a="$secs" -v b="$ref" 'BEGIN { printf "%.2f", a / b }')" "$rss" "$l"
 }
 
-# bench NAME REPO RANGE MAINLINE
+# bench NAME REPO RANGE MAINLINE (MAINLINE "": found by the index)
 bench() {
 	name=$1 repo=$2 range=$3 mainline=$4
 	bottom=${range%%..*}
@@ -72,10 +72,10 @@ bench() {
 	timed "$name-ref" git -C "$repo" log -p --no-renames "$bottom" -- . $exclude
 	ref=$secs
 	row "reference: git log -p $bottom"
-	timed "$name-index" "$STABLESEL" index --repo "$repo" --mainline "$mainline" \
+	timed "$name-index" "$STABLESEL" index --repo "$repo" ${mainline:+--mainline "$mainline"} \
 		--db "$OUT/$name.db" --no-features --no-progress
 	row "index, no stored features"
-	timed "$name-fill" "$STABLESEL" index --repo "$repo" --mainline "$mainline" \
+	timed "$name-fill" "$STABLESEL" index --repo "$repo" ${mainline:+--mainline "$mainline"} \
 		--db "$OUT/$name.db" --no-progress
 	row "index update keeping the features (added to the index time)"
 	if [ -n "$BEFORE" ]; then
@@ -139,7 +139,7 @@ if [ -f "$DATA/dpdk/dpdk-v22.03.git.tar" ]; then
 	echo "## DPDK (../shared/data, $(git -C "$OUT/dpdk.git" rev-list --count "${RANGE_DPDK%%..*}") commits before ${RANGE_DPDK%%..*})"
 	echo
 	exclude=
-	bench dpdk "$OUT/dpdk.git" "$RANGE_DPDK" main
+	bench dpdk "$OUT/dpdk.git" "$RANGE_DPDK" ""
 else
 	echo "SKIP DPDK: $DATA/dpdk not found"
 fi
