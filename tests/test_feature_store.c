@@ -4,7 +4,8 @@
  * features", cmd/feature_store.c; docs/index.md, "Stored features"):
  * the encoding is exact, a dataset filled from kept rows has the rows of
  * one extracted from the commits, the rows are versioned and dropped with
- * another extractor, "stablesel index" fills them and a training reads
+ * another extractor, "stablesel index" fills them (an interrupted fill
+ * completed by the next) and a training reads
  * them instead of the diffs (counted, not timed), one that had to extract
  * keeps them for the next, and a read-only index still ranks.
  */
@@ -423,6 +424,57 @@ static void test_read_only_index(void **state)
 	free(repo);
 }
 
+/*
+ * A fill killed after some batches (kill -9 at the test point "features",
+ * after a batch's commit) leaves whole batches and no tip; the next
+ * "stablesel index" extracts only the commits without a row and records
+ * the tip, and the training then reads the rows: the same ranking as an
+ * uninterrupted index's.
+ */
+static void test_interrupted_fill_completed(void **state)
+{
+	char *repo = test_scratch_path("kill"), *db = test_scratch_path("kill.db"), *first, *out;
+	ss_feat_options fo = SS_FEAT_OPTIONS_INIT;
+	char version[SS_FEAT_VERSION_SIZE], tip[41];
+	ss_index *ix;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(test_run("sh '%s' '%s' 120", projrepo(), repo), 0);
+	assert_int_equal(test_cli("index --repo '%s' --db '%s/whole.db'", repo, test_scratch), 0);
+	assert_int_equal(test_cli(RANK " --db '%s/whole.db'", repo, test_scratch, "k0", test_scratch), 0);
+	first = test_scratch_read("out");
+
+	assert_int_equal(test_cli("index --repo '%s' --db '%s' --no-features", repo, db), 0);
+	/* killed: not a normal exit */
+	assert_int_not_equal(test_run("SS_TEST_ABORT_AT=features#2 ./stablesel index --repo '%s' "
+				      "--db '%s' --batch 50 >/dev/null 2>&1", repo, db), 0);
+	ss_feat_version(version, &fo, 0, 0);
+	assert_int_equal(ss_index_open(&ix, db, SS_INDEX_READ), 0);
+	assert_int_equal(ss_index_features_count(ix, version, &n), 0);
+	assert_int_equal(n, 100);
+	assert_int_equal(ss_index_features_tip(ix, version, tip), 0);
+	assert_string_equal(tip, "");
+	ss_index_free(ix);
+
+	assert_int_equal(test_cli("index --repo '%s' --db '%s' --batch 50", repo, db), 0);
+	assert_true(err_has("kept the features of 140 commits for the project model"));
+	assert_int_equal(ss_index_open(&ix, db, SS_INDEX_READ), 0);
+	assert_int_equal(ss_index_features_count(ix, version, &n), 0);
+	assert_int_equal(n, 240);
+	assert_int_equal(ss_index_features_tip(ix, version, tip), 0);
+	assert_int_equal(strlen(tip), 40);
+	ss_index_free(ix);
+	assert_int_equal(test_cli(RANK " --db '%s'", repo, test_scratch, "k1", db), 0);
+	assert_true(err_has("features of 140 commits from the index, 0 read from their diffs"));
+	out = test_scratch_read("out");
+	assert_string_equal(out, first);
+	free(out);
+	free(first);
+	free(repo);
+	free(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -431,6 +483,7 @@ int main(void)
 		cmocka_unit_test(test_rows_equal_extraction),
 		cmocka_unit_test(test_index_fills_training_reads),
 		cmocka_unit_test(test_stale_rows_dropped),
+		cmocka_unit_test(test_interrupted_fill_completed),
 		cmocka_unit_test(test_read_only_index),
 	};
 

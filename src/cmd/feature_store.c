@@ -308,7 +308,7 @@ free_commit:
 	return f->rc != 0;
 }
 
-void cli_feature_store_fill(ss_index *ix, const char *db, const char *repo)
+void cli_feature_store_fill(ss_index *ix, const char *db, const char *repo, size_t batch)
 {
 	ss_feat_options fo = SS_FEAT_OPTIONS_INIT;
 	ss_source_options so = SS_SOURCE_OPTIONS_INIT;
@@ -346,6 +346,7 @@ void cli_feature_store_fill(ss_index *ix, const char *db, const char *repo)
 	cli_history_load(&ha, f.h, repo);
 	if (ss_index_features_open(&f.rows, ix, version, 1))
 		die("cannot keep features in '%s': %s", db, ss_error_last());
+	ss_index_features_set_batch(f.rows, batch);
 	cli_source_args_init(&a);
 	a.repo = repo;
 	a.opts.revs = a.revs;

@@ -59,8 +59,9 @@ size_t cli_feature_store_kept(const cli_feature_store *fs);
  * Extract and keep the features of the mainline commits of the index ix
  * (at db, from repo) that have none under the project model's feature
  * set, walking only what came since the last fill; drop the rows of
- * other extractors.  Says on stderr what it kept; dies on error.
+ * other extractors; rows are committed batch at a time (0: 1000), the
+ * tip with the last.  Says on stderr what it kept; dies on error.
  */
-void cli_feature_store_fill(ss_index *ix, const char *db, const char *repo);
+void cli_feature_store_fill(ss_index *ix, const char *db, const char *repo, size_t batch);
 
 #endif

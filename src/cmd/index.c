@@ -216,7 +216,7 @@ int cmd_index(int argc, const char **argv)
 		say_layout(layout);
 	/* after the update: the rows are extracted against the whole index */
 	if (!nspecs && !no_features)
-		cli_feature_store_fill(ix, db, opts.repo);
+		cli_feature_store_fill(ix, db, opts.repo, opts.batch);
 	if (stats.mail_reread)
 		note("%zu mail sources changed before where the last update ended: read again "
 		     "from their start", stats.mail_reread);

@@ -303,8 +303,10 @@ void ss_index_features_free(ss_index_features *f); /* NULL is a no-op; an
  * call on f.  SS_ENOTFOUND when there is none. */
 int ss_index_features_get(ss_index_features *f, const char *id, const void **data, size_t *len);
 
-/* Keep (or replace) the row of id; committed every 1000 rows. */
+/* Keep (or replace) the row of id; committed every 1000 rows (or as
+ * ss_index_features_set_batch() says: 0 for 1000). */
 int ss_index_features_put(ss_index_features *f, const char *id, const void *data, size_t len);
+void ss_index_features_set_batch(ss_index_features *f, size_t batch);
 
 /* Commit the rows put, with tip (may be NULL) as the mainline commit the
  * rows of this version reach. */

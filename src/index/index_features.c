@@ -5,7 +5,8 @@
  *
  * One table, feature_rows(version, id, data), made by the first writer
  * (an index built before it has none: readers find no row).  Rows are
- * written in transactions of SS_INDEX_FEATURE_BATCH and the mainline tip
+ * written in transactions of SS_INDEX_FEATURE_BATCH (or the index's
+ * --batch) and the mainline tip
  * the rows reach (meta "features <version>") only with the last one, so
  * an interrupted fill leaves whole batches and the next fill walks the
  * same commits again, keeping the rows already there.  Readers only
@@ -20,6 +21,7 @@
 #include "index/index.h"
 #include "index/index_impl.h"
 #include "util/error.h"
+#include "util/testhook.h"
 
 #define SS_INDEX_FEATURE_BATCH 1000
 
@@ -33,6 +35,7 @@ struct ss_index_features {
 	sqlite3_stmt *get;    /* NULL when the index has no table */
 	sqlite3_stmt *put;    /* writers only */
 	size_t pending;       /* rows in the open transaction */
+	size_t batch;         /* rows a transaction (SS_INDEX_FEATURE_BATCH) */
 	int writing;
 };
 
@@ -69,6 +72,7 @@ int ss_index_features_open(ss_index_features **out, ss_index *ix, const char *ve
 	if (!(f = calloc(1, sizeof(*f))))
 		return ss_error_code(SS_ENOMEM, "out of memory");
 	f->ix = ix;
+	f->batch = SS_INDEX_FEATURE_BATCH;
 	snprintf(f->version, sizeof(f->version), "%s", version);
 	if (write && (rc = ss_index_exec(ix, table_sql, "make the stored features' table")))
 		goto fail;
@@ -114,8 +118,10 @@ static int commit_batch(ss_index_features *f)
 {
 	int rc = 0;
 
-	if (f->writing && !(rc = ss_index_exec(f->ix, "COMMIT", "commit stored features")))
+	if (f->writing && !(rc = ss_index_exec(f->ix, "COMMIT", "commit stored features"))) {
 		f->writing = 0;
+		ss_test_point("features");
+	}
 	f->pending = 0;
 	return rc;
 }
@@ -137,9 +143,14 @@ int ss_index_features_put(ss_index_features *f, const char *id, const void *data
 	sqlite3_bind_blob(f->put, 3, data, (int)len, SQLITE_TRANSIENT);
 	if (sqlite3_step(f->put) != SQLITE_DONE)
 		return ss_index_sql_error(f->ix, "write stored features");
-	if (++f->pending >= SS_INDEX_FEATURE_BATCH)
+	if (++f->pending >= f->batch)
 		return commit_batch(f);
 	return 0;
+}
+
+void ss_index_features_set_batch(ss_index_features *f, size_t batch)
+{
+	f->batch = batch ? batch : SS_INDEX_FEATURE_BATCH;
 }
 
 static void meta_key(char *key, size_t size, const char *version)
