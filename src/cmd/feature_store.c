@@ -229,8 +229,19 @@ int cli_feature_store_read(cli_feature_store *fs, const cli_source_args *hsrc,
 
 void cli_feature_store_walked(cli_feature_store *fs, const cli_source_args *hsrc)
 {
-	if (fs && hsrc->opts.nrevs == 1 && !strstr(hsrc->opts.revs[0], "..") &&
-	    hsrc->opts.revs[0][0] != '^' && ss_git_resolve(fs->walked, hsrc->repo, hsrc->opts.revs[0])) {
+	char tip[41];
+	int yes = 0;
+
+	if (!fs || hsrc->opts.nrevs != 1 || strstr(hsrc->opts.revs[0], "..") ||
+	    hsrc->opts.revs[0][0] == '^' || ss_git_resolve(fs->walked, hsrc->repo, hsrc->opts.revs[0])) {
+		fs->walked[0] = '\0';
+		ss_error_clear();
+		return;
+	}
+	/* the recorded tip only moves forward: a bottom off its line (a
+	 * stable branch's commit) would hide the rows it reaches */
+	if (ss_index_features_tip(fs->rix, fs->version, tip) ||
+	    (tip[0] && (ss_git_contains(&yes, hsrc->repo, fs->walked, tip) || !yes))) {
 		fs->walked[0] = '\0';
 		ss_error_clear();
 	}

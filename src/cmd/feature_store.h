@@ -47,7 +47,8 @@ int cli_feature_store_read(cli_feature_store *fs, const cli_source_args *hsrc,
 			   ss_split_sink *sink, int64_t *newest);
 
 /* hsrc's commits were all read with their diffs and their rows kept: the
- * rows reach its revision (one, named alone), recorded at close. */
+ * rows reach its revision (one, named alone), recorded at close when it
+ * has the tip recorded before in its history (or none was). */
 void cli_feature_store_walked(cli_feature_store *fs, const cli_source_args *hsrc);
 
 /* Keep the row of d's last example when ss_dataset_add() extracted it
