@@ -29,6 +29,7 @@
 # difference).
 #
 # Environment: STABLESEL (./stablesel), BEFORE (unset: no before run),
+# SKIP_INDEX (set: an index $OUT/NAME.db of an earlier run is used as it is),
 # OUT (scratch, default a new temporary folder, kept), SYSTEMD, DATA
 # (../shared/data), RANGE_SYSTEMD (v253..v254), RANGE_DPDK
 # (v21.02..v22.03).
@@ -47,14 +48,14 @@ load() { cut -d' ' -f1-3 /proc/loadavg; }
 # timed NAME CMD...: runs CMD, stdout to /dev/null, stderr to $OUT/NAME.err;
 # sets secs and rss (MB)
 timed() {
-	name=$1
+	run=$1
 	shift
 	l=$(load)
-	/usr/bin/time -f "%e %M" -o "$OUT/$name.time" "$@" >/dev/null 2>"$OUT/$name.err" || {
-		echo "$name failed:"; tail -3 "$OUT/$name.err"; exit 1; }
-	secs=$(cut -d' ' -f1 "$OUT/$name.time")
-	rss=$(( $(cut -d' ' -f2 "$OUT/$name.time") / 1024 ))
-	echo "$l" >"$OUT/$name.load"
+	/usr/bin/time -f "%e %M" -o "$OUT/$run.time" "$@" >/dev/null 2>"$OUT/$run.err" || {
+		echo "$run failed:"; tail -3 "$OUT/$run.err"; exit 1; }
+	secs=$(cut -d' ' -f1 "$OUT/$run.time")
+	rss=$(( $(cut -d' ' -f2 "$OUT/$run.time") / 1024 ))
+	echo "$l" >"$OUT/$run.load"
 }
 
 row() { # row WHAT: a table row of the last timed run against $ref
@@ -72,12 +73,16 @@ bench() {
 	timed "$name-ref" git -C "$repo" log -p --no-renames "$bottom" -- . $exclude
 	ref=$secs
 	row "reference: git log -p $bottom"
+	if [ -n "${SKIP_INDEX:-}" ] && [ -f "$OUT/$name.db" ]; then
+		echo "| index: $OUT/$name.db of an earlier run (SKIP_INDEX) | | | | |"
+	else
 	timed "$name-index" "$STABLESEL" index --repo "$repo" ${mainline:+--mainline "$mainline"} \
 		--db "$OUT/$name.db" --no-features --no-progress
 	row "index, no stored features"
 	timed "$name-fill" "$STABLESEL" index --repo "$repo" ${mainline:+--mainline "$mainline"} \
 		--db "$OUT/$name.db" --no-progress
 	row "index update keeping the features (added to the index time)"
+	fi
 	if [ -n "$BEFORE" ]; then
 		rm -f "$OUT/$name-before.model"
 		timed "$name-before" "$BEFORE" rank --repo "$repo" --db "$OUT/$name.db" \
