@@ -26,7 +26,9 @@
  * backports since (the training count times SS_PROJECT_RELEASE_DAYS
  * over the training commits' span in days).  Without --stable, or when the
  * labelled history is too small to learn from, the built-in model is used
- * and stderr says it was trained on another project.
+ * and stderr says it was trained on another project.  With an index, the
+ * history's features come from the rows it keeps (feature_store.h), not
+ * from its diffs.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -38,8 +40,8 @@
 
 #include "cli.h"
 #include "eval/eval.h"
-#include "feature_store.h"
 #include "eval/split.h"
+#include "feature_store.h"
 #include "labels/backports.h"
 #include "labels/labels.h"
 #include "models/dataset.h"
