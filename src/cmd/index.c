@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "feature_store.h"
 #include "index/index.h"
 #include "labels/layout.h"
 #include "source/git.h"
@@ -143,7 +144,7 @@ int cmd_index(int argc, const char **argv)
 	struct stat sb;
 	ss_layout *layout = NULL;
 	char *dir = NULL;
-	int nspecs, fresh;
+	int nspecs, fresh, no_features = 0;
 	struct cli_option options[] = {
 		CLI_GROUP("Index (the releases: --releases FILE, else the tags --release-tags matches, else the version-shaped tags)"),
 		CLI_OPT_DB(&db),
@@ -163,6 +164,9 @@ int cmd_index(int argc, const char **argv)
 		CLI_OPT_RELEASE_TAGS(&opts.release_tags),
 		CLI_COUNT("batch", &opts.batch, "N", 1, CLI_NO_MAX,
 			  "commits written per transaction (default: 1000)"),
+		CLI_FLAG(0, "no-features", &no_features,
+			 "do not keep the features the project model learns from (its training "
+			 "then reads every diff of the history)"),
 		CLI_END(),
 	};
 
@@ -220,6 +224,9 @@ int cmd_index(int argc, const char **argv)
 		progress_done();
 	if (layout)
 		say_layout(layout);
+	/* after the update: the rows are extracted against the whole index */
+	if (!nspecs && !no_features)
+		cli_feature_store_fill(ix, db, opts.repo, opts.batch);
 	if (stats.mail_reread)
 		note("%zu mail sources changed before where the last update ended: read again "
 		     "from their start", stats.mail_reread);

@@ -26,7 +26,9 @@
  * backports since (the training count times SS_PROJECT_RELEASE_DAYS
  * over the training commits' span in days).  Without --stable, or when the
  * labelled history is too small to learn from, the built-in model is used
- * and stderr says it was trained on another project.
+ * and stderr says it was trained on another project.  With an index, the
+ * history's features come from the rows it keeps (feature_store.h), not
+ * from its diffs.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -39,6 +41,7 @@
 #include "cli.h"
 #include "eval/eval.h"
 #include "eval/split.h"
+#include "feature_store.h"
 #include "labels/backports.h"
 #include "labels/labels.h"
 #include "models/dataset.h"
@@ -323,6 +326,7 @@ struct examples {
 	int train;          /* add to the training set (else only kept) */
 	int64_t newest;     /* the newest author time read, ranked commits too */
 	ss_replay *keep;    /* the sources' commits kept for the ranking, or NULL */
+	cli_feature_store *store; /* keeps the features extracted, or NULL */
 };
 
 static int add_example(ss_commit *c, void *data)
@@ -338,7 +342,10 @@ static int add_example(ss_commit *c, void *data)
 		ss_commit_free(c);
 		return 0;
 	}
-	return ss_split_add(c, &e->sink);
+	if (ss_split_add(c, &e->sink))
+		return 1;
+	cli_feature_store_keep(e->store, e->sink.d);
+	return 0;
 }
 
 /*
@@ -510,6 +517,24 @@ static int64_t choose_window(const cli_ranking *k, const ss_dataset *d, const si
 	return best;
 }
 
+/* An empty training set.  Its history (the index, the releases, the
+ * repository for relcode: what the ranking is primed with) is loaded by
+ * prime() only when commits are to be extracted: rows kept in the index
+ * need none. */
+static ss_dataset *training_set(const ss_feat_options *fo)
+{
+	ss_dataset *d = NULL;
+
+	if (ss_dataset_new(&d, fo) || ss_model_prepare_dataset(SS_MODEL_LINEAR, d))
+		die("%s", ss_error_last());
+	return d;
+}
+
+static void prime(cli_ranking *k, const cli_source_args *src, ss_dataset *d)
+{
+	cli_history_load(&k->hist_args, ss_dataset_history_mut(d), src->repo);
+}
+
 /* Train the project's linear model; NULL (with a warning said) when the
  * labelled history is too small. */
 static ss_model *train(cli_ranking *k, cli_source_args *src, const char *const *specs, int nspecs,
@@ -522,24 +547,45 @@ static ss_model *train(cli_ranking *k, cli_source_args *src, const char *const *
 	struct examples e;
 	ss_labels *labels = NULL;
 	ss_dataset *d = NULL;
+	ss_dataset_reads reads;
 	ss_model *m = NULL;
+	cli_feature_store *fs = NULL;
 	size_t *idx = NULL, n, npos = 0, i;
 	int64_t window;
 	double t0 = ss_now();
-	int a;
+	int a, stored = 0;
 
-	if (ss_labels_from_backports(&labels, k->label, labels_name) || ss_dataset_new(&d, &fo) ||
-	    ss_model_prepare_dataset(SS_MODEL_LINEAR, d))
+	if (ss_labels_from_backports(&labels, k->label, labels_name))
 		die("%s", ss_error_last());
-	cli_history_load(&k->hist_args, (ss_history *)ss_dataset_history(d), src->repo);
+	d = training_set(&fo);
 	memset(&e, 0, sizeof(e));
 	e.sink.d = d;
 	e.sink.labels = labels;
 	e.train = 1;
 	e.what = "reading commits to train the project model";
-	if (held == HELD_HISTORY || held == HELD_RANGE)
+	/* the history before the ranked commits, from the features the index
+	 * keeps when it keeps them all (feature_store.h) */
+	if (held == HELD_RANGE &&
+	    (fs = cli_feature_store_open(&k->hist_args, src->repo, &fo, &hsrc->opts)) &&
+	    (stored = cli_feature_store_read(fs, hsrc, &e.sink, &e.newest)) < 0) {
+		ss_dataset_free(d);
+		d = training_set(&fo);
+		memset(&e.sink, 0, sizeof(e.sink));
+		e.sink.d = d;
+		e.sink.labels = labels;
+		e.newest = 0;
+	}
+	if (stored <= 0)
+		prime(k, src, d);
+	if (held == HELD_HISTORY || (held == HELD_RANGE && stored <= 0)) {
+		e.store = fs;
 		cli_for_each_history_commit(hsrc, k->hist_args.n ? k->hist_args.specs : NULL,
 					    (int)k->hist_args.n, add_example, &e);
+		e.store = NULL;
+		if (!e.sink.rc)
+			cli_feature_store_walked(fs, hsrc);
+	}
+	cli_feature_store_close(fs);
 	if (!e.sink.rc) {
 		/* held out, the ranked commits are read for their newest
 		 * time (what the labels have had time to settle against) and
@@ -603,9 +649,12 @@ static ss_model *train(cli_ranking *k, cli_source_args *src, const char *const *
 		in->masked = (uint32_t)src->opts.mask_stable_tags;
 		in->nlabelled = nlabelled;
 	}
+	ss_dataset_reads_get(&reads, d);
 	say(k, "trained a linear model for this project on %zu commits (%zu in the stable tree, the "
-	    "newest %d days left out as unsettled)%s in %.1fs", n, npos, SS_PROJECT_SETTLE_DAYS,
-	    held != HELD_NONE ? " from the history before the ranked ones" : "", ss_now() - t0);
+	    "newest %d days left out as unsettled)%s in %.1fs; features of %zu commits from the "
+	    "index, %zu read from their diffs", n, npos, SS_PROJECT_SETTLE_DAYS,
+	    held != HELD_NONE ? " from the history before the ranked ones" : "", ss_now() - t0,
+	    reads.stored, reads.extracted);
 	if (held == HELD_NONE)
 		say(k, "the %zu settled commits it learnt from are ranked too, so their scores are "
 		    "in-sample; name the history before them (--history, --since, or an index and "

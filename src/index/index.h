@@ -277,4 +277,49 @@ int ss_index_ref_tip(char out[41], ss_index *ix, const char *kind, char *name, s
 int ss_index_mainline_ref(ss_index *ix, char *buf, size_t size);
 int ss_index_branch_role(ss_index *ix, const char *branch, char *buf, size_t size);
 
+/* ------------------------------------------------------------------ */
+/* Stored features (index_features.c; docs/index.md, "Stored features"):
+ * each mainline commit's raw features (features/feat_store.h, opaque
+ * bytes here) under a feature-set version, so that the project model
+ * learns without reading a diff again.  Rows are written in
+ * transactions of 1000; the mainline tip they reach is recorded with
+ * the last (ss_index_features_finish), so an interrupted fill is
+ * completed by the next.  Reading needs no write access; an index
+ * without the table has no rows. */
+
+/* A version name is shorter than this (features/feat_store.h). */
+#define SS_INDEX_FEATURE_VERSION_SIZE 64
+
+typedef struct ss_index_features ss_index_features;
+
+/* Rows of version in ix (borrowed: it must outlive *out); write makes the
+ * table when missing and allows _put and _finish. */
+int ss_index_features_open(ss_index_features **out, ss_index *ix, const char *version,
+			   int write);
+void ss_index_features_free(ss_index_features *f); /* NULL is a no-op; an
+						      * unfinished batch is dropped */
+
+/* The row of commit id (40 hex digits): *data, *len live until the next
+ * call on f.  SS_ENOTFOUND when there is none. */
+int ss_index_features_get(ss_index_features *f, const char *id, const void **data, size_t *len);
+
+/* Keep (or replace) the row of id; committed every 1000 rows (or as
+ * ss_index_features_set_batch() says: 0 for 1000). */
+int ss_index_features_put(ss_index_features *f, const char *id, const void *data, size_t len);
+void ss_index_features_set_batch(ss_index_features *f, size_t batch);
+
+/* Commit the rows put, with tip (may be NULL) as the mainline commit the
+ * rows of this version reach. */
+int ss_index_features_finish(ss_index_features *f, const char *tip);
+
+/* The tip recorded for version into out ("" when none). */
+int ss_index_features_tip(ss_index *ix, const char *version, char out[41]);
+
+/* Drop every row (and tip) whose version does not start with prefix:
+ * another extractor's, never good again.  *dropped: rows dropped. */
+int ss_index_features_drop_stale(ss_index *ix, const char *prefix, size_t *dropped);
+
+/* The rows of version. */
+int ss_index_features_count(ss_index *ix, const char *version, size_t *out);
+
 #endif

@@ -37,6 +37,8 @@ struct ss_dataset {
 	int fold_copies;
 	ss_u64map patches;      /* patch key -> its first example */
 	ss_dataset_copies copies;
+	ss_dataset_reads reads;
+	int last_extracted;     /* the last add extracted d->raw from a commit */
 };
 
 int ss_dataset_new(ss_dataset **out, const ss_feat_options *opts)
@@ -172,21 +174,15 @@ static int fold_copy(ss_dataset *d, const ss_commit *c, int label, uint8_t part)
 	return (rc = ss_history_add(d->hist, c)) ? rc : 1;
 }
 
-int ss_dataset_add(ss_dataset *d, const ss_commit *c, int label, uint8_t part)
+/* Append example c with the raw features r (d->raw, or a stored row). */
+static int append(ss_dataset *d, const ss_commit *c, const ss_feat_raw *r, int label,
+		  uint8_t part)
 {
-	ss_feat_raw *r = &d->raw;
 	ss_example *e;
 	const char *w;
 	size_t i, nids = 0, k;
 	int rc;
 
-	if (d->n == d->cap && (rc = grow(d)))
-		return rc;
-	if (d->fold_copies && (rc = fold_copy(d, c, label, part)))
-		return rc > 0 ? 0 : rc;
-	/* the commit's past only: it joins the history after extraction */
-	if ((rc = ss_feat_extract(r, c, d->hist, &d->opts)) || (rc = ss_history_add(d->hist, c)))
-		return rc;
 	if (SS_GROW(d->ids, r->nwords, d->idcap))
 		return SS_ENOMEM;
 	for (i = 0, w = r->words.buf; i < r->nwords; i++) {
@@ -226,6 +222,51 @@ int ss_dataset_add(ss_dataset *d, const ss_commit *c, int label, uint8_t part)
 	e->part = part;
 	d->off[++d->n] = d->npool;
 	return 0;
+}
+
+int ss_dataset_add(ss_dataset *d, const ss_commit *c, int label, uint8_t part)
+{
+	int rc;
+
+	d->last_extracted = 0;
+	if (d->n == d->cap && (rc = grow(d)))
+		return rc;
+	if (d->fold_copies && (rc = fold_copy(d, c, label, part)))
+		return rc > 0 ? 0 : rc;
+	/* the commit's past only: it joins the history after extraction */
+	if ((rc = ss_feat_extract(&d->raw, c, d->hist, &d->opts)) ||
+	    (rc = ss_history_add(d->hist, c)) || (rc = append(d, c, &d->raw, label, part)))
+		return rc;
+	d->reads.extracted++;
+	d->last_extracted = 1;
+	return 0;
+}
+
+int ss_dataset_add_raw(ss_dataset *d, const ss_commit *c, const ss_feat_raw *raw, int label,
+		       uint8_t part)
+{
+	int rc;
+
+	d->last_extracted = 0;
+	if (d->next || d->fold_copies)
+		return ss_error_set("cannot add stored features to a dataset that %s",
+				    d->next ? "keeps more than features" : "folds copies");
+	if (d->n == d->cap && (rc = grow(d)))
+		return rc;
+	if ((rc = append(d, c, raw, label, part)))
+		return rc;
+	d->reads.stored++;
+	return 0;
+}
+
+const ss_feat_raw *ss_dataset_last_raw(const ss_dataset *d)
+{
+	return d->last_extracted ? &d->raw : NULL;
+}
+
+void ss_dataset_reads_get(ss_dataset_reads *out, const ss_dataset *d)
+{
+	*out = d->reads;
 }
 
 size_t ss_dataset_count(const ss_dataset *d)

@@ -69,6 +69,31 @@ void *ss_dataset_ext(const ss_dataset *d, int kind); /* NULL if none */
  */
 int ss_dataset_add(ss_dataset *d, const ss_commit *c, int label, uint8_t part);
 
+/*
+ * Append c with the raw features raw instead of extracting them (a row
+ * the project index kept, features/feat_store.h): c gives the example's
+ * id, time, tag and keyword (its diff is not needed), raw the rest.  c
+ * does not join the history: a dataset filled this way is not extracted
+ * from afterwards.  Refused (SS_ERROR) with extractors or folded copies.
+ * 0, SS_ENOMEM.
+ */
+int ss_dataset_add_raw(ss_dataset *d, const ss_commit *c, const ss_feat_raw *raw, int label,
+		       uint8_t part);
+
+/* The raw features the last ss_dataset_add() extracted, to be kept; NULL
+ * when the last add extracted none (a folded copy, an error, add_raw).
+ * Valid until the next add. */
+const ss_feat_raw *ss_dataset_last_raw(const ss_dataset *d);
+
+/* Where the examples' features came from: observable proof that a
+ * training read no diff. */
+typedef struct {
+	size_t extracted;  /* extracted from commits (ss_dataset_add) */
+	size_t stored;     /* given as kept rows (ss_dataset_add_raw) */
+} ss_dataset_reads;
+
+void ss_dataset_reads_get(ss_dataset_reads *out, const ss_dataset *d);
+
 /* One example per patch, as above (default 0: every commit an example). */
 void ss_dataset_set_fold_copies(ss_dataset *d, int fold);
 

@@ -1,0 +1,266 @@
+/*
+ * index_features.c - the project index's stored features: each commit's
+ * raw features under a feature-set version (index.h, "Stored features";
+ * docs/index.md).
+ *
+ * One table, feature_rows(version, id, data), made by the first writer
+ * (an index built before it has none: readers find no row).  Rows are
+ * written in transactions of SS_INDEX_FEATURE_BATCH (or the index's
+ * --batch) and the mainline tip
+ * the rows reach (meta "features <version>") only with the last one, so
+ * an interrupted fill leaves whole batches and the next fill walks the
+ * same commits again, keeping the rows already there.  Readers only
+ * SELECT: a read-only index is read as it is.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "index/index.h"
+#include "index/index_impl.h"
+#include "util/error.h"
+#include "util/testhook.h"
+
+#define SS_INDEX_FEATURE_BATCH 1000
+
+static const char *const table_sql =
+	"CREATE TABLE IF NOT EXISTS feature_rows(version TEXT NOT NULL, id TEXT NOT NULL,"
+	" data BLOB NOT NULL, PRIMARY KEY(version, id)) WITHOUT ROWID";
+
+struct ss_index_features {
+	ss_index *ix;
+	char version[SS_INDEX_FEATURE_VERSION_SIZE];
+	sqlite3_stmt *get;    /* NULL when the index has no table */
+	sqlite3_stmt *put;    /* writers only */
+	size_t pending;       /* rows in the open transaction */
+	size_t batch;         /* rows a transaction (SS_INDEX_FEATURE_BATCH) */
+	int writing;
+};
+
+static int has_table(ss_index *ix, int *out)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*out = 0;
+	if ((rc = ss_index_prepare(&st, ix, "SELECT 1 FROM sqlite_master WHERE type = 'table'"
+				   " AND name = 'feature_rows'")))
+		return rc;
+	rc = sqlite3_step(st);
+	*out = rc == SQLITE_ROW;
+	rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : ss_index_sql_error(ix, "read");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int version_ok(const char *version)
+{
+	return version && *version && strlen(version) < SS_INDEX_FEATURE_VERSION_SIZE;
+}
+
+int ss_index_features_open(ss_index_features **out, ss_index *ix, const char *version,
+			   int write)
+{
+	ss_index_features *f;
+	int rc, have;
+
+	*out = NULL;
+	if (!version_ok(version))
+		return ss_error_code(SS_EINVALID, "bad feature-set version");
+	if (!(f = calloc(1, sizeof(*f))))
+		return ss_error_code(SS_ENOMEM, "out of memory");
+	f->ix = ix;
+	f->batch = SS_INDEX_FEATURE_BATCH;
+	snprintf(f->version, sizeof(f->version), "%s", version);
+	if (write && (rc = ss_index_exec(ix, table_sql, "make the stored features' table")))
+		goto fail;
+	if ((rc = has_table(ix, &have)))
+		goto fail;
+	if (have && (rc = ss_index_prepare(&f->get, ix, "SELECT data FROM feature_rows"
+					   " WHERE version = ? AND id = ?")))
+		goto fail;
+	if (write && (rc = ss_index_prepare(&f->put, ix, "INSERT OR REPLACE INTO feature_rows"
+					    "(version, id, data) VALUES(?, ?, ?)")))
+		goto fail;
+	*out = f;
+	return 0;
+
+fail:
+	ss_index_features_free(f);
+	return rc;
+}
+
+int ss_index_features_get(ss_index_features *f, const char *id, const void **data, size_t *len)
+{
+	int rc;
+
+	*data = NULL;
+	*len = 0;
+	if (!f->get)
+		return SS_ENOTFOUND;
+	sqlite3_reset(f->get);
+	sqlite3_bind_text(f->get, 1, f->version, -1, SQLITE_STATIC);
+	sqlite3_bind_text(f->get, 2, id, -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(f->get);
+	if (rc == SQLITE_DONE)
+		return SS_ENOTFOUND;
+	if (rc != SQLITE_ROW)
+		return ss_index_sql_error(f->ix, "read stored features");
+	/* a damaged file may hold text or NULL: the decoder refuses it */
+	*data = sqlite3_column_blob(f->get, 0);
+	*len = (size_t)sqlite3_column_bytes(f->get, 0);
+	return 0;
+}
+
+static int commit_batch(ss_index_features *f)
+{
+	int rc = 0;
+
+	if (f->writing && !(rc = ss_index_exec(f->ix, "COMMIT", "commit stored features"))) {
+		f->writing = 0;
+		ss_test_point("features");
+	}
+	f->pending = 0;
+	return rc;
+}
+
+int ss_index_features_put(ss_index_features *f, const char *id, const void *data, size_t len)
+{
+	int rc;
+
+	if (!f->put)
+		return ss_error_code(SS_EINVALID, "stored features opened for reading");
+	if (!f->writing) {
+		if ((rc = ss_index_exec(f->ix, "BEGIN IMMEDIATE", "start a transaction")))
+			return rc;
+		f->writing = 1;
+	}
+	sqlite3_reset(f->put);
+	sqlite3_bind_text(f->put, 1, f->version, -1, SQLITE_STATIC);
+	sqlite3_bind_text(f->put, 2, id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_blob(f->put, 3, data, (int)len, SQLITE_TRANSIENT);
+	if (sqlite3_step(f->put) != SQLITE_DONE)
+		return ss_index_sql_error(f->ix, "write stored features");
+	if (++f->pending >= f->batch)
+		return commit_batch(f);
+	return 0;
+}
+
+void ss_index_features_set_batch(ss_index_features *f, size_t batch)
+{
+	f->batch = batch ? batch : SS_INDEX_FEATURE_BATCH;
+}
+
+static void meta_key(char *key, size_t size, const char *version)
+{
+	snprintf(key, size, "features %s", version);
+}
+
+int ss_index_features_finish(ss_index_features *f, const char *tip)
+{
+	char key[SS_INDEX_FEATURE_VERSION_SIZE + 16];
+	sqlite3_stmt *st;
+	int rc;
+
+	if (!f->put)
+		return ss_error_code(SS_EINVALID, "stored features opened for reading");
+	if (tip) {
+		if (!f->writing) {
+			if ((rc = ss_index_exec(f->ix, "BEGIN IMMEDIATE", "start a transaction")))
+				return rc;
+			f->writing = 1;
+		}
+		meta_key(key, sizeof(key), f->version);
+		if ((rc = ss_index_prepare(&st, f->ix, "INSERT OR REPLACE INTO meta(key, value)"
+					   " VALUES(?, ?)")))
+			return rc;
+		sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, tip, -1, SQLITE_STATIC);
+		rc = sqlite3_step(st) == SQLITE_DONE ? 0 : ss_index_sql_error(f->ix, "write meta");
+		sqlite3_finalize(st);
+		if (rc)
+			return rc;
+	}
+	return commit_batch(f);
+}
+
+int ss_index_features_tip(ss_index *ix, const char *version, char out[41])
+{
+	char key[SS_INDEX_FEATURE_VERSION_SIZE + 16], buf[64];
+	int rc;
+
+	out[0] = '\0';
+	meta_key(key, sizeof(key), version);
+	if ((rc = ss_index_meta_get(ix, key, buf, sizeof(buf))))
+		return rc;
+	if (strlen(buf) == 40)
+		memcpy(out, buf, 41);
+	return 0;
+}
+
+int ss_index_features_drop_stale(ss_index *ix, const char *prefix, size_t *dropped)
+{
+	sqlite3_stmt *st;
+	int rc, have;
+
+	*dropped = 0;
+	if ((rc = has_table(ix, &have)) || !have)
+		return rc;
+	if ((rc = ss_index_exec(ix, "BEGIN IMMEDIATE", "start a transaction")))
+		return rc;
+	/* substr, not LIKE: a version holds no wildcard, but LIKE ignores case */
+	if ((rc = ss_index_prepare(&st, ix, "DELETE FROM feature_rows"
+				   " WHERE substr(version, 1, length(?1)) <> ?1")))
+		goto rollback;
+	sqlite3_bind_text(st, 1, prefix, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : ss_index_sql_error(ix, "drop stored features");
+	sqlite3_finalize(st);
+	*dropped = rc ? 0 : (size_t)sqlite3_changes(ix->db);
+	if (!rc && (rc = ss_index_prepare(&st, ix, "DELETE FROM meta WHERE key LIKE 'features %'"
+					  " AND substr(key, 10, length(?1)) <> ?1")) == 0) {
+		sqlite3_bind_text(st, 1, prefix, -1, SQLITE_STATIC);
+		rc = sqlite3_step(st) == SQLITE_DONE ? 0 : ss_index_sql_error(ix, "write meta");
+		sqlite3_finalize(st);
+	}
+	if (!rc)
+		return ss_index_exec(ix, "COMMIT", "commit a transaction");
+rollback:
+	sqlite3_exec(ix->db, "ROLLBACK", NULL, NULL, NULL);
+	return rc;
+}
+
+int ss_index_features_count(ss_index *ix, const char *version, size_t *out)
+{
+	sqlite3_stmt *st;
+	int rc, have;
+
+	*out = 0;
+	if ((rc = has_table(ix, &have)) || !have)
+		return rc;
+	if ((rc = ss_index_prepare(&st, ix, "SELECT count(*) FROM feature_rows WHERE version = ?")))
+		return rc;
+	sqlite3_bind_text(st, 1, version, -1, SQLITE_STATIC);
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		sqlite3_int64 n = sqlite3_column_int64(st, 0);
+
+		*out = n > 0 ? (size_t)n : 0;
+		rc = 0;
+	} else {
+		rc = ss_index_sql_error(ix, "read");
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+void ss_index_features_free(ss_index_features *f)
+{
+	if (!f)
+		return;
+	if (f->writing)
+		sqlite3_exec(f->ix->db, "ROLLBACK", NULL, NULL, NULL);
+	sqlite3_finalize(f->get);
+	sqlite3_finalize(f->put);
+	free(f);
+}
