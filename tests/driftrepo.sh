@@ -10,14 +10,12 @@
 #
 # Usage: tests/driftrepo.sh DIR      (makes DIR, a repository)
 set -eu
+. "$(dirname "$0")/gitenv.sh"
 
 DIR=$1
 N=974
 T0=1325376000 # 2012-01-01
 YEAR=31557600
-GIT_CONFIG_NOSYSTEM=1
-GIT_CONFIG_GLOBAL=/dev/null
-export GIT_CONFIG_NOSYSTEM GIT_CONFIG_GLOBAL
 
 mkdir -p "$DIR"
 git -C "$DIR" init -q -b main

@@ -28,15 +28,12 @@
 # stable-2.y (from "net: foo: fix leak on error path"):
 #   net: foo: fix use after free         git cherry-pick -x
 set -eu
+. "$(dirname "$0")/gitenv.sh"
 
 dir=${1:?usage: gitrepo.sh DIR}
 mkdir -p "$dir"
 cd "$dir"
 
-GIT_CONFIG_NOSYSTEM=1
-GIT_CONFIG_GLOBAL=/dev/null
-export GIT_CONFIG_NOSYSTEM GIT_CONFIG_GLOBAL
-unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE 2>/dev/null || true
 
 base=1700000000
 # who NAME EMAIL: author (and committer) of the next commits

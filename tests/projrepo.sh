@@ -14,13 +14,11 @@
 # Prints nothing; exits 0 on success.  The user's git configuration is
 # ignored.
 set -eu
+. "$(dirname "$0")/gitenv.sh"
 
 DIR=$1
 UPTO=$2
 NMAIN=240
-GIT_CONFIG_NOSYSTEM=1
-GIT_CONFIG_GLOBAL=/dev/null
-export GIT_CONFIG_NOSYSTEM GIT_CONFIG_GLOBAL
 T0=1577836800 # 2020-01-01
 
 if [ ! -d "$DIR/.git" ]; then

@@ -36,14 +36,11 @@
 #                  -> ten (context: line 8)        chain-two passes as a prerequisite
 #                                                  because chain-one explains its conflict
 set -eu
+. "$(dirname "$0")/gitenv.sh"
 
 dir=${1:?usage: queuerepo.sh DIR}
 mkdir -p "$dir"
 cd "$dir"
-GIT_CONFIG_NOSYSTEM=1
-GIT_CONFIG_GLOBAL=/dev/null
-export GIT_CONFIG_NOSYSTEM GIT_CONFIG_GLOBAL
-unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE 2>/dev/null || true
 GIT_AUTHOR_NAME="Ann Author" GIT_AUTHOR_EMAIL=ann@example.org
 GIT_COMMITTER_NAME="Ann Author" GIT_COMMITTER_EMAIL=ann@example.org
 export GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL

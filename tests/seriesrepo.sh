@@ -17,14 +17,11 @@
 # Fixed dates (2023-11-14 on, an hour apart, in the order of the steps);
 # the user's git configuration is ignored.
 set -eu
+. "$(dirname "$0")/gitenv.sh"
 
 dir=${1:?usage: seriesrepo.sh DIR}
 mkdir -p "$dir"
 cd "$dir"
-GIT_CONFIG_NOSYSTEM=1
-GIT_CONFIG_GLOBAL=/dev/null
-export GIT_CONFIG_NOSYSTEM GIT_CONFIG_GLOBAL
-unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE 2>/dev/null || true
 GIT_AUTHOR_NAME="Ann Author" GIT_AUTHOR_EMAIL=ann@example.org
 GIT_COMMITTER_NAME="Ann Author" GIT_COMMITTER_EMAIL=ann@example.org
 export GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL
