@@ -9,7 +9,8 @@
  *                         picks of a ranking are exactly its yes and likely rows
  *   unsure  p >= unsure   read it if there is time: the commits below unsure
  *                         held at most 1 - SS_BANDS_UNSURE_RECALL of the
- *                         validation slice's stable commits
+ *                         validation slice's stable commits, with a margin
+ *                         for the slice's size
  *   no      below unsure
  *   wait    (rank/rank.h) a yes, likely or unsure commit that may not go
  *           yet: younger than the soak time (--min-age) or its Cc: stable
@@ -56,8 +57,10 @@ typedef struct {
  *        reaches SS_BANDS_YES_PRECISION; when no such s exists, max(threshold,
  *        SS_BANDS_YES_PRECISION) if the scores are calibrated (a calibrated
  *        p says as much by itself), else SS_BANDS_NEVER;
- *   unsure: the highest score s <= threshold such that the commits
- *        scoring >= s hold SS_BANDS_UNSURE_RECALL of the positives; with no
+ *   unsure: the highest score s <= threshold such that the Wilson lower
+ *        bound (z = SS_BANDS_YES_Z) of the share of the positives scoring
+ *        >= s reaches SS_BANDS_UNSURE_RECALL; 0 (no "no" band) when no
+ *        score reaches it (too few positives to promise it); with no
  *        positive, threshold / 2.
  * 0 or SS_ENOMEM.
  */
