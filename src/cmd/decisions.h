@@ -16,8 +16,7 @@
  * the command does with the index, "read"). */
 #define CLI_DECISIONS_INDEX(db, repo, verb) \
 	CLI_GROUP("Index"), \
-	CLI_STRING(0, "db", (db), "FILE", \
-		   "the index database (default: the repository's <gitdir>/stablesel/index.db)"), \
+	CLI_OPT_DB(db), \
 	CLI_STRING(0, "repo", (repo), "PATH", \
 		   "the repository whose index to " verb " (default: the current directory)")
 
