@@ -269,7 +269,7 @@ static void test_terminal(void **state)
 
 static void test_export_import(void **state)
 {
-	char fix[41], other[41], *a, *b;
+	char fix[41], other[41], file[4200], *a, *b;
 
 	(void)state;
 	id_of(fix, "fix-intro");
@@ -279,7 +279,8 @@ static void test_export_import(void **state)
 				  "--branch stable2 2>/dev/null && "
 				  "./stablesel review --repo '%s/r' --export '%s/a.json' 2>/dev/null",
 				  tmp, fix, tmp, other, tmp, tmp), 0);
-	a = test_read_file(strcat(strcpy(malloc(strlen(tmp) + 16), tmp), "/a.json"), NULL);
+	snprintf(file, sizeof(file), "%s/a.json", tmp);
+	a = test_read_file(file, NULL);
 	assert_non_null(a);
 	/* stable order: by branch, then commit; one decision a line */
 	assert_non_null(strstr(a, "{\"stablesel_decisions\": 1, \"decisions\": [\n{\"commit\": "));
@@ -303,7 +304,8 @@ static void test_export_import(void **state)
 				  "WHERE commit_id = '%s' AND branch = 'stable'\" && "
 				  "./stablesel review --db '%s/b.db' --import '%s/c.json' 2>'%s/err'",
 				  tmp, tmp, tmp, other, tmp, tmp, tmp), 0);
-	b = test_read_file(strcat(strcpy(malloc(strlen(tmp) + 16), tmp), "/err"), NULL);
+	snprintf(file, sizeof(file), "%s/err", tmp);
+	b = test_read_file(file, NULL);
 	assert_non_null(b);
 	assert_non_null(strstr(b, "1 written, 2 kept as they were, 2 conflicts"));
 	assert_non_null(strstr(b, "file rejected"));
