@@ -19,14 +19,10 @@
 #include "source/source.h"
 #include "util/error.h"
 
-/* tests/projrepo.sh, found as test_gitrepo_script() finds its script. */
+/* tests/projrepo.sh */
 static const char *projrepo(void)
 {
-	static char path[4096];
-	const char *g = test_gitrepo_script(), *slash = strrchr(g, '/');
-
-	snprintf(path, sizeof(path), "%.*sprojrepo.sh", slash ? (int)(slash - g + 1) : 0, g);
-	return path;
+	return test_script("projrepo.sh");
 }
 
 /* The repository's main read with diffs into a fresh dataset (the

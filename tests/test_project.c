@@ -16,19 +16,9 @@
 #include "models/model.h"
 #include "source/git.h"
 
-/* tests/NAME beside test_gitrepo_script()'s script. */
-static const char *script_path(const char *name)
-{
-	static char path[4096];
-	const char *g = test_gitrepo_script(), *slash = strrchr(g, '/');
-
-	snprintf(path, sizeof(path), "%.*s%s", slash ? (int)(slash - g + 1) : 0, g, name);
-	return path;
-}
-
 static const char *projrepo(void)
 {
-	return script_path("projrepo.sh");
+	return test_script("projrepo.sh");
 }
 
 static int exists(const char *path)
@@ -467,7 +457,7 @@ static void test_window(void **state)
 	int beta = 0, alpha = 0, rows = 0;
 
 	(void)state;
-	assert_int_equal(test_run("sh '%s' '%s'", script_path("driftrepo.sh"), repo), 0);
+	assert_int_equal(test_run("sh '%s' '%s'", test_script("driftrepo.sh"), repo), 0);
 	assert_int_equal(test_cli("index --repo '%s'", repo), 0);
 	assert_int_equal(test_cli("rank --repo '%s' --rev main~120..main --project-model "
 				  "'%s/w.model' --format tsv --top 30", repo, test_scratch), 0);

@@ -10,14 +10,10 @@
 
 static char *tmp;
 
-/* tests/queuerepo.sh, beside tests/gitrepo.sh */
+/* tests/queuerepo.sh */
 static const char *queuerepo_script(void)
 {
-	static char path[4200];
-	const char *g = test_gitrepo_script();
-
-	snprintf(path, sizeof(path), "%.*squeuerepo.sh", (int)(strrchr(g, '/') ? strrchr(g, '/') - g + 1 : 0), g);
-	return path;
+	return test_script("queuerepo.sh");
 }
 
 /* tmp/r: the repository, indexed, user.name and user.email set. */

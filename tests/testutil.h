@@ -220,21 +220,31 @@ static inline int test_count_temps(const char *dir, const char *prefix)
 }
 
 /*
- * tests/gitrepo.sh, the generated test repository's script: in
- * $SS_TESTS_DIR, else beside this header (__FILE__ is tests/testutil.h
- * when make runs from the top).
+ * tests/NAME, a script of the tests (the repository generators
+ * gitrepo.sh, queuerepo.sh, projrepo.sh ...): in $SS_TESTS_DIR, else
+ * beside this header (__FILE__ is tests/testutil.h when make runs from
+ * the top).  The path lives in one of four static buffers, so that a few
+ * can stand in one call.
  */
-static inline const char *test_gitrepo_script(void)
+static inline const char *test_script(const char *name)
 {
-	static char path[4096];
+	static char path[4][4096];
+	static unsigned next;
+	char *out = path[next++ % 4];
 	const char *dir = getenv("SS_TESTS_DIR"), *slash = strrchr(__FILE__, '/');
 
 	if (dir)
-		snprintf(path, sizeof(path), "%s/gitrepo.sh", dir);
+		snprintf(out, sizeof(path[0]), "%s/%s", dir, name);
 	else
-		snprintf(path, sizeof(path), "%.*sgitrepo.sh",
-			 slash ? (int)(slash - __FILE__ + 1) : 0, __FILE__);
-	return path;
+		snprintf(out, sizeof(path[0]), "%.*s%s", slash ? (int)(slash - __FILE__ + 1) : 0,
+			 __FILE__, name);
+	return out;
+}
+
+/* tests/gitrepo.sh, the generated test repository's script. */
+static inline const char *test_gitrepo_script(void)
+{
+	return test_script("gitrepo.sh");
 }
 
 /*

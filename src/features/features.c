@@ -50,20 +50,29 @@ void ss_feat_raw_release(ss_feat_raw *r)
 	r->nhashed = r->hcap = 0;
 }
 
-static int add_hash(ss_feat_raw *r, const char *ns, const char *s, size_t len)
+/* The hashed name ns + s[0..len): 64-bit FNV-1a folded to 32 bits. */
+static uint32_t hash_name(const char *ns, const char *s, size_t len)
 {
-	uint64_t h = ss_hash64(ns, strlen(ns), SS_HASH64_SEED);
-	uint32_t v;
+	uint64_t h = ss_hash64(s, len, ss_hash64(ns, strlen(ns), SS_HASH64_SEED));
 
-	h = ss_hash64(s, len, h);
 	/* fold the high half in so that the low bits used as index mix all */
-	v = (uint32_t)(h ^ (h >> 32));
+	return (uint32_t)(h ^ (h >> 32));
+}
+
+/* Append v, the hash of ns + s[0..len), with its name when names are kept. */
+static int push_hash(ss_feat_raw *r, uint32_t v, const char *ns, const char *s, size_t len)
+{
 	if (SS_GROW(r->hashed, r->nhashed + 1, r->hcap))
 		return SS_ENOMEM;
 	r->hashed[r->nhashed++] = v;
 	if (r->names && ss_strbuf_addf(r->names, "%08x\t%s%.*s\n", v, ns, (int)len, s))
 		return SS_ENOMEM;
 	return 0;
+}
+
+static int add_hash(ss_feat_raw *r, const char *ns, const char *s, size_t len)
+{
+	return push_hash(r, hash_name(ns, s, len), ns, s, len);
 }
 
 /* Lower-case copy of s[0..len) into buf (truncated to size - 1). */
@@ -604,27 +613,30 @@ free_funcs:
  */
 #define SS_KEYS_MAX 64  /* distinct keys and links a commit adds, at most */
 
-static int seen_key(uint32_t *seen, size_t *nseen, const char *ns, const char *s, size_t len)
+/* ns + s[0..len) lower-cased, once per commit: the group's names so far
+ * are r->hashed[start..]; at most SS_KEYS_MAX of them; none that names
+ * stable. */
+static int add_key(ss_feat_raw *r, size_t start, const char *ns, const char *s, size_t len)
 {
-	uint64_t h = ss_hash64(s, len, ss_hash64(ns, strlen(ns), SS_HASH64_SEED));
-	uint32_t v = (uint32_t)(h ^ (h >> 32));
+	char buf[128];
+	uint32_t v;
 	size_t i;
 
-	for (i = 0; i < *nseen; i++)
-		if (seen[i] == v)
-			return 1;
-	if (*nseen == SS_KEYS_MAX)
-		return 1;
-	seen[(*nseen)++] = v;
-	return 0;
+	len = lower_copy(buf, sizeof(buf), s, len);
+	if (strstr(buf, "stable") || r->nhashed - start >= SS_KEYS_MAX)
+		return 0;
+	v = hash_name(ns, buf, len);
+	for (i = start; i < r->nhashed; i++)
+		if (r->hashed[i] == v)
+			return 0;
+	return push_hash(r, v, ns, buf, len);
 }
 
 static int extract_keys(ss_feat_raw *r, const ss_commit *c)
 {
-	uint32_t seen[SS_KEYS_MAX];
-	size_t nseen = 0, len;
+	static const char url_end[] = "/?# \t\n<>\"')]";
+	const size_t start = r->nhashed;
 	const char *p = c->message, *q;
-	char buf[128];
 	int rc;
 
 	if (!p)
@@ -636,39 +648,26 @@ static int extract_keys(ss_feat_raw *r, const ss_commit *c)
 		if (isalpha((unsigned char)*p)) {
 			for (q = p + 1; (isalnum((unsigned char)*q) || *q == '-') && q - p < 40; q++)
 				;
-			if (*q == ':' && (q[1] == ' ' || q[1] == '\t') && q[2] && q[2] != '\n') {
-				len = lower_copy(buf, sizeof(buf), p, (size_t)(q - p));
-				if (!strstr(buf, "stable") && !seen_key(seen, &nseen, "k:", buf, len) &&
-				    (rc = add_hash(r, "k:", buf, len)))
-					return rc;
-			}
+			if (*q == ':' && (q[1] == ' ' || q[1] == '\t') && q[2] && q[2] != '\n' &&
+			    (rc = add_key(r, start, "k:", p, (size_t)(q - p))))
+				return rc;
 		}
 		p += strcspn(p, "\n");
 	}
 	for (p = c->message; (p = strstr(p, "http")); p++) {
-		const char *h = p + 4, *e;
+		const char *h = p + 4 + (p[4] == 's'), *e;
 
-		if (*h == 's')
-			h++;
 		if (strncmp(h, "://", 3))
 			continue;
 		h += 3;
-		e = h + strcspn(h, "/:?# \t\n<>\"')]");
+		e = h + strcspn(h, ":/?# \t\n<>\"')]");  /* the host ends at a port too */
 		if (e == h)
 			continue;
-		len = lower_copy(buf, sizeof(buf), h, (size_t)(e - h));
-		if (strstr(buf, "stable"))
-			continue;
-		if (!seen_key(seen, &nseen, "u:", buf, len) && (rc = add_hash(r, "u:", buf, len)))
+		if ((rc = add_key(r, start, "u:", h, (size_t)(e - h))))
 			return rc;
-		if (*e == '/' && e[1] && !strchr("/?# \t\n<>\"')]", e[1])) {
-			size_t more = strcspn(e + 1, "/?# \t\n<>\"')]");
-
-			len = lower_copy(buf, sizeof(buf), h, (size_t)(e + 1 + more - h));
-			if (!strstr(buf, "stable") && !seen_key(seen, &nseen, "u:", buf, len) &&
-			    (rc = add_hash(r, "u:", buf, len)))
-				return rc;
-		}
+		if (*e == '/' && e[1] && !strchr(url_end, e[1]) &&
+		    (rc = add_key(r, start, "u:", h, (size_t)(e + 1 + strcspn(e + 1, url_end) - h))))
+			return rc;
 	}
 	return 0;
 }
