@@ -15,6 +15,16 @@
 # over v21.02..v22.03 against labels-v16.11-v22.03.tsv (bench/rank-score.py:
 # all commits and the untagged subset).
 #
+# Linux tip (../shared/data/linux-tip, label = the stable tag, masked):
+# the built-in model's recipe (scripts/train-default.sh: linear, tags
+# masked) trained on the commits before $TIP_SPLIT (2023-07-01) only,
+# then the untagged commits from $TIP_SPLIT on (tip's validation part; tip
+# from 2024-07-01 is held out and not in the data) ranked; the 20 best are
+# listed with the strings that find a backport mail in the stable list
+# archive ("<sha> ]", "<sha> upstream"; a rebased copy by its subject).
+# The look-ups are made by hand (the archive is not a local file): what
+# they found is in bench/results/tip-untagged.md.
+#
 # Each table: bench/untagged-score.py (precision, recall, F1 at the
 # model's threshold, AP, P@50, P@100, ECE, each band's realised rate) and
 # a bug/fix keyword baseline.  Figures go to stdout; timings with the
@@ -28,6 +38,7 @@ STABLESEL=$(realpath "${STABLESEL:-./stablesel}")
 DATA=${DATA:-../shared/data}
 SYSTEMD=${SYSTEMD:-/work/.mirror/systemd+systemd-stable/repo}
 SLICES=${SLICES:-v253:v254 v254:v255}
+TIP_SPLIT=${TIP_SPLIT:-2023-07-01}
 OUT=${OUT:-$(mktemp -d /tmp/untagged.XXXXXX)}
 HERE=$(dirname "$0")
 mkdir -p "$OUT"
@@ -70,6 +81,25 @@ if [ -f "$DATA/dpdk/dpdk-v22.03.git.tar" ]; then
 	"$HERE/rank-score.py" "$OUT/dpdk.tsv" "$DATA/dpdk/labels-v16.11-v22.03.tsv"
 else
 	echo "SKIP DPDK: $DATA/dpdk not found"
+fi
+
+TIP=$DATA/linux-tip
+if [ -f "$TIP/tip-before-2024-07-01.mbox.zst" ]; then
+	echo
+	echo "## Linux tip: the 20 best untagged picks from $TIP_SPLIT (built-in model's recipe, trained before it)"
+	"$STABLESEL" train --model linear --mask-stable-tags "$TIP/tip-before-2024-07-01.mbox.zst" \
+		--labels "$TIP/labels-tip-before-2024-07-01.tsv" --label-column stable_tag \
+		--before "$TIP_SPLIT" -o "$OUT/tip.model" | grep "^trained\|^threshold"
+	"$STABLESEL" rank --model "$OUT/tip.model" --mask-stable-tags --since "$TIP_SPLIT" \
+		--untagged-only --labels "$TIP/labels-tip-before-2024-07-01.tsv" \
+		--label-column stable_tag --format tsv --top 20 -o "$OUT/tip-top.tsv" \
+		"$TIP/tip-before-2024-07-01.mbox.zst" 2>"$OUT/tip.err"
+	echo
+	echo "| # | score | commit | subject | look up |"
+	echo "| ---: | ---: | --- | --- | --- |"
+	awk -F'\t' 'NR > 1 { printf "| %d | %.3f | %s | %s | \"%s ]\", \"%s upstream\" |\n", NR - 1, $2, substr($1, 1, 12), $4, $1, $1 }' "$OUT/tip-top.tsv"
+else
+	echo "SKIP tip: $TIP not found"
 fi
 echo
 echo "scratch: $OUT"
