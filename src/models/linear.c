@@ -19,6 +19,7 @@
 #include <linear.h>
 
 #include "models/impl.h"
+#include "nn/nn.h"
 #include "util/error.h"
 #include "util/grow.h"
 
@@ -107,6 +108,7 @@ static int fit_rows(float *w, size_t dim, const struct rows *r, size_t n, double
 {
 	struct problem prob;
 	struct parameter param;
+	int prev;
 	struct model *lm;
 	int labels[2] = { 1, -1 };
 	double weights[2] = { 1.0, 1.0 };
@@ -139,7 +141,18 @@ static int fit_rows(float *w, size_t dim, const struct rows *r, size_t n, double
 	err = check_parameter(&prob, &param);
 	if (err)
 		return ss_error_set("liblinear refuses its parameters: %s", err);
+	/*
+	 * liblinear's trust-region solver calls BLAS level 1 (ddot, dnrm2,
+	 * daxpy) on vectors of the feature dimension, and Debian links it to
+	 * the system BLAS (OpenBLAS).  One thread: OpenBLAS's hand-off to a
+	 * second thread costs more than it saves on these vectors (systemd's
+	 * first rank 13.3 s -> 11.7 s, bench/results/first-rank.md), and a
+	 * reduction split by the thread count would make the weights depend
+	 * on how many CPUs the machine has.
+	 */
+	prev = ss_nn_set_blas_threads(1);
 	lm = train(&prob, &param);
+	ss_nn_set_blas_threads(prev);
 	if (!lm)
 		return SS_ENOMEM;
 	/* liblinear's w is for the class it met first */
