@@ -25,6 +25,7 @@
 #include "commit/commit.h"
 #include "models/impl.h"
 #include "models/model.h"
+#include "nn/nn.h"
 #include "util/error.h"
 
 #include "testcommit.h"
@@ -261,6 +262,35 @@ static void train_scores(ss_model_kind kind, int threads, float *score, size_t n
 	o.seed = 42;
 	assert_int_equal(ss_model_train(&m, kind, d, idx, n, &o), 0);
 	assert_int_equal(ss_model_score(score, m, d, idx, n), 0);
+	ss_model_free(m);
+	free(idx);
+	ss_dataset_free(d);
+}
+
+/*
+ * liblinear trains on one BLAS thread (models/linear.c: OpenBLAS's
+ * hand-off costs more than it saves on its level-1 calls, and a reduction
+ * split by the thread count would tie the weights to the machine's CPU
+ * count) and gives the caller's thread count back.  (Whether the weights
+ * differ with 2 threads depends on the data: on systemd's history they
+ * did in the last digits of a few scores, bench/results/first-rank.md; on
+ * this small synthetic set they do not, so that is not asserted here.)
+ */
+static void test_linear_blas_threads(void **st)
+{
+	ss_train_options o = SS_TRAIN_OPTIONS_INIT;
+	uint64_t keep = rs;
+	ss_dataset *d;
+	size_t *idx = iota(200);
+	ss_model *m;
+	int prev;
+
+	(void)st;
+	d = synth_dataset(200, 12);
+	rs = keep; /* the tests after see the data they always saw */
+	prev = ss_nn_set_blas_threads(2);
+	assert_int_equal(ss_model_train(&m, SS_MODEL_LINEAR, d, idx, 200, &o), 0);
+	assert_int_equal(ss_nn_set_blas_threads(prev), 2);
 	ss_model_free(m);
 	free(idx);
 	ss_dataset_free(d);
@@ -1264,6 +1294,8 @@ int main(void)
 		cmocka_unit_test(test_mlp_fits_separable),
 		cmocka_unit_test(test_mlp_gradient),
 		cmocka_unit_test(test_mlp_deterministic),
+		/* after: train_scores() leaves the synthetic data's seed as it was */
+		cmocka_unit_test(test_linear_blas_threads),
 		cmocka_unit_test(test_save_load_identical),
 		cmocka_unit_test(test_bad_files_refused),
 		cmocka_unit_test(test_nonfinite_refused),
