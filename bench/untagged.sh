@@ -25,6 +25,10 @@
 # The look-ups are made by hand (the archive is not a local file): what
 # they found is in bench/results/tip-untagged.md.
 #
+# With a tag vA.1, the verdicts onto the branch at that point release are
+# scored too (bench/verdict-score.py: the picks' precision and recall
+# against what vA-stable took later, the score alone at the same count).
+#
 # Each table: bench/untagged-score.py (precision, recall, F1 at the
 # model's threshold, AP, P@50, P@100, ECE, each band's realised rate) and
 # a bug/fix keyword baseline.  Figures go to stdout; timings with the
@@ -62,6 +66,20 @@ if [ -d "$SYSTEMD" ]; then
 		grep -h "^rank: the features\|^rank: trained\|^rank: learning from" "$OUT/sd-$a.err" || true
 		echo
 		"$HERE/untagged-score.py" "$OUT/sd-$a.tsv" "$OUT/sd-labels.tsv" "$a-stable" "$SYSTEMD" "$a..$b"
+		# the verdicts onto the branch at its first point release, with the
+		# model the first rank kept (what a maintainer of $a-stable runs)
+		if git -C "$SYSTEMD" rev-parse -q --verify "refs/tags/$a.1" >/dev/null; then
+			t0=$(date +%s)
+			"$STABLESEL" rank --repo "$SYSTEMD" --db "$OUT/sd.db" --rev "$a..$b" --onto "$a.1" \
+				--format tsv --top 1000000 --project-model "$OUT/sd-$a.model" \
+				-o "$OUT/sd-$a-onto.tsv" 2>"$OUT/sd-$a-onto.err" || true
+			echo
+			echo "verdicts onto $a.1: $(( $(date +%s) - t0 )) s (load $(load))"
+			echo
+			echo "| | picks | P | R | | |"
+			echo "| --- | ---: | ---: | ---: | --- | --- |"
+			"$HERE/verdict-score.py" "$OUT/sd-$a-onto.tsv" "$OUT/sd-labels.tsv" "$a-stable"
+		fi
 	done
 else
 	echo "SKIP systemd: no mirror at $SYSTEMD (fetch github:systemd/systemd-stable)"
