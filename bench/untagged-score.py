@@ -13,18 +13,10 @@
 # ECE (10 equal-width bins) and each band's realised rate.  Standard
 # library only.
 import re, subprocess, sys
+from branchlabels import taken_by, tsv_rows
 rank, labf, branch = sys.argv[1:4]
-pos = set()
-for l in open(labf):
-    x = l.rstrip('\n').split('\t')
-    if x[0] != 'sha' and branch in x[2].split(','):
-        pos.add(x[0])
-rows = []
-for l in open(rank):
-    x = l.rstrip('\n').split('\t')
-    if x[0] == 'sha':
-        continue
-    rows.append((float(x[1]), int(x[2]), 1 if x[0] in pos else 0, x[-1], x[0]))
+pos = taken_by(labf, branch)
+rows = [(float(x[1]), int(x[2]), 1 if x[0] in pos else 0, x[-1], x[0]) for x in tsv_rows(rank)]
 
 def stats(name, rows, calibrated=True):
     # ties (the keyword's 0/1 scores) in a neutral order, by id: never in

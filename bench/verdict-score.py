@@ -13,20 +13,12 @@
 # of picks, and each verdict's rows and how many the branch took.
 # Standard library only.
 import collections, sys
+from branchlabels import taken_by, tsv_rows
 rank, labf, branch = sys.argv[1:4]
-pos = set()
-for l in open(labf):
-    x = l.rstrip('\n').split('\t')
-    if x[0] != 'sha' and branch in x[2].split(','):
-        pos.add(x[0])
-rows = []
-for l in open(rank):
-    x = l.rstrip('\n').split('\t')
-    if x[0] == 'sha':
-        continue
-    # "no: reverted by 1234", "yes, needs 5678": the verdict's word
-    word = x[-1].split(',')[0].split(' by ')[0]
-    rows.append((float(x[1]), x[2] == '1', x[0] in pos, word))
+pos = taken_by(labf, branch)
+# "no: reverted by 1234", "yes, needs 5678": the verdict's word
+rows = [(float(x[1]), x[2] == '1', x[0] in pos, x[-1].split(',')[0].split(' by ')[0])
+        for x in tsv_rows(rank)]
 open_rows = [r for r in rows if r[3] != 'already']
 taken = sum(r[2] for r in open_rows)
 picks = [r for r in open_rows if r[1]]
