@@ -17,6 +17,7 @@
 #include "labels/labels.h"
 #include "features/history.h"
 #include "index/index.h"
+#include "run/releases.h"
 #include "source/git.h"
 #include "models/dataset.h"
 #include "util/atomic.h"
@@ -193,6 +194,7 @@ ss_index *cli_index_open(const cli_index_args *x, const char *repo, char **used)
 /* Prime h from the index (see cli_history_load). */
 static void history_from_index(const cli_history_args *ha, ss_history *h, const char *repo)
 {
+	ss_releases_ask ask = { ha->rel.file, ha->rel.tags, repo, 0 };
 	ss_releases *rel = NULL;
 	char *path = NULL;
 	ss_index *ix = cli_index_open(&ha->ix, repo, &path);
@@ -202,8 +204,10 @@ static void history_from_index(const cli_history_args *ha, ss_history *h, const 
 	if (ss_index_for_each_commit(ix, index_commit, h) ||
 	    ss_index_for_each_path(ix, index_path, h))
 		die("cannot read the history from '%s': %s", path, ss_error_last());
-	if (!ha->rel.file && !ha->rel.tags) {
-		if (ss_index_load_releases(&rel, ix))
+	if (!ss_releases_given(&ask)) {
+		ss_releases_from from;
+
+		if (ss_releases_choose(&rel, &from, &ask, ix))
 			die("cannot read the releases from '%s': %s", path, ss_error_last());
 		ss_history_take_releases(h, rel);
 	}
@@ -409,11 +413,19 @@ void cli_history_check(const cli_history_args *ha, const char *repo)
 
 void cli_history_load(const cli_history_args *ha, ss_history *h, const char *repo)
 {
-	const cli_releases *r = &ha->rel;
+	ss_releases_ask ask = { ha->rel.file, ha->rel.tags, repo, 0 };
 
 	cli_history_check(ha, repo);
-	if ((r->file || r->tags) && ss_history_load_releases(h, r->file, repo, r->tags))
-		die("%s", ss_error_last());
+	/* the releases named first (run/releases.h: they come before the
+	 * index's): a bad file dies before the repository is opened */
+	if (ss_releases_given(&ask)) {
+		ss_releases_from from;
+		ss_releases *rel;
+
+		if (ss_releases_choose(&rel, &from, &ask, NULL))
+			die("%s", ss_error_last());
+		ss_history_take_releases(h, rel);
+	}
 	/* the code a commit changes is looked up in the last release */
 	if (repo && ss_history_open_repo(h, repo))
 		die("%s", ss_error_last());

@@ -265,60 +265,6 @@ static void blame_progress(size_t done, size_t total, void *ud)
 	progress("prerequisites and the queue", done, total);
 }
 
-/* A verdict as a row shows it: words, the why, ids to queue with it. */
-static void rank_verdict(ss_strbuf *word, ss_strbuf *detail, ss_strbuf *needs, ss_strbuf *follow,
-			 const ss_verdict *v, const char *branch)
-{
-	char text[300];
-	const ss_check_result *c = &v->check;
-
-	ss_verdict_text(text, sizeof(text), v);
-	ss_strbuf_adds(word, text);
-	if (v->already[0]) {
-		if (c->in_branch)
-			ss_strbuf_addf(detail, "in %s as its own id", branch);
-		else
-			ss_strbuf_addf(detail, "in %s as %.12s, %s", branch, v->already,
-				       v->already_how == SS_CARRIED_PATCH ? "the same patch"
-								  : "by its backport line");
-		return;
-	}
-	switch (c->apply) {
-	case SS_APPLY_CLEAN:
-		ss_strbuf_adds(detail, "applies");
-		break;
-	case SS_APPLY_CONFLICT:
-		ss_strbuf_addf(detail, "conflict in %s hunk %d", c->path, c->hunk);
-		break;
-	case SS_APPLY_MISSING:
-		ss_strbuf_addf(detail, "%s is not in %s", c->path, branch);
-		break;
-	case SS_APPLY_EXISTS:
-		ss_strbuf_addf(detail, "adds %s, which %s has", c->path, branch);
-		break;
-	default:
-		ss_strbuf_addf(detail, "cannot place the patch%s%s", c->path[0] ? ": " : "", c->path);
-		break;
-	}
-	if (v->why[0])
-		ss_strbuf_addf(detail, "; %s", v->why);
-	if (v->blocked[0])
-		ss_strbuf_addf(detail, "; %s", v->blocked);
-	if (v->reverted_by[0])
-		ss_strbuf_addf(detail, "; reverted by %.12s later in mainline", v->reverted_by);
-	for (int i = 0; i < v->nfollowups; i++)
-		ss_strbuf_addf(detail, "%s%.12s", i ? " " : "; follow-ups: ", v->followups[i]);
-	/* its series, when the verdict's words do not name it */
-	if (ss_verdict_series_shown(v))
-		ss_strbuf_adds(detail, "; the earlier patches of its series named change its files");
-	else if (v->series_n)
-		ss_strbuf_addf(detail, "; series %u/%u", v->series_n, v->series_total);
-	for (int i = 0; ss_verdict_proposes(v) && i < c->nneeds; i++)
-		ss_strbuf_addf(needs, "%s%s", i ? " " : "", c->needs[c->nneeds - 1 - i]);
-	for (int i = 0; i < v->nfollowups; i++)
-		ss_strbuf_addf(follow, "%s%s", i ? " " : "", v->followups[i]);
-}
-
 /* Read commit id from repo and add it to the ranking as a queue's
  * prerequisite; a warning when it cannot be read. */
 static void add_extra(cli_ranking *k, const char *repo, const char *id)
@@ -378,34 +324,25 @@ static void decide_verdicts(cli_ranking *k, const char *repo)
 	if (ss_ranking_set_branches(k->r, names, k->nonto))
 		die("%s", ss_error_last());
 	for (size_t i = 0; i < n; i++) {
-		ss_strbuf word = SS_STRBUF_INIT, detail = SS_STRBUF_INIT, needs = SS_STRBUF_INIT;
-		ss_strbuf follow = SS_STRBUF_INIT;
+		ss_strbuf detail = SS_STRBUF_INIT;
 		int any = 0, listed = 0;
 		ss_rank_row w;
 
 		ss_ranking_row(&w, k->r, i);
 		for (size_t b = 0; b < k->nonto; b++) {
 			const ss_verdict *v = ss_verdicts_get(k->vs[b], w.id);
-			ss_rank_verdict rv;
+			ss_verdict_id needs[SS_CHECK_MAX_NEEDS];
+			ss_verdict_data vd;
 
 			if (!v)
 				continue;
-			ss_strbuf_reset(&word);
-			ss_strbuf_reset(&detail);
-			ss_strbuf_reset(&needs);
-			ss_strbuf_reset(&follow);
-			rank_verdict(&word, &detail, &needs, &follow, v, names[b]);
-			rv = (ss_rank_verdict){ word.buf, detail.buf, needs.buf, follow.buf,
-						ss_verdict_proposes(v) };
-			if (ss_ranking_set_verdict(k->r, i, b, &rv))
+			if (ss_verdict_export(&vd, needs, &detail, v, names[b]) ||
+			    ss_ranking_set_verdict(k->r, i, b, &vd))
 				die("out of memory");
-			any |= rv.propose;
-			listed |= (mask >> v->word) & 1;
+			any |= vd.propose;
+			listed |= (mask >> vd.word) & 1;
 		}
-		ss_strbuf_release(&word);
 		ss_strbuf_release(&detail);
-		ss_strbuf_release(&needs);
-		ss_strbuf_release(&follow);
 		/* verdicts change what is proposed, never a score */
 		ss_ranking_restrict(k->r, i, any, !mask || listed);
 	}
@@ -418,22 +355,15 @@ static void decide_verdicts(cli_ranking *k, const char *repo)
 			if (!w.pick)
 				continue;
 			for (size_t b = 0; b < w.nverdicts; b++) {
-				/* a copy: adding a row moves the ranking's strings */
-				char *list = strdup(w.verdicts[b].needs);
+				for (size_t j = 0; j < w.verdicts[b].nneeds; j++) {
+					/* a copy: adding a row may move the ranking's ids */
+					ss_verdict_id id;
 
-				if (!list)
-					die("out of memory");
-				for (const char *p = list; *p;) {
-					size_t len = strcspn(p, " ");
-					char id[41];
-
-					snprintf(id, sizeof(id), "%.*s", (int)(len < 40 ? len : 40), p);
-					p += len + (p[len] == ' ');
+					memcpy(id, w.verdicts[b].needs[j], sizeof(id));
 					if (ss_ranking_find(k->r, id) == (size_t)-1)
 						add_extra(k, onto_repo, id);
+					ss_ranking_row(&w, k->r, i);
 				}
-				free(list);
-				ss_ranking_row(&w, k->r, i);
 			}
 		}
 	}

@@ -96,7 +96,7 @@ static size_t make_items(ss_review_item **out, ss_strbuf **bufs, const cli_ranki
 			s[j] = (ss_strbuf)SS_STRBUF_INIT;
 		for (size_t b = 0; b < w.nverdicts; b++)
 			ss_strbuf_addf(&s[0], "%s: %s%s%s%s\n", ss_ranking_branch(k->r, b),
-				       w.verdicts[b].verdict, *w.verdicts[b].detail ? " (" : "",
+				       w.verdicts[b].text, *w.verdicts[b].detail ? " (" : "",
 				       w.verdicts[b].detail, *w.verdicts[b].detail ? ")" : "");
 		ss_rank_flags_text(&s[1], &w, "; ");
 		for (size_t r = 0; r < w.nreasons; r++)
