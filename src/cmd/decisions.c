@@ -134,7 +134,7 @@ void cli_decisions_apply(cli_ranking *k, const char *repo)
 	queue = 0;
 	if (k->nonto) {
 		for (nb = 0; nb < k->nonto; nb++)
-			if (!(names[nb] = strdup(ss_check_branch_name(k->ck[nb]))))
+			if (!(names[nb] = strdup(ss_run_branches_name(k->br, nb))))
 				die("out of memory");
 	} else {
 		nb = cli_index_branches(names, SS_RANK_MAX_BRANCHES, &more, ix, path);

@@ -141,7 +141,7 @@ static void interactive(cli_ranking *k, cli_source_args *src, const char *const 
 		nb = cli_decision_branches(branches, SS_RANK_MAX_BRANCHES, s.ix, path, named, nnamed);
 	} else {
 		for (nb = 0; nb < k->nonto; nb++)
-			if (!(branches[nb] = strdup(ss_check_branch_name(k->ck[nb]))))
+			if (!(branches[nb] = strdup(ss_run_branches_name(k->br, nb))))
 				die("out of memory");
 	}
 	for (size_t b = 0; b < nb; b++)
