@@ -73,7 +73,7 @@ static void run_say(ss_run_level level, const char *msg, void *ud)
 	if (level == SS_RUN_WARNING)
 		warning("%s", msg);
 	else
-		note("%s", msg);
+		note("%s", msg);   /* SS_RUN_NOTE, SS_RUN_INFO */
 }
 
 static void run_progress(const char *what, size_t done, size_t total, void *ud)

@@ -325,15 +325,6 @@ typedef struct {
 
 void cli_ranking_init(cli_ranking *k);
 
-/*
- * An honest replay (replay_cut.c): when an --onto branch is not the
- * project index's ref at its tip (set back, or a copy) and the index
- * holds backports committed after the newest --onto tip, k->label (and
- * k->ko.stable) become the index's backports up to that tip's committer
- * time, said once on stderr.  Called by cli_ranking_run() once the model
- * is chosen.  Nothing changes with --stable, without --onto or an index.
- */
-void cli_replay_cut(cli_ranking *k, const char *repo);
 void cli_ranking_load(cli_ranking *k);
 void cli_ranking_run(cli_ranking *k, cli_source_args *src, const char *const *specs, int nspecs);
 void cli_ranking_free(cli_ranking *k);

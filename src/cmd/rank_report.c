@@ -15,6 +15,7 @@
 #include "features/history.h"
 #include "index/index.h"
 #include "rank/policy.h"
+#include "run/replay_cut.h"
 #include "source/git.h"
 #include "util/error.h"
 #include "util/strbuf.h"
@@ -181,6 +182,35 @@ static void open_branches(cli_ranking *k, const char *repo)
 	free(ixpath);
 }
 
+/*
+ * An honest replay (run/replay_cut.h): with --onto branches set back and
+ * the index's backports, k->label (and k->ko.stable) become the index's
+ * backports up to the newest branch tip.  Nothing changes with --stable,
+ * without --onto or an index.  Once the model is chosen.
+ */
+static void replay_cut(cli_ranking *k, const char *repo)
+{
+	const char *onto_repo = k->onto_repo ? k->onto_repo : repo;
+	ss_backports *cut;
+	char *path = NULL;
+	ss_index *ix;
+
+	/* only the index's table is cut (a --stable tree is the user's) and
+	 * only for branches named: the index's own are at their tips */
+	if (!k->label || k->stable || !k->nonto || !onto_repo ||
+	    !(ix = cli_index_open(&k->hist_args.ix, onto_repo, &path)))
+		return;
+	if (ss_run_replay_cut(&cut, ix, path, onto_repo, k->onto, k->nonto, cli_run_report()))
+		die("%s", ss_error_last());
+	ss_index_free(ix);
+	free(path);
+	if (cut) {
+		ss_backports_free(k->label);
+		k->label = cut;
+		k->ko.stable = cut;
+	}
+}
+
 struct feed {
 	cli_ranking *k;
 	int64_t since;      /* commits authored before it are history only */
@@ -228,7 +258,7 @@ void cli_ranking_run(cli_ranking *k, cli_source_args *src, const char *const *sp
 		k->ko.stable = k->label;
 	}
 	cli_ranking_model(k, src, specs, nspecs);
-	cli_replay_cut(k, src->repo);
+	replay_cut(k, src->repo);
 	if (ss_ranking_new(&k->r, k->m, &k->ko))
 		die("out of memory");
 	if (k->hist_args.n) {
