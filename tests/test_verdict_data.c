@@ -29,25 +29,18 @@
 #include "source/source.h"
 #include "testutil.h"
 
-static char *tmp;
+static const char *tmp;
 
+/* tmp/q: queuerepo.sh's repository; tmp/g: gitrepo.sh's. */
 static int setup(void **state)
 {
-	(void)state;
-	tmp = test_tmpdir();
+	test_scratch_setup(state);
+	tmp = test_scratch;
 	if (test_run("sh '%s' '%s/q' >'%s/make.log' 2>&1 && sh '%s' '%s/g' >>'%s/make.log' 2>&1",
 		     test_script("queuerepo.sh"), tmp, tmp, test_gitrepo_script(), tmp, tmp)) {
 		test_run("cat '%s/make.log' >&2", tmp);
 		return -1;
 	}
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	test_run("rm -rf '%s'", tmp);
-	free(tmp);
 	return 0;
 }
 
@@ -296,5 +289,5 @@ int main(void)
 		cmocka_unit_test(test_releases_choose),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, setup, test_scratch_teardown);
 }
