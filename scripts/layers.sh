@@ -3,9 +3,10 @@
 #
 # The floors, lowest first (HACKING.md, "Layout"); a file may include
 # headers of its own folder and of any lower floor, never of a higher one
-# nor of another folder on its own floor.  src/cmd/ (floor 10, the commands
-# and src/cmd/cli.h) sits under src/stablesel.c (11): no command depends on
-# the main file.  Prints each include that runs back up and
+# nor of another folder on its own floor.  src/run/ (floor 10: what a run
+# does, as the core does it, for any front end) sits under src/cmd/ (11,
+# the commands and src/cmd/cli.h), which sits under src/stablesel.c (12):
+# no command depends on the main file.  Prints each include that runs back up and
 # exits 1 when there is one; run by `make test`.
 set -eu
 cd "$(dirname "$0")/.."
@@ -22,8 +23,9 @@ floor() {
 	models) echo 7 ;;
 	eval | queue) echo 8 ;;
 	rank | check) echo 9 ;;
-	cmd) echo 10 ;;
-	.) echo 11 ;;
+	run) echo 10 ;;
+	cmd) echo 11 ;;
+	.) echo 12 ;;
 	*) echo "" ;;
 	esac
 }

@@ -917,45 +917,6 @@ const char *ss_verdicts_branch(const ss_verdicts *v)
 	return ss_check_branch_name(v->ck);
 }
 
-const char *ss_verdict_word_name(ss_verdict_word w)
-{
-	switch (w) {
-	case SS_VERDICT_YES:
-		return "yes";
-	case SS_VERDICT_YES_NEEDS:
-		return "yes, needs";
-	case SS_VERDICT_ALREADY:
-		return "already";
-	case SS_VERDICT_NO_BUG:
-		return "no: bug not in branch";
-	case SS_VERDICT_NO_REVERTED:
-		return "no: reverted by";
-	case SS_VERDICT_UNKNOWN:
-		break;
-	}
-	return "unknown";
-}
-
-void ss_verdict_text(char *out, size_t size, const ss_verdict *v)
-{
-	size_t len;
-
-	snprintf(out, size, "%s", ss_verdict_word_name(v->word));
-	if (v->word == SS_VERDICT_NO_REVERTED) {
-		len = strlen(out);
-		snprintf(out + len, size - len, " %.12s", v->reverted_by);
-	} else if (v->word == SS_VERDICT_YES_NEEDS) {
-		for (int k = 0; k < v->check.nneeds; k++) {
-			len = strlen(out);
-			snprintf(out + len, size - len, " %.12s", v->check.needs[k]);
-		}
-		if (ss_verdict_series_shown(v)) {
-			len = strlen(out);
-			snprintf(out + len, size - len, " (series %u/%u)", v->series_n, v->series_total);
-		}
-	}
-}
-
 int ss_verdict_series_shown(const ss_verdict *v)
 {
 	return v->word == SS_VERDICT_YES_NEEDS && v->series_needs && v->series_n;
@@ -963,5 +924,5 @@ int ss_verdict_series_shown(const ss_verdict *v)
 
 int ss_verdict_proposes(const ss_verdict *v)
 {
-	return v->word == SS_VERDICT_YES || v->word == SS_VERDICT_YES_NEEDS;
+	return ss_verdict_word_proposes(v->word);
 }

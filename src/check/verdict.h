@@ -50,16 +50,10 @@
 #include "check/check.h"
 #include "commit/commit.h"
 #include "labels/carried.h"
+#include "queue/verdict_data.h"
+#include "util/strbuf.h"
 
-/* Enum values only grow. */
-typedef enum {
-	SS_VERDICT_YES = 0,
-	SS_VERDICT_YES_NEEDS = 1,
-	SS_VERDICT_ALREADY = 2,
-	SS_VERDICT_NO_BUG = 3,
-	SS_VERDICT_NO_REVERTED = 4,
-	SS_VERDICT_UNKNOWN = 5
-} ss_verdict_word;
+/* ss_verdict_word (the verdict's enum) is queue/verdict_data.h's. */
 
 #define SS_VERDICT_MAX_FOLLOWUPS 4
 
@@ -121,17 +115,20 @@ const ss_verdict *ss_verdicts_at(const ss_verdicts *v, size_t i);
 /* The branch's short name ("20.11"), from the check. */
 const char *ss_verdicts_branch(const ss_verdicts *v);
 
-/* "yes", "yes, needs", "already", "no: bug not in branch", "no: reverted
- * by", "unknown" (ss_verdict_text() adds the ids). */
-const char *ss_verdict_word_name(ss_verdict_word w);
-
-/* The verdict as shown: "yes, needs 1a2b3c4d5e6f 0f9e8d7c6b5a", "yes,
- * needs 1a2b3c4d5e6f (series 2/3)", "no: reverted by 1a2b3c4d5e6f",
- * "already" ...; ids abbreviated to 12. */
-void ss_verdict_text(char *out, size_t size, const ss_verdict *v);
-
-/* Does ss_verdict_text() name the series (else a note may)? */
+/* Do the verdict's words name the series (else the detail may)? */
 int ss_verdict_series_shown(const ss_verdict *v);
+
+/*
+ * v's verdict on branch (its short name, "20.11") as data, the way it
+ * crosses to rank and the writers (verdict_data.h): the word, the
+ * prerequisites (only when it proposes; copied into needs, which has
+ * room for SS_CHECK_MAX_NEEDS, oldest first), the follow-ups (v's own;
+ * none when the branch carries it already),
+ * the detail in words (into *detail, reset first).  out borrows needs,
+ * detail and v; out->text is left NULL.  0 or SS_ENOMEM.
+ */
+int ss_verdict_export(ss_verdict_data *out, ss_verdict_id *needs, ss_strbuf *detail,
+		      const ss_verdict *v, const char *branch);
 
 /* Does the word let the pick be proposed (yes, yes needs)? */
 int ss_verdict_proposes(const ss_verdict *v);

@@ -67,6 +67,34 @@ void note(const char *fmt, ...)
 	va_end(ap);
 }
 
+static void run_say(ss_run_level level, const char *msg, void *ud)
+{
+	(void)ud;
+	if (level == SS_RUN_WARNING)
+		warning("%s", msg);
+	else
+		note("%s", msg);   /* SS_RUN_NOTE, SS_RUN_INFO */
+}
+
+static void run_progress(const char *what, size_t done, size_t total, void *ud)
+{
+	(void)ud;
+	progress(what, done, total);
+}
+
+static void run_progress_done(void *ud)
+{
+	(void)ud;
+	progress_done();
+}
+
+const ss_run_report *cli_run_report(void)
+{
+	static const ss_run_report rp = { run_say, run_progress, run_progress_done, NULL };
+
+	return &rp;
+}
+
 int cli_blas_threads_init(void)
 {
 	const char *ours = getenv("SS_BLAS_THREADS");

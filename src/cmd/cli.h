@@ -21,6 +21,7 @@
 #include "models/options.h"
 #include "parse-options.h"
 #include "rank/rank.h"
+#include "run/branches.h"
 #include "source/replay.h"
 #include "source/source.h"
 
@@ -50,6 +51,10 @@ extern int cli_progress;
 int cli_progress_on(void);
 void progress(const char *what, size_t done, size_t total);
 void progress_done(void);
+
+/* The run floor's messages (run/run.h) as note() and warning() print
+ * them, its progress as progress() shows it. */
+const ss_run_report *cli_run_report(void);
 
 /* Flush and close stdout; a write error dies (128), else returns rc.
  * cli_exit() does it and exits with rc. */
@@ -184,13 +189,6 @@ struct ss_index *cli_index_open(const cli_index_args *x, const char *repo, char 
 void cli_mainline_name(char *out, size_t size, const cli_history_args *ha, const char *repo);
 
 /*
- * The mainline the index at ix recorded ("refs/heads/main"; into buf) as
- * the default of --onto-upstream, "HEAD" without an index or when it
- * recorded none.
- */
-const char *cli_index_upstream(struct ss_index *ix, char *buf, size_t size);
-
-/*
  * What the stable branch ck (of the repository repo) carries under any
  * id (labels/carried.h), new, the caller's: from the project index ix
  * (may be NULL; path its path) when it recorded the branch at the tip ck
@@ -199,7 +197,8 @@ const char *cli_index_upstream(struct ss_index *ix, char *buf, size_t size);
  * mainline, else HEAD) lacks, saying on stderr why the index was not used
  * when it was open.  A named upstream that is not the index's mainline
  * reads the branch too.  what names the branch in messages; *from_index
- * (may be NULL) says which was done.  Dies on error.
+ * (may be NULL) says which was done.  run/branches.h's
+ * ss_run_carried_load(), dying on error.
  */
 ss_carried *cli_carried_load(struct ss_index *ix, const char *path, const char *repo, ss_check *ck,
 			     const char *upstream, const char *what, int *from_index);
@@ -208,7 +207,8 @@ ss_carried *cli_carried_load(struct ss_index *ix, const char *path, const char *
  * The stable branches the index ix knows (refs of kind stable), newest
  * version first, a remote-tracking ref left out when a local branch of
  * its name is there too: at most max names (malloc'd) into out, the count
- * returned; *more those left out beyond max.
+ * returned; *more those left out beyond max.  run/branches.h's
+ * ss_run_index_branches(), dying on error.
  */
 size_t cli_index_branches(char **out, size_t max, size_t *more, struct ss_index *ix,
 			  const char *path);
@@ -319,25 +319,12 @@ typedef struct {
 	/* the sources' commits as the project model's training read them,
 	 * ranked from memory instead of read again (NULL: read them) */
 	ss_replay *replay;
-	ss_check *ck[SS_RANK_MAX_BRANCHES];
-	ss_carried *carried[SS_RANK_MAX_BRANCHES];
-	ss_verdicts *vs[SS_RANK_MAX_BRANCHES];
-	/* the prerequisites' blames, shared by the branches' checks (freed
-	 * after them) */
-	ss_check_blame_cache *blame_cache;
+	/* the --onto branches: checks, what they carry, verdicts (run/branches.h) */
+	ss_run_branches *br;
 } cli_ranking;
 
 void cli_ranking_init(cli_ranking *k);
 
-/*
- * An honest replay (replay_cut.c): when an --onto branch is not the
- * project index's ref at its tip (set back, or a copy) and the index
- * holds backports committed after the newest --onto tip, k->label (and
- * k->ko.stable) become the index's backports up to that tip's committer
- * time, said once on stderr.  Called by cli_ranking_run() once the model
- * is chosen.  Nothing changes with --stable, without --onto or an index.
- */
-void cli_replay_cut(cli_ranking *k, const char *repo);
 void cli_ranking_load(cli_ranking *k);
 void cli_ranking_run(cli_ranking *k, cli_source_args *src, const char *const *specs, int nspecs);
 void cli_ranking_free(cli_ranking *k);

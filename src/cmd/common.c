@@ -17,6 +17,8 @@
 #include "labels/labels.h"
 #include "features/history.h"
 #include "index/index.h"
+#include "run/branches.h"
+#include "run/releases.h"
 #include "source/git.h"
 #include "models/dataset.h"
 #include "util/atomic.h"
@@ -193,6 +195,7 @@ ss_index *cli_index_open(const cli_index_args *x, const char *repo, char **used)
 /* Prime h from the index (see cli_history_load). */
 static void history_from_index(const cli_history_args *ha, ss_history *h, const char *repo)
 {
+	ss_releases_ask ask = { ha->rel.file, ha->rel.tags, repo, 0 };
 	ss_releases *rel = NULL;
 	char *path = NULL;
 	ss_index *ix = cli_index_open(&ha->ix, repo, &path);
@@ -202,8 +205,10 @@ static void history_from_index(const cli_history_args *ha, ss_history *h, const 
 	if (ss_index_for_each_commit(ix, index_commit, h) ||
 	    ss_index_for_each_path(ix, index_path, h))
 		die("cannot read the history from '%s': %s", path, ss_error_last());
-	if (!ha->rel.file && !ha->rel.tags) {
-		if (ss_index_load_releases(&rel, ix))
+	if (!ss_releases_given(&ask)) {
+		ss_releases_from from;
+
+		if (ss_releases_choose(&rel, &from, &ask, ix))
 			die("cannot read the releases from '%s': %s", path, ss_error_last());
 		ss_history_take_releases(h, rel);
 	}
@@ -238,166 +243,23 @@ int cli_backports_from_index(ss_backports *l, const char *db, const char *repo, 
 	return 1;
 }
 
-const char *cli_index_upstream(ss_index *ix, char *buf, size_t size)
-{
-	if (!ix || ss_index_mainline_ref(ix, buf, size) || !buf[0])
-		return "HEAD";
-	return buf;
-}
-
-/* The index's ref matching the branch a check took, and the mainline. */
-struct ref_match {
-	const char *short_ref;   /* "20.11", "origin/20.11", or the revision */
-	const char *name;        /* ss_check_branch_name: "20.11" */
-	const char *tip;         /* the branch's tip now */
-	char ref[256], ref_tip[41];
-	int exact;               /* ref is short_ref itself */
-	char mainline[41];       /* the index's mainline tip */
-};
-
-static int match_ref(const ss_index_ref *r, void *ud)
-{
-	struct ref_match *m = ud;
-
-	if (!strcmp(r->kind, "mainline") && !m->mainline[0])
-		snprintf(m->mainline, sizeof(m->mainline), "%s", r->tip);
-	if (strcmp(r->kind, "stable") || m->exact)
-		return 0;
-	/* the same ref, else one of the branch's name at the same commit
-	 * (the index keeps one of "origin/21.11" and "21.11" when they agree) */
-	if (!strcmp(r->name, m->short_ref) ||
-	    (!m->ref[0] && !strcmp(ss_git_branch_local(r->name), m->name) && !strcmp(r->tip, m->tip))) {
-		m->exact = !strcmp(r->name, m->short_ref);
-		snprintf(m->ref, sizeof(m->ref), "%s", r->name);
-		snprintf(m->ref_tip, sizeof(m->ref_tip), "%s", r->tip);
-	}
-	return 0;
-}
-
-static int carried_row(const ss_index_backport *b, void *ud)
-{
-	uint64_t key = b->patch_id ? ss_hexid_key(b->patch_id) : 0;
-
-	/* as from the branch: a line names its upstream commit; an equal
-	 * patch id is found by the patch (carried.h's SS_CARRIED_PATCH) */
-	return ss_carried_add(ud, b->how && !strcmp(b->how, "line") ? b->upstream : NULL, key,
-			      b->commit);
-}
-
 ss_carried *cli_carried_load(ss_index *ix, const char *path, const char *repo, ss_check *ck,
 			     const char *upstream, const char *what, int *from_index)
 {
-	const char *full = ss_check_branch_ref(ck);
-	struct ref_match m;
 	ss_carried *cr;
-	char upid[41], found[1100];
-	const char *why = NULL, *dflt = cli_index_upstream(ix, found, sizeof(found));
 
-	if (from_index)
-		*from_index = 0;
-	memset(&m, 0, sizeof(m));
-	m.short_ref = !strncmp(full, "refs/heads/", 11) ? full + 11 :
-		      !strncmp(full, "refs/remotes/", 13) ? full + 13 : full;
-	m.name = ss_check_branch_name(ck);
-	m.tip = ss_check_branch_id(ck);
-	if (ss_carried_new(&cr))
+	if (ss_run_carried_load(&cr, from_index, ix, path, repo, ck, upstream, what, cli_run_report()))
 		die("%s", ss_error_last());
-	if (ix) {
-		if (ss_index_for_each_ref(ix, match_ref, &m))
-			die("cannot read the refs of '%s': %s", path, ss_error_last());
-		if (!m.ref[0])
-			why = "it has no such stable branch";
-		else if (strcmp(m.ref_tip, m.tip))
-			why = "stale";
-		else if (upstream && (ss_git_resolve(upid, repo, upstream) || strcmp(upid, m.mainline)))
-			why = "its mainline is not the one named";
-	}
-	if (ix && !why) {
-		if (ss_index_for_each_branch_commit(ix, m.ref, carried_row, cr))
-			die("cannot read stable branch '%s' from '%s': %s", m.ref, path, ss_error_last());
-		/* the index's mainline tip, else (a repository rewound since)
-		 * the one named */
-		if (ss_carried_read_style(cr, repo, m.tip, m.mainline) &&
-		    ss_carried_read_style(cr, repo, m.tip, upstream ? upstream : dflt))
-			die("cannot read stable branch '%s': %s", what, ss_error_last());
-		if (from_index)
-			*from_index = 1;
-		return cr;
-	}
-	if (why && !strcmp(why, "stale"))
-		warning("index '%s' is stale for %s (read up to %.12s, the branch is at %.12s): "
-			"reading the branch (run 'stablesel index --repo %s' to update it)", path, m.ref,
-			m.ref_tip, m.tip, repo);
-	else if (why)
-		note("reading %s from the repository, not from index '%s': %s", what, path, why);
-	if (ss_carried_read(cr, repo, m.tip, upstream ? upstream : dflt))
-		die("cannot read stable branch '%s': %s", what, ss_error_last());
 	return cr;
-}
-
-struct branch_list {
-	char **names;
-	size_t n, cap;
-};
-
-static int list_stable(const ss_index_ref *r, void *ud)
-{
-	struct branch_list *l = ud;
-
-	if (strcmp(r->kind, "stable"))
-		return 0;
-	if (SS_GROW(l->names, l->n + 1, l->cap) || !(l->names[l->n] = strdup(r->name)))
-		return ss_error_code(SS_ENOMEM, "out of memory for the stable branches");
-	l->n++;
-	return 0;
-}
-
-/* Newest version first; a local branch before a remote-tracking one. */
-static int cmp_branch(const void *a, const void *b)
-{
-	const char *x = *(char *const *)a, *y = *(char *const *)b;
-	int c = strverscmp(ss_git_branch_local(y), ss_git_branch_local(x));
-
-	return c ? c : (strchr(x, '/') != NULL) - (strchr(y, '/') != NULL);
 }
 
 size_t cli_index_branches(char **out, size_t max, size_t *more, ss_index *ix,
 			  const char *path)
 {
-	struct branch_list l = { NULL, 0, 0 };
-	size_t n = 0;
+	size_t n;
 
-	*more = 0;
-	if (ss_index_for_each_ref(ix, list_stable, &l))
-		die("cannot read the refs of '%s': %s", path, ss_error_last());
-	if (l.n)
-		qsort(l.names, l.n, sizeof(*l.names), cmp_branch);
-	for (size_t i = 0; i < l.n; i++) {
-		/* "origin/21.11" beside "21.11": the index read both (their tips
-		 * differ); the local branch, sorted first, is the one a
-		 * maintainer works on */
-		char role[32];
-
-		if (i && !strcmp(ss_git_branch_local(l.names[i]), ss_git_branch_local(l.names[i - 1])))
-			continue;
-		/* staging areas, end-of-life branches and copies the index
-		 * found are no default target (named with --onto they are) */
-		if (ss_index_branch_role(ix, l.names[i], role, sizeof(role)))
-			die("cannot read the branch roles of '%s': %s", path, ss_error_last());
-		if (strcmp(role, "stable"))
-			continue;
-		if (n < max)
-			out[n++] = l.names[i];
-		else
-			++*more;
-	}
-	for (size_t i = 0, k = 0; i < l.n; i++) {
-		if (k < n && l.names[i] == out[k])
-			k++;
-		else
-			free(l.names[i]);
-	}
-	free(l.names);
+	if (ss_run_index_branches(out, &n, max, more, ix, path))
+		die("%s", ss_error_last());
 	return n;
 }
 
@@ -409,11 +271,19 @@ void cli_history_check(const cli_history_args *ha, const char *repo)
 
 void cli_history_load(const cli_history_args *ha, ss_history *h, const char *repo)
 {
-	const cli_releases *r = &ha->rel;
+	ss_releases_ask ask = { ha->rel.file, ha->rel.tags, repo, 0 };
 
 	cli_history_check(ha, repo);
-	if ((r->file || r->tags) && ss_history_load_releases(h, r->file, repo, r->tags))
-		die("%s", ss_error_last());
+	/* the releases named first (run/releases.h: they come before the
+	 * index's): a bad file dies before the repository is opened */
+	if (ss_releases_given(&ask)) {
+		ss_releases_from from;
+		ss_releases *rel;
+
+		if (ss_releases_choose(&rel, &from, &ask, NULL))
+			die("%s", ss_error_last());
+		ss_history_take_releases(h, rel);
+	}
 	/* the code a commit changes is looked up in the last release */
 	if (repo && ss_history_open_repo(h, repo))
 		die("%s", ss_error_last());

@@ -1,6 +1,7 @@
 /*
- * decisions.c - what mark, status and review share, and the review
- * decisions applied to a ranking (decisions.h; docs/review.md).
+ * decisions.c - what mark, status and review share, and the rank/report
+ * hook that has run/decisions.c apply the review decisions to a ranking
+ * (decisions.h; docs/review.md).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 #include <time.h>
 
 #include "decisions.h"
+#include "run/decisions.h"
 #include "source/git.h"
 #include "util/error.h"
 #include "util/hexid.h"
@@ -86,108 +88,33 @@ const char *cli_decision_date(char buf[16], int64_t t)
 	return buf;
 }
 
-int cli_decision_active(ss_index *ix, const ss_decision *d, int64_t now)
-{
-	struct tm tm;
-	int y, m, day;
-	char end;
-
-	if (d->state != SS_DECISION_DEFERRED || !*d->until)
-		return 1;
-	if (sscanf(d->until, "%4d-%2d-%2d%c", &y, &m, &day, &end) == 3) {
-		memset(&tm, 0, sizeof(tm));
-		tm.tm_year = y - 1900;
-		tm.tm_mon = m - 1;
-		tm.tm_mday = day;
-		return now < (int64_t)timegm(&tm);
-	}
-	/* a release: the deferral ends when the index has it */
-	{
-		ss_index_tag_place t;
-
-		if (ss_index_where_tag(&t, ix, d->until))
-			return 1;
-		ss_index_tag_place_release(&t);
-		return 0;
-	}
-}
-
 void cli_decisions_apply(cli_ranking *k, const char *repo)
 {
 	char *names[SS_RANK_MAX_BRANCHES], *path = NULL;
-	size_t nb = 0, more = 0, hidden = 0, qb = 0, n = ss_ranking_count(k->r);
-	int queue = 0;
-	int64_t now = (int64_t)time(NULL);
-	ss_strbuf text = SS_STRBUF_INIT;
+	size_t nb = 0, more = 0;
+	int any = 0;
+	ss_run_decisions_options o = { names, NULL, 0, k->queue_extras, k->queue_branch,
+				       k->show_decided, (int64_t)time(NULL), cli_run_report() };
 	ss_index *ix;
 
 	if (k->hist_args.ix.no_index || !(ix = cli_index_open(&k->hist_args.ix, repo, &path)))
 		return;
 	/* no decision at all: nothing to look up for each row */
-	if (ss_index_decisions_any(ix, NULL, &queue))
+	if (ss_index_decisions_any(ix, NULL, &any))
 		die("cannot read the decisions of '%s': %s", path, ss_error_last());
-	if (!queue) {
-		ss_index_free(ix);
-		free(path);
-		return;
-	}
-	queue = 0;
-	if (k->nonto) {
-		for (nb = 0; nb < k->nonto; nb++)
-			if (!(names[nb] = strdup(ss_check_branch_name(k->ck[nb]))))
-				die("out of memory");
-	} else {
-		nb = cli_index_branches(names, SS_RANK_MAX_BRANCHES, &more, ix, path);
-	}
-	if (k->queue_extras && nb) {
-		for (qb = 0; k->queue_branch && qb < nb; qb++)
-			if (!strcmp(k->queue_branch, names[qb]) || !strcmp(k->queue_branch, k->onto[qb]))
-				break;
-		if (qb == nb)
-			qb = 0;
-		if (ss_index_decisions_any(ix, names[qb], &queue))
-			die("cannot read the decisions of '%s': %s", path, ss_error_last());
-	}
-	for (size_t i = 0; i < n; i++) {
-		size_t decided = 0;
-		int pick = 0;
-		ss_rank_row w;
-
-		ss_ranking_row(&w, k->r, i);
-		ss_strbuf_reset(&text);
-		for (size_t b = 0; b < nb; b++) {
-			ss_decision_owned o;
-			int found;
-
-			if (ss_index_decision_get(&o, &found, ix, w.id, names[b]))
-				die("cannot read the decisions of '%s': %s", path, ss_error_last());
-			if (!found)
-				continue;
-			if (cli_decision_active(ix, &o.d, now)) {
-				decided++;
-				if (queue && b == qb)
-					pick = ss_decision_is_pick(o.d.state);
-				ss_strbuf_addf(&text, "%s%s %s", text.len ? ", " : "",
-					       ss_decision_state_name(o.d.state), names[b]);
-			} else {
-				ss_strbuf_addf(&text, "%sdeferral ended %s", text.len ? ", " : "", names[b]);
-			}
-			ss_decision_owned_release(&o);
+	if (any) {
+		if (k->nonto) {
+			for (nb = 0; nb < k->nonto; nb++)
+				if (!(names[nb] = strdup(ss_run_branches_name(k->br, nb))))
+					die("out of memory");
+			o.onto = k->onto;
+		} else {
+			nb = cli_index_branches(names, SS_RANK_MAX_BRANCHES, &more, ix, path);
 		}
-		if (ss_ranking_set_review(k->r, i, text.buf, queue && pick))
-			die("out of memory");
-		if (queue ? !pick : nb && decided == nb && !k->show_decided) {
-			hidden += w.shown && !queue;
-			ss_ranking_restrict(k->r, i, 0, 0);
-		}
+		o.nbranches = nb;
+		if (ss_run_decisions_apply(k->r, ix, path, &o))
+			die("%s", ss_error_last());
 	}
-	if (hidden)
-		note("%zu decided candidates hidden (every branch has a decision; --all lists them)",
-		     hidden);
-	if (queue)
-		note("the queue of %s holds its accepted commits only (it has review decisions)",
-		     names[qb]);
-	ss_strbuf_release(&text);
 	for (size_t b = 0; b < nb; b++)
 		free(names[b]);
 	ss_index_free(ix);

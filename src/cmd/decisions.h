@@ -40,10 +40,6 @@ size_t cli_decision_branches(char **out, size_t max, ss_index *ix, const char *p
  * be NULL).  error() and -1 when neither knows it. */
 int cli_decision_commit(char out[41], ss_index *ix, const char *repo, const char *arg);
 
-/* Whether d still holds at time now: a deferral until a date that has
- * come, or until a release the index now has, no longer does. */
-int cli_decision_active(ss_index *ix, const ss_decision *d, int64_t now);
-
 /* "2026-12-04" of t into buf[11]. */
 const char *cli_decision_date(char buf[16], int64_t t);
 
@@ -55,6 +51,7 @@ const char *cli_decision_date(char buf[16], int64_t t);
  * number hidden is said on stderr; a queue (k->queue_extras) for a branch
  * with any decision holds exactly the rows accepted (queued, failed) for
  * it, whatever they score, and their prerequisites.  No index: nothing.
+ * The rules are run/decisions.h's ss_run_decisions_apply().
  */
 void cli_decisions_apply(cli_ranking *k, const char *repo);
 

@@ -19,6 +19,7 @@
 #include "cli.h"
 #include "history/histidx.h"
 #include "index/index.h"
+#include "run/releases.h"
 #include "util/error.h"
 #include "util/hexid.h"
 
@@ -273,15 +274,12 @@ int cmd_origin(int argc, const char **argv)
 		CLI_END(),
 	};
 	struct run run;
-	const char *releases_file, *glob;
 	const char **history;
 	size_t nhistory;
 
 	cli_source_args_init(&a);
 	cli_history_args_init(&hist);
 	nargs = cli_parse_options(argc, argv, options, origin_usage);
-	releases_file = hist.rel.file;
-	glob = hist.rel.tags;
 	history = hist.specs;
 	nhistory = hist.n;
 	if (nargs > MAX_ARGS)
@@ -307,34 +305,28 @@ int cmd_origin(int argc, const char **argv)
 	if (a.repo && ss_histidx_open_repo(run.h, a.repo))
 		die("%s", ss_error_last());
 	{
-		/* the project index: every mainline commit as a target, and
-		 * its mainline releases with each commit's first one */
+		/* the project index: every mainline commit as a target; the
+		 * releases as every command chooses them (run/releases.h), with
+		 * the repository's tags when nothing else has any */
+		ss_releases_ask ask = { hist.rel.file, hist.rel.tags, a.repo, 1 };
+		ss_releases_from from;
 		char *path = NULL;
 		ss_index *ix = cli_index_open(&hist.ix, a.repo, &path);
 
-		if (ix) {
-			if (ss_index_for_each_commit(ix, known_commit, run.h))
-				die("cannot read the history from '%s': %s", path, ss_error_last());
-			if (!releases_file && !glob && ss_index_load_releases(&rel, ix))
+		if (ix && ss_index_for_each_commit(ix, known_commit, run.h))
+			die("cannot read the history from '%s': %s", path, ss_error_last());
+		if (ss_releases_choose(&rel, &from, &ask, ix)) {
+			if (from == SS_RELEASES_INDEX)
 				die("cannot read the releases from '%s': %s", path, ss_error_last());
-			ss_index_free(ix);
-			free(path);
-		}
-	}
-	if (rel && !ss_releases_count(rel)) {
-		ss_releases_free(rel);
-		rel = NULL;
-	}
-	if (rel) {
-		/* from the index */
-	} else if (releases_file || a.repo) {
-		if (ss_releases_load(&rel, releases_file, a.repo, glob))
 			die("%s", ss_error_last());
-		if (!releases_file && !ss_releases_count(rel))
-			warning("no release tags in '%s'%s%s", a.repo, glob ? " match " : "",
-				glob ? glob : "");
-	} else {
-		warning("no releases known: give --releases FILE or --repo PATH");
+		}
+		ss_index_free(ix);
+		free(path);
+		if (from == SS_RELEASES_NONE)
+			warning("no releases known: give --releases FILE or --repo PATH");
+		else if (from != SS_RELEASES_INDEX && !ask.file && !ss_releases_count(rel))
+			warning("no release tags in '%s'%s%s", a.repo, ask.tags ? " match " : "",
+				ask.tags ? ask.tags : "");
 	}
 
 	for (i = 0; i < (int)nhistory; i++) {

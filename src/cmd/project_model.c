@@ -46,19 +46,10 @@
 #include "labels/labels.h"
 #include "models/dataset.h"
 #include "models/metrics.h"
+#include "run/project_model.h"
 #include "source/git.h"
 #include "util/error.h"
 #include "util/strbuf.h"
-
-/* The labels of commits younger than this are not settled: their
- * backport may still come (DPDK's LTS releases come quarterly). */
-#define SS_PROJECT_SETTLE_DAYS 90
-/* A release cycle, for how much the stable tree may grow before the
- * model is retrained (DPDK: quarterly; the kernel: 9-10 weeks). */
-#define SS_PROJECT_RELEASE_DAYS 91.0
-/* Less than this to learn from: the built-in model instead. */
-#define SS_PROJECT_MIN_COMMITS 100
-#define SS_PROJECT_MIN_POSITIVE 10
 
 static void say(const cli_ranking *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -72,6 +63,15 @@ static void say(const cli_ranking *k, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+/* The run floor's words (run/project_model.h) as say() prints them. */
+static void run_say(ss_run_level level, const char *msg, void *ud)
+{
+	if (level == SS_RUN_WARNING)
+		warning("%s", msg);
+	else
+		say(ud, "%s", msg);
 }
 
 static void use_builtin(cli_ranking *k, const char *why)
@@ -186,35 +186,6 @@ static int make_parent(const char *path)
 	}
 	free(dir);
 	return rc;
-}
-
-/* Backports a release adds, as the model saw them: at least 1. */
-static double per_release(const ss_model_info *in)
-{
-	double span = (double)(in->last - in->first) / 86400.0;
-	double r = span > SS_PROJECT_RELEASE_DAYS ? (double)in->nlabelled * SS_PROJECT_RELEASE_DAYS / span
-						  : (double)in->nlabelled;
-
-	return r < 1 ? 1 : r;
-}
-
-/* Why a kept model no longer fits, or NULL when it does (why[size]). */
-static const char *stale(char *why, size_t size, const ss_model *m, const char *labels,
-			 size_t nlabelled, int masked)
-{
-	const ss_model_info *in = ss_model_info_of(m);
-
-	if (strcmp(in->labels, labels))
-		snprintf(why, size, "it was trained with other labels (%s)", in->labels);
-	else if ((int)in->masked != masked)
-		snprintf(why, size, "it was trained with stable tags %s", in->masked ? "masked" : "visible");
-	else if ((double)nlabelled > (double)in->nlabelled + per_release(in))
-		snprintf(why, size, "the stable tree carries %zu commits, %llu when it was trained "
-			 "(a release adds about %.0f)", nlabelled, (unsigned long long)in->nlabelled,
-			 per_release(in));
-	else
-		return NULL;
-	return why;
 }
 
 /*
@@ -377,146 +348,6 @@ static ss_replay *replay_new(const char *const *specs, int nspecs)
 	return r;
 }
 
-/*
- * Whether the code a commit changes was in the last release (the relcode
- * features, read from the repository) tells this project's backports
- * apart is the project's own matter: on systemd's validation slices it
- * did (validation PR-AUC +0.036, held-out AP +0.03), on DPDK's it did not
- * (validation +0.003, and 0.02 F1 less on v21.02..v22.03 beside the stable
- * tag).  So the model is trained again without them, on the same
- * examples, and they are kept only when they raise the validation slice's
- * PR-AUC (the newest training commits, never the ranked ones) by at least
- * SS_PROJECT_RELCODE_GAIN: a gain within the slice's noise does not pay
- * for features that read the repository.  stderr says which.
- */
-#define SS_PROJECT_RELCODE_GAIN 0.01
-
-static ss_model *choose_relcode(const cli_ranking *k, ss_model *with, ss_dataset *d,
-				const size_t *idx, size_t n, const ss_train_options *o)
-{
-	ss_train_options o0 = *o;
-	ss_model *without = NULL;
-	double a1, a0;
-
-	o0.groups_off |= SS_FG_RELCODE;
-	if (ss_model_train(&without, SS_MODEL_LINEAR, d, idx, n, &o0))
-		die("cannot train the project model: %s", ss_error_last());
-	a1 = ss_model_info_of(with)->val_pr_auc;
-	a0 = ss_model_info_of(without)->val_pr_auc;
-	say(k, "the features of whether the changed code was in the last release are %s: "
-	    "validation PR-AUC %.3f with them, %.3f without (kept from a gain of %.2f)",
-	    a1 >= a0 + SS_PROJECT_RELCODE_GAIN ? "kept" : "left out", a1, a0,
-	    SS_PROJECT_RELCODE_GAIN);
-	if (a1 >= a0 + SS_PROJECT_RELCODE_GAIN) {
-		ss_model_free(without);
-		return with;
-	}
-	ss_model_free(with);
-	return without;
-}
-
-/*
- * How far back the project's maintainers still decide as they do now.
- * A project's stable policy drifts (systemd's stable branches took
- * other things in 2016 than in 2022), and a linear model trained on all
- * of it learns the average.  So the newest SS_PROJECT_VAL_SHARE of the
- * settled history is set aside as a fixed validation slice, a model is
- * trained on each window of the history just before it (the last 2, 3,
- * 4 and 6 years, and all of it) and scored there; the window with the
- * best average precision is used only when it beats all of the history
- * by SS_PROJECT_WINDOW_GAIN (a gain within the slice's noise is not
- * worth the history left out), then from the newest training commit
- * back, the validation slice included.  A window must hold
- * SS_PROJECT_MIN_COMMITS and SS_PROJECT_MIN_POSITIVE.  stderr says which.
- * On systemd's validation slices (docs/scores.md) the last 3-4 years
- * beat all 8; an mlp on the same examples did worse than the linear
- * model (fixed-slice AP 0.440 against 0.465), so the kind stays linear.
- */
-#define SS_PROJECT_VAL_SHARE 0.15
-#define SS_PROJECT_WINDOW_GAIN 0.02
-#define SS_YEAR_SECONDS 31557600  /* 365.25 days */
-
-static size_t in_window(size_t *out, const ss_dataset *d, const size_t *idx, size_t n,
-			int64_t after, size_t *npos)
-{
-	size_t i, m = 0;
-
-	*npos = 0;
-	for (i = 0; i < n; i++)
-		if (ss_dataset_example(d, idx[i])->time > after) {
-			out[m++] = idx[i];
-			*npos += ss_dataset_example(d, idx[i])->label;
-		}
-	return m;
-}
-
-static int64_t choose_window(const cli_ranking *k, const ss_dataset *d, const size_t *idx,
-			     size_t n, const ss_train_options *o)
-{
-	static const int years[] = { 0, 6, 4, 3, 2 };  /* 0: all of it */
-	size_t nval = (size_t)((double)n * SS_PROJECT_VAL_SHARE), ntr = n - nval, i, m, npos;
-	size_t *sub = NULL;
-	uint8_t *label = NULL;
-	float *score = NULL;
-	double ap[sizeof(years) / sizeof(years[0])], best_ap = -1.0;
-	int64_t vstart, best = 0;
-	int best_i = 0;
-	ss_strbuf said = SS_STRBUF_INIT;
-	ss_train_options o1 = *o;
-
-	/* only the validation slice's ranking counts: no refit */
-	o1.refit = 0;
-	if (nval < SS_PROJECT_MIN_COMMITS)
-		return 0;
-	vstart = ss_dataset_example(d, idx[ntr])->time;
-	if (!(sub = malloc(ntr * sizeof(*sub))) || !(label = malloc(nval)) ||
-	    !(score = malloc(nval * sizeof(*score))))
-		die("out of memory");
-	for (i = 0; i < nval; i++)
-		label[i] = ss_dataset_example(d, idx[ntr + i])->label;
-	for (i = 0; i < sizeof(years) / sizeof(years[0]); i++) {
-		int64_t after = years[i] ? vstart - (int64_t)years[i] * SS_YEAR_SECONDS : INT64_MIN;
-		ss_model *m1 = NULL;
-
-		ap[i] = -1.0;
-		m = in_window(sub, d, idx, ntr, after, &npos);
-		if (m < SS_PROJECT_MIN_COMMITS || npos < SS_PROJECT_MIN_POSITIVE ||
-		    (years[i] && m == ntr))
-			continue;
-		if (ss_model_train(&m1, SS_MODEL_LINEAR, (ss_dataset *)d, sub, m, &o1) ||
-		    ss_model_score(score, m1, d, idx + ntr, nval))
-			die("cannot train the project model: %s", ss_error_last());
-		/* the windows take the cost all of it chose: one fit each */
-		if (!o1.C && sscanf(ss_model_info_of(m1)->params, "C=%lf", &o1.C) != 1)
-			o1.C = 0;
-		ss_model_free(m1);
-		ap[i] = ss_metrics_avg_precision(score, label, nval);
-		if (years[i])
-			ss_strbuf_addf(&said, "%s%d years %.3f", said.len ? ", " : "", years[i], ap[i]);
-		else
-			ss_strbuf_addf(&said, "%sall %.3f", said.len ? ", " : "", ap[i]);
-		if (ap[i] > best_ap) {
-			best_ap = ap[i];
-			best_i = (int)i;
-		}
-	}
-	if (best_i && best_ap >= ap[0] + SS_PROJECT_WINDOW_GAIN)
-		best = (int64_t)years[best_i] * SS_YEAR_SECONDS;
-	if (best)
-		say(k, "learning from the last %d years of the history only: validation AP on its "
-		    "newest %.0f%%: %s (a window is used from a gain of %.2f)", years[best_i],
-		    SS_PROJECT_VAL_SHARE * 100, said.buf ? said.buf : "-", SS_PROJECT_WINDOW_GAIN);
-	else
-		say(k, "learning from all the history: validation AP on its newest %.0f%%: %s (a "
-		    "window is used from a gain of %.2f)", SS_PROJECT_VAL_SHARE * 100,
-		    said.buf ? said.buf : "-", SS_PROJECT_WINDOW_GAIN);
-	ss_strbuf_release(&said);
-	free(sub);
-	free(label);
-	free(score);
-	return best;
-}
-
 /* An empty training set.  Its history (the index, the releases, the
  * repository for relcode: what the ranking is primed with) is loaded by
  * prime() only when commits are to be extracted: rows kept in the index
@@ -554,6 +385,7 @@ static ss_model *train(cli_ranking *k, cli_source_args *src, const char *const *
 	int64_t window;
 	double t0 = ss_now();
 	int a, stored = 0;
+	ss_run_report rp = { run_say, NULL, NULL, k };
 
 	if (ss_labels_from_backports(&labels, k->label, labels_name))
 		die("%s", ss_error_last());
@@ -621,18 +453,24 @@ static ss_model *train(cli_ranking *k, cli_source_args *src, const char *const *
 		use_builtin(k, why);
 		goto free_all;
 	}
-	if ((window = choose_window(k, d, idx, n, &o))) {
+	if (ss_project_model_window(&window, d, idx, n, &o, &rp))
+		die("%s", ss_error_last());
+	if (window) {
 		int64_t newest = INT64_MIN;
 
 		for (i = 0; i < n; i++)
 			if (ss_dataset_example(d, idx[i])->time > newest)
 				newest = ss_dataset_example(d, idx[i])->time;
-		n = in_window(idx, d, idx, n, newest - window, &npos);
+		n = ss_project_model_in_window(idx, d, idx, n, newest - window, &npos);
 	}
 	if (ss_model_train(&m, SS_MODEL_LINEAR, d, idx, n, &o))
 		die("cannot train the project model: %s", ss_error_last());
-	if (src->repo)
-		m = choose_relcode(k, m, d, idx, n, &o);
+	if (src->repo) {
+		ss_model *with = m;
+
+		if (ss_project_model_relcode(&m, with, d, idx, n, &o, &rp))
+			die("%s", ss_error_last());
+	}
 	for (a = 0; a < (int)k->hist_args.n; a++)
 		ss_strbuf_addf(&source, "%s%s", source.len ? " " : "", k->hist_args.specs[a]);
 	if (held == HELD_NONE || held == HELD_SINCE)
@@ -702,8 +540,8 @@ void cli_ranking_model(cli_ranking *k, cli_source_args *src, const char *const *
 		die("out of memory");
 	rc = ss_model_load(&m, path);
 	if (rc == 0) {
-		reason = stale(why, sizeof(why), m, labels_name, nlabelled,
-			       src->opts.mask_stable_tags);
+		reason = ss_project_model_stale(why, sizeof(why), m, labels_name, nlabelled,
+						src->opts.mask_stable_tags);
 		if (!reason)
 			reason = trained_on_ranked(why, sizeof(why), m, k, &hsrc, held);
 		if (!reason) {

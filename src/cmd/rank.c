@@ -102,12 +102,12 @@ int cmd_rank(int argc, const char **argv)
 
 		for (b = 0; wo.branch && b < k.nonto; b++)
 			if (!strcmp(wo.branch, k.onto[b]) ||
-			    !strcmp(wo.branch, ss_check_branch_name(k.ck[b])))
+			    !strcmp(wo.branch, ss_run_branches_name(k.br, b)))
 				break;
 		if (b == k.nonto)
 			usage_die("--branch %s is none of the --onto branches", wo.branch);
 		wo.queue_branch = wo.branch ? b : 0;
-		ss_backport_line(backport, sizeof(backport), ss_carried_style(k.carried[wo.queue_branch]),
+		ss_backport_line(backport, sizeof(backport), ss_carried_style(ss_run_branches_carried(k.br, wo.queue_branch)),
 				 "%s");
 		wo.backport_line = backport;
 	}

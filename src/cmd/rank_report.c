@@ -15,6 +15,7 @@
 #include "features/history.h"
 #include "index/index.h"
 #include "rank/policy.h"
+#include "run/replay_cut.h"
 #include "source/git.h"
 #include "util/error.h"
 #include "util/strbuf.h"
@@ -104,26 +105,10 @@ void cli_ranking_load(cli_ranking *k)
 /* Which verdict words --verdicts names: a bit per ss_verdict_word. */
 static unsigned verdict_mask(const char *list)
 {
-	unsigned mask = 0;
+	unsigned mask;
 
-	while (list && *list) {
-		size_t len = strcspn(list, ",");
-
-		if (len == 3 && !strncmp(list, "yes", 3))
-			mask |= 1u << SS_VERDICT_YES | 1u << SS_VERDICT_YES_NEEDS;
-		else if (len == 5 && !strncmp(list, "needs", 5))
-			mask |= 1u << SS_VERDICT_YES_NEEDS;
-		else if (len == 7 && !strncmp(list, "already", 7))
-			mask |= 1u << SS_VERDICT_ALREADY;
-		else if (len == 2 && !strncmp(list, "no", 2))
-			mask |= 1u << SS_VERDICT_NO_BUG | 1u << SS_VERDICT_NO_REVERTED;
-		else if (len == 7 && !strncmp(list, "unknown", 7))
-			mask |= 1u << SS_VERDICT_UNKNOWN;
-		else
-			usage_die("--verdicts: unknown verdict '%.*s' (yes, needs, already, no, unknown)",
-				  (int)len, list);
-		list += len + (list[len] == ',');
-	}
+	if (ss_run_verdict_mask(&mask, list))
+		usage_die("%s", ss_error_last());
 	return mask;
 }
 
@@ -173,17 +158,14 @@ static void dedupe_onto(cli_ranking *k)
 static void open_branches(cli_ranking *k, const char *repo)
 {
 	const char *onto_repo = k->onto_repo ? k->onto_repo : repo;
-	const char *up;
+	ss_run_branches_options o = { onto_repo, k->onto_upstream, NULL, NULL, cli_run_report() };
 	ss_index *ix = NULL;
-	char *ixpath = NULL, found[1100];
+	char *ixpath = NULL;
 
 	verdict_mask(k->verdicts);
 	dedupe_onto(k);
 	if (onto_repo && (k->nonto || k->onto_repo || k->verdicts))
 		ix = cli_index_open(&k->hist_args.ix, onto_repo, &ixpath);
-	/* the mainline the index found, not HEAD (a stable branch, or a
-	 * 2-commit default branch, in a mirror) */
-	up = k->onto_upstream ? k->onto_upstream : cli_index_upstream(ix, found, sizeof(found));
 	if (!k->nonto && ix)
 		index_branches(k, ix, ixpath);
 	if (k->verdicts && !k->nonto)
@@ -191,42 +173,42 @@ static void open_branches(cli_ranking *k, const char *repo)
 			  "--onto-repo or --repo)");
 	if (!onto_repo && k->nonto)
 		usage_die("--onto needs the branches' repository: --onto-repo PATH or --repo PATH");
-	/* a conflicting hunk is blamed once for all the branches */
-	if (k->nonto > 1 && ss_check_blame_cache_new(&k->blame_cache))
+	o.ix = ix;
+	o.ixpath = ixpath;
+	if (k->nonto && ss_run_branches_open(&k->br, k->onto, k->nonto, &o))
 		die("%s", ss_error_last());
-	for (size_t b = 0; b < k->nonto; b++) {
-		ss_check_options co = SS_CHECK_OPTIONS_INIT;
-		int from_index;
-
-		co.rev = k->onto[b];
-		co.blame_cache = k->blame_cache;
-		if (ss_check_open(&k->ck[b], onto_repo, &co))
-			die("%s", ss_error_last());
-		if (ss_check_ambiguity(k->ck[b]))
-			warning("%s", ss_check_ambiguity(k->ck[b]));
-		progress("reading the stable branches", b, k->nonto);
-		/* the branch's own commits: what it carries under other ids */
-		k->carried[b] = cli_carried_load(ix, ixpath, onto_repo, k->ck[b], k->onto_upstream,
-						 k->onto[b], &from_index);
-		/* read from the branch when the mainline named is in it (a
-		 * checkout of the stable branch has it as HEAD): none were */
-		if (!from_index) {
-			char upid[41];
-
-			if (!ss_git_resolve(upid, onto_repo, up) &&
-			    ss_check_in_branch(k->ck[b], upid, NULL, NULL) == 1)
-				warning("%s (%s) is in %s: none of the branch's commits are read as "
-					"backports; name the mainline with --onto-upstream REF", up,
-					k->onto_upstream ? "--onto-upstream" : strcmp(up, "HEAD") ?
-					"the index's mainline" : "the repository's HEAD",
-					k->onto[b]);
-		}
-		if (ss_verdicts_new(&k->vs[b], k->ck[b], k->carried[b]))
-			die("%s", ss_error_last());
-	}
 	progress_done();
 	ss_index_free(ix);
 	free(ixpath);
+}
+
+/*
+ * An honest replay (run/replay_cut.h): with --onto branches set back and
+ * the index's backports, k->label (and k->ko.stable) become the index's
+ * backports up to the newest branch tip.  Nothing changes with --stable,
+ * without --onto or an index.  Once the model is chosen.
+ */
+static void replay_cut(cli_ranking *k, const char *repo)
+{
+	const char *onto_repo = k->onto_repo ? k->onto_repo : repo;
+	ss_backports *cut;
+	char *path = NULL;
+	ss_index *ix;
+
+	/* only the index's table is cut (a --stable tree is the user's) and
+	 * only for branches named: the index's own are at their tips */
+	if (!k->label || k->stable || !k->nonto || !onto_repo ||
+	    !(ix = cli_index_open(&k->hist_args.ix, onto_repo, &path)))
+		return;
+	if (ss_run_replay_cut(&cut, ix, path, onto_repo, k->onto, k->nonto, cli_run_report()))
+		die("%s", ss_error_last());
+	ss_index_free(ix);
+	free(path);
+	if (cut) {
+		ss_backports_free(k->label);
+		k->label = cut;
+		k->ko.stable = cut;
+	}
 }
 
 struct feed {
@@ -243,200 +225,13 @@ static int feed_one(ss_commit *c, void *data)
 
 	if (ss_ranking_feed(f->k->r, c, f->k->hist, history_only))
 		die("cannot rank %s: %s", c->id, ss_error_last());
-	if (!history_only)
-		for (size_t b = 0; b < f->k->nonto; b++)
-			if (ss_verdicts_add(f->k->vs[b], c))
-				die("cannot check %s against %s: %s", c->id, f->k->onto[b], ss_error_last());
+	if (!history_only && ss_run_branches_add(f->k->br, c))
+		die("%s", ss_error_last());
 	if (ss_history_add(f->k->hist, c))
 		die("out of memory");
 	ss_commit_free(c);
 	progress(f->what, ++f->n, 0);
 	return 0;
-}
-
-static int is_pick(const char *id, void *ud)
-{
-	return ss_strmap_find(ud, id, strlen(id)) != SS_STRMAP_NONE;
-}
-
-static void blame_progress(size_t done, size_t total, void *ud)
-{
-	(void)ud;
-	progress("prerequisites and the queue", done, total);
-}
-
-/* A verdict as a row shows it: words, the why, ids to queue with it. */
-static void rank_verdict(ss_strbuf *word, ss_strbuf *detail, ss_strbuf *needs, ss_strbuf *follow,
-			 const ss_verdict *v, const char *branch)
-{
-	char text[300];
-	const ss_check_result *c = &v->check;
-
-	ss_verdict_text(text, sizeof(text), v);
-	ss_strbuf_adds(word, text);
-	if (v->already[0]) {
-		if (c->in_branch)
-			ss_strbuf_addf(detail, "in %s as its own id", branch);
-		else
-			ss_strbuf_addf(detail, "in %s as %.12s, %s", branch, v->already,
-				       v->already_how == SS_CARRIED_PATCH ? "the same patch"
-								  : "by its backport line");
-		return;
-	}
-	switch (c->apply) {
-	case SS_APPLY_CLEAN:
-		ss_strbuf_adds(detail, "applies");
-		break;
-	case SS_APPLY_CONFLICT:
-		ss_strbuf_addf(detail, "conflict in %s hunk %d", c->path, c->hunk);
-		break;
-	case SS_APPLY_MISSING:
-		ss_strbuf_addf(detail, "%s is not in %s", c->path, branch);
-		break;
-	case SS_APPLY_EXISTS:
-		ss_strbuf_addf(detail, "adds %s, which %s has", c->path, branch);
-		break;
-	default:
-		ss_strbuf_addf(detail, "cannot place the patch%s%s", c->path[0] ? ": " : "", c->path);
-		break;
-	}
-	if (v->why[0])
-		ss_strbuf_addf(detail, "; %s", v->why);
-	if (v->blocked[0])
-		ss_strbuf_addf(detail, "; %s", v->blocked);
-	if (v->reverted_by[0])
-		ss_strbuf_addf(detail, "; reverted by %.12s later in mainline", v->reverted_by);
-	for (int i = 0; i < v->nfollowups; i++)
-		ss_strbuf_addf(detail, "%s%.12s", i ? " " : "; follow-ups: ", v->followups[i]);
-	/* its series, when the verdict's words do not name it */
-	if (ss_verdict_series_shown(v))
-		ss_strbuf_adds(detail, "; the earlier patches of its series named change its files");
-	else if (v->series_n)
-		ss_strbuf_addf(detail, "; series %u/%u", v->series_n, v->series_total);
-	for (int i = 0; ss_verdict_proposes(v) && i < c->nneeds; i++)
-		ss_strbuf_addf(needs, "%s%s", i ? " " : "", c->needs[c->nneeds - 1 - i]);
-	for (int i = 0; i < v->nfollowups; i++)
-		ss_strbuf_addf(follow, "%s%s", i ? " " : "", v->followups[i]);
-}
-
-/* Read commit id from repo and add it to the ranking as a queue's
- * prerequisite; a warning when it cannot be read. */
-static void add_extra(cli_ranking *k, const char *repo, const char *id)
-{
-	ss_source_options so = SS_SOURCE_OPTIONS_INIT;
-	char parent[48];
-	const char *revs[2] = { id, parent };
-	ss_source *src;
-	ss_commit *c;
-
-	snprintf(parent, sizeof(parent), "^%s^", id);
-	so.repo = repo;
-	so.revs = revs;
-	so.nrevs = 2;
-	if (ss_source_open(&src, repo, &so)) {
-		warning("cannot read prerequisite %.12s: %s", id, ss_error_last());
-		return;
-	}
-	while (ss_source_next(&c, src) == 0) {
-		if (!strcmp(c->id, id) && ss_ranking_add_extra(k->r, c))
-			die("out of memory");
-		ss_commit_free(c);
-	}
-	ss_source_free(src);
-}
-
-/*
- * After the selection: decide each branch's verdicts with the picks
- * known, give every row its verdicts, and propose only what some branch
- * takes; --verdicts keeps the rows it names.  Scores stay.
- */
-static void decide_verdicts(cli_ranking *k, const char *repo)
-{
-	const char *onto_repo = k->onto_repo ? k->onto_repo : repo;
-	const char *names[SS_RANK_MAX_BRANCHES];
-	unsigned mask = verdict_mask(k->verdicts);
-	ss_strmap *picks;
-	size_t n = ss_ranking_count(k->r);
-
-	if (ss_strmap_new(&picks))
-		die("out of memory");
-	for (size_t i = 0; i < n; i++) {
-		ss_rank_row w;
-		uint32_t id;
-
-		ss_ranking_row(&w, k->r, i);
-		if (w.pick && ss_strmap_intern(picks, w.id, strlen(w.id), &id))
-			die("out of memory");
-	}
-	for (size_t b = 0; b < k->nonto; b++) {
-		if (ss_verdicts_decide(k->vs[b], is_pick, blame_progress, picks))
-			die("cannot decide verdicts for %s: %s", k->onto[b], ss_error_last());
-		names[b] = ss_check_branch_name(k->ck[b]);
-	}
-	progress_done();
-	ss_strmap_free(picks);
-	if (ss_ranking_set_branches(k->r, names, k->nonto))
-		die("%s", ss_error_last());
-	for (size_t i = 0; i < n; i++) {
-		ss_strbuf word = SS_STRBUF_INIT, detail = SS_STRBUF_INIT, needs = SS_STRBUF_INIT;
-		ss_strbuf follow = SS_STRBUF_INIT;
-		int any = 0, listed = 0;
-		ss_rank_row w;
-
-		ss_ranking_row(&w, k->r, i);
-		for (size_t b = 0; b < k->nonto; b++) {
-			const ss_verdict *v = ss_verdicts_get(k->vs[b], w.id);
-			ss_rank_verdict rv;
-
-			if (!v)
-				continue;
-			ss_strbuf_reset(&word);
-			ss_strbuf_reset(&detail);
-			ss_strbuf_reset(&needs);
-			ss_strbuf_reset(&follow);
-			rank_verdict(&word, &detail, &needs, &follow, v, names[b]);
-			rv = (ss_rank_verdict){ word.buf, detail.buf, needs.buf, follow.buf,
-						ss_verdict_proposes(v) };
-			if (ss_ranking_set_verdict(k->r, i, b, &rv))
-				die("out of memory");
-			any |= rv.propose;
-			listed |= (mask >> v->word) & 1;
-		}
-		ss_strbuf_release(&word);
-		ss_strbuf_release(&detail);
-		ss_strbuf_release(&needs);
-		ss_strbuf_release(&follow);
-		/* verdicts change what is proposed, never a score */
-		ss_ranking_restrict(k->r, i, any, !mask || listed);
-	}
-	/* the prerequisites a queue needs that were not ranked */
-	if (k->queue_extras) {
-		for (size_t i = 0; i < n; i++) {
-			ss_rank_row w;
-
-			ss_ranking_row(&w, k->r, i);
-			if (!w.pick)
-				continue;
-			for (size_t b = 0; b < w.nverdicts; b++) {
-				/* a copy: adding a row moves the ranking's strings */
-				char *list = strdup(w.verdicts[b].needs);
-
-				if (!list)
-					die("out of memory");
-				for (const char *p = list; *p;) {
-					size_t len = strcspn(p, " ");
-					char id[41];
-
-					snprintf(id, sizeof(id), "%.*s", (int)(len < 40 ? len : 40), p);
-					p += len + (p[len] == ' ');
-					if (ss_ranking_find(k->r, id) == (size_t)-1)
-						add_extra(k, onto_repo, id);
-				}
-				free(list);
-				ss_ranking_row(&w, k->r, i);
-			}
-		}
-	}
 }
 
 void cli_ranking_run(cli_ranking *k, cli_source_args *src, const char *const *specs, int nspecs)
@@ -463,7 +258,7 @@ void cli_ranking_run(cli_ranking *k, cli_source_args *src, const char *const *sp
 		k->ko.stable = k->label;
 	}
 	cli_ranking_model(k, src, specs, nspecs);
-	cli_replay_cut(k, src->repo);
+	replay_cut(k, src->repo);
 	if (ss_ranking_new(&k->r, k->m, &k->ko))
 		die("out of memory");
 	if (k->hist_args.n) {
@@ -493,8 +288,8 @@ void cli_ranking_run(cli_ranking *k, cli_source_args *src, const char *const *sp
 	progress_done();
 	ss_ranking_select(k->r, &k->so);
 	cli_decisions_apply(k, src->repo);
-	if (k->nonto)
-		decide_verdicts(k, src->repo);
+	if (k->nonto && ss_run_branches_decide(k->br, k->r, verdict_mask(k->verdicts), k->queue_extras))
+		die("%s", ss_error_last());
 }
 
 size_t cli_ranking_rows(const cli_ranking *k, int picks_only)
@@ -520,12 +315,8 @@ void cli_ranking_free(cli_ranking *k)
 	ss_replay_free(k->replay);
 	free(k->index_path);
 	ss_model_free(k->m);
-	for (size_t b = 0; b < k->nonto; b++) {
-		ss_verdicts_free(k->vs[b]);
-		ss_carried_free(k->carried[b]);
-		ss_check_free(k->ck[b]);
+	ss_run_branches_free(k->br);
+	for (size_t b = 0; b < k->nonto; b++)
 		free(k->onto_owned[b]);
-	}
-	ss_check_blame_cache_free(k->blame_cache);
 	memset(k, 0, sizeof(*k));
 }

@@ -96,7 +96,7 @@ static size_t make_items(ss_review_item **out, ss_strbuf **bufs, const cli_ranki
 			s[j] = (ss_strbuf)SS_STRBUF_INIT;
 		for (size_t b = 0; b < w.nverdicts; b++)
 			ss_strbuf_addf(&s[0], "%s: %s%s%s%s\n", ss_ranking_branch(k->r, b),
-				       w.verdicts[b].verdict, *w.verdicts[b].detail ? " (" : "",
+				       w.verdicts[b].text, *w.verdicts[b].detail ? " (" : "",
 				       w.verdicts[b].detail, *w.verdicts[b].detail ? ")" : "");
 		ss_rank_flags_text(&s[1], &w, "; ");
 		for (size_t r = 0; r < w.nreasons; r++)
@@ -141,7 +141,7 @@ static void interactive(cli_ranking *k, cli_source_args *src, const char *const 
 		nb = cli_decision_branches(branches, SS_RANK_MAX_BRANCHES, s.ix, path, named, nnamed);
 	} else {
 		for (nb = 0; nb < k->nonto; nb++)
-			if (!(branches[nb] = strdup(ss_check_branch_name(k->ck[nb]))))
+			if (!(branches[nb] = strdup(ss_run_branches_name(k->br, nb))))
 				die("out of memory");
 	}
 	for (size_t b = 0; b < nb; b++)

@@ -86,6 +86,7 @@ void ss_ranking_free(ss_ranking *r)
 	for (size_t b = 0; b < r->nbranches; b++)
 		free(r->branch[b]);
 	free(r->vdata);
+	free(r->vids);
 	free(r);
 }
 
@@ -674,13 +675,21 @@ void ss_ranking_row(ss_rank_row *out, const ss_ranking *r, size_t i)
 		const struct ss_rank_vdata *v = &r->vdata[w->vd];
 
 		out->nverdicts = r->nbranches;
-		for (size_t b = 0; b < r->nbranches; b++) {
-			out->verdicts[b].verdict = pool + v->word[b];
-			out->verdicts[b].detail = pool + v->detail[b];
-			out->verdicts[b].needs = pool + v->needs[b];
-			out->verdicts[b].followups = pool + v->follow[b];
-			out->verdicts[b].propose = (v->propose >> b) & 1;
-		}
+		for (size_t b = 0; b < r->nbranches; b++)
+			out->verdicts[b] = (ss_verdict_data){
+				.word = v->word[b],
+				.propose = (v->propose >> b) & 1,
+				.needs = r->vids + v->needs[b],
+				.nneeds = v->nneeds[b],
+				.followups = r->vids + v->follow[b],
+				.nfollowups = v->nfollow[b],
+				.reverted_by = pool + v->reverted[b],
+				.series_n = v->series_n[b],
+				.series_total = v->series_total[b],
+				.series_shown = (v->series_shown >> b) & 1,
+				.detail = pool + v->detail[b],
+				.text = pool + v->text[b],
+			};
 	}
 }
 
@@ -710,10 +719,23 @@ const char *ss_ranking_branch(const ss_ranking *r, size_t b)
 	return b < r->nbranches ? r->branch[b] : "";
 }
 
-int ss_ranking_set_verdict(ss_ranking *r, size_t i, size_t b, const ss_rank_verdict *v)
+/* Copy ids[0..n) into the ranking's vids: *off is where they start. */
+static int vids_add(ss_ranking *r, size_t *off, const ss_verdict_id *ids, size_t n)
+{
+	if (SS_GROW(r->vids, r->nvids + n + 1, r->vidcap))
+		return SS_ENOMEM;
+	*off = r->nvids;
+	if (n)
+		memcpy(r->vids + r->nvids, ids, n * sizeof(*ids));
+	r->nvids += n;
+	return 0;
+}
+
+int ss_ranking_set_verdict(ss_ranking *r, size_t i, size_t b, const ss_verdict_data *v)
 {
 	struct ss_rank_rowdata *w;
 	struct ss_rank_vdata *d;
+	char text[SS_VERDICT_TEXT_MAX];
 	int rc = 0;
 
 	if (i >= r->n || b >= r->nbranches)
@@ -726,10 +748,18 @@ int ss_ranking_set_verdict(ss_ranking *r, size_t i, size_t b, const ss_rank_verd
 		w->vd = r->nvd++;
 	}
 	d = &r->vdata[w->vd];
-	rc |= pool_adds(r, &d->word[b], v->verdict);
+	ss_verdict_data_text(text, sizeof(text), v);
+	d->word[b] = v->word;
+	rc |= pool_adds(r, &d->text[b], text);
 	rc |= pool_adds(r, &d->detail[b], v->detail);
-	rc |= pool_adds(r, &d->needs[b], v->needs);
-	rc |= pool_adds(r, &d->follow[b], v->followups);
+	rc |= pool_adds(r, &d->reverted[b], v->reverted_by);
+	rc |= vids_add(r, &d->needs[b], v->needs, v->nneeds);
+	d->nneeds[b] = rc ? 0 : v->nneeds;
+	rc |= vids_add(r, &d->follow[b], v->followups, v->nfollowups);
+	d->nfollow[b] = rc ? 0 : v->nfollowups;
+	d->series_n[b] = v->series_n;
+	d->series_total[b] = v->series_total;
+	d->series_shown = (d->series_shown & ~(1u << b)) | ((unsigned)(v->series_shown != 0) << b);
 	d->propose = (d->propose & ~(1u << b)) | ((unsigned)(v->propose != 0) << b);
 	return rc ? SS_ENOMEM : 0;
 }

@@ -42,6 +42,7 @@
 #include "labels/labels.h"
 #include "features/history.h"
 #include "models/model.h"
+#include "queue/verdict_data.h"
 #include "rank/policy.h"
 #include "util/strbuf.h"
 
@@ -133,16 +134,10 @@ typedef struct {
 #define SS_RANK_MAX_BRANCHES 16
 
 /*
- * A row's verdict for one stable branch (check/verdict.h decides it; the
- * ranking only keeps and shows it).  Strings are "" when none.
+ * A row's verdict for one stable branch is a ss_verdict_data
+ * (queue/verdict_data.h: check/verdict.h decides it, ss_verdict_export()
+ * makes it; the ranking only keeps and shows it).
  */
-typedef struct {
-	const char *verdict;   /* "yes", "yes, needs 1a2b3c4d5e6f", "already", ... */
-	const char *detail;    /* why, in words: "in 20.11 as <id>", "applies; fixes ..." */
-	const char *needs;     /* full ids of the prerequisites, space-separated, oldest first */
-	const char *followups; /* full ids of later fixes of it, space-separated */
-	int propose;           /* the verdict lets the row be proposed for the branch */
-} ss_rank_verdict;
 
 typedef struct ss_ranking ss_ranking;
 
@@ -181,7 +176,7 @@ typedef struct {
 	const char *diff;     /* kept diff (keep) */
 	size_t diff_cut;      /* diff lines left out of diff */
 	/* one per branch of ss_ranking_set_branches(), when set (else 0) */
-	ss_rank_verdict verdicts[SS_RANK_MAX_BRANCHES];
+	ss_verdict_data verdicts[SS_RANK_MAX_BRANCHES]; /* text filled; strings "" when none */
 	size_t nverdicts;
 	const char *review;   /* its review decisions, "accepted 21.11" ("" none) */
 } ss_rank_row;
@@ -217,14 +212,14 @@ int ss_ranking_add(ss_ranking *r, const ss_commit *c, float score, int decision,
  * Verdicts per stable branch.  ss_ranking_set_branches() names the
  * branches (at most SS_RANK_MAX_BRANCHES; names copied);
  * ss_ranking_set_verdict() gives row i (sorted order) its verdict for
- * branch b (strings copied).  Verdicts never change a score: after them,
+ * branch b (its ids and strings copied; its text made).  Verdicts never change a score: after them,
  * ss_ranking_restrict() takes row i out of the picks (pick 0) or of the
  * list (shown 0); it never adds.  0 or SS_ENOMEM / SS_EINVALID.
  */
 int ss_ranking_set_branches(ss_ranking *r, const char *const *names, size_t n);
 size_t ss_ranking_branch_count(const ss_ranking *r);
 const char *ss_ranking_branch(const ss_ranking *r, size_t b);
-int ss_ranking_set_verdict(ss_ranking *r, size_t i, size_t b, const ss_rank_verdict *v);
+int ss_ranking_set_verdict(ss_ranking *r, size_t i, size_t b, const ss_verdict_data *v);
 void ss_ranking_restrict(ss_ranking *r, size_t i, int pick, int shown);
 
 /*

@@ -37,10 +37,16 @@ struct ss_rank_rowdata {
 	size_t review;         /* pool offset: its review decisions (rank_review.c) */
 };
 
-/* A row's verdicts, per branch: pool offsets. */
+/* A row's verdicts, per branch: pool offsets (text, detail, reverted_by),
+ * the ids as offsets into the ranking's vids, the rest as it came. */
 struct ss_rank_vdata {
-	size_t word[SS_RANK_MAX_BRANCHES], detail[SS_RANK_MAX_BRANCHES];
-	size_t needs[SS_RANK_MAX_BRANCHES], follow[SS_RANK_MAX_BRANCHES];
+	size_t text[SS_RANK_MAX_BRANCHES], detail[SS_RANK_MAX_BRANCHES];
+	size_t reverted[SS_RANK_MAX_BRANCHES];
+	size_t needs[SS_RANK_MAX_BRANCHES], nneeds[SS_RANK_MAX_BRANCHES];
+	size_t follow[SS_RANK_MAX_BRANCHES], nfollow[SS_RANK_MAX_BRANCHES];
+	ss_verdict_word word[SS_RANK_MAX_BRANCHES];
+	unsigned series_n[SS_RANK_MAX_BRANCHES], series_total[SS_RANK_MAX_BRANCHES];
+	unsigned series_shown; /* bit b: the words of branch b name the series */
 	unsigned propose;      /* bit b: proposed for branch b */
 };
 
@@ -78,6 +84,8 @@ struct ss_ranking {
 	size_t nbranches;
 	struct ss_rank_vdata *vdata;
 	size_t nvd, vdcap;
+	ss_verdict_id *vids;   /* the verdicts' needs and follow-ups */
+	size_t nvids, vidcap;
 };
 
 #endif

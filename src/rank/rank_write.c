@@ -215,10 +215,10 @@ static void write_text(ss_ranking *r, FILE *f, const ss_rank_write_options *o, c
 		put_field(f, w.subject);
 		fputc('\n', f);
 		for (size_t b = 0; b < w.nverdicts; b++) {
-			const ss_rank_verdict *v = &w.verdicts[b];
+			const ss_verdict_data *v = &w.verdicts[b];
 
 			fprintf(f, "%28s%s%s: %s%s", "", o->color ? (v->propose ? C_GREEN : C_DIM) : "",
-				r->branch[b], v->verdict, o->color ? C_RESET : "");
+				r->branch[b], v->text, o->color ? C_RESET : "");
 			if (*v->detail) {
 				fputs(" (", f);
 				put_field(f, v->detail);
@@ -315,7 +315,7 @@ static void write_tsv(ss_ranking *r, FILE *f, int csv)
 		for (size_t b = 0; b < r->nbranches; b++) {
 			fputc(sep, f);
 			if (b < w.nverdicts)
-				csv ? put_csv(f, w.verdicts[b].verdict) : put_field(f, w.verdicts[b].verdict);
+				csv ? put_csv(f, w.verdicts[b].text) : put_field(f, w.verdicts[b].text);
 		}
 		fputc('\n', f);
 	}
@@ -334,6 +334,16 @@ static int json_words(ss_strbuf *sb, const char *s)
 		rc |= ss_strbuf_addf(sb, "%s\"%.*s\"", p == s ? "" : ",", (int)len, p);
 		p += len + (p[len] == ' ');
 	}
+	return rc;
+}
+
+/* ids as a JSON array's elements (hex: nothing to escape). */
+static int json_ids(ss_strbuf *sb, const ss_verdict_id *ids, size_t n)
+{
+	int rc = 0;
+
+	for (size_t k = 0; k < n; k++)
+		rc |= ss_strbuf_addf(sb, "%s\"%s\"", k ? "," : "", ids[k]);
 	return rc;
 }
 
@@ -389,19 +399,19 @@ static int write_json(ss_ranking *r, FILE *f, const ss_rank_write_options *o)
 		if (w.nverdicts) {
 			rc |= ss_strbuf_adds(&sb, "],\"verdicts\":[");
 			for (size_t b = 0; b < w.nverdicts; b++) {
-				const ss_rank_verdict *v = &w.verdicts[b];
+				const ss_verdict_data *v = &w.verdicts[b];
 
 				rc |= ss_strbuf_addf(&sb, "%s{\"branch\":", b ? "," : "");
 				rc |= ss_strbuf_add_json(&sb, r->branch[b]);
 				rc |= ss_strbuf_adds(&sb, ",\"verdict\":");
-				rc |= ss_strbuf_add_json(&sb, v->verdict);
+				rc |= ss_strbuf_add_json(&sb, v->text);
 				rc |= ss_strbuf_adds(&sb, ",\"detail\":");
 				rc |= ss_strbuf_add_json(&sb, v->detail);
 				rc |= ss_strbuf_addf(&sb, ",\"propose\":%s,\"needs\":[",
 						     v->propose ? "true" : "false");
-				rc |= json_words(&sb, v->needs);
+				rc |= json_ids(&sb, v->needs, v->nneeds);
 				rc |= ss_strbuf_adds(&sb, "],\"followups\":[");
-				rc |= json_words(&sb, v->followups);
+				rc |= json_ids(&sb, v->followups, v->nfollowups);
 				rc |= ss_strbuf_adds(&sb, "]}");
 			}
 		}
@@ -604,21 +614,15 @@ static int write_mbox(ss_ranking *r, FILE *f, const ss_rank_write_options *o)
 	return rc ? SS_ENOMEM : 0;
 }
 
-/* The rows of ids (a space-separated list of full ids) into idx. */
-static size_t queue_ids(ss_ranking *r, size_t *idx, const char *ids)
+/* The rows of ids[0..n) into idx; ids no row has are left out. */
+static size_t queue_ids(ss_ranking *r, size_t *idx, const ss_verdict_id *ids, size_t n)
 {
-	size_t n = 0;
+	size_t m = 0, k;
 
-	while (*ids) {
-		size_t len = strcspn(ids, " "), k;
-		char id[41];
-
-		snprintf(id, sizeof(id), "%.*s", (int)(len < 40 ? len : 40), ids);
-		ids += len + (ids[len] == ' ');
-		if ((k = ss_ranking_find(r, id)) != (size_t)-1)
-			idx[n++] = k;
-	}
-	return n;
+	for (size_t j = 0; j < n; j++)
+		if ((k = ss_ranking_find(r, ids[j])) != (size_t)-1)
+			idx[m++] = k;
+	return m;
 }
 
 /*
@@ -637,16 +641,13 @@ static int queue_of(ss_ranking *r, ss_queue_role *roles, size_t *queue, size_t *
 
 	if (!items)
 		return SS_ENOMEM;
-	/* room for every id of the lists: one more than their spaces */
+	/* room for every id of the lists */
 	for (size_t i = 0; i < r->n; i++) {
 		ss_rank_row w;
 
 		ss_ranking_row(&w, r, i);
-		for (const char *p = b < w.nverdicts ? w.verdicts[b].needs : ""; *p; p++)
-			room += *p == ' ';
-		for (const char *p = b < w.nverdicts ? w.verdicts[b].followups : ""; *p; p++)
-			room += *p == ' ';
-		room += 2;
+		if (b < w.nverdicts)
+			room += w.verdicts[b].nneeds + w.verdicts[b].nfollowups;
 	}
 	if (!(ids = malloc(room * sizeof(*ids)))) {
 		free(items);
@@ -663,10 +664,11 @@ static int queue_of(ss_ranking *r, ss_queue_role *roles, size_t *queue, size_t *
 		if (b >= w.nverdicts)
 			continue;
 		items[i].needs = ids + nids;
-		items[i].nneeds = queue_ids(r, ids + nids, w.verdicts[b].needs);
+		items[i].nneeds = queue_ids(r, ids + nids, w.verdicts[b].needs, w.verdicts[b].nneeds);
 		nids += items[i].nneeds;
 		items[i].followups = ids + nids;
-		items[i].nfollowups = queue_ids(r, ids + nids, w.verdicts[b].followups);
+		items[i].nfollowups = queue_ids(r, ids + nids, w.verdicts[b].followups,
+						w.verdicts[b].nfollowups);
 		nids += items[i].nfollowups;
 	}
 	rc = ss_queue_build(roles, queue, nqueue, items, r->n);
@@ -732,9 +734,9 @@ static int write_queue(ss_ranking *r, FILE *f, const ss_rank_write_options *o)
 			 n >= 100 ? 3 : 2, k + 1, n);
 		ss_strbuf_reset(&note);
 		for (size_t b = 0; b < w.nverdicts; b++) {
-			const ss_rank_verdict *v = &w.verdicts[b];
+			const ss_verdict_data *v = &w.verdicts[b];
 
-			rc |= ss_strbuf_addf(&note, "stablesel: %s: %s", r->branch[b], v->verdict);
+			rc |= ss_strbuf_addf(&note, "stablesel: %s: %s", r->branch[b], v->text);
 			if (*v->detail)
 				rc |= ss_strbuf_addf(&note, " (%s)", v->detail);
 			rc |= ss_strbuf_adds(&note, "\n");

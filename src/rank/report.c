@@ -387,7 +387,7 @@ static int row_html(ss_strbuf *sb, ss_ranking *r, size_t i, size_t rank, int wit
 		rc |= ss_strbuf_addf(sb, "<span class='f %s'>", w.verdicts[b].propose ? "st" : "v");
 		rc |= esc(sb, ss_ranking_branch(r, b));
 		rc |= ss_strbuf_adds(sb, ": ");
-		rc |= esc(sb, w.verdicts[b].verdict);
+		rc |= esc(sb, w.verdicts[b].text);
 		rc |= ss_strbuf_adds(sb, "</span>");
 	}
 	rc |= ss_strbuf_adds(sb, "</summary><div class=d><p class=meta>");
@@ -406,7 +406,7 @@ static int row_html(ss_strbuf *sb, ss_ranking *r, size_t i, size_t rank, int wit
 		rc |= ss_strbuf_adds(sb, "<p class=flags>");
 		rc |= esc(sb, ss_ranking_branch(r, b));
 		rc |= ss_strbuf_adds(sb, ": ");
-		rc |= esc(sb, w.verdicts[b].verdict);
+		rc |= esc(sb, w.verdicts[b].text);
 		if (*w.verdicts[b].detail) {
 			rc |= ss_strbuf_adds(sb, " (");
 			rc |= esc(sb, w.verdicts[b].detail);

@@ -1,5 +1,5 @@
 /*
- * replay_cut.c - honest replays (cli.h, cli_replay_cut): ranking onto a
+ * replay_cut.c - honest replays (replay_cut.h): ranking onto a
  * stable branch set back to an older point (a copy of 22.11 at v22.11.1)
  * reads what the stable branches carried at that point, not what the
  * project index learnt since.  The flags ("already in stable ..."), the
@@ -13,11 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "run/replay_cut.h"
+
 #include "check/check.h"
 #include "eval/eval.h"
-#include "index/index.h"
-#include "labels/backports.h"
 #include "source/git.h"
 #include "util/error.h"
 
@@ -65,78 +64,65 @@ static int add_if_before(const ss_index_backport *b, void *ud)
 	return ss_backports_add_known(c->l, b->upstream, b->branch);
 }
 
-void cli_replay_cut(cli_ranking *k, const char *repo)
+int ss_run_replay_cut(ss_backports **out, ss_index *ix, const char *path, const char *repo,
+		      const char *const *onto, size_t n, const ss_run_report *rp)
 {
-	const char *onto_repo = k->onto_repo ? k->onto_repo : repo;
 	const char *newest_name = NULL;
-	char newest_tip[41] = "", *path = NULL, date[16], *msg;
+	char newest_tip[41] = "", date[16];
 	int64_t cut = INT64_MIN;
-	ss_index *ix;
 	struct cut c;
 	size_t b, set_back = 0;
+	int rc;
 
-	/* only the index's table is cut (a --stable tree is the user's) and
-	 * only for branches named: the index's own are at their tips */
-	if (!k->label || k->stable || !k->nonto || !onto_repo ||
-	    !(ix = cli_index_open(&k->hist_args.ix, onto_repo, &path)))
-		return;
-	for (b = 0; b < k->nonto; b++) {
+	*out = NULL;
+	for (b = 0; b < n; b++) {
 		ss_check_options co = SS_CHECK_OPTIONS_INIT;
 		struct tip_match m;
 		ss_check *ck;
 		int64_t t = 0;
 
-		co.rev = k->onto[b];
+		co.rev = onto[b];
 		/* a branch that cannot be read is said by the branches' own
 		 * reading, later */
-		if (ss_check_open(&ck, onto_repo, &co)) {
-			ss_index_free(ix);
-			free(path);
-			return;
-		}
+		if (ss_check_open(&ck, repo, &co))
+			return 0;
 		m.ref = ss_check_branch_ref(ck);
 		m.name = ss_check_branch_name(ck);
 		m.tip = ss_check_branch_id(ck);
 		m.found = 0;
-		if (ss_index_for_each_ref(ix, match_tip, &m))
-			die("cannot read the refs of '%s': %s", path, ss_error_last());
+		if ((rc = ss_index_for_each_ref(ix, match_tip, &m))) {
+			ss_check_free(ck);
+			return ss_run_fail(rc, "cannot read the refs of '%s'", path);
+		}
 		set_back += !m.found;
 		if (ss_check_in_branch(ck, m.tip, NULL, &t) == 1 && t > cut) {
 			cut = t;
-			newest_name = k->onto[b];
+			newest_name = onto[b];
 			snprintf(newest_tip, sizeof(newest_tip), "%s", m.tip);
 		}
 		ss_check_free(ck);
 	}
-	if (!set_back || cut == INT64_MIN) {
-		ss_index_free(ix);
-		free(path);
-		return;
-	}
+	if (!set_back || cut == INT64_MIN)
+		return 0;
 	memset(&c, 0, sizeof(c));
 	c.before = cut;
 	c.newest = INT64_MIN;
-	if (ss_backports_new(&c.l, NULL))
-		die("out of memory");
-	if (ss_index_for_each_backport(ix, add_if_before, &c))
-		die("cannot read the backports from '%s': %s", path, ss_error_last());
-	ss_index_free(ix);
+	if ((rc = ss_backports_new(&c.l, NULL)))
+		return rc;
+	if ((rc = ss_index_for_each_backport(ix, add_if_before, &c))) {
+		ss_backports_free(c.l);
+		return ss_run_fail(rc, "cannot read the backports from '%s'", path);
+	}
 	if (!c.dropped) {
 		/* nothing the index knows is newer than the branches */
 		ss_backports_free(c.l);
-		free(path);
-		return;
+		return 0;
 	}
 	ss_format_date(date, cut);
-	if (asprintf(&msg, "replay cut at %s: %s is at %.12s, before the newest backports of index "
-		     "'%s'; %zu backport%s committed later %s left out of the flags, labels and "
-		     "precedents", date, newest_name, newest_tip, path, c.dropped,
-		     c.dropped == 1 ? "" : "s", c.dropped == 1 ? "is" : "are") < 0)
-		die("out of memory");
-	note("%s", msg);
-	free(msg);
-	free(path);
-	ss_backports_free(k->label);
-	k->label = c.l;
-	k->ko.stable = c.l;
+	ss_run_say(rp, SS_RUN_NOTE, "replay cut at %s: %s is at %.12s, before the newest backports "
+		   "of index '%s'; %zu backport%s committed later %s left out of the flags, labels "
+		   "and precedents", date, newest_name, newest_tip, path, c.dropped,
+		   c.dropped == 1 ? "" : "s", c.dropped == 1 ? "is" : "are");
+	*out = c.l;
+	return 0;
 }

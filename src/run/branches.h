@@ -1,0 +1,100 @@
+/*
+ * branches.h - the stable branches of a run: which ones (the project
+ * index's, without --onto), what each carries (from the index when it is
+ * up to date with the branch, else read from the branch), the verdicts of
+ * the commits fed, and their crossing into a ranking as data
+ * (queue/verdict_data.h).
+ *
+ * The steps, in order: ss_run_branches_open() (one check, one carried
+ * table, one verdicts set a branch), ss_run_branches_add() per commit of
+ * the batch (upstream order), ss_run_branches_decide() once the ranking
+ * has selected its picks.  A ss_run_branches owns its checks, carried
+ * tables, verdicts and the blame cache they share; the names it was
+ * opened with are copied.
+ */
+#ifndef SS_RUN_BRANCHES_H
+#define SS_RUN_BRANCHES_H
+
+#include <stddef.h>
+
+#include "check/check.h"
+#include "check/verdict.h"
+#include "index/index.h"
+#include "labels/carried.h"
+#include "rank/rank.h"
+#include "run/run.h"
+
+/* The index's mainline ref (its name, in buf), else "HEAD". */
+const char *ss_run_index_upstream(ss_index *ix, char *buf, size_t size);
+
+/*
+ * The stable branches of index ix (read from path, for messages) a run
+ * takes without --onto: newest version first, one of "origin/21.11" and
+ * "21.11" (the local one), only the branches whose role is "stable"; at
+ * most max into out (malloc'd names, the caller's), *more says how many
+ * more there were.  *n: how many.  0 or < 0 with the message set.
+ */
+int ss_run_index_branches(char **out, size_t *n, size_t max, size_t *more, ss_index *ix,
+			  const char *path);
+
+/*
+ * What the branch of check ck carries under other ids: from index ix
+ * (NULL: none; path names it) when the index has the branch at its tip
+ * and (upstream given) the mainline named, else read from the branch in
+ * repo; a stale index is a warning, another reason a note (through rp).
+ * upstream: --onto-upstream (NULL: the index's mainline, else HEAD);
+ * what: the branch as the user named it.  *from_index (may be NULL) says
+ * which.  0 or < 0 with the message set.
+ */
+int ss_run_carried_load(ss_carried **out, int *from_index, ss_index *ix, const char *path,
+			const char *repo, ss_check *ck, const char *upstream, const char *what,
+			const ss_run_report *rp);
+
+/*
+ * --verdicts LIST (comma-separated yes, needs, already, no, unknown) as
+ * a bit per ss_verdict_word; NULL is 0 (no filter).  SS_EINVALID naming
+ * the word it does not know.
+ */
+int ss_run_verdict_mask(unsigned *mask, const char *list);
+
+typedef struct ss_run_branches ss_run_branches;
+
+typedef struct {
+	const char *repo;        /* the branches' repository (--onto-repo, else --repo) */
+	const char *upstream;    /* --onto-upstream (NULL: the index's mainline, else HEAD) */
+	ss_index *ix;            /* the project index (NULL: none), borrowed */
+	const char *ixpath;      /* its path, for messages */
+	const ss_run_report *report; /* (NULL: nothing said) */
+} ss_run_branches_options;
+
+/*
+ * Open the branches onto[0..n) (n at most SS_RANK_MAX_BRANCHES, distinct
+ * names as the user gave them):
+ * each one's check, what it carries, its verdicts; a conflicting hunk is
+ * blamed once for all.  0 or < 0 with the message set.
+ */
+int ss_run_branches_open(ss_run_branches **out, const char *const *onto, size_t n,
+			 const ss_run_branches_options *o);
+void ss_run_branches_free(ss_run_branches *br); /* NULL is a no-op */
+
+/* How many branches; branch b's short name ("21.11"). */
+size_t ss_run_branches_count(const ss_run_branches *br);
+const char *ss_run_branches_name(const ss_run_branches *br, size_t b);
+
+/* What branch b carries (its backport-line style among it), borrowed. */
+const ss_carried *ss_run_branches_carried(const ss_run_branches *br, size_t b);
+
+/* The next commit of the batch, for every branch.  0 or < 0. */
+int ss_run_branches_add(ss_run_branches *br, const ss_commit *c);
+
+/*
+ * With the ranking's picks known (ss_ranking_select): decide each
+ * branch's verdicts, give every row of r its verdicts (as data), propose
+ * only what some branch takes, list only the rows whose verdict mask
+ * names (0: every row); scores stay.  With extras set, the prerequisites
+ * a queue needs that r lacks are read from the repository and added
+ * (one that cannot be read is a warning).  0 or < 0 with the message set.
+ */
+int ss_run_branches_decide(ss_run_branches *br, ss_ranking *r, unsigned mask, int extras);
+
+#endif

@@ -1,0 +1,61 @@
+/*
+ * project_model.h - the project model's rules (docs/scores.md): when a
+ * kept model is used again, which window of the history it learns from,
+ * whether it keeps the relcode features.  cmd/project_model.c reads the
+ * examples and keeps the file; the decisions are here, said through an
+ * ss_run_report at level SS_RUN_INFO (the command's own words).
+ */
+#ifndef SS_RUN_PROJECT_MODEL_H
+#define SS_RUN_PROJECT_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "models/dataset.h"
+#include "models/model.h"
+#include "run/run.h"
+
+/* The labels of commits younger than this are not settled: their
+ * backport may still come (DPDK's LTS releases come quarterly). */
+#define SS_PROJECT_SETTLE_DAYS 90
+/* A release cycle, for how much the stable tree may grow before the
+ * model is retrained (DPDK: quarterly; the kernel: 9-10 weeks). */
+#define SS_PROJECT_RELEASE_DAYS 91.0
+/* Less than this to learn from: the built-in model instead. */
+#define SS_PROJECT_MIN_COMMITS 100
+#define SS_PROJECT_MIN_POSITIVE 10
+
+/*
+ * Why a kept model m no longer fits (into why[size], returned), or NULL
+ * when it does: other labels, other tag masking, or a stable tree grown
+ * by more than a release's worth of backports since (nlabelled now).
+ */
+const char *ss_project_model_stale(char *why, size_t size, const ss_model *m, const char *labels,
+				   size_t nlabelled, int masked);
+
+/*
+ * How far back (seconds before the newest training commit; 0: all of
+ * it) the model learns from, chosen on the newest SS_PROJECT_VAL_SHARE
+ * of idx[0..n) (d's examples, oldest first), said through rp.  0 or < 0
+ * with the message set.
+ */
+int ss_project_model_window(int64_t *out, const ss_dataset *d, const size_t *idx, size_t n,
+			    const ss_train_options *o, const ss_run_report *rp);
+
+/*
+ * The examples of idx[0..n) newer than after, into out (may be idx);
+ * *npos: how many of them are positive.  Returns how many.
+ */
+size_t ss_project_model_in_window(size_t *out, const ss_dataset *d, const size_t *idx, size_t n,
+				  int64_t after, size_t *npos);
+
+/*
+ * with (trained on idx[0..n) with o) or the same model trained without
+ * the relcode features, whichever the validation slice prefers by the
+ * gain the rule asks (said through rp): *out is it; the other is freed.
+ * On failure with is left to the caller and *out is NULL.
+ */
+int ss_project_model_relcode(ss_model **out, ss_model *with, ss_dataset *d, const size_t *idx,
+			     size_t n, const ss_train_options *o, const ss_run_report *rp);
+
+#endif
