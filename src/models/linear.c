@@ -3,8 +3,9 @@
  *
  * The cost C is chosen from a grid by average precision on the validation
  * slice (the newest training commits), the grid points trained in
- * parallel (each liblinear run is single-threaded and deterministic, so
- * the result does not depend on the thread count).  With refit (the
+ * parallel (each liblinear run is single-threaded, its BLAS calls
+ * included, and deterministic, so the result does not depend on the
+ * thread count).  With refit (the
  * default) the model is then retrained on all training commits with that
  * C; the validation scores for the threshold come from the model that did
  * not see them.  Scoring does not go through liblinear: the weights are
@@ -108,7 +109,6 @@ static int fit_rows(float *w, size_t dim, const struct rows *r, size_t n, double
 {
 	struct problem prob;
 	struct parameter param;
-	int prev;
 	struct model *lm;
 	int labels[2] = { 1, -1 };
 	double weights[2] = { 1.0, 1.0 };
@@ -141,18 +141,7 @@ static int fit_rows(float *w, size_t dim, const struct rows *r, size_t n, double
 	err = check_parameter(&prob, &param);
 	if (err)
 		return ss_error_set("liblinear refuses its parameters: %s", err);
-	/*
-	 * liblinear's trust-region solver calls BLAS level 1 (ddot, dnrm2,
-	 * daxpy) on vectors of the feature dimension, and Debian links it to
-	 * the system BLAS (OpenBLAS).  One thread: OpenBLAS's hand-off to a
-	 * second thread costs more than it saves on these vectors (systemd's
-	 * first rank 13.3 s -> 11.7 s, bench/results/first-rank.md), and a
-	 * reduction split by the thread count would make the weights depend
-	 * on how many CPUs the machine has.
-	 */
-	prev = ss_nn_set_blas_threads(1);
 	lm = train(&prob, &param);
-	ss_nn_set_blas_threads(prev);
 	if (!lm)
 		return SS_ENOMEM;
 	/* liblinear's w is for the class it met first */
@@ -212,7 +201,7 @@ static int linear_train(ss_model *m, const ss_dataset *d, const size_t *fit, siz
 	struct rows rows = { NULL, NULL, NULL, 0 };
 	size_t *all = NULL, i, g, best = 0, dim = ss_featurizer_dim(&m->feat);
 	uint8_t *vlabel = NULL;
-	int refit = o->refit < 0 ? 1 : o->refit, rc;
+	int refit = o->refit < 0 ? 1 : o->refit, rc, prev_blas;
 
 	if (!lin)
 		return SS_ENOMEM;
@@ -232,6 +221,18 @@ static int linear_train(ss_model *m, const ss_dataset *d, const size_t *fit, siz
 		vlabel[i] = ss_dataset_example(d, val[i])->label;
 	memset(&job, 0, sizeof(job));
 	set_print_string_function(quiet);
+	/*
+	 * liblinear's trust-region solver calls BLAS level 1 (ddot, dnrm2,
+	 * daxpy) on vectors of the feature dimension, and Debian links it to
+	 * the system BLAS (OpenBLAS).  One BLAS thread for the whole training,
+	 * set here and not around each fit, as the grid's fits run in parallel
+	 * and would give each other's counts back: OpenBLAS's hand-off to a
+	 * second thread costs more than it saves on these vectors (systemd's
+	 * first rank 13.3 s -> 10.3-11.2 s, bench/results/first-rank.md), and a
+	 * reduction split by the thread count would make the weights depend
+	 * on how many CPUs the machine has.
+	 */
+	prev_blas = ss_nn_set_blas_threads(1);
 	if ((rc = rows_build(&rows, m, d, all, nfit + nval)))
 		goto free_all;
 
@@ -288,6 +289,7 @@ static int linear_train(ss_model *m, const ss_dataset *d, const size_t *fit, siz
 	rc = 0;
 
 free_all:
+	ss_nn_set_blas_threads(prev_blas);
 	for (g = 0; g < NGRID; g++) {
 		free(job.w[g]);
 		free(job.vscore[g]);
