@@ -17,47 +17,24 @@
 #include "labels/carried.h"
 #include "commit/patchid.h"
 #include "source/git.h"
+#include "source/git_repo.h"
 #include "util/error.h"
 #include "util/hexid.h"
 #include "util/grow.h"
 #include "util/strbuf.h"
 
-/* Open the repository at path (libgit2 started); *out NULL on failure. */
-static int open_repo(git_repository **out, const char *path)
-{
-	if (git_repository_open_ext(out, path, 0, NULL) < 0) {
-		*out = NULL;
-		return ss_error_code(SS_ENOTFOUND, "cannot open repository '%s': %s", path,
-				     ss_git_error());
-	}
-	return 0;
-}
-
 /* The repository of bc for a check of path: opened by the first check
- * (*repo NULL when path is another one: that check opens its own). */
-static int blame_cache_repo(git_repository **repo, ss_check_blame_cache *bc, const char *path)
+ * (*repo NULL when path is another one: that check opens its own; else
+ * a reference to bc's handle). */
+static int blame_cache_repo(ss_repo **repo, ss_check_blame_cache *bc, const char *path)
 {
 	int rc;
 
 	*repo = NULL;
-	if (!bc->path) {
-		char *p = strdup(path);
-
-		if (!p)
-			return ss_error_code(SS_ENOMEM, "out of memory for a blame cache");
-		if (git_libgit2_init() < 0) {
-			free(p);
-			return ss_error_code(SS_EINVALID, "cannot start libgit2: %s", ss_git_error());
-		}
-		if ((rc = open_repo(&bc->repo, path))) {
-			git_libgit2_shutdown();
-			free(p);
-			return rc;
-		}
-		bc->path = p;
-	}
-	if (!strcmp(bc->path, path))
-		*repo = bc->repo;
+	if (!bc->repo && (rc = ss_repo_open(&bc->repo, path)))
+		return rc;
+	if (!strcmp(ss_repo_path(bc->repo), path))
+		*repo = ss_repo_ref(bc->repo);
 	return 0;
 }
 
@@ -231,11 +208,12 @@ int ss_check_open(ss_check **out, const char *path, const ss_check_options *opts
 		git_libgit2_shutdown();
 		return ss_error_code(SS_ENOMEM, "out of memory for a branch check");
 	}
-	if (opts->blame_cache && (rc = blame_cache_repo(&ck->repo, opts->blame_cache, path)))
+	if (opts->blame_cache && (rc = blame_cache_repo(&ck->handle, opts->blame_cache, path)))
 		goto free_check;
-	ck->shared_repo = ck->repo != NULL;
-	if (!ck->repo && (rc = open_repo(&ck->repo, path)))
+	ck->shared_repo = ck->handle != NULL;
+	if (!ck->handle && (rc = ss_repo_open(&ck->handle, path)))
 		goto free_check;
+	ck->repo = ss_repo_git(ck->handle);
 	if ((rc = resolve_onto(ck, rev, &obj))) {
 		if (rc == SS_ENOTFOUND)
 			ss_error_set("cannot resolve '%s' in '%s' to a commit: no branch, "
@@ -255,7 +233,8 @@ int ss_check_open(ss_check **out, const char *path, const ss_check_options *opts
 		rc = ss_error_code(SS_ENOMEM, "out of memory for a branch check");
 		goto free_check;
 	}
-	if ((rc = ss_histidx_new(&ck->idx)) || (rc = ss_histidx_open_repo(ck->idx, path)))
+	/* the history index reads the branch's repository through its handle */
+	if ((rc = ss_histidx_new(&ck->idx)) || (rc = ss_histidx_use_repo(ck->idx, ck->handle)))
 		goto free_check;
 	if (ck->shared_repo && (rc = blame_cache_register(ck, opts->blame_cache)))
 		goto free_check;
@@ -278,8 +257,7 @@ void ss_check_free(ss_check *ck)
 	ss_u64map_release(&ck->ancestors);
 	git_tree_free(ck->tree);
 	git_commit_free(ck->branch);
-	if (!ck->shared_repo)
-		git_repository_free(ck->repo);
+	ss_repo_free(ck->handle);
 	free(ck);
 	git_libgit2_shutdown();
 }

@@ -10,11 +10,14 @@
 
 #include "check/check.h"
 #include "labels/carried.h"
+#include "source/git_repo.h"
 #include "util/strmap.h"
 #include "util/u64map.h"
 
 struct ss_check {
-	git_repository *repo;
+	ss_repo *handle;     /* the repository, a reference: shared with idx
+				and, with a blame cache, the checks of path */
+	git_repository *repo; /* handle's */
 	git_commit *branch;
 	git_tree *tree;
 	char id[41];
@@ -30,7 +33,7 @@ struct ss_check {
 	ss_histidx *idx;     /* no commits, the repository attached: Fixes:
 				and revert targets are resolved there */
 	ss_check_blame_cache *bc; /* borrowed, NULL: blames not shared */
-	int shared_repo;     /* repo is bc's (not freed with ck) */
+	int shared_repo;     /* handle is bc's: ck's branch registered there */
 };
 
 /* One blamed hunk: its owners, whichever branch asked. */
@@ -42,9 +45,9 @@ struct blame_entry {
 };
 
 struct ss_check_blame_cache {
-	char *path;          /* the repository of the first check registered */
-	git_repository *repo; /* opened there, shared by the checks of path:
-				 one object cache, not one per branch */
+	ss_repo *repo;       /* the repository of the first check registered,
+				shared by the checks of its path: one object
+				cache, not one per branch */
 	git_oid *tips;       /* the registered branches */
 	size_t ntips, tipcap;
 	ss_strmap *keys;     /* "<id> <start> <lines> <path>" -> index into e */

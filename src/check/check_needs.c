@@ -38,11 +38,7 @@ void ss_check_blame_cache_free(ss_check_blame_cache *bc)
 	ss_strmap_free(bc->keys);
 	free(bc->e);
 	free(bc->tips);
-	free(bc->path);
-	if (bc->repo) {
-		git_repository_free(bc->repo);
-		git_libgit2_shutdown();
-	}
+	ss_repo_free(bc->repo);
 	free(bc);
 }
 

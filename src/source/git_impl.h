@@ -5,7 +5,10 @@
  *   git.c          the commit source: reading commits, tree changes, workers
  *   git_pack.c     the object store: an odb backend over packs and loose objects
  *   git_loose.c    reading one loose object (for the object store)
- *   git_walk.c     revisions, the shallow boundary backend, the walk
+ *   git_repo.c     the repository handle, the one open code, libgit2's
+ *                  settings (public: git_repo.h)
+ *   git_walk.c     revisions and the walk
+ *   git_shallow.c  a shallow clone's boundary and its backend
  *   git_graph.c    the compact commit walk (public: git_graph.h, for the
  *                  releases graph of src/history/ too)
  *   git_branches.c branch listing
@@ -21,10 +24,6 @@
 
 #include <git2.h>
 #include <git2/sys/odb_backend.h>
-
-/* Open the repository at path (or the one above it, as git does).
- * 0, or SS_ENOTFOUND with "cannot open repository '<path>': <why>". */
-int ss_git_repo_open(git_repository **out, const char *path);
 
 /* ------------------------------------------------------------------ */
 /* The object store (git_pack.c). */
@@ -68,7 +67,7 @@ int ss_git_loose_read_prefix(git_oid *full, void **out, size_t *len, git_object_
 int ss_git_loose_exists(const char *objdir, const git_oid *oid);
 
 /* ------------------------------------------------------------------ */
-/* Revisions and the shallow boundary (git_walk.c). */
+/* The shallow boundary (git_shallow.c) and revisions (git_walk.c). */
 
 struct ss_git_walk_backend;
 
