@@ -919,10 +919,8 @@ int ss_git_open(void **out, ss_source_ops *ops, const char *repo,
 	src->blob_diffs = blob_diffs_wanted();
 	src->max_lines = opts->max_lines;
 	src->stats = stats;
-	if ((err = ss_git_repo_open(&src->repo, repo)) < 0)
+	if ((err = ss_git_repo_open_store(&src->repo, &src->store, repo, cache_size())) < 0)
 		goto free_source;
-	src->store = ss_git_store_new(src->repo, cache_size());
-	ss_git_store_attach(src->store, src->repo);
 	if ((err = ss_git_shallow_load(&src->shallow, src->repo, src->path)) < 0 ||
 	    (err = ss_git_walk(&src->oids, &src->noids, &src->merges, src->repo, src->path,
 				&src->shallow, opts->revs, opts->nrevs, opts->merges_tip)) < 0 ||

@@ -47,6 +47,13 @@ void ss_git_store_free(ss_git_store *s);
  * failure repo reads as before, only slower, so this returns nothing. */
 void ss_git_store_attach(ss_git_store *s, git_repository *repo);
 
+/* Open the repository at path (ss_git_repo_open()) with a store of about
+ * cache bytes in front of it (*store NULL when none could be made; NULL
+ * too when the open fails): ss_git_repo_open_stored() of git_repo.h with
+ * the store's type (git_repo.c). */
+int ss_git_repo_open_store(git_repository **out, ss_git_store **store, const char *path,
+			   size_t cache);
+
 /*
  * The loose object oid under objdir (".../objects/", ending in '/'),
  * inflated into *out (allocated with git_odb_backend_data_alloc(backend),

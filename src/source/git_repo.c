@@ -100,18 +100,26 @@ int ss_git_repo_open(git_repository **out, const char *path)
 	return 0;
 }
 
-int ss_git_repo_open_stored(git_repository **out, void **store, const char *path, size_t cache)
+int ss_git_repo_open_store(git_repository **out, ss_git_store **store, const char *path,
+			   size_t cache)
 {
-	ss_git_store *s;
 	int err;
 
 	*store = NULL;
 	if ((err = ss_git_repo_open(out, path)) < 0)
 		return err;
-	s = ss_git_store_new(*out, cache);
-	ss_git_store_attach(s, *out);
-	*store = s;
+	*store = ss_git_store_new(*out, cache);
+	ss_git_store_attach(*store, *out);
 	return 0;
+}
+
+int ss_git_repo_open_stored(git_repository **out, void **store, const char *path, size_t cache)
+{
+	ss_git_store *s;
+	int err = ss_git_repo_open_store(out, &s, path, cache);
+
+	*store = s;
+	return err;
 }
 
 void ss_git_store_release(void *store)

@@ -284,10 +284,8 @@ int ss_git_check_walks(const char *repo, const ss_git_check *walks, size_t n)
 	/* as ss_git_open(): no re-hashing (process-wide), no object cache */
 	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
 	ss_git_object_cache_hold(1);
-	if ((err = ss_git_repo_open(&r, path)) < 0)
+	if ((err = ss_git_repo_open_store(&r, &store, path, CHECK_STORE_CACHE)) < 0)
 		goto out;
-	store = ss_git_store_new(r, CHECK_STORE_CACHE);
-	ss_git_store_attach(store, r);
 	if ((err = ss_git_graph_new(&g, r, path)) < 0)
 		goto out;
 	for (i = 0; i < n && !err; i++) {
