@@ -26,6 +26,8 @@
 #include <gmime/gmime.h>
 
 #include "check/check.h"
+#include "history/histidx.h"
+#include "source/git_repo.h"
 #include "source/source.h"
 #include "util/error.h"
 #include "testutil.h"
@@ -246,6 +248,41 @@ static void test_bad_branch(void **state)
 	ss_check_free(NULL);
 }
 
+/* A branch check opens its repository once, and its history index reads
+ * through that handle; the checks of one repository that share a blame
+ * cache share one handle too, whichever is freed first. */
+static void test_repo_shared(void **state)
+{
+	ss_check_options co = SS_CHECK_OPTIONS_INIT;
+	ss_check_blame_cache *bc;
+	ss_check *a, *b;
+	char id[41];
+	size_t before, np;
+
+	(void)state;
+	before = ss_repo_opened();
+	assert_int_equal(ss_check_open(&a, repo, NULL), 0);
+	assert_int_equal(ss_repo_opened() - before, 1);
+	/* the history index has the repository attached: it resolves there */
+	assert_int_equal(ss_histidx_rev_parse(id, &np, ss_check_history(a), "HEAD"), 0);
+	assert_string_equal(id, ss_check_branch_id(a));
+	ss_check_free(a);
+
+	assert_int_equal(ss_check_blame_cache_new(&bc), 0);
+	co.blame_cache = bc;
+	co.rev = "stable";
+	before = ss_repo_opened();
+	assert_int_equal(ss_check_open(&a, repo, &co), 0);
+	co.rev = "main";
+	assert_int_equal(ss_check_open(&b, repo, &co), 0);
+	assert_int_equal(ss_repo_opened() - before, 1);
+	/* one check freed, the other still reads the shared repository */
+	ss_check_free(a);
+	assert_int_equal(ss_check_in_branch(b, ss_check_branch_id(b), NULL, NULL), 1);
+	ss_check_free(b);
+	ss_check_blame_cache_free(bc);
+}
+
 static void test_check_cli(void **state)
 {
 	char path[600], *out;
@@ -438,6 +475,7 @@ int main(void)
 		cmocka_unit_test(test_git_commits),
 		cmocka_unit_test(test_mail_commits),
 		cmocka_unit_test(test_bad_branch),
+		cmocka_unit_test(test_repo_shared),
 		cmocka_unit_test(test_check_cli),
 		cmocka_unit_test(test_onto_names),
 		cmocka_unit_test(test_series),

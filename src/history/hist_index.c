@@ -34,8 +34,8 @@ struct ss_histidx {
 	const char **sources;     /* names of the sources seen, by number */
 	size_t nsources, capsources;
 	ss_arena *arena;          /* subjects, source names, repository entries */
-	git_repository *repo;
-	int git_inited;
+	ss_repo *handle;          /* the repository attached (a reference), NULL */
+	git_repository *repo;     /* handle's */
 };
 
 int64_t hist_commit_time(const ss_commit *c)
@@ -63,10 +63,7 @@ void ss_histidx_free(ss_histidx *h)
 {
 	if (!h)
 		return;
-	if (h->repo)
-		git_repository_free(h->repo);
-	if (h->git_inited)
-		git_libgit2_shutdown();
+	ss_repo_free(h->handle);
 	ss_arena_free(h->arena);
 	free(h->sources);
 	free(h->e);
@@ -271,20 +268,25 @@ git_repository *hist_repo(ss_histidx *h)
 
 int ss_histidx_open_repo(ss_histidx *h, const char *path)
 {
-	if (!h->git_inited) {
-		if (git_libgit2_init() < 0)
-			return ss_error_set("cannot initialise libgit2: %s", ss_git_error());
-		h->git_inited = 1;
-	}
-	if (h->repo) {
-		git_repository_free(h->repo);
-		h->repo = NULL;
-	}
-	if (!strncmp(path, "git:", 4))
-		path += 4;
-	if (git_repository_open_ext(&h->repo, path, 0, NULL) < 0)
-		return ss_error_code(SS_ENOTFOUND, "cannot open repository '%s': %s", path,
-				     ss_git_error());
+	ss_repo *r;
+	int rc;
+
+	ss_repo_free(h->handle);
+	h->handle = NULL;
+	h->repo = NULL;
+	if ((rc = ss_repo_open(&r, path)))
+		return rc;
+	rc = ss_histidx_use_repo(h, r);
+	ss_repo_free(r);
+	return rc;
+}
+
+int ss_histidx_use_repo(ss_histidx *h, ss_repo *r)
+{
+	ss_repo_ref(r);
+	ss_repo_free(h->handle);
+	h->handle = r;
+	h->repo = r ? ss_repo_git(r) : NULL;
 	return 0;
 }
 

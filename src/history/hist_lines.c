@@ -28,6 +28,7 @@
 #include <git2.h>
 
 #include "history/impl.h"
+#include "source/git_repo.h"
 #include "util/error.h"
 #include "util/grow.h"
 #include "util/u64map.h"
@@ -111,12 +112,13 @@ int ss_histlines_new(ss_histlines **out, const char *path)
 	hl->absent = SIZE_MAX;
 	if (!strncmp(path, "git:", 4))
 		path += 4;
-	if (git_repository_open_ext(&hl->repo, path, 0, NULL) < 0) {
-		int rc = ss_error_code(SS_ENOTFOUND, "cannot open repository '%s': %s", path,
-				       ss_git_error());
+	{
+		int rc = ss_git_repo_open(&hl->repo, path);
 
-		ss_histlines_free(hl);
-		return rc;
+		if (rc) {
+			ss_histlines_free(hl);
+			return rc;
+		}
 	}
 	*out = hl;
 	return 0;

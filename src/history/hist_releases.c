@@ -328,16 +328,6 @@ out_free:
 	return rc;
 }
 
-static int open_repo(git_repository **out, const char *path)
-{
-	if (!strncmp(path, "git:", 4))
-		path += 4;
-	if (git_repository_open_ext(out, path, 0, NULL) < 0)
-		return ss_error_code(SS_ENOTFOUND, "cannot open repository '%s': %s", path,
-				     ss_git_error());
-	return 0;
-}
-
 int ss_releases_index_repo(ss_releases *r, const char *path)
 {
 	git_repository *repo = NULL;
@@ -515,6 +505,7 @@ static int from_repo(ss_releases **out, const char *path, const char *glob, int 
 {
 	git_strarray names = { NULL, 0 };
 	git_repository *repo = NULL;
+	ss_repo *handle = NULL;
 	ss_releases *r = NULL;
 	int with_rc = glob && strstr(glob, "rc");
 	size_t i;
@@ -523,8 +514,9 @@ static int from_repo(ss_releases **out, const char *path, const char *glob, int 
 	*out = NULL;
 	if (git_libgit2_init() < 0)
 		return ss_error_set("cannot initialise libgit2: %s", ss_git_error());
-	if ((rc = open_repo(&repo, path)) || (rc = releases_new(&r)))
+	if ((rc = ss_repo_open(&handle, path)) || (rc = releases_new(&r)))
 		goto out_free;
+	repo = ss_repo_git(handle);
 	if (git_tag_list(&names, repo) < 0) {
 		rc = ss_error_set("cannot list tags of '%s': %s", path, ss_git_error());
 		goto out_free;
@@ -563,7 +555,7 @@ static int from_repo(ss_releases **out, const char *path, const char *glob, int 
 out_free:
 	ss_releases_free(r);
 	git_strarray_dispose(&names);
-	git_repository_free(repo);
+	ss_repo_free(handle);
 	git_libgit2_shutdown();
 	return rc;
 }

@@ -44,6 +44,7 @@
 #include <stdint.h>
 
 #include "commit/commit.h"
+#include "source/git_repo.h"
 
 /* ------------------------------------------------------------------ */
 /* Releases. */
@@ -233,6 +234,10 @@ size_t ss_histidx_revert_ids(char ids[][41], size_t max, const char *msg);
  * 0, or SS_ENOTFOUND when it cannot be opened.
  */
 int ss_histidx_open_repo(ss_histidx *h, const char *path);
+
+/* Attach r (a reference is taken: h shares the handle with whoever
+ * opened it, without opening the repository again; NULL detaches). */
+int ss_histidx_use_repo(ss_histidx *h, ss_repo *r);
 
 /* Added commits, duplicates not counted (sorts like a look-up); NULL: 0. */
 size_t ss_histidx_count(ss_histidx *h);

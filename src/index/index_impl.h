@@ -36,6 +36,9 @@ int ss_index_record_layout(ss_index *ix, const struct ss_layout_s *l);
 /* The meta value of key into buf ("" when there is none). */
 int ss_index_meta_get(ss_index *ix, const char *key, char *buf, size_t size);
 
+/* Set the meta value of key (in the caller's transaction, if any). */
+int ss_index_meta_set(ss_index *ix, const char *key, const char *value);
+
 /*
  * What is read back is checked, because the file may be damaged or
  * hostile (fuzz/fuzz_index.c): a value that cannot be used is an error,

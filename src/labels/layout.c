@@ -912,10 +912,8 @@ int ss_layout_find(ss_layout **out, const char *repo, const ss_layout_options *o
 		free(l);
 		return ss_error_set("cannot initialise libgit2: %s", ss_git_error());
 	}
-	if (git_repository_open_ext(&r, path, 0, NULL) < 0) {
-		rc = ss_error_code(SS_ENOTFOUND, "cannot open repository '%s': %s", path, ss_git_error());
+	if ((rc = ss_git_repo_open(&r, path)))
 		goto free_all;
-	}
 	if ((rc = head_and_config(l, r, o, &glob, &eolcfg)) || (rc = list_branches(l, r, path)))
 		goto free_all;
 	l->explicit_branches = glob != NULL;

@@ -78,9 +78,6 @@ enum {
 	GIT_RENAME_LIMIT = 1000   /* git's default diff.renameLimit */
 };
 
-/* Sources open (see the top of this file: libgit2's object cache). */
-static int open_sources;
-
 /* Resolved objects kept by the object store; git's delta base cache is
  * 96 MiB.  SS_GIT_CACHE_KIB=N in the environment sets it (tests use a tiny
  * one, so that eviction and trimming run all the time). */
@@ -156,40 +153,6 @@ struct changes {
 	char prefix[4096];
 	size_t plen;
 };
-
-/* See git.h; git's own packedGitWindowSize is 1 GiB and its limit 8 GiB. */
-void ss_git_setup(void)
-{
-	git_libgit2_opts(GIT_OPT_SET_MWINDOW_SIZE, (size_t)32 << 20);
-	git_libgit2_opts(GIT_OPT_SET_MWINDOW_MAPPED_LIMIT, (size_t)128 << 20);
-}
-
-int ss_git_repo_open(git_repository **out, const char *path)
-{
-	if (git_repository_open_ext(out, path, 0, NULL) < 0)
-		return ss_error_code(SS_ENOTFOUND, "cannot open repository '%s': %s",
-				     path, ss_git_error());
-	return 0;
-}
-
-int ss_git_repo_open_stored(git_repository **out, void **store, const char *path, size_t cache)
-{
-	ss_git_store *s;
-	int err;
-
-	*store = NULL;
-	if ((err = ss_git_repo_open(out, path)) < 0)
-		return err;
-	s = ss_git_store_new(*out, cache);
-	ss_git_store_attach(s, *out);
-	*store = s;
-	return 0;
-}
-
-void ss_git_store_release(void *store)
-{
-	ss_git_store_free(store);
-}
 
 /*
  * Re-encode text from a commit's declared encoding to UTF-8, as git log
@@ -830,20 +793,6 @@ static void stop_workers(struct git_source *src)
 	src->nworkers = 0;
 }
 
-/* libgit2's object cache: off for commits and trees while held (git.h). */
-void ss_git_object_cache_hold(int hold)
-{
-	/* libgit2 1.5's defaults (src/libgit2/cache.c) */
-	size_t limit = 4096;
-
-	if (hold ? open_sources++ : --open_sources)
-		return;
-	if (hold)
-		limit = 0;
-	git_libgit2_opts(GIT_OPT_SET_CACHE_OBJECT_LIMIT, GIT_OBJECT_COMMIT, limit);
-	git_libgit2_opts(GIT_OPT_SET_CACHE_OBJECT_LIMIT, GIT_OBJECT_TREE, limit);
-}
-
 static void git_source_free(void *impl)
 {
 	struct git_source *src = impl;
@@ -970,10 +919,8 @@ int ss_git_open(void **out, ss_source_ops *ops, const char *repo,
 	src->blob_diffs = blob_diffs_wanted();
 	src->max_lines = opts->max_lines;
 	src->stats = stats;
-	if ((err = ss_git_repo_open(&src->repo, repo)) < 0)
+	if ((err = ss_git_repo_open_store(&src->repo, &src->store, repo, cache_size())) < 0)
 		goto free_source;
-	src->store = ss_git_store_new(src->repo, cache_size());
-	ss_git_store_attach(src->store, src->repo);
 	if ((err = ss_git_shallow_load(&src->shallow, src->repo, src->path)) < 0 ||
 	    (err = ss_git_walk(&src->oids, &src->noids, &src->merges, src->repo, src->path,
 				&src->shallow, opts->revs, opts->nrevs, opts->merges_tip)) < 0 ||

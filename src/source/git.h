@@ -6,45 +6,7 @@
 
 #include <stddef.h>
 
-/*
- * Process-wide libgit2 settings that bound memory, for a program that
- * reads whole histories: libgit2's own pack reader (every repository not
- * read through the git source, such as release and history lookups)
- * maps packs in windows of 1 GiB up to 8 GiB by default, so that every
- * page of a pack it reads stays resident (the whole pack: 517 MB of a
- * 320,000-commit repository to list its commits); here windows of
- * 32 MiB, at most 128 MiB mapped.  Call once after git_libgit2_init().
- */
-void ss_git_setup(void);
-
-/*
- * libgit2's object cache off for commits and trees while held, for walks
- * over whole histories, where every commit read would stay cached, parsed
- * or raw (up to libgit2's 256 MiB); the object store of the git source
- * keeps what is worth keeping.  A count: hold(1) ... hold(0), nested; the
- * defaults come back with the last release.  Git sources hold it while
- * open.  Not thread-safe (call from the thread that opens sources).
- */
-void ss_git_object_cache_hold(int hold);
-
-struct git_repository;
-
-/*
- * Open the repository at path (or the one above it) for a walk over its
- * whole history: objects are read through the git source's object store
- * (a cache of cache bytes; at most about cache / 2 bytes of its packs and
- * pack indexes resident, as for the git source) in front of libgit2's own
- * pack reader, which maps each pack index whole and touches all of it in
- * such a walk (70 MB for the 2.5 M objects of bench/index.sh's generated
- * repository), besides its windows of pack data.  *store is NULL when the
- * store could not be made (libgit2 then reads everything); free it with
- * ss_git_store_release() after the repository.  0, or SS_ENOTFOUND with
- * the message set.
- */
-int ss_git_repo_open_stored(struct git_repository **out, void **store, const char *path,
-			    size_t cache);
-/* NULL is a no-op. */
-void ss_git_store_release(void *store);
+#include "source/git_repo.h"  /* the repository handle, libgit2's settings */
 
 /*
  * libgit2's last error message of this thread, or "unknown libgit2 error"

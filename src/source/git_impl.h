@@ -5,7 +5,10 @@
  *   git.c          the commit source: reading commits, tree changes, workers
  *   git_pack.c     the object store: an odb backend over packs and loose objects
  *   git_loose.c    reading one loose object (for the object store)
- *   git_walk.c     revisions, the shallow boundary backend, the walk
+ *   git_repo.c     the repository handle, the one open code, libgit2's
+ *                  settings (public: git_repo.h)
+ *   git_walk.c     revisions and the walk
+ *   git_shallow.c  a shallow clone's boundary and its backend
  *   git_graph.c    the compact commit walk (public: git_graph.h, for the
  *                  releases graph of src/history/ too)
  *   git_branches.c branch listing
@@ -21,10 +24,6 @@
 
 #include <git2.h>
 #include <git2/sys/odb_backend.h>
-
-/* Open the repository at path (or the one above it, as git does).
- * 0, or SS_ENOTFOUND with "cannot open repository '<path>': <why>". */
-int ss_git_repo_open(git_repository **out, const char *path);
 
 /* ------------------------------------------------------------------ */
 /* The object store (git_pack.c). */
@@ -48,6 +47,13 @@ void ss_git_store_free(ss_git_store *s);
  * failure repo reads as before, only slower, so this returns nothing. */
 void ss_git_store_attach(ss_git_store *s, git_repository *repo);
 
+/* Open the repository at path (ss_git_repo_open()) with a store of about
+ * cache bytes in front of it (*store NULL when none could be made; NULL
+ * too when the open fails): ss_git_repo_open_stored() of git_repo.h with
+ * the store's type (git_repo.c). */
+int ss_git_repo_open_store(git_repository **out, ss_git_store **store, const char *path,
+			   size_t cache);
+
 /*
  * The loose object oid under objdir (".../objects/", ending in '/'),
  * inflated into *out (allocated with git_odb_backend_data_alloc(backend),
@@ -68,7 +74,7 @@ int ss_git_loose_read_prefix(git_oid *full, void **out, size_t *len, git_object_
 int ss_git_loose_exists(const char *objdir, const git_oid *oid);
 
 /* ------------------------------------------------------------------ */
-/* Revisions and the shallow boundary (git_walk.c). */
+/* The shallow boundary (git_shallow.c) and revisions (git_walk.c). */
 
 struct ss_git_walk_backend;
 

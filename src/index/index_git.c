@@ -1,0 +1,350 @@
+/*
+ * index_git.c - updating the index from a repository: its mainline and
+ * branches walked from their recorded tips, the derived facts, then the
+ * releases (index.h: ss_index_update, ss_index_check_repository).
+ */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
+#include <sqlite3.h>
+
+#include "index/decisions.h"
+#include "index/index_update.h"
+#include "source/git.h"
+#include "util/error.h"
+#include "util/testhook.h"
+
+/* Record a stable-branch commit: its place on branch and its backport
+ * lines.  *lines counts the upstream ids found. */
+static int add_branch_commit(struct updater *u, const ss_commit *c, const char *branch,
+			     size_t *lines)
+{
+	char shas[16][41];
+	size_t n, i;
+	int rc;
+
+	sqlite3_bind_text(u->st[ST_BRANCH_COMMIT], 1, branch, -1, SQLITE_STATIC);
+	sqlite3_bind_text(u->st[ST_BRANCH_COMMIT], 2, c->id, -1, SQLITE_STATIC);
+	if ((rc = ss_index_step_done(u, u->st[ST_BRANCH_COMMIT])))
+		return rc;
+	n = ss_upstream_find(u->up, c->message, shas, 16);
+	for (i = 0; i < n; i++) {
+		sqlite3_stmt *st = u->st[ST_BACKPORT];
+
+		sqlite3_bind_text(st, 1, branch, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, c->id, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, shas[i], -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 4, c->committer.time);
+		if ((rc = ss_index_step_done(u, st)))
+			return rc;
+		u->stats->backports += (size_t)sqlite3_changes(u->ix->db);
+	}
+	*lines += n;
+	return 0;
+}
+
+struct ref_ctx {
+	const char *name;
+	int stable;
+	size_t *lines;
+};
+
+static int add_ref_commit(struct updater *u, const ss_commit *c, void *ctx)
+{
+	struct ref_ctx *x = ctx;
+	int rc = ss_index_add_commit(u, c, x->stable == 0);
+
+	return !rc && x->stable ? add_branch_commit(u, c, x->name, x->lines) : rc;
+}
+
+/*
+ * Walk ref name (at tip) down to its recorded tip and, for a stable
+ * branch, the mainline tip hide; write its commits in batches and its new
+ * tip with the last one.  stable: 1 stable (--branches), 0 mainline, -1 a
+ * branch that is stable when it carries backport lines.
+ */
+static int walk_ref(struct updater *u, const char *name, const char *tip, const char *hide,
+		    int stable)
+{
+	ss_source_options so = SS_SOURCE_OPTIONS_INIT;
+	char old[41], kind[16], oldrev[43], hiderev[43], probe[41];
+	const char *revs[3];
+	const char *newkind;
+	ss_source *src = NULL;
+	size_t lines = 0;
+	int rc;
+
+	if ((rc = ss_index_ref_get(u->ix, name, old, kind)))
+		return rc;
+	if (!strcmp(old, tip))
+		return 0;
+	u->stats->refs_walked++;
+	revs[0] = tip;
+	so.nrevs = 1;
+	/* a tip rewritten away (force-push) is walked from scratch */
+	if (old[0] && !ss_git_resolve(probe, u->opts->repo, old)) {
+		snprintf(oldrev, sizeof(oldrev), "^%s", old);
+		revs[so.nrevs++] = oldrev;
+	}
+	if (hide) {
+		snprintf(hiderev, sizeof(hiderev), "^%s", hide);
+		revs[so.nrevs++] = hiderev;
+	}
+	so.repo = u->opts->repo;
+	so.revs = revs;
+	if ((rc = ss_source_open(&src, u->opts->repo, &so)))
+		return rc;
+	if ((rc = ss_index_begin(u)))
+		goto free_source;
+	{
+		struct ref_ctx x = { name, stable, &lines };
+
+		if ((rc = ss_index_write_source(u, src, 0, NULL, name, add_ref_commit, &x)))
+			goto rollback;
+	}
+	if (!stable)
+		newkind = "mainline";
+	else if (stable > 0 || lines || !strcmp(kind, "stable"))
+		newkind = "stable";
+	else
+		newkind = "other";
+	if ((rc = ss_index_ref_set(u->ix, name, tip, newkind)) || (rc = ss_index_commit_tx(u)))
+		goto rollback;
+	ss_test_point("ref");
+	goto free_source;
+rollback:
+	ss_index_rollback(u);
+free_source:
+	ss_source_free(src);
+	return rc;
+}
+
+struct branch {
+	char *name;
+	char tip[41];
+};
+
+/*
+ * The branches to walk besides the mainline (labels/layout.h): every
+ * branch the layout keeps (not a remote-tracking copy of one, not left
+ * out by --branches), not at the mainline's tip.  Staging areas and
+ * end-of-life branches are read too (what they carry is known), the
+ * index records their roles.
+ */
+static int list_branches(struct branch **out, size_t *n, const ss_layout *l)
+{
+	struct branch *b;
+	size_t i, k = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (!(b = calloc(l->nbranches ? l->nbranches : 1, sizeof(*b))))
+		return SS_ENOMEM;
+	for (i = 0; i < l->nbranches; i++) {
+		const ss_layout_branch *x = &l->branches[i];
+
+		if (x->role == SS_ROLE_MAINLINE || x->role == SS_ROLE_COPY ||
+		    x->role == SS_ROLE_UNNAMED || !strcmp(x->tip, l->mtip))
+			continue;
+		if (!(b[k].name = strdup(x->name))) {
+			while (k--)
+				free(b[k].name);
+			free(b);
+			return SS_ENOMEM;
+		}
+		memcpy(b[k++].tip, x->tip, 41);
+	}
+	*out = b;
+	*n = k;
+	return 0;
+}
+
+/*
+ * Walk the graph of every ref the update will read, as walk_ref() will
+ * (tip ^old, and ^mainline for a branch), with one graph over them all,
+ * before anything is written: a commit the walk refuses that only a
+ * stable branch reaches would otherwise stop the update after the
+ * mainline's batches.  Nothing when no ref moved; *moved says whether one
+ * did.
+ */
+static int check_refs(struct updater *u, const char *mainline, const char *mtip,
+		      const struct branch *br, size_t nbr, int *moved)
+{
+	ss_git_check *w;
+	char (*olds)[41];
+	size_t n = 0, i;
+	int rc = 0;
+
+	w = calloc(nbr + 1, sizeof(*w));
+	olds = calloc(nbr + 1, sizeof(*olds));
+	if (!w || !olds) {
+		free(w);
+		free(olds);
+		return SS_ENOMEM;
+	}
+	for (i = 0; i <= nbr && !rc; i++) {
+		const char *name = i ? br[i - 1].name : mainline;
+		const char *tip = i ? br[i - 1].tip : mtip;
+		char kind[16], probe[41];
+
+		if ((rc = ss_index_ref_get(u->ix, name, olds[n], kind)) || !strcmp(olds[n], tip))
+			continue;
+		w[n].tip = tip;
+		/* as walk_ref(): a tip rewritten away is walked whole */
+		if (olds[n][0] && !ss_git_resolve(probe, u->opts->repo, olds[n]))
+			w[n].hide[w[n].nhide++] = olds[n];
+		if (i)
+			w[n].hide[w[n].nhide++] = mtip;
+		n++;
+	}
+	*moved = n > 0;
+	if (!rc)
+		rc = ss_git_check_walks(u->opts->repo, w, n);
+	free(olds);
+	free(w);
+	return rc;
+}
+
+int ss_index_check_repository(ss_index *ix, const char *repo)
+{
+	char id[41], probe[41];
+	int rc;
+
+	if ((rc = ss_index_meta_get(ix, "repository", id, sizeof(id))))
+		return rc;
+	if (id[0] && (ss_git_resolve(probe, repo, id) || strcmp(probe, id)))
+		return ss_error_code(SS_EINVALID,
+				     "index '%s' was built from another repository than '%s' "
+				     "(it has no commit %.12s)", ix->path, repo, id);
+	return 0;
+}
+
+/* The index is repo's, or new (then it becomes repo's: mtip, a commit of
+ * its mainline, is recorded); an index of mail is refused. */
+static int check_identity(ss_index *ix, const char *repo, const char *mtip)
+{
+	char id[41];
+	int rc, empty;
+
+	if ((rc = ss_index_meta_get(ix, "repository", id, sizeof(id))))
+		return rc;
+	if (id[0])
+		return ss_index_check_repository(ix, repo);
+	/* no repository recorded and something written: mail's */
+	if ((rc = ss_index_is_empty(ix, &empty)))
+		return rc;
+	if (!empty)
+		return ss_error_code(SS_EINVALID, "index '%s' is an index of mail: a repository goes "
+				     "into an index of its own (--db FILE)", ix->path);
+	if ((rc = ss_index_exec(ix, "BEGIN IMMEDIATE", "start a transaction")))
+		return rc;
+	if ((rc = ss_index_meta_set(ix, "repository", mtip)) ||
+	    (rc = ss_index_exec(ix, "COMMIT", "commit a transaction"))) {
+		sqlite3_exec(ix->db, "ROLLBACK", NULL, NULL, NULL);
+		return rc;
+	}
+	ss_test_point("identity");
+	return 0;
+}
+
+int ss_index_update(ss_index *ix, const ss_index_options *opts, ss_index_stats *stats)
+{
+	static const ss_index_stats zero;
+	ss_index_options o = *opts;
+	ss_index_stats local;
+	struct updater u;
+	struct branch *br = NULL;
+	struct rel_plan plan = { NULL, NULL, 0 };
+	size_t nbr = 0, i;
+	int moved = 0;
+	ss_layout *found = NULL;
+	const char *mainline, *mtip;
+	char pending[16];
+	int rc;
+
+	if (!stats)
+		stats = &local;
+	*stats = zero;
+	if (!o.batch)
+		o.batch = 1000;
+	memset(&u, 0, sizeof(u));
+	u.ix = ix;
+	u.opts = &o;
+	u.stats = stats;
+	if (!o.layout) {
+		ss_layout_options lo = SS_LAYOUT_OPTIONS_INIT;
+
+		lo.mainline = o.mainline;
+		lo.branches = o.branches;
+		lo.release_tags = o.release_tags;
+		if ((rc = ss_layout_find(&found, o.repo, &lo)))
+			return rc;
+		o.layout = found;
+	}
+	u.layout = o.layout;
+	mainline = o.layout->mainline_name;
+	mtip = o.layout->mtip;
+	if ((rc = check_identity(ix, o.repo, mtip)))
+		goto free_head;
+	if ((rc = ss_upstream_new(&u.up, NULL, 0)))
+		goto free_head;
+	for (i = 0; i < ST_NSTMT; i++)
+		if ((rc = ss_index_prepare(&u.st[i], ix, ss_index_stmt_sql[i])))
+			goto free_stmts;
+	if ((rc = list_branches(&br, &nbr, o.layout)))
+		goto free_stmts;
+	/* what could refuse the update, before its first batch: the walks of
+	 * the refs that moved, the releases and their graph (a commit that
+	 * only a stable branch or a release tag reaches) */
+	if ((rc = ss_index_meta_get(ix, "pending", pending, sizeof(pending))) ||
+	    (rc = check_refs(&u, mainline, mtip, br, nbr, &moved)) ||
+	    (rc = ss_index_plan_releases(&u, &plan, moved || pending[0])))
+		goto free_branches;
+	/* an update whose refs moved says so in meta ("pending") with its
+	 * first batch (see ss_index_done_sql) */
+	u.pending = moved;
+#ifdef __GLIBC__
+	/* the graphs' memory, freed, back to the system before the reader's
+	 * peak (only the releases map stays) */
+	malloc_trim(0);
+#endif
+	if ((rc = walk_ref(&u, mainline, mtip, NULL, 0)))
+		goto free_branches;
+	for (i = 0; i < nbr; i++)
+		if ((rc = walk_ref(&u, br[i].name, br[i].tip, mtip, o.layout->explicit_branches ? 1 : -1)))
+			goto free_branches;
+	if ((rc = ss_index_exec(ix, "BEGIN IMMEDIATE", "start a transaction")))
+		goto free_branches;
+	if ((rc = ss_index_exec(ix, ss_index_derive_sql, "derive fixes and patch-id backports")))
+		goto rollback;
+	stats->backports += (size_t)sqlite3_changes(ix->db);
+	if ((rc = ss_index_decisions_derive(ix, NULL)))
+		goto rollback;
+	if ((rc = ss_index_exec(ix, "COMMIT", "commit a transaction")))
+		goto rollback;
+	ss_test_point("derive");
+	/* the layout read, once the refs it chose are written */
+	if ((rc = ss_index_record_layout(ix, o.layout)))
+		goto free_branches;
+	rc = ss_index_write_releases(&u, &plan);
+	goto free_branches;
+rollback:
+	ss_index_rollback(&u);
+free_branches:
+	ss_index_plan_free(&plan);
+	for (i = 0; i < nbr; i++)
+		free(br[i].name);
+	free(br);
+free_stmts:
+	for (i = 0; i < ST_NSTMT; i++)
+		sqlite3_finalize(u.st[i]);
+	ss_upstream_free(u.up);
+free_head:
+	ss_layout_free(found);
+	return rc;
+}
