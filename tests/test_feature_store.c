@@ -1,7 +1,7 @@
 /*
  * test_feature_store.c - the features the project model learns from, kept
  * in the project index (features/feat_store.h, index/index.h "Stored
- * features", cmd/feature_store.c; docs/index.md, "Stored features"):
+ * features", run/feature_store.c; docs/index.md, "Stored features"):
  * the encoding is exact, a dataset filled from kept rows has the rows of
  * one extracted from the commits, the rows are versioned and dropped with
  * another extractor, "stablesel index" fills them (an interrupted fill

@@ -1,79 +1,46 @@
 /*
- * feature_store.c - the project model's features kept in the project
- * index (cli.h, "Stored features"; docs/index.md, "Stored features").
- *
- * Training the project model used to read every diff of the history
- * before the ranked commits (systemd: 61,000 commits, about a minute).
- * What the model learns from a commit is its raw features, which depend
- * on the commit and on the index's history and releases only: so
- * "stablesel index" extracts them once, with the history primed from the
- * index exactly as the training primes it (cli_history_load()), and keeps
- * them under the feature-set version (features/feat_store.h).  A training
- * then walks the history without diffs and takes each commit's row; when
- * one is missing (an index built before the store, another feature set,
- * --mask-stable-tags) it reads the diffs as before and keeps the rows it
- * extracts when the index can be written, so the next training finds
- * them.  A read-only index still ranks, reading the diffs, and says so.
+ * feature_store.c - the command side of the project model's features
+ * kept in the project index (run/feature_store.c does the work;
+ * docs/index.md, "Stored features"): which index the options name, the
+ * history walked and primed as the commands read it
+ * (cli_for_each_history_commit(), cli_history_load()), and dying on what
+ * run/ returns.
  */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "feature_store.h"
-#include "eval/eval.h"
-#include "features/feat_store.h"
-#include "features/history.h"
-#include "index/index.h"
-#include "source/git.h"
-#include "source/source.h"
 #include "util/error.h"
-#include "util/strbuf.h"
 
 struct cli_feature_store {
-	char *path;                  /* the index */
-	char version[SS_FEAT_VERSION_SIZE];
-	ss_feat_options fo;
-	ss_index *rix;               /* read */
-	ss_index_features *rows;     /* read */
-	ss_index *wix;               /* written, opened at the first row kept */
-	ss_index_features *wrows;
-	int cannot_write;            /* said once */
-	char walked[41];             /* a bottom whose every ancestor was read
-				      * with its diff and kept ("": none) */
-	size_t kept;                 /* rows kept by this training */
-	ss_feat_raw raw;
-	ss_strbuf buf;
+	ss_run_feature_store *fs;
 };
 
-/*
- * An index that may not be written: one whose file or folder grants
- * nobody write access is read-only data (as ../shared/data is), also for
- * root, whom the kernel would let write; else what access() says.
- */
-static int read_only(const char *path)
+/* ss_run_history_reader.walk: the commands' walk of a history. */
+static void walk(const char *repo, const ss_source_options *so, ss_run_commit_fn fn, void *data,
+		 void *ud)
 {
-	char *dir = strdup(path), *slash;
-	struct stat st;
-	int ro = !stat(path, &st) && !(st.st_mode & 0222);
+	cli_source_args a;
 
-	if (!dir)
-		die("out of memory");
-	slash = strrchr(dir, '/');
-	if (slash && slash != dir)
-		*slash = '\0';
-	else
-		strcpy(dir, ".");
-	ro = ro || (!stat(dir, &st) && !(st.st_mode & 0222)) || access(path, W_OK) ||
-	     access(dir, W_OK);
-	free(dir);
-	return ro;
+	(void)ud;
+	cli_source_args_init(&a);
+	a.repo = repo;
+	a.opts = *so;
+	cli_for_each_history_commit(&a, NULL, 0, fn, data);
 }
 
-static void version_of(char *out, const ss_feat_options *fo, const ss_source_options *so)
+/* ss_run_history_reader.history: primed as a training primes it. */
+static void history(ss_history *h, const char *db, const char *repo, void *ud)
 {
-	ss_feat_version(out, fo, so->mask_stable_tags, so->max_lines);
+	cli_history_args ha;
+
+	(void)ud;
+	cli_history_args_init(&ha);
+	ha.ix.db = db;
+	cli_history_load(&ha, h, repo);
 }
+
+static const ss_run_history_reader reader = { walk, history, NULL };
 
 cli_feature_store *cli_feature_store_open(const cli_history_args *ha, const char *repo,
 					  const ss_feat_options *fo, const ss_source_options *so)
@@ -89,14 +56,8 @@ cli_feature_store *cli_feature_store_open(const cli_history_args *ha, const char
 		return NULL;
 	if (!(fs = calloc(1, sizeof(*fs))))
 		die("out of memory");
-	fs->path = path;
-	fs->rix = ix;
-	fs->fo = *fo;
-	ss_feat_raw_init(&fs->raw);
-	fs->buf = (ss_strbuf)SS_STRBUF_INIT;
-	version_of(fs->version, fo, so);
-	if (ss_index_features_open(&fs->rows, ix, fs->version, 0))
-		die("cannot read the stored features of '%s': %s", path, ss_error_last());
+	if (ss_run_feature_store_open(&fs->fs, ix, path, fo, so))
+		die("%s", ss_error_last());
 	return fs;
 }
 
@@ -104,281 +65,40 @@ void cli_feature_store_close(cli_feature_store *fs)
 {
 	if (!fs)
 		return;
-	if (fs->wrows && ss_index_features_finish(fs->wrows, fs->walked[0] && !fs->cannot_write ?
-								     fs->walked : NULL))
-		warning("cannot keep the project model's features in '%s': %s", fs->path,
-			ss_error_last());
-	ss_index_features_free(fs->wrows);
-	ss_index_free(fs->wix);
-	ss_index_features_free(fs->rows);
-	ss_index_free(fs->rix);
-	ss_feat_raw_release(&fs->raw);
-	ss_strbuf_release(&fs->buf);
-	free(fs->path);
+	ss_run_feature_store_close(fs->fs, cli_run_report());
 	free(fs);
-}
-
-struct reading {
-	cli_feature_store *fs;
-	ss_split_sink *sink;
-	int64_t *newest;
-	size_t n;
-	size_t absent;               /* commits the fill could not read */
-	int damaged;                 /* a row that cannot be decoded */
-};
-
-/* ss_split_add() with the features from the commit's row. */
-static int read_one(ss_commit *c, void *data)
-{
-	struct reading *r = data;
-	ss_split_sink *s = r->sink;
-	const void *row;
-	size_t len;
-	int label = 0;
-
-	progress("reading the stored features to train the project model", ++r->n, 0);
-	if (c->author.time > *r->newest)
-		*r->newest = c->author.time;
-	s->seen++;
-	if (s->before && c->author.time >= s->before) {
-		ss_commit_free(c);
-		return 0;
-	}
-	if (ss_index_features_get(r->fs->rows, c->id, &row, &len)) {
-		/* the fill walked every ancestor of the bottoms: a commit it
-		 * kept nothing of is one the diff read skips (a missing blob
-		 * of a partial clone), which the training leaves out too */
-		ss_error_clear();
-		r->absent++;
-		ss_commit_free(c);
-		return 0;
-	}
-	if (ss_feat_raw_decode(&r->fs->raw, row, len)) {
-		ss_error_clear();
-		r->damaged = 1;
-		ss_commit_free(c);
-		return 1;
-	}
-	if (s->labels) {
-		label = ss_labels_get(s->labels, c->id);
-		s->unlisted += !ss_labels_known(s->labels, c->id);
-	}
-	s->rc = ss_dataset_add_raw(s->d, c, &r->fs->raw, label, s->part);
-	ss_commit_free(c);
-	if (s->rc)
-		return 1;
-	s->kept++;
-	return 0;
-}
-
-/* Whether the rows hold every ancestor of each of hsrc's revisions (the
- * bottoms): the recorded tip of the fill has each in its history. */
-static int covers(cli_feature_store *fs, const cli_source_args *hsrc)
-{
-	char tip[41], id[41];
-	size_t i;
-	int yes = 0;
-
-	if (ss_index_features_tip(fs->rix, fs->version, tip) || !tip[0]) {
-		ss_error_clear();
-		return 0;
-	}
-	for (i = 0; i < hsrc->opts.nrevs; i++) {
-		const char *rev = hsrc->opts.revs[i];
-
-		if (rev[0] == '^' || strstr(rev, "..") || ss_git_resolve(id, hsrc->repo, rev) ||
-		    ss_git_contains(&yes, hsrc->repo, tip, id) || !yes) {
-			ss_error_clear();
-			return 0;
-		}
-	}
-	return hsrc->opts.nrevs > 0;
 }
 
 int cli_feature_store_read(cli_feature_store *fs, const cli_source_args *hsrc,
 			   ss_split_sink *sink, int64_t *newest)
 {
-	struct reading r = { fs, sink, newest, 0, 0, 0 };
-	cli_source_args a = *hsrc;
+	int got;
 
-	if (!covers(fs, hsrc)) {
-		if (read_only(fs->path)) {
-			fs->cannot_write = 1;
-			note("index '%s' keeps no features of the history before the ranked commits "
-			     "for this feature set and cannot be written: the project model reads "
-			     "every diff of it (slower)", fs->path);
-		}
-		return 0;
-	}
-	/* the diffs are what the rows spare */
-	a.opts.with_diff = 0;
-	cli_for_each_history_commit(&a, NULL, 0, read_one, &r);
-	progress_done();
-	if (sink->rc)
-		die("cannot featurize commits: %s", ss_error_last());
-	if (r.damaged) {
-		note("index '%s' keeps a damaged feature row: the project model reads the diffs "
-		     "(and keeps the rows again)", fs->path);
-		return -1;
-	}
-	if (r.absent)
-		warning("%zu commits of the history have no stored features (they could not be read "
-			"with their diffs) and are left out", r.absent);
-	return 1;
+	if (ss_run_feature_store_read(&got, fs->fs, hsrc->repo, &hsrc->opts, &reader, sink, newest,
+				      cli_run_report()))
+		die("%s", ss_error_last());
+	return got;
 }
 
 void cli_feature_store_walked(cli_feature_store *fs, const cli_source_args *hsrc)
 {
-	char tip[41];
-	int yes = 0;
-
-	if (!fs || hsrc->opts.nrevs != 1 || strstr(hsrc->opts.revs[0], "..") ||
-	    hsrc->opts.revs[0][0] == '^' || ss_git_resolve(fs->walked, hsrc->repo, hsrc->opts.revs[0])) {
-		fs->walked[0] = '\0';
-		ss_error_clear();
-		return;
-	}
-	/* the recorded tip only moves forward: a bottom off its line (a
-	 * stable branch's commit) would hide the rows it reaches */
-	if (ss_index_features_tip(fs->rix, fs->version, tip) ||
-	    (tip[0] && (ss_git_contains(&yes, hsrc->repo, fs->walked, tip) || !yes))) {
-		fs->walked[0] = '\0';
-		ss_error_clear();
-	}
+	if (fs)
+		ss_run_feature_store_walked(fs->fs, hsrc->repo, &hsrc->opts);
 }
 
 void cli_feature_store_keep(cli_feature_store *fs, const ss_dataset *d)
 {
-	const ss_feat_raw *raw = ss_dataset_last_raw(d);
-	size_t n = ss_dataset_count(d);
-
-	if (!fs || !raw || !n || fs->cannot_write)
-		return;
-	if (!fs->wrows &&
-	    (ss_index_open(&fs->wix, fs->path, SS_INDEX_WRITE) ||
-	     ss_index_features_open(&fs->wrows, fs->wix, fs->version, 1))) {
-		note("cannot keep the project model's features in index '%s' (%s): the next "
-		     "training reads the diffs again", fs->path, ss_error_last());
-		ss_error_clear();
-		fs->cannot_write = 1;
-		return;
-	}
-	ss_strbuf_reset(&fs->buf);
-	if (ss_feat_raw_encode(&fs->buf, raw))
-		die("out of memory");
-	if (ss_index_features_put(fs->wrows, ss_dataset_example(d, n - 1)->id, fs->buf.buf,
-				  fs->buf.len)) {
-		note("cannot keep the project model's features in index '%s' (%s): the next "
-		     "training reads the diffs again", fs->path, ss_error_last());
-		ss_error_clear();
-		fs->cannot_write = 1;
-		return;
-	}
-	fs->kept++;
+	if (fs && ss_run_feature_store_keep(fs->fs, d, cli_run_report()))
+		die("%s", ss_error_last());
 }
 
 size_t cli_feature_store_kept(const cli_feature_store *fs)
 {
-	return fs ? fs->kept : 0;
-}
-
-/* ---- filled by "stablesel index" ------------------------------------- */
-
-struct filling {
-	ss_history *h;
-	ss_index_features *rows;
-	const ss_feat_options *fo;
-	ss_feat_raw raw;
-	ss_strbuf buf;
-	size_t n, extracted;
-	int rc;
-};
-
-/* As ss_dataset_add() does: extract against the past, then join it. */
-static int fill_one(ss_commit *c, void *data)
-{
-	struct filling *f = data;
-	const void *row;
-	size_t len;
-
-	progress("keeping the features the project model learns from", ++f->n, 0);
-	if (ss_index_features_get(f->rows, c->id, &row, &len) ||
-	    ss_feat_raw_decode(&f->raw, row, len)) {
-		ss_error_clear();
-		ss_strbuf_reset(&f->buf);
-		if ((f->rc = ss_feat_extract(&f->raw, c, f->h, f->fo)) ||
-		    (f->rc = ss_feat_raw_encode(&f->buf, &f->raw)) ||
-		    (f->rc = ss_index_features_put(f->rows, c->id, f->buf.buf, f->buf.len)))
-			goto free_commit;
-		f->extracted++;
-	}
-	f->rc = ss_history_add(f->h, c);
-
-free_commit:
-	ss_commit_free(c);
-	return f->rc != 0;
+	return fs ? ss_run_feature_store_kept(fs->fs) : 0;
 }
 
 void cli_feature_store_fill(ss_index *ix, const char *db, const char *repo, size_t batch)
 {
-	ss_feat_options fo = SS_FEAT_OPTIONS_INIT;
-	ss_source_options so = SS_SOURCE_OPTIONS_INIT;
-	struct filling f;
-	cli_history_args ha;
-	cli_source_args a;
-	char version[SS_FEAT_VERSION_SIZE], prefix[SS_FEAT_VERSION_SIZE], tip[41], done[41];
-	char bottom[42];
-	size_t dropped;
-	double t0 = ss_now();
-
-	/* the feature set rank's project model learns with (project_model.c) */
-	version_of(version, &fo, &so);
-	ss_feat_version_prefix(prefix);
-	if (ss_index_features_drop_stale(ix, prefix, &dropped))
-		die("cannot update the stored features of '%s': %s", db, ss_error_last());
-	if (dropped)
-		note("dropped %zu stored feature rows of another feature extractor", dropped);
-	if (ss_index_ref_tip(tip, ix, "mainline", NULL, 0)) {
-		ss_error_clear();
-		return;  /* an index of mail: no repository to read diffs from */
-	}
-	if (ss_index_features_tip(ix, version, done))
-		die("cannot read '%s': %s", db, ss_error_last());
-	if (!strcmp(done, tip))
-		return;
-	memset(&f, 0, sizeof(f));
-	f.fo = &fo;
-	ss_feat_raw_init(&f.raw);
-	f.buf = (ss_strbuf)SS_STRBUF_INIT;
-	if (ss_history_new(&f.h))
-		die("out of memory");
-	cli_history_args_init(&ha);
-	ha.ix.db = db;
-	cli_history_load(&ha, f.h, repo);
-	if (ss_index_features_open(&f.rows, ix, version, 1))
-		die("cannot keep features in '%s': %s", db, ss_error_last());
-	ss_index_features_set_batch(f.rows, batch);
-	cli_source_args_init(&a);
-	a.repo = repo;
-	a.opts.revs = a.revs;
-	a.revs[0] = tip;
-	a.opts.nrevs = 1;
-	if (done[0]) {
-		/* the rows up to the last fill are there: only what came since */
-		snprintf(bottom, sizeof(bottom), "^%s", done);
-		a.revs[1] = bottom;
-		a.opts.nrevs = 2;
-	}
-	cli_for_each_history_commit(&a, NULL, 0, fill_one, &f);
-	progress_done();
-	if (f.rc || ss_index_features_finish(f.rows, tip))
-		die("cannot keep the features the project model learns from in '%s': %s", db,
-		    ss_error_last());
-	if (f.extracted)
-		note("kept the features of %zu commits for the project model in %.1fs (its "
-		     "training reads no diff)", f.extracted, ss_now() - t0);
-	ss_index_features_free(f.rows);
-	ss_history_free(f.h);
-	ss_feat_raw_release(&f.raw);
-	ss_strbuf_release(&f.buf);
+	if (ss_run_feature_store_fill(ix, db, repo, batch, &reader, cli_run_report()))
+		die("%s", ss_error_last());
 }

@@ -1,6 +1,7 @@
 /*
  * feature_store.h - the project model's features kept in the project
- * index (feature_store.c; docs/index.md, "Stored features").
+ * index, as the commands name them (feature_store.c; the work is
+ * run/feature_store.h's; docs/index.md, "Stored features").
  *
  * "stablesel index" fills them (cli_feature_store_fill); the project
  * model's training reads them instead of the diffs
@@ -16,6 +17,7 @@
 #include "eval/split.h"
 #include "features/features.h"
 #include "index/index.h"
+#include "run/feature_store.h"
 
 typedef struct cli_feature_store cli_feature_store;
 

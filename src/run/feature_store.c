@@ -1,0 +1,415 @@
+/*
+ * feature_store.c - the project model's features kept in the project
+ * index (feature_store.h; docs/index.md, "Stored features").
+ *
+ * Training the project model used to read every diff of the history
+ * before the ranked commits (systemd: 61,000 commits, about a minute).
+ * What the model learns from a commit is its raw features, which depend
+ * on the commit and on the index's history and releases only: so
+ * "stablesel index" extracts them once, with the history primed from the
+ * index exactly as the training primes it (the front end's
+ * ss_run_history_reader: cli_history_load()), and keeps them under the
+ * feature-set version (features/feat_store.h).  A training then walks
+ * the history without diffs and takes each commit's row; when one is
+ * missing (an index built before the store, another feature set,
+ * --mask-stable-tags) it reads the diffs as before and keeps the rows it
+ * extracts when the index can be written, so the next training finds
+ * them.  A read-only index still ranks, reading the diffs, and says so.
+ */
+#include "run/feature_store.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "eval/eval.h"
+#include "features/feat_store.h"
+#include "source/git.h"
+#include "util/error.h"
+#include "util/strbuf.h"
+
+struct ss_run_feature_store {
+	char *path;                  /* the index */
+	char version[SS_FEAT_VERSION_SIZE];
+	ss_feat_options fo;
+	ss_index *rix;               /* read */
+	ss_index_features *rows;     /* read */
+	ss_index *wix;               /* written, opened at the first row kept */
+	ss_index_features *wrows;
+	int cannot_write;            /* said once */
+	char walked[41];             /* a bottom whose every ancestor was read
+				      * with its diff and kept ("": none) */
+	size_t kept;                 /* rows kept by this training */
+	ss_feat_raw raw;
+	ss_strbuf buf;
+};
+
+/*
+ * An index that may not be written: one whose file or folder grants
+ * nobody write access is read-only data (as ../shared/data is), also for
+ * root, whom the kernel would let write; else what access() says.  Out
+ * of memory: -1.
+ */
+static int read_only(const char *path)
+{
+	char *dir = strdup(path), *slash;
+	struct stat st;
+	int ro = !stat(path, &st) && !(st.st_mode & 0222);
+
+	if (!dir)
+		return -1;
+	slash = strrchr(dir, '/');
+	if (slash && slash != dir)
+		*slash = '\0';
+	else
+		strcpy(dir, ".");
+	ro = ro || (!stat(dir, &st) && !(st.st_mode & 0222)) || access(path, W_OK) ||
+	     access(dir, W_OK);
+	free(dir);
+	return ro;
+}
+
+static void version_of(char *out, const ss_feat_options *fo, const ss_source_options *so)
+{
+	ss_feat_version(out, fo, so->mask_stable_tags, so->max_lines);
+}
+
+int ss_run_feature_store_open(ss_run_feature_store **out, ss_index *ix, char *path,
+			      const ss_feat_options *fo, const ss_source_options *so)
+{
+	ss_run_feature_store *fs;
+
+	*out = NULL;
+	if (!(fs = calloc(1, sizeof(*fs)))) {
+		ss_index_free(ix);
+		free(path);
+		return ss_error_code(SS_ENOMEM, "out of memory");
+	}
+	fs->path = path;
+	fs->rix = ix;
+	fs->fo = *fo;
+	ss_feat_raw_init(&fs->raw);
+	fs->buf = (ss_strbuf)SS_STRBUF_INIT;
+	version_of(fs->version, fo, so);
+	if (ss_index_features_open(&fs->rows, ix, fs->version, 0)) {
+		int rc = ss_run_fail(SS_ERROR, "cannot read the stored features of '%s'", path);
+
+		ss_run_feature_store_close(fs, NULL);
+		return rc;
+	}
+	*out = fs;
+	return 0;
+}
+
+void ss_run_feature_store_close(ss_run_feature_store *fs, const ss_run_report *rp)
+{
+	if (!fs)
+		return;
+	if (fs->wrows && ss_index_features_finish(fs->wrows, fs->walked[0] && !fs->cannot_write ?
+								     fs->walked : NULL))
+		ss_run_say(rp, SS_RUN_WARNING,
+			   "cannot keep the project model's features in '%s': %s", fs->path,
+			   ss_error_last());
+	ss_index_features_free(fs->wrows);
+	ss_index_free(fs->wix);
+	ss_index_features_free(fs->rows);
+	ss_index_free(fs->rix);
+	ss_feat_raw_release(&fs->raw);
+	ss_strbuf_release(&fs->buf);
+	free(fs->path);
+	free(fs);
+}
+
+struct reading {
+	ss_run_feature_store *fs;
+	ss_split_sink *sink;
+	int64_t *newest;
+	const ss_run_report *rp;
+	size_t n;
+	size_t absent;               /* commits the fill could not read */
+	int damaged;                 /* a row that cannot be decoded */
+};
+
+/* ss_split_add() with the features from the commit's row. */
+static int read_one(ss_commit *c, void *data)
+{
+	struct reading *r = data;
+	ss_split_sink *s = r->sink;
+	const void *row;
+	size_t len;
+	int label = 0;
+
+	ss_run_progress(r->rp, "reading the stored features to train the project model", ++r->n,
+			0);
+	if (c->author.time > *r->newest)
+		*r->newest = c->author.time;
+	s->seen++;
+	if (s->before && c->author.time >= s->before) {
+		ss_commit_free(c);
+		return 0;
+	}
+	if (ss_index_features_get(r->fs->rows, c->id, &row, &len)) {
+		/* the fill walked every ancestor of the bottoms: a commit it
+		 * kept nothing of is one the diff read skips (a missing blob
+		 * of a partial clone), which the training leaves out too */
+		ss_error_clear();
+		r->absent++;
+		ss_commit_free(c);
+		return 0;
+	}
+	if (ss_feat_raw_decode(&r->fs->raw, row, len)) {
+		ss_error_clear();
+		r->damaged = 1;
+		ss_commit_free(c);
+		return 1;
+	}
+	if (s->labels) {
+		label = ss_labels_get(s->labels, c->id);
+		s->unlisted += !ss_labels_known(s->labels, c->id);
+	}
+	s->rc = ss_dataset_add_raw(s->d, c, &r->fs->raw, label, s->part);
+	ss_commit_free(c);
+	if (s->rc)
+		return 1;
+	s->kept++;
+	return 0;
+}
+
+/* Whether the rows hold every ancestor of each of hso's revisions (the
+ * bottoms): the recorded tip of the fill has each in its history. */
+static int covers(ss_run_feature_store *fs, const char *repo, const ss_source_options *hso)
+{
+	char tip[41], id[41];
+	size_t i;
+	int yes = 0;
+
+	if (ss_index_features_tip(fs->rix, fs->version, tip) || !tip[0]) {
+		ss_error_clear();
+		return 0;
+	}
+	for (i = 0; i < hso->nrevs; i++) {
+		const char *rev = hso->revs[i];
+
+		if (rev[0] == '^' || strstr(rev, "..") || ss_git_resolve(id, repo, rev) ||
+		    ss_git_contains(&yes, repo, tip, id) || !yes) {
+			ss_error_clear();
+			return 0;
+		}
+	}
+	return hso->nrevs > 0;
+}
+
+int ss_run_feature_store_read(int *got, ss_run_feature_store *fs, const char *repo,
+			      const ss_source_options *hso, const ss_run_history_reader *hr,
+			      ss_split_sink *sink, int64_t *newest, const ss_run_report *rp)
+{
+	struct reading r = { fs, sink, newest, rp, 0, 0, 0 };
+	ss_source_options so = *hso;
+	int ro;
+
+	*got = 0;
+	if (!covers(fs, repo, hso)) {
+		if ((ro = read_only(fs->path)) < 0)
+			return ss_error_code(SS_ENOMEM, "out of memory");
+		if (ro) {
+			fs->cannot_write = 1;
+			ss_run_say(rp, SS_RUN_NOTE,
+				   "index '%s' keeps no features of the history before the ranked "
+				   "commits for this feature set and cannot be written: the project "
+				   "model reads every diff of it (slower)", fs->path);
+		}
+		return 0;
+	}
+	/* the diffs are what the rows spare */
+	so.with_diff = 0;
+	hr->walk(repo, &so, read_one, &r, hr->ud);
+	ss_run_progress_done(rp);
+	if (sink->rc)
+		return ss_run_fail(sink->rc, "cannot featurize commits");
+	if (r.damaged) {
+		ss_run_say(rp, SS_RUN_NOTE,
+			   "index '%s' keeps a damaged feature row: the project model reads the "
+			   "diffs (and keeps the rows again)", fs->path);
+		*got = -1;
+		return 0;
+	}
+	if (r.absent)
+		ss_run_say(rp, SS_RUN_WARNING,
+			   "%zu commits of the history have no stored features (they could not "
+			   "be read with their diffs) and are left out", r.absent);
+	*got = 1;
+	return 0;
+}
+
+void ss_run_feature_store_walked(ss_run_feature_store *fs, const char *repo,
+				 const ss_source_options *hso)
+{
+	char tip[41];
+	int yes = 0;
+
+	if (!fs)
+		return;
+	if (hso->nrevs != 1 || strstr(hso->revs[0], "..") || hso->revs[0][0] == '^' ||
+	    ss_git_resolve(fs->walked, repo, hso->revs[0])) {
+		fs->walked[0] = '\0';
+		ss_error_clear();
+		return;
+	}
+	/* the recorded tip only moves forward: a bottom off its line (a
+	 * stable branch's commit) would hide the rows it reaches */
+	if (ss_index_features_tip(fs->rix, fs->version, tip) ||
+	    (tip[0] && (ss_git_contains(&yes, repo, fs->walked, tip) || !yes))) {
+		fs->walked[0] = '\0';
+		ss_error_clear();
+	}
+}
+
+int ss_run_feature_store_keep(ss_run_feature_store *fs, const ss_dataset *d,
+			      const ss_run_report *rp)
+{
+	const ss_feat_raw *raw = ss_dataset_last_raw(d);
+	size_t n = ss_dataset_count(d);
+
+	if (!fs || !raw || !n || fs->cannot_write)
+		return 0;
+	if (!fs->wrows &&
+	    (ss_index_open(&fs->wix, fs->path, SS_INDEX_WRITE) ||
+	     ss_index_features_open(&fs->wrows, fs->wix, fs->version, 1))) {
+		ss_run_say(rp, SS_RUN_NOTE,
+			   "cannot keep the project model's features in index '%s' (%s): the "
+			   "next training reads the diffs again", fs->path, ss_error_last());
+		ss_error_clear();
+		fs->cannot_write = 1;
+		return 0;
+	}
+	ss_strbuf_reset(&fs->buf);
+	if (ss_feat_raw_encode(&fs->buf, raw))
+		return ss_error_code(SS_ENOMEM, "out of memory");
+	if (ss_index_features_put(fs->wrows, ss_dataset_example(d, n - 1)->id, fs->buf.buf,
+				  fs->buf.len)) {
+		ss_run_say(rp, SS_RUN_NOTE,
+			   "cannot keep the project model's features in index '%s' (%s): the "
+			   "next training reads the diffs again", fs->path, ss_error_last());
+		ss_error_clear();
+		fs->cannot_write = 1;
+		return 0;
+	}
+	fs->kept++;
+	return 0;
+}
+
+size_t ss_run_feature_store_kept(const ss_run_feature_store *fs)
+{
+	return fs ? fs->kept : 0;
+}
+
+/* ---- filled by "stablesel index" ------------------------------------- */
+
+struct filling {
+	ss_history *h;
+	ss_index_features *rows;
+	const ss_feat_options *fo;
+	const ss_run_report *rp;
+	ss_feat_raw raw;
+	ss_strbuf buf;
+	size_t n, extracted;
+	int rc;
+};
+
+/* As ss_dataset_add() does: extract against the past, then join it. */
+static int fill_one(ss_commit *c, void *data)
+{
+	struct filling *f = data;
+	const void *row;
+	size_t len;
+
+	ss_run_progress(f->rp, "keeping the features the project model learns from", ++f->n, 0);
+	if (ss_index_features_get(f->rows, c->id, &row, &len) ||
+	    ss_feat_raw_decode(&f->raw, row, len)) {
+		ss_error_clear();
+		ss_strbuf_reset(&f->buf);
+		if ((f->rc = ss_feat_extract(&f->raw, c, f->h, f->fo)) ||
+		    (f->rc = ss_feat_raw_encode(&f->buf, &f->raw)) ||
+		    (f->rc = ss_index_features_put(f->rows, c->id, f->buf.buf, f->buf.len)))
+			goto free_commit;
+		f->extracted++;
+	}
+	f->rc = ss_history_add(f->h, c);
+
+free_commit:
+	ss_commit_free(c);
+	return f->rc != 0;
+}
+
+int ss_run_feature_store_fill(ss_index *ix, const char *db, const char *repo, size_t batch,
+			      const ss_run_history_reader *hr, const ss_run_report *rp)
+{
+	ss_feat_options fo = SS_FEAT_OPTIONS_INIT;
+	ss_source_options so = SS_SOURCE_OPTIONS_INIT;
+	struct filling f;
+	const char *revs[2];
+	char version[SS_FEAT_VERSION_SIZE], prefix[SS_FEAT_VERSION_SIZE], tip[41], done[41];
+	char bottom[42];
+	size_t dropped;
+	double t0 = ss_now();
+	int rc = 0;
+
+	/* the feature set rank's project model learns with (run/project_model.c) */
+	version_of(version, &fo, &so);
+	ss_feat_version_prefix(prefix);
+	if (ss_index_features_drop_stale(ix, prefix, &dropped))
+		return ss_run_fail(SS_ERROR, "cannot update the stored features of '%s'", db);
+	if (dropped)
+		ss_run_say(rp, SS_RUN_NOTE,
+			   "dropped %zu stored feature rows of another feature extractor", dropped);
+	if (ss_index_ref_tip(tip, ix, "mainline", NULL, 0)) {
+		ss_error_clear();
+		return 0;  /* an index of mail: no repository to read diffs from */
+	}
+	if (ss_index_features_tip(ix, version, done))
+		return ss_run_fail(SS_ERROR, "cannot read '%s'", db);
+	if (!strcmp(done, tip))
+		return 0;
+	memset(&f, 0, sizeof(f));
+	f.fo = &fo;
+	f.rp = rp;
+	ss_feat_raw_init(&f.raw);
+	f.buf = (ss_strbuf)SS_STRBUF_INIT;
+	if (ss_history_new(&f.h))
+		return ss_error_code(SS_ENOMEM, "out of memory");
+	hr->history(f.h, db, repo, hr->ud);
+	if (ss_index_features_open(&f.rows, ix, version, 1)) {
+		rc = ss_run_fail(SS_ERROR, "cannot keep features in '%s'", db);
+		goto out;
+	}
+	ss_index_features_set_batch(f.rows, batch);
+	so.revs = revs;
+	revs[0] = tip;
+	so.nrevs = 1;
+	if (done[0]) {
+		/* the rows up to the last fill are there: only what came since */
+		snprintf(bottom, sizeof(bottom), "^%s", done);
+		revs[1] = bottom;
+		so.nrevs = 2;
+	}
+	hr->walk(repo, &so, fill_one, &f, hr->ud);
+	ss_run_progress_done(rp);
+	if (f.rc || ss_index_features_finish(f.rows, tip)) {
+		rc = ss_run_fail(SS_ERROR,
+				 "cannot keep the features the project model learns from in '%s'",
+				 db);
+		goto out;
+	}
+	if (f.extracted)
+		ss_run_say(rp, SS_RUN_NOTE,
+			   "kept the features of %zu commits for the project model in %.1fs (its "
+			   "training reads no diff)", f.extracted, ss_now() - t0);
+out:
+	ss_index_features_free(f.rows);
+	ss_history_free(f.h);
+	ss_feat_raw_release(&f.raw);
+	ss_strbuf_release(&f.buf);
+	return rc;
+}
