@@ -1,16 +1,8 @@
 /*
  * review_share.c - "stablesel review --export FILE / --import FILE": the
- * review decisions as JSON a team keeps in git (review_share.h):
- *
- *   {"stablesel_decisions": 1, "decisions": [
- *   {"commit": "<40 hex>", "branch": "21.11", "patch_id": "<40 hex or empty>",
- *    "state": "accepted", "until": "", "who": "Name <email>", "time": 1796375441,
- *    "note": ""},
- *   ...]}
- *
- * one decision a line, by branch then commit.  The reader takes exactly
- * this shape (keys in any order, unknown keys ignored, JSON escapes
- * decoded); anything else is one error naming the file and line.
+ * review decisions as JSON a team keeps in git (review_share.h; the file's
+ * writer and reader are run/review_share.c's): the output file, the index,
+ * the conflicts and counts on stderr.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,348 +11,9 @@
 #include "cli.h"
 #include "decisions.h"
 #include "review_share.h"
+#include "run/review_share.h"
 #include "util/atomic.h"
 #include "util/error.h"
-#include "util/grow.h"
-#include "util/hexid.h"
-#include "util/strbuf.h"
-
-static void json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
-struct export {
-	FILE *f;
-	size_t n;
-};
-
-static int export_one(const ss_decision *d, void *ud)
-{
-	struct export *x = ud;
-
-	fprintf(x->f, "%s\n{\"commit\": \"%s\", \"branch\": ", x->n ? "," : "", d->commit);
-	json_string(x->f, d->branch);
-	fprintf(x->f, ", \"patch_id\": \"%s\", \"state\": \"%s\", \"until\": ", d->patch_id,
-		ss_decision_state_name(d->state));
-	json_string(x->f, d->until);
-	fprintf(x->f, ", \"who\": ");
-	json_string(x->f, d->who);
-	fprintf(x->f, ", \"time\": %lld, \"note\": ", (long long)d->time);
-	json_string(x->f, d->note);
-	fputc('}', x->f);
-	x->n++;
-	return 0;
-}
-
-/* ------------------------------------------------------------------ */
-/* The reader. */
-
-struct reader {
-	const char *file, *p, *start;
-	char err[300];
-};
-
-static int fail(struct reader *r, const char *what)
-{
-	size_t line = 1;
-
-	for (const char *q = r->start; q < r->p; q++)
-		line += *q == '\n';
-	if (!r->err[0])
-		snprintf(r->err, sizeof(r->err), "%s:%zu: %s", r->file, line, what);
-	return -1;
-}
-
-static void ws(struct reader *r)
-{
-	while (*r->p == ' ' || *r->p == '\t' || *r->p == '\n' || *r->p == '\r')
-		r->p++;
-}
-
-static int expect(struct reader *r, char c)
-{
-	char what[40];
-
-	ws(r);
-	if (*r->p != c) {
-		snprintf(what, sizeof(what), "'%c' expected", c);
-		return fail(r, what);
-	}
-	r->p++;
-	return 0;
-}
-
-static int hexval(char c)
-{
-	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-	       : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-}
-
-static void utf8(ss_strbuf *sb, unsigned cp)
-{
-	if (cp < 0x80) {
-		ss_strbuf_addch(sb, (int)cp);
-	} else if (cp < 0x800) {
-		ss_strbuf_addch(sb, (int)(0xc0 | cp >> 6));
-		ss_strbuf_addch(sb, (int)(0x80 | (cp & 0x3f)));
-	} else {
-		ss_strbuf_addch(sb, (int)(0xe0 | cp >> 12));
-		ss_strbuf_addch(sb, (int)(0x80 | (cp >> 6 & 0x3f)));
-		ss_strbuf_addch(sb, (int)(0x80 | (cp & 0x3f)));
-	}
-}
-
-/* A JSON string into *out (malloc'd). */
-static int string(struct reader *r, char **out)
-{
-	ss_strbuf sb = SS_STRBUF_INIT;
-
-	*out = NULL;
-	if (expect(r, '"'))
-		return -1;
-	while (*r->p != '"') {
-		unsigned char c = (unsigned char)*r->p;
-
-		if (!c || c < 0x20) {
-			ss_strbuf_release(&sb);
-			return fail(r, "unterminated string");
-		}
-		if (c != '\\') {
-			ss_strbuf_addch(&sb, c);
-			r->p++;
-			continue;
-		}
-		r->p++;
-		switch (*r->p) {
-		case '"': case '\\': case '/':
-			ss_strbuf_addch(&sb, *r->p);
-			break;
-		case 'n': ss_strbuf_addch(&sb, '\n'); break;
-		case 't': ss_strbuf_addch(&sb, '\t'); break;
-		case 'r': ss_strbuf_addch(&sb, '\r'); break;
-		case 'b': ss_strbuf_addch(&sb, '\b'); break;
-		case 'f': ss_strbuf_addch(&sb, '\f'); break;
-		case 'u': {
-			unsigned cp = 0;
-
-			for (int i = 1; i <= 4; i++) {
-				int v = hexval(r->p[i]);
-
-				if (v < 0) {
-					ss_strbuf_release(&sb);
-					return fail(r, "bad \\u escape");
-				}
-				cp = cp << 4 | (unsigned)v;
-			}
-			if (!cp) {
-				ss_strbuf_release(&sb);
-				return fail(r, "\\u0000 in a string");
-			}
-			utf8(&sb, cp);
-			r->p += 4;
-			break;
-		}
-		default:
-			ss_strbuf_release(&sb);
-			return fail(r, "bad escape in a string");
-		}
-		r->p++;
-	}
-	r->p++;
-	*out = ss_strbuf_detach(&sb, NULL);
-	return *out ? 0 : fail(r, "out of memory");
-}
-
-/* One decision object; its strings into owned[0..4]. */
-static int decision(struct reader *r, ss_decision *d, char *owned[5])
-{
-	int have_time = 0;
-
-	memset(d, 0, sizeof(*d));
-	if (expect(r, '{'))
-		return -1;
-	for (;;) {
-		char *key = NULL, *val = NULL;
-
-		if (string(r, &key) || expect(r, ':')) {
-			free(key);
-			return -1;
-		}
-		ws(r);
-		if (!strcmp(key, "time")) {
-			char *end;
-			long long t = strtoll(r->p, &end, 10);
-
-			if (end == r->p) {
-				free(key);
-				return fail(r, "\"time\" is no integer");
-			}
-			d->time = t;
-			have_time = 1;
-			r->p = end;
-		} else if (string(r, &val)) {
-			free(key);
-			return fail(r, "values are strings, \"time\" an integer");
-		}
-		if (!strcmp(key, "commit") || !strcmp(key, "patch_id")) {
-			char *dst = key[0] == 'c' ? d->commit : d->patch_id;
-			size_t len = strlen(val);
-
-			if ((len || key[0] == 'c') && !ss_hexid_is_full(val, len)) {
-				free(key);
-				free(val);
-				return fail(r, "a commit or patch id that is not 40 hex digits");
-			}
-			memcpy(dst, val, len + 1);
-			free(val);
-		} else if (!strcmp(key, "state")) {
-			int rc = ss_decision_state_parse(&d->state, val);
-
-			free(val);
-			if (rc) {
-				free(key);
-				return fail(r, ss_error_last());
-			}
-		} else {
-			static const char *const names[] = { "branch", "until", "who", "note" };
-			size_t i;
-
-			for (i = 0; i < 4 && strcmp(key, names[i]); i++)
-				;
-			if (i < 4) {
-				free(owned[i]);
-				owned[i] = val;
-			} else {
-				free(val);  /* a key of a later version */
-			}
-		}
-		free(key);
-		ws(r);
-		if (*r->p == ',') {
-			r->p++;
-			continue;
-		}
-		if (expect(r, '}'))
-			return -1;
-		break;
-	}
-	if (!d->commit[0] || !owned[0] || !*owned[0] || !d->state || !have_time)
-		return fail(r, "a decision needs commit, branch, state and time");
-	d->branch = owned[0];
-	d->until = owned[1] ? owned[1] : "";
-	d->who = owned[2] ? owned[2] : "";
-	d->note = owned[3] ? owned[3] : "";
-	return 0;
-}
-
-struct decisions {
-	ss_decision *d;
-	char *(*owned)[5];
-	size_t n, cap, ocap;
-};
-
-static int read_file(struct decisions *out, const char *path, char *err, size_t errsize)
-{
-	char *text = NULL, *key = NULL;
-	size_t len = 0;
-	struct reader r;
-	FILE *f = fopen(path, "rb");
-	int rc = -1;
-
-	if (!f) {
-		snprintf(err, errsize, "cannot open '%s': %m", path);
-		return -1;
-	}
-	{
-		ss_strbuf sb = SS_STRBUF_INIT;
-		char buf[65536];
-		size_t got;
-
-		while ((got = fread(buf, 1, sizeof(buf), f)) > 0)
-			ss_strbuf_add(&sb, buf, got);
-		fclose(f);
-		text = ss_strbuf_detach(&sb, &len);
-	}
-	memset(&r, 0, sizeof(r));
-	r.file = path;
-	r.p = r.start = text ? text : "";
-	if (text && strlen(text) != len) {
-		fail(&r, "a NUL byte in the file");
-		goto done;
-	}
-	/* {"stablesel_decisions": 1, "decisions": [ ... ]} */
-	if (expect(&r, '{') || string(&r, &key) || strcmp(key, "stablesel_decisions")) {
-		fail(&r, "not a stablesel decisions file (\"stablesel_decisions\" first)");
-		goto done;
-	}
-	free(key);
-	key = NULL;
-	if (expect(&r, ':'))
-		goto done;
-	ws(&r);
-	if (*r.p != '1') {
-		fail(&r, "an unknown version of the decisions file (this stablesel reads 1)");
-		goto done;
-	}
-	r.p++;
-	if (expect(&r, ',') || string(&r, &key) || strcmp(key, "decisions") || expect(&r, ':') ||
-	    expect(&r, '[')) {
-		fail(&r, "\"decisions\": [...] expected");
-		goto done;
-	}
-	ws(&r);
-	if (*r.p == ']') {
-		r.p++;
-	} else {
-		for (;;) {
-			if (SS_GROW(out->d, out->n + 1, out->cap) ||
-			    SS_GROW(out->owned, out->n + 1, out->ocap)) {
-				fail(&r, "out of memory");
-				goto done;
-			}
-			memset(out->owned[out->n], 0, sizeof(out->owned[out->n]));
-			rc = decision(&r, &out->d[out->n], out->owned[out->n]);
-			out->n++;
-			if (rc)
-				goto done;
-			rc = -1;
-			ws(&r);
-			if (*r.p == ',') {
-				r.p++;
-				continue;
-			}
-			if (expect(&r, ']'))
-				goto done;
-			break;
-		}
-	}
-	if (expect(&r, '}'))
-		goto done;
-	ws(&r);
-	if (*r.p) {
-		fail(&r, "text after the end");
-		goto done;
-	}
-	rc = 0;
-done:
-	if (rc)
-		snprintf(err, errsize, "%s", r.err);
-	free(key);
-	free(text);
-	return rc;
-}
 
 static void conflict(const ss_decision *theirs, const ss_decision *ours, int theirs_won, void *ud)
 {
@@ -382,36 +35,29 @@ int review_share(const char *export_file, const char *import_file, const char *d
 
 	if (export_file) {
 		ss_atomic *out = cli_output_open(export_file);
-		struct export x = { ss_atomic_file(out), 0 };
+		size_t n = 0;
 
 		ix = cli_decisions_open(db, repo, 0, &path);
-		fprintf(x.f, "{\"stablesel_decisions\": 1, \"decisions\": [");
-		if (ss_index_for_each_decision(ix, NULL, export_one, &x)) {
+		if (ss_run_decisions_export(ss_atomic_file(out), ix, &n)) {
 			ss_atomic_abort(out);
 			die("%s", ss_error_last());
 		}
-		fprintf(x.f, "%s]}\n", x.n ? "\n" : "");
 		cli_output_commit(out, SIZE_MAX, "decisions");
-		note("%zu decisions exported from '%s'", x.n, path);
+		note("%zu decisions exported from '%s'", n, path);
 	} else {
-		struct decisions ds = { NULL, NULL, 0, 0, 0 };
+		ss_run_decision_file ds;
 		size_t stats[3];
-		char err[400];
 
 		/* the whole file is read and checked before the index is opened
 		 * for writing */
-		if (read_file(&ds, import_file, err, sizeof(err)))
-			die("%s", err);
+		if (ss_run_decisions_read(&ds, import_file))
+			die("%s", ss_error_last());
 		ix = cli_decisions_open(db, repo, 1, &path);
 		if (ss_index_decisions_import(ix, ds.d, ds.n, conflict, NULL, stats))
 			die("%s", ss_error_last());
 		note("%zu decisions read from '%s': %zu written, %zu kept as they were, %zu conflicts",
 		     ds.n, import_file, stats[0], stats[1], stats[2]);
-		for (size_t i = 0; i < ds.n; i++)
-			for (int j = 0; j < 5; j++)
-				free(ds.owned[i][j]);
-		free(ds.owned);
-		free(ds.d);
+		ss_run_decision_file_release(&ds);
 	}
 	ss_index_free(ix);
 	free(path);

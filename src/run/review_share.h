@@ -1,0 +1,38 @@
+/*
+ * review_share.h - the review decisions (index/decisions.h) as the JSON
+ * file a team keeps in git (review_share.c; docs/review.md): written from
+ * an index, read and checked whole.  cmd/review_share.c opens the files
+ * and the index and says what was done.
+ */
+#ifndef SS_RUN_REVIEW_SHARE_H
+#define SS_RUN_REVIEW_SHARE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "index/decisions.h"
+#include "index/index.h"
+
+/*
+ * Every decision of ix to f, one object a line, by branch then commit,
+ * so that a diff of two exports is the decisions that changed; *n: how
+ * many.  0 or < 0 with the message set (f then holds part of them).
+ */
+int ss_run_decisions_export(FILE *f, ss_index *ix, size_t *n);
+
+/* The decisions of a file; d[i]'s strings are owned[i]'s. */
+typedef struct {
+	ss_decision *d;
+	char *(*owned)[5];
+	size_t n, cap, ocap;
+} ss_run_decision_file;
+
+/*
+ * Read and check the file at path whole into *out (released with
+ * ss_run_decision_file_release() whatever is returned): 0, or
+ * SS_EINVALID with one message naming the file and line.
+ */
+int ss_run_decisions_read(ss_run_decision_file *out, const char *path);
+void ss_run_decision_file_release(ss_run_decision_file *ds);
+
+#endif
