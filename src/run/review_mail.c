@@ -1,0 +1,196 @@
+/*
+ * review_mail.c - the mails for accepted picks marked failed on a branch
+ * (review_mail.h; "stablesel review --failed-mail -o DIR",
+ * cmd/review_mail.c), in the manner of the kernel's "FAILED: patch ...
+ * failed to apply to X-stable tree": what failed (the file and hunk,
+ * checked again now with check/check.h), the prerequisites found (the
+ * commits not in the branch that last touched the lines the hunk
+ * expects), and the commands that try the backport.
+ */
+#include "run/review_mail.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "run/branches.h"
+#include "util/error.h"
+#include "util/strbuf.h"
+
+static int collect(const ss_decision *d, void *ud)
+{
+	ss_run_failed_list *l = ud;
+	size_t i;
+
+	if (d->state != SS_DECISION_FAILED)
+		return 0;
+	for (i = 0; i < l->nnamed && strcmp(l->named[i], d->branch); i++)
+		;
+	if (l->nnamed && i == l->nnamed)
+		return 0;
+	if (!(l->f = realloc(l->f, (l->n + 1) * sizeof(*l->f))) ||
+	    !(l->f[l->n].branch = strdup(d->branch)))
+		return ss_error_code(SS_ENOMEM, "out of memory");
+	memcpy(l->f[l->n].commit, d->commit, 41);
+	l->n++;
+	return 0;
+}
+
+int ss_run_failed_picks(ss_run_failed_list *l, ss_index *ix, const char *const *named,
+			size_t nnamed)
+{
+	memset(l, 0, sizeof(*l));
+	l->named = named;
+	l->nnamed = nnamed;
+	return ss_index_for_each_decision(ix, NULL, collect, l);
+}
+
+void ss_run_failed_list_release(ss_run_failed_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->f[i].branch);
+	free(l->f);
+	l->f = NULL;
+	l->n = 0;
+}
+
+/* A file name part: the branch's '/' and anything odd as '-'. */
+static void safe_name(char *out, size_t size, const char *s)
+{
+	size_t i;
+
+	for (i = 0; s[i] && i + 1 < size; i++)
+		out[i] = (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+			 (s[i] >= '0' && s[i] <= '9') || s[i] == '.' || s[i] == '_' ? s[i] : '-';
+	out[i] = '\0';
+}
+
+/* What failed, in words. */
+static void what_failed(ss_strbuf *sb, const ss_check_result *res, const char *branch)
+{
+	switch (res->apply) {
+	case SS_APPLY_CONFLICT:
+		ss_strbuf_addf(sb, "it conflicts in %s, hunk %d", res->path, res->hunk);
+		break;
+	case SS_APPLY_MISSING:
+		ss_strbuf_addf(sb, "it changes %s, which %s does not have", res->path, branch);
+		break;
+	case SS_APPLY_EXISTS:
+		ss_strbuf_addf(sb, "it adds %s, which %s has already", res->path, branch);
+		break;
+	case SS_APPLY_CLEAN:
+		ss_strbuf_addf(sb, "it applies to %s now (it was marked failed: check the "
+			       "branch's build and tests)", branch);
+		break;
+	default:
+		ss_strbuf_addf(sb, "whether it applies is not known (binary or no diff)");
+	}
+}
+
+void ss_run_failed_mail_write(FILE *f, ss_check *ck, const ss_commit *c, const ss_check_result *res,
+		       const char *branch, const char *from, const char *cc)
+{
+	ss_strbuf why = SS_STRBUF_INIT;
+	char date[64];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&now, &tm);
+	strftime(date, sizeof(date), "%a, %d %b %Y %H:%M:%S +0000", &tm);
+	what_failed(&why, res, branch);
+	fprintf(f, "From %s Mon Sep 17 00:00:00 2001\n", c->id);
+	fprintf(f, "From: %s\n", from);
+	fprintf(f, "To: %s <%s>\n", c->author.name, c->author.email);
+	if (cc && *cc)
+		fprintf(f, "Cc: %s\n", cc);
+	fprintf(f, "Subject: FAILED: patch \"%s\" failed to apply to %s stable tree\n", c->subject,
+		branch);
+	fprintf(f, "Date: %s\n", date);
+	fprintf(f, "Content-Type: text/plain; charset=UTF-8\n\n");
+	fprintf(f, "The patch below does not apply to the %s stable tree: %s.\n\n", branch, why.buf);
+	fprintf(f, "If you want it in %s, please send a backport of it, with the original\n"
+		   "commit id in its message, to the address this mail came from%s.\n\n",
+		branch, cc && *cc ? " and the Cc" : "");
+	if (res->nneeds) {
+		fprintf(f, "Prerequisites found (not in %s; they last touched the lines the\n"
+			   "conflicting hunk expects), most recent first:\n\n", branch);
+		for (int k = 0; k < res->nneeds; k++) {
+			ss_commit *p = NULL;
+
+			if (!ss_check_read_commit(&p, ck, res->needs[k]) && p)
+				fprintf(f, "  %.12s (\"%s\")\n", p->id, p->subject);
+			else
+				fprintf(f, "  %.12s\n", res->needs[k]);
+			ss_commit_free(p);
+		}
+		fprintf(f, "\n");
+	} else {
+		fprintf(f, "No prerequisite was found.\n\n");
+	}
+	fprintf(f, "To reproduce the failure, in a clone holding the mainline and %s:\n\n", branch);
+	fprintf(f, "git checkout -b failed-%.12s %s\n", c->id, ss_check_branch_id(ck));
+	fprintf(f, "git cherry-pick -x %s\n\n", c->id);
+	if (res->nneeds) {
+		fprintf(f, "To try it with the prerequisites (oldest first):\n\n");
+		fprintf(f, "git cherry-pick --abort\n");
+		fprintf(f, "git cherry-pick -x");
+		for (int k = res->nneeds - 1; k >= 0; k--)
+			fprintf(f, " %s", res->needs[k]);
+		fprintf(f, " %s\n\n", c->id);
+	}
+	fprintf(f, "------------------ original commit -----------------\n\n");
+	fprintf(f, "commit %s\nAuthor: %s <%s>\n\n", c->id, c->author.name, c->author.email);
+	for (const char *p = c->message; *p;) {
+		size_t len = strcspn(p, "\n");
+
+		fprintf(f, "    %.*s\n", (int)len, p);
+		p += len + (p[len] == '\n');
+	}
+	ss_strbuf_release(&why);
+}
+
+void ss_run_failed_mail_file(char *out, size_t size, const char *dir, const char *branch,
+			     const char *commit)
+{
+	char bname[200];
+
+	safe_name(bname, sizeof(bname), branch);
+	snprintf(out, size, "%s/failed-%s-%.12s.eml", dir, bname, commit);
+}
+
+int ss_run_failed_mail_check(ss_run_failed_check *m, ss_index *ix, const char *path,
+			     const char *repo, const ss_run_failed_pick *p, const ss_run_report *rp)
+{
+	ss_check_options co = SS_CHECK_OPTIONS_INIT;
+	char why[1024];
+	int rc;
+
+	memset(m, 0, sizeof(*m));
+	co.rev = p->branch;
+	co.prereqs = 1;
+	if (ss_check_open(&m->ck, repo, &co))
+		return SS_ESKIP;  /* its message names the branch */
+	if ((rc = ss_run_carried_load(&m->carried, NULL, ix, path, repo, m->ck, NULL, p->branch, rp)))
+		return rc == SS_ESKIP ? SS_ERROR : rc;
+	ss_check_set_carried(m->ck, m->carried);
+	if (ss_check_read_commit(&m->c, m->ck, p->commit)) {
+		snprintf(why, sizeof(why), "%s", ss_error_last());
+		return ss_error_code(SS_ESKIP, "failed pick %.12s on %s: %s", p->commit, p->branch,
+				     why);
+	}
+	if (ss_check_commit(&m->res, m->ck, m->c)) {
+		snprintf(why, sizeof(why), "%s", ss_error_last());
+		return ss_error_code(SS_ESKIP, "cannot check %.12s on %s: %s", m->c->id, p->branch,
+				     why);
+	}
+	return 0;
+}
+
+void ss_run_failed_check_release(ss_run_failed_check *m)
+{
+	ss_commit_free(m->c);
+	ss_check_free(m->ck);
+	ss_carried_free(m->carried);
+	memset(m, 0, sizeof(*m));
+}

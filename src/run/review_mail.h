@@ -1,0 +1,66 @@
+/*
+ * review_mail.h - the mails for accepted picks marked failed on a branch
+ * (review_mail.c; docs/review.md): which picks, each checked again on
+ * its branch, and the mail's text.  cmd/review_mail.c finds the sender
+ * and Cc, writes the files and says what could not be checked.
+ */
+#ifndef SS_RUN_REVIEW_MAIL_H
+#define SS_RUN_REVIEW_MAIL_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "check/check.h"
+#include "index/decisions.h"
+#include "index/index.h"
+#include "labels/carried.h"
+#include "run/run.h"
+
+typedef struct {
+	char commit[41];
+	char *branch;                /* owned */
+} ss_run_failed_pick;
+
+typedef struct {
+	ss_run_failed_pick *f;
+	size_t n;
+	const char *const *named;
+	size_t nnamed;
+} ss_run_failed_list;
+
+/* The picks of ix decided "failed" on the branches named (nnamed 0:
+ * every branch), into *l (released with ss_run_failed_list_release()
+ * whatever is returned).  0 or < 0 with the message set. */
+int ss_run_failed_picks(ss_run_failed_list *l, ss_index *ix, const char *const *named,
+			size_t nnamed);
+void ss_run_failed_list_release(ss_run_failed_list *l);
+
+/* A failed pick checked again now on its branch. */
+typedef struct {
+	ss_check *ck;
+	ss_carried *carried;
+	ss_commit *c;
+	ss_check_result res;
+} ss_run_failed_check;
+
+/*
+ * Check p again on its branch of repo, with what the branch carries
+ * (index ix at path, else the branch; said through rp), into *m
+ * (released with ss_run_failed_check_release() whatever is returned):
+ * 0; SS_ESKIP with the message set when this pick cannot be checked (the
+ * branch, the commit); another < 0 when nothing more can be.
+ */
+int ss_run_failed_mail_check(ss_run_failed_check *m, ss_index *ix, const char *path,
+			     const char *repo, const ss_run_failed_pick *p, const ss_run_report *rp);
+void ss_run_failed_check_release(ss_run_failed_check *m);
+
+/* The mail's file: DIR/failed-<branch, '/' and odd bytes as '-'>-<12 hex>.eml */
+void ss_run_failed_mail_file(char *out, size_t size, const char *dir, const char *branch,
+			     const char *commit);
+
+/* The mail to c's author (From: from, Cc: cc if any; the Date now) for
+ * c that failed on branch, res its check by ck, to f. */
+void ss_run_failed_mail_write(FILE *f, ss_check *ck, const ss_commit *c, const ss_check_result *res,
+			      const char *branch, const char *from, const char *cc);
+
+#endif
