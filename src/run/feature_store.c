@@ -266,6 +266,17 @@ void ss_run_feature_store_walked(ss_run_feature_store *fs, const char *repo,
 	}
 }
 
+/* A row that cannot be kept: said once, none is tried again. */
+static int cannot_keep(ss_run_feature_store *fs, const ss_run_report *rp)
+{
+	ss_run_say(rp, SS_RUN_NOTE,
+		   "cannot keep the project model's features in index '%s' (%s): the next "
+		   "training reads the diffs again", fs->path, ss_error_last());
+	ss_error_clear();
+	fs->cannot_write = 1;
+	return 0;
+}
+
 int ss_run_feature_store_keep(ss_run_feature_store *fs, const ss_dataset *d,
 			      const ss_run_report *rp)
 {
@@ -276,26 +287,14 @@ int ss_run_feature_store_keep(ss_run_feature_store *fs, const ss_dataset *d,
 		return 0;
 	if (!fs->wrows &&
 	    (ss_index_open(&fs->wix, fs->path, SS_INDEX_WRITE) ||
-	     ss_index_features_open(&fs->wrows, fs->wix, fs->version, 1))) {
-		ss_run_say(rp, SS_RUN_NOTE,
-			   "cannot keep the project model's features in index '%s' (%s): the "
-			   "next training reads the diffs again", fs->path, ss_error_last());
-		ss_error_clear();
-		fs->cannot_write = 1;
-		return 0;
-	}
+	     ss_index_features_open(&fs->wrows, fs->wix, fs->version, 1)))
+		return cannot_keep(fs, rp);
 	ss_strbuf_reset(&fs->buf);
 	if (ss_feat_raw_encode(&fs->buf, raw))
 		return ss_error_code(SS_ENOMEM, "out of memory");
 	if (ss_index_features_put(fs->wrows, ss_dataset_example(d, n - 1)->id, fs->buf.buf,
-				  fs->buf.len)) {
-		ss_run_say(rp, SS_RUN_NOTE,
-			   "cannot keep the project model's features in index '%s' (%s): the "
-			   "next training reads the diffs again", fs->path, ss_error_last());
-		ss_error_clear();
-		fs->cannot_write = 1;
-		return 0;
-	}
+				  fs->buf.len))
+		return cannot_keep(fs, rp);
 	fs->kept++;
 	return 0;
 }
