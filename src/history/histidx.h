@@ -139,6 +139,8 @@ int ss_releases_from_repo(ss_releases **out, const char *repo, const char *glob)
  * indexes a subset with ss_releases_index_repo().
  */
 int ss_releases_tags(ss_releases **out, const char *repo, const char *glob);
+/* The same in the repository of the handle repo (messages name its path). */
+int ss_releases_tags_repo(ss_releases **out, ss_repo *repo, const char *glob);
 
 /*
  * Learn from the repository at repo which release first contains each
