@@ -11,6 +11,7 @@
  */
 #include "testutil.h"
 
+#include "check/check.h"
 #include "history/histidx.h"
 #include "index/index.h"
 #include "labels/layout.h"
@@ -260,6 +261,34 @@ static void test_update_opens_once(void **state)
 	ss_index_free(ix);
 }
 
+/* One --onto resolution opens the repository once; what the check opened
+ * serves later lookups (ss_check_repo) and a reader of release lines
+ * (ss_histlines_new_repo) without another open. */
+static void test_onto_opens_once(void **state)
+{
+	ss_check_options co = SS_CHECK_OPTIONS_INIT;
+	ss_histlines *hl;
+	ss_check *ck;
+	char a[41], b[41];
+	size_t before;
+
+	(void)state;
+	co.rev = "stable-1.y";
+	before = ss_repo_opened();
+	assert_int_equal(ss_check_open(&ck, repo, &co), 0);
+	assert_int_equal(ss_repo_opened() - before, 1);
+	assert_int_equal(ss_git_resolve(a, repo, "stable-1.y"), 0);
+	assert_string_equal(ss_check_branch_id(ck), a);
+	before = ss_repo_opened();
+	assert_int_equal(ss_repo_resolve(b, ss_check_repo(ck), "stable-1.y"), 0);
+	assert_string_equal(a, b);
+	assert_int_equal(ss_histlines_new_repo(&hl, ss_check_repo(ck)), 0);
+	/* the reader holds its own reference: the check may go first */
+	ss_check_free(ck);
+	assert_int_equal(ss_repo_opened() - before, 0);
+	ss_histlines_free(hl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -267,6 +296,7 @@ int main(void)
 		cmocka_unit_test(test_prefix_kept),
 		cmocka_unit_test(test_layout_opens_once),
 		cmocka_unit_test(test_update_opens_once),
+		cmocka_unit_test(test_onto_opens_once),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -308,6 +308,9 @@ typedef struct {
  * the repository cannot be opened.
  */
 int ss_histlines_new(ss_histlines **out, const char *path);
+/* The same on the repository of the handle r (a reference is kept until
+ * ss_histlines_free(); r's thread only). */
+int ss_histlines_new_repo(ss_histlines **out, ss_repo *r);
 void ss_histlines_free(ss_histlines *hl); /* NULL is a no-op */
 
 /*
