@@ -3,6 +3,8 @@
  * the local name of a remote-tracking one (ss_git_branch_local()), a
  * revision resolved to its commit, the git directory and HEAD's branch
  * (ss_git_branches(), ss_git_resolve(), ss_git_locate() in source/git.h).
+ * Each works on an open handle (ss_repo_branches() ...); the path
+ * functions open the path as given, call it and close it again.
  */
 #include <fnmatch.h>
 #include <stdlib.h>
