@@ -410,6 +410,11 @@ ss_histidx *ss_check_history(ss_check *ck)
 	return ck->idx;
 }
 
+ss_repo *ss_check_repo(const ss_check *ck)
+{
+	return ck->handle;
+}
+
 void ss_check_set_carried(ss_check *ck, const ss_carried *cr)
 {
 	ck->carried = cr;

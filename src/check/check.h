@@ -189,6 +189,14 @@ struct ss_histidx;
 struct ss_histidx *ss_check_history(ss_check *ck);
 
 /*
+ * The repository the check reads (opened once by ss_check_open(), its
+ * path without "git:"), for a caller's further lookups in it
+ * (ss_repo_resolve() ...) instead of opening it again.  Borrowed, lives
+ * as long as ck (ss_repo_ref() to keep it longer).
+ */
+ss_repo *ss_check_repo(const ss_check *ck);
+
+/*
  * A series: commits applied in memory one after another on the branch's
  * tree, as git am would apply a queue.  ss_check_series_apply() places c
  * on the branch plus every commit applied so far: 0 when it applies (and

@@ -52,7 +52,8 @@ struct tree_slot {
 };
 
 struct ss_histlines {
-	git_repository *repo;
+	ss_repo *handle;          /* a reference: the repository read */
+	git_repository *repo;     /* handle's */
 	ss_u64map map;          /* hash(release sha, path) -> sets index */
 	ss_u64map by_blob;      /* a blob id's first 8 bytes -> sets index */
 	size_t absent;          /* the set of an absent path, SIZE_MAX: none yet */
@@ -98,30 +99,32 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-int ss_histlines_new(ss_histlines **out, const char *path)
+int ss_histlines_new_repo(ss_histlines **out, ss_repo *r)
 {
 	ss_histlines *hl;
 
 	*out = NULL;
-	if (git_libgit2_init() < 0)
-		return ss_error_set("cannot initialise libgit2: %s", ss_git_error());
-	if (!(hl = calloc(1, sizeof(*hl)))) {
-		git_libgit2_shutdown();
+	if (!(hl = calloc(1, sizeof(*hl))))
 		return ss_error_code(SS_ENOMEM, "out of memory");
-	}
 	hl->absent = SIZE_MAX;
-	if (!strncmp(path, "git:", 4))
-		path += 4;
-	{
-		int rc = ss_git_repo_open(&hl->repo, path);
-
-		if (rc) {
-			ss_histlines_free(hl);
-			return rc;
-		}
-	}
+	hl->handle = ss_repo_ref(r);
+	hl->repo = ss_repo_git(r);
 	*out = hl;
 	return 0;
+}
+
+int ss_histlines_new(ss_histlines **out, const char *path)
+{
+	ss_repo *r;
+	int rc;
+
+	*out = NULL;
+	/* "git:" dropped, as the reader always did */
+	if ((rc = ss_repo_open(&r, path)))
+		return rc;
+	rc = ss_histlines_new_repo(out, r);
+	ss_repo_free(r);
+	return rc;
 }
 
 static void drop_cache(ss_histlines *hl)
@@ -147,9 +150,8 @@ void ss_histlines_free(ss_histlines *hl)
 	free(hl->sets);
 	for (i = 0; i < SS_HISTLINES_TREES; i++)
 		git_tree_free(hl->trees[i].tree);
-	git_repository_free(hl->repo);
+	ss_repo_free(hl->handle);
 	free(hl);
-	git_libgit2_shutdown();
 }
 
 /* The tree of release commit sha, from the few kept open; NULL when the

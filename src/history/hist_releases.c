@@ -501,22 +501,19 @@ int ss_releases_load(ss_releases **out, const char *file, const char *repo, cons
 	return 0;
 }
 
-static int from_repo(ss_releases **out, const char *path, const char *glob, int graph)
+static int from_repo(ss_releases **out, ss_repo *handle, const char *glob, int graph)
 {
 	git_strarray names = { NULL, 0 };
-	git_repository *repo = NULL;
-	ss_repo *handle = NULL;
+	git_repository *repo = ss_repo_git(handle);
+	const char *path = ss_repo_path(handle);
 	ss_releases *r = NULL;
 	int with_rc = glob && strstr(glob, "rc");
 	size_t i;
 	int rc;
 
 	*out = NULL;
-	if (git_libgit2_init() < 0)
-		return ss_error_set("cannot initialise libgit2: %s", ss_git_error());
-	if ((rc = ss_repo_open(&handle, path)) || (rc = releases_new(&r)))
+	if ((rc = releases_new(&r)))
 		goto out_free;
-	repo = ss_repo_git(handle);
 	if (git_tag_list(&names, repo) < 0) {
 		rc = ss_error_set("cannot list tags of '%s': %s", path, ss_git_error());
 		goto out_free;
@@ -555,19 +552,39 @@ static int from_repo(ss_releases **out, const char *path, const char *glob, int 
 out_free:
 	ss_releases_free(r);
 	git_strarray_dispose(&names);
-	ss_repo_free(handle);
+	return rc;
+}
+
+/* from_repo() on the repository at path ("git:" dropped), opened for it. */
+static int from_path(ss_releases **out, const char *path, const char *glob, int graph)
+{
+	ss_repo *handle;
+	int rc;
+
+	*out = NULL;
+	if (git_libgit2_init() < 0)
+		return ss_error_set("cannot initialise libgit2: %s", ss_git_error());
+	if (!(rc = ss_repo_open(&handle, path))) {
+		rc = from_repo(out, handle, glob, graph);
+		ss_repo_free(handle);
+	}
 	git_libgit2_shutdown();
 	return rc;
 }
 
 int ss_releases_from_repo(ss_releases **out, const char *path, const char *glob)
 {
-	return from_repo(out, path, glob, 1);
+	return from_path(out, path, glob, 1);
 }
 
 int ss_releases_tags(ss_releases **out, const char *path, const char *glob)
 {
-	return from_repo(out, path, glob, 0);
+	return from_path(out, path, glob, 0);
+}
+
+int ss_releases_tags_repo(ss_releases **out, ss_repo *repo, const char *glob)
+{
+	return from_repo(out, repo, glob, 0);
 }
 
 int ss_releases_graph_add(ss_releases *r, const char *sha, size_t rel)

@@ -139,6 +139,8 @@ int ss_releases_from_repo(ss_releases **out, const char *repo, const char *glob)
  * indexes a subset with ss_releases_index_repo().
  */
 int ss_releases_tags(ss_releases **out, const char *repo, const char *glob);
+/* The same in the repository of the handle repo (messages name its path). */
+int ss_releases_tags_repo(ss_releases **out, ss_repo *repo, const char *glob);
 
 /*
  * Learn from the repository at repo which release first contains each
@@ -306,6 +308,9 @@ typedef struct {
  * the repository cannot be opened.
  */
 int ss_histlines_new(ss_histlines **out, const char *path);
+/* The same on the repository of the handle r (a reference is kept until
+ * ss_histlines_free(); r's thread only). */
+int ss_histlines_new_repo(ss_histlines **out, ss_repo *r);
 void ss_histlines_free(ss_histlines *hl); /* NULL is a no-op */
 
 /*

@@ -63,6 +63,18 @@ static int add_ref_commit(struct updater *u, const ss_commit *c, void *ctx)
 }
 
 /*
+ * rev in the update's repository, through its handle; by path as before
+ * when there is none or opts->repo has a "git:" prefix, which
+ * ss_git_resolve() keeps (no repository of that name: never resolved).
+ */
+static int resolve(const struct updater *u, char out[41], const char *rev)
+{
+	if (u->repo && strncmp(u->opts->repo, "git:", 4))
+		return ss_repo_resolve(out, u->repo, rev);
+	return ss_git_resolve(out, u->opts->repo, rev);
+}
+
+/*
  * Walk ref name (at tip) down to its recorded tip and, for a stable
  * branch, the mainline tip hide; write its commits in batches and its new
  * tip with the last one.  stable: 1 stable (--branches), 0 mainline, -1 a
@@ -87,7 +99,7 @@ static int walk_ref(struct updater *u, const char *name, const char *tip, const 
 	revs[0] = tip;
 	so.nrevs = 1;
 	/* a tip rewritten away (force-push) is walked from scratch */
-	if (old[0] && !ss_git_resolve(probe, u->opts->repo, old)) {
+	if (old[0] && !resolve(u, probe, old)) {
 		snprintf(oldrev, sizeof(oldrev), "^%s", old);
 		revs[so.nrevs++] = oldrev;
 	}
@@ -196,7 +208,7 @@ static int check_refs(struct updater *u, const char *mainline, const char *mtip,
 			continue;
 		w[n].tip = tip;
 		/* as walk_ref(): a tip rewritten away is walked whole */
-		if (olds[n][0] && !ss_git_resolve(probe, u->opts->repo, olds[n]))
+		if (olds[n][0] && !resolve(u, probe, olds[n]))
 			w[n].hide[w[n].nhide++] = olds[n];
 		if (i)
 			w[n].hide[w[n].nhide++] = mtip;
@@ -210,31 +222,40 @@ static int check_refs(struct updater *u, const char *mainline, const char *mtip,
 	return rc;
 }
 
-int ss_index_check_repository(ss_index *ix, const char *repo)
+/* ss_index_check_repository(), looking the recorded commit up with
+ * resolve (the path's or the update's handle). */
+static int check_repository(ss_index *ix, const char *repo, const struct updater *u)
 {
 	char id[41], probe[41];
 	int rc;
 
 	if ((rc = ss_index_meta_get(ix, "repository", id, sizeof(id))))
 		return rc;
-	if (id[0] && (ss_git_resolve(probe, repo, id) || strcmp(probe, id)))
+	if (id[0] && ((u ? resolve(u, probe, id) : ss_git_resolve(probe, repo, id)) ||
+		      strcmp(probe, id)))
 		return ss_error_code(SS_EINVALID,
 				     "index '%s' was built from another repository than '%s' "
 				     "(it has no commit %.12s)", ix->path, repo, id);
 	return 0;
 }
 
+int ss_index_check_repository(ss_index *ix, const char *repo)
+{
+	return check_repository(ix, repo, NULL);
+}
+
 /* The index is repo's, or new (then it becomes repo's: mtip, a commit of
  * its mainline, is recorded); an index of mail is refused. */
-static int check_identity(ss_index *ix, const char *repo, const char *mtip)
+static int check_identity(ss_index *ix, const struct updater *u, const char *mtip)
 {
+	const char *repo = u->opts->repo;
 	char id[41];
 	int rc, empty;
 
 	if ((rc = ss_index_meta_get(ix, "repository", id, sizeof(id))))
 		return rc;
 	if (id[0])
-		return ss_index_check_repository(ix, repo);
+		return check_repository(ix, repo, u);
 	/* no repository recorded and something written: mail's */
 	if ((rc = ss_index_is_empty(ix, &empty)))
 		return rc;
@@ -276,20 +297,26 @@ int ss_index_update(ss_index *ix, const ss_index_options *opts, ss_index_stats *
 	u.ix = ix;
 	u.opts = &o;
 	u.stats = stats;
+	/* one handle for the layout, the lookups and the tags (the walks and
+	 * the releases' graph open theirs, with their own object store); a
+	 * repository it cannot open fails below as it did */
+	if (ss_repo_open(&u.repo, o.repo))
+		u.repo = NULL;
 	if (!o.layout) {
 		ss_layout_options lo = SS_LAYOUT_OPTIONS_INIT;
 
 		lo.mainline = o.mainline;
 		lo.branches = o.branches;
 		lo.release_tags = o.release_tags;
-		if ((rc = ss_layout_find(&found, o.repo, &lo)))
-			return rc;
+		if ((rc = u.repo ? ss_layout_find_repo(&found, u.repo, &lo)
+				 : ss_layout_find(&found, o.repo, &lo)))
+			goto free_head;
 		o.layout = found;
 	}
 	u.layout = o.layout;
 	mainline = o.layout->mainline_name;
 	mtip = o.layout->mtip;
-	if ((rc = check_identity(ix, o.repo, mtip)))
+	if ((rc = check_identity(ix, &u, mtip)))
 		goto free_head;
 	if ((rc = ss_upstream_new(&u.up, NULL, 0)))
 		goto free_head;
@@ -346,5 +373,6 @@ free_stmts:
 	ss_upstream_free(u.up);
 free_head:
 	ss_layout_free(found);
+	ss_repo_free(u.repo);
 	return rc;
 }

@@ -164,6 +164,7 @@ int ss_index_plan_releases(struct updater *u, struct rel_plan *p, int moved)
 	int rc;
 
 	if ((rc = o->releases ? ss_releases_load_tsv(&p->rel, o->releases)
+			      : u->repo ? ss_releases_tags_repo(&p->rel, u->repo, o->release_tags)
 			      : ss_releases_tags(&p->rel, o->repo, o->release_tags)))
 		return rc;
 	n = ss_releases_count(p->rel);

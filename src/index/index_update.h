@@ -43,6 +43,9 @@ struct updater {
 	sqlite3_stmt *st[ST_NSTMT];
 	ss_upstream *up;
 	const ss_layout *layout;
+	ss_repo *repo;    /* opts->repo, opened once for the update's lookups
+			   * (NULL when it cannot be: they go by path, as
+			   * before, and fail as they did) */
 	size_t in_batch;  /* commits written in the open transaction */
 	size_t done;      /* commits read in this update */
 	int pending;      /* 1: meta "pending" goes in with the next batch,

@@ -890,15 +890,28 @@ static int end_of_life(ss_layout *l, const char *what, const char *from)
 
 int ss_layout_find(ss_layout **out, const char *repo, const ss_layout_options *o)
 {
+	ss_repo *r;
+	int rc;
+
+	*out = NULL;
+	if ((rc = ss_repo_open(&r, repo)))
+		return rc;
+	rc = ss_layout_find_repo(out, r, o);
+	ss_repo_free(r);
+	return rc;
+}
+
+int ss_layout_find_repo(ss_layout **out, ss_repo *repo, const ss_layout_options *o)
+{
 	static const ss_layout_options defaults = SS_LAYOUT_OPTIONS_INIT;
-	git_repository *r = NULL;
+	git_repository *r = ss_repo_git(repo);
 	ss_layout *l;
 	struct paint p;
 	char (*tips)[41] = NULL;
 	size_t *commits = NULL, *tags = NULL, *shared = NULL, ntips = 0, i, mtipno = SIZE_MAX;
 	size_t *tipof = NULL;
 	unsigned char *skip = NULL;
-	const char *path = !strncmp(repo, "git:", 4) ? repo + 4 : repo;
+	const char *path = ss_repo_path(repo);
 	char *glob = NULL, *eolcfg = NULL, *redo = NULL, *redo_branch = NULL;
 	int rc;
 
@@ -908,12 +921,6 @@ int ss_layout_find(ss_layout **out, const char *repo, const ss_layout_options *o
 		o = &defaults;
 	if (!(l = calloc(1, sizeof(*l))))
 		return SS_ENOMEM;
-	if (git_libgit2_init() < 0) {
-		free(l);
-		return ss_error_set("cannot initialise libgit2: %s", ss_git_error());
-	}
-	if ((rc = ss_git_repo_open(&r, path)))
-		goto free_all;
 	if ((rc = head_and_config(l, r, o, &glob, &eolcfg)) || (rc = list_branches(l, r, path)))
 		goto free_all;
 	l->explicit_branches = glob != NULL;
@@ -1102,15 +1109,14 @@ free_all:
 	free(p.nodes);
 	free(p.parents);
 	ss_u64map_release(&p.map);
-	git_repository_free(r);
-	git_libgit2_shutdown();
 	if (!rc && redo) {
 		ss_layout_options o2 = *o;
 
 		ss_layout_free(l);
 		l = NULL;
 		o2.mainline = redo;
-		if (!(rc = ss_layout_find(&l, repo, &o2))) {
+		/* the same handle: the repository is opened once */
+		if (!(rc = ss_layout_find_repo(&l, repo, &o2))) {
 			l->found = 1;
 			free(l->note);
 			if (asprintf(&l->note, "no branch is the mainline: %s is the stable branch of "

@@ -24,6 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "source/git_repo.h"  /* ss_repo */
+
 typedef enum {
 	SS_ROLE_STABLE = 0,   /* a stable branch: a default target */
 	SS_ROLE_MAINLINE,     /* the mainline */
@@ -104,6 +106,9 @@ int ss_layout_parse_age(int64_t *out, const char *s);
  * commit.
  */
 int ss_layout_find(ss_layout **out, const char *repo, const ss_layout_options *o);
+/* The same in the repository of the handle repo (messages name its path),
+ * opened once however often the layout reads it. */
+int ss_layout_find_repo(ss_layout **out, ss_repo *repo, const ss_layout_options *o);
 void ss_layout_free(ss_layout *l); /* NULL is a no-op */
 
 /* The kind of release tag in l ("mainline", "stable", "rc"), NULL when l

@@ -1,5 +1,9 @@
 /*
- * git.h - repository helpers beyond the commit iterator.
+ * git.h - repository helpers beyond the commit iterator.  Each reader
+ * of a repository comes twice: ss_repo_<verb>() on an open handle
+ * (source/git_repo.h), what a caller that reads it several times uses, and
+ * ss_git_<verb>() on a path, which opens the repository as given (a "git:"
+ * prefix is not dropped), calls the first and closes it.
  */
 #ifndef SS_GIT_H
 #define SS_GIT_H
@@ -21,6 +25,8 @@ const char *ss_git_error(void);
  * names, sorted; free with ss_git_free_names().  0 or < 0 with message set.
  */
 int ss_git_branches(char ***out, size_t *n, const char *repo, const char *glob);
+/* The same in the repository of the handle r (messages name its path). */
+int ss_repo_branches(char ***out, size_t *n, ss_repo *r, const char *glob);
 void ss_git_free_names(char **names, size_t n);
 
 /* A branch's short name as a local branch would have it: the part after
@@ -34,6 +40,8 @@ const char *ss_git_branch_local(const char *name);
  * 0; SS_ENOTFOUND with a message when rev names no commit there.
  */
 int ss_git_resolve(char out[41], const char *repo, const char *rev);
+/* The same in the repository of the handle r (messages name its path). */
+int ss_repo_resolve(char out[41], ss_repo *r, const char *rev);
 
 /*
  * Whether the history of the commit top (a full id) in the repository at
@@ -42,6 +50,8 @@ int ss_git_resolve(char out[41], const char *repo, const char *rev);
  * commit there.
  */
 int ss_git_contains(int *yes, const char *repo, const char *top, const char *id);
+/* The same in the repository of the handle r (messages name its path). */
+int ss_repo_contains(int *yes, ss_repo *r, const char *top, const char *id);
 
 /*
  * One walk of ss_git_check_walks(): the commits of tip (40 hex digits)
@@ -74,6 +84,8 @@ int ss_git_check_walks(const char *repo, const ss_git_check *walks, size_t n);
  * with a message set.
  */
 int ss_git_locate(char **gitdir, char **head, const char *repo);
+/* The same for the repository of the handle r. */
+int ss_repo_locate(char **gitdir, char **head, ss_repo *r);
 
 /*
  * How many changed files the git sources of this process could not diff

@@ -16,7 +16,7 @@
 
 struct ss_repo {
 	git_repository *repo;
-	char *path;      /* as opened, without "git:" */
+	char *path;      /* as opened (ss_repo_open(): without "git:") */
 	size_t refs;     /* ss_repo_ref() + 1; the last ss_repo_free() closes */
 };
 
@@ -25,12 +25,15 @@ static atomic_size_t opened;
 
 int ss_repo_open(ss_repo **out, const char *path)
 {
+	return ss_repo_open_as_given(out, strncmp(path, "git:", 4) ? path : path + 4);
+}
+
+int ss_repo_open_as_given(ss_repo **out, const char *path)
+{
 	ss_repo *r;
 	int rc;
 
 	*out = NULL;
-	if (!strncmp(path, "git:", 4))
-		path += 4;
 	if (git_libgit2_init() < 0)
 		return ss_error_code(SS_EINVALID, "cannot start libgit2: %s", ss_git_error());
 	if (!(r = calloc(1, sizeof(*r))) || !(r->path = strdup(path))) {

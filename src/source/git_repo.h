@@ -32,13 +32,21 @@ typedef struct ss_repo ss_repo;
  */
 int ss_repo_open(ss_repo **out, const char *path);
 
+/*
+ * Open the repository at path as given, "git:" and all (a path function
+ * of the readers that never dropped it keeps doing so through it: such a
+ * path then fails to open as before).  As ss_repo_open() otherwise.
+ */
+int ss_repo_open_as_given(ss_repo **out, const char *path);
+
 /* One more reference to r (r back, NULL for NULL); each is dropped with
  * ss_repo_free(), NULL a no-op. */
 ss_repo *ss_repo_ref(ss_repo *r);
 void ss_repo_free(ss_repo *r);
 
 /* The libgit2 repository (owned by r) and the path it was opened from
- * (without "git:"). */
+ * (without "git:" when ss_repo_open() opened it); readers' messages name
+ * it. */
 struct git_repository *ss_repo_git(const ss_repo *r);
 const char *ss_repo_path(const ss_repo *r);
 
