@@ -18,8 +18,8 @@
 #include "features/history.h"
 #include "index/index.h"
 #include "run/branches.h"
+#include "run/index_open.h"
 #include "run/releases.h"
-#include "source/git.h"
 #include "models/dataset.h"
 #include "util/atomic.h"
 #include "util/error.h"
@@ -101,60 +101,16 @@ void cli_index_args_init(cli_index_args *x)
 	}
 }
 
-static int index_commit(const ss_histidx_commit *c, void *ud)
-{
-	return ss_history_add_known(ud, c);
-}
-
-static int index_path(const char *path, int64_t first, void *ud)
-{
-	return ss_history_add_path(ud, path, first);
-}
-
-/* Say when the repository's mainline moved past what the index read: the
- * commits since are still scored, but the index lacks them as history. */
-static void index_freshness(ss_index *ix, const char *path, const char *repo)
-{
-	char tip[41], now[41], name[256], *def = NULL;
-
-	if (ss_index_ref_tip(tip, ix, "mainline", name, sizeof(name)) ||
-	    ss_git_resolve(now, repo, name))
-		return;
-	/* the command that updates this index: --db unless it is repo's own */
-	if (strcmp(tip, now))
-		warning("index '%s' read %s up to %.12s, the repository has %s at %.12s: "
-			"run 'stablesel index --repo %s%s%s' to update it", path, name, tip, name, now,
-			repo, ss_index_default_path(&def, repo) || strcmp(def, path) ? " --db " : "",
-			def && !strcmp(def, path) ? "" : path);
-	free(def);
-}
-
 /*
- * Open db, else repo's default index, for reading: NULL when db is NULL
- * and repo has none (*missing set) or is no repository (the source reader
- * says so).  *path its path (malloc'd) when opened.  Dies on a damaged
- * index or a missing db.
+ * Open db, else repo's default index, for reading
+ * (run/index_open.h: ss_run_index_open).  Dies on a damaged index or a
+ * missing db.
  */
 static ss_index *open_index(const char *db, const char *repo, char **path, int *missing)
 {
-	ss_index *ix = NULL;
-	int rc;
+	ss_index *ix;
 
-	*path = NULL;
-	*missing = 0;
-	if (db ? !(*path = strdup(db)) : !repo || ss_index_default_path(path, repo))
-		return NULL;
-	rc = ss_index_open(&ix, *path, SS_INDEX_READ);
-	if (rc == SS_ENOTFOUND && !db) {
-		free(*path);
-		*path = NULL;
-		*missing = 1;
-		return NULL;
-	}
-	/* another repository's index would score against the wrong history */
-	if (!rc && repo && (rc = ss_index_check_repository(ix, repo)))
-		ss_index_free(ix);
-	if (rc)
+	if (ss_run_index_open(&ix, path, missing, db, repo))
 		die("%s", ss_error_last());
 	return ix;
 }
@@ -196,31 +152,15 @@ ss_index *cli_index_open(const cli_index_args *x, const char *repo, char **used)
 static void history_from_index(const cli_history_args *ha, ss_history *h, const char *repo)
 {
 	ss_releases_ask ask = { ha->rel.file, ha->rel.tags, repo, 0 };
-	ss_releases *rel = NULL;
 	char *path = NULL;
 	ss_index *ix = cli_index_open(&ha->ix, repo, &path);
 
 	if (!ix)
 		return;
-	if (ss_index_for_each_commit(ix, index_commit, h) ||
-	    ss_index_for_each_path(ix, index_path, h))
-		die("cannot read the history from '%s': %s", path, ss_error_last());
-	if (!ss_releases_given(&ask)) {
-		ss_releases_from from;
-
-		if (ss_releases_choose(&rel, &from, &ask, ix))
-			die("cannot read the releases from '%s': %s", path, ss_error_last());
-		ss_history_take_releases(h, rel);
-	}
-	if (repo)
-		index_freshness(ix, path, repo);
+	if (ss_run_history_from_index(h, ix, path, &ask, repo, cli_run_report()))
+		die("%s", ss_error_last());
 	ss_index_free(ix);
 	free(path);
-}
-
-static int add_backport(const ss_index_backport *b, void *ud)
-{
-	return ss_backports_add_known(ud, b->upstream, b->branch);
 }
 
 int cli_backports_from_index(ss_backports *l, const char *db, const char *repo, char **used)
@@ -233,8 +173,8 @@ int cli_backports_from_index(ss_backports *l, const char *db, const char *repo, 
 		*used = NULL;
 	if (!ix)
 		return 0;
-	if (ss_index_for_each_backport(ix, add_backport, l))
-		die("cannot read the backports from '%s': %s", path, ss_error_last());
+	if (ss_run_backports_from_index(l, ix, path))
+		die("%s", ss_error_last());
 	ss_index_free(ix);
 	if (used)
 		*used = path;
