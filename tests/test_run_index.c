@@ -3,7 +3,7 @@
  * without the CLI (run/index_open.h): --db, else the repository's own
  * index, none (missing) or a db that does not exist, another
  * repository's index refused; the freshness warning once the mainline
- * moved;
+ * moved (naming --db only when the index is not the repository's own);
  * the history, releases and backports a run takes from it.
  */
 #include "testutil.h"
@@ -137,7 +137,8 @@ static void test_read_and_freshness(void **state)
 	assert_true(ss_backports_count(l) > 0);
 	ss_backports_free(l);
 	ss_history_free(hist);
-	/* the mainline moves on: said */
+	/* the mainline moves on: the warning names the command, no --db for
+	 * the repository's own index */
 	assert_int_equal(test_run("cd '%s' && echo y >> moved.c && git add moved.c && "
 				  "GIT_AUTHOR_DATE='1800000000 +0000' GIT_COMMITTER_DATE='1800000000 +0000' "
 				  "git commit -qm moved", repo), 0);
@@ -149,6 +150,8 @@ static void test_read_and_freshness(void **state)
 	assert_non_null(strstr(h.text, "W index '"));
 	snprintf(want, sizeof(want), "read main up to %.12s, the repository has main at ", tip);
 	assert_non_null(strstr(h.text, want));
+	snprintf(want, sizeof(want), ": run 'stablesel index --repo %s' to update it\n", repo);
+	assert_non_null(strstr(h.text, want));
 	ss_index_free(ix);
 	free(path);
 	free(def);
@@ -158,7 +161,9 @@ static void test_read_and_freshness(void **state)
 	snprintf(want, sizeof(want), "%s/ix.db", tmpdir);
 	assert_int_equal(ss_run_index_open(&ix, &path, &missing, want, repo), 0);
 	ss_run_index_freshness(ix, path, repo, &rp);
-	assert_non_null(strstr(h.text, "/ix.db' read main up to "));
+	snprintf(want, sizeof(want), ": run 'stablesel index --repo %s --db %s/ix.db' to update it\n",
+		 repo, tmpdir);
+	assert_non_null(strstr(h.text, want));
 	ss_index_free(ix);
 	free(path);
 }

@@ -45,17 +45,18 @@ void ss_run_index_freshness(ss_index *ix, const char *path, const char *repo,
 			    const ss_run_report *rp)
 {
 	char tip[41], now[41], name[256], *def = NULL;
+	int own;
 
 	if (ss_index_ref_tip(tip, ix, "mainline", name, sizeof(name)) ||
-	    ss_git_resolve(now, repo, name))
+	    ss_git_resolve(now, repo, name) || !strcmp(tip, now))
 		return;
-	/* the command that updates this index: --db unless it is repo's own */
-	if (strcmp(tip, now))
-		ss_run_say(rp, SS_RUN_WARNING, "index '%s' read %s up to %.12s, the repository has %s "
-			   "at %.12s: run 'stablesel index --repo %s%s%s' to update it", path, name,
-			   tip, name, now, repo,
-			   ss_index_default_path(&def, repo) || strcmp(def, path) ? " --db " : "",
-			   def && !strcmp(def, path) ? "" : path);
+	/* the command that updates this index: --db unless it is repo's own
+	 * (found before the message: the order a function's arguments are
+	 * read in is not C's to promise) */
+	own = !ss_index_default_path(&def, repo) && !strcmp(def, path);
+	ss_run_say(rp, SS_RUN_WARNING, "index '%s' read %s up to %.12s, the repository has %s at "
+		   "%.12s: run 'stablesel index --repo %s%s%s' to update it", path, name, tip, name,
+		   now, repo, own ? "" : " --db ", own ? "" : path);
 	free(def);
 }
 
