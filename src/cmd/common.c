@@ -1,6 +1,7 @@
 /*
  * common.c - the option groups several commands take (sources, history,
- * labels and training), reading commits, output files (see cli.h).
+ * labels and training), reading commits and the index (the work in
+ * run/commits.c and run/index_open.c), output files (see cli.h).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -18,6 +19,7 @@
 #include "features/history.h"
 #include "index/index.h"
 #include "run/branches.h"
+#include "run/commits.h"
 #include "run/index_open.h"
 #include "run/releases.h"
 #include "models/dataset.h"
@@ -442,7 +444,7 @@ void cli_history_source(cli_source_args *out, const cli_history_args *ha,
 {
 	/* the bottoms live as long as the process, as the argv they come from */
 	static char bottom[64][256];
-	size_t i, n = 0;
+	size_t i, n;
 
 	*out = *src;
 	out->opts.revs = out->revs;
@@ -452,18 +454,9 @@ void cli_history_source(cli_source_args *out, const cli_history_args *ha,
 		out->opts.nrevs = ha->nhrevs;
 		return;
 	}
-	for (i = 0; i < src->opts.nrevs && n < 64; i++) {
-		const char *r = src->opts.revs[i], *dots = strstr(r, "..");
-
-		if (r[0] == '^')
-			snprintf(bottom[n], sizeof(bottom[n]), "%s", r + 1);
-		else if (dots && dots != r && dots[2] != '.')
-			snprintf(bottom[n], sizeof(bottom[n]), "%.*s", (int)(dots - r), r);
-		else
-			continue;
-		out->revs[n] = bottom[n];
-		n++;
-	}
+	n = ss_run_history_bottoms(bottom, 64, src->opts.revs, src->opts.nrevs);
+	for (i = 0; i < n; i++)
+		out->revs[i] = bottom[i];
 	if (n)
 		out->opts.nrevs = n;
 }
@@ -496,40 +489,25 @@ void cli_dataset_history(ss_dataset *d, const cli_history_args *ha, cli_source_a
 	cli_history_prime(ha, hist, &hsrc);
 }
 
-/* Commits of a history source that could not be read: counted, one
- * warning at the end of the read (cli_for_each_history_commit). */
-static struct {
-	int on;
-	size_t n;
-	char first[512];
-} history_skips;
-
-static size_t iterate(ss_source *src, const char *spec, cli_commit_fn fn, void *data)
+/* Every commit of the sources (the repository without specs), the
+ * history's skipped commits counted into skips (NULL: each an error). */
+static size_t for_each(cli_source_args *a, const char *const *specs, int nspecs,
+		       cli_commit_fn fn, void *data, ss_run_skips *skips)
 {
-	size_t n = 0;
-	ss_commit *c;
-	int rc;
+	size_t n = 0, one;
+	int i;
 
-	for (;;) {
-		rc = ss_source_next(&c, src);
-		if (rc == SS_ITEROVER)
-			break;
-		if (rc == SS_ESKIP && history_skips.on) {
-			if (!history_skips.n++)
-				snprintf(history_skips.first, sizeof(history_skips.first), "%s",
-					 ss_error_last());
-			continue;
-		}
-		if (rc == SS_ESKIP) {
-			error("%s", ss_error_last());
-			continue;
-		}
-		if (rc)
+	if (!nspecs && !a->repo)
+		die("no commits to read: name an mbox, '-' for standard input, or --repo PATH");
+	if (!nspecs) {
+		if (ss_run_read_commits(&n, a->repo, &a->opts, fn, data, skips, cli_run_report()))
 			die("%s", ss_error_last());
-		n++;
-		progress(spec, n, 0);
-		if (fn(c, data))
-			break;
+		return n;
+	}
+	for (i = 0; i < nspecs; i++) {
+		if (ss_run_read_commits(&one, specs[i], &a->opts, fn, data, skips, cli_run_report()))
+			die("%s", ss_error_last());
+		n += one;
 	}
 	return n;
 }
@@ -537,43 +515,15 @@ static size_t iterate(ss_source *src, const char *spec, cli_commit_fn fn, void *
 size_t cli_for_each_commit(cli_source_args *a, const char *const *specs, int nspecs,
 			   cli_commit_fn fn, void *data)
 {
-	size_t n = 0;
-	int i;
-
-	if (!nspecs && !a->repo)
-		die("no commits to read: name an mbox, '-' for standard input, or --repo PATH");
-	if (!nspecs) {
-		ss_source *src;
-
-		if (ss_source_open(&src, a->repo, &a->opts))
-			die("%s", ss_error_last());
-		n = iterate(src, a->repo, fn, data);
-		ss_source_free(src);
-		return n;
-	}
-	for (i = 0; i < nspecs; i++) {
-		ss_source *src;
-		int rc = ss_source_open(&src, specs[i], &a->opts);
-
-		if (rc)
-			die("%s", ss_error_last());
-		n += iterate(src, specs[i], fn, data);
-		ss_source_free(src);
-	}
-	return n;
+	return for_each(a, specs, nspecs, fn, data, NULL);
 }
 
 size_t cli_for_each_history_commit(cli_source_args *a, const char *const *specs, int nspecs,
 				   cli_commit_fn fn, void *data)
 {
-	size_t n;
+	ss_run_skips skips = SS_RUN_SKIPS_INIT;
+	size_t n = for_each(a, specs, nspecs, fn, data, &skips);
 
-	history_skips.on = 1;
-	history_skips.n = 0;
-	n = cli_for_each_commit(a, specs, nspecs, fn, data);
-	history_skips.on = 0;
-	if (history_skips.n)
-		warning("%zu commits of the history could not be read and are left out "
-			"(first: %s)", history_skips.n, history_skips.first);
+	ss_run_skips_say(&skips, cli_run_report());
 	return n;
 }
