@@ -7,6 +7,7 @@
  * commits of a batch are history only (run/feed.h).
  */
 #include "testutil.h"
+#include "testrun.h"
 
 #include "index/index.h"
 #include "run/branches.h"
@@ -14,22 +15,6 @@
 #include "util/error.h"
 
 static char *tmpdir;
-
-/* What a run said: each message on its own line, "W " or "N " first. */
-struct heard {
-	char text[4096];
-	size_t len;
-};
-
-static void hear(ss_run_level level, const char *msg, void *ud)
-{
-	struct heard *h = ud;
-	int n = snprintf(h->text + h->len, sizeof(h->text) - h->len, "%c %s\n",
-			 level == SS_RUN_WARNING ? 'W' : 'N', msg);
-
-	assert_true(n > 0 && (size_t)n < sizeof(h->text) - h->len);
-	h->len += (size_t)n;
-}
 
 static int setup(void **state)
 {
@@ -57,7 +42,7 @@ static int teardown(void **state)
 static void test_dedupe(void **state)
 {
 	struct heard h = { "", 0 };
-	ss_run_report rp = { hear, NULL, NULL, &h };
+	ss_run_report rp = TEST_RUN_REPORT(&h);
 	const char *onto[] = { "21.11", "20.11", "21.11", "19.11", "20.11", "21.11" };
 	size_t n = 6;
 
@@ -71,8 +56,7 @@ static void test_dedupe(void **state)
 			    "W --onto 20.11 given twice: one column\n"
 			    "W --onto 21.11 given twice: one column\n");
 	/* distinct names: nothing said, nothing moved; no report: silent */
-	h.len = 0;
-	h.text[0] = 0;
+	test_heard_reset(&h);
 	ss_run_onto_dedupe(onto, &n, &rp);
 	assert_int_equal(n, 3);
 	assert_string_equal(h.text, "");
@@ -94,7 +78,7 @@ static ss_index *open_db(const char *name, char *path, size_t size)
 static void test_from_index(void **state)
 {
 	struct heard h = { "", 0 };
-	ss_run_report rp = { hear, NULL, NULL, &h };
+	ss_run_report rp = TEST_RUN_REPORT(&h);
 	char *owned[SS_RANK_MAX_BRANCHES], path[4096], want[8192];
 	const char *onto[SS_RANK_MAX_BRANCHES];
 	size_t n = 99;
@@ -113,7 +97,7 @@ static void test_from_index(void **state)
 	free(owned[0]);
 	free(owned[1]);
 	/* at most 1: the newest, and the note says there were more */
-	h.len = 0;
+	test_heard_reset(&h);
 	assert_int_equal(ss_run_onto_from_index(owned, onto, &n, 1, ix, path, &rp), 0);
 	assert_int_equal(n, 1);
 	assert_string_equal(onto[0], "stable-2.y");
@@ -124,7 +108,7 @@ static void test_from_index(void **state)
 	ss_index_free(ix);
 	/* an index whose branches are all left out: none, said */
 	ix = open_db("nostable.db", path, sizeof(path));
-	h.len = 0;
+	test_heard_reset(&h);
 	assert_int_equal(ss_run_onto_from_index(owned, onto, &n, SS_RANK_MAX_BRANCHES, ix, path, &rp), 0);
 	assert_int_equal(n, 0);
 	snprintf(want, sizeof(want), "N index '%s' knows no stable branch\n", path);

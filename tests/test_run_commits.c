@@ -6,6 +6,7 @@
  * a ranked range that are its history.
  */
 #include "testutil.h"
+#include "testrun.h"
 
 #include <git2.h>
 #include <gmime/gmime.h>
@@ -15,21 +16,6 @@
 #include "util/strbuf.h"
 
 static char *tmpdir;
-
-struct heard {
-	char text[4096];
-	size_t len;
-};
-
-static void hear(ss_run_level level, const char *msg, void *ud)
-{
-	struct heard *h = ud;
-	int n = snprintf(h->text + h->len, sizeof(h->text) - h->len, "%c %s\n",
-			 level == SS_RUN_WARNING ? 'W' : level == SS_RUN_ERROR ? 'E' : 'N', msg);
-
-	assert_true(n > 0 && (size_t)n < sizeof(h->text) - h->len);
-	h->len += (size_t)n;
-}
 
 /* The ids read, one a line; stops after stop (0: never). */
 struct got {
@@ -134,7 +120,7 @@ static void test_skips(void **state)
 {
 	ss_source_options o = SS_SOURCE_OPTIONS_INIT;
 	struct heard h = { "", 0 };
-	ss_run_report rp = { hear, NULL, NULL, &h };
+	ss_run_report rp = TEST_RUN_REPORT(&h);
 	ss_run_skips skips = SS_RUN_SKIPS_INIT;
 	struct got g = { SS_STRBUF_INIT, 0, 0 };
 	char path[4096];
@@ -151,8 +137,7 @@ static void test_skips(void **state)
 			       "hunk is shorter than its header says\n"));
 	assert_null(strchr(h.text, '\n')[1] ? "two lines" : NULL);
 	/* a history source: counted, nothing said until asked, once */
-	h.len = 0;
-	h.text[0] = 0;
+	test_heard_reset(&h);
 	assert_int_equal(ss_run_read_commits(&n, path, &o, take, &g, &skips, &rp), 0);
 	assert_int_equal(ss_run_read_commits(&n, path, &o, take, &g, &skips, &rp), 0);
 	assert_string_equal(h.text, "");
@@ -165,8 +150,7 @@ static void test_skips(void **state)
 	ss_strbuf_release(&g.ids);
 	/* none skipped: nothing said */
 	skips = (ss_run_skips)SS_RUN_SKIPS_INIT;
-	h.len = 0;
-	h.text[0] = 0;
+	test_heard_reset(&h);
 	ss_run_skips_say(&skips, &rp);
 	assert_string_equal(h.text, "");
 }

@@ -7,26 +7,12 @@
  * the history, releases and backports a run takes from it.
  */
 #include "testutil.h"
+#include "testrun.h"
 
 #include "run/index_open.h"
 #include "util/error.h"
 
 static char *tmpdir;
-
-struct heard {
-	char text[8192];
-	size_t len;
-};
-
-static void hear(ss_run_level level, const char *msg, void *ud)
-{
-	struct heard *h = ud;
-	int n = snprintf(h->text + h->len, sizeof(h->text) - h->len, "%c %s\n",
-			 level == SS_RUN_WARNING ? 'W' : 'N', msg);
-
-	assert_true(n > 0 && (size_t)n < sizeof(h->text) - h->len);
-	h->len += (size_t)n;
-}
 
 static int setup(void **state)
 {
@@ -111,7 +97,7 @@ static void test_open(void **state)
 static void test_read_and_freshness(void **state)
 {
 	struct heard h = { "", 0 };
-	ss_run_report rp = { hear, NULL, NULL, &h };
+	ss_run_report rp = TEST_RUN_REPORT(&h);
 	ss_releases_ask ask = SS_RELEASES_ASK_INIT;
 	char repo[4096], want[16384], tip[41], *path, *def = NULL;
 	ss_backports *l = NULL;
@@ -156,8 +142,7 @@ static void test_read_and_freshness(void **state)
 	free(path);
 	free(def);
 	/* by --db: the command names it */
-	h.len = 0;
-	h.text[0] = 0;
+	test_heard_reset(&h);
 	snprintf(want, sizeof(want), "%s/ix.db", tmpdir);
 	assert_int_equal(ss_run_index_open(&ix, &path, &missing, want, repo), 0);
 	ss_run_index_freshness(ix, path, repo, &rp);
