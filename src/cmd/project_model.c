@@ -30,7 +30,8 @@
  * history's features come from the rows it keeps (feature_store.h), not
  * from its diffs.  The rules are the run floor's: the fit, the window
  * and the relcode features in run/project_model.c, the path, its folder
- * and the cut in run/project_keep.c; this file reads, trains and says.
+ * and the cut in run/project_keep.c, the training on the settled
+ * examples in run/project_train.c; this file reads them and says.
  */
 #include <stdarg.h>
 #include <stdint.h>
@@ -48,6 +49,7 @@
 #include "models/metrics.h"
 #include "run/project_keep.h"
 #include "run/project_model.h"
+#include "run/project_train.h"
 #include "util/error.h"
 #include "util/strbuf.h"
 
@@ -212,7 +214,6 @@ static ss_model *train(cli_ranking *k, cli_source_args *src, const char *const *
 		       cli_source_args *hsrc)
 {
 	ss_feat_options fo = SS_FEAT_OPTIONS_INIT;
-	ss_train_options o = SS_TRAIN_OPTIONS_INIT;
 	ss_strbuf source = SS_STRBUF_INIT;
 	struct examples e;
 	ss_labels *labels = NULL;
@@ -220,8 +221,8 @@ static ss_model *train(cli_ranking *k, cli_source_args *src, const char *const *
 	ss_dataset_reads reads;
 	ss_model *m = NULL;
 	cli_feature_store *fs = NULL;
-	size_t *idx = NULL, n, npos = 0, i;
-	int64_t window;
+	size_t n, npos = 0;
+	char why[256];
 	double t0 = ss_now();
 	int a, stored = 0;
 	ss_run_report rp = { run_say, NULL, NULL, k };
@@ -278,37 +279,11 @@ static ss_model *train(cli_ranking *k, cli_source_args *src, const char *const *
 	progress_done();
 	if (e.sink.rc)
 		die("cannot featurize commits: %s", ss_error_last());
-	if (ss_split_part(&idx, &n, d, 0))
+	if (ss_project_model_fit(&m, &n, &npos, why, sizeof(why), d, e.newest, src->repo != NULL, &rp))
 		die("%s", ss_error_last());
-	ss_split_settle(idx, &n, d, SS_PROJECT_SETTLE_DAYS, e.newest);
-	for (i = 0; i < n; i++)
-		npos += ss_dataset_example(d, idx[i])->label;
-	if (n < SS_PROJECT_MIN_COMMITS || npos < SS_PROJECT_MIN_POSITIVE) {
-		char why[256];
-
-		snprintf(why, sizeof(why), "too few settled commits to train a model for this project "
-			 "(%zu, %zu of them in the stable tree; at least %d and %d)", n, npos,
-			 SS_PROJECT_MIN_COMMITS, SS_PROJECT_MIN_POSITIVE);
+	if (!m) {
 		use_builtin(k, why);
 		goto free_all;
-	}
-	if (ss_project_model_window(&window, d, idx, n, &o, &rp))
-		die("%s", ss_error_last());
-	if (window) {
-		int64_t newest = INT64_MIN;
-
-		for (i = 0; i < n; i++)
-			if (ss_dataset_example(d, idx[i])->time > newest)
-				newest = ss_dataset_example(d, idx[i])->time;
-		n = ss_project_model_in_window(idx, d, idx, n, newest - window, &npos);
-	}
-	if (ss_model_train(&m, SS_MODEL_LINEAR, d, idx, n, &o))
-		die("cannot train the project model: %s", ss_error_last());
-	if (src->repo) {
-		ss_model *with = m;
-
-		if (ss_project_model_relcode(&m, with, d, idx, n, &o, &rp))
-			die("%s", ss_error_last());
 	}
 	for (a = 0; a < (int)k->hist_args.n; a++)
 		ss_strbuf_addf(&source, "%s%s", source.len ? " " : "", k->hist_args.specs[a]);
@@ -341,7 +316,6 @@ static ss_model *train(cli_ranking *k, cli_source_args *src, const char *const *
 
 free_all:
 	ss_strbuf_release(&source);
-	free(idx);
 	ss_dataset_free(d);
 	ss_labels_free(labels);
 	return m;
