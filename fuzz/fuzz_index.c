@@ -466,7 +466,7 @@ static void read_index(void)
 	ss_index *ix = NULL;
 	ss_history *h = NULL;
 	ss_backports *bp = NULL;
-	ss_backports_options bo = SS_LABEL_OPTIONS_INIT;
+	ss_backports_options bo = SS_BACKPORTS_OPTIONS_INIT;
 	ss_releases *rel = NULL;
 	ss_histidx_facts facts;
 	ss_index_place place;

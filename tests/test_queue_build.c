@@ -4,6 +4,8 @@
  * only when their verdict lets them travel) and the order git am applies
  * them in (upstream order, ties by time then index; an item read apart
  * just before the earliest item needing it, a chain of them deeper).
+ * ss_queue_build_from() (callers' records filled one by one) gives the
+ * same queue as the items whole.
  * test_queue.c checks the queue end to end, written and applied.
  */
 #include <stdarg.h>
@@ -121,6 +123,104 @@ static void test_ties(void **state)
 	assert_int_equal(nq, 0);
 }
 
+/* Random items with lists (a fixed-seed generator, so a failure repeats). */
+struct rand_items {
+	ss_queue_item it[300];
+	size_t lists[300][8];
+};
+
+static unsigned next_rand(unsigned *seed)
+{
+	*seed = *seed * 1103515245u + 12345u;
+	return (*seed >> 16) & 0x7fff;
+}
+
+static void rand_items(struct rand_items *r, size_t n, unsigned seed)
+{
+	for (size_t i = 0; i < n; i++) {
+		ss_queue_item *x = &r->it[i];
+		size_t k = 0;
+
+		*x = item(next_rand(&seed) % 50, next_rand(&seed) % 5 == 0);
+		x->travels = next_rand(&seed) % 2;
+		x->apart = next_rand(&seed) % 10 == 0;
+		x->time = next_rand(&seed) % 7;
+		x->needs = r->lists[i];
+		x->nneeds = next_rand(&seed) % 4;
+		for (; k < x->nneeds; k++)
+			r->lists[i][k] = next_rand(&seed) % (n + 3);   /* some out of range */
+		x->followups = r->lists[i] + k;
+		x->nfollowups = next_rand(&seed) % 4;
+		for (size_t j = 0; j < x->nfollowups; j++)
+			r->lists[i][k + j] = next_rand(&seed) % n;
+	}
+}
+
+/* ss_queue_build_from()'s callback: item i of a rand_items, its lists
+ * named one id at a time; fails at item fail_at. */
+struct fill_state {
+	const struct rand_items *r;
+	size_t fail_at;
+	size_t filled;
+};
+
+static int fill_rand(ss_queue_item *x, ss_queue_lists *l, size_t i, void *ud)
+{
+	struct fill_state *f = ud;
+	const ss_queue_item *src = &f->r->it[i];
+	int rc = 0;
+
+	if (i == f->fail_at)
+		return -42;
+	f->filled++;
+	*x = *src;
+	x->needs = x->followups = NULL;   /* the builder's: ignored */
+	for (size_t k = 0; k < src->nneeds && !rc; k++)
+		rc = ss_queue_need(l, src->needs[k]);
+	for (size_t k = 0; k < src->nfollowups && !rc; k++)
+		rc = ss_queue_followup(l, src->followups[k]);
+	return rc;
+}
+
+/* Built through callbacks, the queue is the one built from the items
+ * whole, role for role; a callback's error stops the build and comes
+ * back as is. */
+static void test_build_from(void **state)
+{
+	static struct rand_items r;
+	ss_queue_role roles[300], roles2[300];
+	size_t queue[300], queue2[300], nq, nq2;
+
+	(void)state;
+	for (unsigned seed = 1; seed <= 20; seed++) {
+		size_t n = seed == 1 ? 0 : 10 + seed * 14;
+		struct fill_state f = { &r, (size_t)-1, 0 };
+
+		rand_items(&r, n, seed);
+		assert_int_equal(ss_queue_build(roles, queue, &nq, r.it, n), 0);
+		assert_int_equal(ss_queue_build_from(roles2, queue2, &nq2, n, fill_rand, &f), 0);
+		assert_int_equal(f.filled, n);
+		assert_int_equal(nq2, nq);
+		for (size_t i = 0; i < nq; i++)
+			assert_int_equal(queue2[i], queue[i]);
+		for (size_t i = 0; i < n; i++) {
+			assert_int_equal(roles2[i].kind, roles[i].kind);
+			assert_int_equal(roles2[i].of, roles[i].of);
+			assert_int_equal(roles2[i].at, roles[i].at);
+			assert_int_equal(roles2[i].before, roles[i].before);
+		}
+		if (seed == 20) {
+			/* the generator gave this set needs, follow-ups and picks */
+			assert_true(nq > 10);
+			f = (struct fill_state){ &r, 7, 0 };
+			assert_int_equal(ss_queue_build_from(roles2, queue2, &nq2, n, fill_rand, &f),
+					 -42);
+			assert_int_equal(f.filled, 7);
+			assert_int_equal(nq2, 0);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -128,6 +228,7 @@ int main(void)
 		cmocka_unit_test(test_followups_travel),
 		cmocka_unit_test(test_apart_placed),
 		cmocka_unit_test(test_ties),
+		cmocka_unit_test(test_build_from),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -588,52 +588,57 @@ static size_t out_of(const ss_verdicts *v, const char *id)
 }
 
 /*
- * Which commits are queued and in which order (queue/queue.h): the items
- * are the batch (v->recs, 0..n) and the prerequisites read apart (v->out,
- * n..n+nout); *out lists the queued ones in the order they apply.
+ * Item i of the queue: the batch (v->recs, 0..n), then the prerequisites
+ * read apart (v->out, n..n+nout), which have no place of their own.
+ */
+static int queue_item(ss_queue_item *item, ss_queue_lists *l, size_t i, void *ud)
+{
+	const ss_verdicts *v = ud;
+	const ss_verdict *w;
+	int proposes, rc = 0;
+
+	if (i >= v->n) {
+		*item = (ss_queue_item){ 0, 0, 0, 0, 1, NULL, 0, NULL, 0 };
+		return 0;
+	}
+	w = &v->recs[i].v;
+	proposes = ss_verdict_proposes(w);
+	*item = (ss_queue_item){ w->order, 0, w->proposed && proposes, proposes, 0,
+				 NULL, 0, NULL, 0 };
+	for (int k = 0; k < w->check.nneeds && !rc; k++) {
+		const struct rec *p = rec_of(v, w->check.needs[k]);
+		size_t j = p ? (size_t)(p - v->recs) : out_of(v, w->check.needs[k]);
+
+		if (p || j != (size_t)-1)
+			rc = ss_queue_need(l, p ? j : v->n + j);
+	}
+	for (int k = 0; k < w->nfollowups && !rc; k++) {
+		const struct rec *f = rec_of(v, w->followups[k]);
+
+		if (f)
+			rc = ss_queue_followup(l, (size_t)(f - v->recs));
+	}
+	return rc;
+}
+
+/*
+ * Which commits are queued and in which order (queue/queue.h), over the
+ * items queue_item() describes; *out lists the queued ones in the order
+ * they apply.
  */
 static int queue_order(size_t **out, size_t *nout, ss_verdicts *v)
 {
-	size_t n = v->n + v->nout, nids = 0, room = 0;
-	ss_queue_item *items = calloc(n + 1, sizeof(*items));
+	size_t n = v->n + v->nout;
 	ss_queue_role *roles = calloc(n + 1, sizeof(*roles));
-	size_t *queue = malloc((n + 1) * sizeof(*queue)), *ids;
+	size_t *queue = malloc((n + 1) * sizeof(*queue));
 	int rc;
 
 	*out = NULL;
-	for (size_t i = 0; i < v->n; i++)
-		room += (size_t)v->recs[i].v.check.nneeds + (size_t)v->recs[i].v.nfollowups;
-	ids = malloc((room + 1) * sizeof(*ids));
-	if (!items || !roles || !queue || !ids) {
+	if (!roles || !queue) {
 		rc = ss_error_code(SS_ENOMEM, "out of memory for a queue");
 		goto free_all;
 	}
-	for (size_t i = 0; i < v->n; i++) {
-		const ss_verdict *w = &v->recs[i].v;
-		int proposes = ss_verdict_proposes(w);
-
-		items[i] = (ss_queue_item){ w->order, 0, w->proposed && proposes, proposes, 0,
-					    ids + nids, 0, NULL, 0 };
-		for (int k = 0; k < w->check.nneeds; k++) {
-			const struct rec *p = rec_of(v, w->check.needs[k]);
-			size_t j = p ? (size_t)(p - v->recs) : out_of(v, w->check.needs[k]);
-
-			if (p || j != (size_t)-1)
-				ids[nids++] = p ? j : v->n + j;
-		}
-		items[i].nneeds = (size_t)(ids + nids - items[i].needs);
-		items[i].followups = ids + nids;
-		for (int k = 0; k < w->nfollowups; k++) {
-			const struct rec *f = rec_of(v, w->followups[k]);
-
-			if (f)
-				ids[nids++] = (size_t)(f - v->recs);
-		}
-		items[i].nfollowups = (size_t)(ids + nids - items[i].followups);
-	}
-	for (size_t j = 0; j < v->nout; j++)
-		items[v->n + j] = (ss_queue_item){ 0, 0, 0, 0, 1, NULL, 0, NULL, 0 };
-	if ((rc = ss_queue_build(roles, queue, nout, items, n)))
+	if ((rc = ss_queue_build_from(roles, queue, nout, n, queue_item, v)))
 		goto free_all;
 	for (size_t i = 0; i < v->n; i++)
 		v->recs[i].queued = roles[i].kind != SS_QUEUE_NONE;
@@ -645,10 +650,8 @@ static int queue_order(size_t **out, size_t *nout, ss_verdicts *v)
 	*out = queue;
 	queue = NULL;
 free_all:
-	free(ids);
 	free(queue);
 	free(roles);
-	free(items);
 	return rc;
 }
 

@@ -29,8 +29,6 @@ typedef struct {
 } ss_backports_options;
 
 #define SS_BACKPORTS_OPTIONS_INIT { NULL, "HEAD", NULL, 0, NULL }
-/* the old name, for branches written before the rename; use the one above */
-#define SS_LABEL_OPTIONS_INIT SS_BACKPORTS_OPTIONS_INIT
 
 int ss_backports_new(ss_backports **out, const ss_backports_options *opts);
 void ss_backports_free(ss_backports *l); /* NULL is a no-op */

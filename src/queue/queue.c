@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "util/error.h"
+#include "util/grow.h"
 
 /* Take item k into the queue as kind, brought by of, and push it. */
 static void take(ss_queue_role *roles, size_t *work, size_t *nwork, size_t k, ss_queue_kind kind,
@@ -135,4 +136,73 @@ int ss_queue_build(ss_queue_role *roles, size_t *queue, size_t *nqueue,
 	free(work);
 	free(p);
 	return 0;
+}
+
+/* One growing list of item indices (the needs of every item, or the
+ * follow-ups), each item's part found by its start. */
+struct ids {
+	size_t *v, n, room;
+};
+
+struct ss_queue_lists {
+	struct ids needs, followups;
+};
+
+static int ids_push(struct ids *l, size_t i)
+{
+	int rc = SS_GROW(l->v, l->n + 1, l->room);
+
+	if (rc)
+		return rc;
+	l->v[l->n++] = i;
+	return 0;
+}
+
+int ss_queue_need(ss_queue_lists *lists, size_t i)
+{
+	return ids_push(&lists->needs, i);
+}
+
+int ss_queue_followup(ss_queue_lists *lists, size_t i)
+{
+	return ids_push(&lists->followups, i);
+}
+
+int ss_queue_build_from(ss_queue_role *roles, size_t *queue, size_t *nqueue, size_t n,
+			ss_queue_fill_fn fill, void *ud)
+{
+	ss_queue_item *items = calloc(n + 1, sizeof(*items));
+	/* each item's start in the lists, and one past the last */
+	size_t *from = malloc(2 * (n + 1) * sizeof(*from));
+	ss_queue_lists l = { { NULL, 0, 0 }, { NULL, 0, 0 } };
+	int rc = 0;
+
+	*nqueue = 0;
+	if (!items || !from) {
+		rc = ss_error_code(SS_ENOMEM, "out of memory for a queue");
+		goto free_all;
+	}
+	for (size_t i = 0; i < n && !rc; i++) {
+		from[2 * i] = l.needs.n;
+		from[2 * i + 1] = l.followups.n;
+		rc = fill(&items[i], &l, i, ud);
+	}
+	if (rc)
+		goto free_all;
+	from[2 * n] = l.needs.n;
+	from[2 * n + 1] = l.followups.n;
+	/* the lists are whole now: pointers into them stay put */
+	for (size_t i = 0; i < n; i++) {
+		items[i].needs = l.needs.v ? l.needs.v + from[2 * i] : NULL;
+		items[i].nneeds = from[2 * i + 2] - from[2 * i];
+		items[i].followups = l.followups.v ? l.followups.v + from[2 * i + 1] : NULL;
+		items[i].nfollowups = from[2 * i + 3] - from[2 * i + 1];
+	}
+	rc = ss_queue_build(roles, queue, nqueue, items, n);
+free_all:
+	free(l.needs.v);
+	free(l.followups.v);
+	free(from);
+	free(items);
+	return rc;
 }

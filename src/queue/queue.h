@@ -21,6 +21,11 @@
  *
  * Items are indices into the caller's array; the builder keeps no pointer
  * to it after returning.
+ *
+ * A caller whose items live in its own records (check's batch, rank's
+ * rows) builds through ss_queue_build_from(): a callback fills each item
+ * and names its needs and follow-ups one by one, and the lists' memory
+ * is the builder's, so no caller counts room for them.
  */
 #ifndef SS_QUEUE_H
 #define SS_QUEUE_H
@@ -68,5 +73,29 @@ typedef struct {
  */
 int ss_queue_build(ss_queue_role *roles, size_t *queue, size_t *nqueue,
 		   const ss_queue_item *items, size_t n);
+
+/* The needs and follow-ups of the item being filled (ss_queue_build_from). */
+typedef struct ss_queue_lists ss_queue_lists;
+
+/*
+ * Fill item i: its scalar fields (order, time, pick, travels, apart; the
+ * list fields are the builder's and ignored), and its lists through
+ * ss_queue_need() / ss_queue_followup().  0, or a negative code that
+ * stops the build and is returned as is.
+ */
+typedef int (*ss_queue_fill_fn)(ss_queue_item *item, ss_queue_lists *lists, size_t i,
+				void *ud);
+
+/* Item i (of the ss_queue_build_from() call) is applied before the one
+ * being filled / is a later fix of it.  0 or SS_ENOMEM. */
+int ss_queue_need(ss_queue_lists *lists, size_t i);
+int ss_queue_followup(ss_queue_lists *lists, size_t i);
+
+/*
+ * ss_queue_build() over n items that fill(item, lists, i, ud) describes,
+ * in index order.  0, fill's code, or SS_ENOMEM with the message set.
+ */
+int ss_queue_build_from(ss_queue_role *roles, size_t *queue, size_t *nqueue, size_t n,
+			ss_queue_fill_fn fill, void *ud);
 
 #endif

@@ -614,67 +614,58 @@ static int write_mbox(ss_ranking *r, FILE *f, const ss_rank_write_options *o)
 	return rc ? SS_ENOMEM : 0;
 }
 
-/* The rows of ids[0..n) into idx; ids no row has are left out. */
-static size_t queue_ids(ss_ranking *r, size_t *idx, const ss_verdict_id *ids, size_t n)
+/* The rows of ids[0..n) through add; ids no row has are left out. */
+static int queue_ids(ss_ranking *r, ss_queue_lists *l, int (*add)(ss_queue_lists *, size_t),
+		     const ss_verdict_id *ids, size_t n)
 {
-	size_t m = 0, k;
+	size_t k;
+	int rc = 0;
 
-	for (size_t j = 0; j < n; j++)
+	for (size_t j = 0; j < n && !rc; j++)
 		if ((k = ss_ranking_find(r, ids[j])) != (size_t)-1)
-			idx[m++] = k;
-	return m;
+			rc = add(l, k);
+	return rc;
 }
 
+/* What queue_row() reads: the ranking and the branch. */
+struct queue_of {
+	ss_ranking *r;
+	size_t b;
+};
+
 /*
- * Branch b's queue (queue/queue.h) over the rows: its picks are the rows
- * picked whose verdict proposes them for b; a row needs what its verdict
- * names (a verdict names prerequisites only when it proposes); a
- * follow-up travels when its own verdict proposes it; a prerequisite
- * read apart (SS_RANK_EXTRA) goes before the row needing it.  roles has
- * r->n elements, queue too.
+ * Row i as an item of branch b's queue: a pick when picked and its
+ * verdict proposes it for b; it needs what its verdict names (a verdict
+ * names prerequisites only when it proposes); a follow-up travels when
+ * its own verdict proposes it; a prerequisite read apart (SS_RANK_EXTRA)
+ * goes before the row needing it.
  */
+static int queue_row(ss_queue_item *item, ss_queue_lists *l, size_t i, void *ud)
+{
+	const struct queue_of *q = ud;
+	ss_rank_row w;
+	int propose, rc;
+
+	ss_ranking_row(&w, q->r, i);
+	propose = q->b < w.nverdicts && w.verdicts[q->b].propose;
+	*item = (ss_queue_item){ w.order, w.time, w.pick && propose, propose,
+				 (w.flags & SS_RANK_EXTRA) != 0, NULL, 0, NULL, 0 };
+	if (q->b >= w.nverdicts)
+		return 0;
+	if ((rc = queue_ids(q->r, l, ss_queue_need, w.verdicts[q->b].needs,
+			    w.verdicts[q->b].nneeds)))
+		return rc;
+	return queue_ids(q->r, l, ss_queue_followup, w.verdicts[q->b].followups,
+			 w.verdicts[q->b].nfollowups);
+}
+
+/* Branch b's queue (queue/queue.h) over the rows; roles has r->n
+ * elements, queue too. */
 static int queue_of(ss_ranking *r, ss_queue_role *roles, size_t *queue, size_t *nqueue, size_t b)
 {
-	ss_queue_item *items = calloc(r->n + 1, sizeof(*items));
-	size_t *ids, nids = 0, room = 1;
-	int rc;
+	struct queue_of q = { r, b };
 
-	if (!items)
-		return SS_ENOMEM;
-	/* room for every id of the lists */
-	for (size_t i = 0; i < r->n; i++) {
-		ss_rank_row w;
-
-		ss_ranking_row(&w, r, i);
-		if (b < w.nverdicts)
-			room += w.verdicts[b].nneeds + w.verdicts[b].nfollowups;
-	}
-	if (!(ids = malloc(room * sizeof(*ids)))) {
-		free(items);
-		return SS_ENOMEM;
-	}
-	for (size_t i = 0; i < r->n; i++) {
-		ss_rank_row w;
-		int propose;
-
-		ss_ranking_row(&w, r, i);
-		propose = b < w.nverdicts && w.verdicts[b].propose;
-		items[i] = (ss_queue_item){ w.order, w.time, w.pick && propose, propose,
-					    (w.flags & SS_RANK_EXTRA) != 0, NULL, 0, NULL, 0 };
-		if (b >= w.nverdicts)
-			continue;
-		items[i].needs = ids + nids;
-		items[i].nneeds = queue_ids(r, ids + nids, w.verdicts[b].needs, w.verdicts[b].nneeds);
-		nids += items[i].nneeds;
-		items[i].followups = ids + nids;
-		items[i].nfollowups = queue_ids(r, ids + nids, w.verdicts[b].followups,
-						w.verdicts[b].nfollowups);
-		nids += items[i].nfollowups;
-	}
-	rc = ss_queue_build(roles, queue, nqueue, items, r->n);
-	free(ids);
-	free(items);
-	return rc;
+	return ss_queue_build_from(roles, queue, nqueue, r->n, queue_row, &q);
 }
 
 /*
