@@ -72,6 +72,8 @@ static void run_say(ss_run_level level, const char *msg, void *ud)
 	(void)ud;
 	if (level == SS_RUN_WARNING)
 		warning("%s", msg);
+	else if (level == SS_RUN_ERROR)
+		error("%s", msg);
 	else
 		note("%s", msg);   /* SS_RUN_NOTE, SS_RUN_INFO */
 }

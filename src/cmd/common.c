@@ -1,6 +1,7 @@
 /*
  * common.c - the option groups several commands take (sources, history,
- * labels and training), reading commits, output files (see cli.h).
+ * labels and training), reading commits and the index (the work in
+ * run/commits.c and run/index_open.c), output files (see cli.h).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -18,8 +19,9 @@
 #include "features/history.h"
 #include "index/index.h"
 #include "run/branches.h"
+#include "run/commits.h"
+#include "run/index_open.h"
 #include "run/releases.h"
-#include "source/git.h"
 #include "models/dataset.h"
 #include "util/atomic.h"
 #include "util/error.h"
@@ -101,60 +103,16 @@ void cli_index_args_init(cli_index_args *x)
 	}
 }
 
-static int index_commit(const ss_histidx_commit *c, void *ud)
-{
-	return ss_history_add_known(ud, c);
-}
-
-static int index_path(const char *path, int64_t first, void *ud)
-{
-	return ss_history_add_path(ud, path, first);
-}
-
-/* Say when the repository's mainline moved past what the index read: the
- * commits since are still scored, but the index lacks them as history. */
-static void index_freshness(ss_index *ix, const char *path, const char *repo)
-{
-	char tip[41], now[41], name[256], *def = NULL;
-
-	if (ss_index_ref_tip(tip, ix, "mainline", name, sizeof(name)) ||
-	    ss_git_resolve(now, repo, name))
-		return;
-	/* the command that updates this index: --db unless it is repo's own */
-	if (strcmp(tip, now))
-		warning("index '%s' read %s up to %.12s, the repository has %s at %.12s: "
-			"run 'stablesel index --repo %s%s%s' to update it", path, name, tip, name, now,
-			repo, ss_index_default_path(&def, repo) || strcmp(def, path) ? " --db " : "",
-			def && !strcmp(def, path) ? "" : path);
-	free(def);
-}
-
 /*
- * Open db, else repo's default index, for reading: NULL when db is NULL
- * and repo has none (*missing set) or is no repository (the source reader
- * says so).  *path its path (malloc'd) when opened.  Dies on a damaged
- * index or a missing db.
+ * Open db, else repo's default index, for reading
+ * (run/index_open.h: ss_run_index_open).  Dies on a damaged index or a
+ * missing db.
  */
 static ss_index *open_index(const char *db, const char *repo, char **path, int *missing)
 {
-	ss_index *ix = NULL;
-	int rc;
+	ss_index *ix;
 
-	*path = NULL;
-	*missing = 0;
-	if (db ? !(*path = strdup(db)) : !repo || ss_index_default_path(path, repo))
-		return NULL;
-	rc = ss_index_open(&ix, *path, SS_INDEX_READ);
-	if (rc == SS_ENOTFOUND && !db) {
-		free(*path);
-		*path = NULL;
-		*missing = 1;
-		return NULL;
-	}
-	/* another repository's index would score against the wrong history */
-	if (!rc && repo && (rc = ss_index_check_repository(ix, repo)))
-		ss_index_free(ix);
-	if (rc)
+	if (ss_run_index_open(&ix, path, missing, db, repo))
 		die("%s", ss_error_last());
 	return ix;
 }
@@ -196,31 +154,15 @@ ss_index *cli_index_open(const cli_index_args *x, const char *repo, char **used)
 static void history_from_index(const cli_history_args *ha, ss_history *h, const char *repo)
 {
 	ss_releases_ask ask = { ha->rel.file, ha->rel.tags, repo, 0 };
-	ss_releases *rel = NULL;
 	char *path = NULL;
 	ss_index *ix = cli_index_open(&ha->ix, repo, &path);
 
 	if (!ix)
 		return;
-	if (ss_index_for_each_commit(ix, index_commit, h) ||
-	    ss_index_for_each_path(ix, index_path, h))
-		die("cannot read the history from '%s': %s", path, ss_error_last());
-	if (!ss_releases_given(&ask)) {
-		ss_releases_from from;
-
-		if (ss_releases_choose(&rel, &from, &ask, ix))
-			die("cannot read the releases from '%s': %s", path, ss_error_last());
-		ss_history_take_releases(h, rel);
-	}
-	if (repo)
-		index_freshness(ix, path, repo);
+	if (ss_run_history_from_index(h, ix, path, &ask, repo, cli_run_report()))
+		die("%s", ss_error_last());
 	ss_index_free(ix);
 	free(path);
-}
-
-static int add_backport(const ss_index_backport *b, void *ud)
-{
-	return ss_backports_add_known(ud, b->upstream, b->branch);
 }
 
 int cli_backports_from_index(ss_backports *l, const char *db, const char *repo, char **used)
@@ -233,8 +175,8 @@ int cli_backports_from_index(ss_backports *l, const char *db, const char *repo, 
 		*used = NULL;
 	if (!ix)
 		return 0;
-	if (ss_index_for_each_backport(ix, add_backport, l))
-		die("cannot read the backports from '%s': %s", path, ss_error_last());
+	if (ss_run_backports_from_index(l, ix, path))
+		die("%s", ss_error_last());
 	ss_index_free(ix);
 	if (used)
 		*used = path;
@@ -502,7 +444,7 @@ void cli_history_source(cli_source_args *out, const cli_history_args *ha,
 {
 	/* the bottoms live as long as the process, as the argv they come from */
 	static char bottom[64][256];
-	size_t i, n = 0;
+	size_t i, n;
 
 	*out = *src;
 	out->opts.revs = out->revs;
@@ -512,18 +454,9 @@ void cli_history_source(cli_source_args *out, const cli_history_args *ha,
 		out->opts.nrevs = ha->nhrevs;
 		return;
 	}
-	for (i = 0; i < src->opts.nrevs && n < 64; i++) {
-		const char *r = src->opts.revs[i], *dots = strstr(r, "..");
-
-		if (r[0] == '^')
-			snprintf(bottom[n], sizeof(bottom[n]), "%s", r + 1);
-		else if (dots && dots != r && dots[2] != '.')
-			snprintf(bottom[n], sizeof(bottom[n]), "%.*s", (int)(dots - r), r);
-		else
-			continue;
-		out->revs[n] = bottom[n];
-		n++;
-	}
+	n = ss_run_history_bottoms(bottom, 64, src->opts.revs, src->opts.nrevs);
+	for (i = 0; i < n; i++)
+		out->revs[i] = bottom[i];
 	if (n)
 		out->opts.nrevs = n;
 }
@@ -556,40 +489,25 @@ void cli_dataset_history(ss_dataset *d, const cli_history_args *ha, cli_source_a
 	cli_history_prime(ha, hist, &hsrc);
 }
 
-/* Commits of a history source that could not be read: counted, one
- * warning at the end of the read (cli_for_each_history_commit). */
-static struct {
-	int on;
-	size_t n;
-	char first[512];
-} history_skips;
-
-static size_t iterate(ss_source *src, const char *spec, cli_commit_fn fn, void *data)
+/* Every commit of the sources (the repository without specs), the
+ * history's skipped commits counted into skips (NULL: each an error). */
+static size_t for_each(cli_source_args *a, const char *const *specs, int nspecs,
+		       cli_commit_fn fn, void *data, ss_run_skips *skips)
 {
-	size_t n = 0;
-	ss_commit *c;
-	int rc;
+	size_t n = 0, one;
+	int i;
 
-	for (;;) {
-		rc = ss_source_next(&c, src);
-		if (rc == SS_ITEROVER)
-			break;
-		if (rc == SS_ESKIP && history_skips.on) {
-			if (!history_skips.n++)
-				snprintf(history_skips.first, sizeof(history_skips.first), "%s",
-					 ss_error_last());
-			continue;
-		}
-		if (rc == SS_ESKIP) {
-			error("%s", ss_error_last());
-			continue;
-		}
-		if (rc)
+	if (!nspecs && !a->repo)
+		die("no commits to read: name an mbox, '-' for standard input, or --repo PATH");
+	if (!nspecs) {
+		if (ss_run_read_commits(&n, a->repo, &a->opts, fn, data, skips, cli_run_report()))
 			die("%s", ss_error_last());
-		n++;
-		progress(spec, n, 0);
-		if (fn(c, data))
-			break;
+		return n;
+	}
+	for (i = 0; i < nspecs; i++) {
+		if (ss_run_read_commits(&one, specs[i], &a->opts, fn, data, skips, cli_run_report()))
+			die("%s", ss_error_last());
+		n += one;
 	}
 	return n;
 }
@@ -597,43 +515,15 @@ static size_t iterate(ss_source *src, const char *spec, cli_commit_fn fn, void *
 size_t cli_for_each_commit(cli_source_args *a, const char *const *specs, int nspecs,
 			   cli_commit_fn fn, void *data)
 {
-	size_t n = 0;
-	int i;
-
-	if (!nspecs && !a->repo)
-		die("no commits to read: name an mbox, '-' for standard input, or --repo PATH");
-	if (!nspecs) {
-		ss_source *src;
-
-		if (ss_source_open(&src, a->repo, &a->opts))
-			die("%s", ss_error_last());
-		n = iterate(src, a->repo, fn, data);
-		ss_source_free(src);
-		return n;
-	}
-	for (i = 0; i < nspecs; i++) {
-		ss_source *src;
-		int rc = ss_source_open(&src, specs[i], &a->opts);
-
-		if (rc)
-			die("%s", ss_error_last());
-		n += iterate(src, specs[i], fn, data);
-		ss_source_free(src);
-	}
-	return n;
+	return for_each(a, specs, nspecs, fn, data, NULL);
 }
 
 size_t cli_for_each_history_commit(cli_source_args *a, const char *const *specs, int nspecs,
 				   cli_commit_fn fn, void *data)
 {
-	size_t n;
+	ss_run_skips skips = SS_RUN_SKIPS_INIT;
+	size_t n = for_each(a, specs, nspecs, fn, data, &skips);
 
-	history_skips.on = 1;
-	history_skips.n = 0;
-	n = cli_for_each_commit(a, specs, nspecs, fn, data);
-	history_skips.on = 0;
-	if (history_skips.n)
-		warning("%zu commits of the history could not be read and are left out "
-			"(first: %s)", history_skips.n, history_skips.first);
+	ss_run_skips_say(&skips, cli_run_report());
 	return n;
 }

@@ -28,15 +28,16 @@
  * labelled history is too small to learn from, the built-in model is used
  * and stderr says it was trained on another project.  With an index, the
  * history's features come from the rows it keeps (feature_store.h), not
- * from its diffs.
+ * from its diffs.  The rules are the run floor's: the fit, the window
+ * and the relcode features in run/project_model.c, the path, its folder
+ * and the cut in run/project_keep.c, the training on the settled
+ * examples in run/project_train.c; this file reads them and says.
  */
-#include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli.h"
 #include "eval/eval.h"
@@ -46,8 +47,9 @@
 #include "labels/labels.h"
 #include "models/dataset.h"
 #include "models/metrics.h"
+#include "run/project_keep.h"
 #include "run/project_model.h"
-#include "source/git.h"
+#include "run/project_train.h"
 #include "util/error.h"
 #include "util/strbuf.h"
 
@@ -82,36 +84,16 @@ static void use_builtin(cli_ranking *k, const char *why)
 	    "kernel's tip tree, label Cc: stable); its scores may not carry over to this one", why);
 }
 
-/* Where the project model lives (malloc'd): --project-model, else beside
- * the repository's data (repo, else the stable repository), else in the
- * stable file's or index's folder; NULL when none of them is given. */
+/* Where the project model lives (run/project_keep.h), NULL when nothing
+ * names it. */
 static char *path_of(const char *project_model, const char *repo, const char *stable,
 		     const char *index_path)
 {
-	ss_strbuf sb = SS_STRBUF_INIT;
-	char *gitdir = NULL;
+	char *path;
 
-	if (project_model)
-		return strdup(project_model);
-	if ((repo && !ss_git_locate(&gitdir, NULL, repo)) ||
-	    (stable && !ss_git_locate(&gitdir, NULL, stable))) {
-		ss_strbuf_addf(&sb, "%s%sstablesel/project.model", gitdir,
-			       gitdir[0] && gitdir[strlen(gitdir) - 1] == '/' ? "" : "/");
-	} else if (stable || index_path) {
-		/* in the --stable file's folder, or beside the index it was
-		 * trained from */
-		const char *from = stable ? stable : index_path;
-		const char *sub = stable ? "stablesel/" : "";
-		const char *slash = strrchr(from, '/');
-
-		if (slash)
-			ss_strbuf_addf(&sb, "%.*s/%sproject.model", (int)(slash - from), from, sub);
-		else
-			ss_strbuf_addf(&sb, "%sproject.model", sub);
-	}
-	free(gitdir);
-	ss_error_clear();
-	return sb.len ? sb.buf : NULL;  /* nothing to name it by */
+	if (ss_project_model_path(&path, project_model, repo, stable, index_path))
+		die("%s", ss_error_last());
+	return path;
 }
 
 static char *model_path(const cli_ranking *k, const cli_source_args *src)
@@ -138,156 +120,15 @@ ss_model *cli_project_model_kept(const char *project_model, const char *repo, ch
 	return m;
 }
 
-/*
- * A folder whose mode grants nobody write access is read-only data (such
- * as ../shared/data), also for root, whom the kernel would let write.
- */
-static int read_only(const char *dir)
-{
-	struct stat st;
-
-	if (stat(dir, &st))
-		return 0;
-	if (!(st.st_mode & 0222)) {
-		errno = EACCES;
-		return 1;
-	}
-	return 0;
-}
-
-/* The folder of path, made when missing, in a folder that may be written;
- * 0 or -1 (errno set). */
-static int make_parent(const char *path)
-{
-	char *dir = strdup(path), *slash;
-	struct stat st;
-	int rc = 0;
-
-	if (!dir)
-		return -1;
-	slash = strrchr(dir, '/');
-	if (slash && slash != dir) {
-		*slash = '\0';
-		if (!stat(dir, &st)) {
-			rc = read_only(dir) ? -1 : 0;
-		} else {
-			/* checked before mkdir, which root may do anywhere */
-			char *up = strdup(dir), *s2 = up ? strrchr(up, '/') : NULL;
-
-			if (s2 && s2 != up) {
-				*s2 = '\0';
-				if (read_only(up))
-					rc = -1;
-			}
-			free(up);
-			if (!rc && mkdir(dir, 0777) && errno != EEXIST)
-				rc = -1;
-		}
-	}
-	free(dir);
-	return rc;
-}
-
-/*
- * What the model learns from, so that it never scores a commit it was
- * trained on (a fix the stable tree missed would otherwise be taught as
- * "not backported" and ranked low, which is what ranking is there to
- * find): the history before the ranked commits when one is known, else
- * the ranked commits' own settled labels.
- */
-enum held {
-	HELD_NONE,    /* the ranked commits themselves (in-sample, said) */
-	HELD_HISTORY, /* --history */
-	HELD_RANGE,   /* with the index, the repository before the bottoms (A)
-		       * of --rev A..B; their ids are the model's cut */
-	HELD_SINCE    /* the commits read but authored before --since, which
-		       * rank reads as history only; that time is the cut */
-};
-
-/* Which, with *hsrc set to the history's source (HELD_HISTORY, HELD_RANGE). */
-static enum held history_before(const cli_ranking *k, const cli_source_args *src, int nspecs,
-				cli_source_args *hsrc)
+/* Which history the model learns from (run/project_keep.h), with *hsrc
+ * set to the history's source (HISTORY, RANGE). */
+static ss_project_held history_before(const cli_ranking *k, const cli_source_args *src,
+				      int nspecs, cli_source_args *hsrc)
 {
 	cli_history_source(hsrc, &k->hist_args, src);
-	if (k->hist_args.n)
-		return HELD_HISTORY;
-	if (k->index_path && !nspecs && src->repo &&
-	    (hsrc->opts.revs[0] != src->opts.revs[0] || hsrc->opts.nrevs != src->opts.nrevs))
-		return HELD_RANGE;
-	return k->since ? HELD_SINCE : HELD_NONE;
-}
-
-/* The cut, appended to the model's source: " before <id>" for each bottom
- * of hsrc (HELD_RANGE), or " authored before <seconds>" (HELD_SINCE). */
-#define SS_PROJECT_CUT " before "
-#define SS_PROJECT_SINCE " authored before "
-
-static void add_cut(ss_strbuf *sb, enum held held, const cli_ranking *k,
-		    const cli_source_args *hsrc)
-{
-	char id[41];
-	size_t i;
-
-	if (held == HELD_SINCE)
-		ss_strbuf_addf(sb, SS_PROJECT_SINCE "%lld", (long long)k->since);
-	for (i = 0; held == HELD_RANGE && i < hsrc->opts.nrevs; i++) {
-		if (ss_git_resolve(id, hsrc->repo, hsrc->opts.revs[i]))
-			die("%s", ss_error_last());
-		ss_strbuf_addf(sb, SS_PROJECT_CUT "%s", id);
-	}
-}
-
-/* Why a kept model may have learnt from commits this ranking scores
- * (why[size]), or NULL.  A cut id c is behind the ranked range when some
- * bottom b holds it in its history: then nothing in b..top is c's; a cut
- * time when --since is no earlier. */
-static const char *trained_on_ranked(char *why, size_t size, const ss_model *m,
-				     const cli_ranking *k, const cli_source_args *hsrc,
-				     enum held held)
-{
-	const char *source = ss_model_info_of(m)->source;
-	const char *since = strstr(source, SS_PROJECT_SINCE);
-	const char *cut = since ? NULL : strstr(source, SS_PROJECT_CUT);
-	char id[41], bottom[41], date[16];
-	size_t i;
-
-	if (held == HELD_SINCE) {
-		int64_t t0 = since ? strtoll(since + strlen(SS_PROJECT_SINCE), NULL, 10) : 0;
-
-		if (since && t0 <= k->since)
-			return NULL;
-		if (!since) {
-			snprintf(why, size, "it learnt from commits this ranking scores");
-		} else {
-			ss_format_date(date, t0);
-			snprintf(why, size, "it learnt from the commits authored before %s, and --since "
-				 "is earlier", date);
-		}
-		return why;
-	}
-	if (held != HELD_RANGE)
-		return NULL;
-	if (!cut) {
-		snprintf(why, size, "it learnt from commits this ranking scores, and the history "
-			 "before them is known now");
-		return why;
-	}
-	for (; cut; cut = strstr(cut + 1, SS_PROJECT_CUT)) {
-		int yes = 0;
-
-		snprintf(id, sizeof(id), "%.40s", cut + strlen(SS_PROJECT_CUT));
-		for (i = 0; i < hsrc->opts.nrevs && !yes; i++)
-			if (ss_git_resolve(bottom, hsrc->repo, hsrc->opts.revs[i]) ||
-			    ss_git_contains(&yes, hsrc->repo, bottom, id))
-				yes = 0;
-		if (!yes) {
-			ss_error_clear();
-			snprintf(why, size, "it was trained on the history before %.12s, which the "
-				 "ranked range does not start after", id);
-			return why;
-		}
-	}
-	return NULL;
+	return ss_project_model_held(k->hist_args.n, k->index_path != NULL, nspecs, src->repo != NULL,
+				     hsrc->opts.revs[0] != src->opts.revs[0] ||
+				     hsrc->opts.nrevs != src->opts.nrevs, k->since);
 }
 
 struct examples {
@@ -369,11 +210,10 @@ static void prime(cli_ranking *k, const cli_source_args *src, ss_dataset *d)
 /* Train the project's linear model; NULL (with a warning said) when the
  * labelled history is too small. */
 static ss_model *train(cli_ranking *k, cli_source_args *src, const char *const *specs, int nspecs,
-		       const char *labels_name, size_t nlabelled, enum held held,
+		       const char *labels_name, size_t nlabelled, ss_project_held held,
 		       cli_source_args *hsrc)
 {
 	ss_feat_options fo = SS_FEAT_OPTIONS_INIT;
-	ss_train_options o = SS_TRAIN_OPTIONS_INIT;
 	ss_strbuf source = SS_STRBUF_INIT;
 	struct examples e;
 	ss_labels *labels = NULL;
@@ -381,8 +221,8 @@ static ss_model *train(cli_ranking *k, cli_source_args *src, const char *const *
 	ss_dataset_reads reads;
 	ss_model *m = NULL;
 	cli_feature_store *fs = NULL;
-	size_t *idx = NULL, n, npos = 0, i;
-	int64_t window;
+	size_t n, npos = 0;
+	char why[256];
 	double t0 = ss_now();
 	int a, stored = 0;
 	ss_run_report rp = { run_say, NULL, NULL, k };
@@ -397,7 +237,7 @@ static ss_model *train(cli_ranking *k, cli_source_args *src, const char *const *
 	e.what = "reading commits to train the project model";
 	/* the history before the ranked commits, from the features the index
 	 * keeps when it keeps them all (feature_store.h) */
-	if (held == HELD_RANGE &&
+	if (held == SS_PROJECT_HELD_RANGE &&
 	    (fs = cli_feature_store_open(&k->hist_args, src->repo, &fo, &hsrc->opts)) &&
 	    (stored = cli_feature_store_read(fs, hsrc, &e.sink, &e.newest)) < 0) {
 		ss_dataset_free(d);
@@ -409,7 +249,7 @@ static ss_model *train(cli_ranking *k, cli_source_args *src, const char *const *
 	}
 	if (stored <= 0)
 		prime(k, src, d);
-	if (held == HELD_HISTORY || (held == HELD_RANGE && stored <= 0)) {
+	if (held == SS_PROJECT_HELD_HISTORY || (held == SS_PROJECT_HELD_RANGE && stored <= 0)) {
 		e.store = fs;
 		cli_for_each_history_commit(hsrc, k->hist_args.n ? k->hist_args.specs : NULL,
 					    (int)k->hist_args.n, add_example, &e);
@@ -423,9 +263,9 @@ static ss_model *train(cli_ranking *k, cli_source_args *src, const char *const *
 		 * time (what the labels have had time to settle against) and
 		 * kept for the ranking, not learnt from */
 		e.keep = k->replay = replay_new(specs, nspecs);
-		e.train = held == HELD_NONE || held == HELD_SINCE;
+		e.train = held == SS_PROJECT_HELD_NONE || held == SS_PROJECT_HELD_SINCE;
 		e.what = e.train ? e.what : "reading the commits to rank";
-		if (held == HELD_SINCE)
+		if (held == SS_PROJECT_HELD_SINCE)
 			e.sink.before = k->since;
 		cli_for_each_commit(src, specs, nspecs, add_example, &e);
 		e.keep = NULL;
@@ -439,46 +279,22 @@ static ss_model *train(cli_ranking *k, cli_source_args *src, const char *const *
 	progress_done();
 	if (e.sink.rc)
 		die("cannot featurize commits: %s", ss_error_last());
-	if (ss_split_part(&idx, &n, d, 0))
+	if (ss_project_model_fit(&m, &n, &npos, why, sizeof(why), d, e.newest, src->repo != NULL, &rp))
 		die("%s", ss_error_last());
-	ss_split_settle(idx, &n, d, SS_PROJECT_SETTLE_DAYS, e.newest);
-	for (i = 0; i < n; i++)
-		npos += ss_dataset_example(d, idx[i])->label;
-	if (n < SS_PROJECT_MIN_COMMITS || npos < SS_PROJECT_MIN_POSITIVE) {
-		char why[256];
-
-		snprintf(why, sizeof(why), "too few settled commits to train a model for this project "
-			 "(%zu, %zu of them in the stable tree; at least %d and %d)", n, npos,
-			 SS_PROJECT_MIN_COMMITS, SS_PROJECT_MIN_POSITIVE);
+	if (!m) {
 		use_builtin(k, why);
 		goto free_all;
 	}
-	if (ss_project_model_window(&window, d, idx, n, &o, &rp))
-		die("%s", ss_error_last());
-	if (window) {
-		int64_t newest = INT64_MIN;
-
-		for (i = 0; i < n; i++)
-			if (ss_dataset_example(d, idx[i])->time > newest)
-				newest = ss_dataset_example(d, idx[i])->time;
-		n = ss_project_model_in_window(idx, d, idx, n, newest - window, &npos);
-	}
-	if (ss_model_train(&m, SS_MODEL_LINEAR, d, idx, n, &o))
-		die("cannot train the project model: %s", ss_error_last());
-	if (src->repo) {
-		ss_model *with = m;
-
-		if (ss_project_model_relcode(&m, with, d, idx, n, &o, &rp))
-			die("%s", ss_error_last());
-	}
 	for (a = 0; a < (int)k->hist_args.n; a++)
 		ss_strbuf_addf(&source, "%s%s", source.len ? " " : "", k->hist_args.specs[a]);
-	if (held == HELD_NONE || held == HELD_SINCE)
+	if (held == SS_PROJECT_HELD_NONE || held == SS_PROJECT_HELD_SINCE)
 		for (a = 0; a < nspecs; a++)
 			ss_strbuf_addf(&source, "%s%s", source.len ? " " : "", specs[a]);
 	if (!nspecs && src->repo)
 		ss_strbuf_addf(&source, "%sgit:%s", source.len ? " " : "", src->repo);
-	add_cut(&source, held, k, hsrc);
+	if (ss_project_model_cut(&source, held, k->since, hsrc->repo, hsrc->opts.revs,
+				 hsrc->opts.nrevs))
+		die("%s", ss_error_last());
 	{
 		ss_model_info *in = ss_model_get_info(m);
 
@@ -491,16 +307,15 @@ static ss_model *train(cli_ranking *k, cli_source_args *src, const char *const *
 	say(k, "trained a linear model for this project on %zu commits (%zu in the stable tree, the "
 	    "newest %d days left out as unsettled)%s in %.1fs; features of %zu commits from the "
 	    "index, %zu read from their diffs", n, npos, SS_PROJECT_SETTLE_DAYS,
-	    held != HELD_NONE ? " from the history before the ranked ones" : "", ss_now() - t0,
+	    held != SS_PROJECT_HELD_NONE ? " from the history before the ranked ones" : "", ss_now() - t0,
 	    reads.stored, reads.extracted);
-	if (held == HELD_NONE)
+	if (held == SS_PROJECT_HELD_NONE)
 		say(k, "the %zu settled commits it learnt from are ranked too, so their scores are "
 		    "in-sample; name the history before them (--history, --since, or an index and "
 		    "--rev A..B) to keep them out", n);
 
 free_all:
 	ss_strbuf_release(&source);
-	free(idx);
 	ss_dataset_free(d);
 	ss_labels_free(labels);
 	return m;
@@ -511,7 +326,7 @@ void cli_ranking_model(cli_ranking *k, cli_source_args *src, const char *const *
 	char labels_name[512], why[600], date[16];
 	const char *reason = NULL;
 	cli_source_args hsrc;
-	enum held held;
+	ss_project_held held;
 	size_t nlabelled;
 	ss_model *m = NULL;
 	char *path;
@@ -543,7 +358,9 @@ void cli_ranking_model(cli_ranking *k, cli_source_args *src, const char *const *
 		reason = ss_project_model_stale(why, sizeof(why), m, labels_name, nlabelled,
 						src->opts.mask_stable_tags);
 		if (!reason)
-			reason = trained_on_ranked(why, sizeof(why), m, k, &hsrc, held);
+			reason = ss_project_model_trained_on_ranked(why, sizeof(why), m, held, k->since,
+								    hsrc.repo, hsrc.opts.revs,
+								    hsrc.opts.nrevs);
 		if (!reason) {
 			ss_format_date(date, ss_model_info_of(m)->trained_at);
 			say(k, "using the model trained for this project on %s (%llu commits, labels from "
@@ -562,9 +379,9 @@ void cli_ranking_model(cli_ranking *k, cli_source_args *src, const char *const *
 		free(path);
 		return;
 	}
-	if (make_parent(path))
+	if (ss_project_model_make_parent(path))
 		warning("cannot keep the project model in '%s' (%s): it will be trained again next time",
-			path, strerror(errno));
+			path, ss_error_last());
 	else if (ss_model_save(m, path))
 		warning("cannot keep the project model (%s): it will be trained again next time",
 			ss_error_last());

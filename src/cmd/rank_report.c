@@ -15,10 +15,10 @@
 #include "features/history.h"
 #include "index/index.h"
 #include "rank/policy.h"
+#include "run/feed.h"
 #include "run/replay_cut.h"
 #include "source/git.h"
 #include "util/error.h"
-#include "util/strbuf.h"
 #include "util/strmap.h"
 
 void cli_ranking_init(cli_ranking *k)
@@ -112,43 +112,6 @@ static unsigned verdict_mask(const char *list)
 	return mask;
 }
 
-/* Without --onto: every stable branch of the project index, said on
- * stderr. */
-static void index_branches(cli_ranking *k, ss_index *ix, const char *path)
-{
-	ss_strbuf sb = SS_STRBUF_INIT;
-	size_t more;
-
-	k->nonto = cli_index_branches(k->onto_owned, SS_RANK_MAX_BRANCHES, &more, ix, path);
-	for (size_t b = 0; b < k->nonto; b++) {
-		k->onto[b] = k->onto_owned[b];
-		ss_strbuf_addf(&sb, "%s%s", b ? " " : "", k->onto[b]);
-	}
-	if (k->nonto)
-		note("stable branches from index '%s': %s%s", path, sb.buf, more ?
-		     " (the newest ones: at most 16; name others with --onto)" : "");
-	else
-		note("index '%s' knows no stable branch", path);
-	ss_strbuf_release(&sb);
-}
-
-/* One column a branch: a branch named twice is one (--onto X --onto X). */
-static void dedupe_onto(cli_ranking *k)
-{
-	size_t i, j, n = 0;
-
-	for (i = 0; i < k->nonto; i++) {
-		for (j = 0; j < n && strcmp(k->onto[j], k->onto[i]); j++)
-			;
-		if (j < n) {
-			warning("--onto %s given twice: one column", k->onto[i]);
-			continue;
-		}
-		k->onto[n++] = k->onto[i];
-	}
-	k->nonto = n;
-}
-
 /*
  * Open every --onto branch (without --onto, when --onto-repo or
  * --verdicts asks for branches, every stable branch of the project
@@ -163,16 +126,15 @@ static void open_branches(cli_ranking *k, const char *repo)
 	char *ixpath = NULL;
 
 	verdict_mask(k->verdicts);
-	dedupe_onto(k);
+	ss_run_onto_dedupe(k->onto, &k->nonto, cli_run_report());
 	if (onto_repo && (k->nonto || k->onto_repo || k->verdicts))
 		ix = cli_index_open(&k->hist_args.ix, onto_repo, &ixpath);
-	if (!k->nonto && ix)
-		index_branches(k, ix, ixpath);
-	if (k->verdicts && !k->nonto)
-		usage_die("--verdicts needs a stable branch (--onto BRANCH, or a project index of "
-			  "--onto-repo or --repo)");
-	if (!onto_repo && k->nonto)
-		usage_die("--onto needs the branches' repository: --onto-repo PATH or --repo PATH");
+	if (!k->nonto && ix &&
+	    ss_run_onto_from_index(k->onto_owned, k->onto, &k->nonto, SS_RANK_MAX_BRANCHES, ix, ixpath,
+				   cli_run_report()))
+		die("%s", ss_error_last());
+	if (ss_run_onto_check(k->nonto, onto_repo, k->verdicts))
+		usage_die("%s", ss_error_last());
 	o.ix = ix;
 	o.ixpath = ixpath;
 	if (k->nonto && ss_run_branches_open(&k->br, k->onto, k->nonto, &o))
@@ -221,14 +183,9 @@ struct feed {
 static int feed_one(ss_commit *c, void *data)
 {
 	struct feed *f = data;
-	int history_only = f->since && c->author.time < f->since;
 
-	if (ss_ranking_feed(f->k->r, c, f->k->hist, history_only))
-		die("cannot rank %s: %s", c->id, ss_error_last());
-	if (!history_only && ss_run_branches_add(f->k->br, c))
+	if (ss_run_feed(f->k->r, f->k->hist, f->k->br, c, f->since))
 		die("%s", ss_error_last());
-	if (ss_history_add(f->k->hist, c))
-		die("out of memory");
 	ss_commit_free(c);
 	progress(f->what, ++f->n, 0);
 	return 0;

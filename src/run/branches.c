@@ -3,7 +3,8 @@
  * default ones, what each carries, their verdicts, and the verdicts set
  * on a ranking as data.  Moved from cmd/common.c (cli_index_upstream,
  * cli_carried_load, cli_index_branches) and cmd/rank_report.c
- * (open_branches, decide_verdicts, add_extra, verdict_mask).
+ * (open_branches, decide_verdicts, add_extra, verdict_mask, dedupe_onto,
+ * index_branches).
  */
 #include "run/branches.h"
 
@@ -213,6 +214,56 @@ int ss_run_index_branches(char **out, size_t *nout, size_t max, size_t *more, ss
 	if (rc)
 		return rc;
 	*nout = n;
+	return 0;
+}
+
+void ss_run_onto_dedupe(const char **onto, size_t *n, const ss_run_report *rp)
+{
+	size_t i, j, kept = 0;
+
+	/* one column a branch: --onto X --onto X is X once */
+	for (i = 0; i < *n; i++) {
+		for (j = 0; j < kept && strcmp(onto[j], onto[i]); j++)
+			;
+		if (j < kept) {
+			ss_run_say(rp, SS_RUN_WARNING, "--onto %s given twice: one column", onto[i]);
+			continue;
+		}
+		onto[kept++] = onto[i];
+	}
+	*n = kept;
+}
+
+int ss_run_onto_from_index(char **owned, const char **onto, size_t *n, size_t max, ss_index *ix,
+			   const char *path, const ss_run_report *rp)
+{
+	ss_strbuf sb = SS_STRBUF_INIT;
+	size_t more;
+	int rc;
+
+	if ((rc = ss_run_index_branches(owned, n, max, &more, ix, path)))
+		return rc;
+	for (size_t b = 0; b < *n; b++) {
+		onto[b] = owned[b];
+		ss_strbuf_addf(&sb, "%s%s", b ? " " : "", onto[b]);
+	}
+	if (*n)
+		ss_run_say(rp, SS_RUN_NOTE, "stable branches from index '%s': %s%s", path, sb.buf,
+			   more ? " (the newest ones: at most 16; name others with --onto)" : "");
+	else
+		ss_run_say(rp, SS_RUN_NOTE, "index '%s' knows no stable branch", path);
+	ss_strbuf_release(&sb);
+	return 0;
+}
+
+int ss_run_onto_check(size_t n, const char *repo, const char *verdicts)
+{
+	if (verdicts && !n)
+		return ss_error_code(SS_EINVALID, "--verdicts needs a stable branch (--onto BRANCH, or "
+				     "a project index of --onto-repo or --repo)");
+	if (!repo && n)
+		return ss_error_code(SS_EINVALID, "--onto needs the branches' repository: --onto-repo "
+				     "PATH or --repo PATH");
 	return 0;
 }
 

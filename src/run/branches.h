@@ -51,6 +51,31 @@ int ss_run_carried_load(ss_carried **out, int *from_index, ss_index *ix, const c
 			const ss_run_report *rp);
 
 /*
+ * The branches a run takes as the user named them: onto[0..*n) with a
+ * branch named twice kept once (where it came first, the order kept),
+ * each repeat a warning through rp ("--onto X given twice: one column").
+ */
+void ss_run_onto_dedupe(const char **onto, size_t *n, const ss_run_report *rp);
+
+/*
+ * Without --onto: index ix's default stable branches
+ * (ss_run_index_branches, at most max) into owned (malloc'd names, the
+ * caller's) and onto (the same names, borrowed), *n how many; said once
+ * as a note through rp (which ones, that there were more, or that the
+ * index at path knows none).  0 or < 0 with the message set.
+ */
+int ss_run_onto_from_index(char **owned, const char **onto, size_t *n, size_t max, ss_index *ix,
+			   const char *path, const ss_run_report *rp);
+
+/*
+ * Whether n branches (after ss_run_onto_from_index) in repo (NULL: no
+ * repository named) can serve --verdicts (NULL: not asked): SS_EINVALID
+ * with the usage message when --verdicts has no branch or the branches
+ * have no repository, else 0.
+ */
+int ss_run_onto_check(size_t n, const char *repo, const char *verdicts);
+
+/*
  * --verdicts LIST (comma-separated yes, needs, already, no, unknown) as
  * a bit per ss_verdict_word; NULL is 0 (no filter).  SS_EINVALID naming
  * the word it does not know.

@@ -18,8 +18,9 @@
 typedef enum {
 	SS_RUN_NOTE = 0,      /* a decision worth a line ("note: ...") */
 	SS_RUN_WARNING = 1,   /* something the user should fix ("warning: ...") */
-	SS_RUN_INFO = 2       /* what the run chose, in the command's own words
+	SS_RUN_INFO = 2,      /* what the run chose, in the command's own words
 				 ("rank: ..."; cli_run_report(): a note) */
+	SS_RUN_ERROR = 3      /* one item failed, the run goes on ("error: ...") */
 } ss_run_level;
 
 typedef struct {

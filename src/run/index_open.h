@@ -1,0 +1,47 @@
+/*
+ * index_open.h - the project index as a run reads it: which file (--db,
+ * else the repository's own), checked to be that repository's, how fresh
+ * it is against the repository, and what a run takes from it (the
+ * history and releases a ranking scores against, the backports of the
+ * stable branches).
+ */
+#ifndef SS_RUN_INDEX_OPEN_H
+#define SS_RUN_INDEX_OPEN_H
+
+#include "features/history.h"
+#include "index/index.h"
+#include "labels/backports.h"
+#include "run/releases.h"
+#include "run/run.h"
+
+/*
+ * Open db, else repo's default index (ss_index_default_path), for
+ * reading, into *out and its path (malloc'd) into *path.  *out NULL and
+ * 0 when db is NULL and repo is NULL, is no repository, or has no index
+ * (then *missing is 1).  A damaged index, a db that does not exist or
+ * another repository's index: < 0 with the message set.
+ */
+int ss_run_index_open(ss_index **out, char **path, int *missing, const char *db, const char *repo);
+
+/*
+ * When repo's mainline moved past what ix (read from path) read, a
+ * warning through rp naming the command that updates it (the commits
+ * since are still scored, but the index lacks them as history).
+ * Nothing when either tip cannot be read.
+ */
+void ss_run_index_freshness(ss_index *ix, const char *path, const char *repo,
+			    const ss_run_report *rp);
+
+/*
+ * Prime h from ix (read from path): the commits and paths it knows, and
+ * its releases when ask names none (run/releases.h); then, repo given,
+ * the freshness warning through rp.  0 or < 0 with the message set.
+ */
+int ss_run_history_from_index(ss_history *h, ss_index *ix, const char *path,
+			      const ss_releases_ask *ask, const char *repo,
+			      const ss_run_report *rp);
+
+/* Add ix's backports (read from path) into l.  0 or < 0. */
+int ss_run_backports_from_index(ss_backports *l, ss_index *ix, const char *path);
+
+#endif

@@ -1,0 +1,186 @@
+/*
+ * project_keep.c - where the project model is kept and whether a kept
+ * one's training lies behind the ranked range (project_keep.h).  Moved
+ * from cmd/project_model.c (path_of, read_only, make_parent,
+ * history_before, add_cut, trained_on_ranked).
+ */
+#include "run/project_keep.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "eval/eval.h"
+#include "source/git.h"
+#include "util/error.h"
+
+/* The cut in the model's source: " before <id>" for each bottom, or
+ * " authored before <seconds>". */
+#define SS_PROJECT_CUT " before "
+#define SS_PROJECT_SINCE " authored before "
+
+int ss_project_model_path(char **out, const char *project_model, const char *repo,
+			  const char *stable, const char *index_path)
+{
+	ss_strbuf sb = SS_STRBUF_INIT;
+	char *gitdir = NULL;
+
+	*out = NULL;
+	if (project_model)
+		return (*out = strdup(project_model)) ? 0 : ss_error_code(SS_ENOMEM, "out of memory");
+	if ((repo && !ss_git_locate(&gitdir, NULL, repo)) ||
+	    (stable && !ss_git_locate(&gitdir, NULL, stable))) {
+		ss_strbuf_addf(&sb, "%s%sstablesel/project.model", gitdir,
+			       gitdir[0] && gitdir[strlen(gitdir) - 1] == '/' ? "" : "/");
+	} else if (stable || index_path) {
+		/* in the --stable file's folder, or beside the index it was
+		 * trained from */
+		const char *from = stable ? stable : index_path;
+		const char *sub = stable ? "stablesel/" : "";
+		const char *slash = strrchr(from, '/');
+
+		if (slash)
+			ss_strbuf_addf(&sb, "%.*s/%sproject.model", (int)(slash - from), from, sub);
+		else
+			ss_strbuf_addf(&sb, "%sproject.model", sub);
+	}
+	free(gitdir);
+	ss_error_clear();
+	*out = sb.len ? sb.buf : NULL;  /* NULL: nothing to name it by */
+	return 0;
+}
+
+/*
+ * A folder whose mode grants nobody write access is read-only data (such
+ * as ../shared/data), also for root, whom the kernel would let write.
+ */
+static int read_only(const char *dir)
+{
+	struct stat st;
+
+	if (stat(dir, &st))
+		return 0;
+	if (!(st.st_mode & 0222)) {
+		errno = EACCES;
+		return 1;
+	}
+	return 0;
+}
+
+int ss_project_model_make_parent(const char *path)
+{
+	char *dir = strdup(path), *slash;
+	struct stat st;
+	int rc = 0;
+
+	if (!dir)
+		return ss_error_code(SS_ENOMEM, "%s", strerror(ENOMEM));
+	slash = strrchr(dir, '/');
+	if (slash && slash != dir) {
+		*slash = '\0';
+		if (!stat(dir, &st)) {
+			rc = read_only(dir) ? -1 : 0;
+		} else {
+			/* checked before mkdir, which root may do anywhere */
+			char *up = strdup(dir), *s2 = up ? strrchr(up, '/') : NULL;
+
+			if (s2 && s2 != up) {
+				*s2 = '\0';
+				if (read_only(up))
+					rc = -1;
+			}
+			free(up);
+			if (!rc && mkdir(dir, 0777) && errno != EEXIST)
+				rc = -1;
+		}
+	}
+	free(dir);
+	if (rc) {
+		int e = errno;
+
+		rc = ss_error_code(SS_ERROR, "%s", strerror(e));
+		errno = e;
+	}
+	return rc;
+}
+
+ss_project_held ss_project_model_held(size_t nhistory, int with_index, int nspecs, int repo,
+				      int bottoms, int64_t since)
+{
+	if (nhistory)
+		return SS_PROJECT_HELD_HISTORY;
+	if (with_index && !nspecs && repo && bottoms)
+		return SS_PROJECT_HELD_RANGE;
+	return since ? SS_PROJECT_HELD_SINCE : SS_PROJECT_HELD_NONE;
+}
+
+int ss_project_model_cut(ss_strbuf *sb, ss_project_held held, int64_t since, const char *repo,
+			 const char *const *bottoms, size_t n)
+{
+	char id[41];
+	size_t i;
+	int rc;
+
+	if (held == SS_PROJECT_HELD_SINCE)
+		ss_strbuf_addf(sb, SS_PROJECT_SINCE "%lld", (long long)since);
+	for (i = 0; held == SS_PROJECT_HELD_RANGE && i < n; i++) {
+		if ((rc = ss_git_resolve(id, repo, bottoms[i])))
+			return rc;
+		ss_strbuf_addf(sb, SS_PROJECT_CUT "%s", id);
+	}
+	return 0;
+}
+
+const char *ss_project_model_trained_on_ranked(char *why, size_t size, const ss_model *m,
+					       ss_project_held held, int64_t since,
+					       const char *repo, const char *const *bottoms,
+					       size_t n)
+{
+	const char *source = ss_model_info_of(m)->source;
+	const char *at = strstr(source, SS_PROJECT_SINCE);
+	const char *cut = at ? NULL : strstr(source, SS_PROJECT_CUT);
+	char id[41], bottom[41], date[16];
+	size_t i;
+
+	if (held == SS_PROJECT_HELD_SINCE) {
+		int64_t t0 = at ? strtoll(at + strlen(SS_PROJECT_SINCE), NULL, 10) : 0;
+
+		if (at && t0 <= since)
+			return NULL;
+		if (!at) {
+			snprintf(why, size, "it learnt from commits this ranking scores");
+		} else {
+			ss_format_date(date, t0);
+			snprintf(why, size, "it learnt from the commits authored before %s, and --since "
+				 "is earlier", date);
+		}
+		return why;
+	}
+	if (held != SS_PROJECT_HELD_RANGE)
+		return NULL;
+	if (!cut) {
+		snprintf(why, size, "it learnt from commits this ranking scores, and the history "
+			 "before them is known now");
+		return why;
+	}
+	/* a cut id c is behind the ranked range when some bottom b holds it
+	 * in its history: then nothing in b..top is c's */
+	for (; cut; cut = strstr(cut + 1, SS_PROJECT_CUT)) {
+		int yes = 0;
+
+		snprintf(id, sizeof(id), "%.40s", cut + strlen(SS_PROJECT_CUT));
+		for (i = 0; i < n && !yes; i++)
+			if (ss_git_resolve(bottom, repo, bottoms[i]) ||
+			    ss_git_contains(&yes, repo, bottom, id))
+				yes = 0;
+		if (!yes) {
+			ss_error_clear();
+			snprintf(why, size, "it was trained on the history before %.12s, which the "
+				 "ranked range does not start after", id);
+			return why;
+		}
+	}
+	return NULL;
+}

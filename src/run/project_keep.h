@@ -1,0 +1,80 @@
+/*
+ * project_keep.h - where the project model is kept and when a kept one
+ * may score a ranking (docs/scores.md): its path (--project-model, else
+ * beside the repository's data, else beside the stable file or the
+ * index), its folder made (never in read-only data), what it learnt from
+ * (the history before the ranked commits: its cut, kept in the model's
+ * source) and whether that cut lies behind the ranked range.
+ * cmd/project_model.c trains it and says what happened.
+ */
+#ifndef SS_RUN_PROJECT_KEEP_H
+#define SS_RUN_PROJECT_KEEP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "models/model.h"
+#include "util/strbuf.h"
+
+/*
+ * Where the project model lives, into *out (malloc'd): project_model
+ * (--project-model) when given, else <gitdir>/stablesel/project.model of
+ * repo, else of the stable repository, else stablesel/project.model in
+ * the stable file's folder, else project.model beside index_path; *out
+ * NULL when none of them is given.  0, or SS_ENOMEM.
+ */
+int ss_project_model_path(char **out, const char *project_model, const char *repo,
+			  const char *stable, const char *index_path);
+
+/*
+ * The folder of path, made when missing, only in a folder that may be
+ * written (one whose mode grants nobody write access is read-only data,
+ * such as ../shared/data, also for root).  0, or SS_ERROR with the
+ * system's reason as the message (strerror; errno set).
+ */
+int ss_project_model_make_parent(const char *path);
+
+/*
+ * What the model learns from, so that it never scores a commit it was
+ * trained on (a fix the stable tree missed would otherwise be taught as
+ * "not backported" and ranked low).
+ */
+typedef enum {
+	SS_PROJECT_HELD_NONE,    /* the ranked commits themselves (in-sample, said) */
+	SS_PROJECT_HELD_HISTORY, /* --history */
+	SS_PROJECT_HELD_RANGE,   /* with the index, the repository before the
+				  * bottoms (A) of --rev A..B; their ids are the cut */
+	SS_PROJECT_HELD_SINCE    /* the commits read but authored before --since
+				  * (history only to rank); that time is the cut */
+} ss_project_held;
+
+/*
+ * Which: nhistory --history sources, else (with an index, no mbox and
+ * a repository) the history the ranked range stands on when bottoms
+ * says it has one (its history source is not the range itself: the
+ * bottoms of A..B, or --history-rev), else since (0: none).
+ */
+ss_project_held ss_project_model_held(size_t nhistory, int with_index, int nspecs, int repo,
+				      int bottoms, int64_t since);
+
+/*
+ * The cut appended to the model's source: " authored before <seconds>"
+ * (SS_PROJECT_HELD_SINCE), or " before <id>" for each bottom
+ * bottoms[0..n) resolved in repo (SS_PROJECT_HELD_RANGE).  0 or < 0
+ * with the message set (a bottom that does not resolve).
+ */
+int ss_project_model_cut(ss_strbuf *sb, ss_project_held held, int64_t since, const char *repo,
+			 const char *const *bottoms, size_t n);
+
+/*
+ * Why kept model m may have learnt from commits this ranking scores
+ * (into why[size], returned), or NULL: a cut time later than since; a
+ * cut id no bottom of bottoms[0..n) in repo holds in its history (then
+ * b..top may hold the cut's commits); no cut while one is known now.
+ */
+const char *ss_project_model_trained_on_ranked(char *why, size_t size, const ss_model *m,
+					       ss_project_held held, int64_t since,
+					       const char *repo, const char *const *bottoms,
+					       size_t n);
+
+#endif

@@ -1,0 +1,31 @@
+/*
+ * project_train.h - the project model trained from the examples read
+ * (docs/scores.md): only the settled ones (SS_PROJECT_SETTLE_DAYS before
+ * the newest commit read), enough of them (SS_PROJECT_MIN_COMMITS,
+ * SS_PROJECT_MIN_POSITIVE) or none, the history window, a linear model,
+ * then, with a repository, the relcode features kept or left out
+ * (run/project_model.h).  cmd/project_model.c reads the examples and
+ * keeps the file.
+ */
+#ifndef SS_RUN_PROJECT_TRAIN_H
+#define SS_RUN_PROJECT_TRAIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "models/dataset.h"
+#include "models/model.h"
+#include "run/run.h"
+
+/*
+ * Train the project's linear model on d's settled examples (newest: the
+ * newest author time read, the ranked commits' too) into *out; relcode:
+ * the relcode features may be left out (a repository was read).  *n and
+ * *npos: how many examples it learnt from and how many positive.  Too
+ * few: *out NULL and why[size] says so (for the built-in model's note).
+ * What it chose is said through rp.  0 or < 0 with the message set.
+ */
+int ss_project_model_fit(ss_model **out, size_t *n, size_t *npos, char *why, size_t size,
+			 ss_dataset *d, int64_t newest, int relcode, const ss_run_report *rp);
+
+#endif
