@@ -13,6 +13,7 @@
 #include <git2.h>
 
 #include "run/project_keep.h"
+#include "source/git_repo.h"
 #include "util/error.h"
 #include "util/strbuf.h"
 
@@ -128,12 +129,16 @@ static void test_cut(void **state)
 	const char *bottoms[] = { "main~3", "main~5" };
 	const char *bad[] = { "no-such-rev" };
 	char a[41], b[41], want[256];
+	size_t opened;
 
 	(void)state;
 	assert_int_equal(ss_project_model_cut(&sb, SS_PROJECT_HELD_SINCE, 1700000000, repo, NULL, 0), 0);
 	assert_string_equal(sb.buf, " authored before 1700000000");
 	ss_strbuf_release(&sb);
+	opened = ss_repo_opened();
 	assert_int_equal(ss_project_model_cut(&sb, SS_PROJECT_HELD_RANGE, 0, repo, bottoms, 2), 0);
+	/* one open for both bottoms */
+	assert_int_equal(ss_repo_opened() - opened, 1);
 	rev_id(a, "main~3");
 	rev_id(b, "main~5");
 	snprintf(want, sizeof(want), " before %s before %s", a, b);
@@ -149,7 +154,9 @@ static void test_cut(void **state)
 static void test_trained_on_ranked(void **state)
 {
 	const char *later[] = { "main~2" }, *earlier[] = { "main~8" };
-	char why[256], id[41];
+	const char *both[] = { "main~8", "main~2" };
+	char why[256], id[41], id2[41];
+	size_t opened;
 	ss_model *m = NULL;
 	ss_model_info *in;
 
@@ -183,6 +190,14 @@ static void test_trained_on_ranked(void **state)
 	assert_non_null(strstr(why, "it was trained on the history before "));
 	assert_non_null(strstr(why, ", which the ranked range does not start after"));
 	assert_int_equal(strncmp(why + strlen("it was trained on the history before "), id, 12), 0);
+	/* two cuts, two bottoms (the earlier one holds neither, the later
+	 * both): every lookup on one open */
+	rev_id(id2, "main~6");
+	snprintf(in->source, sizeof(in->source), "git:repo before %s before %s", id, id2);
+	opened = ss_repo_opened();
+	assert_null(ss_project_model_trained_on_ranked(why, sizeof(why), m, SS_PROJECT_HELD_RANGE, 0,
+						       repo, both, 2));
+	assert_int_equal(ss_repo_opened() - opened, 1);
 	/* --history or in-sample: nothing to check */
 	assert_null(ss_project_model_trained_on_ranked(why, sizeof(why), m, SS_PROJECT_HELD_HISTORY, 0,
 						       repo, earlier, 1));

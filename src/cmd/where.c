@@ -74,6 +74,7 @@ static void print_place(ss_index *ix, const ss_index_place *p)
 struct tag_refs {
 	const ss_index_tag_place *t;
 	const char *repo;
+	ss_repo *r;          /* repo, opened for the first branch asked (as given) */
 	ss_strbuf *forked;   /* stable branches that fork after it */
 	int unknown;         /* the repository could not tell */
 };
@@ -91,7 +92,8 @@ static int tag_ref(const ss_index_ref *r, void *ud)
 	for (i = 0; i < x->t->nbranches; i++)
 		if (!strcmp(x->t->branches[i], r->name))
 			return 0;
-	if (ss_git_contains(&yes, x->repo, r->tip, x->t->commit)) {
+	if ((!x->r && ss_repo_open_as_given(&x->r, x->repo)) ||
+	    ss_repo_contains(&yes, x->r, r->tip, x->t->commit)) {
 		x->unknown = 1;
 		return 0;
 	}
@@ -103,7 +105,7 @@ static int tag_ref(const ss_index_ref *r, void *ud)
 static void print_tag(ss_index *ix, const ss_index_tag_place *t, const char *repo)
 {
 	ss_strbuf forked = SS_STRBUF_INIT;
-	struct tag_refs x = { t, repo, &forked, 0 };
+	struct tag_refs x = { t, repo, NULL, &forked, 0 };
 	char date[32];
 	size_t i;
 
@@ -121,6 +123,7 @@ static void print_tag(ss_index *ix, const ss_index_tag_place *t, const char *rep
 	printf("\n");
 	if (t->mainline && x.unknown)
 		printf("  (the stable branches that fork after it are not known without the repository: --repo)\n");
+	ss_repo_free(x.r);
 	ss_strbuf_release(&forked);
 }
 

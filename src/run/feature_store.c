@@ -27,6 +27,7 @@
 #include "eval/eval.h"
 #include "features/feat_store.h"
 #include "source/git.h"
+#include "source/git_repo.h"
 #include "util/error.h"
 #include "util/strbuf.h"
 
@@ -182,22 +183,27 @@ static int read_one(ss_commit *c, void *data)
 static int covers(ss_run_feature_store *fs, const char *repo, const ss_source_options *hso)
 {
 	char tip[41], id[41];
+	ss_repo *r = NULL;
 	size_t i;
 	int yes = 0;
 
-	if (ss_index_features_tip(fs->rix, fs->version, tip) || !tip[0]) {
+	/* one open for every bottom, as given (ss_git_resolve()'s way) */
+	if (ss_index_features_tip(fs->rix, fs->version, tip) || !tip[0] ||
+	    ss_repo_open_as_given(&r, repo)) {
 		ss_error_clear();
 		return 0;
 	}
 	for (i = 0; i < hso->nrevs; i++) {
 		const char *rev = hso->revs[i];
 
-		if (rev[0] == '^' || strstr(rev, "..") || ss_git_resolve(id, repo, rev) ||
-		    ss_git_contains(&yes, repo, tip, id) || !yes) {
+		if (rev[0] == '^' || strstr(rev, "..") || ss_repo_resolve(id, r, rev) ||
+		    ss_repo_contains(&yes, r, tip, id) || !yes) {
 			ss_error_clear();
+			ss_repo_free(r);
 			return 0;
 		}
 	}
+	ss_repo_free(r);
 	return hso->nrevs > 0;
 }
 
@@ -247,23 +253,26 @@ void ss_run_feature_store_walked(ss_run_feature_store *fs, const char *repo,
 				 const ss_source_options *hso)
 {
 	char tip[41];
+	ss_repo *r = NULL;
 	int yes = 0;
 
 	if (!fs)
 		return;
 	if (hso->nrevs != 1 || strstr(hso->revs[0], "..") || hso->revs[0][0] == '^' ||
-	    ss_git_resolve(fs->walked, repo, hso->revs[0])) {
+	    ss_repo_open_as_given(&r, repo) || ss_repo_resolve(fs->walked, r, hso->revs[0])) {
 		fs->walked[0] = '\0';
 		ss_error_clear();
+		ss_repo_free(r);
 		return;
 	}
 	/* the recorded tip only moves forward: a bottom off its line (a
 	 * stable branch's commit) would hide the rows it reaches */
 	if (ss_index_features_tip(fs->rix, fs->version, tip) ||
-	    (tip[0] && (ss_git_contains(&yes, repo, fs->walked, tip) || !yes))) {
+	    (tip[0] && (ss_repo_contains(&yes, r, fs->walked, tip) || !yes))) {
 		fs->walked[0] = '\0';
 		ss_error_clear();
 	}
+	ss_repo_free(r);
 }
 
 /* A row that cannot be kept: said once, none is tried again. */

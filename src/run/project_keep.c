@@ -14,6 +14,7 @@
 
 #include "eval/eval.h"
 #include "source/git.h"
+#include "source/git_repo.h"
 #include "util/error.h"
 
 /* The cut in the model's source: " before <id>" for each bottom, or
@@ -120,17 +121,22 @@ int ss_project_model_cut(ss_strbuf *sb, ss_project_held held, int64_t since, con
 			 const char *const *bottoms, size_t n)
 {
 	char id[41];
+	ss_repo *r = NULL;
 	size_t i;
-	int rc;
+	int rc = 0;
 
 	if (held == SS_PROJECT_HELD_SINCE)
 		ss_strbuf_addf(sb, SS_PROJECT_SINCE "%lld", (long long)since);
-	for (i = 0; held == SS_PROJECT_HELD_RANGE && i < n; i++) {
-		if ((rc = ss_git_resolve(id, repo, bottoms[i])))
-			return rc;
-		ss_strbuf_addf(sb, SS_PROJECT_CUT "%s", id);
-	}
-	return 0;
+	if (held != SS_PROJECT_HELD_RANGE || !n)
+		return 0;
+	/* one open for every bottom, as given (ss_git_resolve()'s way) */
+	if ((rc = ss_repo_open_as_given(&r, repo)))
+		return rc;
+	for (i = 0; i < n && !rc; i++)
+		if (!(rc = ss_repo_resolve(id, r, bottoms[i])))
+			ss_strbuf_addf(sb, SS_PROJECT_CUT "%s", id);
+	ss_repo_free(r);
+	return rc;
 }
 
 const char *ss_project_model_trained_on_ranked(char *why, size_t size, const ss_model *m,
@@ -142,6 +148,8 @@ const char *ss_project_model_trained_on_ranked(char *why, size_t size, const ss_
 	const char *at = strstr(source, SS_PROJECT_SINCE);
 	const char *cut = at ? NULL : strstr(source, SS_PROJECT_CUT);
 	char id[41], bottom[41], date[16];
+	const char *why_cut = NULL;
+	ss_repo *r = NULL;
 	size_t i;
 
 	if (held == SS_PROJECT_HELD_SINCE) {
@@ -166,21 +174,26 @@ const char *ss_project_model_trained_on_ranked(char *why, size_t size, const ss_
 		return why;
 	}
 	/* a cut id c is behind the ranked range when some bottom b holds it
-	 * in its history: then nothing in b..top is c's */
-	for (; cut; cut = strstr(cut + 1, SS_PROJECT_CUT)) {
+	 * in its history: then nothing in b..top is c's.  One open for
+	 * them all, as given (ss_git_resolve()'s way); a repository that
+	 * cannot be opened holds no cut. */
+	if (n && ss_repo_open_as_given(&r, repo))
+		r = NULL;
+	for (; cut && !why_cut; cut = strstr(cut + 1, SS_PROJECT_CUT)) {
 		int yes = 0;
 
 		snprintf(id, sizeof(id), "%.40s", cut + strlen(SS_PROJECT_CUT));
-		for (i = 0; i < n && !yes; i++)
-			if (ss_git_resolve(bottom, repo, bottoms[i]) ||
-			    ss_git_contains(&yes, repo, bottom, id))
+		for (i = 0; i < n && !yes && r; i++)
+			if (ss_repo_resolve(bottom, r, bottoms[i]) ||
+			    ss_repo_contains(&yes, r, bottom, id))
 				yes = 0;
 		if (!yes) {
 			ss_error_clear();
 			snprintf(why, size, "it was trained on the history before %.12s, which the "
 				 "ranked range does not start after", id);
-			return why;
+			why_cut = why;
 		}
 	}
-	return NULL;
+	ss_repo_free(r);
+	return why_cut;
 }
