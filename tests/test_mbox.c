@@ -494,6 +494,85 @@ static void test_bad_input(void **state)
 	free(buf);
 }
 
+/* What test_source_each's callbacks saw, and when they stop the walk. */
+struct each {
+	size_t n, skips;
+	int stop_at;        /* fn returns 7 at this commit (1-based; 0 never) */
+	int skip_rc;        /* skip returns this */
+};
+
+static int each_commit(ss_commit *c, void *ud)
+{
+	struct each *e = ud;
+
+	ss_commit_free(c);
+	return ++e->n == (size_t)e->stop_at ? 7 : 0;
+}
+
+static int each_skip(void *ud)
+{
+	struct each *e = ud;
+
+	assert_true(ss_error_last()[0] != '\0');   /* names the message */
+	e->skips++;
+	return e->skip_rc;
+}
+
+static int each_over(const char *path, struct each *e, ss_source_skip_fn skip)
+{
+	ss_source_options o = SS_SOURCE_OPTIONS_INIT;
+	ss_source *s;
+	int rc;
+
+	assert_int_equal(ss_source_open(&s, path, &o), 0);
+	rc = ss_source_each(s, each_commit, skip, e);
+	ss_source_free(s);
+	return rc;
+}
+
+/* The one loop over a source (ss_source_each): every commit to fn, a
+ * malformed message to skip, and either's non-zero stops it, returned
+ * as is. */
+static void test_source_each(void **state)
+{
+	const char bad[] = "From " SHA2 " Mon Sep 17 00:00:00 2001\n"
+			   "From: X <x@y>\nSubject: [PATCH] no date\n\nbody\n\n";
+	size_t len = 2 * (sizeof(format_patch) - 1) + sizeof(bad) - 1;
+	char *buf = malloc(len + 1), *path;
+	struct read_result r;
+	struct each e;
+
+	(void)state;
+	assert_non_null(buf);
+	snprintf(buf, len + 1, "%s%s%s", format_patch, bad, format_patch);
+	path = write_tmp("each.mbox", buf, len);
+	read_all(&r, path, 0);
+	assert_int_equal(r.skipped, 1);
+	assert_true(r.n >= 2);
+	/* to the end: the commits next() gives, the skipped one to skip */
+	e = (struct each){ 0, 0, 0, 0 };
+	assert_int_equal(each_over(path, &e, each_skip), 0);
+	assert_int_equal(e.n, r.n);
+	assert_int_equal(e.skips, 1);
+	/* no skip: passed over quietly */
+	e = (struct each){ 0, 0, 0, 0 };
+	assert_int_equal(each_over(path, &e, NULL), 0);
+	assert_int_equal(e.n, r.n);
+	/* fn stops it at the first commit */
+	e = (struct each){ 0, 0, 1, 0 };
+	assert_int_equal(each_over(path, &e, each_skip), 7);
+	assert_int_equal(e.n, 1);
+	assert_int_equal(e.skips, 0);
+	/* skip stops it at the malformed message, after the first mail's */
+	e = (struct each){ 0, 0, 0, -5 };
+	assert_int_equal(each_over(path, &e, each_skip), -5);
+	assert_int_equal(e.skips, 1);
+	assert_true(e.n >= 1 && e.n < r.n);
+	free_result(&r);
+	free(path);
+	free(buf);
+}
+
 /* LF -> CRLF, into a malloc'd buffer. */
 static char *to_crlf(const char *s, size_t len, size_t *out_len)
 {
@@ -792,6 +871,7 @@ int main(void)
 		cmocka_unit_test(test_crlf),
 		cmocka_unit_test(test_cut_short),
 		cmocka_unit_test(test_not_an_mbox),
+		cmocka_unit_test(test_source_each),
 	};
 	int rc;
 

@@ -252,39 +252,47 @@ int ss_backports_add_known(ss_backports *l, const char *sha, const char *branch)
 	return 0;
 }
 
+/* What read_source() hands its callbacks. */
+struct reading {
+	ss_backports *l;
+	const char *branch;
+	size_t *skipped;
+	char first[1024];   /* the first message skipped */
+};
+
+static int read_one(ss_commit *c, void *ud)
+{
+	struct reading *r = ud;
+	int rc = ss_backports_add(r->l, c, r->branch);
+
+	ss_commit_free(c);
+	return rc;
+}
+
+static int read_skipped(void *ud)
+{
+	struct reading *r = ud;
+
+	if (!r->first[0])
+		snprintf(r->first, sizeof(r->first), "%s", ss_error_last());
+	if (r->skipped)
+		(*r->skipped)++;
+	return 0;
+}
+
 static int read_source(ss_backports *l, const char *spec, const ss_source_options *so,
 		       const char *branch, size_t *skipped)
 {
+	struct reading r = { l, branch, skipped, "" };
 	ss_source *src;
-	ss_commit *c;
 	int rc = ss_source_open(&src, spec, so);
-	char first[1024] = "";
 
 	if (rc)
 		return rc;
-	for (;;) {
-		rc = ss_source_next(&c, src);
-		if (rc == SS_ITEROVER) {
-			rc = 0;
-			break;
-		}
-		if (rc == SS_ESKIP) {
-			if (!first[0])
-				snprintf(first, sizeof(first), "%s", ss_error_last());
-			if (skipped)
-				(*skipped)++;
-			continue;
-		}
-		if (rc)
-			break;
-		rc = ss_backports_add(l, c, branch);
-		ss_commit_free(c);
-		if (rc)
-			break;
-	}
+	rc = ss_source_each(src, read_one, read_skipped, &r);
 	ss_source_free(src);
-	if (!rc && first[0])
-		ss_error_set("%s", first);
+	if (!rc && r.first[0])
+		ss_error_set("%s", r.first);
 	return rc;
 }
 

@@ -152,7 +152,24 @@ int ss_carried_add_commit(ss_carried *cr, const ss_commit *c)
 	return rc;
 }
 
-/* Walk branch ^hide (with diffs or without), each commit to cr. */
+/* A commit of the branch, with its diff / its message only. */
+static int walk_commit(ss_commit *c, void *ud)
+{
+	int rc = ss_carried_add_commit(ud, c);
+
+	ss_commit_free(c);
+	return rc;
+}
+
+static int walk_style(ss_commit *c, void *ud)
+{
+	learn_style(ud, c->message);
+	ss_commit_free(c);
+	return 0;
+}
+
+/* Walk branch ^hide (with diffs or without), each commit to cr; a
+ * commit that cannot be read is passed over. */
 static int walk(ss_carried *cr, const char *repo, const char *branch, const char *hide,
 		int with_diff)
 {
@@ -160,7 +177,6 @@ static int walk(ss_carried *cr, const char *repo, const char *branch, const char
 	char notrev[512];
 	const char *revs[2];
 	ss_source *src;
-	ss_commit *c;
 	int rc;
 
 	snprintf(notrev, sizeof(notrev), "^%s", hide ? hide : "HEAD");
@@ -172,24 +188,7 @@ static int walk(ss_carried *cr, const char *repo, const char *branch, const char
 	so.with_diff = with_diff;
 	if ((rc = ss_source_open(&src, repo, &so)))
 		return rc;
-	for (;;) {
-		rc = ss_source_next(&c, src);
-		if (rc == SS_ITEROVER) {
-			rc = 0;
-			break;
-		}
-		if (rc == SS_ESKIP)
-			continue;
-		if (rc)
-			break;
-		if (with_diff)
-			rc = ss_carried_add_commit(cr, c);
-		else
-			learn_style(cr, c->message);
-		ss_commit_free(c);
-		if (rc)
-			break;
-	}
+	rc = ss_source_each(src, with_diff ? walk_commit : walk_style, NULL, cr);
 	ss_source_free(src);
 	return rc;
 }

@@ -10,41 +10,58 @@
 
 #include "util/error.h"
 
+/* What one read hands its callbacks. */
+struct reading {
+	size_t *n;
+	const char *spec;
+	ss_run_commit_fn fn;
+	void *data;
+	ss_run_skips *skips;
+	const ss_run_report *rp;
+};
+
+/* A commit counted, shown and handed on; the caller's non-zero stops
+ * the read, which still succeeds (STOP). */
+#define STOP 1
+
+static int read_one(ss_commit *c, void *ud)
+{
+	struct reading *r = ud;
+
+	++*r->n;
+	ss_run_progress(r->rp, r->spec, *r->n, 0);
+	return r->fn(c, r->data) ? STOP : 0;
+}
+
+/* A message skipped: counted (a history's, said once at the end) or
+ * said now. */
+static int skipped(void *ud)
+{
+	struct reading *r = ud;
+
+	if (r->skips) {
+		if (!r->skips->n++)
+			snprintf(r->skips->first, sizeof(r->skips->first), "%s", ss_error_last());
+	} else {
+		ss_run_say(r->rp, SS_RUN_ERROR, "%s", ss_error_last());
+	}
+	return 0;
+}
+
 int ss_run_read_commits(size_t *n, const char *spec, const ss_source_options *opts,
 			ss_run_commit_fn fn, void *data, ss_run_skips *skips,
 			const ss_run_report *rp)
 {
+	struct reading r = { n, spec, fn, data, skips, rp };
 	ss_source *src;
-	ss_commit *c;
 	int rc;
 
 	*n = 0;
 	if ((rc = ss_source_open(&src, spec, opts)))
 		return rc;
-	for (;;) {
-		rc = ss_source_next(&c, src);
-		if (rc == SS_ITEROVER) {
-			rc = 0;
-			break;
-		}
-		if (rc == SS_ESKIP && skips) {
-			if (!skips->n++)
-				snprintf(skips->first, sizeof(skips->first), "%s", ss_error_last());
-			continue;
-		}
-		if (rc == SS_ESKIP) {
-			ss_run_say(rp, SS_RUN_ERROR, "%s", ss_error_last());
-			continue;
-		}
-		if (rc)
-			break;
-		++*n;
-		ss_run_progress(rp, spec, *n, 0);
-		if (fn(c, data))
-			break;
-	}
+	rc = ss_source_each(src, read_one, skipped, &r);
 	ss_source_free(src);
-	return rc;
+	return rc == STOP ? 0 : rc;
 }
 
 void ss_run_skips_say(const ss_run_skips *skips, const ss_run_report *rp)

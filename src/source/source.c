@@ -89,6 +89,25 @@ const ss_source_stats *ss_source_stats_get(const ss_source *s)
 	return &s->stats;
 }
 
+int ss_source_each(ss_source *src, ss_source_commit_fn fn, ss_source_skip_fn skip, void *ud)
+{
+	ss_commit *c;
+	int rc;
+
+	for (;;) {
+		rc = ss_source_next(&c, src);
+		if (rc == SS_ITEROVER)
+			return 0;
+		if (rc == SS_ESKIP) {
+			if (skip && (rc = skip(ud)))
+				return rc;
+			continue;
+		}
+		if (rc || (rc = fn(c, ud)))
+			return rc;
+	}
+}
+
 void ss_source_free(ss_source *s)
 {
 	if (!s)

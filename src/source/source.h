@@ -69,6 +69,17 @@ int ss_source_is_repository(const char *spec);
 int ss_source_open(ss_source **out, const char *spec, const ss_source_options *opts);
 int ss_source_next(ss_commit **out, ss_source *src);
 const ss_source_stats *ss_source_stats_get(const ss_source *src);
+
+/*
+ * The one loop over a source's commits: each commit of src goes to fn,
+ * which owns it, until the source ends (0).  A message skipped
+ * (SS_ESKIP) goes to skip (NULL: passed over quietly) with its name in
+ * ss_error_last().  A non-zero return of fn or skip stops the walk and is
+ * returned as is; another error of the source is returned.
+ */
+typedef int (*ss_source_commit_fn)(ss_commit *c, void *ud);
+typedef int (*ss_source_skip_fn)(void *ud);
+int ss_source_each(ss_source *src, ss_source_commit_fn fn, ss_source_skip_fn skip, void *ud);
 void ss_source_free(ss_source *src); /* NULL is a no-op */
 
 /* Implementations behind ss_source (internal to src/source/). */
