@@ -183,6 +183,10 @@ static int spawn_review(pid_t *pid, const char *args)
 	if (!*pid) {
 		char expanded[16384];
 
+		/* Ctrl-C is a user's at a terminal: a run started in the
+		 * background without job control (sh's "cmd &") has SIGINT
+		 * ignored, which exec would pass on to the review */
+		signal(SIGINT, SIG_DFL);
 		if (test_expand_bin(expanded, sizeof(expanded), cmd))
 			_exit(127);
 		execl("/bin/sh", "sh", "-c", expanded, (char *)NULL);
