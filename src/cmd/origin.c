@@ -19,6 +19,7 @@
 #include "cli.h"
 #include "history/histidx.h"
 #include "index/index.h"
+#include "run/origin.h"
 #include "run/releases.h"
 #include "util/error.h"
 #include "util/hexid.h"
@@ -77,41 +78,6 @@ static int index_commit(ss_commit *c, void *data)
 	if (!kept)
 		ss_commit_free(c);
 	return 0;
-}
-
-/* Read the commit rev of the repository, with its diff for blame. */
-static ss_commit *read_repo_commit(ss_histidx *h, const cli_source_args *a, const char *rev)
-{
-	ss_source_options opts = a->opts;
-	char sha[41], range[100];
-	const char *revs[1];
-	ss_source *src;
-	ss_commit *c = NULL;
-	size_t nparents;
-	int rc;
-
-	if (ss_histidx_rev_parse(sha, &nparents, h, rev)) {
-		error("%s", ss_error_last());
-		return NULL;
-	}
-	if (nparents > 1) {
-		error("%s is a merge commit: it fixes nothing itself", rev);
-		return NULL;
-	}
-	snprintf(range, sizeof(range), nparents ? "%s^..%s" : "%s", sha, sha);
-	revs[0] = range;
-	opts.revs = revs;
-	opts.nrevs = 1;
-	if (ss_source_open(&src, a->repo, &opts))
-		die("%s", ss_error_last());
-	while ((rc = ss_source_next(&c, src)) == SS_ESKIP)
-		error("%s", ss_error_last());
-	if (rc == SS_ITEROVER)
-		error("cannot read commit %s", sha);
-	else if (rc)
-		die("%s", ss_error_last());
-	ss_source_free(src);
-	return c;
 }
 
 static void print_date(int64_t t)
@@ -253,11 +219,6 @@ static void explain(ss_histidx *h, const ss_commit *c, const ss_releases *rel, i
 	print_summary(&f, blame);
 }
 
-static int known_commit(const ss_histidx_commit *c, void *ud)
-{
-	return ss_histidx_add_known(ud, c);
-}
-
 int cmd_origin(int argc, const char **argv)
 {
 	const char *specs[MAX_ARGS];
@@ -300,9 +261,7 @@ int cmd_origin(int argc, const char **argv)
 	memset(&run, 0, sizeof(run));
 	run.w = w;
 	run.nw = nw;
-	if (ss_histidx_new(&run.h))
-		die("%s", ss_error_last());
-	if (a.repo && ss_histidx_open_repo(run.h, a.repo))
+	if (ss_run_origin_history(&run.h, a.repo))
 		die("%s", ss_error_last());
 	{
 		/* the project index: every mainline commit as a target; the
@@ -313,8 +272,8 @@ int cmd_origin(int argc, const char **argv)
 		char *path = NULL;
 		ss_index *ix = cli_index_open(&hist.ix, a.repo, &path);
 
-		if (ix && ss_index_for_each_commit(ix, known_commit, run.h))
-			die("cannot read the history from '%s': %s", path, ss_error_last());
+		if (ix && ss_run_origin_known(run.h, ix, path))
+			die("%s", ss_error_last());
 		if (ss_releases_choose(&rel, &from, &ask, ix)) {
 			if (from == SS_RELEASES_INDEX)
 				die("cannot read the releases from '%s': %s", path, ss_error_last());
@@ -363,8 +322,17 @@ int cmd_origin(int argc, const char **argv)
 			error("commit id '%s' is ambiguous: %d commits match", w[i].arg, w[i].nmatch);
 			continue;
 		}
-		if (!nspecs && !(c = w[i].commit = read_repo_commit(run.h, &a, w[i].arg)))
-			continue;
+		if (!nspecs) {
+			int rc = ss_run_origin_commit(&w[i].commit, run.h, a.repo, &a.opts, w[i].arg,
+						      cli_run_report());
+
+			if (rc == SS_ESKIP)
+				error("%s", ss_error_last());
+			else if (rc)
+				die("%s", ss_error_last());
+			if (!(c = w[i].commit))
+				continue;
+		}
 		if (i)
 			putchar('\n');
 		explain(run.h, c, rel, a.repo && !no_blame);

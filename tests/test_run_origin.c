@@ -1,0 +1,125 @@
+/*
+ * test_run_origin.c - what "origin" reads before it explains a commit,
+ * without the CLI (run/origin.h): the history with the repository
+ * attached and the index's commits known; a commit read alone with its
+ * diff; a merge, an unknown revision and a history that cannot be opened
+ * told apart (SS_ESKIP: that commit only) from what stops the run.
+ */
+#include "testutil.h"
+#include "testrun.h"
+
+#include <git2.h>
+
+#include "run/origin.h"
+#include "util/error.h"
+
+static char *tmpdir;
+
+static int setup(void **state)
+{
+	(void)state;
+	tmpdir = test_tmpdir();
+	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
+	setenv("GIT_CONFIG_GLOBAL", "/dev/null", 1);
+	/* tests/gitrepo.sh, and its project index */
+	return test_run("sh '%s' '%s/repo' >/dev/null && ./stablesel index --no-progress "
+			"--repo '%s/repo' --db '%s/ix.db' 2>/dev/null", test_gitrepo_script(),
+			tmpdir, tmpdir, tmpdir);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	test_run("rm -rf '%s'", tmpdir);
+	free(tmpdir);
+	return 0;
+}
+
+/* The full id of rev in the test repository. */
+static void rev_id(char out[41], const char *rev)
+{
+	char *id = test_run_output("git -C '%s/repo' rev-parse '%s'", tmpdir, rev);
+
+	assert_non_null(id);
+	snprintf(out, 41, "%.40s", id);
+	free(id);
+}
+
+static void test_commit(void **state)
+{
+	ss_source_options o = SS_SOURCE_OPTIONS_INIT;
+	struct heard h = { "", 0 };
+	ss_run_report rp = TEST_RUN_REPORT(&h);
+	char repo[4096], id[41];
+	ss_histidx *hx = NULL;
+	ss_commit *c = NULL;
+
+	(void)state;
+	snprintf(repo, sizeof(repo), "%s/repo", tmpdir);
+	assert_int_equal(ss_run_origin_history(&hx, repo), 0);
+	/* a commit by a name git knows, read with its diff (blame needs it) */
+	rev_id(id, "leak-fix");
+	assert_int_equal(ss_run_origin_commit(&c, hx, repo, &o, "leak-fix", &rp), 0);
+	assert_non_null(c);
+	assert_string_equal(c->id, id);
+	assert_non_null(strstr(c->subject, "fix leak on error path"));
+	assert_true(c->nfiles > 0);
+	ss_commit_free(c);
+	/* a root commit: read alone, no range below it */
+	rev_id(id, "main~11");
+	assert_int_equal(ss_run_origin_commit(&c, hx, repo, &o, id, &rp), 0);
+	assert_string_equal(c->id, id);
+	ss_commit_free(c);
+	/* the merge fixes nothing itself: that commit only */
+	assert_int_equal(ss_run_origin_commit(&c, hx, repo, &o, "main~4", &rp), SS_ESKIP);
+	assert_null(c);
+	assert_non_null(strstr(ss_error_last(), "main~4 is a merge commit: it fixes nothing itself"));
+	/* nothing of that name: that commit only, its message names it */
+	assert_int_equal(ss_run_origin_commit(&c, hx, repo, &o, "no-such-rev", &rp), SS_ESKIP);
+	assert_null(c);
+	assert_non_null(strstr(ss_error_last(), "no-such-rev"));
+	assert_int_equal(h.len, 0);
+	ss_histidx_free(hx);
+	/* a repository that is not there stops the run */
+	snprintf(repo, sizeof(repo), "%s/none", tmpdir);
+	assert_true(ss_run_origin_history(&hx, repo) < 0);
+	assert_null(hx);
+}
+
+static void test_known(void **state)
+{
+	char db[4096], id[41];
+	ss_histidx_commit found[2];
+	ss_histidx *hx = NULL;
+	ss_index *ix = NULL;
+
+	(void)state;
+	snprintf(db, sizeof(db), "%s/ix.db", tmpdir);
+	/* without a repository, ids come from the index only */
+	assert_int_equal(ss_run_origin_history(&hx, NULL), 0);
+	assert_int_equal(ss_histidx_count(hx), 0);
+	rev_id(id, "leak-fix");
+	assert_int_equal(ss_index_open(&ix, db, SS_INDEX_READ), 0);
+	assert_int_equal(ss_run_origin_known(hx, ix, db), 0);
+	/* every commit the index holds (the mainline's and the branches') */
+	assert_true(ss_histidx_count(hx) >= 12);
+	assert_int_equal(ss_histidx_lookup_prefix(found, 2, hx, id), 1);
+	assert_string_equal(found[0].id, id);
+	assert_non_null(strstr(found[0].subject, "fix leak on error path"));
+	ss_index_free(ix);
+	ss_histidx_free(hx);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_commit),
+		cmocka_unit_test(test_known),
+	};
+	int rc;
+
+	git_libgit2_init();
+	rc = cmocka_run_group_tests(tests, setup, teardown);
+	git_libgit2_shutdown();
+	return rc;
+}
