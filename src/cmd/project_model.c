@@ -3,8 +3,7 @@
  * --model is given (see cli.h, cli_ranking_model; docs/scores.md).
  *
  * A model trained on another project reads the wrong signals (the
- * built-in one is the Linux kernel's: on DPDK it finds half of what a
- * DPDK model finds), so when the project's stable tree is known
+ * built-in one is the Linux kernel's, docs/scores.md), so when the project's stable tree is known
  * (--stable SOURCE, or an index with stable branches) a linear model is
  * trained from it, in seconds, labelled by the stable tree, the commits
  * younger than SS_PROJECT_SETTLE_DAYS before the newest one read left out
