@@ -14,29 +14,19 @@
 #include "run/feed.h"
 #include "util/error.h"
 
-static char *tmpdir;
-
 static int setup(void **state)
 {
 	(void)state;
-	tmpdir = test_tmpdir();
+	test_scratch = test_tmpdir();
 	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
 	setenv("GIT_CONFIG_GLOBAL", "/dev/null", 1);
 	/* tests/gitrepo.sh: main with the branches stable-1.y and stable-2.y */
 	if (test_run("sh '%s' '%s/repo' && ./stablesel index --no-progress --repo '%s/repo' "
-		     "--db '%s/ix.db' 2>/dev/null", test_gitrepo_script(), tmpdir, tmpdir, tmpdir))
+		     "--db '%s/ix.db' 2>/dev/null", test_gitrepo_script(), test_scratch, test_scratch, test_scratch))
 		return -1;
 	/* and one that takes no branch as stable */
 	return test_run("./stablesel index --no-progress --repo '%s/repo' --db '%s/nostable.db' "
-			"--branches 'none-*' 2>/dev/null", tmpdir, tmpdir);
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	test_run("rm -rf '%s'", tmpdir);
-	free(tmpdir);
-	return 0;
+			"--branches 'none-*' 2>/dev/null", test_scratch, test_scratch);
 }
 
 static void test_dedupe(void **state)
@@ -70,7 +60,7 @@ static ss_index *open_db(const char *name, char *path, size_t size)
 {
 	ss_index *ix = NULL;
 
-	snprintf(path, size, "%s/%s", tmpdir, name);
+	snprintf(path, size, "%s/%s", test_scratch, name);
 	assert_int_equal(ss_index_open(&ix, path, SS_INDEX_READ), 0);
 	return ix;
 }
@@ -149,5 +139,5 @@ int main(void)
 		cmocka_unit_test(test_history_only),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, setup, test_scratch_teardown);
 }

@@ -15,8 +15,6 @@
 #include "util/error.h"
 #include "util/strbuf.h"
 
-static char *tmpdir;
-
 /* The ids read, one a line; stops after stop (0: never). */
 struct got {
 	ss_strbuf ids;
@@ -67,21 +65,13 @@ static int setup(void **state)
 	char path[4096];
 
 	(void)state;
-	tmpdir = test_tmpdir();
+	test_scratch = test_tmpdir();
 	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
 	setenv("GIT_CONFIG_GLOBAL", "/dev/null", 1);
-	snprintf(path, sizeof(path), "%s/two.mbox", tmpdir);
+	snprintf(path, sizeof(path), "%s/two.mbox", test_scratch);
 	if (!(f = fopen(path, "w")) || fputs(mbox, f) < 0 || fclose(f))
 		return -1;
-	return test_run("sh '%s' '%s/repo' >/dev/null", test_gitrepo_script(), tmpdir);
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	test_run("rm -rf '%s'", tmpdir);
-	free(tmpdir);
-	return 0;
+	return test_run("sh '%s' '%s/repo' >/dev/null", test_gitrepo_script(), test_scratch);
 }
 
 static void test_repository(void **state)
@@ -93,7 +83,7 @@ static void test_repository(void **state)
 	size_t n = 0;
 
 	(void)state;
-	snprintf(repo, sizeof(repo), "%s/repo", tmpdir);
+	snprintf(repo, sizeof(repo), "%s/repo", test_scratch);
 	o.revs = revs;
 	o.nrevs = 1;
 	assert_int_equal(ss_run_read_commits(&n, repo, &o, take, &g, NULL, NULL), 0);
@@ -127,7 +117,7 @@ static void test_skips(void **state)
 	size_t n;
 
 	(void)state;
-	snprintf(path, sizeof(path), "%s/two.mbox", tmpdir);
+	snprintf(path, sizeof(path), "%s/two.mbox", test_scratch);
 	/* a source to rank: the bad mail is an error, the reading goes on */
 	assert_int_equal(ss_run_read_commits(&n, path, &o, take, &g, NULL, &rp), 0);
 	assert_int_equal(n, 1);
@@ -183,7 +173,7 @@ int main(void)
 
 	git_libgit2_init();
 	g_mime_init();
-	rc = cmocka_run_group_tests(tests, setup, teardown);
+	rc = cmocka_run_group_tests(tests, setup, test_scratch_teardown);
 	g_mime_shutdown();
 	git_libgit2_shutdown();
 	return rc;

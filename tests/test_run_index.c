@@ -12,12 +12,10 @@
 #include "run/index_open.h"
 #include "util/error.h"
 
-static char *tmpdir;
-
 static int setup(void **state)
 {
 	(void)state;
-	tmpdir = test_tmpdir();
+	test_scratch = test_tmpdir();
 	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
 	setenv("GIT_CONFIG_GLOBAL", "/dev/null", 1);
 	setenv("GIT_AUTHOR_NAME", "Ann Author", 1);
@@ -28,15 +26,7 @@ static int setup(void **state)
 	return test_run("sh '%s' '%s/repo' && cp -r '%s/repo' '%s/other' && "
 			"./stablesel index --no-progress --repo '%s/repo' 2>/dev/null && "
 			"./stablesel index --no-progress --repo '%s/repo' --db '%s/ix.db' 2>/dev/null",
-			test_gitrepo_script(), tmpdir, tmpdir, tmpdir, tmpdir, tmpdir, tmpdir);
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	test_run("rm -rf '%s'", tmpdir);
-	free(tmpdir);
-	return 0;
+			test_gitrepo_script(), test_scratch, test_scratch, test_scratch, test_scratch, test_scratch, test_scratch);
 }
 
 static void test_open(void **state)
@@ -47,10 +37,10 @@ static void test_open(void **state)
 	int missing = -1;
 
 	(void)state;
-	snprintf(repo, sizeof(repo), "%s/repo", tmpdir);
-	snprintf(other, sizeof(other), "%s/other", tmpdir);
-	snprintf(db, sizeof(db), "%s/ix.db", tmpdir);
-	snprintf(nodb, sizeof(nodb), "%s/none.db", tmpdir);
+	snprintf(repo, sizeof(repo), "%s/repo", test_scratch);
+	snprintf(other, sizeof(other), "%s/other", test_scratch);
+	snprintf(db, sizeof(db), "%s/ix.db", test_scratch);
+	snprintf(nodb, sizeof(nodb), "%s/none.db", test_scratch);
 	/* the repository's own */
 	assert_int_equal(ss_run_index_open(&ix, &path, &missing, NULL, repo), 0);
 	assert_non_null(ix);
@@ -107,7 +97,7 @@ static void test_read_and_freshness(void **state)
 	int missing;
 
 	(void)state;
-	snprintf(repo, sizeof(repo), "%s/repo", tmpdir);
+	snprintf(repo, sizeof(repo), "%s/repo", test_scratch);
 	assert_int_equal(ss_run_index_open(&ix, &path, &missing, NULL, repo), 0);
 	assert_non_null(ix);
 	/* up to date: nothing said */
@@ -143,11 +133,11 @@ static void test_read_and_freshness(void **state)
 	free(def);
 	/* by --db: the command names it */
 	test_heard_reset(&h);
-	snprintf(want, sizeof(want), "%s/ix.db", tmpdir);
+	snprintf(want, sizeof(want), "%s/ix.db", test_scratch);
 	assert_int_equal(ss_run_index_open(&ix, &path, &missing, want, repo), 0);
 	ss_run_index_freshness(ix, path, repo, &rp);
 	snprintf(want, sizeof(want), ": run 'stablesel index --repo %s --db %s/ix.db' to update it\n",
-		 repo, tmpdir);
+		 repo, test_scratch);
 	assert_non_null(strstr(h.text, want));
 	ss_index_free(ix);
 	free(path);
@@ -160,5 +150,5 @@ int main(void)
 		cmocka_unit_test(test_read_and_freshness),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, setup, test_scratch_teardown);
 }

@@ -13,32 +13,22 @@
 #include "run/origin.h"
 #include "util/error.h"
 
-static char *tmpdir;
-
 static int setup(void **state)
 {
 	(void)state;
-	tmpdir = test_tmpdir();
+	test_scratch = test_tmpdir();
 	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
 	setenv("GIT_CONFIG_GLOBAL", "/dev/null", 1);
 	/* tests/gitrepo.sh, and its project index */
 	return test_run("sh '%s' '%s/repo' >/dev/null && ./stablesel index --no-progress "
 			"--repo '%s/repo' --db '%s/ix.db' 2>/dev/null", test_gitrepo_script(),
-			tmpdir, tmpdir, tmpdir);
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	test_run("rm -rf '%s'", tmpdir);
-	free(tmpdir);
-	return 0;
+			test_scratch, test_scratch, test_scratch);
 }
 
 /* The full id of rev in the test repository. */
 static void rev_id(char out[41], const char *rev)
 {
-	char *id = test_run_output("git -C '%s/repo' rev-parse '%s'", tmpdir, rev);
+	char *id = test_run_output("git -C '%s/repo' rev-parse '%s'", test_scratch, rev);
 
 	assert_non_null(id);
 	snprintf(out, 41, "%.40s", id);
@@ -55,7 +45,7 @@ static void test_commit(void **state)
 	ss_commit *c = NULL;
 
 	(void)state;
-	snprintf(repo, sizeof(repo), "%s/repo", tmpdir);
+	snprintf(repo, sizeof(repo), "%s/repo", test_scratch);
 	assert_int_equal(ss_run_origin_history(&hx, repo), 0);
 	/* a commit by a name git knows, read with its diff (blame needs it) */
 	rev_id(id, "leak-fix");
@@ -81,7 +71,7 @@ static void test_commit(void **state)
 	assert_int_equal(h.len, 0);
 	ss_histidx_free(hx);
 	/* a repository that is not there stops the run */
-	snprintf(repo, sizeof(repo), "%s/none", tmpdir);
+	snprintf(repo, sizeof(repo), "%s/none", test_scratch);
 	assert_true(ss_run_origin_history(&hx, repo) < 0);
 	assert_null(hx);
 }
@@ -94,7 +84,7 @@ static void test_known(void **state)
 	ss_index *ix = NULL;
 
 	(void)state;
-	snprintf(db, sizeof(db), "%s/ix.db", tmpdir);
+	snprintf(db, sizeof(db), "%s/ix.db", test_scratch);
 	/* without a repository, ids come from the index only */
 	assert_int_equal(ss_run_origin_history(&hx, NULL), 0);
 	assert_int_equal(ss_histidx_count(hx), 0);
@@ -119,7 +109,7 @@ int main(void)
 	int rc;
 
 	git_libgit2_init();
-	rc = cmocka_run_group_tests(tests, setup, teardown);
+	rc = cmocka_run_group_tests(tests, setup, test_scratch_teardown);
 	git_libgit2_shutdown();
 	return rc;
 }
