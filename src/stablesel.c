@@ -33,6 +33,7 @@ static const struct command commands[] = {
 	{ "log", cmd_log, "print parsed commits as JSON lines" },
 	{ "label", cmd_label, "list upstream commits a stable tree carries" },
 	{ "train", cmd_train, "learn from history which commits reach stable" },
+	{ "corpus", cmd_corpus, "train the built-in model on many projects, and hold each one out" },
 	{ "eval", cmd_eval, "train and score models side by side on a time split" },
 	{ "rank", cmd_rank, "rank commits by how likely they belong in stable" },
 	{ "explain", cmd_explain, "show the features behind a commit's score" },

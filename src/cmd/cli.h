@@ -373,6 +373,7 @@ void cli_output_commit(struct ss_atomic *a, size_t nrows, const char *what);
 int cmd_log(int argc, const char **argv);
 int cmd_label(int argc, const char **argv);
 int cmd_train(int argc, const char **argv);
+int cmd_corpus(int argc, const char **argv);
 int cmd_eval(int argc, const char **argv);
 int cmd_rank(int argc, const char **argv);
 int cmd_explain(int argc, const char **argv);

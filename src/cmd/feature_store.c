@@ -42,6 +42,11 @@ static void history(ss_history *h, const char *db, const char *repo, void *ud)
 
 static const ss_run_history_reader reader = { walk, history, NULL };
 
+const ss_run_history_reader *cli_history_reader(void)
+{
+	return &reader;
+}
+
 cli_feature_store *cli_feature_store_open(const cli_history_args *ha, const char *repo,
 					  const ss_feat_options *fo, const ss_source_options *so)
 {

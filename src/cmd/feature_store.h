@@ -21,6 +21,9 @@
 
 typedef struct cli_feature_store cli_feature_store;
 
+/* How the commands walk and prime a history, for the run floor. */
+const ss_run_history_reader *cli_history_reader(void);
+
 /*
  * The rows of the index the history options name (--db, else repo's),
  * for commits read with so and extracted with fo; NULL when there is no

@@ -272,6 +272,9 @@ typedef struct {
 
 int ss_featurizer_init(ss_featurizer *f, const ss_feat_options *opts);
 void ss_featurizer_release(ss_featurizer *f);
+/* out gets from's options and vocabulary, the same ids (the same
+ * feature space); 0 or SS_ENOMEM. */
+int ss_featurizer_copy(ss_featurizer *out, const ss_featurizer *from);
 
 /* Size of the feature space. */
 size_t ss_featurizer_dim(const ss_featurizer *f);

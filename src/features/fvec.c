@@ -114,6 +114,24 @@ int ss_featurizer_init(ss_featurizer *f, const ss_feat_options *opts)
 	return ss_strmap_new(&f->vocab);
 }
 
+int ss_featurizer_copy(ss_featurizer *out, const ss_featurizer *from)
+{
+	uint32_t i, id;
+	int rc;
+
+	if ((rc = ss_featurizer_init(out, &from->opts)))
+		return rc;
+	for (i = 0; i < (uint32_t)ss_strmap_count(from->vocab); i++) {
+		const char *w = ss_strmap_str(from->vocab, i);
+
+		if ((rc = ss_strmap_intern(out->vocab, w, strlen(w), &id))) {
+			ss_featurizer_release(out);
+			return rc;
+		}
+	}
+	return 0;
+}
+
 void ss_featurizer_release(ss_featurizer *f)
 {
 	ss_strmap_free(f->vocab);

@@ -230,12 +230,19 @@ int ss_model_train(ss_model **out, ss_model_kind kind, const ss_dataset *d,
 		nval = n - 1;
 	nfit = n - nval;
 	if (m->ops->uses_features) {
-		if ((rc = ss_featurizer_init(&m->feat, ss_dataset_options(d))))
-			goto free_all;
-		m->feat.opts.groups &= ~o->groups_off;
-		/* the vocabulary comes from training commits only (fit and val) */
-		if ((rc = ss_dataset_vocab(&m->feat, d, order, n)))
-			goto free_all;
+		if (o->prior && o->prior->ops->uses_features) {
+			/* the prior's feature space, so that weights mix */
+			if ((rc = ss_featurizer_copy(&m->feat, &o->prior->feat)))
+				goto free_all;
+			m->feat.opts.groups &= ~o->groups_off;
+		} else {
+			if ((rc = ss_featurizer_init(&m->feat, ss_dataset_options(d))))
+				goto free_all;
+			m->feat.opts.groups &= ~o->groups_off;
+			/* the vocabulary comes from training commits only (fit and val) */
+			if ((rc = ss_dataset_vocab(&m->feat, d, order, n)))
+				goto free_all;
+		}
 	}
 	vscore = calloc(nval ? nval : 1, sizeof(*vscore));
 	vlabel = calloc(nval ? nval : 1, sizeof(*vlabel));

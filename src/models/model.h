@@ -84,6 +84,26 @@ typedef struct ss_model ss_model;
 /* Called by long training runs with one line of progress (no newline). */
 typedef void (*ss_model_log_fn)(void *ud, const char *msg);
 
+/*
+ * What a linear model's adaptation chose on its validation slice
+ * (ss_train_options.prior, .rule_guard; docs/scores.md): the share of a
+ * prior model's weights, and the project's single rule raised so that
+ * the ranking is never worse than that rule alone.  Validation figures
+ * are average precision (AP) and the best F1 over thresholds.
+ */
+typedef struct {
+	double alpha;        /* share of the prior's weights (0: none or no prior) */
+	long rule;           /* feature index of the rule raised, -1: none */
+	float boost;         /* the logit added when the rule holds */
+	double ap_own;       /* the project's own weights */
+	double ap_prior;     /* the prior's weights alone */
+	double ap_model;     /* the mix the guard started from */
+	double f1_model;
+	double ap_rule;      /* the best rule, ranked first, the model within */
+	double f1_rule;      /* the best rule alone, as a yes/no */
+	double ap_final;     /* what the model ranks with */
+} ss_linear_adapt;
+
 typedef struct {
 	ss_thresh_rule rule;  /* how the threshold is chosen (SS_THRESH_F1) */
 	double target;        /* precision or recall target of the rule (0) */
@@ -115,10 +135,18 @@ typedef struct {
 	 * can drop (SS_FG_RELCODE), so that one dataset trains the
 	 * variants a project chooses between (0) */
 	uint32_t groups_off;
+	/* linear: a linear model trained on other projects (the built-in
+	 * one): this model takes its feature space (vocabulary) and mixes
+	 * its weights into its own by the share validation chooses (NULL) */
+	const struct ss_model *prior;
+	/* linear: the rule guard, ss_linear_adapt (0) */
+	int rule_guard;
+	/* linear: gets what the adaptation chose (NULL) */
+	ss_linear_adapt *adapt;
 } ss_train_options;
 
 #define SS_TRAIN_OPTIONS_INIT { SS_THRESH_F1, 0.0, 0.15, 1, 2, -1, 0.0, 0, \
-	32, 0, 0.5f, 1e-3f, 3e-3f, 30, 4, 128, 1, 0, 0.0f, -1, NULL, NULL, 0 }
+	32, 0, 0.5f, 1e-3f, 3e-3f, 30, 4, 128, 1, 0, 0.0f, -1, NULL, NULL, 0, NULL, 0, NULL }
 
 /* What a model was trained on: stored in the file, shown by rank/eval. */
 typedef struct {

@@ -40,6 +40,7 @@ struct ss_run_feature_store {
 	ss_index *wix;               /* written, opened at the first row kept */
 	ss_index_features *wrows;
 	int cannot_write;            /* said once */
+	int mask_tag;                /* rows read with the stable tag's feature cleared */
 	char walked[41];             /* a bottom whose every ancestor was read
 				      * with its diff and kept ("": none) */
 	size_t kept;                 /* rows kept by this training */
@@ -166,6 +167,8 @@ static int read_one(ss_commit *c, void *data)
 		ss_commit_free(c);
 		return 1;
 	}
+	if (r->fs->mask_tag)
+		r->fs->raw.dense[SS_F_HAS_STABLE] = 0.0f;
 	if (s->labels) {
 		label = ss_labels_get(s->labels, c->id);
 		s->unlisted += !ss_labels_known(s->labels, c->id);
@@ -306,6 +309,11 @@ int ss_run_feature_store_keep(ss_run_feature_store *fs, const ss_dataset *d,
 		return cannot_keep(fs, rp);
 	fs->kept++;
 	return 0;
+}
+
+void ss_run_feature_store_mask_tag(ss_run_feature_store *fs)
+{
+	fs->mask_tag = 1;
 }
 
 size_t ss_run_feature_store_kept(const ss_run_feature_store *fs)

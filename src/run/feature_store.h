@@ -83,6 +83,10 @@ int ss_run_feature_store_keep(ss_run_feature_store *fs, const ss_dataset *d,
 			      const ss_run_report *rp);
 size_t ss_run_feature_store_kept(const ss_run_feature_store *fs);
 
+/* Rows read from now on have the Cc: stable feature cleared (the corpus:
+ * labels from backports, and a model for projects without the tag). */
+void ss_run_feature_store_mask_tag(ss_run_feature_store *fs);
+
 /*
  * Extract and keep the features of the mainline commits of the index ix
  * (at db, from repo) that have none under the project model's feature

@@ -1,0 +1,211 @@
+/*
+ * corpus.c - "stablesel corpus": the general model, trained on the
+ * projects of a corpus (run/corpus.h; scripts/corpus.sh builds the
+ * folder), and the leave-one-project-out table (eval/lopo.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "eval/eval.h"
+#include "eval/lopo.h"
+#include "feature_store.h"
+#include "models/model.h"
+#include "run/corpus.h"
+#include "util/atomic.h"
+#include "util/error.h"
+
+static const char *const corpus_usage[] = {
+	"stablesel corpus --list FILE --dir DIR [-o MODEL] [--leave-one-out]",
+	"",
+	"Reads the labelled feature rows of every project of the corpus FILE",
+	"(scripts/corpus.tsv: name, url, snapshot commit and date, since, until) from",
+	"the project indexes in DIR (DIR/<name>.db of DIR/<name>.git, made by",
+	"scripts/corpus.sh), and trains one linear model on all of them (-o), the",
+	"model built into stablesel (make default-model); with --leave-one-out,",
+	"prints for each project how a model trained on the others, its own",
+	"model and its own adapted from the others rank its newest commits.",
+	NULL
+};
+
+static void print_row_header(void)
+{
+	printf("%-16s %6s %5s %6s %6s  %-28s %11s %11s %11s %s\n", "project", "test", "base",
+	       "kw F1", "rule", "best single rule (older part)", "general", "project",
+	       "adapted", "adapted chose");
+	printf("%-16s %6s %5s %6s %6s  %-28s %11s %11s %11s\n", "", "", "", "", "F1", "",
+	       "AP / F1", "AP / F1", "AP / F1");
+}
+
+static void print_row(const char *name, const ss_lopo_row *r)
+{
+	const ss_linear_adapt *a = &r->adapt;
+
+	printf("%-16s %6zu %5.3f %6.3f %6.3f  %-28.28s %5.3f/%.3f %5.3f/%.3f %5.3f/%.3f "
+	       "prior %.2f%s\n", name, r->ntest, r->base, r->keyword_f1, r->rule_f1, r->rule,
+	       r->general.ap, r->general.f1, r->project.ap, r->project.f1, r->adapted.ap,
+	       r->adapted.f1, a->alpha, a->boost > 0.0f ? ", rule raised" : "");
+	fflush(stdout);
+}
+
+static void leave_one_out(const ss_dataset *d, ss_corpus *c, const ss_train_options *o,
+			  double test_share)
+{
+	ss_lopo_project p[SS_CORPUS_MAX];
+	size_t *idx[SS_CORPUS_MAX], i, n;
+	ss_lopo_row r, sum;
+	size_t done = 0;
+
+	memset(&sum, 0, sizeof(sum));
+	for (i = 0; i < c->n; i++) {
+		ss_corpus one = { .n = 1 };
+
+		one.p[0] = c->p[i];
+		if (ss_corpus_examples(&idx[i], &n, &one, NULL, d))
+			die("%s", ss_error_last());
+		p[i].name = c->p[i].name;
+		p[i].idx = idx[i];
+		p[i].n = n;
+	}
+	print_row_header();
+	for (i = 0; i < c->n; i++) {
+		progress("holding out each project in turn", i + 1, c->n);
+		if (ss_lopo_run(&r, d, p, c->n, i, test_share, o)) {
+			error("%s", ss_error_last());
+			continue;
+		}
+		progress_done();
+		print_row(c->p[i].name, &r);
+		done++;
+		sum.base += r.base;
+		sum.keyword_f1 += r.keyword_f1;
+		sum.rule_f1 += r.rule_f1;
+		sum.general.ap += r.general.ap;
+		sum.general.f1 += r.general.f1;
+		sum.project.ap += r.project.ap;
+		sum.project.f1 += r.project.f1;
+		sum.adapted.ap += r.adapted.ap;
+		sum.adapted.f1 += r.adapted.f1;
+	}
+	progress_done();
+	if (done) {
+		double k = 1.0 / (double)done;
+
+		printf("%-16s %6s %5.3f %6.3f %6.3f  %-28s %5.3f/%.3f %5.3f/%.3f %5.3f/%.3f\n", "mean",
+		       "", sum.base * k, sum.keyword_f1 * k, sum.rule_f1 * k, "", sum.general.ap * k,
+		       sum.general.f1 * k, sum.project.ap * k, sum.project.f1 * k,
+		       sum.adapted.ap * k, sum.adapted.f1 * k);
+	}
+	for (i = 0; i < c->n; i++)
+		free(idx[i]);
+}
+
+static void train_general(const ss_dataset *d, ss_corpus *c, const ss_train_options *o,
+			  const char *output, const char *list)
+{
+	ss_atomic *out = cli_output_open(output);
+	ss_model *m = NULL;
+	size_t *idx, n, npos = 0, i;
+	double t0 = ss_now();
+
+	if (ss_corpus_examples(&idx, &n, c, NULL, d))
+		die("%s", ss_error_last());
+	for (i = 0; i < n; i++)
+		npos += ss_dataset_example(d, idx[i])->label;
+	if (ss_model_train(&m, SS_MODEL_LINEAR, d, idx, n, o))
+		die("cannot train: %s", ss_error_last());
+	{
+		ss_model_info *in = ss_model_get_info(m);
+
+		snprintf(in->source, sizeof(in->source), "corpus:%s (%zu projects)", list, c->n);
+		snprintf(in->labels, sizeof(in->labels), "the projects' stable branches");
+		in->masked = 1;
+	}
+	if (ss_model_write(m, ss_atomic_file(out), output)) {
+		ss_atomic_abort(out);
+		die("%s", ss_error_last());
+	}
+	cli_output_commit(out, SIZE_MAX, "weights");
+	{
+		const ss_model_info *in = ss_model_info_of(m);
+		char first[16], last[16];
+
+		ss_format_date(first, in->first);
+		ss_format_date(last, in->last);
+		printf("trained linear on %zu commits of %zu projects %s..%s (%zu reached a stable "
+		       "branch, %.1f%%; the Cc: stable feature cleared) in %.1fs\n"
+		       "settings: %s\n"
+		       "threshold %.4f: validation (%llu newest commits, %llu positive) "
+		       "P %.3f R %.3f F1 %.3f PR-AUC %.3f\n"
+		       "wrote %s (%zu weights)\n", n, c->n, first, last, npos,
+		       n ? 100.0 * (double)npos / (double)n : 0.0, ss_now() - t0, in->params,
+		       (double)ss_model_threshold(m), (unsigned long long)in->nval,
+		       (unsigned long long)in->nval_pos, in->val_precision, in->val_recall,
+		       in->val_f1, in->val_pr_auc, output, ss_model_nweights(m));
+		if (ss_model_calibration(m)->method == SS_CALIB_PLATT)
+			printf("calibration: sigmoid(%.4f logit(s) %+.4f), fitted on the validation "
+			       "commits\n", ss_model_calibration(m)->a, ss_model_calibration(m)->b);
+	}
+	ss_model_free(m);
+	free(idx);
+}
+
+int cmd_corpus(int argc, const char **argv)
+{
+	const char *list = NULL, *dir = NULL, *output = NULL, *only = NULL;
+	int lopo = 0, threads = 2;
+	double C = 0.0, test_share = 0.25;
+	struct cli_option options[] = {
+		CLI_GROUP("Corpus"),
+		CLI_STRING(0, "list", &list, "FILE", "the corpus file (scripts/corpus.tsv)"),
+		CLI_STRING(0, "dir", &dir, "DIR", "the folder of its repositories and indexes"),
+		CLI_STRING(0, "only", &only, "NAME", "read only this project of the list"),
+		CLI_GROUP("What to do"),
+		CLI_OUTPUT(&output, "train on every project and write the model to FILE"),
+		CLI_FLAG(0, "leave-one-out", &lopo, "hold each project out in turn and print the table"),
+		CLI_REAL("test-share", &test_share, "F", 0.05, 0.9,
+			 "with --leave-one-out: the newest share of a project that is tested"),
+		CLI_REAL("C", &C, "F", 1e-6, 1e6, "the linear cost (default: chosen on validation)"),
+		CLI_INT("threads", &threads, "N", 1, 64, "worker threads"),
+		CLI_END(),
+	};
+	ss_feat_options fo = SS_FEAT_OPTIONS_INIT;
+	ss_train_options o = SS_TRAIN_OPTIONS_INIT;
+	ss_corpus c;
+	ss_dataset *d = NULL;
+	size_t i;
+
+	if (cli_parse_options(argc, argv, options, corpus_usage))
+		usage_die("unexpected operand '%s'", argv[0]);
+	if (!list || !dir)
+		usage_die("--list FILE and --dir DIR are required");
+	if (!output && !lopo)
+		usage_die("nothing to do: -o MODEL, --leave-one-out or both");
+	if (ss_corpus_load(&c, list))
+		die("%s", ss_error_last());
+	if (only) {
+		ss_corpus_project *p = ss_corpus_find(&c, only);
+
+		if (!p)
+			usage_die("--only: '%s' is not a project of %s", only, list);
+		c.p[0] = *p;
+		c.n = 1;
+	}
+	o.C = C;
+	o.threads = threads;
+	if (ss_dataset_new(&d, &fo) || ss_model_prepare_dataset(SS_MODEL_LINEAR, d))
+		die("%s", ss_error_last());
+	for (i = 0; i < c.n; i++) {
+		if (ss_corpus_read(d, &c.p[i], dir, cli_history_reader(), cli_run_report()))
+			die("%s", ss_error_last());
+		fprintf(stderr, "corpus: %s: %zu commits before the cut, %zu of those kept reached a "
+			"stable branch\n", c.p[i].name, c.p[i].n, c.p[i].npos);
+	}
+	if (lopo)
+		leave_one_out(d, &c, &o, test_share);
+	if (output)
+		train_general(d, &c, &o, output, list);
+	ss_dataset_free(d);
+	return 0;
+}

@@ -1,0 +1,55 @@
+/*
+ * lopo.h - leave one project out (lopo.c; docs/scores.md, "The general
+ * model"): how a model trained on other projects, the project's own
+ * model, and the project's model adapted from the general one rank a
+ * project's newest commits, beside a bug/fix keyword match and the
+ * project's best single rule.
+ *
+ * For the project held out: its examples (those of the corpus, oldest
+ * first by author time) split by time, the newest test_share the test
+ * part.  The general model learns from every other project, its
+ * threshold its own (chosen on the newest commits of the other projects:
+ * how the built-in model picks in a project it has never seen).  The
+ * project's model learns from its older part alone; the adapted one from
+ * the same part with the general model as prior and the rule guard
+ * (models/model.h, ss_linear_adapt).  The best single rule is the
+ * feature (or the keyword) with the best F1 on the older part, measured
+ * on the test part.  Nothing of the test part chooses anything.
+ */
+#ifndef SS_LOPO_H
+#define SS_LOPO_H
+
+#include <stddef.h>
+
+#include "models/dataset.h"
+#include "models/model.h"
+
+typedef struct {
+	const char *name;
+	const size_t *idx;   /* its examples in the dataset */
+	size_t n;
+} ss_lopo_project;
+
+typedef struct {
+	double ap, f1, precision, recall;
+} ss_lopo_score;
+
+typedef struct {
+	size_t ntrain, ntest, npos_test;
+	double base;             /* positive share of the test part */
+	double keyword_f1;
+	double rule_f1;          /* the best single rule of the older part */
+	char rule[128];          /* its name */
+	ss_lopo_score general, project, adapted;
+	ss_linear_adapt adapt;   /* what the adapted model chose */
+} ss_lopo_row;
+
+/*
+ * Hold out project which of p[np] from d: the row into *out.  o trains
+ * every model (linear; its prior, rule guard and adapt fields are set
+ * here).  0 or < 0 with the message set.
+ */
+int ss_lopo_run(ss_lopo_row *out, const ss_dataset *d, const ss_lopo_project *p, size_t np,
+		size_t which, double test_share, const ss_train_options *o);
+
+#endif

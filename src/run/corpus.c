@@ -1,0 +1,209 @@
+/*
+ * corpus.c - the multi-project corpus: its file parsed, each project's
+ * labelled feature rows read from its project index (corpus.h).
+ */
+#include "run/corpus.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "eval/eval.h"
+#include "eval/split.h"
+#include "labels/labels.h"
+#include "run/index_open.h"
+#include "util/error.h"
+
+/* Copy field f into out[size]; 0, or -1 when it does not fit or is empty. */
+static int field(char *out, size_t size, const char *f)
+{
+	size_t len = strlen(f);
+
+	if (!len || len >= size)
+		return -1;
+	memcpy(out, f, len + 1);
+	return 0;
+}
+
+static int is_hex40(const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < 40; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return 0;
+	return s[40] == '\0';
+}
+
+/* One line's fields into p; NULL or the problem. */
+static const char *parse_line(ss_corpus_project *p, char *line)
+{
+	char *f[7], *save = NULL, *t;
+	int n = 0;
+
+	for (t = strtok_r(line, "\t", &save); t && n < 7; t = strtok_r(NULL, "\t", &save))
+		f[n++] = t;
+	if (n != 6)
+		return "expected 6 tab-separated fields (name url commit date since until)";
+	memset(p, 0, sizeof(*p));
+	if (field(p->name, sizeof(p->name), f[0]) || strchr(p->name, '/'))
+		return "bad project name";
+	if (field(p->url, sizeof(p->url), f[1]))
+		return "bad url";
+	if (field(p->commit, sizeof(p->commit), f[2]) || !is_hex40(p->commit))
+		return "the snapshot commit is not a 40-hex id";
+	if (field(p->date, sizeof(p->date), f[3]))
+		return "bad snapshot date";
+	if (ss_parse_date(&p->since, f[4]) || ss_parse_date(&p->until, f[5])) {
+		ss_error_clear();
+		return "since and until must be YYYY-MM-DD dates";
+	}
+	if (p->until <= p->since)
+		return "until must come after since";
+	return NULL;
+}
+
+int ss_corpus_load(ss_corpus *out, const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char line[2048];
+	const char *bad;
+	size_t lineno = 0, len;
+	int rc = 0;
+
+	out->n = 0;
+	if (!f)
+		return ss_error_code(SS_ERROR, "cannot open corpus '%s': %s", path, strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		lineno++;
+		len = strlen(line);
+		if (len && line[len - 1] == '\n')
+			line[--len] = '\0';
+		else if (!feof(f)) {
+			rc = ss_error_code(SS_EINVALID, "%s:%zu: line too long", path, lineno);
+			break;
+		}
+		if (!len || line[0] == '#')
+			continue;
+		if (out->n == SS_CORPUS_MAX) {
+			rc = ss_error_code(SS_EINVALID, "%s:%zu: more than %d projects", path,
+					   lineno, SS_CORPUS_MAX);
+			break;
+		}
+		if ((bad = parse_line(&out->p[out->n], line))) {
+			rc = ss_error_code(SS_EINVALID, "%s:%zu: %s", path, lineno, bad);
+			break;
+		}
+		if (ss_corpus_find(out, out->p[out->n].name)) {
+			rc = ss_error_code(SS_EINVALID, "%s:%zu: project '%s' listed twice", path,
+					   lineno, out->p[out->n].name);
+			break;
+		}
+		out->n++;
+	}
+	if (!rc && ferror(f))
+		rc = ss_error_code(SS_ERROR, "cannot read corpus '%s'", path);
+	fclose(f);
+	if (!rc && !out->n)
+		rc = ss_error_code(SS_EINVALID, "corpus '%s' lists no project", path);
+	return rc;
+}
+
+ss_corpus_project *ss_corpus_find(ss_corpus *c, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		if (!strcmp(c->p[i].name, name))
+			return &c->p[i];
+	return NULL;
+}
+
+int ss_corpus_read(ss_dataset *d, ss_corpus_project *p, const char *dir,
+		   const ss_run_history_reader *hr, const ss_run_report *rp)
+{
+	ss_feat_options fo = SS_FEAT_OPTIONS_INIT;
+	ss_source_options so = SS_SOURCE_OPTIONS_INIT;
+	ss_run_feature_store *fs = NULL;
+	ss_backports *bp = NULL;
+	ss_labels *labels = NULL;
+	ss_split_sink sink;
+	ss_index *ix = NULL;
+	char *repo = NULL, *db = NULL;
+	const char *revs[1];
+	int64_t newest = 0;
+	size_t i;
+	int got = 0, rc;
+
+	if (asprintf(&repo, "%s/%s.git", dir, p->name) < 0 ||
+	    asprintf(&db, "%s/%s.db", dir, p->name) < 0) {
+		free(repo);
+		return ss_error_code(SS_ENOMEM, "out of memory");
+	}
+	if ((rc = ss_index_open(&ix, db, SS_INDEX_READ))) {
+		rc = ss_run_fail(rc, "corpus project '%s'", p->name);
+		goto out;
+	}
+	if ((rc = ss_backports_new(&bp, NULL)) || (rc = ss_run_backports_from_index(bp, ix, db)) ||
+	    (rc = ss_labels_from_backports(&labels, bp, db)))
+		goto out;
+	revs[0] = p->commit;
+	so.revs = revs;
+	so.nrevs = 1;
+	/* the feature store takes ix and its path */
+	rc = ss_run_feature_store_open(&fs, ix, db, &fo, &so);
+	ix = NULL;
+	db = NULL;
+	if (rc)
+		goto out;
+	ss_run_feature_store_mask_tag(fs);
+	memset(&sink, 0, sizeof(sink));
+	sink.d = d;
+	sink.labels = labels;
+	sink.before = p->until;
+	p->first = ss_dataset_count(d);
+	if ((rc = ss_run_feature_store_read(&got, fs, repo, &so, hr, &sink, &newest, rp)))
+		goto out;
+	if (got != 1) {
+		rc = ss_error_code(SS_ENOTFOUND, "corpus project '%s': its index '%s/%s.db' keeps no "
+				   "feature rows reaching its snapshot %.12s (run 'stablesel index' on "
+				   "it)", p->name, dir, p->name, p->commit);
+		goto out;
+	}
+	p->n = ss_dataset_count(d) - p->first;
+	p->npos = 0;
+	for (i = p->first; i < p->first + p->n; i++)
+		if (ss_dataset_example(d, i)->time >= p->since)
+			p->npos += ss_dataset_example(d, i)->label;
+out:
+	ss_run_feature_store_close(fs, rp);
+	ss_index_free(ix);
+	ss_labels_free(labels);
+	ss_backports_free(bp);
+	free(db);
+	free(repo);
+	return rc;
+}
+
+int ss_corpus_examples(size_t **out, size_t *n, const ss_corpus *c, const char *skip,
+		       const ss_dataset *d)
+{
+	size_t i, j, cap = 0;
+
+	*n = 0;
+	for (i = 0; i < c->n; i++)
+		cap += c->p[i].n;
+	if (!(*out = malloc((cap ? cap : 1) * sizeof(**out))))
+		return ss_error_code(SS_ENOMEM, "out of memory");
+	for (i = 0; i < c->n; i++) {
+		const ss_corpus_project *p = &c->p[i];
+
+		if (skip && !strcmp(p->name, skip))
+			continue;
+		for (j = p->first; j < p->first + p->n; j++)
+			if (ss_dataset_example(d, j)->time >= p->since)
+				(*out)[(*n)++] = j;
+	}
+	return 0;
+}

@@ -1,0 +1,77 @@
+/*
+ * corpus.h - the multi-project corpus the built-in model learns from
+ * (corpus.c; docs/scores.md, "The general model").
+ *
+ * A corpus file (scripts/corpus.tsv) pins each project: one line of
+ * tab-separated fields
+ *
+ *   name  url  snapshot-commit  snapshot-date  since  until
+ *
+ * ('#' starts a comment line; dates YYYY-MM-DD).  The project's repository is
+ * DIR/<name>.git and its project index DIR/<name>.db, DIR the corpus
+ * folder scripts/corpus.sh builds ("stablesel index" of each mirror,
+ * which keeps the feature rows and finds the backports).  What a project
+ * gives the corpus: the commits the snapshot commit (its mainline's tip
+ * when fetched) reaches, authored from since to before until, each
+ * labelled 1 when a stable branch of the index carries it, its features
+ * the rows the index keeps (no diff is read).  until lies a year or more
+ * before the snapshot, so that the fate of every commit kept is settled.
+ *
+ * Examples are appended to one dataset project after project; each
+ * project's examples are the index range [first, first + n).
+ */
+#ifndef SS_RUN_CORPUS_H
+#define SS_RUN_CORPUS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "models/dataset.h"
+#include "run/feature_store.h"
+#include "run/run.h"
+
+#define SS_CORPUS_MAX 64
+
+typedef struct {
+	char name[64];
+	char url[256];
+	char commit[41];
+	char date[16];
+	int64_t since;      /* first author time kept */
+	int64_t until;      /* the author times kept are before it */
+	/* filled by ss_corpus_read */
+	size_t first, n;    /* examples of the dataset */
+	size_t npos;
+} ss_corpus_project;
+
+typedef struct {
+	ss_corpus_project p[SS_CORPUS_MAX];
+	size_t n;
+} ss_corpus;
+
+/* Parse the corpus file at path into out.  A malformed line: SS_EINVALID
+ * with "path:line: problem" set. */
+int ss_corpus_load(ss_corpus *out, const char *path);
+
+/* The project named name, or NULL. */
+ss_corpus_project *ss_corpus_find(ss_corpus *c, const char *name);
+
+/*
+ * Append project p's examples (dir as above) to d, which was made with
+ * the project model's feature options (SS_FEAT_OPTIONS_INIT): the rows
+ * its index keeps, the stable tag's feature cleared (the corpus labels
+ * come from backports; a tag must not teach a model that meets projects
+ * without one).  hr walks the repository (the front end's reader).  Sets
+ * p->first, p->n, p->npos.  An index without the rows reaching p->rev:
+ * SS_ENOTFOUND with the message saying to run "stablesel index".
+ */
+int ss_corpus_read(ss_dataset *d, ss_corpus_project *p, const char *dir,
+		   const ss_run_history_reader *hr, const ss_run_report *rp);
+
+/* The examples of d the projects of c read, authored on or after each
+ * one's since, except those of the project named skip (NULL: none), into
+ * *out (malloc'd), *n their number.  0 or SS_ENOMEM. */
+int ss_corpus_examples(size_t **out, size_t *n, const ss_corpus *c, const char *skip,
+		       const ss_dataset *d);
+
+#endif
