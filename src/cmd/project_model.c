@@ -218,7 +218,7 @@ static ss_model *train(cli_ranking *k, cli_source_args *src, const char *const *
 	ss_labels *labels = NULL;
 	ss_dataset *d = NULL;
 	ss_dataset_reads reads;
-	ss_model *m = NULL;
+	ss_model *m = NULL, *prior = NULL;
 	cli_feature_store *fs = NULL;
 	size_t n, npos = 0;
 	char why[256];
@@ -278,8 +278,14 @@ static ss_model *train(cli_ranking *k, cli_source_args *src, const char *const *
 	progress_done();
 	if (e.sink.rc)
 		die("cannot featurize commits: %s", ss_error_last());
-	if (ss_project_model_fit(&m, &n, &npos, why, sizeof(why), d, e.newest, src->repo != NULL, &rp))
+	if (ss_model_load_default(&prior)) {
+		ss_error_clear();
+		prior = NULL;
+	}
+	if (ss_project_model_fit(&m, &n, &npos, why, sizeof(why), d, e.newest, src->repo != NULL,
+				 prior, &rp))
 		die("%s", ss_error_last());
+	ss_model_free(prior);
 	if (!m) {
 		use_builtin(k, why);
 		goto free_all;

@@ -110,7 +110,7 @@ static int best_rule(ss_lopo_row *row, const ss_featurizer *f, const ss_dataset 
 	if (best == dim)
 		snprintf(row->rule, sizeof(row->rule), "says bug/fix");
 	else if (best != SIZE_MAX && !(rc = ss_featurizer_name_ix(f, (uint32_t)best, NULL, &sb)))
-		snprintf(row->rule, sizeof(row->rule), "%s", sb.len ? sb.buf : "?");
+		snprintf(row->rule, sizeof(row->rule), "%s", sb.len ? sb.buf : "a hashed name");
 out:
 	ss_strbuf_release(&sb);
 	ss_svec_release(&v);

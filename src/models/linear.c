@@ -415,6 +415,7 @@ static int adapt_choose(ss_linear_adapt *a, const float *w, const float *wp, siz
 		for (i = 0; i < nval; i++)
 			zm[i] = a->alpha * zprior[i] + (1.0 - a->alpha) * zown[i];
 	}
+	a->ap_model = a->ap_final = ap_of(zm, vlabel, nval, tmp);
 	if (rule_guard && (rc = guard(a, dim, rows->x, nfit, rows->x + nfit, vlabel, nval, zm, z,
 				      tmp)))
 		goto out;

@@ -11,11 +11,66 @@
 #include "eval/split.h"
 #include "run/project_model.h"
 #include "util/error.h"
+#include "util/strbuf.h"
+
+/* The prior, when it can be mixed into a model of d: a linear model of
+ * d's feature options (the built-in one is); else NULL, said. */
+static const ss_model *usable_prior(const ss_model *prior, const ss_dataset *d,
+				    const ss_run_report *rp)
+{
+	const ss_featurizer *f;
+
+	if (!prior)
+		return NULL;
+	f = ss_model_featurizer(prior);
+	if (ss_model_get_kind(prior) != SS_MODEL_LINEAR || !f ||
+	    f->opts.hash_bits != ss_dataset_options(d)->hash_bits ||
+	    f->opts.groups != ss_dataset_options(d)->groups) {
+		ss_run_say(rp, SS_RUN_NOTE, "the built-in model is not a linear model of the project "
+			   "model's features: the project model learns alone");
+		return NULL;
+	}
+	return prior;
+}
+
+/* What the adaptation chose, in words (docs/scores.md, "Adapted"). */
+static void say_adapt(const ss_linear_adapt *a, const ss_model *m, int prior,
+		      const ss_run_report *rp)
+{
+	ss_strbuf name = SS_STRBUF_INIT, words = SS_STRBUF_INIT;
+
+	if (prior)
+		ss_run_say(rp, SS_RUN_INFO, "the project model takes %.0f%% of its weights from the "
+			   "built-in model, which learnt from other projects (validation AP: the "
+			   "project's own %.3f, the built-in %.3f, mixed %.3f)", a->alpha * 100.0,
+			   a->ap_own, a->ap_prior, a->ap_model);
+	if (a->rule < 0)
+		return;
+	if (ss_featurizer_name_ix(ss_model_featurizer(m), (uint32_t)a->rule, NULL, &name) ||
+	    ss_feat_name_words(&words, name.buf ? name.buf : "")) {
+		ss_error_clear();
+		ss_strbuf_release(&words);
+	}
+	if (a->boost > 0.0f)
+		ss_run_say(rp, SS_RUN_INFO, "the project's best single rule, \"%s\", beats the model on "
+			   "validation (AP %.3f ranked first, F1 %.3f alone; the model AP %.3f, F1 "
+			   "%.3f): it is raised by %.2f, and the ranking gets AP %.3f",
+			   words.buf ? words.buf : "?", a->ap_rule, a->f1_rule, a->ap_model,
+			   a->f1_model, (double)a->boost, a->ap_final);
+	else
+		ss_run_say(rp, SS_RUN_INFO, "the model beats the project's best single rule, \"%s\", on "
+			   "validation (AP %.3f against %.3f ranked first, F1 %.3f against %.3f alone)",
+			   words.buf ? words.buf : "?", a->ap_model, a->ap_rule, a->f1_model, a->f1_rule);
+	ss_strbuf_release(&name);
+	ss_strbuf_release(&words);
+}
 
 int ss_project_model_fit(ss_model **out, size_t *n, size_t *npos, char *why, size_t size,
-			 ss_dataset *d, int64_t newest, int relcode, const ss_run_report *rp)
+			 ss_dataset *d, int64_t newest, int relcode, const ss_model *prior,
+			 const ss_run_report *rp)
 {
 	ss_train_options o = SS_TRAIN_OPTIONS_INIT;
+	ss_linear_adapt ad;
 	ss_model *m = NULL;
 	size_t *idx = NULL, i;
 	int64_t window;
@@ -44,10 +99,15 @@ int ss_project_model_fit(ss_model **out, size_t *n, size_t *npos, char *why, siz
 				top = ss_dataset_example(d, idx[i])->time;
 		*n = ss_project_model_in_window(idx, d, idx, *n, top - window, npos);
 	}
+	o.prior = usable_prior(prior, d, rp);
+	o.rule_guard = 1;
+	o.adapt = &ad;
 	if ((rc = ss_model_train(&m, SS_MODEL_LINEAR, d, idx, *n, &o))) {
 		rc = ss_run_fail(rc, "cannot train the project model");
 		goto out;
 	}
+	say_adapt(&ad, m, o.prior != NULL, rp);
+	o.adapt = NULL;
 	if (relcode) {
 		ss_model *with = m;
 

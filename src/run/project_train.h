@@ -23,9 +23,14 @@
  * the relcode features may be left out (a repository was read).  *n and
  * *npos: how many examples it learnt from and how many positive.  Too
  * few: *out NULL and why[size] says so (for the built-in model's note).
- * What it chose is said through rp.  0 or < 0 with the message set.
+ * prior (may be NULL): the built-in model, whose weights the project's
+ * are mixed with by the share its validation slice chooses; the
+ * project's best single rule is raised when it beats the model there
+ * (models/model.h, ss_linear_adapt).  What it chose is said through rp.
+ * 0 or < 0 with the message set.
  */
 int ss_project_model_fit(ss_model **out, size_t *n, size_t *npos, char *why, size_t size,
-			 ss_dataset *d, int64_t newest, int relcode, const ss_run_report *rp);
+			 ss_dataset *d, int64_t newest, int relcode, const ss_model *prior,
+			 const ss_run_report *rp);
 
 #endif
