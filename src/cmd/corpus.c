@@ -49,12 +49,42 @@ static void print_row(const char *name, const ss_lopo_row *r)
 	fflush(stdout);
 }
 
+/* How the general model picks in a project it has never seen: each
+ * project at the median of the other projects' best thresholds. */
+static void print_unseen(const ss_corpus *c, const ss_lopo_row *rows)
+{
+	double f1, p, r, sf1 = 0.0, sr = 0.0, sap = 0.0;
+	size_t i, done = 0;
+	float t;
+
+	printf("\nthe general model in a project it has never seen, at the median of the other "
+	       "projects' best thresholds:\n");
+	printf("%-16s %9s %6s %6s %6s %6s %8s\n", "project", "threshold", "P", "R", "F1", "AP",
+	       "AP/base");
+	for (i = 0; i < c->n; i++) {
+		if (!rows[i].gscore)
+			continue;
+		t = ss_lopo_threshold(rows, c->n, i);
+		ss_lopo_general_at(&rows[i], t, &f1, &p, &r);
+		printf("%-16s %9.4f %6.3f %6.3f %6.3f %6.3f %8.2f\n", c->p[i].name, (double)t, p, r,
+		       f1, rows[i].general.ap, rows[i].general.ap / rows[i].base);
+		sf1 += f1;
+		sr += r;
+		sap += rows[i].general.ap / rows[i].base;
+		done++;
+	}
+	if (done)
+		printf("%-16s %9s %6s %6.3f %6.3f %6s %8.2f\n", "mean", "", "", sr / (double)done,
+		       sf1 / (double)done, "", sap / (double)done);
+}
+
+/* The leave-one-project-out table; rows[c->n] keep each project's row. */
 static void leave_one_out(const ss_dataset *d, ss_corpus *c, const ss_train_options *o,
-			  double test_share)
+			  double test_share, ss_lopo_row *rows)
 {
 	ss_lopo_project p[SS_CORPUS_MAX];
 	size_t *idx[SS_CORPUS_MAX], i, n;
-	ss_lopo_row r, sum;
+	ss_lopo_row sum;
 	size_t done = 0;
 
 	memset(&sum, 0, sizeof(sum));
@@ -70,25 +100,27 @@ static void leave_one_out(const ss_dataset *d, ss_corpus *c, const ss_train_opti
 	}
 	print_row_header();
 	for (i = 0; i < c->n; i++) {
+		ss_lopo_row *r = &rows[i];
+
 		progress("holding out each project in turn", i + 1, c->n);
-		if (ss_lopo_run(&r, d, p, c->n, i, test_share, o)) {
+		if (ss_lopo_run(r, d, p, c->n, i, test_share, o)) {
+			progress_done();
 			error("%s", ss_error_last());
 			continue;
 		}
 		progress_done();
-		print_row(c->p[i].name, &r);
+		print_row(c->p[i].name, r);
 		done++;
-		sum.base += r.base;
-		sum.keyword_f1 += r.keyword_f1;
-		sum.rule_f1 += r.rule_f1;
-		sum.general.ap += r.general.ap;
-		sum.general.f1 += r.general.f1;
-		sum.project.ap += r.project.ap;
-		sum.project.f1 += r.project.f1;
-		sum.adapted.ap += r.adapted.ap;
-		sum.adapted.f1 += r.adapted.f1;
+		sum.base += r->base;
+		sum.keyword_f1 += r->keyword_f1;
+		sum.rule_f1 += r->rule_f1;
+		sum.general.ap += r->general.ap;
+		sum.general.f1 += r->general.f1;
+		sum.project.ap += r->project.ap;
+		sum.project.f1 += r->project.f1;
+		sum.adapted.ap += r->adapted.ap;
+		sum.adapted.f1 += r->adapted.f1;
 	}
-	progress_done();
 	if (done) {
 		double k = 1.0 / (double)done;
 
@@ -96,13 +128,16 @@ static void leave_one_out(const ss_dataset *d, ss_corpus *c, const ss_train_opti
 		       "", sum.base * k, sum.keyword_f1 * k, sum.rule_f1 * k, "", sum.general.ap * k,
 		       sum.general.f1 * k, sum.project.ap * k, sum.project.f1 * k,
 		       sum.adapted.ap * k, sum.adapted.f1 * k);
+		print_unseen(c, rows);
 	}
 	for (i = 0; i < c->n; i++)
 		free(idx[i]);
 }
 
+/* Train on every project and write the model; rows (NULL: none) set its
+ * threshold to the median of the projects' best ones when held out. */
 static void train_general(const ss_dataset *d, ss_corpus *c, const ss_train_options *o,
-			  const char *output, const char *list)
+			  const char *output, const char *list, const ss_lopo_row *rows)
 {
 	ss_atomic *out = cli_output_open(output);
 	ss_model *m = NULL;
@@ -115,6 +150,14 @@ static void train_general(const ss_dataset *d, ss_corpus *c, const ss_train_opti
 		npos += ss_dataset_example(d, idx[i])->label;
 	if (ss_model_train(&m, SS_MODEL_LINEAR, d, idx, n, o))
 		die("cannot train: %s", ss_error_last());
+	if (rows) {
+		float t = ss_lopo_threshold(rows, c->n, SIZE_MAX);
+
+		printf("threshold %.4f (on the pooled validation slice: %.4f): the median of the "
+		       "projects' best thresholds when held out, for a project it has never seen\n",
+		       (double)t, (double)ss_model_threshold(m));
+		ss_model_set_threshold(m, t);
+	}
 	{
 		ss_model_info *in = ss_model_get_info(m);
 
@@ -136,11 +179,11 @@ static void train_general(const ss_dataset *d, ss_corpus *c, const ss_train_opti
 		printf("trained linear on %zu commits of %zu projects %s..%s (%zu reached a stable "
 		       "branch, %.1f%%; the Cc: stable feature cleared) in %.1fs\n"
 		       "settings: %s\n"
-		       "threshold %.4f: validation (%llu newest commits, %llu positive) "
-		       "P %.3f R %.3f F1 %.3f PR-AUC %.3f\n"
+		       "pooled validation (%llu newest commits, %llu positive) at the "
+		       "pooled threshold: P %.3f R %.3f F1 %.3f PR-AUC %.3f\n"
 		       "wrote %s (%zu weights)\n", n, c->n, first, last, npos,
 		       n ? 100.0 * (double)npos / (double)n : 0.0, ss_now() - t0, in->params,
-		       (double)ss_model_threshold(m), (unsigned long long)in->nval,
+		       (unsigned long long)in->nval,
 		       (unsigned long long)in->nval_pos, in->val_precision, in->val_recall,
 		       in->val_f1, in->val_pr_auc, output, ss_model_nweights(m));
 		if (ss_model_calibration(m)->method == SS_CALIB_PLATT)
@@ -174,6 +217,7 @@ int cmd_corpus(int argc, const char **argv)
 	ss_train_options o = SS_TRAIN_OPTIONS_INIT;
 	ss_corpus c;
 	ss_dataset *d = NULL;
+	ss_lopo_row rows[SS_CORPUS_MAX];
 	size_t i;
 
 	if (cli_parse_options(argc, argv, options, corpus_usage))
@@ -202,10 +246,13 @@ int cmd_corpus(int argc, const char **argv)
 		fprintf(stderr, "corpus: %s: %zu commits before the cut, %zu of those kept reached a "
 			"stable branch\n", c.p[i].name, c.p[i].n, c.p[i].npos);
 	}
+	memset(rows, 0, sizeof(rows));
 	if (lopo)
-		leave_one_out(d, &c, &o, test_share);
+		leave_one_out(d, &c, &o, test_share, rows);
 	if (output)
-		train_general(d, &c, &o, output, list);
+		train_general(d, &c, &o, output, list, lopo ? rows : NULL);
+	for (i = 0; i < c.n; i++)
+		ss_lopo_row_release(&rows[i]);
 	ss_dataset_free(d);
 	return 0;
 }

@@ -10,9 +10,15 @@
 #include "util/error.h"
 #include "util/strbuf.h"
 
-/* Scores of m on idx[n] against their labels. */
+static double f1_of(size_t tp, size_t sel, size_t pos)
+{
+	return sel + pos ? 2.0 * (double)tp / (double)(sel + pos) : 0.0;
+}
+
+/* Scores of m on idx[n] against their labels; keep: the scores and
+ * labels are kept in *ks, *ky (else freed). */
 static int score(ss_lopo_score *out, const ss_model *m, const ss_dataset *d, const size_t *idx,
-		 size_t n)
+		 size_t n, float **ks, uint8_t **ky)
 {
 	float *s = malloc((n ? n : 1) * sizeof(*s));
 	uint8_t *y = malloc(n ? n : 1);
@@ -33,16 +39,61 @@ static int score(ss_lopo_score *out, const ss_model *m, const ss_dataset *d, con
 	out->f1 = mt.f1;
 	out->precision = mt.precision;
 	out->recall = mt.recall;
+	if (ks) {
+		*ks = s;
+		*ky = y;
+		s = NULL;
+		y = NULL;
+	}
 out:
 	free(s);
 	free(y);
 	return rc;
 }
 
-static double f1_of(size_t tp, size_t sel, size_t pos)
+void ss_lopo_row_release(ss_lopo_row *r)
 {
-	return sel + pos ? 2.0 * (double)tp / (double)(sel + pos) : 0.0;
+	free(r->gscore);
+	free(r->glabel);
+	r->gscore = NULL;
+	r->glabel = NULL;
 }
+
+static int cmp_float(const void *a, const void *b)
+{
+	float x = *(const float *)a, y = *(const float *)b;
+
+	return (x > y) - (x < y);
+}
+
+float ss_lopo_threshold(const ss_lopo_row *rows, size_t n, size_t skip)
+{
+	float t[256];
+	size_t i, m = 0;
+
+	for (i = 0; i < n && m < sizeof(t) / sizeof(*t); i++)
+		if (i != skip && rows[i].gscore)
+			t[m++] = rows[i].best_t;
+	if (!m)
+		return 0.5f;
+	qsort(t, m, sizeof(*t), cmp_float);
+	return m % 2 ? t[m / 2] : 0.5f * (t[m / 2 - 1] + t[m / 2]);
+}
+
+void ss_lopo_general_at(const ss_lopo_row *r, float t, double *f1, double *precision,
+			double *recall)
+{
+	size_t i, tp = 0, sel = 0;
+
+	for (i = 0; r->gscore && i < r->ntest; i++) {
+		sel += r->gscore[i] >= t;
+		tp += r->gscore[i] >= t && r->glabel[i];
+	}
+	*f1 = f1_of(tp, sel, r->npos_test);
+	*precision = sel ? (double)tp / (double)sel : 0.0;
+	*recall = r->npos_test ? (double)tp / (double)r->npos_test : 0.0;
+}
+
 
 /*
  * The best single rule of tr[ntr] (a feature of f set, or the keyword:
@@ -180,18 +231,22 @@ int ss_lopo_run(ss_lopo_row *out, const ss_dataset *d, const ss_lopo_project *p,
 	to.rule_guard = 0;
 	to.adapt = NULL;
 	if ((rc = ss_model_train(&general, SS_MODEL_LINEAR, d, others, nothers, &to)) ||
-	    (rc = score(&out->general, general, d, mine + ntr, nte)) ||
+	    (rc = score(&out->general, general, d, mine + ntr, nte, &out->gscore, &out->glabel)) ||
+	    (rc = ss_metrics_threshold(&out->best_t, out->gscore, out->glabel, nte, SS_THRESH_F1,
+				       0.0, NULL, NULL, NULL)) ||
 	    (rc = ss_model_train(&own, SS_MODEL_LINEAR, d, mine, ntr, &to)) ||
-	    (rc = score(&out->project, own, d, mine + ntr, nte)) ||
+	    (rc = score(&out->project, own, d, mine + ntr, nte, NULL, NULL)) ||
 	    (rc = best_rule(out, ss_model_featurizer(own), d, mine, ntr, mine + ntr, nte)))
 		goto out;
 	to.prior = general;
 	to.rule_guard = 1;
 	to.adapt = &out->adapt;
 	if ((rc = ss_model_train(&adapted, SS_MODEL_LINEAR, d, mine, ntr, &to)) ||
-	    (rc = score(&out->adapted, adapted, d, mine + ntr, nte)))
+	    (rc = score(&out->adapted, adapted, d, mine + ntr, nte, NULL, NULL)))
 		goto out;
 out:
+	if (rc)
+		ss_lopo_row_release(out);
 	ss_model_free(general);
 	ss_model_free(own);
 	ss_model_free(adapted);

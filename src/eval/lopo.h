@@ -42,7 +42,25 @@ typedef struct {
 	char rule[128];          /* its name */
 	ss_lopo_score general, project, adapted;
 	ss_linear_adapt adapt;   /* what the adapted model chose */
+	/* the general model's calibrated scores of the test part and their
+	 * labels (owned: ss_lopo_row_release), and the threshold with its
+	 * best F1 there: what a threshold for unseen projects is chosen from */
+	float *gscore;
+	uint8_t *glabel;
+	float best_t;
 } ss_lopo_row;
+
+void ss_lopo_row_release(ss_lopo_row *r);
+
+/*
+ * The threshold for a project none of rows[n] is: the median of their
+ * best_t (skip: one row left out, SIZE_MAX none).  0.5 when none is left.
+ */
+float ss_lopo_threshold(const ss_lopo_row *rows, size_t n, size_t skip);
+
+/* F1, precision and recall of row r's general scores at threshold t. */
+void ss_lopo_general_at(const ss_lopo_row *r, float t, double *f1, double *precision,
+			double *recall);
 
 /*
  * Hold out project which of p[np] from d: the row into *out.  o trains

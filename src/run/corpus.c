@@ -44,8 +44,9 @@ static const char *parse_line(ss_corpus_project *p, char *line)
 
 	for (t = strtok_r(line, "\t", &save); t && n < 7; t = strtok_r(NULL, "\t", &save))
 		f[n++] = t;
-	if (n != 6)
-		return "expected 6 tab-separated fields (name url commit date since until)";
+	if (n != 6 && n != 7)
+		return "expected 6 or 7 tab-separated fields (name url commit date since until "
+		       "[index-options])";
 	memset(p, 0, sizeof(*p));
 	if (field(p->name, sizeof(p->name), f[0]) || strchr(p->name, '/'))
 		return "bad project name";

@@ -5,9 +5,10 @@
  * A corpus file (scripts/corpus.tsv) pins each project: one line of
  * tab-separated fields
  *
- *   name  url  snapshot-commit  snapshot-date  since  until
+ *   name  url  snapshot-commit  snapshot-date  since  until  [index-options]
  *
- * ('#' starts a comment line; dates YYYY-MM-DD).  The project's repository is
+ * ('#' starts a comment line; dates YYYY-MM-DD; the index options are
+ * scripts/corpus.sh's, e.g. --release-tags for tags of another shape).  The project's repository is
  * DIR/<name>.git and its project index DIR/<name>.db, DIR the corpus
  * folder scripts/corpus.sh builds ("stablesel index" of each mirror,
  * which keeps the feature rows and finds the backports).  What a project
