@@ -1,61 +1,55 @@
 #!/bin/sh
 # train-default.sh - rebuild models/default.model, the model built into
-# stablesel (what "rank" and "explain" use without --model).
+# stablesel: what "rank" and "explain" use without --model when a project
+# has no stable history of its own, and the prior every project model
+# mixes its own weights with (docs/scores.md, "The general model").
 #
-# A kernel model from ../shared/data/linux-tip, label = the stable tag,
-# tags masked.  linear and mlp are first compared on the time split
-# (train before 2023-07-01, test after) and reported; the one with the
-# better F1 on its validation slice (the newest part of the training
-# commits: the test part never chooses) is then trained on all commits and written to models/default.model,
-# with the comparison and the training summary in models/default.txt.
-# The file must stay small (< 5 MB).  Run by "make default-model".
+# A linear model trained on the multi-project corpus (scripts/corpus.tsv:
+# public C projects with stable or maintenance branches, labelled by
+# "stablesel index" from those branches; the Cc: stable feature cleared),
+# after the leave-one-project-out table: each project ranked by a model
+# trained without it, beside its own model, its own adapted from the
+# general one, a bug/fix keyword match and its best single rule.  The
+# threshold is the median of the projects' best thresholds when held out
+# (how the model picks in a project it has never seen).  The summary goes
+# to models/default.txt.  The file must stay under 5 MB.
 #
-# Environment: STABLESEL (./stablesel), DATA (../shared/data), KIND (skip
-# the comparison and train this kind).
+# Needs the corpus folder scripts/corpus.sh builds (the public
+# repositories, fetched: not in ../shared, so CI never runs this).
+#
+# Usage: CORPUS_DIR=DIR scripts/train-default.sh   (make default-model)
+# Environment: STABLESEL (./stablesel), CORPUS_DIR (required).
 set -eu
 
 STABLESEL=${STABLESEL:-./stablesel}
-DATA=${DATA:-../shared/data}
-SPLIT=2023-07-01
+LIST=scripts/corpus.tsv
 MAX_BYTES=5000000
 
 die() { echo "train-default: $*" >&2; exit 1; }
 [ -x "$STABLESEL" ] || die "$STABLESEL not found (run make first)"
-[ -d "$DATA/linux-tip" ] || die "$DATA/linux-tip not found"
-MBOX=$DATA/linux-tip/tip-before-2024-07-01.mbox.zst
-LABELS=$DATA/linux-tip/labels-tip-before-2024-07-01.tsv
+[ -n "${CORPUS_DIR:-}" ] || die "set CORPUS_DIR to the folder scripts/corpus.sh built"
+[ -d "$CORPUS_DIR" ] || die "$CORPUS_DIR not found (scripts/corpus.sh $CORPUS_DIR builds it)"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
-"$STABLESEL" eval --mask-stable-tags --split-date $SPLIT "$MBOX" --labels "$LABELS" \
-	--label-column stable_tag --models keyword,linear,mlp \
-	--title "Linux tip, label = stable tag (masked), split $SPLIT" > "$TMP/split.txt"
-if [ -z "${KIND:-}" ]; then
-	# "validation F1 x" of the settings lines: chosen on training data only
-	KIND=$(awk '/^settings:/ { s++ } s == 1 && ($1 == "linear" || $1 == "mlp") {
-		for (i = 1; i < NF; i++) if ($i == "F1") print $(i + 1), $1 }' \
-		"$TMP/split.txt" | sort -rn | head -1 | cut -d' ' -f2)
-fi
-[ -n "$KIND" ] || die "cannot read the comparison"
-
-"$STABLESEL" train --model "$KIND" --mask-stable-tags "$MBOX" --labels "$LABELS" \
-	--label-column stable_tag -o "$TMP/default.model" > "$TMP/train.txt"
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+t0=$(date +%s)
+"$STABLESEL" corpus --list "$LIST" --dir "$CORPUS_DIR" --leave-one-out \
+	-o "$TMP/default.model" > "$TMP/corpus.txt"
+secs=$(( $(date +%s) - t0 ))
 size=$(wc -c < "$TMP/default.model")
-[ "$size" -lt $MAX_BYTES ] || die "the $KIND model has $size bytes, over $MAX_BYTES"
+[ "$size" -lt $MAX_BYTES ] || die "the model has $size bytes, over $MAX_BYTES"
 
-mkdir -p models
 {
 	echo "models/default.model: the built-in model of stablesel"
 	echo "rebuilt by scripts/train-default.sh (make default-model) on $(date -u +%Y-%m-%d)"
 	echo "$("$STABLESEL" --version)"
 	echo
-	echo "data: linux-tip/tip-before-2024-07-01.mbox.zst, label stable_tag, stable tags masked"
-	echo "kind: $KIND (the better validation F1 of linear and mlp, training part only), $size bytes"
+	echo "data: the corpus of $LIST ($(grep -vc '^#' "$LIST") projects), labels from their"
+	echo "stable branches, the Cc: stable feature cleared; linear, $size bytes;"
+	echo "the leave-one-project-out table and the training in ${secs}s (load $(load))"
 	echo
-	echo "== training on all commits"
-	sed "s|^wrote .* (|wrote models/default.model (|" "$TMP/train.txt"
-	echo
-	cat "$TMP/split.txt"
+	sed "s|^wrote .* (|wrote models/default.model (|" "$TMP/corpus.txt"
 } > "$TMP/default.txt"
 mv "$TMP/default.model" models/default.model
 chmod 644 models/default.model

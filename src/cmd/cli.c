@@ -190,3 +190,18 @@ void cli_exit(int rc)
 	progress_done();
 	exit(cli_check_stdout(rc));
 }
+
+const char *cli_builtin_words(const ss_model *m)
+{
+	static char buf[1400];
+	const ss_model_info *in = ss_model_info_of(m);
+
+	if (!strncmp(in->source, "corpus:", 7))
+		snprintf(buf, sizeof(buf), "learnt from other projects (%s, labelled by their stable "
+			 "branches; docs/scores.md, \"The general model\"): its scores may not carry "
+			 "over to this one", in->source + 7);
+	else
+		snprintf(buf, sizeof(buf), "was trained on another project (%s, labels %s): its "
+			 "scores may not carry over to this one", in->source, in->labels);
+	return buf;
+}

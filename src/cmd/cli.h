@@ -369,6 +369,10 @@ void cli_output_commit(struct ss_atomic *a, size_t nrows, const char *what);
 /* Day counts (--min-age, --settle-days) beyond a century are typos. */
 #define SS_CLI_MAX_DAYS 36500
 
+/* What the built-in model m learnt from, in words for a note ("learnt
+ * from other projects (...)"); a static buffer. */
+const char *cli_builtin_words(const ss_model *m);
+
 /* Subcommands. */
 int cmd_log(int argc, const char **argv);
 int cmd_label(int argc, const char **argv);

@@ -197,12 +197,15 @@ static void train_general(const ss_dataset *d, ss_corpus *c, const ss_train_opti
 int cmd_corpus(int argc, const char **argv)
 {
 	const char *list = NULL, *dir = NULL, *output = NULL, *only = NULL;
+	const char *data = "../shared/data";
 	int lopo = 0, threads = 2;
 	double C = 0.0, test_share = 0.25;
 	struct cli_option options[] = {
 		CLI_GROUP("Corpus"),
 		CLI_STRING(0, "list", &list, "FILE", "the corpus file (scripts/corpus.tsv)"),
 		CLI_STRING(0, "dir", &dir, "DIR", "the folder of its repositories and indexes"),
+		CLI_STRING(0, "data", &data, "DIR",
+			   "the data folder of the list's data: projects (default ../shared/data)"),
 		CLI_STRING(0, "only", &only, "NAME", "read only this project of the list"),
 		CLI_GROUP("What to do"),
 		CLI_OUTPUT(&output, "train on every project and write the model to FILE"),
@@ -241,7 +244,8 @@ int cmd_corpus(int argc, const char **argv)
 	if (ss_dataset_new(&d, &fo) || ss_model_prepare_dataset(SS_MODEL_LINEAR, d))
 		die("%s", ss_error_last());
 	for (i = 0; i < c.n; i++) {
-		if (ss_corpus_read(d, &c.p[i], dir, cli_history_reader(), cli_run_report()))
+		if (c.p[i].mail ? ss_corpus_read_mail(d, &c.p[i], data, cli_run_report()) :
+		    ss_corpus_read(d, &c.p[i], dir, cli_history_reader(), cli_run_report()))
 			die("%s", ss_error_last());
 		fprintf(stderr, "corpus: %s: %zu commits before the cut, %zu of those kept reached a "
 			"stable branch\n", c.p[i].name, c.p[i].n, c.p[i].npos);

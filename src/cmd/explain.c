@@ -180,8 +180,8 @@ int cmd_explain(int argc, const char **argv)
 	} else if (model ? ss_model_load(&m, model) : ss_model_load_default(&m)) {
 		die("%s", ss_error_last());
 	} else if (!model) {
-		fprintf(stderr, "explain: no --model: using the built-in model, which was trained on "
-			"another project (the Linux kernel's tip tree, label Cc: stable)\n");
+		fprintf(stderr, "explain: no --model: using the built-in model, which %s\n",
+			cli_builtin_words(m));
 	}
 	x.m = m;
 	x.want = want;

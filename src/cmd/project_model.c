@@ -2,8 +2,9 @@
  * project_model.c - which model "rank" and "report" score with when no
  * --model is given (see cli.h, cli_ranking_model; docs/scores.md).
  *
- * A model trained on another project reads the wrong signals (the
- * built-in one is the Linux kernel's, docs/scores.md), so when the project's stable tree is known
+ * A model trained on other projects reads only the signals they share
+ * (the built-in one learnt from a corpus of public C projects,
+ * docs/scores.md), so when the project's stable tree is known
  * (--stable SOURCE, or an index with stable branches) a linear model is
  * trained from it, in seconds, labelled by the stable tree, the commits
  * younger than SS_PROJECT_SETTLE_DAYS before the newest one read left out
@@ -25,7 +26,10 @@
  * backports since (the training count times SS_PROJECT_RELEASE_DAYS
  * over the training commits' span in days).  Without --stable, or when the
  * labelled history is too small to learn from, the built-in model is used
- * and stderr says it was trained on another project.  With an index, the
+ * and stderr says it learnt from other projects.  The project model
+ * mixes in the built-in model's weights by the share its validation
+ * slice chooses, and raises the project's best single rule when that
+ * beats it there (run/project_train.c).  With an index, the
  * history's features come from the rows it keeps (feature_store.h), not
  * from its diffs.  The rules are the run floor's: the fit, the window
  * and the relcode features in run/project_model.c, the path, its folder
@@ -79,8 +83,7 @@ static void use_builtin(cli_ranking *k, const char *why)
 {
 	if (ss_model_load_default(&k->m))
 		die("%s", ss_error_last());
-	say(k, "%s: using the built-in model, which was trained on another project (the Linux "
-	    "kernel's tip tree, label Cc: stable); its scores may not carry over to this one", why);
+	say(k, "%s: using the built-in model, which %s", why, cli_builtin_words(k->m));
 }
 
 /* Where the project model lives (run/project_keep.h), NULL when nothing

@@ -52,8 +52,11 @@ static const char *parse_line(ss_corpus_project *p, char *line)
 		return "bad project name";
 	if (field(p->url, sizeof(p->url), f[1]))
 		return "bad url";
-	if (field(p->commit, sizeof(p->commit), f[2]) || !is_hex40(p->commit))
-		return "the snapshot commit is not a 40-hex id";
+	p->mail = !strncmp(p->url, "data:", 5);
+	if (p->mail ? strcmp(f[2], "-") != 0 :
+		      (field(p->commit, sizeof(p->commit), f[2]) || !is_hex40(p->commit)))
+		return p->mail ? "a data: project has no snapshot commit ('-')" :
+				 "the snapshot commit is not a 40-hex id";
 	if (field(p->date, sizeof(p->date), f[3]))
 		return "bad snapshot date";
 	if (ss_parse_date(&p->since, f[4]) || ss_parse_date(&p->until, f[5])) {
@@ -62,6 +65,20 @@ static const char *parse_line(ss_corpus_project *p, char *line)
 	}
 	if (p->until <= p->since)
 		return "until must come after since";
+	if (p->mail) {
+		/* "--labels FILE --label-column NAME" */
+		char *w[4], *save2 = NULL;
+		int k = 0;
+
+		if (n != 7)
+			return "a data: project needs '--labels FILE --label-column NAME'";
+		for (t = strtok_r(f[6], " ", &save2); t && k < 4; t = strtok_r(NULL, " ", &save2))
+			w[k++] = t;
+		if (k != 4 || t || strcmp(w[0], "--labels") || strcmp(w[2], "--label-column") ||
+		    field(p->labels, sizeof(p->labels), w[1]) ||
+		    field(p->column, sizeof(p->column), w[3]))
+			return "a data: project needs '--labels FILE --label-column NAME'";
+	}
 	return NULL;
 }
 
@@ -184,6 +201,74 @@ out:
 	ss_backports_free(bp);
 	free(db);
 	free(repo);
+	return rc;
+}
+
+struct mail_read {
+	ss_dataset *d, *own;   /* the corpus; the project's own (its history) */
+	const ss_labels *labels;
+	int64_t until;
+	int rc;
+};
+
+static int add_mail(ss_commit *c, void *data)
+{
+	struct mail_read *r = data;
+	int label = ss_labels_get(r->labels, c->id);
+	const ss_feat_raw *raw;
+
+	if ((r->rc = ss_dataset_add(r->own, c, label, 0)))
+		goto out;
+	raw = ss_dataset_last_raw(r->own);
+	if (raw && c->author.time < r->until)
+		r->rc = ss_dataset_add_raw(r->d, c, raw, label, 0);
+out:
+	ss_commit_free(c);
+	return r->rc != 0;
+}
+
+int ss_corpus_read_mail(ss_dataset *d, ss_corpus_project *p, const char *data,
+			const ss_run_report *rp)
+{
+	ss_feat_options fo = SS_FEAT_OPTIONS_INIT;
+	ss_source_options so = SS_SOURCE_OPTIONS_INIT;
+	struct mail_read r;
+	ss_labels *labels = NULL;
+	char *mbox = NULL, *lpath = NULL;
+	size_t n, i;
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	if (asprintf(&mbox, "%s/%s", data, p->url + 5) < 0 ||
+	    asprintf(&lpath, "%s/%s", data, p->labels) < 0) {
+		free(mbox);
+		return ss_error_code(SS_ENOMEM, "out of memory");
+	}
+	if ((rc = ss_labels_from_tsv(&labels, lpath, p->column)) ||
+	    (rc = ss_dataset_new(&r.own, &fo)))
+		goto out;
+	/* the label is the tag: every trace of it masked */
+	so.mask_stable_tags = 1;
+	r.d = d;
+	r.labels = labels;
+	r.until = p->until;
+	p->first = ss_dataset_count(d);
+	if ((rc = ss_run_read_commits(&n, mbox, &so, add_mail, &r, NULL, rp)))
+		goto out;
+	if ((rc = r.rc)) {
+		rc = ss_run_fail(rc, "corpus project '%s'", p->name);
+		goto out;
+	}
+	p->n = ss_dataset_count(d) - p->first;
+	p->npos = 0;
+	for (i = p->first; i < p->first + p->n; i++)
+		if (ss_dataset_example(d, i)->time >= p->since)
+			p->npos += ss_dataset_example(d, i)->label;
+out:
+	ss_dataset_free(r.own);
+	ss_labels_free(labels);
+	free(mbox);
+	free(lpath);
 	return rc;
 }
 

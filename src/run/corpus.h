@@ -18,6 +18,13 @@
  * the rows the index keeps (no diff is read).  until lies a year or more
  * before the snapshot, so that the fate of every commit kept is settled.
  *
+ * A project of mail (the Linux tip tree's archive in ../shared/data, whose
+ * label is the Cc: stable tag) has url "data:<file under the data
+ * folder>", snapshot "-", and the options "--labels FILE --label-column
+ * NAME" (FILE under the data folder): its commits are read from the mbox
+ * with the tag masked, their features extracted with their own history
+ * (the commits before them, the built-in Linux releases).
+ *
  * Examples are appended to one dataset project after project; each
  * project's examples are the index range [first, first + n).
  */
@@ -29,6 +36,7 @@
 
 #include "models/dataset.h"
 #include "run/feature_store.h"
+#include "run/commits.h"
 #include "run/run.h"
 
 #define SS_CORPUS_MAX 64
@@ -40,6 +48,9 @@ typedef struct {
 	char date[16];
 	int64_t since;      /* first author time kept */
 	int64_t until;      /* the author times kept are before it */
+	int mail;           /* a "data:" mbox, labelled from a file */
+	char labels[256];   /* mail: the labels file (under the data folder) */
+	char column[64];    /* mail: its column */
 	/* filled by ss_corpus_read */
 	size_t first, n;    /* examples of the dataset */
 	size_t npos;
@@ -68,6 +79,11 @@ ss_corpus_project *ss_corpus_find(ss_corpus *c, const char *name);
  */
 int ss_corpus_read(ss_dataset *d, ss_corpus_project *p, const char *dir,
 		   const ss_run_history_reader *hr, const ss_run_report *rp);
+
+/* The same for a project of mail (p->mail), data the data folder
+ * (../shared/data); its features are extracted, not read from rows. */
+int ss_corpus_read_mail(ss_dataset *d, ss_corpus_project *p, const char *data,
+			const ss_run_report *rp);
 
 /* The examples of d the projects of c read, authored on or after each
  * one's since, except those of the project named skip (NULL: none), into
