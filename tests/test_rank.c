@@ -616,6 +616,115 @@ static void test_copies_across_rebase(void **state)
 	ss_model_free(m);
 }
 
+/* A diff of n changed lines, line i reading "int v<i> = <i + shift>;"
+ * for i >= keep (so that two calls share the first keep lines). */
+static const char **changed_lines(int n, int keep, int shift)
+{
+	const char **l = calloc((size_t)n + 1, sizeof(*l));
+	int i;
+
+	assert_non_null(l);
+	for (i = 0; i < n; i++) {
+		char buf[64];
+
+		snprintf(buf, sizeof(buf), "+int v%d = %d;", i, i < keep ? i : i + shift);
+		l[i] = strdup(buf);
+		assert_non_null(l[i]);
+	}
+	return l;
+}
+
+static void free_lines(const char **l)
+{
+	for (size_t i = 0; l[i]; i++)
+		free((char *)l[i]);
+	free(l);
+}
+
+/*
+ * Near copies (issue 36.7): the same author and subject with one of 24
+ * changed lines rewritten (a rebase that had to touch a line) fold into
+ * the best row; half the lines rewritten, or another author (the same
+ * lines but one), stay rows.
+ * The sketch agrees in every minimum for equal sets and in few for
+ * disjoint ones.
+ */
+static void test_near_copies_folded(void **state)
+{
+	const char **base = changed_lines(24, 24, 0), **one = changed_lines(24, 23, 100);
+	const char **half = changed_lines(24, 12, 100), **other = changed_lines(24, 0, 1000);
+	const char **third = changed_lines(24, 23, 200);
+	static const char *const msg = "x86/mm: Fix the boundary\n\nIt overflows.\n";
+	const struct {
+		const char *email;
+		const char **lines;
+	} in[] = {
+		{ "dev@example.org", base }, { "dev@example.org", one },
+		{ "dev@example.org", half }, { "else@example.org", third },
+	};
+	ss_ranker_options o = SS_RANKER_OPTIONS_INIT;
+	ss_rank_select s = SS_RANK_SELECT_INIT;
+	ss_near_sketch sk[4], so;
+	size_t i, shown = 0;
+	ss_ranking *r;
+	ss_history *h;
+	ss_model *m;
+
+	(void)state;
+	if (ss_model_load_default(&m)) {
+		printf("SKIP: no embedded model\n");
+		skip();
+	}
+	o.threshold = 0;
+	assert_int_equal(ss_ranking_new(&r, m, &o), 0);
+	assert_int_equal(ss_history_new(&h), 0);
+	for (i = 0; i < 4; i++) {
+		tc_file f = { "arch/x86/mm/init.c", NULL, in[i].lines, SS_FILE_MODIFIED };
+		char id[41];
+		ss_commit *c;
+
+		snprintf(id, sizeof(id), "%040zu", i + 1);
+		c = tc_commit(id, in[i].email, 1700000000 + (long long)i * 86400, msg, &f, 1);
+		assert_non_null(c);
+		ss_commit_near_sketch(&sk[i], c);
+		if (i == 0) {
+			tc_file g = { "arch/x86/mm/init.c", NULL, other, SS_FILE_MODIFIED };
+			ss_commit *d = tc_commit("0000000000000000000000000000000000000099", in[i].email,
+						 1700000000, msg, &g, 1);
+
+			ss_commit_near_sketch(&so, d);
+			ss_commit_free(d);
+		}
+		assert_int_equal(ss_ranking_feed(r, c, h, 0), 0);
+		assert_int_equal(ss_history_add(h, c), 0);
+		ss_commit_free(c);
+	}
+	assert_int_equal(ss_near_agree(&sk[0], &sk[0]), SS_NEAR_HASHES);
+	assert_true(ss_near_agree(&sk[0], &sk[1]) >= SS_NEAR_AGREE);
+	assert_true(ss_near_agree(&sk[0], &sk[2]) < SS_NEAR_AGREE);
+	assert_true(ss_near_agree(&sk[0], &so) <= 2);
+	assert_true(sk[0].author == sk[2].author && sk[0].author != sk[3].author);
+	ss_ranking_select(r, &s);
+	for (i = 0; i < 4; i++) {
+		ss_rank_row w;
+
+		ss_ranking_row(&w, r, i);
+		shown += w.shown;
+		if (w.copy)
+			assert_true(!strcmp(w.id, "0000000000000000000000000000000000000001") ||
+				    !strcmp(w.id, "0000000000000000000000000000000000000002"));
+	}
+	assert_int_equal(shown, 3);
+	ss_ranking_free(r);
+	ss_history_free(h);
+	ss_model_free(m);
+	free_lines(base);
+	free_lines(one);
+	free_lines(half);
+	free_lines(other);
+	free_lines(third);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -624,6 +733,7 @@ int main(void)
 		cmocka_unit_test(test_precedents),
 		cmocka_unit_test(test_copies_folded),
 		cmocka_unit_test(test_copies_across_rebase),
+		cmocka_unit_test(test_near_copies_folded),
 		cmocka_unit_test(test_mbox_git_am),
 		cmocka_unit_test(test_rules_and_selection),
 		cmocka_unit_test(test_bands_and_wait),

@@ -235,3 +235,70 @@ uint64_t ss_commit_change_key(const ss_commit *c)
 	}
 	return changed ? (h ? h : 1) : 0;
 }
+
+/* One line's hash under seed: FNV-1a over the seed, path, origin and
+ * text without white space, then mixed (splitmix64's finaliser) so that
+ * the seeds give independent orders. */
+static uint32_t line_hash(uint64_t base, uint64_t seed)
+{
+	uint64_t z = base ^ (seed * 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return (uint32_t)((z ^ (z >> 31)) >> 32);
+}
+
+void ss_commit_near_sketch(ss_near_sketch *out, const ss_commit *c)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	size_t f, k, l, s, changed = 0;
+	const char *e = c->author.email;
+
+	memset(out, 0, sizeof(*out));
+	for (s = 0; s < SS_NEAR_HASHES; s++)
+		out->min[s] = UINT32_MAX;
+	if (c->truncated || !c->nfiles)
+		return;
+	for (f = 0; f < c->nfiles; f++) {
+		const ss_file *file = &c->files[f];
+		const char *path = ss_file_path(file);
+		uint64_t ph;
+
+		if (file->binary)
+			return;
+		ph = fnv_nospace(0xcbf29ce484222325ULL, path, strlen(path));
+		for (k = 0; k < file->nhunks; k++)
+			for (l = 0; l < file->hunks[k].nlines; l++) {
+				const ss_line *ln = &file->hunks[k].lines[l];
+				uint64_t lh;
+
+				if (ln->origin != '+' && ln->origin != '-')
+					continue;
+				changed++;
+				lh = fnv_nospace(fnv_byte(ph, (unsigned char)ln->origin), ln->text,
+						 ln->len);
+				for (s = 0; s < SS_NEAR_HASHES; s++) {
+					uint32_t v = line_hash(lh, s + 1);
+
+					if (v < out->min[s])
+						out->min[s] = v;
+				}
+			}
+	}
+	if (!changed)
+		return;
+	for (; *e; e++)
+		h = fnv_byte(h, (unsigned char)tolower((unsigned char)*e));
+	h = fnv_byte(h, 0);
+	h = fnv_nospace(h, c->subject, strlen(c->subject));
+	out->author = h ? h : 1;
+}
+
+int ss_near_agree(const ss_near_sketch *a, const ss_near_sketch *b)
+{
+	int s, n = 0;
+
+	for (s = 0; s < SS_NEAR_HASHES; s++)
+		n += a->min[s] == b->min[s];
+	return n;
+}

@@ -59,4 +59,29 @@ uint64_t ss_commit_patch_key(const ss_commit *c);
  */
 uint64_t ss_commit_change_key(const ss_commit *c);
 
+/*
+ * A near copy: a patch sent again with a few changed lines of its own
+ * different (a rebase that had to touch a line, a review's small fix).
+ * Its author key is the author's e-mail (lower case) and the subject
+ * (white space removed) hashed, 0 when c has no text change; its sketch
+ * is a MinHash of the set of its changed lines (each "path origin text",
+ * white space removed): SS_NEAR_HASHES minimums, each under its own seed,
+ * so that the share of equal minimums of two sketches estimates the
+ * Jaccard similarity of the two sets (Broder, 1997).  Two commits of one
+ * author key whose sketches agree in at least SS_NEAR_AGREE of them are
+ * one patch (the ranking folds them: rank.c).
+ */
+#define SS_NEAR_HASHES 16
+#define SS_NEAR_AGREE 12
+
+typedef struct {
+	uint64_t author;               /* 0: none */
+	uint32_t min[SS_NEAR_HASHES];
+} ss_near_sketch;
+
+void ss_commit_near_sketch(ss_near_sketch *out, const ss_commit *c);
+
+/* How many of the minimums of a and b agree (0..SS_NEAR_HASHES). */
+int ss_near_agree(const ss_near_sketch *a, const ss_near_sketch *b);
+
 #endif

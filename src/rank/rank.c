@@ -333,6 +333,7 @@ static int fill_row(ss_ranking *r, struct ss_rank_rowdata *w, const ss_commit *c
 	w->score = score;
 	w->patch = patch;
 	w->change = ss_commit_change_key(c);
+	ss_commit_near_sketch(&w->near, c);
 	w->order = r->n;
 	w->time = c->committer.time ? c->committer.time : c->author.time;
 	w->author_time = c->author.time;
@@ -483,13 +484,16 @@ static int cmp_copy_of(const void *a, const void *b)
  * The same patch is an equal patch id, or an equal change key (the same
  * author, subject and changed lines: a copy rebased onto other context
  * lines, which git's patch id tells apart); a copy's keys lead to its
- * first row too, so a chain of copies folds into one row.  Hash tables
- * from key to first row keep this O(n).  Returns 0 or SS_ENOMEM (then
- * nothing is folded).
+ * first row too, so a chain of copies folds into one row.  A near copy
+ * (the same author and subject, the changed lines nearly the same set:
+ * commit/patchid.h, ss_near_sketch) folds into the first row of its
+ * author key when their sketches agree.  Hash tables from key to first
+ * row keep this O(n).  Returns 0 or SS_ENOMEM (then nothing is folded).
  */
 static int fold_copies(ss_ranking *r)
 {
 	ss_u64map first = SS_U64MAP_INIT, first_change = SS_U64MAP_INIT;
+	ss_u64map first_near = SS_U64MAP_INIT;
 	struct copy_of *copies;
 	size_t i, ncopies = 0;
 	int rc = 0;
@@ -510,9 +514,15 @@ static int fold_copies(ss_ranking *r)
 			rep = found;
 		if (!a && w->change && (b = ss_u64map_get(&first_change, w->change, &found)))
 			rep = found;
+		if (!a && !b && w->near.author &&
+		    ss_u64map_get(&first_near, w->near.author, &found) &&
+		    ss_near_agree(&r->rows[found].near, &w->near) >= SS_NEAR_AGREE)
+			rep = found;
 		/* the keys of this row lead to its first row from now on */
 		if ((w->patch && (rc = ss_u64map_find_or_put(&first, w->patch, rep, &found)) < 0) ||
-		    (w->change && (rc = ss_u64map_find_or_put(&first_change, w->change, rep, &found)) < 0))
+		    (w->change && (rc = ss_u64map_find_or_put(&first_change, w->change, rep, &found)) < 0) ||
+		    (w->near.author &&
+		     (rc = ss_u64map_find_or_put(&first_near, w->near.author, rep, &found)) < 0))
 			break;
 		rc = 0;
 		if (rep == i)
@@ -523,6 +533,7 @@ static int fold_copies(ss_ranking *r)
 	}
 	ss_u64map_release(&first);
 	ss_u64map_release(&first_change);
+	ss_u64map_release(&first_near);
 	if (rc < 0) {
 		free(copies);
 		return SS_ENOMEM;

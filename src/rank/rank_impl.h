@@ -6,6 +6,7 @@
 #ifndef SS_RANK_IMPL_H
 #define SS_RANK_IMPL_H
 
+#include "commit/patchid.h"
 #include "features/features.h"
 #include "history/histidx.h"
 #include "rank/rank.h"
@@ -23,6 +24,7 @@ struct ss_rank_rowdata {
 	uint64_t patch;        /* the patch id's first 64 bits; 0: none */
 	uint64_t change;       /* ss_commit_change_key(): the patch across
 				* rebases onto other context; 0: none */
+	ss_near_sketch near;   /* a near copy's author key and sketch */
 	unsigned flags;
 	int label;
 	size_t order, prec;    /* stream position; index into prec, (size_t)-1 none */
