@@ -19,7 +19,8 @@
 # snapshot commits and dates in scripts/corpus.tsv).
 #
 # Usage: scripts/corpus.sh [--pin] [--no-train] DIR [MIRRORS]
-# Environment: STABLESEL (./stablesel), LIST (scripts/corpus.tsv).
+# Environment: STABLESEL (./stablesel), LIST (scripts/corpus.tsv), DATA
+# (../shared/data: the data: projects' files).
 # Never add a project here that an issue does not name: every other
 # project is held out for measurement.
 set -eu
@@ -48,6 +49,7 @@ if [ $pin = 1 ]; then
 	tmp=$(mktemp "$refs.XXXXXX")
 	grep -v '^#' "$list" | while IFS='	' read -r name url commit date since until opts; do
 		[ -n "$name" ] || continue
+		case $url in data:*) continue ;; esac
 		git -C "$dir/$name.git" for-each-ref --format='%(objectname)	%(refname)' refs/heads |
 			sed "s|^|$name	|"
 	done > "$tmp"
@@ -56,8 +58,11 @@ if [ $pin = 1 ]; then
 	exit 0
 fi
 
+# the index options are words, never file patterns (--release-tags 'krb5-*')
+set -f
 grep -v '^#' "$list" | while IFS='	' read -r name url commit date since until opts; do
 	[ -n "$name" ] || continue
+	case $url in data:*) continue ;; esac   # mail of ../shared: read as it is
 	repo=$dir/$name.git
 	if [ ! -e "$repo" ]; then
 		slug=$(echo "$url" | sed 's|^https://github.com/||; s|/|+|')
@@ -81,5 +86,5 @@ grep -v '^#' "$list" | while IFS='	' read -r name url commit date since until op
 done
 
 if [ $train = 1 ]; then
-	"$ss" corpus --list "$list" --dir "$dir" --leave-one-out
+	"$ss" corpus --list "$list" --dir "$dir" --data "${DATA:-$here/../shared/data}" --leave-one-out
 fi

@@ -18,10 +18,12 @@
 # repositories, fetched: not in ../shared, so CI never runs this).
 #
 # Usage: CORPUS_DIR=DIR scripts/train-default.sh   (make default-model)
-# Environment: STABLESEL (./stablesel), CORPUS_DIR (required).
+# Environment: STABLESEL (./stablesel), CORPUS_DIR (required), DATA
+# (../shared/data: the Linux tip archive, a project of the corpus).
 set -eu
 
 STABLESEL=${STABLESEL:-./stablesel}
+DATA=${DATA:-../shared/data}
 LIST=scripts/corpus.tsv
 MAX_BYTES=5000000
 
