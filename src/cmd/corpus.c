@@ -43,9 +43,13 @@ static void print_row(const char *name, const ss_lopo_row *r)
 	const ss_linear_adapt *a = &r->adapt;
 
 	printf("%-16s %6zu %5.3f %6.3f %6.3f  %-28.28s %5.3f/%.3f %5.3f/%.3f %5.3f/%.3f "
-	       "prior %.2f%s\n", name, r->ntest, r->base, r->keyword_f1, r->rule_f1, r->rule,
+	       "prior %.2f", name, r->ntest, r->base, r->keyword_f1, r->rule_f1, r->rule,
 	       r->general.ap, r->general.f1, r->project.ap, r->project.f1, r->adapted.ap,
-	       r->adapted.f1, a->alpha, a->boost > 0.0f ? ", rule raised" : "");
+	       r->adapted.f1, a->alpha);
+	if (a->boost > 0.0f)
+		printf(", rule %ld raised %.2f (validation AP %.3f -> %.3f, rule F1 %.3f)", a->rule,
+		       (double)a->boost, a->ap_model, a->ap_final, a->f1_rule);
+	putchar('\n');
 	fflush(stdout);
 }
 
