@@ -323,12 +323,12 @@ static int guard(ss_linear_adapt *a, size_t dim, struct feature_node *const *xfi
 		 const double *yfit, size_t nfit, struct feature_node *const *xval,
 		 const uint8_t *vlabel, size_t nval, const double *zm, double *z, float *tmp)
 {
-	uint32_t *df = calloc(dim, sizeof(*df)), *tpf = calloc(dim, sizeof(*tpf));
+	uint32_t *df = calloc(dim, sizeof(*df)), *tpf = calloc(dim, sizeof(*tpf)), *list = NULL;
 	uint8_t *on = malloc(nval ? nval : 1);
 	double lo = INFINITY, hi = -INFINITY, mean = 0.0, sd = 0.0, apr, best = -1.0, base = 0.0;
 	const struct feature_node *x;
-	size_t i, f, min = (size_t)ceil(SS_RULE_MIN_SHARE * (double)nfit);
-	int k;
+	size_t i, f, min = (size_t)ceil(SS_RULE_MIN_SHARE * (double)nfit), pos = 0, *start = NULL;
+	int k, rc = 0;
 
 	if (!df || !tpf || !on) {
 		free(df);
@@ -359,19 +359,51 @@ static int guard(ss_linear_adapt *a, size_t dim, struct feature_node *const *xfi
 	a->ap_final = a->ap_model;
 	a->boost = 0.0f;
 	a->rule = -1;
+	/* the validation rows of each candidate, as lists (an inverted
+	 * index over the candidates: one pass over the rows, not one per
+	 * candidate) */
 	for (f = 0; f < dim; f++) {
-		size_t tp = 0, pos = 0, sel = 0;
 		double prec = df[f] ? (double)tpf[f] / (double)df[f] : 0.0;
 
 		if (df[f] < min || 2 * (size_t)df[f] > nfit || prec < SS_RULE_MIN_PRECISION ||
 		    prec < SS_RULE_MIN_LIFT * base)
+			df[f] = 0;
+		tpf[f] = 0;
+	}
+	for (i = 0; i < nval; i++)
+		for (x = xval[i]; x->index != -1; x++)
+			if ((size_t)x->index <= dim && df[x->index - 1] && x->value != 0.0)
+				tpf[x->index - 1]++;
+	start = malloc((dim + 1) * sizeof(*start));
+	if (!start) {
+		rc = SS_ENOMEM;
+		goto out;
+	}
+	for (start[0] = 0, f = 0; f < dim; f++)
+		start[f + 1] = start[f] + tpf[f];
+	if (!(list = malloc((start[dim] ? start[dim] : 1) * sizeof(*list)))) {
+		rc = SS_ENOMEM;
+		goto out;
+	}
+	for (f = 0; f < dim; f++)
+		tpf[f] = 0;
+	for (i = 0; i < nval; i++)
+		for (x = xval[i]; x->index != -1; x++)
+			if ((size_t)x->index <= dim && df[x->index - 1] && x->value != 0.0) {
+				f = (size_t)x->index - 1;
+				list[start[f] + tpf[f]++] = (uint32_t)i;
+			}
+	for (i = 0; i < nval; i++)
+		pos += vlabel[i];
+	for (f = 0; f < dim; f++) {
+		size_t tp = 0, sel = start[f + 1] - start[f], j;
+
+		if (!sel)
 			continue;
-		for (i = 0; i < nval; i++) {
-			on[i] = (uint8_t)has(xval[i], f);
-			z[i] = zm[i] + (on[i] ? hi - lo + 1.0 : 0.0);
-			tp += on[i] && vlabel[i];
-			pos += vlabel[i];
-			sel += on[i];
+		memcpy(z, zm, nval * sizeof(*z));
+		for (j = start[f]; j < start[f + 1]; j++) {
+			z[list[j]] += hi - lo + 1.0;
+			tp += vlabel[list[j]];
 		}
 		if (!tp)
 			continue;
@@ -409,10 +441,13 @@ static int guard(ss_linear_adapt *a, size_t dim, struct feature_node *const *xfi
 			}
 		}
 	}
+out:
 	free(df);
 	free(tpf);
 	free(on);
-	return 0;
+	free(start);
+	free(list);
+	return rc;
 }
 
 /* w = alpha * prior + (1 - alpha) * w, then the rule's boost. */
