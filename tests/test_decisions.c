@@ -174,7 +174,8 @@ static void test_unknown_commit_kept(void **state)
 	char *out;
 
 	(void)state;
-	assert_int_equal(test_run("sqlite3 '%s/r/.git/stablesel/index.db' \"INSERT INTO decisions VALUES("
+	assert_int_equal(test_run("sqlite3 '%s/r/.git/stablesel/index.db' \"INSERT INTO decision_log(commit_id, branch, "
+				  "patch_id, state, until, who, time, note) VALUES("
 				  "'00000000000000000000000000000000000000aa', 'stable', NULL, 'accepted', '', "
 				  "'X <x@example.org>', 1700000000, 'was rebased away')\"", tmp), 0);
 	out = test_run_output("./stablesel status --repo '%s/r' --branch stable", tmp);
@@ -196,16 +197,47 @@ static void test_schema_2(void **state)
 
 	(void)state;
 	id_of(fix, "fix-intro");
-	assert_int_equal(test_run("sqlite3 '%s/r/.git/stablesel/index.db' \"DROP TABLE decisions; "
-				  "UPDATE meta SET value = '2' WHERE key = 'schema'\"", tmp), 0);
+	assert_int_equal(test_run("sqlite3 '%s/r/.git/stablesel/index.db' \"DROP VIEW decisions; "
+				  "DROP TABLE decision_log; UPDATE meta SET value = '2' WHERE key = 'schema'\"", tmp), 0);
 	assert_int_equal(test_run("./stablesel status --repo '%s/r' 2>'%s/err'", tmp, tmp), 128);
-	assert_int_equal(test_run("grep -q \"schema version 2, older than this stablesel's 3 "
+	assert_int_equal(test_run("grep -q \"schema version 2, older than this stablesel's 4 "
 				  "(run 'stablesel index' to upgrade it)\" '%s/err'", tmp), 0);
 	assert_int_equal(test_run("./stablesel mark --repo '%s/r' reject %s --branch stable 2>/dev/null",
 				  tmp, fix), 0);
 	out = test_run_output("sqlite3 '%s/r/.git/stablesel/index.db' \"SELECT value FROM meta WHERE "
 			      "key = 'schema'; SELECT count(*) > 0 FROM commits; SELECT state FROM decisions\"", tmp);
-	assert_string_equal(out, "3\n1\nrejected\n");
+	assert_string_equal(out, "4\n1\nrejected\n");
+	free(out);
+}
+
+/* An index of schema 3 (one row a decision, replaced in place): a writer
+ * migrates it into the log without losing a row, a remote-tracking name
+ * taken as the branch's local one. */
+static void test_schema_3(void **state)
+{
+	char fix[41], other[41], *out;
+
+	(void)state;
+	id_of(fix, "fix-intro");
+	id_of(other, "other14");
+	assert_int_equal(test_run("sqlite3 '%s/r/.git/stablesel/index.db' \"DROP VIEW decisions; "
+				  "DROP TABLE decision_log; CREATE TABLE decisions(commit_id TEXT NOT NULL, "
+				  "branch TEXT NOT NULL, patch_id TEXT, state TEXT NOT NULL, until TEXT NOT NULL "
+				  "DEFAULT '', who TEXT NOT NULL, time INTEGER NOT NULL, note TEXT NOT NULL DEFAULT '',"
+				  " PRIMARY KEY(commit_id, branch)) WITHOUT ROWID; "
+				  "INSERT INTO refs VALUES('origin/stable2', '%s', 'stable'); "
+				  "INSERT INTO decisions VALUES('%s', 'stable', NULL, 'rejected', '', 'A <a@x>', 1000, "
+				  "'breaks ABI'), ('%s', 'origin/stable2', NULL, 'accepted', '', 'B <b@x>', 2000, ''), "
+				  "('00000000000000000000000000000000000000aa', 'stable', NULL, 'deferred', "
+				  "'2030-01-01', 'C <c@x>', 3000, 'gone'); "
+				  "UPDATE meta SET value = '3' WHERE key = 'schema'\"", tmp, other, fix, other), 0);
+	assert_int_equal(test_run("./stablesel mark --repo '%s/r' queue %s --branch stable2 2>/dev/null",
+				  tmp, fix), 0);
+	out = test_run_output("sqlite3 '%s/r/.git/stablesel/index.db' \"SELECT value FROM meta WHERE "
+			      "key = 'schema'; SELECT branch || ' ' || state || ' ' || note FROM decision_log "
+			      "ORDER BY seq\"", tmp);
+	assert_string_equal(out, "4\nstable rejected breaks ABI\nstable2 accepted \nstable deferred gone\n"
+			    "stable2 queued \n");
 	free(out);
 }
 
@@ -296,6 +328,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_backported_by_update, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_commit_kept, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_schema_2, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_schema_3, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_two_writers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rank_and_queue, setup, teardown),
 	};

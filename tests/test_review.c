@@ -292,7 +292,7 @@ static void test_export_import(void **state)
 	assert_non_null(strstr(a, "\"note\": \"say \\\"yes\\\"\""));
 	/* into an empty copy of the index: the same export */
 	assert_int_equal(test_run("cp '%s/r/.git/stablesel/index.db' '%s/b.db' && "
-				  "sqlite3 '%s/b.db' 'DELETE FROM decisions' && "
+				  "sqlite3 '%s/b.db' 'DELETE FROM decision_log' && "
 				  "./stablesel review --db '%s/b.db' --import '%s/a.json' 2>'%s/err' && "
 				  "./stablesel review --db '%s/b.db' --export '%s/b.json' 2>/dev/null && "
 				  "cmp '%s/a.json' '%s/b.json' && grep -q '3 written, 0 kept as they were, 0 conflicts' '%s/err'",
@@ -304,8 +304,9 @@ static void test_export_import(void **state)
 	 * and the index has a newer decision than the file for other14 */
 	assert_int_equal(test_run("sed -e 's/\"accepted\"/\"rejected\"/' -e 's/\"time\": \\([0-9]*\\), \"note\": \"say/\"time\": 4102444800, \"note\": \"say/' "
 				  "'%s/a.json' >'%s/c.json' && "
-				  "sqlite3 '%s/b.db' \"UPDATE decisions SET state = 'deferred', time = 4102444900 "
-				  "WHERE commit_id = '%s' AND branch = 'stable'\" && "
+				  "sqlite3 '%s/b.db' \"INSERT INTO decision_log(commit_id, branch, patch_id, state, "
+				  "until, who, time, note) SELECT commit_id, branch, patch_id, 'deferred', until, who, "
+				  "4102444900, note FROM decisions WHERE commit_id = '%s' AND branch = 'stable'\" && "
 				  "./stablesel review --db '%s/b.db' --import '%s/c.json' 2>'%s/err'",
 				  tmp, tmp, tmp, other, tmp, tmp, tmp), 0);
 	snprintf(file, sizeof(file), "%s/err", tmp);

@@ -238,7 +238,9 @@ static const char *const migrations[SS_INDEX_SCHEMA - 1] = {
 	" DELETE FROM backports; DELETE FROM releases; DELETE FROM commits;",
 	/* 2 -> 3: the review decisions (index/decisions.h); a table there already
 	 * (an index taken back to an older version by hand) is kept */
-	SS_INDEX_DECISIONS_SCHEMA,
+	SS_INDEX_DECISIONS_SCHEMA_3,
+	/* 3 -> 4: the decisions as an append-only log (index_impl.h) */
+	SS_INDEX_DECISIONS_MIGRATE_4,
 };
 
 static int migrate(ss_index *ix, long from)
@@ -262,7 +264,7 @@ static int migrate(ss_index *ix, long from)
 static int check_tables(ss_index *ix)
 {
 	static const char *const tables[] = { "meta", "commits", "trailers", "files", "releases",
-					      "refs", "branch_commits", "backports", "decisions" };
+					      "refs", "branch_commits", "backports", "decision_log" };
 	sqlite3_stmt *st;
 	size_t i;
 	int rc = 0;
