@@ -69,8 +69,10 @@ static int on_undo(const ss_review_item *it, void *ud)
 	struct session *s = ud;
 	int rc;
 
+	/* what each branch held before comes back (a colleague's decision
+	 * too): the log keeps it */
 	for (size_t b = 0; b < s->nb; b++)
-		if ((rc = ss_index_decision_reset(s->ix, it->id, s->branches[b], NULL)))
+		if ((rc = ss_index_decision_undo(s->ix, it->id, s->branches[b], NULL)))
 			return rc;
 	return 0;
 }
@@ -141,7 +143,8 @@ static void interactive(cli_ranking *k, cli_source_args *src, const char *const 
 		nb = cli_decision_branches(branches, SS_RANK_MAX_BRANCHES, s.ix, path, named, nnamed);
 	} else {
 		for (nb = 0; nb < k->nonto; nb++)
-			if (!(branches[nb] = strdup(ss_run_branches_name(k->br, nb))))
+			if (!(branches[nb] = strdup(k->ident[nb] ? k->ident[nb]
+						    : ss_run_branches_name(k->br, nb))))
 				die("out of memory");
 	}
 	for (size_t b = 0; b < nb; b++)
@@ -231,6 +234,10 @@ int cmd_review(int argc, const char **argv)
 		    "COMMIT... [--branch B]' and 'stablesel status'");
 	k.ko.keep = SS_RANK_KEEP_DETAILS;
 	k.ko.precedents = 0;
+	/* an --onto at an older point of a branch (a tag) decides for the
+	 * branch --branch names */
+	k.branch_named = named;
+	k.nbranch_named = nnamed;
 	cli_ranking_load(&k);
 	cli_ranking_run(&k, &src, argv, nspecs);
 	interactive(&k, &src, named, nnamed);

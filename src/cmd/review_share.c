@@ -43,7 +43,7 @@ int review_share(const char *export_file, const char *import_file, const char *d
 			die("%s", ss_error_last());
 		}
 		cli_output_commit(out, SIZE_MAX, "decisions");
-		note("%zu decisions exported from '%s'", n, path);
+		note("%zu %s exported from '%s'", n, cli_decisions_word(n), path);
 	} else {
 		ss_run_decision_file ds;
 		size_t stats[3];
@@ -55,8 +55,9 @@ int review_share(const char *export_file, const char *import_file, const char *d
 		ix = cli_decisions_open(db, repo, 1, &path);
 		if (ss_index_decisions_import(ix, ds.d, ds.n, conflict, NULL, stats))
 			die("%s", ss_error_last());
-		note("%zu decisions read from '%s': %zu written, %zu kept as they were, %zu conflicts",
-		     ds.n, import_file, stats[0], stats[1], stats[2]);
+		note("%zu %s read from '%s': %zu written, %zu kept as they were, %zu %s", ds.n,
+		     cli_decisions_word(ds.n), import_file, stats[0], stats[1], stats[2],
+		     stats[2] == 1 ? "conflict" : "conflicts");
 		ss_run_decision_file_release(&ds);
 	}
 	ss_index_free(ix);
