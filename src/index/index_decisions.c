@@ -93,6 +93,15 @@ static int check_decision(ss_index *ix, const ss_decision *d)
 	if (d->patch_id[0] && !lower_full_id(d->patch_id))
 		return ss_error_code(SS_EINVALID, "decision for %.12s: patch id '%.40s' is not 40 "
 				     "lower-case hex digits", d->commit, d->patch_id);
+	{
+		const char *text[4] = { d->branch, d->until, d->who, d->note };
+		static const char *const what[4] = { "branch", "until", "who", "note" };
+
+		for (int i = 0; i < 4; i++)
+			if (text[i] && !ss_utf8_valid(text[i], strlen(text[i])))
+				return ss_error_code(SS_EINVALID, "decision for %.12s: its %s is not "
+						     "valid UTF-8", d->commit, what[i]);
+	}
 	if (d->time < 0 || d->time > SS_DECISION_TIME_MAX)
 		return ss_error_code(SS_EINVALID, "decision for %.12s: time %lld is out of range "
 				     "(0 to %lld, the end of year 9999)", d->commit, (long long)d->time,
