@@ -43,10 +43,22 @@ ss_index *cli_decisions_open(const char *db, const char *repo, int write, char *
 	return ix;
 }
 
-void cli_branch_identity(char *out, size_t size, ss_index *ix, const char *name)
+void cli_branch_identity(char *out, size_t size, ss_index *ix, const char *repo, const char *name)
 {
 	int rc = ss_index_branch_identity(out, size, ix, name, NULL);
+	char id[41];
 
+	/* a tag or a commit the index does not hold: the repository's (the
+	 * index's message kept when that is no branch either) */
+	if (rc == SS_ENOTFOUND && repo) {
+		char *msg = strdup(ss_error_last());
+
+		if (!ss_git_resolve(id, repo, name))
+			rc = ss_index_branch_identity(out, size, ix, name, id);
+		if (rc == SS_ENOTFOUND && msg)
+			ss_error_set("%s", msg);
+		free(msg);
+	}
 	if (rc == SS_ENOTFOUND || rc == SS_EINVALID)
 		usage_die("%s", ss_error_last());
 	if (rc)
@@ -66,14 +78,14 @@ static void add_branch(char **out, size_t *n, const char *name)
 }
 
 size_t cli_decision_branches(char **out, size_t max, ss_index *ix, const char *path,
-			     const char *const *named, size_t n)
+			     const char *repo, const char *const *named, size_t n)
 {
 	char *found[SS_RANK_MAX_BRANCHES], name[256];
 	size_t more = 0, nf, kept = 0;
 
 	if (n) {
 		for (size_t i = 0; i < n && kept < max; i++) {
-			cli_branch_identity(name, sizeof(name), ix, named[i]);
+			cli_branch_identity(name, sizeof(name), ix, repo, named[i]);
 			add_branch(out, &kept, name);
 		}
 		return kept;
@@ -85,7 +97,7 @@ size_t cli_decision_branches(char **out, size_t max, ss_index *ix, const char *p
 	if (more)
 		warning("%zu more stable branches than %zu: name them with --branch", more, max);
 	for (size_t i = 0; i < nf; i++) {
-		cli_branch_identity(name, sizeof(name), ix, found[i]);
+		cli_branch_identity(name, sizeof(name), ix, NULL, found[i]);
 		add_branch(out, &kept, name);
 		free(found[i]);
 	}
@@ -172,7 +184,7 @@ void cli_decisions_apply(cli_ranking *k, const char *repo)
 			 * is "21.11") */
 			nb = cli_index_branches(names, SS_RANK_MAX_BRANCHES, &more, ix, path);
 			for (size_t b = 0; b < nb; b++) {
-				cli_branch_identity(name, sizeof(name), ix, names[b]);
+				cli_branch_identity(name, sizeof(name), ix, NULL, names[b]);
 				free(names[b]);
 				if (!(names[b] = strdup(name)))
 					die("out of memory");

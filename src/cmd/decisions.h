@@ -31,11 +31,12 @@ ss_index *cli_decisions_open(const char *db, const char *repo, int write, char *
 /*
  * The branch name decisions are kept under for name as spelled
  * (ss_index_branch_identity(): "origin/21.11", "refs/heads/21.11", a tag
- * of the branch are "21.11") into out (size bytes).  A branch the index
+ * of the branch are "21.11"; a tag or commit of repo, may be NULL, on one
+ * branch of the index too) into out (size bytes).  A branch the index
  * does not know is a usage error (exit 129) naming the known ones and
  * the nearest.
  */
-void cli_branch_identity(char *out, size_t size, ss_index *ix, const char *name);
+void cli_branch_identity(char *out, size_t size, ss_index *ix, const char *repo, const char *name);
 
 /*
  * The branches decided for: the n names of --branch when n > 0, else the
@@ -44,7 +45,7 @@ void cli_branch_identity(char *out, size_t size, ss_index *ix, const char *name)
  * malloc'd into out (at most max).  Dies when there is none.
  */
 size_t cli_decision_branches(char **out, size_t max, ss_index *ix, const char *path,
-			     const char *const *named, size_t n);
+			     const char *repo, const char *const *named, size_t n);
 
 /* The full id of the commit arg names: in the index, else in repo (may
  * be NULL).  error() and -1 when neither knows it. */

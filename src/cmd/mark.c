@@ -89,7 +89,7 @@ int cmd_mark(int argc, const char **argv)
 		die("%s", ss_error_last());
 	ix = cli_decisions_open(db, repo, 1, &path);
 	check_until(ix, path, until);
-	nb = cli_decision_branches(branches, SS_RANK_MAX_BRANCHES, ix, path, named, nnamed);
+	nb = cli_decision_branches(branches, SS_RANK_MAX_BRANCHES, ix, path, repo, named, nnamed);
 	for (int i = 1; i < nargs; i++) {
 		ss_decision d;
 

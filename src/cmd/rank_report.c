@@ -141,18 +141,18 @@ static char *onto_identity(cli_ranking *k, ss_index *ix, size_t b, char **hints,
  * (rank's, review's) must be a branch the index knows (a usage error
  * with the known ones), each --onto is mapped to its branch.
  */
-static void branch_identities(cli_ranking *k, ss_index *ix)
+static void branch_identities(cli_ranking *k, ss_index *ix, const char *repo)
 {
 	char *hints[SS_RANK_MAX_BRANCHES], name[256];
 	size_t nh = 0;
 
 	if (ix && k->queue_branch) {
-		cli_branch_identity(name, sizeof(name), ix, k->queue_branch);
+		cli_branch_identity(name, sizeof(name), ix, repo, k->queue_branch);
 		if (!(k->queue_ident = strdup(name)))
 			die("out of memory");
 	}
 	if (ix && k->nbranch_named)
-		nh = cli_decision_branches(hints, SS_RANK_MAX_BRANCHES, ix, "", k->branch_named,
+		nh = cli_decision_branches(hints, SS_RANK_MAX_BRANCHES, ix, "", repo, k->branch_named,
 					   k->nbranch_named);
 	else if (k->queue_ident && (hints[0] = strdup(k->queue_ident)))
 		nh = 1;
@@ -185,7 +185,7 @@ static void open_branches(cli_ranking *k, const char *repo)
 	if (k->nonto && ss_run_branches_open(&k->br, k->onto, k->nonto, &o))
 		die("%s", ss_error_last());
 	progress_done();
-	branch_identities(k, ix);
+	branch_identities(k, ix, onto_repo);
 	ss_index_free(ix);
 	free(ixpath);
 }

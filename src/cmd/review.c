@@ -140,7 +140,7 @@ static void interactive(cli_ranking *k, cli_source_args *src, const char *const 
 		die("%s", ss_error_last());
 	s.ix = cli_decisions_open(k->hist_args.ix.db, src->repo, 1, &path);
 	if (nnamed || !k->nonto) {
-		nb = cli_decision_branches(branches, SS_RANK_MAX_BRANCHES, s.ix, path, named, nnamed);
+		nb = cli_decision_branches(branches, SS_RANK_MAX_BRANCHES, s.ix, path, src->repo, named, nnamed);
 	} else {
 		for (nb = 0; nb < k->nonto; nb++)
 			if (!(branches[nb] = strdup(k->ident[nb] ? k->ident[nb]

@@ -110,7 +110,7 @@ int cmd_status(int argc, const char **argv)
 	if (cli_parse_options(argc, argv, options, status_usage))
 		usage_die("unexpected argument '%s'", argv[0]);
 	ix = cli_decisions_open(db, repo, 0, &path);
-	nb = cli_decision_branches(branches, SS_RANK_MAX_BRANCHES, ix, path, named, nnamed);
+	nb = cli_decision_branches(branches, SS_RANK_MAX_BRANCHES, ix, path, repo, named, nnamed);
 	if (log)
 		show_log(ix, branches, nb, nnamed);
 	for (size_t b = 0; b < nb && !log; b++) {
