@@ -427,6 +427,25 @@ static void test_until_checked(void **state)
 	free(out);
 }
 
+/* Case 4: a deferral is judged by the replay's clock when --onto is set
+ * back (the branch's tip time), by today's otherwise. */
+static void test_replay_clock(void **state)
+{
+	char other[41], *out;
+
+	(void)state;
+	id_of(other, "other14");
+	assert_int_equal(test_run("git -C '%s/r' tag stable-old stable~1 && "
+				  "./stablesel mark --repo '%s/r' defer %s --branch stable --until 2023-11-20 "
+				  "2>/dev/null", tmp, tmp, other), 0);
+	out = test_run_output(RANK "--onto stable --format tsv 2>/dev/null", tmp);
+	assert_non_null(strstr(out, "\tother14\t"));
+	free(out);
+	out = test_run_output(RANK "--onto stable-old --format tsv 2>/dev/null", tmp);
+	assert_null(strstr(out, "\tother14\t"));
+	free(out);
+}
+
 /* Case 5: without --branch, a branch that carries the commit already is
  * skipped and said so; plural forms. */
 static void test_reject_skips_carrier(void **state)
@@ -531,6 +550,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_remote_tracking, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_branch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_until_checked, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_replay_clock, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reject_skips_carrier, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_undo_restores, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_status_escapes, setup, teardown),

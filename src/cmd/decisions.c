@@ -10,6 +10,7 @@
 
 #include "decisions.h"
 #include "run/decisions.h"
+#include "run/replay_cut.h"
 #include "source/git.h"
 #include "util/error.h"
 #include "util/hexid.h"
@@ -177,6 +178,17 @@ void cli_decisions_apply(cli_ranking *k, const char *repo)
 							 : ss_run_branches_name(k->br, nb))))
 					die("out of memory");
 			o.onto = k->onto;
+			/* a replay (an --onto set back) judges deferrals by its
+			 * own clock, not today's */
+			if (k->onto_repo || repo) {
+				int64_t clock;
+
+				if (ss_run_replay_clock(&clock, ix, path, k->onto_repo ? k->onto_repo : repo,
+							k->onto, k->nonto))
+					die("%s", ss_error_last());
+				if (clock)
+					o.now = clock;
+			}
 		} else {
 			char name[256];
 

@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "decisions.h"
 #include "rank/review.h"
+#include "run/decisions.h"
 #include "review_share.h"
 #include "source/ident.h"
 #include "util/error.h"
@@ -36,6 +37,7 @@ static const char *const review_usage[] = {
 
 struct session {
 	ss_index *ix;
+	const char *path;        /* the index's, for messages */
 	char **branches;
 	size_t nb;
 	const char *who;
@@ -52,6 +54,14 @@ static int on_decide(const ss_review_item *it, const char *state, const char *te
 	memcpy(d.commit, it->id, 40);
 	if ((rc = ss_decision_state_parse(&d.state, state)))
 		return rc;
+	/* d's "until when": a real date, a release of the index or one to
+	 * come (else the screen says why and asks again) */
+	{
+		int future;
+
+		if (until && (rc = ss_run_decision_until_check(s->ix, s->path, until, &future)))
+			return rc;
+	}
 	d.who = s->who;
 	d.note = text;
 	d.until = until;
@@ -149,6 +159,7 @@ static void interactive(cli_ranking *k, cli_source_args *src, const char *const 
 	}
 	for (size_t b = 0; b < nb; b++)
 		ss_strbuf_addf(&what, "%s%s", b ? ", " : "", branches[b]);
+	s.path = path;
 	s.branches = branches;
 	s.nb = nb;
 	s.who = who;

@@ -27,6 +27,35 @@ static void conflict(const ss_decision *theirs, const ss_decision *ours, int the
 		*ours->note ? ": " : "", ours->note, theirs_won ? "the file's (newer)" : "the index's");
 }
 
+/* Each decision's branch under the index's name for it ("origin/21.11"
+ * is "21.11"); one the index does not know is imported as it is, said
+ * once a branch. */
+static void branch_identities(ss_run_decision_file *ds, ss_index *ix)
+{
+	char name[256];
+
+	for (size_t i = 0; i < ds->n; i++) {
+		int rc = ss_index_branch_identity(name, sizeof(name), ix, ds->d[i].branch, NULL);
+		int said = 0;
+
+		if (rc == SS_ENOTFOUND) {
+			for (size_t j = 0; j < i && !said; j++)
+				said = !strcmp(ds->d[j].branch, ds->d[i].branch);
+			if (!said)
+				warning("%s: imported under that name", ss_error_last());
+			continue;
+		}
+		if (rc)
+			die("%s", ss_error_last());
+		if (strcmp(name, ds->d[i].branch)) {
+			free(ds->owned[i][0]);
+			if (!(ds->owned[i][0] = strdup(name)))
+				die("out of memory");
+			ds->d[i].branch = ds->owned[i][0];
+		}
+	}
+}
+
 int review_share(const char *export_file, const char *import_file, const char *db,
 		 const char *repo)
 {
@@ -53,6 +82,7 @@ int review_share(const char *export_file, const char *import_file, const char *d
 		if (ss_run_decisions_read(&ds, import_file))
 			die("%s", ss_error_last());
 		ix = cli_decisions_open(db, repo, 1, &path);
+		branch_identities(&ds, ix);
 		if (ss_index_decisions_import(ix, ds.d, ds.n, conflict, NULL, stats))
 			die("%s", ss_error_last());
 		note("%zu %s read from '%s': %zu written, %zu kept as they were, %zu %s", ds.n,

@@ -239,8 +239,9 @@ static const char *const migrations[SS_INDEX_SCHEMA - 1] = {
 	/* 2 -> 3: the review decisions (index/decisions.h); a table there already
 	 * (an index taken back to an older version by hand) is kept */
 	SS_INDEX_DECISIONS_SCHEMA_3,
-	/* 3 -> 4: the decisions as an append-only log (index_impl.h) */
-	SS_INDEX_DECISIONS_MIGRATE_4,
+	/* 3 -> 4: the decisions as an append-only log (index_impl.h); run by
+	 * ss_index_decisions_migrate_4(), which looks at what is there first */
+	NULL,
 };
 
 static int migrate(ss_index *ix, long from)
@@ -251,7 +252,8 @@ static int migrate(ss_index *ix, long from)
 	if ((rc = ss_index_exec(ix, "BEGIN IMMEDIATE", "start a transaction")))
 		return rc;
 	for (; from < SS_INDEX_SCHEMA && !rc; from++)
-		rc = ss_index_exec(ix, migrations[from - 1], "migrate the schema");
+		rc = migrations[from - 1] ? ss_index_exec(ix, migrations[from - 1], "migrate the schema")
+		     : ss_index_decisions_migrate_4(ix);
 	snprintf(v, sizeof(v), "%d", SS_INDEX_SCHEMA);
 	if (rc || (rc = ss_index_meta_set(ix, "schema", v)) ||
 	    (rc = ss_index_exec(ix, "COMMIT", "migrate the schema")))

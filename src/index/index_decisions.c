@@ -66,6 +66,24 @@ static int end(ss_index *ix, int rc)
 	return rc;
 }
 
+int ss_index_decisions_migrate_4(ss_index *ix)
+{
+	sqlite3_stmt *st;
+	int rc, table;
+
+	if ((rc = ss_index_prepare(&st, ix, "SELECT EXISTS (SELECT 1 FROM sqlite_master"
+				   " WHERE name = 'decisions' AND type = 'table')")))
+		return rc;
+	rc = sqlite3_step(st);
+	table = rc == SQLITE_ROW && sqlite3_column_int(st, 0);
+	rc = rc == SQLITE_ROW ? 0 : ss_index_sql_error(ix, "read the schema");
+	sqlite3_finalize(st);
+	if (rc)
+		return rc;
+	return ss_index_exec(ix, table ? SS_INDEX_DECISIONS_MIGRATE_4 : SS_INDEX_DECISIONS_SCHEMA,
+			     "migrate the decisions");
+}
+
 /* Whether s is 40 lower-case hex digits: the one spelling of an id kept,
  * so that a commit never has two decisions on a branch. */
 static int lower_full_id(const char *s)

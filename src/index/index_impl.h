@@ -57,6 +57,11 @@
 	"DROP TABLE decisions;" \
 	SS_INDEX_DECISIONS_VIEW
 
+/* 3 -> 4, in the migration's transaction: the table "decisions" into the
+ * log (SS_INDEX_DECISIONS_MIGRATE_4); an index that has the log already
+ * (its schema version set back by hand) keeps it as it is. */
+int ss_index_decisions_migrate_4(ss_index *ix);
+
 struct ss_index {
 	sqlite3 *db;
 	char *path;
