@@ -471,6 +471,12 @@ static void test_undo_colleague(void **state)
 	out = db_query("SELECT branch || ' ' || state || ' ' || note FROM decisions");
 	assert_string_equal(out, "stable2 rejected breaks ABI\n");
 	free(out);
+	/* case 3: a --branch the index does not know, before any work */
+	master = spawn_review(&pid, "--onto stable --branch stabel");
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	close(master);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 129);
+	assert_int_equal(test_run("grep -q \"did you mean 'stable'\" '%s/review.err'", tmp), 0);
 }
 
 static void test_failed_mail(void **state)
