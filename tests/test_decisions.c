@@ -441,9 +441,11 @@ static void test_replay_clock(void **state)
 	out = test_run_output(RANK "--onto stable --format tsv 2>/dev/null", tmp);
 	assert_non_null(strstr(out, "\tother14\t"));
 	free(out);
-	out = test_run_output(RANK "--onto stable-old --format tsv 2>/dev/null", tmp);
+	out = test_run_output(RANK "--onto stable-old --format tsv 2>'%s/err'", tmp, tmp);
 	assert_null(strstr(out, "\tother14\t"));
 	free(out);
+	/* plural forms */
+	assert_int_equal(test_run("grep -q '^note: 1 decided candidate hidden' '%s/err'", tmp), 0);
 }
 
 /* Case 5: without --branch, a branch that carries the commit already is

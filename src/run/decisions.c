@@ -177,8 +177,8 @@ int ss_run_decisions_apply(ss_ranking *r, ss_index *ix, const char *path,
 	if (rc)
 		return rc;
 	if (hidden)
-		ss_run_say(o->report, SS_RUN_NOTE, "%zu decided candidates hidden (every branch has a "
-			   "decision; --all lists them)", hidden);
+		ss_run_say(o->report, SS_RUN_NOTE, "%zu decided candidate%s hidden (every branch has a "
+			   "decision; --all lists them)", hidden, hidden == 1 ? "" : "s");
 	if (queue)
 		ss_run_say(o->report, SS_RUN_NOTE, "the queue of %s holds its accepted commits only "
 			   "(it has review decisions)", names[qb]);
