@@ -386,8 +386,12 @@ static void test_import_strict(void **state)
 				  tmp, other), 0);
 	for (int i = 0; i < 41; i++)
 		upper[i] = (char)(other[i] >= 'a' && other[i] <= 'f' ? other[i] - 32 : other[i]);
-	assert_int_equal(import_json(ONE "\"state\": \"accepted\", \"time\": 4102444800}]}%.0s", upper), 0);
+	assert_int_equal(import_json(ONE "\"state\": \"accepted\", \"time\": 4102444800, "
+				     "\"note\": \"\\u001b[2J\"}]}%.0s", upper), 0);
 	assert_int_equal(test_run("grep -q '1 written, 0 kept as they were, 1 conflict$' '%s/err'", tmp), 0);
+	/* case 11: the conflict's note reaches the terminal escaped */
+	assert_int_equal(test_run("! grep -q \"$(printf '\\033')\" '%s/err' && grep -q 'x1b.2J' '%s/err'",
+				  tmp, tmp), 0);
 	out = db_query("SELECT commit_id || ' ' || state FROM decisions");
 	assert_non_null(strstr(out, " accepted\n"));
 	assert_int_equal(strlen(out), 41 + 9);

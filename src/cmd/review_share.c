@@ -17,14 +17,31 @@
 
 static void conflict(const ss_decision *theirs, const ss_decision *ours, int theirs_won, void *ud)
 {
+	ss_strbuf e[5] = { SS_STRBUF_INIT, SS_STRBUF_INIT, SS_STRBUF_INIT, SS_STRBUF_INIT,
+			   SS_STRBUF_INIT };
 	char a[16], b[16];
 
 	(void)ud;
+	/* names and notes from a file reach the terminal escaped */
 	warning("conflict: %.12s on %s: file %s (%s, %s%s%s) vs index %s (%s, %s%s%s): %s kept",
-		theirs->commit, theirs->branch, ss_decision_state_name(theirs->state), theirs->who,
-		cli_decision_date(a, theirs->time), *theirs->note ? ": " : "", theirs->note,
-		ss_decision_state_name(ours->state), ours->who, cli_decision_date(b, ours->time),
-		*ours->note ? ": " : "", ours->note, theirs_won ? "the file's (newer)" : "the index's");
+		theirs->commit, cli_escaped(&e[0], theirs->branch), ss_decision_state_name(theirs->state),
+		cli_escaped(&e[1], theirs->who), cli_decision_date(a, theirs->time),
+		*theirs->note ? ": " : "", cli_escaped(&e[2], theirs->note),
+		ss_decision_state_name(ours->state), cli_escaped(&e[3], ours->who),
+		cli_decision_date(b, ours->time), *ours->note ? ": " : "", cli_escaped(&e[4], ours->note),
+		theirs_won ? "the file's (newer)" : "the index's");
+	for (int i = 0; i < 5; i++)
+		ss_strbuf_release(&e[i]);
+}
+
+/* The index's message for a branch of the file it does not know, escaped
+ * (the name is the file's). */
+static void unknown_branch(void)
+{
+	ss_strbuf e = SS_STRBUF_INIT;
+
+	warning("%s: imported under that name", cli_escaped(&e, ss_error_last()));
+	ss_strbuf_release(&e);
 }
 
 /* Each decision's branch under the index's name for it ("origin/21.11"
@@ -42,7 +59,7 @@ static void branch_identities(ss_run_decision_file *ds, ss_index *ix)
 			for (size_t j = 0; j < i && !said; j++)
 				said = !strcmp(ds->d[j].branch, ds->d[i].branch);
 			if (!said)
-				warning("%s: imported under that name", ss_error_last());
+				unknown_branch();
 			continue;
 		}
 		if (rc)
