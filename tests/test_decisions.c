@@ -174,7 +174,8 @@ static void test_unknown_commit_kept(void **state)
 	char *out;
 
 	(void)state;
-	assert_int_equal(test_run("sqlite3 '%s/r/.git/stablesel/index.db' \"INSERT INTO decisions VALUES("
+	assert_int_equal(test_run("sqlite3 '%s/r/.git/stablesel/index.db' \"INSERT INTO decision_log(commit_id, branch, "
+				  "patch_id, state, until, who, time, note) VALUES("
 				  "'00000000000000000000000000000000000000aa', 'stable', NULL, 'accepted', '', "
 				  "'X <x@example.org>', 1700000000, 'was rebased away')\"", tmp), 0);
 	out = test_run_output("./stablesel status --repo '%s/r' --branch stable", tmp);
@@ -196,16 +197,47 @@ static void test_schema_2(void **state)
 
 	(void)state;
 	id_of(fix, "fix-intro");
-	assert_int_equal(test_run("sqlite3 '%s/r/.git/stablesel/index.db' \"DROP TABLE decisions; "
-				  "UPDATE meta SET value = '2' WHERE key = 'schema'\"", tmp), 0);
+	assert_int_equal(test_run("sqlite3 '%s/r/.git/stablesel/index.db' \"DROP VIEW decisions; "
+				  "DROP TABLE decision_log; UPDATE meta SET value = '2' WHERE key = 'schema'\"", tmp), 0);
 	assert_int_equal(test_run("./stablesel status --repo '%s/r' 2>'%s/err'", tmp, tmp), 128);
-	assert_int_equal(test_run("grep -q \"schema version 2, older than this stablesel's 3 "
+	assert_int_equal(test_run("grep -q \"schema version 2, older than this stablesel's 4 "
 				  "(run 'stablesel index' to upgrade it)\" '%s/err'", tmp), 0);
 	assert_int_equal(test_run("./stablesel mark --repo '%s/r' reject %s --branch stable 2>/dev/null",
 				  tmp, fix), 0);
 	out = test_run_output("sqlite3 '%s/r/.git/stablesel/index.db' \"SELECT value FROM meta WHERE "
 			      "key = 'schema'; SELECT count(*) > 0 FROM commits; SELECT state FROM decisions\"", tmp);
-	assert_string_equal(out, "3\n1\nrejected\n");
+	assert_string_equal(out, "4\n1\nrejected\n");
+	free(out);
+}
+
+/* An index of schema 3 (one row a decision, replaced in place): a writer
+ * migrates it into the log without losing a row, a remote-tracking name
+ * taken as the branch's local one. */
+static void test_schema_3(void **state)
+{
+	char fix[41], other[41], *out;
+
+	(void)state;
+	id_of(fix, "fix-intro");
+	id_of(other, "other14");
+	assert_int_equal(test_run("sqlite3 '%s/r/.git/stablesel/index.db' \"DROP VIEW decisions; "
+				  "DROP TABLE decision_log; CREATE TABLE decisions(commit_id TEXT NOT NULL, "
+				  "branch TEXT NOT NULL, patch_id TEXT, state TEXT NOT NULL, until TEXT NOT NULL "
+				  "DEFAULT '', who TEXT NOT NULL, time INTEGER NOT NULL, note TEXT NOT NULL DEFAULT '',"
+				  " PRIMARY KEY(commit_id, branch)) WITHOUT ROWID; "
+				  "INSERT INTO refs VALUES('origin/stable2', '%s', 'stable'); "
+				  "INSERT INTO decisions VALUES('%s', 'stable', NULL, 'rejected', '', 'A <a@x>', 1000, "
+				  "'breaks ABI'), ('%s', 'origin/stable2', NULL, 'accepted', '', 'B <b@x>', 2000, ''), "
+				  "('00000000000000000000000000000000000000aa', 'stable', NULL, 'deferred', "
+				  "'2030-01-01', 'C <c@x>', 3000, 'gone'); "
+				  "UPDATE meta SET value = '3' WHERE key = 'schema'\"", tmp, other, fix, other), 0);
+	assert_int_equal(test_run("./stablesel mark --repo '%s/r' queue %s --branch stable2 2>/dev/null",
+				  tmp, fix), 0);
+	out = test_run_output("sqlite3 '%s/r/.git/stablesel/index.db' \"SELECT value FROM meta WHERE "
+			      "key = 'schema'; SELECT branch || ' ' || state || ' ' || note FROM decision_log "
+			      "ORDER BY seq\"", tmp);
+	assert_string_equal(out, "4\nstable rejected breaks ABI\nstable2 accepted \nstable deferred gone\n"
+			    "stable2 queued \n");
 	free(out);
 }
 
@@ -289,6 +321,223 @@ static void test_rank_and_queue(void **state)
 	free(out);
 }
 
+#define DB "sqlite3 '%s/r/.git/stablesel/index.db' "
+
+/* Case 1: --onto at an older point of a branch (a tag on it) is that
+ * branch: rank hides what was decided for it, and --branch names it for
+ * the queue. */
+static void test_onto_older_point(void **state)
+{
+	char other[41], fix[41], *out;
+
+	(void)state;
+	id_of(other, "other14");
+	id_of(fix, "fix-intro");
+	assert_int_equal(test_run("git -C '%s/r' tag stable-old stable~1 && "
+				  "./stablesel mark --repo '%s/r' reject %s --branch stable 2>/dev/null && "
+				  "./stablesel mark --repo '%s/r' accept %s --branch stable 2>/dev/null",
+				  tmp, tmp, other, tmp, fix), 0);
+	out = test_run_output(RANK "--onto stable-old --format tsv 2>/dev/null", tmp);
+	assert_null(strstr(out, "\tother14\t"));
+	assert_null(strstr(out, "\tfix-intro\t"));
+	free(out);
+	/* --branch names the branch the tag is on: the queue is its accepted */
+	assert_int_equal(test_run(RANK "--onto stable-old --branch stable --format mbox -o '%s/q.mbox' "
+				  "2>'%s/err'", tmp, tmp, tmp), 0);
+	out = test_run_output("grep '^Subject:' '%s/q.mbox' | sed 's/.*\\] //'", tmp);
+	assert_string_equal(out, "fix-intro\n");
+	free(out);
+	out = test_run_output("./stablesel status --repo '%s/r' --branch stable-old", tmp);
+	assert_non_null(strstr(out, "stable: 1 accepted, 1 rejected"));
+	free(out);
+}
+
+/* Case 2: in a clone with only origin/stable, every spelling is one
+ * branch: mark, status, rank and the queue agree. */
+static void test_remote_tracking(void **state)
+{
+	char other[41], fix[41], *out;
+
+	(void)state;
+	id_of(other, "other14");
+	id_of(fix, "fix-intro");
+	assert_int_equal(test_run("git clone -q '%s/r' '%s/c' && git -C '%s/c' config user.name C && "
+				  "git -C '%s/c' config user.email c@example.org && "
+				  "./stablesel index --repo '%s/c' >/dev/null 2>&1", tmp, tmp, tmp, tmp, tmp), 0);
+	assert_int_equal(test_run("./stablesel mark --repo '%s/c' reject %s --branch origin/stable 2>/dev/null && "
+				  "./stablesel mark --repo '%s/c' accept %s --branch refs/remotes/origin/stable "
+				  "2>/dev/null && ./stablesel mark --repo '%s/c' defer %s --branch stable "
+				  "--until 2099-01-01 2>/dev/null",
+				  tmp, other, tmp, fix, tmp, other), 0);
+	out = test_run_output("sqlite3 '%s/c/.git/stablesel/index.db' 'SELECT DISTINCT branch FROM decision_log'",
+			      tmp);
+	assert_string_equal(out, "stable\n");
+	free(out);
+	out = test_run_output("./stablesel status --repo '%s/c' 2>/dev/null", tmp);
+	assert_non_null(strstr(out, "stable: 1 accepted, 0 rejected, 1 deferred"));
+	assert_null(strstr(out, "origin/stable:"));
+	free(out);
+	out = test_run_output("./stablesel rank --repo '%s/c' --rev main --threshold 0 --since 2023-11-15 "
+			      "--onto origin/stable --format mbox 2>/dev/null | grep '^Subject:' | "
+			      "sed 's/.*\\] //'", tmp);
+	assert_string_equal(out, "fix-intro\n");
+	free(out);
+}
+
+/* Case 3: a branch the index does not know is a usage error naming the
+ * known ones, with the nearest; nothing is written. */
+static void test_unknown_branch(void **state)
+{
+	char other[41];
+
+	(void)state;
+	id_of(other, "other14");
+	assert_int_equal(test_run("./stablesel mark --repo '%s/r' reject %s --branch stabel 2>'%s/err'",
+				  tmp, other, tmp), 129);
+	assert_int_equal(test_run("grep -q \"unknown stable branch 'stabel'; did you mean 'stable'?\" '%s/err' && "
+				  "grep -q 'knows: stable, stable2' '%s/err'", tmp, tmp), 0);
+	assert_int_equal(test_run("./stablesel mark --repo '%s/r' accept %s --branch 22.12 2>'%s/err'",
+				  tmp, other, tmp), 129);
+	assert_int_equal(test_run("./stablesel status --repo '%s/r' --branch stabel 2>/dev/null", tmp), 129);
+	assert_int_equal(test_run(RANK "--onto stable --branch stabel --format mbox >/dev/null 2>'%s/err'",
+				  tmp, tmp), 129);
+	assert_int_equal(test_run("grep -q \"did you mean 'stable'\" '%s/err'", tmp), 0);
+	assert_int_equal(test_run(DB "'SELECT count(*) FROM decision_log' | grep -qx 0", tmp), 0);
+}
+
+/* Case 4: --until on the real calendar, or a release that can come. */
+static void test_until_checked(void **state)
+{
+	char other[41], *out;
+
+	(void)state;
+	id_of(other, "other14");
+	assert_int_equal(test_run("./stablesel mark --repo '%s/r' defer %s --branch stable --until 2019-02-30 "
+				  "2>'%s/err'", tmp, other, tmp), 129);
+	assert_int_equal(test_run("grep -q \"'2019-02-30' is no day of the calendar\" '%s/err'", tmp), 0);
+	assert_int_equal(test_run("./stablesel mark --repo '%s/r' defer %s --branch stable --until 2019-13-01 "
+				  "2>/dev/null", tmp, other), 129);
+	assert_int_equal(test_run("./stablesel mark --repo '%s/r' defer %s --branch stable --until v2.0-typo "
+				  "2>'%s/err'", tmp, other, tmp), 129);
+	assert_int_equal(test_run("grep -q 'has no release of that name' '%s/err'", tmp), 0);
+	assert_int_equal(test_run("./stablesel mark --repo '%s/r' defer %s --branch stable --until 2030-01-15 "
+				  "2>/dev/null", tmp, other), 0);
+	out = test_run_output(DB "'SELECT until FROM decisions'", tmp);
+	assert_string_equal(out, "2030-01-15\n");
+	free(out);
+}
+
+/* Case 4: a deferral is judged by the replay's clock when --onto is set
+ * back (the branch's tip time), by today's otherwise. */
+static void test_replay_clock(void **state)
+{
+	char other[41], *out;
+
+	(void)state;
+	id_of(other, "other14");
+	assert_int_equal(test_run("git -C '%s/r' tag stable-old stable~1 && "
+				  "./stablesel mark --repo '%s/r' defer %s --branch stable --until 2023-11-20 "
+				  "2>/dev/null", tmp, tmp, other), 0);
+	out = test_run_output(RANK "--onto stable --format tsv 2>/dev/null", tmp);
+	assert_non_null(strstr(out, "\tother14\t"));
+	free(out);
+	out = test_run_output(RANK "--onto stable-old --format tsv 2>'%s/err'", tmp, tmp);
+	assert_null(strstr(out, "\tother14\t"));
+	free(out);
+	/* plural forms */
+	assert_int_equal(test_run("grep -q '^note: 1 decided candidate hidden' '%s/err'", tmp), 0);
+}
+
+/* Case 5: without --branch, a branch that carries the commit already is
+ * skipped and said so; plural forms. */
+static void test_reject_skips_carrier(void **state)
+{
+	char helper[41], other[41], *out;
+
+	(void)state;
+	id_of(helper, "helper");
+	id_of(other, "other14");
+	assert_int_equal(test_run("./stablesel mark --repo '%s/r' reject %s 2>'%s/err'", tmp, helper, tmp), 0);
+	assert_int_equal(test_run("grep -q 'skipped on stable, which carries it already' '%s/err' && "
+				  "grep -q '^note: 1 decision recorded' '%s/err'", tmp, tmp), 0);
+	out = test_run_output(DB "'SELECT branch FROM decisions'", tmp);
+	assert_string_equal(out, "stable2\n");
+	free(out);
+	assert_int_equal(test_run("./stablesel mark --repo '%s/r' reject %s 2>'%s/err' && "
+				  "grep -q '^note: 2 decisions recorded' '%s/err'", tmp, other, tmp, tmp), 0);
+}
+
+/* Case 6: undo restores what was there before, a colleague's decision
+ * and note too; the log keeps every change; status --log lists them. */
+static void test_undo_restores(void **state)
+{
+	ss_decision d;
+	ss_decision_owned o;
+	char fix[41], *out;
+	int found, restored;
+	ss_index *ix;
+
+	(void)state;
+	id_of(fix, "fix-intro");
+	assert_int_equal(test_run("./stablesel mark --repo '%s/r' reject %s --branch stable2 "
+				  "--note 'breaks ABI' 2>/dev/null", tmp, fix), 0);
+	ix = open_db(SS_INDEX_WRITE);
+	memset(&d, 0, sizeof(d));
+	memcpy(d.commit, fix, 41);
+	d.state = SS_DECISION_ACCEPTED;
+	d.who = "Me <me@example.org>";
+	d.note = d.until = "";
+	d.time = 2000000000;
+	d.branch = "stable";
+	assert_int_equal(ss_index_decision_set(ix, &d), 0);
+	d.branch = "stable2";
+	assert_int_equal(ss_index_decision_set(ix, &d), 0);
+	assert_int_equal(state_of(ix, fix, "stable2"), SS_DECISION_ACCEPTED);
+	assert_int_equal(ss_index_decision_undo(ix, fix, "stable2", &restored), 0);
+	assert_int_equal(restored, 2);
+	assert_int_equal(ss_index_decision_undo(ix, fix, "stable", &restored), 0);
+	assert_int_equal(restored, 1);
+	assert_int_equal(state_of(ix, fix, "stable"), SS_DECISION_NONE);
+	assert_int_equal(ss_index_decision_get(&o, &found, ix, fix, "stable2"), 0);
+	assert_int_equal(found, 1);
+	assert_int_equal(o.d.state, SS_DECISION_REJECTED);
+	assert_string_equal(o.d.note, "breaks ABI");
+	assert_string_equal(o.d.who, "Tess Maint <tess@example.org>");
+	ss_decision_owned_release(&o);
+	ss_index_free(ix);
+	out = test_run_output(DB "'SELECT count(*) FROM decision_log'", tmp);
+	assert_string_equal(out, "5\n");
+	free(out);
+	out = test_run_output("./stablesel status --repo '%s/r' --log --branch stable2", tmp);
+	assert_non_null(strstr(out, "stable2  "));
+	assert_non_null(strstr(out, "rejected  Tess Maint <tess@example.org>: breaks ABI\n"));
+	assert_non_null(strstr(out, "accepted  Me <me@example.org>\n"));
+	assert_non_null(strstr(out, "rejected (undo)  Tess Maint"));
+	free(out);
+}
+
+/* Case 11: what status prints from notes and names is escaped: no line
+ * forged, no escape sequence reaches the terminal. */
+static void test_status_escapes(void **state)
+{
+	char fix[41], *out;
+
+	(void)state;
+	id_of(fix, "fix-intro");
+	assert_int_equal(test_run("./stablesel mark --repo '%s/r' reject %s --branch stable "
+				  "--note \"$(printf 'no\\n  accepted   0123456789ab forged\\033[2J')\" 2>/dev/null",
+				  tmp, fix), 0);
+	out = test_run_output("./stablesel status --repo '%s/r' --branch stable", tmp);
+	assert_null(strchr(out, '\033'));
+	assert_non_null(strstr(out, ": no\\n  accepted   0123456789ab forged\\x1b[2J\n"));
+	assert_null(strstr(out, "\n  accepted"));
+	free(out);
+	out = test_run_output("./stablesel status --repo '%s/r' --log", tmp);
+	assert_null(strchr(out, '\033'));
+	assert_non_null(strstr(out, "forged\\x1b[2J\n"));
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -296,8 +545,17 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_backported_by_update, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_commit_kept, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_schema_2, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_schema_3, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_two_writers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rank_and_queue, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_onto_older_point, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_remote_tracking, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unknown_branch, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_until_checked, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_replay_clock, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reject_skips_carrier, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_undo_restores, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_status_escapes, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

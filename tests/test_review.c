@@ -292,7 +292,7 @@ static void test_export_import(void **state)
 	assert_non_null(strstr(a, "\"note\": \"say \\\"yes\\\"\""));
 	/* into an empty copy of the index: the same export */
 	assert_int_equal(test_run("cp '%s/r/.git/stablesel/index.db' '%s/b.db' && "
-				  "sqlite3 '%s/b.db' 'DELETE FROM decisions' && "
+				  "sqlite3 '%s/b.db' 'DELETE FROM decision_log' && "
 				  "./stablesel review --db '%s/b.db' --import '%s/a.json' 2>'%s/err' && "
 				  "./stablesel review --db '%s/b.db' --export '%s/b.json' 2>/dev/null && "
 				  "cmp '%s/a.json' '%s/b.json' && grep -q '3 written, 0 kept as they were, 0 conflicts' '%s/err'",
@@ -304,8 +304,9 @@ static void test_export_import(void **state)
 	 * and the index has a newer decision than the file for other14 */
 	assert_int_equal(test_run("sed -e 's/\"accepted\"/\"rejected\"/' -e 's/\"time\": \\([0-9]*\\), \"note\": \"say/\"time\": 4102444800, \"note\": \"say/' "
 				  "'%s/a.json' >'%s/c.json' && "
-				  "sqlite3 '%s/b.db' \"UPDATE decisions SET state = 'deferred', time = 4102444900 "
-				  "WHERE commit_id = '%s' AND branch = 'stable'\" && "
+				  "sqlite3 '%s/b.db' \"INSERT INTO decision_log(commit_id, branch, patch_id, state, "
+				  "until, who, time, note) SELECT commit_id, branch, patch_id, 'deferred', until, who, "
+				  "4102444900, note FROM decisions WHERE commit_id = '%s' AND branch = 'stable'\" && "
 				  "./stablesel review --db '%s/b.db' --import '%s/c.json' 2>'%s/err'",
 				  tmp, tmp, tmp, other, tmp, tmp, tmp), 0);
 	snprintf(file, sizeof(file), "%s/err", tmp);
@@ -352,6 +353,136 @@ static void test_export_import(void **state)
 	free(a);
 }
 
+/* Write body (a printf format taking one id twice) into tmp/imp.json;
+ * the import's exit code. */
+static int import_json(const char *body, const char *id)
+{
+	char text[4096], path[4200];
+	FILE *f;
+
+	snprintf(text, sizeof(text), body, id, id);
+	snprintf(path, sizeof(path), "%s/imp.json", tmp);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	return test_run("./stablesel review --repo '%s/r' --import '%s/imp.json' 2>'%s/err'", tmp, tmp, tmp);
+}
+
+#define ONE "{\"stablesel_decisions\": 1, \"decisions\": [\n{\"commit\": \"%s\", \"branch\": \"stable\", "
+
+/* Cases 7-10: an import normalises ids, takes the index's patch ids,
+ * refuses times out of range and JSON that is not strict UTF-8; an
+ * export is always valid UTF-8. */
+static void test_import_strict(void **state)
+{
+	char other[41], fix[41], upper[41], *out;
+
+	(void)state;
+	id_of(other, "other14");
+	id_of(fix, "fix-intro");
+	/* 7: an upper-case id is the same commit: one decision, the conflict seen */
+	assert_int_equal(test_run("./stablesel mark --repo '%s/r' reject %s --branch stable 2>/dev/null",
+				  tmp, other), 0);
+	for (int i = 0; i < 41; i++)
+		upper[i] = (char)(other[i] >= 'a' && other[i] <= 'f' ? other[i] - 32 : other[i]);
+	assert_int_equal(import_json(ONE "\"state\": \"accepted\", \"time\": 4102444800, "
+				     "\"note\": \"\\u001b[2J\"}]}%.0s", upper), 0);
+	assert_int_equal(test_run("grep -q '1 written, 0 kept as they were, 1 conflict$' '%s/err'", tmp), 0);
+	/* case 11: the conflict's note reaches the terminal escaped */
+	assert_int_equal(test_run("! grep -q \"$(printf '\\033')\" '%s/err' && grep -q 'x1b.2J' '%s/err'",
+				  tmp, tmp), 0);
+	out = db_query("SELECT commit_id || ' ' || state FROM decisions");
+	assert_non_null(strstr(out, " accepted\n"));
+	assert_int_equal(strlen(out), 41 + 9);
+	free(out);
+	/* 8: another commit's patch id is refused */
+	{
+		char body[1024], *pid = db_query("SELECT patch_id FROM commits WHERE subject = 'other14'");
+
+		assert_int_equal(strlen(pid), 41);
+		pid[40] = '\0';
+		snprintf(body, sizeof(body), ONE "\"patch_id\": \"%s\", \"state\": \"accepted\", "
+			 "\"time\": 5}]}", fix, pid);
+		assert_int_equal(import_json(body, fix), 128);
+		assert_int_equal(test_run("grep -q 'is not the commit.s' '%s/err'", tmp), 0);
+		free(pid);
+	}
+	/* 9: times out of range */
+	assert_int_equal(import_json(ONE "\"state\": \"accepted\", \"time\": 99999999999999999999999}]}%.0s",
+				     fix), 128);
+	assert_int_equal(test_run("grep -q 'out of range' '%s/err'", tmp), 0);
+	assert_int_equal(import_json(ONE "\"state\": \"accepted\", \"time\": 253402300800}]}%.0s", fix), 128);
+	assert_int_equal(import_json(ONE "\"state\": \"accepted\", \"time\": -5}]}%.0s", fix), 128);
+	/* 10: a surrogate pair is one 4-byte character; a lone one, a Latin-1
+	 * byte are refused */
+	assert_int_equal(import_json(ONE "\"state\": \"deferred\", \"time\": 6, \"note\": \"\\ud83d\\ude00\"}]}%.0s",
+				     fix), 0);
+	out = db_query("SELECT hex(note) FROM decisions WHERE state = 'deferred'");
+	assert_string_equal(out, "F09F9880\n");
+	free(out);
+	assert_int_equal(import_json(ONE "\"state\": \"deferred\", \"time\": 7, \"note\": \"\\ud83d x\"}]}%.0s",
+				     fix), 128);
+	assert_int_equal(test_run("grep -q 'lone high surrogate' '%s/err'", tmp), 0);
+	assert_int_equal(import_json(ONE "\"state\": \"deferred\", \"time\": 7, \"note\": \"\\udc00\"}]}%.0s",
+				     fix), 128);
+	assert_int_equal(import_json(ONE "\"state\": \"deferred\", \"time\": 7, \"note\": \"caf\xe9\"}]}%.0s",
+				     fix), 128);
+	assert_int_equal(test_run("grep -q 'not valid UTF-8' '%s/err'", tmp), 0);
+	/* an index row written before notes were checked: exported as UTF-8 */
+	assert_int_equal(test_run("sqlite3 '%s/r/.git/stablesel/index.db' \"INSERT INTO decision_log(commit_id, "
+				  "branch, state, who, time, note) VALUES('%s', 'stable2', 'rejected', 'X', 9, "
+				  "CAST(X'636166E9' AS TEXT))\" && ./stablesel review --repo '%s/r' --export "
+				  "'%s/e.json' 2>/dev/null && iconv -f UTF-8 -t UTF-8 '%s/e.json' >/dev/null && "
+				  "grep -q 'caf\\\\ufffd' '%s/e.json'", tmp, fix, tmp, tmp, tmp, tmp), 0);
+}
+
+/* Case 6, at the terminal: y then u gives back a colleague's decision on
+ * the second branch, its note too. */
+static void test_undo_colleague(void **state)
+{
+	static char screen[1 << 20];
+	char first[13], *out;
+	pid_t pid;
+	int master, st;
+
+	(void)state;
+	master = spawn_review(&pid, "--onto stable");
+	screen[0] = '\0';
+	assert_true(read_until(master, screen, sizeof(screen), "]? "));
+	{
+		const char *p = strstr(screen, "] ");
+
+		assert_non_null(p);
+		snprintf(first, sizeof(first), "%s", p + 2);
+	}
+	assert_int_equal(write(master, "q\n", 2), 2);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	close(master);
+	assert_int_equal(test_run("./stablesel mark --repo '%s/r' reject %s --branch stable2 --note 'breaks ABI' "
+				  "2>/dev/null", tmp, first), 0);
+	master = spawn_review(&pid, "--onto stable --branch stable --branch stable2");
+	screen[0] = '\0';
+	assert_true(read_until(master, screen, sizeof(screen), "]? "));
+	assert_non_null(strstr(screen, first));
+	assert_int_equal(write(master, "y\n", 2), 2);
+	assert_true(read_until(master, screen, sizeof(screen), "[2/"));
+	assert_int_equal(write(master, "u\n", 2), 2);
+	assert_true(read_until(master, screen, sizeof(screen), "undone"));
+	assert_int_equal(write(master, "q\n", 2), 2);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	close(master);
+	out = db_query("SELECT branch || ' ' || state || ' ' || note FROM decisions");
+	assert_string_equal(out, "stable2 rejected breaks ABI\n");
+	free(out);
+	/* case 3: a --branch the index does not know, before any work */
+	master = spawn_review(&pid, "--onto stable --branch stabel");
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	close(master);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 129);
+	assert_int_equal(test_run("grep -q \"did you mean 'stable'\" '%s/review.err'", tmp), 0);
+}
+
 static void test_failed_mail(void **state)
 {
 	char helper[41], other[41], *mail;
@@ -393,6 +524,8 @@ int main(void)
 		cmocka_unit_test(test_loop),
 		cmocka_unit_test_setup_teardown(test_terminal, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_export_import, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_import_strict, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_undo_colleague, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failed_mail, setup, teardown),
 	};
 

@@ -13,6 +13,8 @@
 #include "util/error.h"
 #include "util/grow.h"
 #include "util/hexid.h"
+#include "util/similar.h"
+#include "util/strbuf.h"
 #include "util/u64map.h"
 
 static void test_hexid(void **state)
@@ -166,10 +168,42 @@ static void test_u64map(void **state)
 	assert_int_equal(m.n, 0);
 }
 
+/* Text for a terminal: controls, C1 controls and bytes that are no
+ * UTF-8 escaped, the rest kept. */
+static void test_escaped(void **state)
+{
+	ss_strbuf sb = SS_STRBUF_INIT;
+
+	(void)state;
+	assert_int_equal(ss_strbuf_add_escaped(&sb, "a\nb\tc\r\033[2J\x7f caf\xc3\xa9 \xe9 \xc2\x9b \\n"), 0);
+	assert_string_equal(sb.buf, "a\\nb\\tc\\r\\x1b[2J\\x7f caf\xc3\xa9 \\xe9 \\u009b \\n");
+	ss_strbuf_reset(&sb);
+	assert_int_equal(ss_strbuf_add_escaped(&sb, NULL), 0);
+	assert_string_equal(sb.buf, "");
+	ss_strbuf_release(&sb);
+	assert_true(ss_utf8_valid("caf\xc3\xa9 \xf0\x9f\x98\x80", 10));
+	assert_false(ss_utf8_valid("caf\xe9", 4));
+	assert_false(ss_utf8_valid("\xed\xa0\xbd", 3));  /* CESU-8 of a surrogate */
+}
+
+static void test_edit_distance(void **state)
+{
+	(void)state;
+	assert_int_equal(ss_edit_distance("stabel", "stable"), 2);
+	assert_int_equal(ss_edit_distance("22.12", "22.11"), 1);
+	assert_int_equal(ss_edit_distance("", "abc"), 3);
+	assert_int_equal(ss_edit_distance("same", "same"), 0);
+	assert_true(ss_similar_enough(2, 6));
+	assert_false(ss_similar_enough(3, 6));
+	assert_false(ss_similar_enough(0, 6));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hexid),
+		cmocka_unit_test(test_escaped),
+		cmocka_unit_test(test_edit_distance),
 		cmocka_unit_test(test_u64map),
 		cmocka_unit_test(test_grow_basic),
 		cmocka_unit_test(test_grow_appends),

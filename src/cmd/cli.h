@@ -307,6 +307,15 @@ typedef struct {
 	 * and the branch whose queue is written (NULL: the first --onto) */
 	int show_decided;
 	const char *queue_branch;
+	/* the branch each --onto is for the decisions (index/decisions.h's
+	 * identity: "21.11" for origin/21.11 or a tag on it), resolved once
+	 * when the branches are opened, and --branch's (queue_ident); the
+	 * --branch names of review (branch_named), which an --onto that is
+	 * no branch of the index (a tag, a commit) is taken for */
+	char *ident[SS_RANK_MAX_BRANCHES];
+	char *queue_ident;
+	const char *const *branch_named;
+	size_t nbranch_named;
 	struct cli_option options[30];
 	/* loaded and made, owned until cli_ranking_free() */
 	ss_model *m;

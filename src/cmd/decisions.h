@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "cli.h"
+#include "util/strbuf.h"
 #include "index/decisions.h"
 
 /* mark's and status's "Index" options: --db FILE, --repo PATH (verb: what
@@ -28,13 +29,23 @@
 ss_index *cli_decisions_open(const char *db, const char *repo, int write, char **path);
 
 /*
- * The branches decided for: the n names of --branch when n > 0 (copied),
- * else the index's live stable branches (cli_index_branches()).  Returns
- * the count, names malloc'd into out (at most max).  Dies when there is
- * none.
+ * The branch name decisions are kept under for name as spelled
+ * (ss_index_branch_identity(): "origin/21.11", "refs/heads/21.11", a tag
+ * of the branch are "21.11"; a tag or commit of repo, may be NULL, on one
+ * branch of the index too) into out (size bytes).  A branch the index
+ * does not know is a usage error (exit 129) naming the known ones and
+ * the nearest.
+ */
+void cli_branch_identity(char *out, size_t size, ss_index *ix, const char *repo, const char *name);
+
+/*
+ * The branches decided for: the n names of --branch when n > 0, else the
+ * index's live stable branches (cli_index_branches()), each as
+ * cli_branch_identity() names it, each once.  Returns the count, names
+ * malloc'd into out (at most max).  Dies when there is none.
  */
 size_t cli_decision_branches(char **out, size_t max, ss_index *ix, const char *path,
-			     const char *const *named, size_t n);
+			     const char *repo, const char *const *named, size_t n);
 
 /* The full id of the commit arg names: in the index, else in repo (may
  * be NULL).  error() and -1 when neither knows it. */
@@ -42,6 +53,16 @@ int cli_decision_commit(char out[41], ss_index *ix, const char *repo, const char
 
 /* "2026-12-04" of t into buf[11]. */
 const char *cli_decision_date(char buf[16], int64_t t);
+/* "2026-12-04 10:31:07" (UTC) of t into buf. */
+const char *cli_decision_time(char buf[32], int64_t t);
+
+/* s as a terminal may show it (util/strbuf.h's ss_strbuf_add_escaped:
+ * control characters escaped) in sb, emptied first; sb->buf is returned,
+ * valid until sb changes.  Dies when out of memory. */
+const char *cli_escaped(ss_strbuf *sb, const char *s);
+
+/* "decision" or "decisions" as n says: "1 decision recorded". */
+const char *cli_decisions_word(size_t n);
 
 /*
  * The rank/report hook (cli_ranking_run(), after the selection and

@@ -8,8 +8,39 @@
 
 #include "cli.h"
 #include "decisions.h"
+#include "run/decisions.h"
+#include "source/git.h"
 #include "source/ident.h"
 #include "util/error.h"
+
+/* Whether the index records commit on branch (a decision's name). */
+static int carries(ss_index *ix, const char *commit, const char *branch)
+{
+	ss_index_place p;
+	int yes = 0;
+
+	if (ss_index_where(&p, ix, commit))
+		return 0;
+	for (size_t i = 0; i < p.ncarriers && !yes; i++)
+		yes = !strcmp(p.carriers[i].branch, branch) ||
+		      !strcmp(ss_git_branch_local(p.carriers[i].branch), branch);
+	ss_index_place_release(&p);
+	return yes;
+}
+
+/* --until: a real date, a release the index has, or one to come. */
+static void check_until(ss_index *ix, const char *path, const char *until)
+{
+	int future = 0, rc = ss_run_decision_until_check(ix, path, until, &future);
+
+	if (rc == SS_EINVALID)
+		usage_die("--until %s", ss_error_last());
+	if (rc)
+		die("%s", ss_error_last());
+	if (future)
+		note("index '%s' has no release %s yet: the deferral ends when an update finds it",
+		     path, until);
+}
 
 static const char *const mark_usage[] = {
 	"stablesel mark accept|reject|defer|queue|fail|reset [options] COMMIT...",
@@ -57,7 +88,8 @@ int cmd_mark(int argc, const char **argv)
 	if (states[verb] != SS_DECISION_NONE && ss_git_identity(&who, repo ? repo : "."))
 		die("%s", ss_error_last());
 	ix = cli_decisions_open(db, repo, 1, &path);
-	nb = cli_decision_branches(branches, SS_RANK_MAX_BRANCHES, ix, path, named, nnamed);
+	check_until(ix, path, until);
+	nb = cli_decision_branches(branches, SS_RANK_MAX_BRANCHES, ix, path, repo, named, nnamed);
 	for (int i = 1; i < nargs; i++) {
 		ss_decision d;
 
@@ -67,6 +99,14 @@ int cmd_mark(int argc, const char **argv)
 		for (size_t b = 0; b < nb; b++) {
 			int removed = 0, rc;
 
+			/* without --branch, a branch that has the commit already
+			 * is none to decide for */
+			if (!nnamed && states[verb] != SS_DECISION_NONE &&
+			    carries(ix, d.commit, branches[b])) {
+				warning("%.12s: skipped on %s, which carries it already", d.commit,
+					branches[b]);
+				continue;
+			}
 			if (states[verb] == SS_DECISION_NONE) {
 				rc = ss_index_decision_reset(ix, d.commit, branches[b], &removed);
 			} else {
@@ -83,8 +123,8 @@ int cmd_mark(int argc, const char **argv)
 			done += states[verb] != SS_DECISION_NONE || removed;
 		}
 	}
-	note("%zu decisions %s in '%s'", done, states[verb] == SS_DECISION_NONE ? "removed" : "recorded",
-	     path);
+	note("%zu %s %s in '%s'", done, cli_decisions_word(done),
+	     states[verb] == SS_DECISION_NONE ? "removed" : "recorded", path);
 	for (size_t b = 0; b < nb; b++)
 		free(branches[b]);
 	ss_index_free(ix);

@@ -102,7 +102,8 @@ int cmd_rank(int argc, const char **argv)
 
 		for (b = 0; wo.branch && b < k.nonto; b++)
 			if (!strcmp(wo.branch, k.onto[b]) ||
-			    !strcmp(wo.branch, ss_run_branches_name(k.br, b)))
+			    !strcmp(wo.branch, ss_run_branches_name(k.br, b)) ||
+			    (k.queue_ident && k.ident[b] && !strcmp(k.queue_ident, k.ident[b])))
 				break;
 		if (b == k.nonto)
 			usage_die("--branch %s is none of the --onto branches", wo.branch);

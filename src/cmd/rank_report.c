@@ -118,6 +118,51 @@ static unsigned verdict_mask(const char *list)
  * index): its check, what it carries (from the index when it is up to
  * date with the branch), its verdicts.
  */
+/* The branch --onto b is for the decisions: the index's branch of that
+ * name, else the --branch named for it, else the one branch the index
+ * records its commit on, else (no such branch: no decision can be found
+ * for it) its short name. */
+static char *onto_identity(cli_ranking *k, ss_index *ix, size_t b, char **hints, size_t nh)
+{
+	char name[256];
+	const char *id = ss_run_branches_name(k->br, b);
+
+	if (ix && !ss_index_branch_identity(name, sizeof(name), ix, k->onto[b],
+					    ss_run_branches_tip(k->br, b)))
+		id = name;
+	else if (nh == 1 || nh == k->nonto)
+		id = hints[nh == 1 ? 0 : b];
+	ss_error_clear();
+	return strdup(id);
+}
+
+/*
+ * One branch identity for the whole run, before any work: --branch
+ * (rank's, review's) must be a branch the index knows (a usage error
+ * with the known ones), each --onto is mapped to its branch.
+ */
+static void branch_identities(cli_ranking *k, ss_index *ix, const char *repo)
+{
+	char *hints[SS_RANK_MAX_BRANCHES], name[256];
+	size_t nh = 0;
+
+	if (ix && k->queue_branch) {
+		cli_branch_identity(name, sizeof(name), ix, repo, k->queue_branch);
+		if (!(k->queue_ident = strdup(name)))
+			die("out of memory");
+	}
+	if (ix && k->nbranch_named)
+		nh = cli_decision_branches(hints, SS_RANK_MAX_BRANCHES, ix, "", repo, k->branch_named,
+					   k->nbranch_named);
+	else if (k->queue_ident && (hints[0] = strdup(k->queue_ident)))
+		nh = 1;
+	for (size_t b = 0; b < k->nonto; b++)
+		if (!(k->ident[b] = onto_identity(k, ix, b, hints, nh)))
+			die("out of memory");
+	for (size_t i = 0; i < nh; i++)
+		free(hints[i]);
+}
+
 static void open_branches(cli_ranking *k, const char *repo)
 {
 	const char *onto_repo = k->onto_repo ? k->onto_repo : repo;
@@ -140,6 +185,7 @@ static void open_branches(cli_ranking *k, const char *repo)
 	if (k->nonto && ss_run_branches_open(&k->br, k->onto, k->nonto, &o))
 		die("%s", ss_error_last());
 	progress_done();
+	branch_identities(k, ix, onto_repo);
 	ss_index_free(ix);
 	free(ixpath);
 }
@@ -273,7 +319,10 @@ void cli_ranking_free(cli_ranking *k)
 	free(k->index_path);
 	ss_model_free(k->m);
 	ss_run_branches_free(k->br);
-	for (size_t b = 0; b < k->nonto; b++)
+	for (size_t b = 0; b < k->nonto; b++) {
 		free(k->onto_owned[b]);
+		free(k->ident[b]);
+	}
+	free(k->queue_ident);
 	memset(k, 0, sizeof(*k));
 }

@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "decisions.h"
 #include "rank/review.h"
+#include "run/decisions.h"
 #include "review_share.h"
 #include "source/ident.h"
 #include "util/error.h"
@@ -36,6 +37,7 @@ static const char *const review_usage[] = {
 
 struct session {
 	ss_index *ix;
+	const char *path;        /* the index's, for messages */
 	char **branches;
 	size_t nb;
 	const char *who;
@@ -52,6 +54,14 @@ static int on_decide(const ss_review_item *it, const char *state, const char *te
 	memcpy(d.commit, it->id, 40);
 	if ((rc = ss_decision_state_parse(&d.state, state)))
 		return rc;
+	/* d's "until when": a real date, a release of the index or one to
+	 * come (else the screen says why and asks again) */
+	{
+		int future;
+
+		if (until && (rc = ss_run_decision_until_check(s->ix, s->path, until, &future)))
+			return rc;
+	}
 	d.who = s->who;
 	d.note = text;
 	d.until = until;
@@ -69,8 +79,10 @@ static int on_undo(const ss_review_item *it, void *ud)
 	struct session *s = ud;
 	int rc;
 
+	/* what each branch held before comes back (a colleague's decision
+	 * too): the log keeps it */
 	for (size_t b = 0; b < s->nb; b++)
-		if ((rc = ss_index_decision_reset(s->ix, it->id, s->branches[b], NULL)))
+		if ((rc = ss_index_decision_undo(s->ix, it->id, s->branches[b], NULL)))
 			return rc;
 	return 0;
 }
@@ -138,14 +150,16 @@ static void interactive(cli_ranking *k, cli_source_args *src, const char *const 
 		die("%s", ss_error_last());
 	s.ix = cli_decisions_open(k->hist_args.ix.db, src->repo, 1, &path);
 	if (nnamed || !k->nonto) {
-		nb = cli_decision_branches(branches, SS_RANK_MAX_BRANCHES, s.ix, path, named, nnamed);
+		nb = cli_decision_branches(branches, SS_RANK_MAX_BRANCHES, s.ix, path, src->repo, named, nnamed);
 	} else {
 		for (nb = 0; nb < k->nonto; nb++)
-			if (!(branches[nb] = strdup(ss_run_branches_name(k->br, nb))))
+			if (!(branches[nb] = strdup(k->ident[nb] ? k->ident[nb]
+						    : ss_run_branches_name(k->br, nb))))
 				die("out of memory");
 	}
 	for (size_t b = 0; b < nb; b++)
 		ss_strbuf_addf(&what, "%s%s", b ? ", " : "", branches[b]);
+	s.path = path;
 	s.branches = branches;
 	s.nb = nb;
 	s.who = who;
@@ -231,6 +245,10 @@ int cmd_review(int argc, const char **argv)
 		    "COMMIT... [--branch B]' and 'stablesel status'");
 	k.ko.keep = SS_RANK_KEEP_DETAILS;
 	k.ko.precedents = 0;
+	/* an --onto at an older point of a branch (a tag) decides for the
+	 * branch --branch names */
+	k.branch_named = named;
+	k.nbranch_named = nnamed;
 	cli_ranking_load(&k);
 	cli_ranking_run(&k, &src, argv, nspecs);
 	interactive(&k, &src, named, nnamed);

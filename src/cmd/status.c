@@ -9,13 +9,17 @@
 #include "cli.h"
 #include "decisions.h"
 #include "util/error.h"
+#include "util/strbuf.h"
 
 static const char *const status_usage[] = {
-	"stablesel status [--branch B] [--db FILE | --repo PATH]",
+	"stablesel status [--branch B] [--log] [--db FILE | --repo PATH]",
 	"",
 	"Counts the review decisions of each branch by state, then lists them:",
 	"state, commit, subject, who, when, note.  Decisions for commits the index",
-	"no longer holds (a rewritten mainline) are kept and listed apart.",
+	"no longer holds (a rewritten mainline) are kept and listed apart.  --log",
+	"lists every change instead, oldest first: when, branch, commit, state,",
+	"who and note (resets and undos too).  Control characters in notes,",
+	"names and subjects are shown escaped (\\n, \\x1b).",
 	NULL
 };
 
@@ -38,15 +42,53 @@ static int count(const ss_decision *d, void *ud)
 static int list(const ss_decision *d, void *ud)
 {
 	struct status *s = ud;
+	ss_strbuf e[4] = { SS_STRBUF_INIT, SS_STRBUF_INIT, SS_STRBUF_INIT, SS_STRBUF_INIT };
 	char date[16];
 
 	if (s->pass == 1 ? !d->known || d->state != s->state : d->known)
 		return 0;
+	/* notes, names and subjects come from people and files: escaped, so
+	 * that none can forge a line or drive the terminal */
 	printf("  %-10s %.12s %s\n", ss_decision_state_name(d->state), d->commit,
-	       d->known ? d->subject : "(not in the index)");
-	printf("             %s, %s%s%s%s%s\n", d->who, cli_decision_date(date, d->time),
-	       *d->until ? ", until " : "", d->until, *d->note ? ": " : "", d->note);
+	       d->known ? cli_escaped(&e[0], d->subject) : "(not in the index)");
+	printf("             %s, %s%s%s%s%s\n", cli_escaped(&e[1], d->who),
+	       cli_decision_date(date, d->time), *d->until ? ", until " : "",
+	       cli_escaped(&e[2], d->until), *d->note ? ": " : "", cli_escaped(&e[3], d->note));
+	for (int i = 0; i < 4; i++)
+		ss_strbuf_release(&e[i]);
 	return 0;
+}
+
+/* One row of the log: when it was written, branch, commit, state, who,
+ * note. */
+static int list_log(const ss_decision *d, void *ud)
+{
+	ss_strbuf e[4] = { SS_STRBUF_INIT, SS_STRBUF_INIT, SS_STRBUF_INIT, SS_STRBUF_INIT };
+	char when[32];
+
+	(void)ud;
+	printf("%s  %s  %.12s  %s%s%s%s  %s%s%s\n", cli_decision_time(when, d->logged),
+	       cli_escaped(&e[0], d->branch), d->commit,
+	       d->state == SS_DECISION_NONE ? "reset" : ss_decision_state_name(d->state),
+	       *d->until ? " until " : "", cli_escaped(&e[1], d->until), d->undo ? " (undo)" : "",
+	       *d->who ? cli_escaped(&e[2], d->who) : "(unknown)", *d->note ? ": " : "",
+	       cli_escaped(&e[3], d->note));
+	for (int i = 0; i < 4; i++)
+		ss_strbuf_release(&e[i]);
+	return 0;
+}
+
+static void show_log(ss_index *ix, char **branches, size_t nb, size_t nnamed)
+{
+	/* every branch's changes in one history unless --branch narrows it */
+	if (!nnamed) {
+		if (ss_index_for_each_decision_log(ix, NULL, list_log, NULL))
+			die("%s", ss_error_last());
+		return;
+	}
+	for (size_t b = 0; b < nb; b++)
+		if (ss_index_for_each_decision_log(ix, branches[b], list_log, NULL))
+			die("%s", ss_error_last());
 }
 
 int cmd_status(int argc, const char **argv)
@@ -54,11 +96,13 @@ int cmd_status(int argc, const char **argv)
 	const char *db = NULL, *repo = NULL, *named[SS_RANK_MAX_BRANCHES];
 	char *branches[SS_RANK_MAX_BRANCHES], *path = NULL;
 	size_t nnamed = 0, nb;
+	int log = 0;
 	struct cli_option options[] = {
 		CLI_DECISIONS_INDEX(&db, &repo, "read"),
 		CLI_GROUP("Selection"),
 		CLI_STRLIST("branch", named, &nnamed, "BRANCH",
 			    "this branch's decisions (default: every live stable branch of the index)"),
+		CLI_FLAG(0, "log", &log, "list every change to the decisions, oldest first"),
 		CLI_END(),
 	};
 	ss_index *ix;
@@ -66,8 +110,10 @@ int cmd_status(int argc, const char **argv)
 	if (cli_parse_options(argc, argv, options, status_usage))
 		usage_die("unexpected argument '%s'", argv[0]);
 	ix = cli_decisions_open(db, repo, 0, &path);
-	nb = cli_decision_branches(branches, SS_RANK_MAX_BRANCHES, ix, path, named, nnamed);
-	for (size_t b = 0; b < nb; b++) {
+	nb = cli_decision_branches(branches, SS_RANK_MAX_BRANCHES, ix, path, repo, named, nnamed);
+	if (log)
+		show_log(ix, branches, nb, nnamed);
+	for (size_t b = 0; b < nb && !log; b++) {
 		struct status s;
 		size_t total = 0;
 

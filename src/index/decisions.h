@@ -1,6 +1,17 @@
 /*
  * decisions.h - a maintainer's review decisions, kept in the project index
- * (table "decisions", schema 3; docs/review.md).
+ * (table "decision_log", schema 4; docs/review.md).
+ *
+ * Decisions are a log: every change (a decision, a reset, an undo, an
+ * import, the "backported" an update finds) is a row appended, none is
+ * ever updated or deleted; the decision of a commit on a branch is the
+ * latest row (seq order) unless that row is a reset ("none").  Undo
+ * appends again the row that held before the latest, so that a
+ * colleague's decision and note come back as they were.
+ *
+ * A branch is one name, the stable branch as the index knows it, local
+ * ("21.11", whether the index read "21.11" or "origin/21.11"):
+ * ss_index_branch_identity() gives it for any spelling.
  *
  * One decision per upstream commit and stable branch: accepted, rejected,
  * deferred (until a date or a release), queued, backported, failed; who
@@ -64,7 +75,12 @@ typedef struct {
 	const char *note;
 	int known;               /* output: the index holds the commit */
 	const char *subject;     /* output: its subject, "" when not known */
+	int64_t logged;          /* when the row was written (0 on input: now) */
+	int undo;                /* the row undoes the change before it */
 } ss_decision;
+
+/* The latest time a decision may carry: 9999-12-31 23:59:59 UTC. */
+#define SS_DECISION_TIME_MAX ((int64_t)253402300799)
 
 /* A decision with strings of its own (ss_index_decision_get()). */
 typedef struct {
@@ -75,17 +91,40 @@ typedef struct {
 void ss_decision_owned_release(ss_decision_owned *o); /* NULL is a no-op */
 
 /*
- * Record d (replacing the decision for d->commit on d->branch, whatever
- * its state).  d->patch_id "" takes the indexed commit's patch id.  The
+ * Record d (a row appended: the decision for d->commit on d->branch
+ * from now on, whatever it was).  The patch id is the indexed commit's
+ * (d->patch_id is kept only for a commit the index does not hold).  The
  * index must be open for writing.  SS_EINVALID for a commit that is no
- * full id or an empty branch; a lock held past the busy timeout gives
- * "index 'F' is locked by another writer".
+ * full lower-case id, an empty branch, a time outside 0 ..
+ * SS_DECISION_TIME_MAX; a lock held past the busy timeout gives "index
+ * 'F' is locked by another writer".
  */
 int ss_index_decision_set(ss_index *ix, const ss_decision *d);
 
-/* Remove the decision for commit on branch; *removed (may be NULL) says
- * whether there was one. */
+/* Take back the decision for commit on branch (a reset row appended);
+ * *removed (may be NULL) says whether there was one. */
 int ss_index_decision_reset(ss_index *ix, const char *commit, const char *branch, int *removed);
+
+/*
+ * Undo the latest change to commit on branch: the row before it is
+ * appended again (who, time, note as they were), a reset when there was
+ * none.  *restored (may be NULL): 0 nothing to undo, 1 no decision
+ * left, 2 an earlier decision restored.
+ */
+int ss_index_decision_undo(ss_index *ix, const char *commit, const char *branch, int *restored);
+
+/*
+ * The stable branch name decisions are kept under, for name as a user
+ * spells it: "21.11", "origin/21.11", "refs/heads/21.11",
+ * "refs/remotes/X/21.11" give the local name of the index's stable ref;
+ * else a release tag, a commit id, or commit (the full id name resolves
+ * to, may be NULL) recorded on exactly one stable branch of the index
+ * gives that branch.  SS_ENOTFOUND (message set: the branches the index
+ * knows, and the nearest by edit distance) when none; SS_EINVALID when
+ * the commit is on several.  out holds size bytes.
+ */
+int ss_index_branch_identity(char *out, size_t size, ss_index *ix, const char *name,
+			     const char *commit);
 
 /*
  * The decision for commit (40 hex digits) on branch: the row of that id,
@@ -104,6 +143,11 @@ int ss_index_decision_get(ss_decision_owned *out, int *found, ss_index *ix, cons
 int ss_index_for_each_decision(ss_index *ix, const char *branch,
 			       int (*cb)(const ss_decision *d, void *ud), void *ud);
 
+/* Every row of the log (branch NULL) or those of branch, oldest first
+ * (resets as SS_DECISION_NONE). */
+int ss_index_for_each_decision_log(ss_index *ix, const char *branch,
+				   int (*cb)(const ss_decision *d, void *ud), void *ud);
+
 /* *out: whether any decision is recorded for branch (NULL: any branch). */
 int ss_index_decisions_any(ss_index *ix, const char *branch, int *out);
 
@@ -119,12 +163,14 @@ int ss_index_decisions_derive(ss_index *ix, size_t *changed);
 
 /*
  * Merge decisions[0..n) into the index in one transaction: a decision
- * replaces the index's for its commit and branch when it is newer (time),
+ * is appended for its commit and branch when it is newer (time) than the
+ * index's,
  * is skipped when older or the same; a conflict is an import row and an
  * index row that differ in state, until or note (whichever is newer wins)
  * and is handed to conflict (may be NULL) with both.  stats (may be NULL):
  * [0] written, [1] kept (older or equal), [2] conflicts.  Nothing is
- * written when any row is refused.
+ * written when any row is refused: besides ss_index_decision_set()'s
+ * rules, a patch id that is not the indexed commit's.
  */
 int ss_index_decisions_import(ss_index *ix, const ss_decision *decisions, size_t n,
 			      void (*conflict)(const ss_decision *theirs, const ss_decision *ours,

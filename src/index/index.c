@@ -238,7 +238,10 @@ static const char *const migrations[SS_INDEX_SCHEMA - 1] = {
 	" DELETE FROM backports; DELETE FROM releases; DELETE FROM commits;",
 	/* 2 -> 3: the review decisions (index/decisions.h); a table there already
 	 * (an index taken back to an older version by hand) is kept */
-	SS_INDEX_DECISIONS_SCHEMA,
+	SS_INDEX_DECISIONS_SCHEMA_3,
+	/* 3 -> 4: the decisions as an append-only log (index_impl.h); run by
+	 * ss_index_decisions_migrate_4(), which looks at what is there first */
+	NULL,
 };
 
 static int migrate(ss_index *ix, long from)
@@ -249,7 +252,8 @@ static int migrate(ss_index *ix, long from)
 	if ((rc = ss_index_exec(ix, "BEGIN IMMEDIATE", "start a transaction")))
 		return rc;
 	for (; from < SS_INDEX_SCHEMA && !rc; from++)
-		rc = ss_index_exec(ix, migrations[from - 1], "migrate the schema");
+		rc = migrations[from - 1] ? ss_index_exec(ix, migrations[from - 1], "migrate the schema")
+		     : ss_index_decisions_migrate_4(ix);
 	snprintf(v, sizeof(v), "%d", SS_INDEX_SCHEMA);
 	if (rc || (rc = ss_index_meta_set(ix, "schema", v)) ||
 	    (rc = ss_index_exec(ix, "COMMIT", "migrate the schema")))
@@ -262,7 +266,7 @@ static int migrate(ss_index *ix, long from)
 static int check_tables(ss_index *ix)
 {
 	static const char *const tables[] = { "meta", "commits", "trailers", "files", "releases",
-					      "refs", "branch_commits", "backports", "decisions" };
+					      "refs", "branch_commits", "backports", "decision_log" };
 	sqlite3_stmt *st;
 	size_t i;
 	int rc = 0;

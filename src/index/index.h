@@ -39,7 +39,7 @@
 #include "history/histidx.h"
 
 /* The schema version this code writes and reads; it only grows. */
-#define SS_INDEX_SCHEMA 3
+#define SS_INDEX_SCHEMA 4
 
 /* Every time read from an index lies within +-2^40 s of the epoch (some
  * 35,000 years): a damaged file's times are clamped into that, so that

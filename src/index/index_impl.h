@@ -8,14 +8,59 @@
 
 #include "index/index.h"
 
-/* The decisions table (index/decisions.h), schema 3: made with a new
- * index's schema and by the migration from 2. */
-#define SS_INDEX_DECISIONS_SCHEMA \
+/* The decisions table of schema 3: made by the migration from 2, then
+ * taken into the log by the migration from 3. */
+#define SS_INDEX_DECISIONS_SCHEMA_3 \
 	"CREATE TABLE IF NOT EXISTS decisions(commit_id TEXT NOT NULL, branch TEXT NOT NULL, patch_id TEXT," \
 	" state TEXT NOT NULL, until TEXT NOT NULL DEFAULT '', who TEXT NOT NULL," \
 	" time INTEGER NOT NULL, note TEXT NOT NULL DEFAULT ''," \
-	" PRIMARY KEY(commit_id, branch)) WITHOUT ROWID;" \
-	"CREATE INDEX IF NOT EXISTS decisions_patch_id ON decisions(patch_id);"
+	" PRIMARY KEY(commit_id, branch)) WITHOUT ROWID;"
+
+/* The decisions' log (index/decisions.h), schema 4: one row a change,
+ * never updated nor deleted (seq: the order rows were written in; logged:
+ * when; undo: the row puts back the one before the change undone); the
+ * view "decisions" is the current state, for people and scripts reading
+ * the file (stablesel reads the log). */
+#define SS_INDEX_DECISION_LOG_TABLE \
+	"CREATE TABLE IF NOT EXISTS decision_log(seq INTEGER PRIMARY KEY, commit_id TEXT NOT NULL," \
+	" branch TEXT NOT NULL, patch_id TEXT, state TEXT NOT NULL, until TEXT NOT NULL DEFAULT ''," \
+	" who TEXT NOT NULL, time INTEGER NOT NULL, note TEXT NOT NULL DEFAULT ''," \
+	" logged INTEGER NOT NULL DEFAULT 0, undo INTEGER NOT NULL DEFAULT 0);" \
+	"CREATE INDEX IF NOT EXISTS decision_log_key ON decision_log(commit_id, branch, seq);" \
+	"CREATE INDEX IF NOT EXISTS decision_log_patch_id ON decision_log(patch_id);"
+
+/* The current decisions: the latest row of each commit and branch, unless
+ * it is a reset ("none"). */
+#define SS_INDEX_DECISIONS_CURRENT \
+	"(SELECT * FROM decision_log l WHERE l.state <> 'none' AND l.seq =" \
+	" (SELECT max(m.seq) FROM decision_log m WHERE m.commit_id = l.commit_id" \
+	" AND m.branch = l.branch))"
+
+#define SS_INDEX_DECISIONS_VIEW \
+	"CREATE VIEW IF NOT EXISTS decisions AS SELECT commit_id, branch, patch_id, state, until, who," \
+	" time, note FROM " SS_INDEX_DECISIONS_CURRENT ";"
+
+#define SS_INDEX_DECISIONS_SCHEMA SS_INDEX_DECISION_LOG_TABLE SS_INDEX_DECISIONS_VIEW
+
+/* 3 -> 4: each decision of the table becomes a row of the log (oldest
+ * first), under the branch's local name when the index knows it as a
+ * remote-tracking one ("origin/21.11" is "21.11": one identity a
+ * branch); nothing is lost, both rows of a branch named both ways are
+ * kept and the newer one holds. */
+#define SS_INDEX_DECISIONS_MIGRATE_4 \
+	SS_INDEX_DECISION_LOG_TABLE \
+	"INSERT INTO decision_log(commit_id, branch, patch_id, state, until, who, time, note, logged)" \
+	" SELECT commit_id, CASE WHEN branch IN (SELECT name FROM refs WHERE kind = 'stable'" \
+	" AND instr(name, '/') > 0) THEN substr(branch, instr(branch, '/') + 1) ELSE branch END," \
+	" patch_id, state, until, who, time, note, time FROM decisions" \
+	" ORDER BY time, commit_id, branch;" \
+	"DROP TABLE decisions;" \
+	SS_INDEX_DECISIONS_VIEW
+
+/* 3 -> 4, in the migration's transaction: the table "decisions" into the
+ * log (SS_INDEX_DECISIONS_MIGRATE_4); an index that has the log already
+ * (its schema version set back by hand) keeps it as it is. */
+int ss_index_decisions_migrate_4(ss_index *ix);
 
 struct ss_index {
 	sqlite3 *db;

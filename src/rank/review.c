@@ -87,8 +87,12 @@ static void show_item(ss_review *rv)
 	const ss_review_item *it = &rv->items[rv->cur];
 	ss_strbuf *s = &rv->screen;
 
-	ss_strbuf_addf(s, "\n[%zu/%zu] %.12s %s\n", rv->cur + 1, rv->n, it->id, it->subject);
-	ss_strbuf_addf(s, "  %s, %s\n", it->author, it->date);
+	/* a subject or a name from a commit must not drive the terminal */
+	ss_strbuf_addf(s, "\n[%zu/%zu] %.12s ", rv->cur + 1, rv->n, it->id);
+	ss_strbuf_add_escaped(s, it->subject);
+	ss_strbuf_adds(s, "\n  ");
+	ss_strbuf_add_escaped(s, it->author);
+	ss_strbuf_addf(s, ", %s\n", it->date);
 	ss_strbuf_addf(s, "  score %.3f, %s\n", it->score, it->band);
 	if (*it->verdicts) {
 		const char *p = it->verdicts;

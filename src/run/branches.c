@@ -399,6 +399,11 @@ const char *ss_run_branches_name(const ss_run_branches *br, size_t b)
 	return ss_check_branch_name(br->ck[b]);
 }
 
+const char *ss_run_branches_tip(const ss_run_branches *br, size_t b)
+{
+	return ss_check_branch_id(br->ck[b]);
+}
+
 const ss_carried *ss_run_branches_carried(const ss_run_branches *br, size_t b)
 {
 	return br->carried[b];

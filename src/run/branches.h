@@ -105,6 +105,8 @@ void ss_run_branches_free(ss_run_branches *br); /* NULL is a no-op */
 /* How many branches; branch b's short name ("21.11"). */
 size_t ss_run_branches_count(const ss_run_branches *br);
 const char *ss_run_branches_name(const ss_run_branches *br, size_t b);
+/* Branch b's tip: the commit --onto names, 40 hex digits. */
+const char *ss_run_branches_tip(const ss_run_branches *br, size_t b);
 
 /* What branch b carries (its backport-line style among it), borrowed. */
 const ss_carried *ss_run_branches_carried(const ss_run_branches *br, size_t b);

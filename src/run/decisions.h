@@ -16,8 +16,23 @@
 #include "run/run.h"
 
 /* Whether d still holds at time now: a deferral until a date that has
- * come, or until a release index ix now has, no longer does. */
+ * come, or until a release index ix has with a date before now (a
+ * replay's clock), no longer does. */
 int ss_run_decision_active(ss_index *ix, const ss_decision *d, int64_t now);
+
+/* The start (00:00 UTC) of day s, "YYYY-MM-DD" on the real calendar
+ * (2019-02-30 is refused) from 1970.  SS_EINVALID (message set). */
+int ss_run_date_parse(int64_t *out, const char *s);
+
+/*
+ * Whether a deferral's until (mark --until, review's d) can end: "" (no
+ * end), a real date, a release tag index ix (at path) holds, or a
+ * release version to come (newer than every release of its line, or
+ * than the newest when the index has none of its line: *future 1).
+ * SS_EINVALID naming what is accepted for anything else ("v2.0-typo",
+ * "2019-02-30").
+ */
+int ss_run_decision_until_check(ss_index *ix, const char *path, const char *until, int *future);
 
 typedef struct {
 	char *const *branches;     /* the branches decided for (--onto's short

@@ -64,18 +64,24 @@ static int add_if_before(const ss_index_backport *b, void *ud)
 	return ss_backports_add_known(c->l, b->upstream, b->branch);
 }
 
-int ss_run_replay_cut(ss_backports **out, ss_index *ix, const char *path, const char *repo,
-		      const char *const *onto, size_t n, const ss_run_report *rp)
+/* The newest committer time of the onto tips (*cut, INT64_MIN when none
+ * can be read), which one, and whether any of them is set back from the
+ * index's ref. */
+struct clock {
+	int64_t cut;
+	const char *newest_name;
+	char newest_tip[41];
+	size_t set_back;
+};
+
+static int find_cut(struct clock *k, ss_index *ix, const char *path, const char *repo,
+		    const char *const *onto, size_t n)
 {
-	const char *newest_name = NULL;
-	char newest_tip[41] = "", date[16];
-	int64_t cut = INT64_MIN;
-	struct cut c;
-	size_t b, set_back = 0;
 	int rc;
 
-	*out = NULL;
-	for (b = 0; b < n; b++) {
+	memset(k, 0, sizeof(*k));
+	k->cut = INT64_MIN;
+	for (size_t b = 0; b < n; b++) {
 		ss_check_options co = SS_CHECK_OPTIONS_INIT;
 		struct tip_match m;
 		ss_check *ck;
@@ -84,8 +90,10 @@ int ss_run_replay_cut(ss_backports **out, ss_index *ix, const char *path, const 
 		co.rev = onto[b];
 		/* a branch that cannot be read is said by the branches' own
 		 * reading, later */
-		if (ss_check_open(&ck, repo, &co))
+		if (ss_check_open(&ck, repo, &co)) {
+			k->set_back = 0;
 			return 0;
+		}
 		m.ref = ss_check_branch_ref(ck);
 		m.name = ss_check_branch_name(ck);
 		m.tip = ss_check_branch_id(ck);
@@ -94,14 +102,49 @@ int ss_run_replay_cut(ss_backports **out, ss_index *ix, const char *path, const 
 			ss_check_free(ck);
 			return ss_run_fail(rc, "cannot read the refs of '%s'", path);
 		}
-		set_back += !m.found;
-		if (ss_check_in_branch(ck, m.tip, NULL, &t) == 1 && t > cut) {
-			cut = t;
-			newest_name = onto[b];
-			snprintf(newest_tip, sizeof(newest_tip), "%s", m.tip);
+		k->set_back += !m.found;
+		if (ss_check_in_branch(ck, m.tip, NULL, &t) == 1 && t > k->cut) {
+			k->cut = t;
+			k->newest_name = onto[b];
+			snprintf(k->newest_tip, sizeof(k->newest_tip), "%s", m.tip);
 		}
 		ss_check_free(ck);
 	}
+	return 0;
+}
+
+int ss_run_replay_clock(int64_t *out, ss_index *ix, const char *path, const char *repo,
+			const char *const *onto, size_t n)
+{
+	struct clock k;
+	int rc;
+
+	*out = 0;
+	if ((rc = find_cut(&k, ix, path, repo, onto, n)))
+		return rc;
+	if (k.set_back && k.cut != INT64_MIN)
+		*out = k.cut;
+	return 0;
+}
+
+int ss_run_replay_cut(ss_backports **out, ss_index *ix, const char *path, const char *repo,
+		      const char *const *onto, size_t n, const ss_run_report *rp)
+{
+	const char *newest_name;
+	char date[16], *newest_tip;
+	struct clock k;
+	int64_t cut;
+	struct cut c;
+	size_t set_back;
+	int rc;
+
+	*out = NULL;
+	if ((rc = find_cut(&k, ix, path, repo, onto, n)))
+		return rc;
+	cut = k.cut;
+	set_back = k.set_back;
+	newest_name = k.newest_name;
+	newest_tip = k.newest_tip;
 	if (!set_back || cut == INT64_MIN)
 		return 0;
 	memset(&c, 0, sizeof(c));

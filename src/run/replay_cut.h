@@ -9,6 +9,7 @@
 #define SS_RUN_REPLAY_CUT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "index/index.h"
 #include "labels/backports.h"
@@ -25,5 +26,14 @@
  */
 int ss_run_replay_cut(ss_backports **out, ss_index *ix, const char *path, const char *repo,
 		      const char *const *onto, size_t n, const ss_run_report *rp);
+
+/*
+ * The clock a replay judges by (review decisions' deferrals): when one of
+ * the branches onto[0..n) of repo is set back from index ix's ref (read
+ * from path), the newest of their tips' committer times; else *out is 0
+ * (no replay: today).  0 or < 0 with the message set.
+ */
+int ss_run_replay_clock(int64_t *out, ss_index *ix, const char *path, const char *repo,
+			const char *const *onto, size_t n);
 
 #endif

@@ -15,6 +15,8 @@
  */
 #include "run/review_share.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,20 +26,17 @@
 #include "util/hexid.h"
 #include "util/strbuf.h"
 
+/* s as a JSON string: always valid UTF-8 (a byte that is none, from an
+ * index written before notes were checked, as U+FFFD). */
 static void json_string(FILE *f, const char *s)
 {
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	ss_strbuf sb = SS_STRBUF_INIT;
 
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
+	if (ss_strbuf_add_json(&sb, s))
+		fputs("\"\"", f);
+	else
+		fputs(sb.buf, f);
+	ss_strbuf_release(&sb);
 }
 
 struct export {
@@ -126,11 +125,82 @@ static void utf8(ss_strbuf *sb, unsigned cp)
 	} else if (cp < 0x800) {
 		ss_strbuf_addch(sb, (int)(0xc0 | cp >> 6));
 		ss_strbuf_addch(sb, (int)(0x80 | (cp & 0x3f)));
-	} else {
+	} else if (cp < 0x10000) {
 		ss_strbuf_addch(sb, (int)(0xe0 | cp >> 12));
 		ss_strbuf_addch(sb, (int)(0x80 | (cp >> 6 & 0x3f)));
 		ss_strbuf_addch(sb, (int)(0x80 | (cp & 0x3f)));
+	} else {
+		ss_strbuf_addch(sb, (int)(0xf0 | cp >> 18));
+		ss_strbuf_addch(sb, (int)(0x80 | (cp >> 12 & 0x3f)));
+		ss_strbuf_addch(sb, (int)(0x80 | (cp >> 6 & 0x3f)));
+		ss_strbuf_addch(sb, (int)(0x80 | (cp & 0x3f)));
 	}
+}
+
+/* Four hex digits at p into *cp; -1 when they are not. */
+static int hex4(const char *p, unsigned *cp)
+{
+	*cp = 0;
+	for (int i = 0; i < 4; i++) {
+		int v = hexval(p[i]);
+
+		if (v < 0)
+			return -1;
+		*cp = *cp << 4 | (unsigned)v;
+	}
+	return 0;
+}
+
+/*
+ * The \\u escape at r->p (on the 'u') into sb: a surrogate pair is one
+ * code point (4 bytes of UTF-8, never CESU-8), a lone surrogate and
+ * \\u0000 are refused.  r->p is left on the last hex digit.
+ */
+static int unicode_escape(struct reader *r, ss_strbuf *sb)
+{
+	unsigned cp, lo;
+
+	if (hex4(r->p + 1, &cp))
+		return fail(r, "bad \\u escape");
+	r->p += 4;
+	if (!cp)
+		return fail(r, "\\u0000 in a string");
+	if (cp >= 0xdc00 && cp <= 0xdfff)
+		return fail(r, "a lone low surrogate in a string");
+	if (cp >= 0xd800 && cp <= 0xdbff) {
+		if (r->p[1] != '\\' || r->p[2] != 'u' || hex4(r->p + 3, &lo) || lo < 0xdc00 ||
+		    lo > 0xdfff)
+			return fail(r, "a lone high surrogate in a string");
+		cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+		r->p += 6;
+	}
+	utf8(sb, cp);
+	return 0;
+}
+
+/* The raw UTF-8 sequence at r->p into sb (r->p past it); refused when
+ * it is none (a Latin-1 byte, an overlong form, a surrogate). */
+static int raw_utf8(struct reader *r, ss_strbuf *sb)
+{
+	const unsigned char *p = (const unsigned char *)r->p;
+	size_t n = p[0] < 0x80 ? 1 : (p[0] & 0xe0) == 0xc0 ? 2 : (p[0] & 0xf0) == 0xe0 ? 3
+		   : (p[0] & 0xf8) == 0xf0 ? 4 : 0;
+	char seq[5];
+
+	for (size_t i = 1; i < n; i++)
+		if (!p[i]) {
+			n = 0;
+			break;
+		}
+	if (n) {
+		memcpy(seq, p, n);
+		seq[n] = '\0';
+	}
+	if (!n || !ss_utf8_valid(seq, n))
+		return fail(r, "a string that is not valid UTF-8");
+	ss_strbuf_add(sb, p, n);
+	r->p += n;
+	return 0;
 }
 
 /* A JSON string into *out (malloc'd). */
@@ -149,8 +219,10 @@ static int string(struct reader *r, char **out)
 			return fail(r, "unterminated string");
 		}
 		if (c != '\\') {
-			ss_strbuf_addch(&sb, c);
-			r->p++;
+			if (raw_utf8(r, &sb)) {
+				ss_strbuf_release(&sb);
+				return -1;
+			}
 			continue;
 		}
 		r->p++;
@@ -163,26 +235,12 @@ static int string(struct reader *r, char **out)
 		case 'r': ss_strbuf_addch(&sb, '\r'); break;
 		case 'b': ss_strbuf_addch(&sb, '\b'); break;
 		case 'f': ss_strbuf_addch(&sb, '\f'); break;
-		case 'u': {
-			unsigned cp = 0;
-
-			for (int i = 1; i <= 4; i++) {
-				int v = hexval(r->p[i]);
-
-				if (v < 0) {
-					ss_strbuf_release(&sb);
-					return fail(r, "bad \\u escape");
-				}
-				cp = cp << 4 | (unsigned)v;
-			}
-			if (!cp) {
+		case 'u':
+			if (unicode_escape(r, &sb)) {
 				ss_strbuf_release(&sb);
-				return fail(r, "\\u0000 in a string");
+				return -1;
 			}
-			utf8(&sb, cp);
-			r->p += 4;
 			break;
-		}
 		default:
 			ss_strbuf_release(&sb);
 			return fail(r, "bad escape in a string");
@@ -192,6 +250,26 @@ static int string(struct reader *r, char **out)
 	r->p++;
 	*out = ss_strbuf_detach(&sb, NULL);
 	return *out ? 0 : fail(r, "out of memory");
+}
+
+/* "time": digits, 0 up to the end of year 9999 (no sign, fraction,
+ * exponent, nor a number strtoll would clamp). */
+static int read_time(struct reader *r, int64_t *out)
+{
+	char *end;
+	long long t;
+
+	if (!isdigit((unsigned char)*r->p))
+		return fail(r, "\"time\" is no integer of seconds from 1970");
+	errno = 0;
+	t = strtoll(r->p, &end, 10);
+	if (*end == '.' || *end == 'e' || *end == 'E')
+		return fail(r, "\"time\" is no integer of seconds from 1970");
+	if (errno == ERANGE || t > SS_DECISION_TIME_MAX)
+		return fail(r, "\"time\" is out of range (after the year 9999)");
+	*out = t;
+	r->p = end;
+	return 0;
 }
 
 /* One decision object; its strings into owned[0..4]. */
@@ -211,16 +289,11 @@ static int decision(struct reader *r, ss_decision *d, char *owned[5])
 		}
 		ws(r);
 		if (!strcmp(key, "time")) {
-			char *end;
-			long long t = strtoll(r->p, &end, 10);
-
-			if (end == r->p) {
+			if (read_time(r, &d->time)) {
 				free(key);
-				return fail(r, "\"time\" is no integer");
+				return -1;
 			}
-			d->time = t;
 			have_time = 1;
-			r->p = end;
 		} else if (string(r, &val)) {
 			free(key);
 			return fail(r, "values are strings, \"time\" an integer");
@@ -234,7 +307,9 @@ static int decision(struct reader *r, ss_decision *d, char *owned[5])
 				free(val);
 				return fail(r, "a commit or patch id that is not 40 hex digits");
 			}
-			memcpy(dst, val, len + 1);
+			/* one spelling of an id: "ABC..." is "abc..." */
+			for (size_t i = 0; i <= len; i++)
+				dst[i] = (char)tolower((unsigned char)val[i]);
 			free(val);
 		} else if (!strcmp(key, "state")) {
 			int rc = ss_decision_state_parse(&d->state, val);

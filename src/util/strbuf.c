@@ -100,6 +100,58 @@ static size_t utf8_len(const unsigned char *s)
 	return n;
 }
 
+int ss_utf8_valid(const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + n;
+
+	while (p < end) {
+		size_t k = *p ? utf8_len(p) : 1;
+
+		if (!k || (size_t)(end - p) < k)
+			return 0;
+		p += k;
+	}
+	return 1;
+}
+
+/* The escape of control character c ("\\n", "\\x1b"), appended. */
+static int add_control(ss_strbuf *sb, unsigned c)
+{
+	switch (c) {
+	case '\n': return ss_strbuf_adds(sb, "\\n");
+	case '\t': return ss_strbuf_adds(sb, "\\t");
+	case '\r': return ss_strbuf_adds(sb, "\\r");
+	default: return ss_strbuf_addf(sb, "\\x%02x", c);
+	}
+}
+
+int ss_strbuf_add_escaped(ss_strbuf *sb, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	int rc = ss_strbuf_grow(sb, strlen((const char *)p));
+
+	while (!rc && *p) {
+		size_t n;
+
+		if (*p < 0x20 || *p == 0x7f) {
+			rc = add_control(sb, *p++);
+			continue;
+		}
+		if (!(n = utf8_len(p))) {
+			rc = ss_strbuf_addf(sb, "\\x%02x", *p++);
+			continue;
+		}
+		/* C1 controls (U+0080..U+009F: 0xc2 0x80..0x9f) act as escapes
+		 * on some terminals */
+		if (n == 2 && p[0] == 0xc2 && p[1] < 0xa0)
+			rc = ss_strbuf_addf(sb, "\\u%04x", p[1]);
+		else
+			rc = ss_strbuf_add(sb, p, n);
+		p += n;
+	}
+	return rc;
+}
+
 int ss_strbuf_add_json(ss_strbuf *sb, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
