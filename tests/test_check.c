@@ -383,6 +383,27 @@ static void test_onto_names(void **state)
 	err = test_read_file(path, NULL);
 	assert_non_null(strstr(err, "took refs/heads/stable"));
 	free(err);
+	/* a local branch beside another remote's branch of that name and
+	 * other commit: git rev-parse is silent (refs/remotes/github/stable
+	 * is not refs/remotes/stable), and so is check (issue 35, case 19) */
+	assert_int_equal(test_run("git -C '%s/clone' tag -d stable >/dev/null && "
+				  "git -C '%s/clone' update-ref refs/remotes/github/stable main && "
+				  "git -C '%s/clone' rev-parse stable 2>'%s/err.git' >/dev/null && "
+				  "! test -s '%s/err.git' && "
+				  "./stablesel check --onto-repo '%s/clone' --onto stable '%s' 2>'%s/err' "
+				  ">/dev/null", tmp, tmp, tmp, tmp, tmp, tmp, mbox, tmp), 0);
+	err = test_read_file(path, NULL);
+	assert_null(strstr(err, "ambiguous"));
+	assert_non_null(strstr(err, "against stable (refs/heads/stable "));
+	free(err);
+	/* with the tag back, git warns too: so does check */
+	assert_int_equal(test_run("git -C '%s/clone' tag stable main && "
+				  "./stablesel check --onto-repo '%s/clone' --onto stable '%s' 2>'%s/err' "
+				  ">/dev/null", tmp, tmp, mbox, tmp), 0);
+	err = test_read_file(path, NULL);
+	assert_non_null(strstr(err, "'stable' is ambiguous"));
+	assert_non_null(strstr(err, "took refs/heads/stable"));
+	free(err);
 	/* an id and the tag by its full name: no warning */
 	assert_int_equal(test_run("./stablesel check --onto-repo '%s/clone' "
 				  "--onto $(git -C '%s/clone' rev-parse origin/stable | cut -c1-10) "

@@ -77,6 +77,46 @@ free_ref:
 }
 
 /*
+ * Whether REV naming the candidates c[0..n) (c[0] the one taken) is worth
+ * a warning where git itself would warn or differ: git rev-parse tries
+ * REV, refs/REV, refs/tags/REV, refs/heads/REV, refs/remotes/REV and
+ * refs/remotes/REV/HEAD in that order (git's ref_rev_parse_rules) and
+ * warns when more than one exists, or when a full 40-hex id is also a
+ * ref.  A local branch "22.11" beside refs/remotes/github/22.11 is no
+ * ambiguity for git (that is not refs/remotes/22.11), nor for us: warn
+ * when git would, when git would take another commit than c[0], or, git
+ * knowing no such name, when it would take the id or when c[0] is a
+ * remote-tracking branch of a remote other than origin (then the
+ * remotes' order decided).
+ */
+static int onto_git_would_warn(git_repository *repo, const char *rev,
+			       const struct onto_candidate *c, size_t n)
+{
+	static const char *const rules[] = { "%s", "refs/%s", "refs/tags/%s", "refs/heads/%s",
+					     "refs/remotes/%s", "refs/remotes/%s/HEAD" };
+	struct onto_candidate g[6];
+	size_t ng = 0;
+	char full[300];
+
+	for (size_t i = 0; i < sizeof(rules) / sizeof(*rules); i++) {
+		/* rev alone is a ref only as "HEAD" or a full "refs/..." name */
+		if (!i && strcmp(rev, "HEAD") && strncmp(rev, "refs/", 5))
+			continue;
+		snprintf(full, sizeof(full), rules[i], rev);
+		onto_add(g, &ng, 6, repo, full);
+	}
+	if (ng > 1)
+		return 1;
+	if (ng == 1)
+		return !git_oid_equal(&g[0].oid, &c[0].oid) ||
+		       (strlen(rev) == GIT_OID_HEXSZ && ss_hexid_is_prefix(rev));
+	for (size_t i = 1; i < n; i++)
+		if (!c[i].ref[0])
+			return 1;  /* git would take the id, no ref having that name */
+	return strncmp(c[0].ref, "refs/remotes/origin/", 20) != 0;
+}
+
+/*
  * Resolve --onto REV as a maintainer means it: a local branch first, then
  * a remote-tracking branch of that name (origin's before others': in a
  * fresh clone "22.11" is only "origin/22.11"), then a tag, then anything
@@ -169,7 +209,7 @@ static int resolve_onto(ss_check *ck, const char *rev, git_object **out)
 		ss_strbuf sb = SS_STRBUF_INIT;
 		char hex[13];
 
-		if (git_oid_equal(&c[i].oid, &c[taken].oid))
+		if (git_oid_equal(&c[i].oid, &c[taken].oid) || !onto_git_would_warn(ck->repo, rev, c, n))
 			continue;
 		ss_strbuf_addf(&sb, "'%s' is ambiguous:", rev);
 		for (size_t k = 0; k < n; k++) {
