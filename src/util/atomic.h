@@ -53,6 +53,15 @@ typedef struct {
 } ss_atomic_info;
 
 int ss_atomic_open(ss_atomic **out, const char *path);
+
+/*
+ * As ss_atomic_open(), for a file the program keeps (the project
+ * model): only a missing path or an existing regular file, replaced by
+ * rename.  A symlink (never followed: its target may be anyone's file),
+ * a FIFO, a device, a socket and a directory are refused, the message
+ * naming what path is.
+ */
+int ss_atomic_open_regular(ss_atomic **out, const char *path);
 FILE *ss_atomic_file(ss_atomic *a);
 void ss_atomic_get_info(ss_atomic_info *out, const ss_atomic *a);
 int ss_atomic_commit(ss_atomic *a); /* 0 or SS_ERROR (message set) */
