@@ -368,6 +368,36 @@ int ss_atomic_open_regular(ss_atomic **out, const char *path)
 	return ss_atomic_open(out, path);
 }
 
+int ss_atomic_make_dirs(const char *dir)
+{
+	char *d, *p;
+	struct stat st;
+	int rc = 0;
+
+	if (!*dir)
+		return ss_error_set("cannot make the folder '': the path is empty");
+	if (!(d = strdup(dir)))
+		return ss_error_set("out of memory");
+	/* each prefix ending before a '/', then the whole */
+	for (p = d + 1;; p++) {
+		char was = *p;
+
+		if (was && was != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(d, 0777) && errno != EEXIST) {
+			rc = ss_error_set("cannot make the folder '%s': %s", d, strerror(errno));
+		} else if (stat(d, &st) || !S_ISDIR(st.st_mode)) {
+			rc = ss_error_set("cannot make the folder '%s': '%s' is not a folder", dir, d);
+		}
+		*p = was;
+		if (rc || !was)
+			break;
+	}
+	free(d);
+	return rc;
+}
+
 FILE *ss_atomic_file(ss_atomic *a)
 {
 	return a->f;
