@@ -653,7 +653,15 @@ static void test_refused(void **state)
 	/* no index yet */
 	assert_int_equal(test_run("./stablesel where --db '%s/none.db' abcdef 2>/dev/null", tmpdir), 128);
 	/* usage */
-	assert_int_equal(test_run("./stablesel index 2>/dev/null"), 129);
+	/* outside a repository (here stands in one: its own) */
+	{
+		char cwd[4096];
+
+		assert_non_null(getcwd(cwd, sizeof(cwd)));
+		assert_int_equal(test_run("cd '%s' && %s%s%s index 2>/dev/null", tmpdir,
+					  test_bin()[0] == '/' ? "" : cwd,
+					  test_bin()[0] == '/' ? "" : "/", test_bin()), 129);
+	}
 	assert_int_equal(test_run("./stablesel where --db '%s' 2>/dev/null", db), 129);
 }
 

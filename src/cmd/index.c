@@ -18,7 +18,7 @@
 #include "util/error.h"
 
 static const char *const index_usage[] = {
-	"stablesel index --repo PATH [--db FILE] [options]",
+	"stablesel index [--repo PATH] [--db FILE] [options]",
 	"stablesel index [--db FILE] [options] REPOSITORY",
 	"stablesel index --db FILE [--releases FILE] SOURCE...",
 	"",
@@ -181,7 +181,9 @@ int cmd_index(int argc, const char **argv)
 	if (nspecs && !db)
 		usage_die("an index of mail needs --db FILE");
 	if (!nspecs && !opts.repo)
-		usage_die("--repo PATH or a mail SOURCE is required");
+		opts.repo = cli_repo_here("index");
+	if (!nspecs && !opts.repo)
+		usage_die("--repo PATH or a mail SOURCE is required (or run it in a repository)");
 	if (nspecs && (opts.mainline || opts.branches || opts.release_tags || eol))
 		usage_die("--mainline, --branches, --eol and --release-tags need --repo PATH");
 	if (eol && ss_layout_parse_age(&age, eol))
