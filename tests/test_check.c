@@ -326,8 +326,16 @@ static void test_check_cli(void **state)
 	assert_true(!strncmp(out, id_of("prep"), 12));
 	free(out);
 	snprintf(path, sizeof(path), "%s/err", tmp);
-	/* usage errors: no branch repository, nothing to check */
-	assert_int_equal(test_run("./stablesel check '%s' 2>/dev/null", mbox), 129);
+	/* usage errors: no branch repository (none named, none stood in),
+	 * nothing to check */
+	{
+		char cwd[4096];
+
+		assert_non_null(getcwd(cwd, sizeof(cwd)));
+		assert_int_equal(test_run("cd '%s' && %s%s%s check '%s' 2>/dev/null", tmp,
+					  test_bin()[0] == '/' ? "" : cwd,
+					  test_bin()[0] == '/' ? "" : "/", test_bin(), mbox), 129);
+	}
 	assert_int_equal(test_run("./stablesel check --onto-repo '%s' 2>/dev/null", repo), 129);
 	/* a branch that does not resolve: one line naming it, exit 128 */
 	assert_int_equal(test_run("./stablesel check --onto-repo '%s' --onto nope '%s' "
