@@ -418,6 +418,8 @@ static void test_failed_mail_edges(void **state)
 				  "./stablesel mark --repo '%s/r' fail %s --branch a-b 2>/dev/null && "
 				  "./stablesel mark --repo '%s/r' fail %s --branch stable 2>/dev/null",
 				  tmp, tmp, comma, tmp, comma, tmp, uml), 0);
+	/* the maintainer's name with a comma stays one sender */
+	assert_int_equal(test_run("git -C '%s/r' config user.name 'Maint, Tess'", tmp), 0);
 	/* -o '': a usage error, nothing written anywhere */
 	assert_int_equal(test_run("./stablesel review --repo '%s/r' --failed-mail -o '' 2>'%s/err'",
 				  tmp, tmp), 129);
@@ -430,6 +432,8 @@ static void test_failed_mail_edges(void **state)
 	/* a/b and a-b: two files, each naming its branch */
 	assert_int_equal(test_run("cd '%s/new/mail' && test $(grep -l 'to apply to a/b stable tree' *.eml | wc -l) = 1 && "
 				  "test $(grep -l 'to apply to a-b stable tree' *.eml | wc -l) = 1", tmp), 0);
+	assert_int_equal(test_run("grep -qx 'From: \"Maint, Tess\" <tess@example.org>' "
+				  "'%s/new/mail/'*.eml", tmp), 0);
 	/* one recipient, quoted */
 	assert_int_equal(test_run("cd '%s/new/mail' && grep -l 'comma-author' *.eml | head -1 | "
 				  "xargs grep -qx 'To: \"Ann, spy@evil.example\" <ann@example.org>'", tmp), 0);

@@ -105,6 +105,32 @@ static void what_failed(ss_strbuf *sb, const ss_check_result *res, const char *b
 	}
 }
 
+/* From: git's identity "Name <email>" is one mailbox whatever the name
+ * holds (a comma, an '@'); anything else an address list. */
+static int mail_from(ss_strbuf *sb, const char *from)
+{
+	const char *lt = strrchr(from, '<');
+	size_t len = strlen(from);
+	char *name, *email;
+	int rc;
+
+	if (!lt || len < 2 || from[len - 1] != '>')
+		return ss_mail_header_addresses(sb, "From", from);
+	name = strndup(from, (size_t)(lt - from));
+	email = strndup(lt + 1, (size_t)(from + len - 1 - (lt + 1)));
+	if (!name || !email) {
+		free(name);
+		free(email);
+		return ss_error_code(SS_ENOMEM, "out of memory");
+	}
+	for (size_t n = strlen(name); n && (name[n - 1] == ' ' || name[n - 1] == '\t'); n--)
+		name[n - 1] = '\0';
+	rc = ss_mail_header_mailbox(sb, "From", name, email);
+	free(name);
+	free(email);
+	return rc;
+}
+
 /* The mail's header, the blank line after it included, into sb. */
 static int mail_header(ss_strbuf *sb, const ss_commit *c, const char *branch, const char *from,
 		       const char *cc)
@@ -122,7 +148,7 @@ static int mail_header(ss_strbuf *sb, const ss_commit *c, const char *branch, co
 		return ss_error_code(SS_ENOMEM, "out of memory");
 	if (!(rc = ss_strbuf_addf(sb, "From %s Mon Sep 17 00:00:00 2001\n", c->id)
 			   ? ss_error_code(SS_ENOMEM, "out of memory") : 0) &&
-	    !(rc = ss_mail_header_addresses(sb, "From", from)) &&
+	    !(rc = mail_from(sb, from)) &&
 	    !(rc = ss_mail_header_mailbox(sb, "To", c->author.name, c->author.email)) &&
 	    !(rc = cc && *cc ? ss_mail_header_addresses(sb, "Cc", cc) : 0) &&
 	    !(rc = ss_mail_header_text(sb, "Subject", subject.buf)) &&
