@@ -11,6 +11,7 @@
  * come.  die(), error() and progress are in src/cmd/cli.c.
  */
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 
 #include "cmd/cli.h"
 #include "source/git.h"
+#include "util/suggest.h"
 
 struct command {
 	const char *name;
@@ -144,6 +146,27 @@ static void completion_bash(void)
 	       "\tesac\n}\ncomplete -o default -o filenames -F _stablesel stablesel\n");
 }
 
+/* A name that is no command: said with the closest command when one is
+ * close; after help, one line pointing at the list, else the list; exit 129. */
+static void unknown_command(const char *name, int after_help)
+{
+	const char *best = NULL;
+	size_t dist = SIZE_MAX, i;
+
+	for (i = 0; i < NCOMMANDS; i++)
+		ss_suggest_consider(&best, &dist, name, commands[i].name);
+	ss_suggest_consider(&best, &dist, name, "help");
+	fprintf(stderr, "error: '%s' is not a stablesel command", name);
+	if (best)
+		fprintf(stderr, "; did you mean '%s'?", best);
+	fputc('\n', stderr);
+	if (after_help)
+		fprintf(stderr, "hint: 'stablesel help' lists the commands\n");
+	else
+		list_commands(stderr);
+	exit(SS_EXIT_USAGE);
+}
+
 /* help, --help, -h: "help [--man] [COMMAND]" */
 static int help(int argc, const char **argv)
 {
@@ -160,9 +183,17 @@ static int help(int argc, const char **argv)
 			list_commands(stdout);
 		return cli_check_stdout(0);
 	}
+	if (!strcmp(name, "help")) {
+		/* "help help": what help itself takes */
+		printf("usage: stablesel help [--man] [<command>]\n\n"
+		       "Without a command, lists the commands; with one, shows its options (the\n"
+		       "same as 'stablesel <command> -h'); with --man, prints its man page (or\n"
+		       "stablesel's, without a command).\n");
+		return cli_check_stdout(0);
+	}
 	cmd = find_command(name);
 	if (!cmd)
-		usage_die("unknown command '%s'", name);
+		unknown_command(name, 1);
 	/* "help CMD" is "CMD -h": the same text by construction */
 	if (man)
 		run_parse_mode(cmd, CLI_PARSE_MAN, NULL);
@@ -202,11 +233,8 @@ int main(int argc, const char **argv)
 		return cli_check_stdout(0);
 	}
 	cmd = find_command(argv[1]);
-	if (!cmd) {
-		fprintf(stderr, "error: '%s' is not a stablesel command\n", argv[1]);
-		list_commands(stderr);
-		return SS_EXIT_USAGE;
-	}
+	if (!cmd)
+		unknown_command(argv[1], 0);
 	git_libgit2_init();
 	ss_git_setup();
 	g_mime_init();

@@ -326,8 +326,16 @@ static void test_check_cli(void **state)
 	assert_true(!strncmp(out, id_of("prep"), 12));
 	free(out);
 	snprintf(path, sizeof(path), "%s/err", tmp);
-	/* usage errors: no branch repository, nothing to check */
-	assert_int_equal(test_run("./stablesel check '%s' 2>/dev/null", mbox), 129);
+	/* usage errors: no branch repository (none named, none stood in),
+	 * nothing to check */
+	{
+		char cwd[4096];
+
+		assert_non_null(getcwd(cwd, sizeof(cwd)));
+		assert_int_equal(test_run("cd '%s' && %s%s%s check '%s' 2>/dev/null", tmp,
+					  test_bin()[0] == '/' ? "" : cwd,
+					  test_bin()[0] == '/' ? "" : "/", test_bin(), mbox), 129);
+	}
 	assert_int_equal(test_run("./stablesel check --onto-repo '%s' 2>/dev/null", repo), 129);
 	/* a branch that does not resolve: one line naming it, exit 128 */
 	assert_int_equal(test_run("./stablesel check --onto-repo '%s' --onto nope '%s' "
@@ -381,6 +389,27 @@ static void test_onto_names(void **state)
 				  "./stablesel check --onto-repo '%s/clone' --onto stable '%s' 2>'%s/err' "
 				  ">/dev/null", tmp, tmp, mbox, tmp), 0);
 	err = test_read_file(path, NULL);
+	assert_non_null(strstr(err, "took refs/heads/stable"));
+	free(err);
+	/* a local branch beside another remote's branch of that name and
+	 * other commit: git rev-parse is silent (refs/remotes/github/stable
+	 * is not refs/remotes/stable), and so is check (issue 35, case 19) */
+	assert_int_equal(test_run("git -C '%s/clone' tag -d stable >/dev/null && "
+				  "git -C '%s/clone' update-ref refs/remotes/github/stable main && "
+				  "git -C '%s/clone' rev-parse stable 2>'%s/err.git' >/dev/null && "
+				  "! test -s '%s/err.git' && "
+				  "./stablesel check --onto-repo '%s/clone' --onto stable '%s' 2>'%s/err' "
+				  ">/dev/null", tmp, tmp, tmp, tmp, tmp, tmp, mbox, tmp), 0);
+	err = test_read_file(path, NULL);
+	assert_null(strstr(err, "ambiguous"));
+	assert_non_null(strstr(err, "against stable (refs/heads/stable "));
+	free(err);
+	/* with the tag back, git warns too: so does check */
+	assert_int_equal(test_run("git -C '%s/clone' tag stable main && "
+				  "./stablesel check --onto-repo '%s/clone' --onto stable '%s' 2>'%s/err' "
+				  ">/dev/null", tmp, tmp, mbox, tmp), 0);
+	err = test_read_file(path, NULL);
+	assert_non_null(strstr(err, "'stable' is ambiguous"));
 	assert_non_null(strstr(err, "took refs/heads/stable"));
 	free(err);
 	/* an id and the tag by its full name: no warning */

@@ -1,8 +1,11 @@
 /*
  * test_cli.c - the stablesel binary: command table, help, exit codes,
  * one-line errors, no half-written outputs, the labeler on a git stable
- * branch, log on this project's own repository, and the BLAS thread
- * count's environment variable.
+ * branch, log on this project's own repository, the BLAS thread
+ * count's environment variable, and errors that say what to do (an
+ * unknown option's did-you-mean in two lines, "help help", the
+ * repository you stand in as --repo's default, the known branches of an
+ * unknown --onto).
  */
 #include "testutil.h"
 
@@ -297,6 +300,82 @@ static void test_blas_threads_env(void **state)
 	unsetenv("SS_BLAS_THREADS");
 }
 
+/* The binary by an absolute path, to run it from another folder. */
+static void abs_bin(char *out, size_t size)
+{
+	char cwd[4096];
+
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	if (test_bin()[0] == '/')
+		snprintf(out, size, "%s", test_bin());
+	else
+		snprintf(out, size, "%s/%s", cwd, test_bin());
+}
+
+/* issue 35, case 22 */
+static void test_errors_say_what_to_do(void **state)
+{
+	char bin[8192], *s;
+
+	(void)state;
+	abs_bin(bin, sizeof(bin));
+	/* an unknown option: itself, the closest, and where the list is */
+	assert_int_equal(test_cli("rank --onot 22.11 /dev/null"), 129);
+	s = test_scratch_read("err");
+	assert_string_equal(s, "error: unknown option '--onot'; did you mean '--onto'?\n"
+			    "hint: 'stablesel rank -h' lists the options\n");
+	free(s);
+	assert_int_equal(test_cli("rank --no-porgress /dev/null"), 129);
+	assert_true(test_run("grep -q \"did you mean '--no-progress'?\" '%s/err'", test_scratch) == 0);
+	assert_int_equal(test_cli("rank --zzzzzzzz /dev/null"), 129);
+	s = test_scratch_read("err");
+	assert_string_equal(s, "error: unknown option '--zzzzzzzz'\n"
+			    "hint: 'stablesel rank -h' lists the options\n");
+	free(s);
+	/* help help */
+	assert_int_equal(test_cli("help help"), 0);
+	s = test_scratch_read("out");
+	assert_non_null(strstr(s, "usage: stablesel help [--man] [<command>]"));
+	free(s);
+	assert_int_equal(test_cli("help rnak"), 129);
+	assert_true(test_run("grep -q \"did you mean 'rank'?\" '%s/err'", test_scratch) == 0);
+	/* outside any repository: rank's usage error comes first, with no
+	 * model announced */
+	assert_int_equal(test_run("mkdir -p '%s/plain' && cd '%s/plain' && '%s' rank "
+				  ">'%s/out' 2>'%s/err'", test_scratch, test_scratch, bin, test_scratch,
+				  test_scratch), 129);
+	s = test_scratch_read("err");
+	assert_true(!strncmp(s, "error: no commits to read", strlen("error: no commits to read")));
+	assert_null(strstr(s, "built-in"));
+	free(s);
+	assert_int_equal(test_run("cd '%s/plain' && '%s' index >/dev/null 2>&1", test_scratch, bin), 129);
+	/* in a repository: index and rank take it, said once; --repo PATH
+	 * still names another */
+	assert_int_equal(test_run("sh '%s' '%s/q' >/dev/null 2>&1 && mkdir '%s/q/sub' && cd '%s/q/sub' && "
+				  "'%s' index >'%s/out' 2>'%s/err'", test_script("queuerepo.sh"),
+				  test_scratch, test_scratch, test_scratch, bin, test_scratch, test_scratch), 0);
+	assert_int_equal(test_run("test $(grep -c 'index: no --repo given: using the repository you "
+				  "stand in, ' '%s/err') = 1 && test -s '%s/q/.git/stablesel/index.db'",
+				  test_scratch, test_scratch), 0);
+	assert_int_equal(test_run("cd '%s/q' && '%s' rank --top 3 --format tsv >'%s/out' 2>'%s/err' && "
+				  "'%s' rank --repo '%s/q' --top 3 --format tsv 2>/dev/null | cmp - '%s/out'",
+				  test_scratch, bin, test_scratch, test_scratch, bin, test_scratch,
+				  test_scratch), 0);
+	assert_int_equal(test_run("test $(grep -c 'no --repo given' '%s/err') = 1", test_scratch), 0);
+	/* --onto naming nothing: the branches there are, and the closest */
+	assert_int_equal(test_cli("rank --repo '%s/q' --onto stabel --top 1", test_scratch), 128);
+	s = test_scratch_read("err");
+	assert_non_null(strstr(s, "cannot resolve 'stabel'"));
+	assert_non_null(strstr(s, "(the branches: main, series, series2, stable, stable2); "
+			       "did you mean 'stable'?"));
+	free(s);
+	assert_int_equal(test_cli("rank --repo '%s/q' --onto 22.12 --top 1", test_scratch), 128);
+	s = test_scratch_read("err");
+	assert_non_null(strstr(s, "(the branches: main, series, series2, stable, stable2)"));
+	assert_null(strstr(s, "did you mean"));
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -307,6 +386,7 @@ int main(void)
 		cmocka_unit_test(test_log_own_repository),
 		cmocka_unit_test(test_label_git),
 		cmocka_unit_test(test_blas_threads_env),
+		cmocka_unit_test(test_errors_say_what_to_do),
 	};
 
 	return cmocka_run_group_tests(tests, test_scratch_setup, test_scratch_teardown);

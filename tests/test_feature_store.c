@@ -7,8 +7,13 @@
  * another extractor, "stablesel index" fills them (an interrupted fill
  * completed by the next) and a training reads
  * them instead of the diffs (counted, not timed), one that had to extract
- * keeps them for the next, and a read-only index still ranks.
+ * keeps them for the next, and a read-only index still ranks; a row
+ * with a value no extraction gives (NaN, an infinity, 3e38) is damaged:
+ * the training reads the diffs instead, says so once and keeps the row
+ * again, and the trainer refuses non-finite values rather than spin.
  */
+#include <math.h>
+#include <signal.h>
 #include <sys/stat.h>
 
 #include "testutil.h"
@@ -16,6 +21,7 @@
 #include "features/feat_store.h"
 #include "index/index.h"
 #include "models/dataset.h"
+#include "models/model.h"
 #include "source/source.h"
 #include "util/error.h"
 
@@ -471,6 +477,159 @@ static void test_interrupted_fill_completed(void **state)
 	free(db);
 }
 
+/* issue 35, case 14: NaN, infinities and absurd magnitudes are damage. */
+static void test_out_of_range_refused(void **state)
+{
+	static const float bad[] = { NAN, INFINITY, -INFINITY, 3e38f, -2e6f };
+	ss_feat_raw r, back;
+	ss_strbuf buf = SS_STRBUF_INIT;
+
+	(void)state;
+	ss_feat_raw_init(&r);
+	ss_feat_raw_init(&back);
+	r.dense[SS_F_FILES] = 44.4f;
+	assert_int_equal(ss_feat_raw_encode(&buf, &r), 0);
+	assert_int_equal(ss_feat_raw_decode(&back, buf.buf, buf.len), 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		r.dense[SS_F_FILES] = bad[i];
+		ss_strbuf_reset(&buf);
+		assert_int_equal(ss_feat_raw_encode(&buf, &r), 0);
+		assert_int_equal(ss_feat_raw_decode(&back, buf.buf, buf.len), SS_EINVALID);
+		assert_non_null(strstr(ss_error_last(), "damaged: a value out of range"));
+	}
+	ss_strbuf_release(&buf);
+	ss_feat_raw_release(&r);
+	ss_feat_raw_release(&back);
+}
+
+/* Set dense feature 0 of commit id's kept row in db to v. */
+static void damage_row(const char *db, const char *id, float v)
+{
+	ss_feat_options fo = SS_FEAT_OPTIONS_INIT;
+	char version[SS_FEAT_VERSION_SIZE];
+	ss_strbuf buf = SS_STRBUF_INIT;
+	ss_index_features *f;
+	ss_feat_raw raw;
+	ss_index *ix;
+	const void *row;
+	void *copy;
+	size_t len;
+
+	ss_feat_version(version, &fo, 0, 0);
+	ss_feat_raw_init(&raw);
+	assert_int_equal(ss_index_open(&ix, db, SS_INDEX_WRITE), 0);
+	assert_int_equal(ss_index_features_open(&f, ix, version, 1), 0);
+	assert_int_equal(ss_index_features_get(f, id, &row, &len), 0);
+	copy = malloc(len);
+	memcpy(copy, row, len);
+	assert_int_equal(ss_feat_raw_decode(&raw, copy, len), 0);
+	raw.dense[0] = v;
+	assert_int_equal(ss_feat_raw_encode(&buf, &raw), 0);
+	assert_int_equal(ss_index_features_put(f, id, buf.buf, buf.len), 0);
+	assert_int_equal(ss_index_features_finish(f, NULL), 0);
+	ss_index_features_free(f);
+	ss_index_free(ix);
+	ss_feat_raw_release(&raw);
+	ss_strbuf_release(&buf);
+	free(copy);
+}
+
+/*
+ * A kept row with NaN, then one at 3e38: the training reads the diffs
+ * instead (no spin: a timeout would kill it), says so once naming the
+ * commit, ranks as before, and keeps the row again for the next.
+ */
+static void test_damaged_value_read_again(void **state)
+{
+	static const float bad[] = { NAN, 3e38f };
+	char *repo = test_scratch_path("dmg"), *first, *out, *id, name[16];
+
+	(void)state;
+	assert_int_equal(test_run("sh '%s' '%s' 120", projrepo(), repo), 0);
+	assert_int_equal(test_cli("index --repo '%s' --db '%s/dmg.db'", repo, test_scratch), 0);
+	assert_int_equal(test_cli(RANK " --db '%s/dmg.db'", repo, test_scratch, "d0", test_scratch), 0);
+	first = test_scratch_read("out");
+	id = test_run_output("git -C '%s' rev-parse main~105", repo);
+	id[40] = '\0';
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		char db[4200], want[200];
+
+		snprintf(db, sizeof(db), "%s/dmg.db", test_scratch);
+		damage_row(db, id, bad[i]);
+		snprintf(name, sizeof(name), "d%zu", 2 * i + 1);
+		assert_int_equal(test_run("timeout 120 ./stablesel " RANK " --db '%s/dmg.db' "
+					  ">'%s/out' 2>'%s/err'", repo, test_scratch, name, test_scratch,
+					  test_scratch, test_scratch), 0);
+		snprintf(want, sizeof(want), "keeps a damaged feature row (%.12s: stored features "
+			 "are damaged: a value out of range)", id);
+		assert_true(err_has(want));
+		assert_int_equal(test_run("test $(grep -c 'damaged feature row' '%s/err') = 1",
+					  test_scratch), 0);
+		out = test_scratch_read("out");
+		assert_string_equal(out, first);
+		free(out);
+		/* kept again: the next training reads every row */
+		snprintf(name, sizeof(name), "d%zu", 2 * i + 2);
+		assert_int_equal(test_cli(RANK " --db '%s/dmg.db'", repo, test_scratch, name,
+					  test_scratch), 0);
+		assert_true(err_has("features of 140 commits from the index, 0 read from their diffs"));
+	}
+	free(id);
+	free(first);
+	free(repo);
+}
+
+/* The trainer refuses a non-finite value (liblinear would never end). */
+static void test_trainer_refuses_non_finite(void **state)
+{
+	char *repo = test_scratch_path("nan");
+	ss_feat_options fo = SS_FEAT_OPTIONS_INIT;
+	ss_source_options so = SS_SOURCE_OPTIONS_INIT;
+	ss_train_options o = SS_TRAIN_OPTIONS_INIT;
+	const char *revs[] = { "main" };
+	ss_strbuf *rows;
+	size_t nrows, n, *idx;
+	ss_dataset *a, *b;
+	ss_feat_raw raw;
+	ss_source *src;
+	ss_commit *c;
+	ss_model *m = NULL;
+
+	(void)state;
+	assert_int_equal(test_run("sh '%s' '%s' 60", projrepo(), repo), 0);
+	a = extract_all(repo, &rows, &nrows);
+	assert_int_equal(ss_dataset_new(&b, &fo), 0);
+	ss_feat_raw_init(&raw);
+	so.revs = revs;
+	so.nrevs = 1;
+	so.with_diff = 0;
+	assert_int_equal(ss_source_open(&src, repo, &so), 0);
+	for (n = 0; ss_source_next(&c, src) == 0; n++) {
+		assert_int_equal(ss_feat_raw_decode(&raw, rows[n].buf, rows[n].len), 0);
+		if (n == 7)
+			raw.dense[SS_F_HUNKS] = NAN;
+		assert_int_equal(ss_dataset_add_raw(b, c, &raw, (int)(n % 3 == 0), 0), 0);
+		ss_commit_free(c);
+	}
+	ss_source_free(src);
+	idx = malloc(n * sizeof(*idx));
+	for (size_t i = 0; i < n; i++)
+		idx[i] = i;
+	alarm(60);
+	assert_int_equal(ss_model_train(&m, SS_MODEL_LINEAR, b, idx, n, &o), SS_EINVALID);
+	alarm(0);
+	assert_null(m);
+	assert_non_null(strstr(ss_error_last(), "not finite"));
+	for (size_t i = 0; i < nrows; i++)
+		ss_strbuf_release(&rows[i]);
+	free(rows);
+	free(idx);
+	ss_feat_raw_release(&raw);
+	ss_dataset_free(a);
+	ss_dataset_free(b);
+	free(repo);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -481,6 +640,9 @@ int main(void)
 		cmocka_unit_test(test_stale_rows_dropped),
 		cmocka_unit_test(test_interrupted_fill_completed),
 		cmocka_unit_test(test_read_only_index),
+		cmocka_unit_test(test_out_of_range_refused),
+		cmocka_unit_test(test_damaged_value_read_again),
+		cmocka_unit_test(test_trainer_refuses_non_finite),
 	};
 
 	return cmocka_run_group_tests(tests, test_scratch_setup, test_scratch_teardown);

@@ -4,8 +4,10 @@
  * backport map is what "stablesel label" says; an incremental update
  * writes the same rows as a fresh build, also after an interrupted one;
  * "where" names each branch and id; damaged, newer and foreign databases
- * are refused.  On ../shared/data, DPDK's real repository: the backport
- * map reproduces "label" over the LTS branches.
+ * are refused; an index built while blobs were missing (a blob-less
+ * partial clone) is completed by a later update once they are there.
+ * On ../shared/data, DPDK's real repository: the backport map reproduces
+ * "label" over the LTS branches.
  */
 #include "testutil.h"
 
@@ -653,7 +655,15 @@ static void test_refused(void **state)
 	/* no index yet */
 	assert_int_equal(test_run("./stablesel where --db '%s/none.db' abcdef 2>/dev/null", tmpdir), 128);
 	/* usage */
-	assert_int_equal(test_run("./stablesel index 2>/dev/null"), 129);
+	/* outside a repository (here stands in one: its own) */
+	{
+		char cwd[4096];
+
+		assert_non_null(getcwd(cwd, sizeof(cwd)));
+		assert_int_equal(test_run("cd '%s' && %s%s%s index 2>/dev/null", tmpdir,
+					  test_bin()[0] == '/' ? "" : cwd,
+					  test_bin()[0] == '/' ? "" : "/", test_bin()), 129);
+	}
 	assert_int_equal(test_run("./stablesel where --db '%s' 2>/dev/null", db), 129);
 }
 
@@ -1561,6 +1571,59 @@ static void test_dpdk(void **state)
 	assert_int_equal(test_run("rm -rf '%s'", dir), 0);
 }
 
+/*
+ * issue 35, case 15: built while a blob is missing (as in a blob-less
+ * partial clone), the commits that touch it have no patch id and the
+ * stable branch's patch-id backport is missing; an update while it is
+ * still missing says so and changes nothing; once the blob is there, the
+ * next update completes them: the same rows as a build of the whole
+ * repository.
+ */
+static void test_partial_clone_repaired(void **state)
+{
+	char r[4200], *out;
+	const char *dump = "SELECT id, patch_id FROM commits ORDER BY id;"
+			   " SELECT commit_id, path, added, removed FROM files ORDER BY 1, 2;"
+			   " SELECT branch, commit_id, upstream_id, how FROM backports ORDER BY 1, 2, 3;";
+
+	(void)state;
+	snprintf(r, sizeof(r), "%s/pc", tmpdir);
+	assert_int_equal(test_run("sh '%s' '%s/r' >/dev/null 2>&1 && cd '%s/r' && "
+				  "b=$(git rev-parse $(git log --format=%%H -1 --grep='^dup$' main):d.c) && "
+				  "mkdir '%s/saved' && echo $b >'%s/blob' && "
+				  "mv .git/objects/$(echo $b | cut -c1-2)/$(echo $b | cut -c3-) '%s/saved/'",
+				  test_script("queuerepo.sh"), r, r, r, r, r), 0);
+	assert_int_equal(test_run("./stablesel index --repo '%s/r' --db '%s/p.db' >/dev/null 2>&1", r, r), 0);
+	out = test_run_output("sqlite3 '%s/p.db' \"SELECT count(*) FROM missing_blobs;"
+			      " SELECT count(*) FROM commits WHERE subject = 'dup' AND patch_id IS NULL;"
+			      " SELECT count(*) FROM backports WHERE how = 'patch-id'\"", r);
+	assert_string_equal(out, "5\n1\n0\n");
+	free(out);
+	/* still missing: said, nothing changed */
+	assert_int_equal(test_run("./stablesel index --repo '%s/r' --db '%s/p.db' >/dev/null 2>'%s/err' && "
+				  "grep -q '^note: 5 commits indexed without a blob still miss one' '%s/err'",
+				  r, r, r, r), 0);
+	/* the blob fetched: completed, as a build of the whole repository */
+	assert_int_equal(test_run("cd '%s/r' && b=$(cat '%s/blob') && "
+				  "mv '%s/saved/'* .git/objects/$(echo $b | cut -c1-2)/ && "
+				  "git cat-file -e $b", r, r, r), 0);
+	assert_int_equal(test_run("./stablesel index --repo '%s/r' --db '%s/p.db' >/dev/null 2>'%s/err' && "
+				  "grep -q '^note: 5 commits indexed while a blob was missing (a partial "
+				  "clone) read whole now' '%s/err'", r, r, r, r), 0);
+	out = test_run_output("sqlite3 '%s/p.db' \"SELECT count(*) FROM missing_blobs;"
+			      " SELECT count(*) FROM backports WHERE how = 'patch-id'\"", r);
+	assert_string_equal(out, "0\n1\n");
+	free(out);
+	assert_int_equal(test_run("./stablesel index --repo '%s/r' --db '%s/full.db' >/dev/null 2>&1 && "
+				  "sqlite3 '%s/p.db' \"%s\" >'%s/d1' && sqlite3 '%s/full.db' \"%s\" >'%s/d2' && "
+				  "cmp '%s/d1' '%s/d2' && test -s '%s/d1'",
+				  r, r, r, dump, r, r, dump, r, r, r, r), 0);
+	/* the features of the completed commits are extracted again */
+	assert_int_equal(test_run("sqlite3 '%s/p.db' \"SELECT id, hex(data) FROM feature_rows ORDER BY id\" >'%s/f1' && "
+				  "sqlite3 '%s/full.db' \"SELECT id, hex(data) FROM feature_rows ORDER BY id\" >'%s/f2' && "
+				  "cmp '%s/f1' '%s/f2' && test -s '%s/f1'", r, r, r, r, r, r, r), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1583,6 +1646,7 @@ int main(void)
 		cmocka_unit_test(test_migration),
 		cmocka_unit_test(test_mail),
 		cmocka_unit_test(test_mail_cut_message),
+		cmocka_unit_test(test_partial_clone_repaired),
 		cmocka_unit_test(test_dpdk),
 	};
 

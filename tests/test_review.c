@@ -518,6 +518,72 @@ static void test_failed_mail(void **state)
 	(void)other;
 }
 
+/*
+ * The edges of --failed-mail (issue 35, case 12): an author whose name
+ * holds a comma and an address stays one recipient (RFC 5322 quoting);
+ * non-ASCII names and subjects are RFC 2047 encoded words and the header
+ * is ASCII; long headers are folded; branches "a/b" and "a-b" give two
+ * files; a branch name with a line break injects no header (that pick
+ * is refused); -o '' is a usage error; a missing folder is made.
+ */
+static void test_failed_mail_edges(void **state)
+{
+	char comma[41], uml[41], *out;
+
+	(void)state;
+	assert_int_equal(test_run("cd '%s/r' && git checkout -q -b hostile main && "
+				  "sed -i '13s/.*/XIIIa/' c.c && "
+				  "GIT_AUTHOR_EMAIL=ann@example.org GIT_AUTHOR_NAME='Ann, spy@evil.example' git commit -qam comma-author && "
+				  "sed -i '13s/.*/XIIIb/' c.c && "
+				  "GIT_AUTHOR_EMAIL=ann@example.org GIT_AUTHOR_NAME='J\303\274rgen M\303\274ller' git commit -qa "
+				  "-m \"c.c: J\303\274rgen's fix of the thirteenth line, with a subject long "
+				  "enough to be folded\" && git checkout -q main && "
+				  "git branch a/b stable && git branch a-b stable", tmp), 0);
+	id_of(comma, "comma-author");
+	out = test_run_output("git -C '%s/r' log -1 --format=%%H hostile", tmp);
+	memcpy(uml, out, 40);
+	uml[40] = '\0';
+	free(out);
+	assert_int_equal(test_run("./stablesel index --repo '%s/r' >/dev/null 2>&1 && "
+				  "./stablesel mark --repo '%s/r' fail %s --branch a/b 2>/dev/null && "
+				  "./stablesel mark --repo '%s/r' fail %s --branch a-b 2>/dev/null && "
+				  "./stablesel mark --repo '%s/r' fail %s --branch stable 2>/dev/null",
+				  tmp, tmp, comma, tmp, comma, tmp, uml), 0);
+	/* the maintainer's name with a comma stays one sender */
+	assert_int_equal(test_run("git -C '%s/r' config user.name 'Maint, Tess'", tmp), 0);
+	/* -o '': a usage error, nothing written anywhere */
+	assert_int_equal(test_run("./stablesel review --repo '%s/r' --failed-mail -o '' 2>'%s/err'",
+				  tmp, tmp), 129);
+	assert_int_equal(test_run("grep -q -- \"-o needs a folder\" '%s/err'", tmp), 0);
+	/* a folder that does not exist is made, parents too */
+	assert_int_equal(test_run("./stablesel review --repo '%s/r' --failed-mail -o '%s/new/mail' "
+				  "2>'%s/err'", tmp, tmp, tmp), 0);
+	assert_int_equal(test_run("test $(ls '%s/new/mail' | wc -l) = 3 && "
+				  "grep -q '3 mails for failed picks written' '%s/err'", tmp, tmp), 0);
+	/* a/b and a-b: two files, each naming its branch */
+	assert_int_equal(test_run("cd '%s/new/mail' && test $(grep -l 'to apply to a/b stable tree' *.eml | wc -l) = 1 && "
+				  "test $(grep -l 'to apply to a-b stable tree' *.eml | wc -l) = 1", tmp), 0);
+	assert_int_equal(test_run("grep -qx 'From: \"Maint, Tess\" <tess@example.org>' "
+				  "'%s/new/mail/'*.eml", tmp), 0);
+	/* one recipient, quoted */
+	assert_int_equal(test_run("cd '%s/new/mail' && grep -l 'comma-author' *.eml | head -1 | "
+				  "xargs grep -qx 'To: \"Ann, spy@evil.example\" <ann@example.org>'", tmp), 0);
+	/* non-ASCII: encoded words, an ASCII header, folded at 78 */
+	assert_int_equal(test_run("cd '%s/new/mail' && f=$(grep -l 'thirteenth' *.eml) && "
+				  "sed '/^$/q' \"$f\" >'%s/head' && ! LC_ALL=C grep -q '[^ -~\t]' '%s/head' && "
+				  "grep -q '^To: =?[a-zA-Z0-9-]*?[qQbB]?.*?= <ann@example.org>' '%s/head' && "
+				  "grep -q '^Subject: .*=?UTF-8?' '%s/head' && grep -q '^[ \t]' '%s/head' && "
+				  "! awk 'length > 78 { bad = 1 } END { exit !bad }' '%s/head'",
+				  tmp, tmp, tmp, tmp, tmp, tmp, tmp), 0);
+	/* a branch name with a line break (imported): no header injected */
+	assert_int_equal(test_run("printf '{\"stablesel_decisions\": 1, \"decisions\": [\\n{\"commit\": \"%s\", "
+				  "\"branch\": \"stable\\\\nBcc: spy@evil.example\", \"state\": \"failed\", "
+				  "\"time\": 1}]}\\n' >'%s/evil.json' && "
+				  "./stablesel review --repo '%s/r' --import '%s/evil.json' >/dev/null 2>&1; "
+				  "./stablesel review --repo '%s/r' --failed-mail -o '%s/m2' 2>'%s/err'; "
+				  "! grep -rqi '^bcc:' '%s/m2'", comma, tmp, tmp, tmp, tmp, tmp, tmp, tmp), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -527,6 +593,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_import_strict, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_undo_colleague, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failed_mail, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_failed_mail_edges, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

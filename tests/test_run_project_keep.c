@@ -5,7 +5,10 @@
  * stable repository, the stable file's folder, the index's folder,
  * nothing), the folder made but never in read-only data, which history
  * the model learns from, its cut as kept in the model's source, and
- * whether a kept model's cut lies behind the ranked range.
+ * whether a kept model's cut lies behind the ranked range; the kept
+ * file read only from a regular file (a FIFO does not block) and written
+ * only over a regular or missing one (a symlink, a FIFO, a device
+ * refused, what they name left alone).
  */
 #include "testutil.h"
 
@@ -206,6 +209,54 @@ static void test_trained_on_ranked(void **state)
 	ss_model_free(m);
 }
 
+/* issue 35, case 13 */
+static void test_read_write(void **state)
+{
+	char path[4200], fifo[4200], link[4200], victim[4200], *text;
+	ss_model *m = NULL, *back = NULL;
+
+	(void)state;
+	assert_int_equal(ss_model_load_default(&m), 0);
+	snprintf(path, sizeof(path), "%s/kept.model", tmpdir);
+	snprintf(fifo, sizeof(fifo), "%s/fifo.model", tmpdir);
+	snprintf(link, sizeof(link), "%s/link.model", tmpdir);
+	snprintf(victim, sizeof(victim), "%s/victim", tmpdir);
+	/* missing, then written and read back; written over a regular file */
+	assert_int_equal(ss_project_model_read(&back, path), SS_ENOTFOUND);
+	assert_int_equal(ss_project_model_write(m, path), 0);
+	assert_int_equal(ss_project_model_read(&back, path), 0);
+	assert_non_null(back);
+	ss_model_free(back);
+	back = NULL;
+	assert_int_equal(ss_project_model_write(m, path), 0);
+	/* a FIFO: refused at once (the alarm kills a read that blocks), and
+	 * never written into or replaced */
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	alarm(10);
+	assert_true(ss_project_model_read(&back, fifo) < 0);
+	assert_null(back);
+	assert_non_null(strstr(ss_error_last(), "not a regular file"));
+	assert_true(ss_project_model_write(m, fifo) < 0);
+	alarm(0);
+	assert_non_null(strstr(ss_error_last(), "a FIFO"));
+	assert_null(strchr(ss_error_last(), '\n'));
+	assert_int_equal(test_run("test -p '%s'", fifo), 0);
+	/* a symlink to another file: that file is never replaced */
+	test_write_file(victim, "precious\n", 9);
+	assert_int_equal(symlink(victim, link), 0);
+	assert_true(ss_project_model_write(m, link) < 0);
+	assert_non_null(strstr(ss_error_last(), "a symbolic link"));
+	text = test_read_file(victim, NULL);
+	assert_string_equal(text, "precious\n");
+	free(text);
+	assert_int_equal(test_run("test -L '%s'", link), 0);
+	/* a device */
+	assert_true(ss_project_model_read(&back, "/dev/zero") < 0);
+	assert_true(ss_project_model_write(m, "/dev/null") < 0);
+	assert_non_null(strstr(ss_error_last(), "a device"));
+	ss_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -214,6 +265,7 @@ int main(void)
 		cmocka_unit_test(test_held),
 		cmocka_unit_test(test_cut),
 		cmocka_unit_test(test_trained_on_ranked),
+		cmocka_unit_test(test_read_write),
 	};
 	int rc;
 

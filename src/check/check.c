@@ -5,6 +5,7 @@
  * placed (check_apply.c) and what a conflict needs first
  * (check_needs.c), looked up in the repository with libgit2.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 #include "util/hexid.h"
 #include "util/grow.h"
 #include "util/strbuf.h"
+#include "util/suggest.h"
 
 /* The repository of bc for a check of path: opened by the first check
  * (*repo NULL when path is another one: that check opens its own; else
@@ -74,6 +76,106 @@ static void onto_add(struct onto_candidate *c, size_t *n, size_t max, git_reposi
 free_ref:
 	git_object_free(obj);
 	git_reference_free(r);
+}
+
+/*
+ * Whether REV naming the candidates c[0..n) (c[0] the one taken) is worth
+ * a warning where git itself would warn or differ: git rev-parse tries
+ * REV, refs/REV, refs/tags/REV, refs/heads/REV, refs/remotes/REV and
+ * refs/remotes/REV/HEAD in that order (git's ref_rev_parse_rules) and
+ * warns when more than one exists, or when a full 40-hex id is also a
+ * ref.  A local branch "22.11" beside refs/remotes/github/22.11 is no
+ * ambiguity for git (that is not refs/remotes/22.11), nor for us: warn
+ * when git would, when git would take another commit than c[0], or, git
+ * knowing no such name, when it would take the id or when c[0] is a
+ * remote-tracking branch of a remote other than origin (then the
+ * remotes' order decided).
+ */
+static int onto_git_would_warn(git_repository *repo, const char *rev,
+			       const struct onto_candidate *c, size_t n)
+{
+	static const char *const rules[] = { "%s", "refs/%s", "refs/tags/%s", "refs/heads/%s",
+					     "refs/remotes/%s", "refs/remotes/%s/HEAD" };
+	struct onto_candidate g[6];
+	size_t ng = 0;
+	char full[300];
+
+	for (size_t i = 0; i < sizeof(rules) / sizeof(*rules); i++) {
+		/* rev alone is a ref only as "HEAD" or a full "refs/..." name */
+		if (!i && strcmp(rev, "HEAD") && strncmp(rev, "refs/", 5))
+			continue;
+		snprintf(full, sizeof(full), rules[i], rev);
+		onto_add(g, &ng, 6, repo, full);
+	}
+	if (ng > 1)
+		return 1;
+	if (ng == 1)
+		return !git_oid_equal(&g[0].oid, &c[0].oid) ||
+		       (strlen(rev) == GIT_OID_HEXSZ && ss_hexid_is_prefix(rev));
+	for (size_t i = 1; i < n; i++)
+		if (!c[i].ref[0])
+			return 1;  /* git would take the id, no ref having that name */
+	return strncmp(c[0].ref, "refs/remotes/origin/", 20) != 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * --onto REV names nothing in the repository at path: say so with the
+ * branches it knows (local and remote-tracking, by short name, each once, at most
+ * 30 named) and the closest of them when one is close.  SS_ENOTFOUND.
+ */
+static int onto_not_found(git_repository *repo, const char *rev, const char *path)
+{
+	git_reference_iterator *it = NULL;
+	git_reference *r;
+	ss_strbuf sb = SS_STRBUF_INIT;
+	char **names = NULL;
+	const char *best = NULL;
+	size_t n = 0, cap = 0, i, dist = SIZE_MAX;
+	int rc;
+
+	if (git_reference_iterator_glob_new(&it, repo, "refs/*") == 0) {
+		while (git_reference_next(&r, it) == 0) {
+			const char *nm = git_reference_name(r), *shortname = NULL;
+
+			if (!strncmp(nm, "refs/heads/", 11))
+				shortname = nm + 11;
+			else if (!strncmp(nm, "refs/remotes/", 13) && strchr(nm + 13, '/'))
+				shortname = strchr(nm + 13, '/') + 1;
+			if (shortname && strcmp(shortname, "HEAD") &&
+			    !SS_GROW(names, n + 1, cap) && (names[n] = strdup(shortname)))
+				n++;
+			git_reference_free(r);
+		}
+		git_reference_iterator_free(it);
+	}
+	if (n)
+		qsort(names, n, sizeof(*names), cmp_str);
+	ss_strbuf_addf(&sb, "cannot resolve '%s' in '%s' to a commit: no branch, remote-tracking "
+		       "branch, tag or id of that name", rev, path);
+	for (i = 0, cap = 0; i < n; i++) {
+		if (i && !strcmp(names[i], names[i - 1]))
+			continue;
+		ss_suggest_consider(&best, &dist, rev, names[i]);
+		if (cap < 30)
+			ss_strbuf_addf(&sb, "%s%s", !cap ? " (the branches: " : ", ", names[i]);
+		else if (cap == 30)
+			ss_strbuf_addf(&sb, ", ...");
+		cap++;
+	}
+	ss_strbuf_addf(&sb, "%s", n ? ")" : " (the repository has no branch)");
+	if (best)
+		ss_strbuf_addf(&sb, "; did you mean '%s'?", best);
+	rc = ss_error_code(SS_ENOTFOUND, "%s", sb.buf ? sb.buf : "out of memory");
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	ss_strbuf_release(&sb);
+	return rc;
 }
 
 /*
@@ -146,8 +248,7 @@ static int resolve_onto(ss_check *ck, const char *rev, git_object **out)
 		obj = NULL;
 	}
 	if (!n)
-		return ss_error_code(SS_ENOTFOUND, "cannot resolve '%s' to a commit: no branch, "
-				     "remote-tracking branch, tag or id of that name", rev);
+		return onto_not_found(ck->repo, rev, ss_repo_path(ck->handle));
 	taken = 0;
 	{
 		const char *name = c[taken].ref[0] ? c[taken].ref : rev;
@@ -169,7 +270,7 @@ static int resolve_onto(ss_check *ck, const char *rev, git_object **out)
 		ss_strbuf sb = SS_STRBUF_INIT;
 		char hex[13];
 
-		if (git_oid_equal(&c[i].oid, &c[taken].oid))
+		if (git_oid_equal(&c[i].oid, &c[taken].oid) || !onto_git_would_warn(ck->repo, rev, c, n))
 			continue;
 		ss_strbuf_addf(&sb, "'%s' is ambiguous:", rev);
 		for (size_t k = 0; k < n; k++) {
@@ -214,12 +315,8 @@ int ss_check_open(ss_check **out, const char *path, const ss_check_options *opts
 	if (!ck->handle && (rc = ss_repo_open(&ck->handle, path)))
 		goto free_check;
 	ck->repo = ss_repo_git(ck->handle);
-	if ((rc = resolve_onto(ck, rev, &obj))) {
-		if (rc == SS_ENOTFOUND)
-			ss_error_set("cannot resolve '%s' in '%s' to a commit: no branch, "
-				     "remote-tracking branch, tag or id of that name", rev, path);
-		goto free_check;
-	}
+	if ((rc = resolve_onto(ck, rev, &obj)))
+		goto free_check;  /* the message names rev, path and the branches */
 	ck->branch = (git_commit *)obj;
 	obj = NULL;
 	if (git_commit_tree(&ck->tree, ck->branch) < 0) {

@@ -118,7 +118,9 @@ int cmd_check(int argc, const char **argv)
 	cli_index_args_init(&ixa);
 	nspecs = cli_parse_options(argc, argv, options, check_usage);
 	if (!onto_repo)
-		usage_die("--onto-repo is required");
+		onto_repo = cli_repo_here("check");
+	if (!onto_repo)
+		usage_die("--onto-repo is required (or run it in a repository)");
 	if (nonto)
 		co.rev = onto[0];
 	if (!nspecs && !a.repo)

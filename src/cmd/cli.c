@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "nn/nn.h"
 #include "source/git.h"
+#include "util/error.h"
 
 int ss_had_error;
 int cli_progress = -1;
@@ -56,6 +57,32 @@ void warning(const char *fmt, ...)
 	va_start(ap, fmt);
 	vreport("warning: ", fmt, ap);
 	va_end(ap);
+}
+
+const char *cli_repo_here(const char *cmd)
+{
+	static int said;
+	char *gitdir = NULL, *top;
+	size_t len;
+
+	if (ss_git_locate(&gitdir, NULL, ".")) {
+		ss_error_clear();
+		return NULL;
+	}
+	/* its work tree, for a repository with one: ".../r/.git/" is "r" */
+	len = strlen(gitdir);
+	while (len > 1 && gitdir[len - 1] == '/')
+		gitdir[--len] = '\0';
+	if (len > 5 && !strcmp(gitdir + len - 5, "/.git"))
+		gitdir[len - 5] = '\0';
+	top = realpath(".", NULL);
+	if (!said++)
+		note("%s: no --repo given: using the repository you stand in, %s%s%s%s", cmd,
+		     top ? top : ".", top && strcmp(top, gitdir) ? " (git data in " : "",
+		     top && strcmp(top, gitdir) ? gitdir : "", top && strcmp(top, gitdir) ? ")" : "");
+	free(top);
+	free(gitdir);
+	return ".";
 }
 
 void note(const char *fmt, ...)

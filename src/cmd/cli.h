@@ -77,6 +77,20 @@ typedef struct {
 void cli_source_args_init(cli_source_args *a);
 
 /*
+ * The repository the user stands in, as git finds it (the current
+ * directory or one above it): "." when there is one, said once on stderr
+ * ("CMD: no --repo given: using the repository you stand in, PATH"),
+ * else NULL.  git's convention for every command that reads a
+ * repository; --repo PATH still names another.
+ */
+const char *cli_repo_here(const char *cmd);
+
+/* With no SOURCE and no --repo, a->repo is cli_repo_here(cmd); when that
+ * is none either, a usage error if required (before any work: no model
+ * announced first), else a->repo stays NULL for the command to decide. */
+void cli_source_default(cli_source_args *a, int nspecs, const char *cmd, int required);
+
+/*
  * Iterate the commits of every spec in turn (a repository when specs is
  * empty and --repo was given); calls fn for each commit, which takes
  * ownership.  Malformed messages are warned about and skipped.  Dies on

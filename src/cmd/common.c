@@ -489,6 +489,17 @@ void cli_dataset_history(ss_dataset *d, const cli_history_args *ha, cli_source_a
 	cli_history_prime(ha, hist, &hsrc);
 }
 
+#define NO_COMMITS "no commits to read: name an mbox, '-' for standard input, or --repo PATH " \
+	"(or run it in a repository)"
+
+void cli_source_default(cli_source_args *a, int nspecs, const char *cmd, int required)
+{
+	if (!nspecs && !a->repo)
+		a->repo = a->opts.repo = cli_repo_here(cmd);
+	if (required && !nspecs && !a->repo)
+		usage_die(NO_COMMITS);
+}
+
 /* Every commit of the sources (the repository without specs), the
  * history's skipped commits counted into skips (NULL: each an error). */
 static size_t for_each(cli_source_args *a, const char *const *specs, int nspecs,
@@ -498,7 +509,7 @@ static size_t for_each(cli_source_args *a, const char *const *specs, int nspecs,
 	int i;
 
 	if (!nspecs && !a->repo)
-		die("no commits to read: name an mbox, '-' for standard input, or --repo PATH");
+		usage_die(NO_COMMITS);
 	if (!nspecs) {
 		if (ss_run_read_commits(&n, a->repo, &a->opts, fn, data, skips, cli_run_report()))
 			die("%s", ss_error_last());

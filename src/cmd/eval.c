@@ -120,6 +120,8 @@ int cmd_eval(int argc, const char **argv)
 		usage_die("use either --split-date or --train/--test");
 	if (!split && (!ntrain || !ntest))
 		usage_die("name the split: --split-date DATE, or --train and --test");
+	if (split)
+		cli_source_default(&src, nspecs, "eval", 0);
 	if (split && !nspecs && !src.repo)
 		usage_die("no sources to split");
 	cli_train_args_finish(&t, "eval");

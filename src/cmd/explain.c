@@ -167,6 +167,7 @@ int cmd_explain(int argc, const char **argv)
 	}
 	if (!nwant)
 		usage_die("name at least one commit");
+	cli_source_default(&src, nspecs, "explain", 1);
 	/* without --model, the model rank used: the project model it kept,
 	 * else the built-in one */
 	if (model && project_model)

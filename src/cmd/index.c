@@ -18,7 +18,7 @@
 #include "util/error.h"
 
 static const char *const index_usage[] = {
-	"stablesel index --repo PATH [--db FILE] [options]",
+	"stablesel index [--repo PATH] [--db FILE] [options]",
 	"stablesel index [--db FILE] [options] REPOSITORY",
 	"stablesel index --db FILE [--releases FILE] SOURCE...",
 	"",
@@ -181,7 +181,9 @@ int cmd_index(int argc, const char **argv)
 	if (nspecs && !db)
 		usage_die("an index of mail needs --db FILE");
 	if (!nspecs && !opts.repo)
-		usage_die("--repo PATH or a mail SOURCE is required");
+		opts.repo = cli_repo_here("index");
+	if (!nspecs && !opts.repo)
+		usage_die("--repo PATH or a mail SOURCE is required (or run it in a repository)");
 	if (nspecs && (opts.mainline || opts.branches || opts.release_tags || eol))
 		usage_die("--mainline, --branches, --eol and --release-tags need --repo PATH");
 	if (eol && ss_layout_parse_age(&age, eol))
@@ -235,6 +237,15 @@ int cmd_index(int argc, const char **argv)
 	if (stats.skipped)
 		error("%zu commits could not be read and are not indexed (first: %s)",
 		      stats.skipped, stats.first_skip);
+	if (stats.repaired)
+		note("%zu commit%s indexed while a blob was missing (a partial clone) read whole "
+		     "now: patch ids and files complete", stats.repaired,
+		     stats.repaired == 1 ? "" : "s");
+	if (stats.still_missing)
+		note("%zu commit%s indexed without a blob still miss one: fetch the blobs (git "
+		     "fetch --refetch, or git rev-list --objects --missing=print --all) and run "
+		     "'stablesel index' again to complete them", stats.still_missing,
+		     stats.still_missing == 1 ? "" : "s");
 	fprintf(stderr, "indexed %zu new commits (%zu refs moved), %zu new backports, "
 		"%zu releases: %s\n", stats.commits, stats.refs_walked, stats.backports,
 		stats.releases, db);

@@ -132,6 +132,7 @@ int cmd_log(int argc, const char **argv)
 
 	cli_source_args_init(&a);
 	nspecs = cli_parse_options(argc, argv, options, log_usage);
+	cli_source_default(&a, nspecs, "log", 1);
 	cli_for_each_commit(&a, argv, nspecs, print_commit, &o);
 	ss_strbuf_release(&o.sb);
 	ss_strbuf_release(&o.line);

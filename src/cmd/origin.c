@@ -255,6 +255,7 @@ int cmd_origin(int argc, const char **argv)
 	}
 	if (!nw)
 		usage_die("name at least one COMMIT");
+	cli_source_default(&a, nspecs, "origin", 0);
 	if (!nspecs && !a.repo)
 		usage_die("name the SOURCES the commits are in, or --repo PATH");
 

@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "eval/eval.h"
 #include "parse-options.h"
+#include "util/suggest.h"
 
 enum cli_parse_mode cli_parse_mode = CLI_PARSE_ARGS;
 const char *cli_parse_summary;
@@ -29,9 +30,11 @@ static const struct cli_option common_options[] = {
 	CLI_END(),
 };
 
-/* The table and usage usage_die() shows (the last cli_parse_options()). */
+/* The table and usage usage_die() shows (the last cli_parse_options()),
+ * and its command's name. */
 static const struct cli_option *cur_options;
 static const char *const *cur_usage;
+static const char *cur_command;
 
 /* ---- walking a table with its includes -------------------------------- */
 
@@ -210,6 +213,51 @@ void usage_die(const char *fmt, ...)
 		fputc('\n', stderr);
 	}
 	print_short_usage(stderr);
+	exit(SS_EXIT_USAGE);
+}
+
+/*
+ * An unknown option: one line naming it, with the closest option of the
+ * table when one is close ("did you mean '--onto'?"), and one pointing
+ * at -h, not the usage (whose many lines would hide the suggestion).
+ * typed is the option as given, dashes included; exit 129.
+ */
+static void unknown_option(const struct cli_option *options, const char *typed, size_t len)
+{
+	char name[128], form[140];
+	const char *best = NULL;
+	size_t dist = SIZE_MAX;
+	int negated = 0, long_form = typed[1] == '-';
+	struct walk w;
+	const struct cli_option *o;
+
+	snprintf(name, sizeof(name), "%.*s", (int)(len < sizeof(name) ? len : sizeof(name) - 1),
+		 typed + (long_form ? 2 : 1));
+	walk_start(&w, options);
+	while (long_form && (o = walk_next(&w))) {
+		const char *before = best;
+
+		if (o->type == CLI_OPT_GROUP || !o->long_name)
+			continue;
+		ss_suggest_consider(&best, &dist, name, o->long_name);
+		if (best != before)
+			negated = 0;
+		if (o->type == CLI_OPT_NEGFLAG && !strncmp(name, "no-", 3)) {
+			before = best;
+			ss_suggest_consider(&best, &dist, name + 3, o->long_name);
+			if (best != before)
+				negated = 1;
+		}
+	}
+	fflush(stdout);
+	progress_done();
+	fprintf(stderr, "error: unknown option '%s%s'", long_form ? "--" : "-", name);
+	if (best) {
+		snprintf(form, sizeof(form), "--%s%s", negated ? "no-" : "", best);
+		fprintf(stderr, "; did you mean '%s'?", form);
+	}
+	fprintf(stderr, "\nhint: 'stablesel %s -h' lists the options\n",
+		cur_command ? cur_command : "<command>");
 	exit(SS_EXIT_USAGE);
 }
 
@@ -482,6 +530,7 @@ int cli_parse_options(int argc, const char **argv, const struct cli_option *opti
 
 	cur_options = options;
 	cur_usage = usage;
+	cur_command = argv[0];
 	if (cli_parse_mode == CLI_PARSE_MAN) {
 		cli_options_man(stdout, argv[0], cli_parse_summary, options, usage);
 		cli_exit(0);
@@ -526,7 +575,7 @@ int cli_parse_options(int argc, const char **argv, const struct cli_option *opti
 				}
 			}
 			if (!hit)
-				usage_die("unknown option '%.*s'", (int)(len + 2), arg);
+				unknown_option(options, arg, len);
 			if (eq && !hit->argh)
 				usage_die("option '%s' takes no value", cli_option_name(hit));
 			val = eq ? eq + 1 : NULL;
@@ -537,7 +586,7 @@ int cli_parse_options(int argc, const char **argv, const struct cli_option *opti
 					break;
 				}
 			if (!hit)
-				usage_die("unknown option '-%c'", arg[1]);
+				unknown_option(options, arg, 1);
 			if (arg[2] && !hit->argh)
 				usage_die("option '-%c' takes no value", arg[1]);
 			val = arg[2] ? arg + 2 : NULL;

@@ -107,13 +107,16 @@ ss_model *cli_project_model_kept(const char *project_model, const char *repo, ch
 {
 	char *path = path_of(project_model, repo, NULL, NULL);
 	ss_model *m = NULL;
+	int rc;
 
 	*used = NULL;
 	if (!path)
 		return NULL;
-	if (ss_model_load(&m, path)) {
+	if ((rc = ss_project_model_read(&m, path))) {
 		if (project_model)
 			die("%s", ss_error_last());
+		if (rc != SS_ENOTFOUND)
+			warning("%s", ss_error_last());
 		ss_error_clear();
 		free(path);
 		return NULL;
@@ -361,7 +364,7 @@ void cli_ranking_model(cli_ranking *k, cli_source_args *src, const char *const *
 	held = history_before(k, src, nspecs, &hsrc);
 	if (!(path = model_path(k, src)))
 		die("out of memory");
-	rc = ss_model_load(&m, path);
+	rc = ss_project_model_read(&m, path);
 	if (rc == 0) {
 		reason = ss_project_model_stale(why, sizeof(why), m, labels_name, nlabelled,
 						src->opts.mask_stable_tags);
@@ -390,7 +393,7 @@ void cli_ranking_model(cli_ranking *k, cli_source_args *src, const char *const *
 	if (ss_project_model_make_parent(path))
 		warning("cannot keep the project model in '%s' (%s): it will be trained again next time",
 			path, ss_error_last());
-	else if (ss_model_save(m, path))
+	else if (ss_project_model_write(m, path))
 		warning("cannot keep the project model (%s): it will be trained again next time",
 			ss_error_last());
 	else

@@ -84,6 +84,7 @@ int cmd_rank(int argc, const char **argv)
 	cli_source_args_init(&src);
 	k.cmd = "rank";
 	nspecs = cli_parse_options(argc, argv, options, rank_usage);
+	cli_source_default(&src, nspecs, "rank", 1);
 	wo.format = (ss_rank_format)format;
 	out = cli_output_open(output);
 	cli_ranking_load(&k);

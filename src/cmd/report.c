@@ -54,6 +54,7 @@ int cmd_report(int argc, const char **argv)
 	cli_source_args_init(&src);
 	k.cmd = "report";
 	nspecs = cli_parse_options(argc, argv, options, report_usage);
+	cli_source_default(&src, nspecs, "report", 1);
 	for (a = 0; a < nspecs; a++)
 		snprintf(sources + strlen(sources), sizeof(sources) - strlen(sources), "%s%s",
 			 a ? " " : "", argv[a]);

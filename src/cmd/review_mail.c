@@ -21,11 +21,17 @@ int review_failed_mail(const char *dir, const char *cc, const char *const *named
 		       const char *db, const char *repo)
 {
 	ss_run_failed_list l;
-	char *path = NULL, *from = NULL, *ccc = NULL;
+	char *path = NULL, *from = NULL, *ccc = NULL, **names = NULL;
 	const char *r = repo ? repo : ".";
-	ss_index *ix = cli_decisions_open(db, repo, 0, &path);
+	ss_index *ix;
 	size_t written = 0;
 
+	/* the folder first: '' would write into '/', a missing one is made */
+	if (!*dir)
+		usage_die("-o needs a folder for the mails, not ''");
+	if (ss_atomic_make_dirs(dir))
+		die("%s", ss_error_last());
+	ix = cli_decisions_open(db, repo, 0, &path);
 	if (ss_git_identity(&from, r))
 		die("%s", ss_error_last());
 	if (!cc && ss_git_config_string(&ccc, r, "stablesel.failedCc"))
@@ -44,17 +50,29 @@ int review_failed_mail(const char *dir, const char *cc, const char *const *named
 			die("%s", ss_error_last());
 		} else {
 			ss_run_failed_mail_file(file, sizeof(file), dir, l.f[i].branch, m.c->id);
+			/* one name, one mail: a name made twice (two branch names
+			 * of one hash) is never written over */
+			for (size_t k = 0; k < written; k++)
+				if (!strcmp(names[k], file))
+					die("two failed mails would be written to '%s'", file);
+			if (!(names = realloc(names, (written + 1) * sizeof(*names))) ||
+			    !(names[written] = strdup(file)))
+				die("out of memory");
 			out = cli_output_open(file);
-			ss_run_failed_mail_write(ss_atomic_file(out), m.ck, m.c, &m.res, l.f[i].branch,
-						 from, cc ? cc : ccc);
+			if (ss_run_failed_mail_write(ss_atomic_file(out), m.ck, m.c, &m.res,
+						     l.f[i].branch, from, cc ? cc : ccc))
+				die("%s", ss_error_last());
 			cli_output_commit(out, SIZE_MAX, "mails");
 			written++;
 		}
 		ss_run_failed_check_release(&m);
 	}
-	note("%zu mails for failed picks written to '%s'%s", written, dir,
+	note("%zu mail%s for failed picks written to '%s'%s", written, written == 1 ? "" : "s", dir,
 	     written ? " (send them with git send-email)" : "");
 	ss_run_failed_list_release(&l);
+	for (size_t k = 0; k < written; k++)
+		free(names[k]);
+	free(names);
 	free(from);
 	free(ccc);
 	ss_index_free(ix);

@@ -82,6 +82,7 @@ int cmd_train(int argc, const char **argv)
 	if (!output)
 		usage_die("-o MODEL is required");
 	cli_train_args_finish(&t, "train");
+	cli_source_default(&src, nspecs, "train", 1);
 	cli_history_check(&hist, src.repo);
 	out = cli_output_open(output);
 

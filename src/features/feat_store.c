@@ -9,6 +9,7 @@
  * of words, the words NUL-terminated.  Most dense values are zero and the
  * words repeat across a message: a systemd commit is a few hundred bytes.
  */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -189,6 +190,10 @@ int ss_feat_raw_decode(ss_feat_raw *out, const void *buf, size_t len)
 		if (rd.p[0] >= SS_NDENSE)
 			goto free_payload;
 		memcpy(&out->dense[rd.p[0]], &bits, sizeof(bits));
+		if (!isfinite(out->dense[rd.p[0]]) || fabsf(out->dense[rd.p[0]]) > SS_FEAT_DENSE_MAX) {
+			rc = damaged("a value out of range");
+			goto free_payload;
+		}
 	}
 	if (get_varint(&rd, &n) || (uint64_t)(rd.end - rd.p) / 4 < n)
 		goto free_payload;

@@ -50,9 +50,19 @@ void ss_feat_version_prefix(char *out);
 int ss_feat_raw_encode(ss_strbuf *out, const ss_feat_raw *r);
 
 /*
+ * The largest magnitude a dense value may have.  Every dense feature is
+ * a 0/1 flag, a share in [0, 1] or log(1 + n) of a count (features.h),
+ * and log(1 + 2^64) is 44.4: 1e6 is far above anything the extractor
+ * gives, and far below what breaks a trainer (3e38 squares to infinity).
+ * A kept row with a value beyond it, or NaN or an infinity, is damaged.
+ */
+#define SS_FEAT_DENSE_MAX 1e6f
+
+/*
  * Decode buf[0..len) into out (reset first; out->names untouched).  0,
  * SS_ENOMEM, or SS_EINVALID with the message set ("stored features are
- * damaged: ...") when buf is no encoding of this build.
+ * damaged: ...") when buf is no encoding of this build or a dense value
+ * is not finite or beyond SS_FEAT_DENSE_MAX.
  */
 int ss_feat_raw_decode(ss_feat_raw *out, const void *buf, size_t len);
 

@@ -143,6 +143,23 @@ int ss_index_prepare(sqlite3_stmt **out, ss_index *ix, const char *sql)
 	return 0;
 }
 
+int ss_index_table_exists(ss_index *ix, const char *name, int *out)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*out = 0;
+	if ((rc = ss_index_prepare(&st, ix, "SELECT 1 FROM sqlite_master WHERE type = 'table'"
+				   " AND name = ?")))
+		return rc;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	*out = rc == SQLITE_ROW;
+	rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : ss_index_sql_error(ix, "read");
+	sqlite3_finalize(st);
+	return rc;
+}
+
 int ss_index_default_path(char **out, const char *repo)
 {
 	char *gitdir = NULL;

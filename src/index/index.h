@@ -79,6 +79,9 @@ typedef struct {
 	size_t skipped;        /* commits the reader could not read (SS_ESKIP) */
 	size_t mail_reread;    /* mail sources read again from their start:
 	                        * not the bytes read before (rewritten) */
+	size_t repaired;       /* commits indexed while a blob of theirs was
+	                        * missing (a partial clone), read whole now */
+	size_t still_missing;  /* such commits whose blobs are still missing */
 	char first_skip[256];  /* the first of them, "" when none */
 } ss_index_stats;
 

@@ -15,7 +15,7 @@
 #include "index/index_impl.h"
 #include "util/error.h"
 #include "util/hexid.h"
-#include "util/similar.h"
+#include "util/suggest.h"
 #include "util/strbuf.h"
 #include "util/testhook.h"
 
@@ -667,8 +667,9 @@ static int identity_by_commit(char *out, size_t size, int *found, ss_index *ix, 
 static int unknown_branch(ss_index *ix, const char *name)
 {
 	ss_strbuf known = SS_STRBUF_INIT;
+	const char *best = NULL;
 	char *near = NULL;
-	size_t best = SIZE_MAX;
+	size_t dist = SIZE_MAX;
 	sqlite3_stmt *st;
 	int rc;
 
@@ -677,11 +678,12 @@ static int unknown_branch(ss_index *ix, const char *name)
 		return rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *b = ss_index_col_text(st, 0);
-		size_t d = ss_edit_distance(ref_local(strip_ref(name)), b);
 
 		ss_strbuf_addf(&known, "%s%s", known.len ? ", " : "", b);
-		if (d < best && ss_similar_enough(d, strlen(b))) {
-			best = d;
+		best = NULL;
+		ss_suggest_consider(&best, &dist, ref_local(strip_ref(name)), b);
+		if (best) {
+			/* the row's text lives until the next step: keep a copy */
 			free(near);
 			near = strdup(b);
 		}

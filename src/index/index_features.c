@@ -41,18 +41,7 @@ struct ss_index_features {
 
 static int has_table(ss_index *ix, int *out)
 {
-	sqlite3_stmt *st;
-	int rc;
-
-	*out = 0;
-	if ((rc = ss_index_prepare(&st, ix, "SELECT 1 FROM sqlite_master WHERE type = 'table'"
-				   " AND name = 'feature_rows'")))
-		return rc;
-	rc = sqlite3_step(st);
-	*out = rc == SQLITE_ROW;
-	rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : ss_index_sql_error(ix, "read");
-	sqlite3_finalize(st);
-	return rc;
+	return ss_index_table_exists(ix, "feature_rows", out);
 }
 
 static int version_ok(const char *version)

@@ -13,6 +13,7 @@
 
 #include <sqlite3.h>
 
+#include "commit/patchid.h"
 #include "index/decisions.h"
 #include "index/index_update.h"
 #include "source/git.h"
@@ -273,6 +274,145 @@ static int check_identity(ss_index *ix, const struct updater *u, const char *mti
 	return 0;
 }
 
+/* c, read alone with its diff from repo (the commit, without its first
+ * parent's history), into *out; NULL when it cannot be read now. */
+static int read_alone(ss_commit **out, const char *repo, const char *id)
+{
+	ss_source_options so = SS_SOURCE_OPTIONS_INIT;
+	char parent[48];
+	const char *revs[2] = { id, parent };
+	ss_source *src;
+	ss_commit *c;
+	int rc;
+
+	*out = NULL;
+	snprintf(parent, sizeof(parent), "^%s^", id);
+	so.repo = repo;
+	so.revs = revs;
+	so.nrevs = 2;
+	if (ss_source_open(&src, repo, &so)) {
+		/* a root commit has no parent to hide */
+		so.nrevs = 1;
+		if (ss_source_open(&src, repo, &so))
+			return 0;
+	}
+	while (!*out && (rc = ss_source_next(&c, src)) != SS_ITEROVER) {
+		if (rc)
+			break;  /* unreadable now: tried again next time */
+		if (!strcmp(c->id, id))
+			*out = c;
+		else
+			ss_commit_free(c);
+	}
+	ss_source_free(src);
+	ss_error_clear();
+	return 0;
+}
+
+/*
+ * Commits indexed while a blob of theirs was missing (missing_blobs,
+ * index_update.h): each read again; one whose files all read now gets
+ * its patch id and files and leaves the table (the derived facts after
+ * the walks then find its patch-id backports), and its kept features
+ * (extracted from the unreadable diff) are dropped with the features'
+ * recorded tip, so that the fill after the update extracts them again.
+ * One transaction; counted in the stats.  A blob-less clone whose blobs
+ * were never fetched would be read whole at every update: after
+ * SS_MISSING_GIVE_UP commits in a row still missing one, the rest wait
+ * for the next update.
+ */
+#define SS_MISSING_GIVE_UP 100
+
+static int repair_missing(struct updater *u)
+{
+	sqlite3_stmt *st = NULL, *set = NULL, *del = NULL, *drop = NULL;
+	char (*ids)[41] = NULL;
+	size_t n = 0, cap = 0, i, in_a_row = 0;
+	int rc, features;
+
+	/* newest first: a checkout fetches the blobs of the newest trees */
+	if ((rc = ss_index_prepare(&st, u->ix, "SELECT m.id FROM missing_blobs m LEFT JOIN"
+				   " commits c ON c.id = m.id ORDER BY c.author_time DESC, m.id")))
+		return rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (n == cap) {
+			void *grown = realloc(ids, (cap = cap ? 2 * cap : 64) * sizeof(*ids));
+
+			if (!grown) {
+				sqlite3_finalize(st);
+				free(ids);
+				return ss_error_code(SS_ENOMEM, "out of memory");
+			}
+			ids = grown;
+		}
+		snprintf(ids[n++], 41, "%s", ss_index_col_text(st, 0));
+	}
+	rc = rc == SQLITE_DONE ? 0 : ss_index_sql_error(u->ix, "read missing_blobs");
+	sqlite3_finalize(st);
+	if (rc || !n)
+		goto free_ids;
+	if ((rc = ss_index_table_exists(u->ix, "feature_rows", &features)) ||
+	    (rc = ss_index_prepare(&set, u->ix, "UPDATE commits SET patch_id = ? WHERE id = ?")) ||
+	    (rc = ss_index_prepare(&del, u->ix, "DELETE FROM files WHERE commit_id = ?1;")) ||
+	    (rc = ss_index_prepare(&drop, u->ix, "DELETE FROM missing_blobs WHERE id = ?1")) ||
+	    (rc = ss_index_exec(u->ix, "BEGIN IMMEDIATE", "start a transaction")))
+		goto free_stmts;
+	for (i = 0; i < n && !rc; i++) {
+		ss_commit *c;
+		char pid[41];
+		int unreadable = 0;
+
+		if (in_a_row == SS_MISSING_GIVE_UP) {
+			u->stats->still_missing += n - i;
+			break;
+		}
+		read_alone(&c, u->opts->repo, ids[i]);
+		for (size_t k = 0; c && k < c->nfiles; k++)
+			unreadable |= c->files[k].binary == SS_FILE_UNREADABLE;
+		if (!c || unreadable) {
+			u->stats->still_missing++;
+			in_a_row++;
+			ss_commit_free(c);
+			continue;
+		}
+		in_a_row = 0;
+		if (ss_commit_patch_id(pid, c))
+			sqlite3_bind_null(set, 1);
+		else
+			sqlite3_bind_text(set, 1, pid, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(set, 2, c->id, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(del, 1, c->id, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(drop, 1, c->id, -1, SQLITE_TRANSIENT);
+		if (!(rc = ss_index_step_done(u, set)) && !(rc = ss_index_step_done(u, del)) &&
+		    !(rc = ss_index_add_files(u, c)) && !(rc = ss_index_step_done(u, drop)) &&
+		    features) {
+			sqlite3_stmt *f;
+
+			if (!(rc = ss_index_prepare(&f, u->ix, "DELETE FROM feature_rows WHERE id = ?"))) {
+				sqlite3_bind_text(f, 1, c->id, -1, SQLITE_TRANSIENT);
+				rc = ss_index_step_done(u, f);
+				sqlite3_finalize(f);
+			}
+		}
+		u->stats->repaired += !rc;
+		ss_commit_free(c);
+	}
+	if (!rc && u->stats->repaired && features)
+		rc = ss_index_exec(u->ix, "DELETE FROM meta WHERE key LIKE 'features %'",
+				   "drop the features' tip");
+	if (!rc)
+		rc = ss_index_exec(u->ix, "COMMIT", "commit a transaction");
+	if (rc)
+		ss_index_rollback(u);
+free_stmts:
+	sqlite3_finalize(set);
+	sqlite3_finalize(del);
+	sqlite3_finalize(drop);
+free_ids:
+	free(ids);
+	return rc;
+}
+
 int ss_index_update(ss_index *ix, const ss_index_options *opts, ss_index_stats *stats)
 {
 	static const ss_index_stats zero;
@@ -323,6 +463,10 @@ int ss_index_update(ss_index *ix, const ss_index_options *opts, ss_index_stats *
 	for (i = 0; i < ST_NSTMT; i++)
 		if ((rc = ss_index_prepare(&u.st[i], ix, ss_index_stmt_sql[i])))
 			goto free_stmts;
+	if ((rc = ss_index_exec(ix, ss_index_missing_sql, "make the missing blobs' table")) ||
+	    (rc = ss_index_prepare(&u.missing, ix, "INSERT OR IGNORE INTO missing_blobs(id)"
+				   " VALUES(?)")))
+		goto free_stmts;
 	if ((rc = list_branches(&br, &nbr, o.layout)))
 		goto free_stmts;
 	/* what could refuse the update, before its first batch: the walks of
@@ -340,6 +484,11 @@ int ss_index_update(ss_index *ix, const ss_index_options *opts, ss_index_stats *
 	 * peak (only the releases map stays) */
 	malloc_trim(0);
 #endif
+	/* the commits of earlier updates that missed a blob, before the
+	 * walks (which may add more, read again next time) and the derived
+	 * facts that read their patch ids */
+	if ((rc = repair_missing(&u)))
+		goto free_branches;
 	if ((rc = walk_ref(&u, mainline, mtip, NULL, 0)))
 		goto free_branches;
 	for (i = 0; i < nbr; i++)
@@ -370,6 +519,7 @@ free_branches:
 free_stmts:
 	for (i = 0; i < ST_NSTMT; i++)
 		sqlite3_finalize(u.st[i]);
+	sqlite3_finalize(u.missing);
 	ss_upstream_free(u.up);
 free_head:
 	ss_layout_free(found);

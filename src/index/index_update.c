@@ -26,6 +26,9 @@ const char *const ss_index_stmt_sql[ST_NSTMT] = {
 	" VALUES(?, ?, ?, 'line', ?)",
 };
 
+const char *const ss_index_missing_sql =
+	"CREATE TABLE IF NOT EXISTS missing_blobs(id TEXT PRIMARY KEY) WITHOUT ROWID";
+
 int ss_index_step_done(struct updater *u, sqlite3_stmt *st)
 {
 	int rc = sqlite3_step(st);
@@ -104,7 +107,6 @@ int ss_index_add_commit(struct updater *u, const ss_commit *c, int mainline)
 {
 	sqlite3_stmt *st = u->st[ST_HAS_COMMIT];
 	char pid[41];
-	size_t i;
 	int rc;
 
 	sqlite3_bind_text(st, 1, c->id, -1, SQLITE_STATIC);
@@ -137,10 +139,21 @@ int ss_index_add_commit(struct updater *u, const ss_commit *c, int mainline)
 	sqlite3_bind_int(st, 8, mainline);
 	if ((rc = ss_index_step_done(u, st)) || (rc = add_trailers(u, c)))
 		return rc;
-	for (i = 0; i < c->nfiles; i++) {
-		const ss_file *f = &c->files[i];
+	if ((rc = ss_index_add_files(u, c)))
+		return rc;
+	u->stats->commits++;
+	return 0;
+}
 
-		st = u->st[ST_FILE];
+int ss_index_add_files(struct updater *u, const ss_commit *c)
+{
+	int missing = 0, rc;
+
+	for (size_t i = 0; i < c->nfiles; i++) {
+		const ss_file *f = &c->files[i];
+		sqlite3_stmt *st = u->st[ST_FILE];
+
+		missing |= f->binary == SS_FILE_UNREADABLE;
 		bind_str(st, 1, c->id);
 		bind_str(st, 2, ss_file_path(f));
 		sqlite3_bind_int64(st, 3, (sqlite3_int64)f->added);
@@ -148,7 +161,10 @@ int ss_index_add_commit(struct updater *u, const ss_commit *c, int mainline)
 		if ((rc = ss_index_step_done(u, st)))
 			return rc;
 	}
-	u->stats->commits++;
+	if (missing && u->missing) {
+		bind_str(u->missing, 1, c->id);
+		return ss_index_step_done(u, u->missing);
+	}
 	return 0;
 }
 

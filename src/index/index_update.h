@@ -51,7 +51,18 @@ struct updater {
 	int pending;      /* 1: meta "pending" goes in with the next batch,
 			   * 2: it is in (see ss_index_done_sql) */
 	int last_skipped; /* ss_index_write_source: its last message was skipped (SS_ESKIP) */
+	sqlite3_stmt *missing; /* records a commit with a missing blob (git
+				* updates; NULL: not recorded) */
 };
+
+/*
+ * Commits indexed while a blob of theirs was missing from the object
+ * store (a blob-less partial clone: their files unreadable, no patch id),
+ * one row each, made by the first git update that needs it (an index
+ * made before has none: nothing to revisit).  Each git update reads them
+ * again (index_git.c) and completes those whose blobs are there now.
+ */
+extern const char *const ss_index_missing_sql;
 
 /*
  * The releases of an update, read before anything is written: the
@@ -76,6 +87,10 @@ int ss_index_step_done(struct updater *u, sqlite3_stmt *st);
 /* Record commit c (its row, trailers and files) once; mainline marks a
  * commit read again from the mainline as mainline. */
 int ss_index_add_commit(struct updater *u, const ss_commit *c, int mainline);
+
+/* Record c's files, and c in missing_blobs when one of them could not be
+ * read and u->missing is set. */
+int ss_index_add_files(struct updater *u, const ss_commit *c);
 
 /* Open, commit, roll back the transaction of a batch. */
 int ss_index_begin(struct updater *u);

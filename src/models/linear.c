@@ -45,11 +45,13 @@ struct rows {
 	size_t n;
 };
 
+/* Empties r: a second call (rows_build's failure, then the caller's) is a no-op. */
 static void rows_free(struct rows *r)
 {
 	free(r->x);
 	free(r->nodes);
 	free(r->y);
+	memset(r, 0, sizeof(*r));
 }
 
 static int rows_build(struct rows *r, const ss_model *m, const ss_dataset *d,
@@ -81,6 +83,13 @@ static int rows_build(struct rows *r, const ss_model *m, const ss_dataset *d,
 		}
 		start[i] = total;
 		for (k = 0; k < v.n; k++) {
+			/* liblinear never ends on a NaN or an infinity */
+			if (!isfinite(v.val[k])) {
+				rc = ss_error_code(SS_EINVALID, "cannot train on commit %.12s: a "
+						   "feature value is not finite",
+						   ss_dataset_example(d, idx[i])->id);
+				goto free_all;
+			}
 			r->nodes[total].index = (int)v.idx[k] + 1;
 			r->nodes[total++].value = v.val[k];
 		}

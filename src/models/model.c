@@ -842,9 +842,6 @@ static size_t read_some(unsigned char *buf, size_t max, FILE *f)
 
 int ss_model_load(ss_model **out, const char *path)
 {
-	unsigned char *buf = NULL;
-	size_t len, cap, want;
-	struct stat st;
 	FILE *f;
 	int rc;
 
@@ -853,6 +850,19 @@ int ss_model_load(ss_model **out, const char *path)
 	if (!f)
 		return ss_error_code(errno == ENOENT ? SS_ENOTFOUND : SS_ERROR,
 				     "cannot open model '%s': %s", path, strerror(errno));
+	rc = ss_model_load_stream(out, f, path);
+	fclose(f);
+	return rc;
+}
+
+int ss_model_load_stream(ss_model **out, FILE *f, const char *path)
+{
+	unsigned char *buf = NULL;
+	size_t len, cap, want;
+	struct stat st;
+	int rc;
+
+	*out = NULL;
 	/* the magic first: a big file of anything else (an mbox, /dev/zero)
 	 * is refused after 8 bytes, not after reading it */
 	buf = malloc(HEADER_SIZE);
@@ -909,6 +919,5 @@ int ss_model_load(ss_model **out, const char *path)
 
 close_file:
 	free(buf);
-	fclose(f);
 	return rc;
 }

@@ -274,6 +274,9 @@ int ss_model_write(const ss_model *m, FILE *f, const char *name);
 /* Read a model file; refuses truncated, corrupt and foreign files. */
 int ss_model_load(ss_model **out, const char *path);
 
+/* Same from f, open for reading (not closed; name for messages). */
+int ss_model_load_stream(ss_model **out, FILE *f, const char *name);
+
 /* Same from memory; name is used in messages. */
 int ss_model_load_buffer(ss_model **out, const void *buf, size_t len, const char *name);
 

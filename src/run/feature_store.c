@@ -132,6 +132,7 @@ struct reading {
 	size_t n;
 	size_t absent;               /* commits the fill could not read */
 	int damaged;                 /* a row that cannot be decoded */
+	char why[256];               /* the first one's commit and what is wrong */
 };
 
 /* ss_split_add() with the features from the commit's row. */
@@ -162,6 +163,8 @@ static int read_one(ss_commit *c, void *data)
 		return 0;
 	}
 	if (ss_feat_raw_decode(&r->fs->raw, row, len)) {
+		/* a value out of range too (NaN, 3e38): never trained on */
+		snprintf(r->why, sizeof(r->why), "%.12s: %s", c->id, ss_error_last());
 		ss_error_clear();
 		r->damaged = 1;
 		ss_commit_free(c);
@@ -214,7 +217,7 @@ int ss_run_feature_store_read(int *got, ss_run_feature_store *fs, const char *re
 			      const ss_source_options *hso, const ss_run_history_reader *hr,
 			      ss_split_sink *sink, int64_t *newest, const ss_run_report *rp)
 {
-	struct reading r = { fs, sink, newest, rp, 0, 0, 0 };
+	struct reading r = { fs, sink, newest, rp, 0, 0, 0, "" };
 	ss_source_options so = *hso;
 	int ro;
 
@@ -239,8 +242,8 @@ int ss_run_feature_store_read(int *got, ss_run_feature_store *fs, const char *re
 		return ss_run_fail(sink->rc, "cannot featurize commits");
 	if (r.damaged) {
 		ss_run_say(rp, SS_RUN_NOTE,
-			   "index '%s' keeps a damaged feature row: the project model reads the "
-			   "diffs (and keeps the rows again)", fs->path);
+			   "index '%s' keeps a damaged feature row (%s): the project model reads "
+			   "the diffs (and keeps the rows again)", fs->path, r.why);
 		*got = -1;
 		return 0;
 	}

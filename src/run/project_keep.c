@@ -7,14 +7,17 @@
 #include "run/project_keep.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "eval/eval.h"
 #include "source/git.h"
 #include "source/git_repo.h"
+#include "util/atomic.h"
 #include "util/error.h"
 
 /* The cut in the model's source: " before <id>" for each bottom, or
@@ -105,6 +108,48 @@ int ss_project_model_make_parent(const char *path)
 		errno = e;
 	}
 	return rc;
+}
+
+int ss_project_model_read(ss_model **out, const char *path)
+{
+	struct stat st;
+	FILE *f;
+	int fd, rc;
+
+	*out = NULL;
+	/* O_NONBLOCK: opening a FIFO for reading would wait for a writer */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return ss_error_code(errno == ENOENT ? SS_ENOTFOUND : SS_ERROR,
+				     "cannot open model '%s': %s", path, strerror(errno));
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		rc = ss_error_code(SS_EINVALID, "cannot read the kept model '%s': not a regular file "
+				   "(remove it, or name another with --project-model)", path);
+		close(fd);
+		return rc;
+	}
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0 || !(f = fdopen(fd, "rb"))) {
+		rc = ss_error_set("cannot read model '%s': %s", path, strerror(errno));
+		close(fd);
+		return rc;
+	}
+	rc = ss_model_load_stream(out, f, path);
+	fclose(f);
+	return rc;
+}
+
+int ss_project_model_write(const ss_model *m, const char *path)
+{
+	ss_atomic *a = NULL;
+	int rc;
+
+	if ((rc = ss_atomic_open_regular(&a, path)))
+		return rc;
+	if ((rc = ss_model_write(m, ss_atomic_file(a), path))) {
+		ss_atomic_abort(a);
+		return rc;
+	}
+	return ss_atomic_commit(a);
 }
 
 ss_project_held ss_project_model_held(size_t nhistory, int with_index, int nspecs, int repo,

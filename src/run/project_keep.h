@@ -35,6 +35,22 @@ int ss_project_model_path(char **out, const char *project_model, const char *rep
 int ss_project_model_make_parent(const char *path);
 
 /*
+ * The kept model at path, into *out: only from a regular file (a FIFO,
+ * whose open would block, a device or a directory is refused, a symlink
+ * read through to a regular file).  0; SS_ENOTFOUND when there is none;
+ * else < 0 with the message set.
+ */
+int ss_project_model_read(ss_model **out, const char *path);
+
+/*
+ * Keep m at path (temporary file + rename), only over a regular file or
+ * a missing one: a symlink (whose target would be replaced), a FIFO or a
+ * device is refused (util/atomic.h's ss_atomic_open_regular()).  0 or
+ * < 0 with the message set.
+ */
+int ss_project_model_write(const ss_model *m, const char *path);
+
+/*
  * What the model learns from, so that it never scores a commit it was
  * trained on (a fix the stable tree missed would otherwise be taught as
  * "not backported" and ranked low).

@@ -11,10 +11,12 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <time.h>
 
 #include "run/branches.h"
+#include "source/mail_header.h"
 #include "util/error.h"
 #include "util/strbuf.h"
 
@@ -55,15 +57,30 @@ void ss_run_failed_list_release(ss_run_failed_list *l)
 	l->n = 0;
 }
 
-/* A file name part: the branch's '/' and anything odd as '-'. */
-static void safe_name(char *out, size_t size, const char *s)
+/* A file name part: the branch's '/' and anything odd as '-'; whether
+ * anything was changed. */
+static int safe_name(char *out, size_t size, const char *s)
 {
 	size_t i;
+	int changed = 0;
 
-	for (i = 0; s[i] && i + 1 < size; i++)
+	for (i = 0; s[i] && i + 1 < size; i++) {
 		out[i] = (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
 			 (s[i] >= '0' && s[i] <= '9') || s[i] == '.' || s[i] == '_' ? s[i] : '-';
+		changed |= out[i] != s[i];
+	}
 	out[i] = '\0';
+	return changed || s[i];
+}
+
+/* FNV-1a: a short, stable tag of a branch name for its file name. */
+static uint32_t name_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
 }
 
 /* What failed, in words. */
@@ -88,26 +105,73 @@ static void what_failed(ss_strbuf *sb, const ss_check_result *res, const char *b
 	}
 }
 
-void ss_run_failed_mail_write(FILE *f, ss_check *ck, const ss_commit *c, const ss_check_result *res,
-		       const char *branch, const char *from, const char *cc)
+/* From: git's identity "Name <email>" is one mailbox whatever the name
+ * holds (a comma, an '@'); anything else an address list. */
+static int mail_from(ss_strbuf *sb, const char *from)
 {
-	ss_strbuf why = SS_STRBUF_INIT;
+	const char *lt = strrchr(from, '<');
+	size_t len = strlen(from);
+	char *name, *email;
+	int rc;
+
+	if (!lt || len < 2 || from[len - 1] != '>')
+		return ss_mail_header_addresses(sb, "From", from);
+	name = strndup(from, (size_t)(lt - from));
+	email = strndup(lt + 1, (size_t)(from + len - 1 - (lt + 1)));
+	if (!name || !email) {
+		free(name);
+		free(email);
+		return ss_error_code(SS_ENOMEM, "out of memory");
+	}
+	for (size_t n = strlen(name); n && (name[n - 1] == ' ' || name[n - 1] == '\t'); n--)
+		name[n - 1] = '\0';
+	rc = ss_mail_header_mailbox(sb, "From", name, email);
+	free(name);
+	free(email);
+	return rc;
+}
+
+/* The mail's header, the blank line after it included, into sb. */
+static int mail_header(ss_strbuf *sb, const ss_commit *c, const char *branch, const char *from,
+		       const char *cc)
+{
+	ss_strbuf subject = SS_STRBUF_INIT;
 	char date[64];
 	time_t now = time(NULL);
 	struct tm tm;
+	int rc;
 
 	gmtime_r(&now, &tm);
 	strftime(date, sizeof(date), "%a, %d %b %Y %H:%M:%S +0000", &tm);
+	if (ss_strbuf_addf(&subject, "FAILED: patch \"%s\" failed to apply to %s stable tree",
+			   c->subject, branch))
+		return ss_error_code(SS_ENOMEM, "out of memory");
+	if (!(rc = ss_strbuf_addf(sb, "From %s Mon Sep 17 00:00:00 2001\n", c->id)
+			   ? ss_error_code(SS_ENOMEM, "out of memory") : 0) &&
+	    !(rc = mail_from(sb, from)) &&
+	    !(rc = ss_mail_header_mailbox(sb, "To", c->author.name, c->author.email)) &&
+	    !(rc = cc && *cc ? ss_mail_header_addresses(sb, "Cc", cc) : 0) &&
+	    !(rc = ss_mail_header_text(sb, "Subject", subject.buf)) &&
+	    ss_strbuf_addf(sb, "Date: %s\nMIME-Version: 1.0\nContent-Type: text/plain; charset=UTF-8\n"
+			   "Content-Transfer-Encoding: 8bit\n\n", date))
+		rc = ss_error_code(SS_ENOMEM, "out of memory");
+	ss_strbuf_release(&subject);
+	return rc;
+}
+
+int ss_run_failed_mail_write(FILE *f, ss_check *ck, const ss_commit *c, const ss_check_result *res,
+			     const char *branch, const char *from, const char *cc)
+{
+	ss_strbuf why = SS_STRBUF_INIT, head = SS_STRBUF_INIT;
+	int rc;
+
+	if ((rc = mail_header(&head, c, branch, from, cc))) {
+		ss_strbuf_release(&head);
+		return rc;
+	}
+	fputs(head.buf, f);
+	ss_strbuf_release(&head);
 	what_failed(&why, res, branch);
-	fprintf(f, "From %s Mon Sep 17 00:00:00 2001\n", c->id);
-	fprintf(f, "From: %s\n", from);
-	fprintf(f, "To: %s <%s>\n", c->author.name, c->author.email);
-	if (cc && *cc)
-		fprintf(f, "Cc: %s\n", cc);
-	fprintf(f, "Subject: FAILED: patch \"%s\" failed to apply to %s stable tree\n", c->subject,
-		branch);
-	fprintf(f, "Date: %s\n", date);
-	fprintf(f, "Content-Type: text/plain; charset=UTF-8\n\n");
 	fprintf(f, "The patch below does not apply to the %s stable tree: %s.\n\n", branch, why.buf);
 	fprintf(f, "If you want it in %s, please send a backport of it, with the original\n"
 		   "commit id in its message, to the address this mail came from%s.\n\n",
@@ -148,6 +212,7 @@ void ss_run_failed_mail_write(FILE *f, ss_check *ck, const ss_commit *c, const s
 		p += len + (p[len] == '\n');
 	}
 	ss_strbuf_release(&why);
+	return 0;
 }
 
 void ss_run_failed_mail_file(char *out, size_t size, const char *dir, const char *branch,
@@ -155,8 +220,13 @@ void ss_run_failed_mail_file(char *out, size_t size, const char *dir, const char
 {
 	char bname[200];
 
-	safe_name(bname, sizeof(bname), branch);
-	snprintf(out, size, "%s/failed-%s-%.12s.eml", dir, bname, commit);
+	/* a name changed to be safe gets its hash after a '+', which no
+	 * unchanged name holds: "a/b" and "a-b" are two files */
+	if (safe_name(bname, sizeof(bname), branch))
+		snprintf(out, size, "%s/failed-%s+%08x-%.12s.eml", dir, bname, name_hash(branch),
+			 commit);
+	else
+		snprintf(out, size, "%s/failed-%s-%.12s.eml", dir, bname, commit);
 }
 
 int ss_run_failed_mail_check(ss_run_failed_check *m, ss_index *ix, const char *path,
@@ -167,6 +237,11 @@ int ss_run_failed_mail_check(ss_run_failed_check *m, ss_index *ix, const char *p
 	int rc;
 
 	memset(m, 0, sizeof(*m));
+	for (const char *s = p->branch; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return ss_error_code(SS_ESKIP, "failed pick %.12s: its branch name holds a "
+					     "control character (a line break?): no mail is written "
+					     "for it", p->commit);
 	co.rev = p->branch;
 	co.prereqs = 1;
 	if (ss_check_open(&m->ck, repo, &co))

@@ -48,19 +48,27 @@ typedef struct {
  * (index ix at path, else the branch; said through rp), into *m
  * (released with ss_run_failed_check_release() whatever is returned):
  * 0; SS_ESKIP with the message set when this pick cannot be checked (the
- * branch, the commit); another < 0 when nothing more can be.
+ * branch, the commit) or mailed (a branch name with a control character,
+ * which would break the mail's header); another < 0 when nothing more
+ * can be.
  */
 int ss_run_failed_mail_check(ss_run_failed_check *m, ss_index *ix, const char *path,
 			     const char *repo, const ss_run_failed_pick *p, const ss_run_report *rp);
 void ss_run_failed_check_release(ss_run_failed_check *m);
 
-/* The mail's file: DIR/failed-<branch, '/' and odd bytes as '-'>-<12 hex>.eml */
+/* The mail's file: DIR/failed-<branch>-<12 hex>.eml, the branch's '/'
+ * and odd bytes as '-' and then "+<8 hex of the branch name>" after it,
+ * so that "a/b" and "a-b" have two files.  One branch and commit, one
+ * name, however often the mails are written. */
 void ss_run_failed_mail_file(char *out, size_t size, const char *dir, const char *branch,
 			     const char *commit);
 
 /* The mail to c's author (From: from, Cc: cc if any; the Date now) for
- * c that failed on branch, res its check by ck, to f. */
-void ss_run_failed_mail_write(FILE *f, ss_check *ck, const ss_commit *c, const ss_check_result *res,
+ * c that failed on branch, res its check by ck, to f.  Its header is
+ * source/mail_header.h's: names quoted, non-ASCII encoded (RFC 2047),
+ * folded, no line break from any value.  0, or < 0 with the message set
+ * before anything is written (from or cc no address list; no memory). */
+int ss_run_failed_mail_write(FILE *f, ss_check *ck, const ss_commit *c, const ss_check_result *res,
 			      const char *branch, const char *from, const char *cc);
 
 #endif

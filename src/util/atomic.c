@@ -339,6 +339,65 @@ int ss_atomic_open(ss_atomic **out, const char *path)
 	return 0;
 }
 
+/* What a file that is not regular is, for a message. */
+static const char *file_kind(mode_t mode)
+{
+	if (S_ISLNK(mode))
+		return "a symbolic link";
+	if (S_ISDIR(mode))
+		return "a directory";
+	if (S_ISFIFO(mode))
+		return "a FIFO";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	if (S_ISCHR(mode) || S_ISBLK(mode))
+		return "a device";
+	return "a special file";
+}
+
+int ss_atomic_open_regular(ss_atomic **out, const char *path)
+{
+	struct stat st;
+
+	*out = NULL;
+	/* lstat: the name itself.  rename() later replaces the name, never
+	 * what a link made in between names, so checking first is enough */
+	if (*path && !lstat(path, &st) && !S_ISREG(st.st_mode))
+		return ss_error_set("cannot write '%s': it is %s, not a regular file (remove it "
+				    "or name another path)", path, file_kind(st.st_mode));
+	return ss_atomic_open(out, path);
+}
+
+int ss_atomic_make_dirs(const char *dir)
+{
+	char *d, *p;
+	struct stat st;
+	int rc = 0;
+
+	if (!*dir)
+		return ss_error_set("cannot make the folder '': the path is empty");
+	if (!(d = strdup(dir)))
+		return ss_error_set("out of memory");
+	/* each prefix ending before a '/', then the whole */
+	for (p = d + 1;; p++) {
+		char was = *p;
+
+		if (was && was != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(d, 0777) && errno != EEXIST) {
+			rc = ss_error_set("cannot make the folder '%s': %s", d, strerror(errno));
+		} else if (stat(d, &st) || !S_ISDIR(st.st_mode)) {
+			rc = ss_error_set("cannot make the folder '%s': '%s' is not a folder", dir, d);
+		}
+		*p = was;
+		if (rc || !was)
+			break;
+	}
+	free(d);
+	return rc;
+}
+
 FILE *ss_atomic_file(ss_atomic *a)
 {
 	return a->f;

@@ -53,6 +53,23 @@ typedef struct {
 } ss_atomic_info;
 
 int ss_atomic_open(ss_atomic **out, const char *path);
+
+/*
+ * As ss_atomic_open(), for a file the program keeps (the project
+ * model): only a missing path or an existing regular file, replaced by
+ * rename.  A symlink (never followed: its target may be anyone's file),
+ * a FIFO, a device, a socket and a directory are refused, the message
+ * naming what path is.
+ */
+int ss_atomic_open_regular(ss_atomic **out, const char *path);
+/*
+ * The folder dir made with its missing parents (mkdir -p), for output
+ * files written into it; an existing folder is fine.  0, or SS_ERROR
+ * with the message set, naming the part that is not a folder or could
+ * not be made; the empty dir is an error.
+ */
+int ss_atomic_make_dirs(const char *dir);
+
 FILE *ss_atomic_file(ss_atomic *a);
 void ss_atomic_get_info(ss_atomic_info *out, const ss_atomic *a);
 int ss_atomic_commit(ss_atomic *a); /* 0 or SS_ERROR (message set) */
