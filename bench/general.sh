@@ -39,8 +39,8 @@ if [ ! -f "$DATA/dpdk/dpdk-v22.03.git.tar" ]; then
 	echo "SKIP: $DATA/dpdk not found"
 else
 	[ -d "$OUT/dpdk.git" ] || tar -xf "$DATA/dpdk/dpdk-v22.03.git.tar" -C "$OUT"
-	[ -f "$OUT/dpdk.db" ] || "$STABLESEL" index --no-progress --repo "$OUT/dpdk.git" \
-		--db "$OUT/dpdk.db" >/dev/null 2>&1
+	# first build, or an update (nothing new: a schema upgrade at most)
+	"$STABLESEL" index --no-progress --repo "$OUT/dpdk.git" --db "$OUT/dpdk.db" >/dev/null 2>&1
 	echo "## DPDK v21.02..v22.03, the built-in model alone, stable tags masked"
 	for m in old:"$OLD_MODEL" new:"$MODEL"; do
 		name=${m%%:*}
