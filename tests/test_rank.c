@@ -215,7 +215,7 @@ static void test_bands_and_wait(void **state)
 	assert_non_null(strstr(out, " wait     "));
 	assert_non_null(strstr(out, "waits: Cc: stable # after -rc3"));
 	/* reasons in words in text (issue 23.7), their short names in JSON */
-	assert_non_null(strstr(out, "because a Fixes: trailer (+"));
+	assert_non_null(strstr(out, "a Fixes: trailer (+"));
 	assert_null(strstr(out, "fixes_tag"));
 	free(out);
 	assert_int_equal(test_run("./stablesel rank --repo '%s/repo' --threshold 0 --now 2023-11-18 "
