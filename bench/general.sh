@@ -15,7 +15,8 @@
 #    data): a general model trained on the corpus with tip's commits only
 #    before 2023-07-01 (CORPUS_DIR needed; skipped without it), against
 #    the kernel recipe's figures on the same split (models/default.txt of
-#    7b1f8ac: linear, PR-AUC 0.438, F1 0.536).
+#    7b1f8ac: linear, PR-AUC 0.438, F1 0.536); tip's commits weighted as
+#    scripts/train-default.sh weights them (TIP_WEIGHT, 6).
 #
 # Usage: bench/general.sh [WORKDIR]   (default /tmp/ss-general; kept)
 # Environment: STABLESEL (./stablesel), DATA (../shared/data), MODEL,
@@ -71,7 +72,7 @@ echo "## Linux tip 2023-07-01..2024-06-30, a general model trained with tip befo
 awk -F'\t' 'BEGIN { OFS = "\t" } $1 == "linux-tip" { $6 = "2023-07-01" } { print }' \
 	"$ROOT/scripts/corpus.tsv" > "$OUT/corpus-tipsplit.tsv"
 "$STABLESEL" corpus --list "$OUT/corpus-tipsplit.tsv" --dir "$CORPUS_DIR" --data "$DATA" \
-	-o "$OUT/tipsplit.model" 2>/dev/null | grep -v "^wrote"
+	--weight linux-tip="${TIP_WEIGHT:-6}" -o "$OUT/tipsplit.model" 2>/dev/null | grep -v "^wrote"
 "$STABLESEL" rank --no-progress --model "$OUT/tipsplit.model" --mask-stable-tags \
 	--since 2023-07-01 "$DATA/linux-tip/tip-before-2024-07-01.mbox.zst" --format tsv \
 	--top 1000000 -o "$OUT/tip.tsv" 2>/dev/null

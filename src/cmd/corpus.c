@@ -96,11 +96,12 @@ static void leave_one_out(const ss_dataset *d, ss_corpus *c, const ss_train_opti
 		ss_corpus one = { .n = 1 };
 
 		one.p[0] = c->p[i];
-		if (ss_corpus_examples(&idx[i], &n, &one, NULL, d))
+		if (ss_corpus_examples(&idx[i], &n, &one, NULL, d, 0))
 			die("%s", ss_error_last());
 		p[i].name = c->p[i].name;
 		p[i].idx = idx[i];
 		p[i].n = n;
+		p[i].weight = c->p[i].weight;
 	}
 	print_row_header();
 	for (i = 0; i < c->n; i++) {
@@ -148,7 +149,7 @@ static void train_general(const ss_dataset *d, ss_corpus *c, const ss_train_opti
 	size_t *idx, n, npos = 0, i;
 	double t0 = ss_now();
 
-	if (ss_corpus_examples(&idx, &n, c, NULL, d))
+	if (ss_corpus_examples(&idx, &n, c, NULL, d, 1))
 		die("%s", ss_error_last());
 	for (i = 0; i < n; i++)
 		npos += ss_dataset_example(d, idx[i])->label;
@@ -180,8 +181,8 @@ static void train_general(const ss_dataset *d, ss_corpus *c, const ss_train_opti
 
 		ss_format_date(first, in->first);
 		ss_format_date(last, in->last);
-		printf("trained linear on %zu commits of %zu projects %s..%s (%zu reached a stable "
-		       "branch, %.1f%%; the Cc: stable feature cleared) in %.1fs\n"
+		printf("trained linear on %zu commits (weights counted) of %zu projects %s..%s (%zu "
+		       "reached a stable branch, %.1f%%; the Cc: stable feature cleared) in %.1fs\n"
 		       "settings: %s\n"
 		       "pooled validation (%llu newest commits, %llu positive) at the "
 		       "pooled threshold: P %.3f R %.3f F1 %.3f PR-AUC %.3f\n"
@@ -203,6 +204,8 @@ int cmd_corpus(int argc, const char **argv)
 	const char *list = NULL, *dir = NULL, *output = NULL, *only = NULL;
 	const char *data = "../shared/data";
 	int lopo = 0, threads = 2;
+	const char *weights[SS_CORPUS_MAX];
+	size_t nweights = 0;
 	double C = 0.0, test_share = 0.25;
 	struct cli_option options[] = {
 		CLI_GROUP("Corpus"),
@@ -211,6 +214,8 @@ int cmd_corpus(int argc, const char **argv)
 		CLI_STRING(0, "data", &data, "DIR",
 			   "the data folder of the list's data: projects (default ../shared/data)"),
 		CLI_STRING(0, "only", &only, "NAME", "read only this project of the list"),
+		CLI_STRLIST("weight", weights, &nweights, "NAME=N",
+			    "each commit of project NAME counts N times in training"),
 		CLI_GROUP("What to do"),
 		CLI_OUTPUT(&output, "train on every project and write the model to FILE"),
 		CLI_FLAG(0, "leave-one-out", &lopo, "hold each project out in turn and print the table"),
@@ -243,6 +248,9 @@ int cmd_corpus(int argc, const char **argv)
 		c.p[0] = *p;
 		c.n = 1;
 	}
+	for (i = 0; i < nweights; i++)
+		if (ss_corpus_set_weight(&c, weights[i]))
+			usage_die("--weight: %s", ss_error_last());
 	o.C = C;
 	o.threads = threads;
 	if (ss_dataset_new(&d, &fo) || ss_model_prepare_dataset(SS_MODEL_LINEAR, d))

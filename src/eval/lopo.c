@@ -188,11 +188,12 @@ int ss_lopo_run(ss_lopo_row *out, const ss_dataset *d, const ss_lopo_project *p,
 	ss_train_options to = *o;
 	ss_model *general = NULL, *own = NULL, *adapted = NULL;
 	size_t *others = NULL, *mine = NULL, nothers = 0, n = p[which].n, ntr, nte, i, j;
+	unsigned k;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
 	for (i = 0; i < np; i++)
-		nothers += i == which ? 0 : p[i].n;
+		nothers += i == which ? 0 : p[i].n * (p[i].weight ? p[i].weight : 1);
 	others = malloc((nothers ? nothers : 1) * sizeof(*others));
 	mine = malloc((n ? n : 1) * sizeof(*mine));
 	if (!others || !mine) {
@@ -201,7 +202,8 @@ int ss_lopo_run(ss_lopo_row *out, const ss_dataset *d, const ss_lopo_project *p,
 	}
 	for (nothers = 0, i = 0; i < np; i++)
 		for (j = 0; i != which && j < p[i].n; j++)
-			others[nothers++] = p[i].idx[j];
+			for (k = 0; k < (p[i].weight ? p[i].weight : 1); k++)
+				others[nothers++] = p[i].idx[j];
 	memcpy(mine, p[which].idx, n * sizeof(*mine));
 	qsort_r(mine, n, sizeof(*mine), cmp_time, (void *)d);
 	nte = (size_t)((double)n * test_share + 0.5);

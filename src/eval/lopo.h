@@ -28,6 +28,7 @@ typedef struct {
 	const char *name;
 	const size_t *idx;   /* its examples in the dataset */
 	size_t n;
+	unsigned weight;     /* times each counts when training another's general model (1) */
 } ss_lopo_project;
 
 typedef struct {

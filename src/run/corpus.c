@@ -48,6 +48,7 @@ static const char *parse_line(ss_corpus_project *p, char *line)
 		return "expected 6 or 7 tab-separated fields (name url commit date since until "
 		       "[index-options])";
 	memset(p, 0, sizeof(*p));
+	p->weight = 1;
 	if (field(p->name, sizeof(p->name), f[0]) || strchr(p->name, '/'))
 		return "bad project name";
 	if (field(p->url, sizeof(p->url), f[1]))
@@ -273,13 +274,14 @@ out:
 }
 
 int ss_corpus_examples(size_t **out, size_t *n, const ss_corpus *c, const char *skip,
-		       const ss_dataset *d)
+		       const ss_dataset *d, int weighted)
 {
 	size_t i, j, cap = 0;
+	unsigned w;
 
 	*n = 0;
 	for (i = 0; i < c->n; i++)
-		cap += c->p[i].n;
+		cap += c->p[i].n * (weighted ? c->p[i].weight : 1);
 	if (!(*out = malloc((cap ? cap : 1) * sizeof(**out))))
 		return ss_error_code(SS_ENOMEM, "out of memory");
 	for (i = 0; i < c->n; i++) {
@@ -289,7 +291,29 @@ int ss_corpus_examples(size_t **out, size_t *n, const ss_corpus *c, const char *
 			continue;
 		for (j = p->first; j < p->first + p->n; j++)
 			if (ss_dataset_example(d, j)->time >= p->since)
-				(*out)[(*n)++] = j;
+				for (w = 0; w < (weighted ? p->weight : 1); w++)
+					(*out)[(*n)++] = j;
 	}
+	return 0;
+}
+
+int ss_corpus_set_weight(ss_corpus *c, const char *spec)
+{
+	const char *eq = strchr(spec, '=');
+	char name[64], *end;
+	unsigned long w;
+	ss_corpus_project *p;
+
+	if (!eq || eq == spec || (size_t)(eq - spec) >= sizeof(name))
+		return ss_error_code(SS_EINVALID, "weight '%s' is not NAME=N", spec);
+	memcpy(name, spec, (size_t)(eq - spec));
+	name[eq - spec] = '\0';
+	w = strtoul(eq + 1, &end, 10);
+	if (*end || end == eq + 1 || w < 1 || w > 100)
+		return ss_error_code(SS_EINVALID, "weight '%s': N must be 1 to 100", spec);
+	if (!(p = ss_corpus_find(c, name)))
+		return ss_error_code(SS_EINVALID, "weight '%s': no project '%s' in the corpus", spec,
+				     name);
+	p->weight = (unsigned)w;
 	return 0;
 }

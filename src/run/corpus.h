@@ -49,6 +49,7 @@ typedef struct {
 	int64_t since;      /* first author time kept */
 	int64_t until;      /* the author times kept are before it */
 	int mail;           /* a "data:" mbox, labelled from a file */
+	unsigned weight;    /* each example counts this many times in training (1) */
 	char labels[256];   /* mail: the labels file (under the data folder) */
 	char column[64];    /* mail: its column */
 	/* filled by ss_corpus_read */
@@ -87,8 +88,13 @@ int ss_corpus_read_mail(ss_dataset *d, ss_corpus_project *p, const char *data,
 
 /* The examples of d the projects of c read, authored on or after each
  * one's since, except those of the project named skip (NULL: none), into
- * *out (malloc'd), *n their number.  0 or SS_ENOMEM. */
+ * *out (malloc'd), *n their number; weighted: each example p->weight
+ * times (a training set), else once.  0 or SS_ENOMEM. */
 int ss_corpus_examples(size_t **out, size_t *n, const ss_corpus *c, const char *skip,
-		       const ss_dataset *d);
+		       const ss_dataset *d, int weighted);
+
+/* Set the weight of the project named by "NAME=N" (N 1..100); SS_EINVALID
+ * with the message set for another form or an unknown name. */
+int ss_corpus_set_weight(ss_corpus *c, const char *spec);
 
 #endif
