@@ -139,9 +139,45 @@ static int merges_of(struct ss_git_merge_of *merges, ss_git_graph *walk, const g
 }
 
 /*
+ * How many commits merge m brought: those its second parent reaches and
+ * its first does not (its own range, whatever range the caller walked).
+ * *out 0 when m is no merge.
+ */
+static int merge_size(size_t *out, git_repository *repo, const char *path, const git_oid *m)
+{
+	ss_git_graph *walk = NULL;
+	git_commit *c = NULL;
+	git_oid *ids = NULL;
+	size_t n = 0;
+	int err;
+
+	*out = 0;
+	if (git_commit_lookup(&c, repo, m) < 0) {
+		git_error_clear();
+		return 0;
+	}
+	if (git_commit_parentcount(c) < 2) {
+		git_commit_free(c);
+		return 0;
+	}
+	if ((err = ss_git_graph_new(&walk, repo, path)) >= 0 &&
+	    (err = ss_git_graph_hide(walk, git_commit_parent_id(c, 0))) >= 0 &&
+	    (err = ss_git_graph_push(walk, git_commit_parent_id(c, 1))) >= 0 &&
+	    (err = ss_git_graph_walk(walk, SS_GIT_GRAPH_DATE_REVERSE, &ids, &n)) >= 0)
+		*out = n;
+	free(ids);
+	ss_git_graph_free(walk);
+	git_commit_free(c);
+	return err < 0 ? err : 0;
+}
+
+/*
  * The merges of the n walked ids along groups_tip's first-parent line: a
  * second walk, from groups_tip down to what revs hide, whose merges are
- * mapped back to the ids (a commit it does not reach gets none).
+ * mapped back to the ids (a commit it does not reach gets none).  A
+ * merge's size is its own range's (merge_size()): the hidden revisions
+ * of a commit read alone ("C ^C^") would hide the merge's other commits,
+ * and a ranged walk of the whole merge counts them all.
  */
 static int merges_along(struct ss_git_merge_of *merges, const git_oid *ids, size_t n,
 			git_repository *repo, const char *path, ss_git_shallow *sh,
@@ -198,8 +234,12 @@ static int merges_along(struct ss_git_merge_of *merges, const git_oid *ids, size
 		uint64_t key;
 
 		memcpy(&key, ids[i].id, sizeof(key));
-		if (ss_u64map_get(&at, key ? key : 1, &k) && git_oid_equal(&ids2[k], &ids[i]))
+		if (ss_u64map_get(&at, key ? key : 1, &k) && git_oid_equal(&ids2[k], &ids[i])) {
 			merges[i] = m2[k];
+			if (merges[i].commits &&
+			    (err = merge_size(&merges[i].commits, repo, path, &merges[i].merge)) < 0)
+				goto free_all;
+		}
 	}
 	err = 0;
 free_all:
