@@ -27,8 +27,11 @@ static const char *const review_usage[] = {
 	"Walks the undecided candidates best first, as rank lists them, one at a",
 	"time, in the manner of git add -p: its subject, id, author, date, score",
 	"and band, each branch's verdict, the reasons in words and the diffstat;",
-	"y accepts it for the branches, n rejects it (asks why), d defers it, s",
-	"skips, p shows the diff, e the explanation, u undoes, q quits, ? helps.",
+	"the commits above the threshold that do not apply as they are too.  y",
+	"accepts it for the branches, n rejects it (asks why), f records that it",
+	"needs a manual backport (failed: --failed-mail writes the mail), d",
+	"defers it, s skips, p shows the diff, e the explanation, u undoes, q",
+	"quits, ? helps.",
 	"Each decision is written to the project index when it is made.  Needs",
 	"a terminal; scripts use \"stablesel mark\".",
 	NULL
@@ -75,48 +78,98 @@ static int on_undo(const ss_review_item *it, void *ud)
 	return 0;
 }
 
-/* The rows to review (picks, best first) as review items; the strings
- * live in bufs (one strbuf of 5 per item). */
+/* Is row w offered: a pick, or above the threshold with a branch it does
+ * not apply to as it is (unknown: a conflict, a file missing), which only
+ * a manual backport takes (f). */
+static int offered(const ss_rank_row *w)
+{
+	if (!w->shown || (w->flags & SS_RANK_EXTRA))
+		return 0;
+	if (w->pick)
+		return 1;
+	if (w->band != SS_BAND_YES && w->band != SS_BAND_LIKELY)
+		return 0;
+	for (size_t b = 0; b < w->nverdicts; b++)
+		if (w->verdicts[b].word == SS_VERDICT_UNKNOWN)
+			return 1;
+	return 0;
+}
+
+enum { S_VERDICTS, S_FLAGS, S_REASONS, S_DATE, S_CONFLICT, S_PER_ITEM };
+
+/* Row i's strings: its verdicts (with the prerequisites accepting it pulls
+ * in), flags, the explanation (reasons in words as rank gives them, its
+ * precedents from settled history), date, conflicts. */
+static void item_text(ss_strbuf *s, const cli_ranking *k, size_t i, const ss_rank_row *w)
+{
+	ss_rank_precedent pr[3];
+	size_t np;
+	char date[16];
+
+	for (size_t b = 0; b < w->nverdicts; b++) {
+		const ss_verdict_data *v = &w->verdicts[b];
+
+		ss_strbuf_addf(&s[S_VERDICTS], "%s: %s%s%s%s\n", ss_ranking_branch(k->r, b), v->text,
+			       *v->detail ? " (" : "", v->detail, *v->detail ? ")" : "");
+		if (v->propose && v->nneeds) {
+			ss_strbuf_adds(&s[S_VERDICTS], "  accepting it pulls into the queue: ");
+			ss_ranking_needs_text(&s[S_VERDICTS], k->r, v);
+			ss_strbuf_adds(&s[S_VERDICTS], "\n");
+		}
+		if (v->word == SS_VERDICT_UNKNOWN)
+			ss_strbuf_addf(&s[S_CONFLICT], "%s%s: %s", s[S_CONFLICT].len ? "; " : "",
+				       ss_ranking_branch(k->r, b), *v->detail ? v->detail : "unknown");
+	}
+	ss_rank_flags_text(&s[S_FLAGS], w, "; ");
+	if (w->nreasons) {
+		ss_strbuf_adds(&s[S_REASONS], "because\n  ");
+		ss_rank_reasons_text(&s[S_REASONS], w, w->nreasons, "\n  ");
+		ss_strbuf_adds(&s[S_REASONS], "\n");
+	}
+	np = ss_ranking_precedents(pr, 3, k->r, i);
+	for (size_t j = 0; j < np; j++) {
+		ss_strbuf_adds(&s[S_REASONS], j ? "      " : "like  ");
+		ss_rank_precedent_text(&s[S_REASONS], &pr[j], 0);
+		ss_strbuf_adds(&s[S_REASONS], "\n");
+	}
+	ss_strbuf_adds(&s[S_DATE], cli_decision_date(date, w->author_time));
+}
+
+/* The rows to review (picks and the above-threshold rows that need a
+ * manual backport, best first) as review items; the strings live in
+ * bufs (S_PER_ITEM strbufs per item). */
 static size_t make_items(ss_review_item **out, ss_strbuf **bufs, const cli_ranking *k)
 {
 	size_t n = ss_ranking_count(k->r), m = 0;
 	ss_review_item *items = calloc(n + 1, sizeof(*items));
-	ss_strbuf *sb = calloc(5 * (n + 1), sizeof(*sb));
+	ss_strbuf *sb = calloc(S_PER_ITEM * (n + 1), sizeof(*sb));
 
 	if (!items || !sb)
 		die("out of memory");
 	for (size_t i = 0; i < n; i++) {
-		ss_strbuf *s = &sb[5 * m];
+		ss_strbuf *s = &sb[S_PER_ITEM * m];
 		ss_rank_row w;
 
 		ss_ranking_row(&w, k->r, i);
-		if (!w.pick || (w.flags & SS_RANK_EXTRA))
+		if (!offered(&w))
 			continue;
-		for (int j = 0; j < 5; j++)
+		for (int j = 0; j < S_PER_ITEM; j++)
 			s[j] = (ss_strbuf)SS_STRBUF_INIT;
-		for (size_t b = 0; b < w.nverdicts; b++)
-			ss_strbuf_addf(&s[0], "%s: %s%s%s%s\n", ss_ranking_branch(k->r, b),
-				       w.verdicts[b].text, *w.verdicts[b].detail ? " (" : "",
-				       w.verdicts[b].detail, *w.verdicts[b].detail ? ")" : "");
-		ss_rank_flags_text(&s[1], &w, "; ");
-		for (size_t r = 0; r < w.nreasons; r++)
-			ss_strbuf_addf(&s[2], "  %+.3f %s\n", w.reasons[r].contribution, w.reasons[r].feature);
-		{
-			char date[16];
-
-			ss_strbuf_adds(&s[3], cli_decision_date(date, w.author_time));
-		}
-		items[m] = (ss_review_item){ w.id, w.subject, w.author, NULL, w.score,
-					     ss_band_name(w.band), s[0].buf, s[1].buf, s[2].buf,
-					     w.message, w.diff };
+		item_text(s, k, i, &w);
+		items[m] = (ss_review_item){ .id = w.id, .subject = w.subject, .author = w.author,
+					     .score = w.score, .band = ss_band_name(w.band),
+					     .message = w.message, .diff = w.diff };
 		m++;
 	}
 	/* the strings moved while they grew: take them now */
 	for (size_t i = 0; i < m; i++) {
-		items[i].verdicts = sb[5 * i].buf;
-		items[i].flags = sb[5 * i + 1].buf;
-		items[i].reasons = sb[5 * i + 2].buf;
-		items[i].date = sb[5 * i + 3].buf;
+		ss_strbuf *s = &sb[S_PER_ITEM * i];
+
+		items[i].verdicts = s[S_VERDICTS].buf ? s[S_VERDICTS].buf : "";
+		items[i].flags = s[S_FLAGS].buf ? s[S_FLAGS].buf : "";
+		items[i].reasons = s[S_REASONS].buf ? s[S_REASONS].buf : "";
+		items[i].date = s[S_DATE].buf ? s[S_DATE].buf : "";
+		items[i].conflict = s[S_CONFLICT].buf ? s[S_CONFLICT].buf : "";
 	}
 	*out = items;
 	*bufs = sb;
@@ -167,9 +220,8 @@ static void interactive(cli_ranking *k, cli_source_args *src, const char *const 
 	}
 	fputs(ss_review_screen(rv), stdout);
 	ss_review_free(rv);
-	for (size_t i = 0; i < 5 * (n + 1); i++)
-		if (i / 5 < n && i % 5 < 4)
-			ss_strbuf_release(&bufs[i]);
+	for (size_t i = 0; i < S_PER_ITEM * n; i++)
+		ss_strbuf_release(&bufs[i]);
 	free(bufs);
 	free(items);
 	ss_strbuf_release(&what);
@@ -230,7 +282,8 @@ int cmd_review(int argc, const char **argv)
 		die("review needs a terminal: in scripts use 'stablesel mark accept|reject|defer "
 		    "COMMIT... [--branch B]' and 'stablesel status'");
 	k.ko.keep = SS_RANK_KEEP_DETAILS;
-	k.ko.precedents = 0;
+	/* e shows precedents: vectors kept for the settled history */
+	k.ko.precedents = 1;
 	cli_ranking_load(&k);
 	cli_ranking_run(&k, &src, argv, nspecs);
 	interactive(&k, &src, named, nnamed);
