@@ -58,6 +58,9 @@ struct ss_rank_prec {
 	uint64_t change;       /* as in the rows */
 	size_t subject;        /* pool offset */
 	size_t voff, vlen;     /* its unit vector in vidx/vval */
+	int settled;           /* read as history (before the ranked range): only
+				  these are precedents, their fate in stable known
+				  where the batch's own is still open */
 };
 
 struct ss_ranking {
