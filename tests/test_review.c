@@ -369,6 +369,97 @@ static void test_hard_cases(void **state)
 	close(master);
 }
 
+/* The stderr of a review started on a pseudo-terminal with args and
+ * answered with keys (malloc'd). */
+static char *review_once(const char *args, const char *keys, char *screen, size_t size)
+{
+	pid_t pid;
+	int master, st;
+
+	master = spawn_review(&pid, args);
+	screen[0] = '\0';
+	assert_true(read_until(master, screen, size, "]? ") || strstr(screen, "no candidate"));
+	assert_int_equal(write(master, keys, strlen(keys)), (ssize_t)strlen(keys));
+	read_until(master, screen, size, " for a manual backport");
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	close(master);
+	return test_run_output("cat '%s/review.err'", tmp);
+}
+
+/*
+ * A second start reuses the first one's ranking (issue 35, case 24): the
+ * index, the model and the options unchanged, it says so and offers what
+ * is still undecided, never what was decided since; a decision taken back
+ * (or --fresh) ranks again.  No time is measured here
+ * (bench/review-replay.sh does).  And the progress line on a terminal is
+ * cleared to its end each time ("dpdk.git: 328ts: 267" was a "\r" over
+ * a longer line).
+ */
+static void test_second_start(void **state)
+{
+	static char screen[1 << 20];
+	char first[15], *err;
+	pid_t pid;
+	int master, st;
+
+	(void)state;
+	err = review_once("--onto stable", "y\nq\n", screen, sizeof(screen));
+	assert_null(strstr(err, "reusing the ranking"));
+	free(err);
+	{
+		const char *p = strstr(screen, "[1/");
+
+		/* "] <12 digits>": its place in the list, not a mention */
+		assert_non_null(p = strstr(p, "] "));
+		snprintf(first, sizeof(first), "%s", p);
+	}
+	/* the second start: reused, the accepted one not offered again */
+	err = review_once("--onto stable", "q\n", screen, sizeof(screen));
+	if (!strstr(err, "note: reusing the ranking of "))
+		fail_msg("not reused: %s", err);
+	free(err);
+	assert_non_null(strstr(screen, "[1/"));
+	assert_null(strstr(screen, first));
+	/* another option is another ranking */
+	err = review_once("--onto stable --top 50", "q\n", screen, sizeof(screen));
+	assert_null(strstr(err, "reusing the ranking"));
+	free(err);
+	/* the decision taken back: ranked again, the commit offered again */
+	assert_int_equal(test_run("./stablesel mark --repo '%s/r' reset %s --branch stable >/dev/null 2>&1",
+				  tmp, first + 2), 0);
+	err = review_once("--onto stable", "q\n", screen, sizeof(screen));
+	assert_null(strstr(err, "reusing the ranking"));
+	free(err);
+	if (!strstr(screen, first))
+		fail_msg("%s not offered again: %s", first, screen);
+	err = review_once("--onto stable --fresh", "q\n", screen, sizeof(screen));
+	assert_null(strstr(err, "reusing the ranking"));
+	free(err);
+
+	/* progress on a terminal: every "\r" clears the line's end */
+	{
+		char cmd[4096], expanded[8192];
+
+		snprintf(cmd, sizeof(cmd), "exec ./stablesel rank --repo '%s/r' --rev main --threshold 0 "
+			 "--onto stable --progress >/dev/null", tmp);
+		assert_int_equal(test_expand_bin(expanded, sizeof(expanded), cmd), 0);
+		pid = forkpty(&master, NULL, NULL, NULL);
+		assert_true(pid >= 0);
+		if (!pid) {
+			execl("/bin/sh", "sh", "-c", expanded, (char *)NULL);
+			_exit(127);
+		}
+		screen[0] = '\0';
+		read_until(master, screen, sizeof(screen), "\x01never");
+		assert_int_equal(waitpid(pid, &st, 0), pid);
+		close(master);
+		assert_non_null(strchr(screen, '\r'));
+		for (const char *p = screen; (p = strchr(p, '\r')); p++)
+			if (p[1] != '\n' && strncmp(p + 1, "\033[K", 3))
+				fail_msg("a progress line not cleared: %.40s", p + 1);
+	}
+}
+
 static void test_export_import(void **state)
 {
 	char fix[41], other[41], file[4200], *a, *b;
@@ -491,6 +582,7 @@ int main(void)
 		cmocka_unit_test(test_loop),
 		cmocka_unit_test_setup_teardown(test_terminal, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hard_cases, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_second_start, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_export_import, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failed_mail, setup, teardown),
 	};
