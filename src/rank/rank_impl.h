@@ -8,6 +8,7 @@
 
 #include "features/features.h"
 #include "history/histidx.h"
+#include "queue/queue.h"
 #include "rank/rank.h"
 #include "util/arena.h"
 #include "util/strbuf.h"
@@ -90,5 +91,10 @@ struct ss_ranking {
 	ss_verdict_id *vids;   /* the verdicts' needs and follow-ups */
 	size_t nvids, vidcap;
 };
+
+/* Branch b's queue (queue/queue.h) over the rows, as the mbox writes it
+ * and the report shows it (rank_write.c); roles has r->n elements, queue
+ * too.  0 or < 0 with the message set. */
+int ss_ranking_queue_of(ss_ranking *r, ss_queue_role *roles, size_t *queue, size_t *nqueue, size_t b);
 
 #endif

@@ -717,9 +717,7 @@ static int queue_row(ss_queue_item *item, ss_queue_lists *l, size_t i, void *ud)
 			 w.verdicts[q->b].nfollowups);
 }
 
-/* Branch b's queue (queue/queue.h) over the rows; roles has r->n
- * elements, queue too. */
-static int queue_of(ss_ranking *r, ss_queue_role *roles, size_t *queue, size_t *nqueue, size_t b)
+int ss_ranking_queue_of(ss_ranking *r, ss_queue_role *roles, size_t *queue, size_t *nqueue, size_t b)
 {
 	struct queue_of q = { r, b };
 
@@ -755,9 +753,9 @@ static int write_queue(ss_ranking *r, FILE *f, const ss_rank_write_options *o)
 			rc = SS_ENOMEM;
 	for (size_t b = 0; b < r->nbranches && !rc; b++)
 		if (b != qb)
-			rc = queue_of(r, roles[b], queue, &nq, b);
+			rc = ss_ranking_queue_of(r, roles[b], queue, &nq, b);
 	if (!rc)
-		rc = queue_of(r, roles[qb], queue, &nq, qb);
+		rc = ss_ranking_queue_of(r, roles[qb], queue, &nq, qb);
 	/* the rows with a patch to write */
 	for (k = 0; k < nq && !rc; k++) {
 		ss_rank_row w;
