@@ -405,6 +405,8 @@ int cmd_review(int argc, const char **argv)
 	for (int i = 0; i < argc; i++)
 		ss_strbuf_addf(&cmdline, "%s\n", argv[i]);
 	nspecs = cli_parse_options(argc, argv, options, review_usage);
+	if (export_file || import_file || failed_mail)
+		ss_strbuf_release(&cmdline);  /* no ranking to keep */
 	if (!!export_file + !!import_file + failed_mail > 1)
 		usage_die("--export, --import and --failed-mail are one at a time");
 	if (export_file || import_file) {
