@@ -186,8 +186,7 @@ static void test_reasons_words(void **state)
 	ss_rank_reasons_text(&sb, &w, 5, "; ");
 	assert_string_equal(sb.buf, "tagged for stable (its Cc: stable@ line) (+0.625); fix of a fix "
 			    "(+0.250); the bug shipped in a *.11 release (any year's v*.11) (+0.062)");
-	/* untagged, a Cc: line is any Cc: line */
-	w.flags = 0;
+	/* alone (the stable line masked, or untagged), a Cc: line is any */
 	w.reasons = why + 2;
 	w.nreasons = 1;
 	ss_strbuf_reset(&sb);

@@ -70,12 +70,15 @@ void ss_rank_reasons_text(ss_strbuf *sb, const ss_rank_row *w, size_t max, const
 	for (size_t k = 0; k < w->nreasons && shown < max; k++) {
 		double c = w->reasons[k].contribution;
 
-		if (k == key && cc != (size_t)-1)
+		/* both or neither: a "Cc:" key alone may be any Cc: line (the
+		 * stable one masked) */
+		int fold = cc != (size_t)-1 && key != (size_t)-1;
+
+		if (fold && k == key)
 			continue;
 		ss_strbuf_adds(sb, shown++ ? sep : "");
-		if (k == cc || k == key) {
-			if (k == cc && key != (size_t)-1)
-				c += w->reasons[key].contribution;
+		if (fold && k == cc) {
+			c += w->reasons[key].contribution;
 			ss_strbuf_adds(sb, "tagged for stable (its Cc: stable@ line)");
 		} else {
 			ss_feat_name_words(sb, w->reasons[k].feature);
