@@ -131,12 +131,12 @@ line() { # LABEL NAME
 	grep -h 'stale\|reading' "$TMP/prereqs.ix.err" || true
 	if [ "$ALL" = 1 ]; then
 		grep -h '^note: stable branches' "$TMP/all.err" || true
-		printf 'every index branch: %s rows, verdicts per branch (yes / needs / already / no / unknown):\n' \
+		printf 'every index branch: %s rows, verdicts per branch (applies / needs / already / unaffected+reverted / unknown):\n' \
 			"$(($(wc -l < "$TMP/all.tsv") - 1))"
 		awk -F'\t' 'NR == 1 { for (i = 9; i <= NF; i++) name[i] = $i; nf = NF; next }
-			{ for (i = 9; i <= NF; i++) { v = $i; sub(/ [0-9a-f].*/, "", v); sub(/:.*/, "", v); n[i, v]++ } }
+			{ for (i = 9; i <= NF; i++) { v = $i; sub(/ [0-9a-f].*/, "", v); sub(/:.*/, "", v); sub(/^reverted by$/, "unaffected", v); n[i, v]++ } }
 			END { for (i = 9; i <= nf; i++) printf "  %-6s %3d %3d %3d %3d %3d\n", name[i],
-				n[i, "yes"], n[i, "yes, needs"], n[i, "already"], n[i, "no"], n[i, "unknown"] }' \
+				n[i, "applies"], n[i, "applies, needs"], n[i, "already"], n[i, "unaffected"], n[i, "unknown"] }' \
 			"$TMP/all.tsv"
 	fi
 	printf 'git apply --check: %s of %s apply; stablesel check: %s apply\n' \

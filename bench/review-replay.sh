@@ -11,13 +11,17 @@
 #      "stablesel review" lists them, answered with scripted keys through a
 #      pseudo-terminal (script(1)): y when the real 21.11 branch of
 #      2022-03-17 carries the commit, else n with a note (timed);
-#   4. the queue: rank --format mbox --onto 21.11 (timed).
+#   4. a second review start with nothing changed, quit at once (timed):
+#      it reuses the first one's ranking (docs/review.md, "A second
+#      start") and offers no candidate the first one decided;
+#   5. the queue: rank --format mbox --onto 21.11 (timed).
 # Checked each week: no rejected commit comes back, the accepted commits
 # the branch took since resolve to "backported" by themselves, and the
 # queue holds exactly the accepted commits the branch lacks (plus the
 # prerequisites their verdicts name).
 #
-# Usage: bench/review-replay.sh [WORKDIR]   (default /tmp/ss-review-replay)
+# Usage: bench/review-replay.sh [WORKDIR]   (default /tmp/ss-review-replay;
+#        WEEKS="2022-03-07" replays those weeks only)
 # Reads ../shared/data; writes only under WORKDIR.  Run it under nice.
 set -eu
 
@@ -25,7 +29,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 ss=${SS_BIN:-$here/stablesel}
 data=$here/../shared/data/dpdk
 work=${1:-/tmp/ss-review-replay}
-weeks="2022-02-14 2022-02-21 2022-02-28 2022-03-07"
+weeks=${WEEKS:-"2022-02-14 2022-02-21 2022-02-28 2022-03-07"}
 common="--rev v21.11..main --onto 21.11 --no-progress"
 
 [ -f "$data/dpdk-v22.03.git.tar" ] || { echo "SKIP: ../shared/data not found"; exit 0; }
@@ -51,8 +55,8 @@ done
 elapsed() { echo "$(( $(date +%s%N) / 1000000 - $1 ))"; }
 now_ms() { date +%s%N | cut -c1-13; }
 
-printf '| week | main | 21.11 | index s | undecided shown | y | n | rejected back | accepted taken | backported | queue | accepted in queue | review s | queue s |\n'
-printf '| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n'
+printf '| week | main | 21.11 | index s | undecided shown | y | n | rejected back | accepted taken | backported | queue | accepted in queue | review s | second start s (reused, offered again) | queue s |\n'
+printf '| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n'
 : >"$work/rejected"
 for w in $weeks; do
 	m=$(git -C "$src" rev-list -1 --before="$w" main)
@@ -65,7 +69,10 @@ for w in $weeks; do
 	ti=$(elapsed "$t")
 	# the candidates the review will show, in its order
 	"$ss" rank --repo "$r" $common --format tsv -o "$work/cand-$w.tsv" 2>"$work/rank-$w.err"
-	awk -F'\t' 'NR > 1 && $3 == 1 { print $1 }' "$work/cand-$w.tsv" >"$work/cand-$w.ids"
+	# the picks, and the rows above the threshold that do not apply as
+	# they are (review offers them for a manual backport)
+	awk -F'\t' 'NR > 1 && ($3 == 1 || (($8 == "yes" || $8 == "likely") && $9 ~ /^unknown/)) { print $1 }' \
+		"$work/cand-$w.tsv" >"$work/cand-$w.ids"
 	back=0
 	while read -r id; do
 		if grep -q "^$id" "$work/rejected"; then back=$((back + 1)); fi
@@ -85,6 +92,12 @@ for w in $weeks; do
 	t=$(now_ms)
 	script -qec "'$ss' review --repo '$r' $common" /dev/null <"$work/keys-$w" >"$work/review-$w.out" 2>&1 || true
 	tr=$(elapsed "$t")
+	# the second start: nothing changed, q at once
+	t=$(now_ms)
+	echo q | script -qec "'$ss' review --repo '$r' $common" /dev/null >"$work/review2-$w.out" 2>&1 || true
+	tr2=$(elapsed "$t")
+	again=$(grep -c '^\[[0-9]*/[0-9]*\]' "$work/review2-$w.out" || true)
+	reused=$(grep -c 'reusing the ranking of' "$work/review2-$w.out" || true)
 	# accepted and taken by the branch at W: resolved by the index alone
 	db=$r/stablesel/index.db
 	taken=$(sqlite3 "$db" "SELECT count(*) FROM decisions d WHERE d.branch = '21.11' AND EXISTS
@@ -97,10 +110,10 @@ for w in $weeks; do
 	sqlite3 "$db" "SELECT commit_id FROM decisions WHERE branch = '21.11' AND state = 'accepted'" |
 		sort >"$work/accepted-$w.ids"
 	inq=$(comm -12 "$work/queue-$w.ids" "$work/accepted-$w.ids" | wc -l)
-	printf '| %s | %.12s | %.12s | %s | %s | %s | %s | %s | %s | %s | %s | %s of %s | %s | %s |\n' \
+	printf '| %s | %.12s | %.12s | %s | %s | %s | %s | %s | %s | %s | %s | %s of %s | %s | %s (%s, %s) | %s |\n' \
 		"$w" "$m" "$s" "$(echo "scale=1; $ti / 1000" | bc)" "$(wc -l <"$work/cand-$w.ids")" \
 		"$ny" "$nn" "$back" "$taken" "$bp" "$(wc -l <"$work/queue-$w.ids")" "$inq" \
 		"$(wc -l <"$work/accepted-$w.ids")" "$(echo "scale=1; $tr / 1000" | bc)" \
-		"$(echo "scale=1; $tq / 1000" | bc)"
+		"$(echo "scale=2; $tr2 / 1000" | bc)" "$reused" "$again" "$(echo "scale=1; $tq / 1000" | bc)"
 done
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -16,8 +16,9 @@ import collections, sys
 from branchlabels import taken_by, tsv_rows
 rank, labf, branch = sys.argv[1:4]
 pos = taken_by(labf, branch)
-# "no: reverted by 1234", "yes, needs 5678": the verdict's word
-rows = [(float(x[1]), x[2] == '1', x[0] in pos, x[-1].split(',')[0].split(' by ')[0])
+# "reverted by 1234", "applies, needs 5678", "unaffected: bug not in
+# branch": the verdict's word
+rows = [(float(x[1]), x[2] == '1', x[0] in pos, x[-1].split(',')[0].split(':')[0].split(' by ')[0])
         for x in tsv_rows(rank)]
 open_rows = [r for r in rows if r[3] != 'already']
 taken = sum(r[2] for r in open_rows)

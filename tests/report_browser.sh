@@ -44,7 +44,10 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 fail() { echo "FAIL: $*"; exit 1; }
 
 sh tests/gitrepo.sh "$tmp/repo" >/dev/null 2>&1 || fail "cannot build the test repository"
-"$bin" report --repo "$tmp/repo" --stable "$tmp/repo" --threshold 0 -o "$tmp/report.html" ||
+# labels settle the commits (the curve is drawn over settled ones only)
+{ printf 'sha\tin_stable\n'; git -C "$tmp/repo" log --format='%H %s' main |
+	awk '{ print $1 "\t" ($0 ~ / fix / ? 1 : 0) }'; } >"$tmp/labels.tsv"
+"$bin" report --repo "$tmp/repo" --labels "$tmp/labels.tsv" --threshold 0 -o "$tmp/report.html" ||
 	fail "stablesel report failed"
 sha=$("$bin" rank --repo "$tmp/repo" --threshold 0 --format tsv |
 	awk -F'\t' '$4 == "net: foo: fix null dereference" { print $1 }')

@@ -1194,7 +1194,7 @@ static void test_name_words(void **st)
 	static const char *const cases[][2] = {
 		{ "h:fix_of_fix", "fix of a fix" },
 		{ "h:revert_of_released", "reverts a commit that was released" },
-		{ "r:11", "the bug shipped in release line 11" },
+		{ "r:11", "the bug shipped in a *.11 release (any year's v*.11)" },
 		{ "m:fixes", "its pull request says: fixes" },
 		{ "merged_with_others", "a merge (a pull request) brought it into the mainline" },
 		{ "c:luca@x", "committer: luca@x" },

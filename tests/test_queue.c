@@ -85,13 +85,13 @@ static void expect(const char *tsv, const char *subject, int col, const char *wa
 	free(got);
 }
 
-/* "yes, needs <12 digits of the commit with subject s>" */
+/* "applies, needs <12 digits of the commit with subject s>" */
 static void expect_needs(const char *tsv, const char *subject, int col, const char *s1,
 			 const char *s2)
 {
 	char want[128], *a = id_of(s1), *b = s2 ? id_of(s2) : NULL;
 
-	snprintf(want, sizeof(want), "yes, needs %.12s%s%.12s", a, b ? " " : "", b ? b : "");
+	snprintf(want, sizeof(want), "applies, needs %.12s%s%.12s", a, b ? " " : "", b ? b : "");
 	expect(tsv, subject, col, want);
 	free(a);
 	free(b);
@@ -115,30 +115,30 @@ static void test_verdicts(void **state)
 	assert_int_equal(test_run("head -1 '%s/v2.tsv' | grep -q '\treasons\tband\tstable\tstable2$' && "
 				  "grep -q 'given twice' '%s/err2'", tmp, tmp), 0);
 	/* feat is history (before --since): its fix is for a bug stable never had */
-	expect("v.tsv", "fix-feat", 9, "no: bug not in branch");
-	expect("v.tsv", "fix-intro", 9, "yes");
+	expect("v.tsv", "fix-feat", 9, "unaffected: bug not in branch");
+	expect("v.tsv", "fix-intro", 9, "applies");
 	/* the fix of a fix in one batch: needed because fix-intro is proposed */
 	expect_needs("v.tsv", "fix-fix", 9, "fix-intro", NULL);
 	/* backported with a line: already; its fix is needed */
 	expect("v.tsv", "prep", 9, "already");
 	expect("v.tsv", "prep", 10, "already");
-	expect("v.tsv", "fix-prep", 9, "yes");
-	expect("v.tsv", "fix-prep", 10, "yes");
+	expect("v.tsv", "fix-prep", 9, "applies");
+	expect("v.tsv", "fix-prep", 10, "applies");
 	/* the prerequisite helper reached stable as a backport: only other14
 	 * is needed there; stable2 lacks both */
 	expect("v.tsv", "helper", 9, "already");
 	expect_needs("v.tsv", "use-helper", 9, "other14", NULL);
 	expect_needs("v.tsv", "use-helper", 10, "other14", "helper");
-	expect("v.tsv", "other14", 9, "yes");
+	expect("v.tsv", "other14", 9, "applies");
 	expect_needs("v.tsv", "other14", 10, "helper", NULL);
 	/* cherry-picked without a line: the same patch under a new id */
 	expect("v.tsv", "dup", 9, "already");
-	expect("v.tsv", "dup", 10, "yes");
+	expect("v.tsv", "dup", 10, "applies");
 	/* reverted later in mainline */
-	snprintf(want, sizeof(want), "no: reverted by %.12s", bad_revert);
+	snprintf(want, sizeof(want), "reverted by %.12s", bad_revert);
 	expect("v.tsv", "bad", 9, want);
 	expect("v.tsv", "bad", 10, want);
-	expect("v.tsv", "Revert \\\"bad\\\"", 9, "no: bug not in branch");
+	expect("v.tsv", "Revert \\\"bad\\\"", 9, "unaffected: bug not in branch");
 	/* what the text shows: the branch commit carrying it, and why */
 	assert_int_equal(test_run(RANK "--onto stable --precedents 0 >'%s/v.txt' 2>/dev/null", tmp,
 				  tmp), 0);
@@ -147,15 +147,20 @@ static void test_verdicts(void **state)
 				  "[0-9a-f]\\{12\\}, by its backport line)' '%s/v.txt' && grep -q "
 				  "'which reached stable as [0-9a-f]\\{12\\})' '%s/v.txt' && grep -q "
 				  "'proposed for stable in this batch' '%s/v.txt'", tmp, tmp, tmp, tmp), 0);
+	/* a prerequisite is named with its subject and score, and what taking
+	 * the pick does with it (issue 35, case 21) */
+	assert_int_equal(test_run("grep -A1 'stable: applies, needs' '%s/v.txt' | grep -q "
+				  "'^ *accepting it pulls into the queue: [0-9a-f]\\{12\\} (\"other14\", "
+				  "score [0-9]\\.[0-9]\\{3\\})$'", tmp), 0);
 	/* JSON carries them too */
 	assert_int_equal(test_run(RANK "--onto stable --format json 2>/dev/null | grep '\"fix-fix\"' | "
-				  "grep -q '\"verdicts\":\\[{\"branch\":\"stable\",\"verdict\":\"yes, needs "
+				  "grep -q '\"verdicts\":\\[{\"branch\":\"stable\",\"verdict\":\"applies, needs "
 				  "[0-9a-f]*\",\"detail\":\"conflict in a.c hunk 1; fixes [0-9a-f]*, proposed for "
 				  "stable in this batch\",\"propose\":true,\"needs\":\\[\"[0-9a-f]\\{40\\}\"\\]'",
 				  tmp), 0);
 	/* the report shows them too */
 	assert_int_equal(test_run("./stablesel report --repo '%s/r' --rev main --threshold 0 --since 2023-11-15 "
-				  "--onto stable -o '%s/rep.html' 2>/dev/null && grep -q 'stable: no: reverted by "
+				  "--onto stable -o '%s/rep.html' 2>/dev/null && grep -q 'stable: reverted by "
 				  "[0-9a-f]\\{12\\}<' '%s/rep.html' && grep -q 'stable: already (in stable as' "
 				  "'%s/rep.html'", tmp, tmp, tmp, tmp), 0);
 	free(bad_revert);
@@ -175,8 +180,8 @@ static void test_verdict_filter(void **state)
 	free(with);
 	with = test_run_output(RANK "--onto stable --format tsv 2>/dev/null | awk -F'\\t' "
 			       "'NR > 1 && $3 == 1 { print $9 }' | sort -u", tmp);
-	assert_true(!strncmp(with, "yes\nyes, needs", 14));
-	yes = test_run_output(RANK "--onto stable --verdicts yes --format tsv 2>/dev/null | "
+	assert_true(!strncmp(with, "applies\napplies, needs", 22));
+	yes = test_run_output(RANK "--onto stable --verdicts applies --format tsv 2>/dev/null | "
 			      "awk -F'\\t' 'NR > 1 { print $4 }' | sort | tr '\\n' ' '", tmp);
 	assert_string_equal(yes, "fix-fix fix-intro fix-prep other14 use-helper ");
 	already = test_run_output(RANK "--onto stable --verdicts already,no --format tsv 2>/dev/null | "
@@ -231,7 +236,7 @@ static void test_queue_am(void **state)
 	/* the note is below "---": score, reasons, verdicts */
 	assert_int_equal(test_run("awk '/^---$/ { below = 1 } /^diff --git/ { below = 0 } "
 				  "/^stablesel: / && !below { exit 1 }' '%s/q.mbox' && "
-				  "grep -q '^stablesel: stable: yes, needs [0-9a-f]\\{12\\} (conflict in a.c hunk 1' "
+				  "grep -q '^stablesel: stable: applies, needs [0-9a-f]\\{12\\} (conflict in a.c hunk 1' "
 				  "'%s/q.mbox'", tmp, tmp), 0);
 	/* stable2 writes Linux's style, and takes helper and dup too */
 	am_queue("stable2", "^commit [0-9a-f]\\{40\\} upstream\\.$", 7);
@@ -259,6 +264,23 @@ static void test_queue_extra(void **state)
 	free(subjects);
 	assert_int_equal(test_run("grep -q '^stablesel: prerequisite of [0-9a-f]\\{12\\} for stable; not "
 				  "among the ranked commits' '%s/q.mbox'", tmp), 0);
+	/* the kernel's line for a commit taken only because another needs it
+	 * (issue 35, case 23): in the message, so git am keeps it in the
+	 * commit; the pick itself has none */
+	{
+		char *helper = id_of("use-helper"), *msgs;
+
+		msgs = test_run_output("git -C '%s/am' log --format='%%s|%%(trailers:key=Stable-dep-of,valueonly)' "
+				       "origin/stable..HEAD | tr -s '\n' ' '", tmp);
+		{
+			char want[200];
+
+			snprintf(want, sizeof(want), "use-helper| other14|%.12s (\"use-helper\") ", helper);
+			assert_string_equal(msgs, want);
+		}
+		free(msgs);
+		free(helper);
+	}
 	free(other);
 }
 
@@ -282,7 +304,7 @@ static void test_mail_only(void **state)
 	assert_int_equal(test_run("./stablesel rank --onto-repo '%s/r' --onto stable --threshold 0 "
 				  "--format tsv -o '%s/mail.tsv' '%s/mail.mbox' 2>/dev/null",
 				  tmp, tmp, tmp), 0);
-	expect("mail.tsv", "mail-fix", 9, "yes");
+	expect("mail.tsv", "mail-fix", 9, "applies");
 	/* it changes the line before its own context: it needs mail-fix,
 	 * which cannot be blamed in a repository that lacks both */
 	expect("mail.tsv", "mail-next", 9, "unknown");
@@ -355,17 +377,17 @@ static void test_series_link(void **state)
 	(void)state;
 	assert_int_equal(test_run("./stablesel rank --repo '%s/r' --rev main..series --threshold 0 --onto stable "
 				  "--onto stable2 --format tsv -o '%s/s.tsv' 2>/dev/null", tmp, tmp), 0);
-	snprintf(want, sizeof(want), "yes, needs %.12s (series 3/3)", s2);
+	snprintf(want, sizeof(want), "applies, needs %.12s (series 3/3)", s2);
 	expect("s.tsv", S3, 9, want);
 	expect("s.tsv", S3, 10, want);
-	expect("s.tsv", S2, 9, "yes");
-	expect("s.tsv", S1, 9, "yes");
+	expect("s.tsv", S2, 9, "applies");
+	expect("s.tsv", S1, 9, "applies");
 	/* the notes: the place in the series, and why the earlier patch */
 	assert_int_equal(test_run("./stablesel rank --repo '%s/r' --rev main..series --threshold 0 --onto stable "
 				  "--precedents 0 2>/dev/null > '%s/s.txt' && "
-				  "grep -q 'stable: yes (applies; .*; series 2/3)' '%s/s.txt' && "
-				  "grep -q 'stable: yes (applies; .*; series 1/3)' '%s/s.txt' && "
-				  "grep -q 'stable: yes, needs [0-9a-f]\\{12\\} (series 3/3) (applies; .*; the earlier "
+				  "grep -q 'stable: applies (.*series 2/3)' '%s/s.txt' && "
+				  "grep -q 'stable: applies (.*series 1/3)' '%s/s.txt' && "
+				  "grep -q 'stable: applies, needs [0-9a-f]\\{12\\} (series 3/3) (applies; .*; the earlier "
 				  "patches of its series named change its files)' '%s/s.txt'",
 				  tmp, tmp, tmp, tmp, tmp), 0);
 	/* the queue: 3 alone proposed, 2 first as what it needs */
@@ -404,9 +426,9 @@ static void test_series_mail(void **state)
 				  "--format tsv -o '%s/m.tsv' 2>/dev/null", tmp, tmp, tmp), 0);
 	s2 = column_of("m.tsv", S2, 1);
 	assert_int_equal(strlen(s2), 40);   /* derived from its Message-ID */
-	snprintf(want, sizeof(want), "yes, needs %.12s (series 3/3)", s2);
+	snprintf(want, sizeof(want), "applies, needs %.12s (series 3/3)", s2);
 	expect("m.tsv", S3, 9, want);
-	expect("m.tsv", S2, 9, "yes");
+	expect("m.tsv", S2, 9, "applies");
 	/* the queue: 2 before 3; git am applies it */
 	t = series_threshold("m.tsv");
 	assert_int_equal(test_run("./stablesel rank '%s/s.mbox' --threshold %.6f --onto-repo '%s/r' --onto stable "
@@ -440,11 +462,11 @@ static void test_series_chain(void **state)
 	(void)state;
 	assert_int_equal(test_run("./stablesel rank --repo '%s/r' --rev main..series2 --threshold 0 --onto stable "
 				  "--format tsv -o '%s/c.tsv' 2>/dev/null", tmp, tmp), 0);
-	snprintf(want, sizeof(want), "yes, needs %.12s %.12s (series 3/3)", c2, c1);
+	snprintf(want, sizeof(want), "applies, needs %.12s %.12s (series 3/3)", c2, c1);
 	expect("c.tsv", C3, 9, want);
-	snprintf(want, sizeof(want), "yes, needs %.12s (series 2/3)", c1);
+	snprintf(want, sizeof(want), "applies, needs %.12s (series 2/3)", c1);
 	expect("c.tsv", C2, 9, want);
-	expect("c.tsv", C1, 9, "yes");
+	expect("c.tsv", C1, 9, "applies");
 	a = column_of("c.tsv", C1, 2);
 	b = column_of("c.tsv", C2, 2);
 	c = column_of("c.tsv", C3, 2);
@@ -461,10 +483,10 @@ static void test_series_chain(void **state)
 	 * branch as it is); its decision and score stay the model's */
 	expect("ct.tsv", C2, 3, "0");
 	expect("ct.tsv", C2, 2, b);
-	snprintf(want, sizeof(want), "yes, needs %.12s (series 2/3)", c1);
+	snprintf(want, sizeof(want), "applies, needs %.12s (series 2/3)", c1);
 	expect("ct.tsv", C2, 9, want);
 	expect("ct.tsv", C1, 3, "0");
-	expect("ct.tsv", C1, 9, "yes");
+	expect("ct.tsv", C1, 9, "applies");
 	assert_int_equal(test_run("./stablesel rank --repo '%s/r' --rev main..series2 --threshold %.6f --onto stable "
 				  "--format mbox -o '%s/q.mbox' 2>/dev/null", tmp, t, tmp), 0);
 	am_series(3, C1 "|" C2 "|" C3 "|");
@@ -595,7 +617,7 @@ static void test_target_patch_id(void **state)
 	rows = test_run_output("./stablesel rank --repo '%s/rf' --no-index --rev main..fixdup --threshold 0 "
 			       "--onto stable --onto stable2 --format tsv 2>/dev/null | cut -f4,9-", tmp);
 	assert_string_equal(rows, "subject\tstable\tstable2\n"
-				  "d.c: fix fifteen\tyes\tno: bug not in branch\n");
+				  "d.c: fix fifteen\tapplies\tunaffected: bug not in branch\n");
 	why = test_run_output("./stablesel rank --repo '%s/rf' --no-index --rev main..fixdup --threshold 0 "
 			      "--onto stable 2>/dev/null | grep -E '^ +stable: '", tmp);
 	snprintf(want, sizeof(want), "fixes %.12s, which reached stable as %.12s", dup, pick);
@@ -637,20 +659,20 @@ static void test_systemd_trailers(void **state)
 				  tmp, tmp, tmp, tmp, feat, feat, feat), 0);
 	rows = test_run_output("./stablesel rank --repo '%s/rs' --no-index --rev main..sd --threshold 0 "
 			       "--onto stable --format tsv 2>/dev/null | cut -f4,9- | sort", tmp);
-	assert_string_equal(rows, "b.c: fix eight\tno: bug not in branch\n"
-				  "b.c: fix nine\tno: bug not in branch\n"
-				  "b.c: fix seven\tno: bug not in branch\n"
-				  "d.c: fix nineteen\tyes\n"
+	assert_string_equal(rows, "b.c: fix eight\tunaffected: bug not in branch\n"
+				  "b.c: fix nine\tunaffected: bug not in branch\n"
+				  "b.c: fix seven\tunaffected: bug not in branch\n"
+				  "d.c: fix nineteen\tapplies\n"
 				  "subject\tstable\n");
 	free(rows);
 	/* the same from the project index */
 	assert_int_equal(test_run("./stablesel index --no-progress --repo '%s/rs' >/dev/null 2>&1", tmp), 0);
 	rows = test_run_output("./stablesel rank --repo '%s/rs' --rev main..sd --threshold 0 "
 			       "--onto stable --format tsv 2>/dev/null | cut -f4,9- | sort", tmp);
-	assert_string_equal(rows, "b.c: fix eight\tno: bug not in branch\n"
-				  "b.c: fix nine\tno: bug not in branch\n"
-				  "b.c: fix seven\tno: bug not in branch\n"
-				  "d.c: fix nineteen\tyes\n"
+	assert_string_equal(rows, "b.c: fix eight\tunaffected: bug not in branch\n"
+				  "b.c: fix nine\tunaffected: bug not in branch\n"
+				  "b.c: fix seven\tunaffected: bug not in branch\n"
+				  "d.c: fix nineteen\tapplies\n"
 				  "subject\tstable\n");
 	free(rows);
 	free(feat);

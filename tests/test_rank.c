@@ -145,17 +145,54 @@ static void test_rules_and_selection(void **state)
 	assert_int_equal(count_lines_with(out, ",wait\n"), count_lines_with(out, "\n") - 1);
 	assert_non_null(strstr(out, "too young"));
 	free(out);
-	/* JSON lines: one object a shown row, with flags and precedents */
+	/* precedents come from settled history only (issue 35, case 20): with
+	 * every commit ranked, none; never a sibling of the batch */
 	assert_int_equal(test_run("./stablesel rank --repo '%s/repo' --threshold 0 --stable '%s/repo' "
 				  "--format json > '%s/json'", tmp, tmp, tmp), 0);
 	snprintf(path, sizeof(path), "%s/json", tmp);
 	out = slurp(path);
+	assert_null(strstr(out, "\"precedents\":[{"));
+	free(out);
+	/* JSON lines: one object a shown row, with flags and precedents (the
+	 * history before --since: "add driver") */
+	assert_int_equal(test_run("./stablesel rank --repo '%s/repo' --threshold 0 --stable '%s/repo' "
+				  "--since 2023-11-15 --format json > '%s/json'", tmp, tmp, tmp), 0);
+	out = slurp(path);
 	assert_non_null(strstr(out, "\"in_stable\":\"stable-1.y\""));
 	assert_non_null(strstr(out, "\"precedents\":[{\"sha\":"));
+	assert_non_null(strstr(out, "\"subject\":\"net: foo: add driver\"}]"));
+	assert_null(strstr(out, "\"subject\":\"net: foo: add driver\",\"author\""));
 	assert_true(!strncmp(out, "{\"sha\":\"", 8));
 	assert_int_equal(count_lines_with(out, "\n"), 1 + count_lines_with(out, "\n{\"sha\":\""));
 	free(out);
 	free(tmp);
+}
+
+/* The reasons in words, as every output shows them (issue 35, case 20):
+ * the Cc: stable@ line the model sees as a trailer and as a "Cc:" key is
+ * one reason, their sum; a release line names the releases. */
+static void test_reasons_words(void **state)
+{
+	static const ss_rank_reason why[] = { { "cc_stable", 0.5f }, { "h:fix_of_fix", 0.25f },
+					      { "k:cc", 0.125f }, { "r:11", 0.0625f } };
+	ss_rank_row w;
+	ss_strbuf sb = SS_STRBUF_INIT;
+
+	(void)state;
+	memset(&w, 0, sizeof(w));
+	w.reasons = why;
+	w.nreasons = 4;
+	w.flags = SS_RANK_TAGGED;
+	ss_rank_reasons_text(&sb, &w, 5, "; ");
+	assert_string_equal(sb.buf, "tagged for stable (its Cc: stable@ line) (+0.625); fix of a fix "
+			    "(+0.250); the bug shipped in a *.11 release (any year's v*.11) (+0.062)");
+	/* alone (the stable line masked, or untagged), a Cc: line is any */
+	w.reasons = why + 2;
+	w.nreasons = 1;
+	ss_strbuf_reset(&sb);
+	ss_rank_reasons_text(&sb, &w, 5, "; ");
+	assert_string_equal(sb.buf, "its message has a \"cc:\" line (+0.125)");
+	ss_strbuf_release(&sb);
 }
 
 /* One JSON line of out whose subject holds needle (malloc'd), or NULL. */
@@ -728,6 +765,7 @@ static void test_near_copies_folded(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_reasons_words),
 		cmocka_unit_test(test_policy_parse),
 		cmocka_unit_test(test_explain_faithful),
 		cmocka_unit_test(test_precedents),

@@ -65,30 +65,32 @@ static const char diff1[] =
 
 static void test_loop(void **state)
 {
-	ss_review_item items[4];
+	ss_review_item items[5];
 	const ss_review_ops ops = { on_decide, on_undo };
 	struct log l = { "", 0 };
 	ss_review *rv;
-	size_t counts[4];
+	size_t counts[SS_REVIEW_NCOUNTS];
 	const char *s;
 
 	(void)state;
 	for (int i = 0; i < 4; i++) {
 		static const char *const subjects[] = { "one", "two", "three", "four" };
 
-		items[i] = (ss_review_item){ "0123456789abcdef0123456789abcdef01234567", subjects[i],
-					     "Ann <ann@example.org>", "2023-11-15", 0.9f - 0.1f * (float)i,
-					     "likely", "21.11: yes (applies)\n", "fixes 1234", "  +0.500 fixes\n",
-					     "one\n\nFixes: 1234\n", diff1 };
+		items[i] = (ss_review_item){ .id = "0123456789abcdef0123456789abcdef01234567",
+					     .subject = subjects[i], .author = "Ann <ann@example.org>",
+					     .date = "2023-11-15", .score = 0.9f - 0.1f * (float)i,
+					     .band = "likely", .verdicts = "21.11: applies\n", .conflict = "",
+					     .flags = "fixes 1234", .reasons = "  +0.500 fixes\n",
+					     .message = "one\n\nFixes: 1234\n", .diff = diff1 };
 	}
 	assert_int_equal(ss_review_new(&rv, items, 4, "21.11", &ops, &l), 0);
 	s = ss_review_screen(rv);
 	assert_non_null(strstr(s, "[1/4] 0123456789ab one\n"));
-	assert_non_null(strstr(s, "score 0.900, likely"));
-	assert_non_null(strstr(s, "  21.11: yes (applies)\n"));
+	assert_non_null(strstr(s, "score 0.900, band likely (the model's)"));
+	assert_non_null(strstr(s, "  21.11: applies\n"));
 	assert_non_null(strstr(s, "why: fixes 1234"));
 	assert_non_null(strstr(s, " a.c | +1 -1\n b.c | +1 -0\n 2 files changed, 2 insertions(+), 1 deletion(-)"));
-	assert_non_null(strstr(s, "Accept for 21.11 [y,n,d,s,p,e,u,q,?]? "));
+	assert_non_null(strstr(s, "Accept for 21.11 [y,n,f,d,s,p,e,u,q,?]? "));
 	/* p, e and ? show, and stay on the candidate */
 	assert_int_equal(ss_review_input(rv, "p"), 0);
 	assert_non_null(strstr(ss_review_screen(rv), "+added\n"));
@@ -124,7 +126,7 @@ static void test_loop(void **state)
 	assert_int_equal(ss_review_input(rv, "s"), 0);
 	assert_int_equal(ss_review_input(rv, "q"), 1);
 	s = ss_review_screen(rv);
-	assert_non_null(strstr(s, "1 accepted, 0 rejected, 1 deferred, 1 skipped"));
+	assert_non_null(strstr(s, "1 accepted, 0 rejected, 1 deferred, 1 skipped, 0 for a manual backport"));
 	assert_string_equal(l.text, "one accepted [] []\n"
 				    "two rejected [too big] []\n"
 				    "two undone\n"
@@ -132,6 +134,27 @@ static void test_loop(void **state)
 	ss_review_counts(rv, counts);
 	assert_int_equal(counts[0], 1);
 	assert_int_equal(counts[2], 1);
+	ss_review_free(rv);
+
+	/* a candidate that does not apply as it is (issue 35, case 17): the
+	 * conflict before the prompt, f records "failed" with it as the note,
+	 * u takes it back */
+	items[4] = items[0];
+	items[4].subject = "five";
+	items[4].verdicts = "21.11: unknown (conflict in b.c hunk 1)\n";
+	items[4].conflict = "21.11: conflict in b.c hunk 1";
+	l.text[0] = '\0';
+	assert_int_equal(ss_review_new(&rv, items + 4, 1, "21.11", &ops, &l), 0);
+	s = ss_review_screen(rv);
+	assert_non_null(strstr(s, "does not apply as it is: 21.11: conflict in b.c hunk 1 "
+				  "(f: needs a manual backport)\nAccept for 21.11 [y,n,f,"));
+	assert_int_equal(ss_review_input(rv, "?"), 0);
+	assert_non_null(strstr(ss_review_screen(rv), "f - it does not apply as it is: needs a manual backport"));
+	assert_int_equal(ss_review_input(rv, "f"), 1);
+	assert_non_null(strstr(ss_review_screen(rv), "0 skipped, 1 for a manual backport"));
+	assert_string_equal(l.text, "five failed [21.11: conflict in b.c hunk 1] []\n");
+	ss_review_counts(rv, counts);
+	assert_int_equal(counts[4], 1);
 	ss_review_free(rv);
 
 	/* the end of input ends the review; no candidate: over at once */
@@ -217,9 +240,9 @@ static void test_terminal(void **state)
 	id_of(fix, "fix-intro");
 	master = spawn_review(&pid, "--onto stable");
 	screen[0] = '\0';
-	assert_true(read_until(master, screen, sizeof(screen), "[y,n,d,s,p,e,u,q,?]? "));
+	assert_true(read_until(master, screen, sizeof(screen), "[y,n,f,d,s,p,e,u,q,?]? "));
 	assert_non_null(strstr(screen, "[1/"));
-	assert_non_null(strstr(screen, "stable: yes"));
+	assert_non_null(strstr(screen, "stable: applies"));
 	assert_non_null(strstr(screen, "file changed"));
 	/* the first candidate: its id from the screen */
 	{
@@ -269,6 +292,172 @@ static void test_terminal(void **state)
 	assert_string_equal(out, "2\n");
 	free(out);
 	(void)fix;
+}
+
+/*
+ * The hard cases offered too (issue 35, cases 17, 20, 21): a fix above
+ * the threshold that conflicts on stable (b.c line 20, which stable
+ * changed on its own) is offered with its conflict, and f records it as
+ * failed with the conflict as its note; e gives the reasons in words, as
+ * rank does; a pick's prerequisite shows its subject and score.
+ */
+static void test_hard_cases(void **state)
+{
+	static char screen[1 << 20];
+	char *out;
+	pid_t pid;
+	int master, st;
+
+	(void)state;
+	assert_int_equal(test_run("cd '%s/r' && git checkout -q main && sed -i '20s/.*/TWENTY/' b.c && "
+				  "GIT_AUTHOR_DATE='1700100000 +0000' GIT_COMMITTER_DATE='1700100000 +0000' "
+				  "git commit -qa -m 'b.c: fix twenty' -m \"Fixes: $(git log --format=%%h "
+				  "-1 --grep='^introduce$') (\\\"introduce\\\")\"", tmp), 0);
+	assert_int_equal(test_run("./stablesel index --repo '%s/r' >/dev/null 2>&1", tmp), 0);
+	master = spawn_review(&pid, "--onto stable");
+	screen[0] = '\0';
+	assert_true(read_until(master, screen, sizeof(screen), "[y,n,f,d,s,p,e,u,q,?]? "));
+	/* walk to the conflicting one, skipping the others; e on each */
+	for (int n = 0; n < 20 && !strstr(screen, "does not apply as it is: "); n++) {
+		screen[0] = '\0';
+		assert_int_equal(write(master, "e\n", 2), 2);
+		assert_true(read_until(master, screen, sizeof(screen), "]? "));
+		/* the explanation in words: never a raw feature name */
+		assert_null(strstr(screen, "\n  k:"));
+		assert_null(strstr(screen, "\n  r:"));
+		if (strstr(screen, "does not apply as it is: "))
+			break;
+		screen[0] = '\0';
+		assert_int_equal(write(master, "s\n", 2), 2);
+		assert_true(read_until(master, screen, sizeof(screen), "]? "));
+	}
+	assert_non_null(strstr(screen, "b.c: fix twenty"));
+	assert_non_null(strstr(screen, "stable: unknown (conflict in b.c hunk 1"));
+	assert_non_null(strstr(screen, "does not apply as it is: stable: conflict in b.c hunk 1"));
+	assert_int_equal(write(master, "f\n", 2), 2);
+	assert_true(read_until(master, screen, sizeof(screen), "]? ") ||
+		    strstr(screen, "for a manual backport"));
+	assert_int_equal(write(master, "q\n", 2), 2);
+	assert_true(read_until(master, screen, sizeof(screen), "1 for a manual backport"));
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	close(master);
+	out = db_query("SELECT c.subject || ' ' || d.state || ' ' || d.note FROM decisions d "
+		       "JOIN commits c ON c.id = d.commit_id");
+	if (!strstr(out, "b.c: fix twenty failed stable: conflict in b.c hunk 1"))
+		fail_msg("decisions: %s", out);
+	free(out);
+	/* the prerequisite of a pick: its subject and score, and that
+	 * accepting the pick queues it */
+	master = spawn_review(&pid, "--onto stable");
+	screen[0] = '\0';
+	assert_true(read_until(master, screen, sizeof(screen), "]? "));
+	for (int n = 0; n < 20 && !strstr(screen, "accepting it pulls into the queue: "); n++) {
+		screen[0] = '\0';
+		assert_int_equal(write(master, "s\n", 2), 2);
+		if (!read_until(master, screen, sizeof(screen), "]? "))
+			break;
+	}
+	{
+		const char *p = strstr(screen, "accepting it pulls into the queue: ");
+
+		/* "<12 hex> (\"subject\", score 0.110)" */
+		if (!p || strncmp(p + 35 + 12, " (\"", 3) || !strstr(p, "\", score 0."))
+			fail_msg("no prerequisite with its subject and score in: %s", screen);
+	}
+	assert_int_equal(write(master, "q\n", 2), 2);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	close(master);
+}
+
+/* The stderr of a review started on a pseudo-terminal with args and
+ * answered with keys (malloc'd). */
+static char *review_once(const char *args, const char *keys, char *screen, size_t size)
+{
+	pid_t pid;
+	int master, st;
+
+	master = spawn_review(&pid, args);
+	screen[0] = '\0';
+	assert_true(read_until(master, screen, size, "]? ") || strstr(screen, "no candidate"));
+	assert_int_equal(write(master, keys, strlen(keys)), (ssize_t)strlen(keys));
+	read_until(master, screen, size, " for a manual backport");
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	close(master);
+	return test_run_output("cat '%s/review.err'", tmp);
+}
+
+/*
+ * A second start reuses the first one's ranking (issue 35, case 24): the
+ * index, the model and the options unchanged, it says so and offers what
+ * is still undecided, never what was decided since; a decision taken back
+ * (or --fresh) ranks again.  No time is measured here
+ * (bench/review-replay.sh does).  And the progress line on a terminal is
+ * cleared to its end each time ("dpdk.git: 328ts: 267" was a "\r" over
+ * a longer line).
+ */
+static void test_second_start(void **state)
+{
+	static char screen[1 << 20];
+	char first[15], *err;
+	pid_t pid;
+	int master, st;
+
+	(void)state;
+	err = review_once("--onto stable", "y\nq\n", screen, sizeof(screen));
+	assert_null(strstr(err, "reusing the ranking"));
+	free(err);
+	{
+		const char *p = strstr(screen, "[1/");
+
+		/* "] <12 digits>": its place in the list, not a mention */
+		assert_non_null(p = strstr(p, "] "));
+		snprintf(first, sizeof(first), "%s", p);
+	}
+	/* the second start: reused, the accepted one not offered again */
+	err = review_once("--onto stable", "q\n", screen, sizeof(screen));
+	if (!strstr(err, "note: reusing the ranking of "))
+		fail_msg("not reused: %s", err);
+	free(err);
+	assert_non_null(strstr(screen, "[1/"));
+	assert_null(strstr(screen, first));
+	/* another option is another ranking */
+	err = review_once("--onto stable --top 50", "q\n", screen, sizeof(screen));
+	assert_null(strstr(err, "reusing the ranking"));
+	free(err);
+	/* the decision taken back: ranked again, the commit offered again */
+	assert_int_equal(test_run("./stablesel mark --repo '%s/r' reset %s --branch stable >/dev/null 2>&1",
+				  tmp, first + 2), 0);
+	err = review_once("--onto stable", "q\n", screen, sizeof(screen));
+	assert_null(strstr(err, "reusing the ranking"));
+	free(err);
+	if (!strstr(screen, first))
+		fail_msg("%s not offered again: %s", first, screen);
+	err = review_once("--onto stable --fresh", "q\n", screen, sizeof(screen));
+	assert_null(strstr(err, "reusing the ranking"));
+	free(err);
+
+	/* progress on a terminal: every "\r" clears the line's end */
+	{
+		char cmd[4096], expanded[8192];
+
+		snprintf(cmd, sizeof(cmd), "exec ./stablesel rank --repo '%s/r' --rev main --threshold 0 "
+			 "--onto stable --progress >/dev/null", tmp);
+		assert_int_equal(test_expand_bin(expanded, sizeof(expanded), cmd), 0);
+		pid = forkpty(&master, NULL, NULL, NULL);
+		assert_true(pid >= 0);
+		if (!pid) {
+			execl("/bin/sh", "sh", "-c", expanded, (char *)NULL);
+			_exit(127);
+		}
+		screen[0] = '\0';
+		read_until(master, screen, sizeof(screen), "\x01never");
+		assert_int_equal(waitpid(pid, &st, 0), pid);
+		close(master);
+		assert_non_null(strchr(screen, '\r'));
+		for (const char *p = screen; (p = strchr(p, '\r')); p++)
+			if (p[1] != '\n' && strncmp(p + 1, "\033[K", 3))
+				fail_msg("a progress line not cleared: %.40s", p + 1);
+	}
 }
 
 static void test_export_import(void **state)
@@ -589,6 +778,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_loop),
 		cmocka_unit_test_setup_teardown(test_terminal, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hard_cases, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_second_start, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_export_import, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_import_strict, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_undo_colleague, setup, teardown),

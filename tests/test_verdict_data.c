@@ -25,6 +25,7 @@
 #include "index/index.h"
 #include "models/model.h"
 #include "rank/rank.h"
+#include "run/branches.h"
 #include "run/releases.h"
 #include "source/source.h"
 #include "testutil.h"
@@ -156,7 +157,7 @@ static void test_round_trip(void **state)
 	assert_string_equal(d.needs[1], o14);
 	assert_non_null(strstr(d.detail, "conflict in c.c hunk"));
 	ss_verdict_data_text(text, sizeof(text), &d);
-	snprintf(want, sizeof(want), "yes, needs %.12s %.12s", o14, helper);
+	snprintf(want, sizeof(want), "applies, needs %.12s %.12s", o14, helper);
 	assert_string_equal(text, want);
 	assert_int_equal(ss_ranking_set_verdict(r, ss_ranking_find(r, uh), 0, &d), 0);
 	same_verdict(r, uh, &d);
@@ -168,6 +169,8 @@ static void test_round_trip(void **state)
 	assert_int_equal(d.nneeds, 0);
 	assert_int_equal(d.nfollowups, 1);
 	assert_string_equal(d.followups[0], ff);
+	/* its word says it applies: the detail does not say it again */
+	assert_null(strstr(d.detail, "applies"));
 	assert_int_equal(ss_ranking_set_verdict(r, ss_ranking_find(r, fi), 0, &d), 0);
 	same_verdict(r, fi, &d);
 
@@ -180,7 +183,7 @@ static void test_round_trip(void **state)
 	assert_int_equal(d.nneeds, 0);
 	assert_string_equal(d.reverted_by, rev);
 	ss_verdict_data_text(text, sizeof(text), &d);
-	snprintf(want, sizeof(want), "no: reverted by %.12s", rev);
+	snprintf(want, sizeof(want), "reverted by %.12s", rev);
 	assert_string_equal(text, want);
 	assert_int_equal(ss_ranking_set_verdict(r, ss_ranking_find(r, bad), 0, &d), 0);
 	same_verdict(r, bad, &d);
@@ -199,6 +202,49 @@ static void test_round_trip(void **state)
 	ss_model_free(m);
 	ss_verdicts_free(vs);
 	ss_check_free(ck);
+}
+
+/*
+ * The verdict (the branch's answer) and the band (the model's) never share
+ * a word (issue 35, case 16): "22.11: yes (applies; ...)" under band "no"
+ * read as two yeses.  No verdict's first word is a band's name, and the
+ * clean verdict does not say "applies" twice.
+ */
+static void test_words_apart(void **state)
+{
+	static const ss_verdict_word words[] = { SS_VERDICT_YES, SS_VERDICT_YES_NEEDS,
+						 SS_VERDICT_ALREADY, SS_VERDICT_NO_BUG,
+						 SS_VERDICT_NO_REVERTED, SS_VERDICT_UNKNOWN };
+	ss_verdict_data d;
+	char text[SS_VERDICT_TEXT_MAX];
+	unsigned mask;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		const char *w = ss_verdict_word_name(words[i]);
+		size_t len = strcspn(w, " ,:");
+
+		for (int b = SS_BAND_NO; b <= SS_BAND_WAIT; b++) {
+			const char *band = ss_band_name((ss_band)b);
+
+			if (strlen(band) == len && !strncmp(w, band, len))
+				fail_msg("verdict '%s' shares the word '%s' with a band", w, band);
+		}
+	}
+	assert_string_equal(ss_verdict_word_name(SS_VERDICT_YES), "applies");
+	memset(&d, 0, sizeof(d));
+	d.word = SS_VERDICT_YES_NEEDS;
+	d.nneeds = 1;
+	d.needs = (const ss_verdict_id[]){ "bc1db4f45af3000000000000000000000000abcd" };
+	ss_verdict_data_text(text, sizeof(text), &d);
+	assert_string_equal(text, "applies, needs bc1db4f45af3");
+	/* the filter takes the new words, and the old ones as before */
+	assert_int_equal(ss_run_verdict_mask(&mask, "applies"), 0);
+	assert_int_equal(mask, 1u << SS_VERDICT_YES | 1u << SS_VERDICT_YES_NEEDS);
+	assert_int_equal(ss_run_verdict_mask(&mask, "yes"), 0);
+	assert_int_equal(mask, 1u << SS_VERDICT_YES | 1u << SS_VERDICT_YES_NEEDS);
+	assert_int_equal(ss_run_verdict_mask(&mask, "unaffected,reverted"), 0);
+	assert_int_equal(mask, 1u << SS_VERDICT_NO_BUG | 1u << SS_VERDICT_NO_REVERTED);
 }
 
 /* The priority of the releases a run uses (run/releases.h). */
@@ -286,6 +332,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_words_apart),
 		cmocka_unit_test(test_releases_choose),
 	};
 

@@ -749,7 +749,7 @@ static int queued_before(const ss_verdicts *v, const char *id, size_t order)
  * the queue after the commits before it (queued_prereq()) reads as a pick
  * would: its prerequisites found as a pick's are (the blame of its
  * conflict, the earlier patches of its series), kept when they are queued
- * before it, and its word from its facts: "yes, needs <ids>" when its bug
+ * before it, and its word from its facts: "applies, needs <ids>" when its bug
  * is in the branch, where "unknown (conflict)" said nothing of the queue
  * that makes it apply.  The queue does not change: what it names is in
  * it already.
@@ -792,7 +792,7 @@ static int prereq_words(ss_verdicts *v)
 /*
  * Can r's bug be in the branch, whatever the other picks' verdicts turn
  * out to be?  decide_needed() with every proposed target of the batch
- * taken as yes: when this says no, r ends as "no: bug not in branch" or
+ * taken as yes: when this says no, r ends as "unaffected: bug not in branch" or
  * "unknown", and what it needs first would never be shown or queued.
  */
 static int may_be_needed(const ss_verdicts *v, const struct rec *r)

@@ -2,14 +2,14 @@
  * verdict.h - one verdict per pick per stable branch: what a maintainer
  * reads at a glance before taking a commit into a branch.
  *
- *   yes                       the bug is in the branch and the patch applies
- *   yes, needs <ids>          the bug is there; it conflicts, and the
+ *   applies                   the bug is in the branch and the patch applies
+ *   applies, needs <ids>      the bug is there; it conflicts, and the
  *                             commits named must come first
  *   already                   the branch carries it (its own id, a backport
  *                             line naming it, or an equal patch id)
- *   no: bug not in branch     every Fixes:/revert target is known and none
- *                             reached the branch
- *   no: reverted by <id>      a later commit of the batch reverts it
+ *   unaffected: bug not in branch  every Fixes:/revert target is known and
+ *                             none reached the branch
+ *   reverted by <id>          a later commit of the batch reverts it
  *   unknown                   anything else: a file missing or added twice,
  *                             a binary or capped diff, a conflict nothing
  *                             explains, a target the repository lacks
@@ -35,7 +35,7 @@
  * that change a file it changes, or a file of one so needed (a
  * conflict in a file an earlier patch changed is this case too); they
  * join check.needs, are looked at as prerequisites are, and the verdict
- * says "yes, needs <ids> (series 3/5)".  When none is needed, "series
+ * says "applies, needs <ids> (series 3/5)".  When none is needed, "series
  * 3/5" is only a note.  Copies of one patch (the same number) count once.
  *
  * A verdicts set borrows its check and carried table (carried may be

@@ -25,7 +25,9 @@ static int detail_of(ss_strbuf *detail, const ss_verdict *v, const char *branch)
 	}
 	switch (c->apply) {
 	case SS_APPLY_CLEAN:
-		rc |= ss_strbuf_adds(detail, "applies");
+		/* the verdict's word says it already */
+		if (v->word != SS_VERDICT_YES)
+			rc |= ss_strbuf_adds(detail, "applies");
 		break;
 	case SS_APPLY_CONFLICT:
 		rc |= ss_strbuf_addf(detail, "conflict in %s hunk %d", c->path, c->hunk);
@@ -41,19 +43,22 @@ static int detail_of(ss_strbuf *detail, const ss_verdict *v, const char *branch)
 				     c->path);
 		break;
 	}
+#define SEP (detail->len ? "; " : "")
 	if (v->why[0])
-		rc |= ss_strbuf_addf(detail, "; %s", v->why);
+		rc |= ss_strbuf_addf(detail, "%s%s", SEP, v->why);
 	if (v->blocked[0])
-		rc |= ss_strbuf_addf(detail, "; %s", v->blocked);
+		rc |= ss_strbuf_addf(detail, "%s%s", SEP, v->blocked);
 	if (v->reverted_by[0])
-		rc |= ss_strbuf_addf(detail, "; reverted by %.12s later in mainline", v->reverted_by);
+		rc |= ss_strbuf_addf(detail, "%sreverted by %.12s later in mainline", SEP, v->reverted_by);
 	for (int i = 0; i < v->nfollowups; i++)
-		rc |= ss_strbuf_addf(detail, "%s%.12s", i ? " " : "; follow-ups: ", v->followups[i]);
+		rc |= ss_strbuf_addf(detail, "%s%.12s", i ? " " : detail->len ? "; follow-ups: " : "follow-ups: ",
+				     v->followups[i]);
 	/* its series, when the verdict's words do not name it */
 	if (ss_verdict_series_shown(v))
-		rc |= ss_strbuf_adds(detail, "; the earlier patches of its series named change its files");
+		rc |= ss_strbuf_addf(detail, "%sthe earlier patches of its series named change its files", SEP);
 	else if (v->series_n)
-		rc |= ss_strbuf_addf(detail, "; series %u/%u", v->series_n, v->series_total);
+		rc |= ss_strbuf_addf(detail, "%sseries %u/%u", SEP, v->series_n, v->series_total);
+#undef SEP
 	return rc;
 }
 

@@ -66,10 +66,11 @@ void cli_ranking_init(cli_ranking *k)
 			CLI_OPT_ONTO_REPO(&k->onto_repo),
 			CLI_OPT_ONTO(k->onto, &k->nonto),
 			CLI_OPT_ONTO_UPSTREAM(&k->onto_upstream),
-			CLI_STRING_DEFAULT("verdicts", &k->verdicts, "LIST", "yes",
-				   "list only the rows with one of these verdicts: yes (yes and yes, needs), "
-				   "needs, already, no, unknown (comma-separated; before another option "
-				   "or at the end, LIST may be left out: yes)"),
+			CLI_STRING_DEFAULT("verdicts", &k->verdicts, "LIST", "applies",
+				   "list only the rows with one of these verdicts: applies (applies and "
+				   "applies, needs), needs, already, unaffected, reverted, unknown "
+				   "(comma-separated; yes and no as before; before another option or at "
+				   "the end, LIST may be left out: applies)"),
 			CLI_END(),
 		};
 

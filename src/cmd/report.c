@@ -53,6 +53,10 @@ int cmd_report(int argc, const char **argv)
 	cli_ranking_init(&k);
 	cli_source_args_init(&src);
 	k.cmd = "report";
+	/* the page shows the decided commits too, each with its decisions
+	 * ("accepted 21.11"): a maintainer reads what was accepted beside what
+	 * is left; a commit rejected everywhere is listed but no pick */
+	k.show_decided = 1;
 	nspecs = cli_parse_options(argc, argv, options, report_usage);
 	cli_source_default(&src, nspecs, "report", 1);
 	for (a = 0; a < nspecs; a++)

@@ -381,7 +381,6 @@ static int one_name_words(ss_strbuf *sb, const char *name, size_t len)
 		{ "d:", "touches " },
 		{ "f:", "touches " },
 		{ "s:", "subsystem " },
-		{ "r:", "the bug shipped in release line " },
 		{ "m:", "its pull request says: " },
 		{ "u:", "links to " },
 		{ "e:", "says the bug caused: " },
@@ -396,6 +395,11 @@ static int one_name_words(ss_strbuf *sb, const char *name, size_t len)
 	if (len > 7 && !memcmp(name, "t:week_", 7))
 		return ss_strbuf_addf(sb, "committed in week %.*s after a release", (int)(len - 7),
 				      name + 7);
+	/* a release line is the number after the dot of any year's release
+	 * (history.h): "r:11" is v20.11 as much as v21.11 */
+	if (len > 2 && !memcmp(name, "r:", 2))
+		return ss_strbuf_addf(sb, "the bug shipped in a *.%.*s release (any year's v*.%.*s)",
+				      (int)(len - 2), name + 2, (int)(len - 2), name + 2);
 	if (len > 2 && !memcmp(name, "k:", 2))
 		return ss_strbuf_addf(sb, "its message has a \"%.*s:\" line", (int)(len - 2), name + 2);
 	for (i = 0; i < sizeof(open) / sizeof(open[0]); i++) {

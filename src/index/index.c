@@ -209,6 +209,49 @@ int ss_index_meta_set(ss_index *ix, const char *key, const char *value)
 	return rc;
 }
 
+/* FNV-1a over the text of every column of every row st gives, a 0 byte
+ * after each column, into *h. */
+static int hash_rows(uint64_t *h, ss_index *ix, const char *sql)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((rc = ss_index_prepare(&st, ix, sql)))
+		return rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		for (int c = 0; c < sqlite3_column_count(st); c++)
+			for (const unsigned char *p = (const unsigned char *)ss_index_col_text(st, c);; p++) {
+				*h = (*h ^ *p) * 0x100000001b3ull;
+				if (!*p)
+					break;
+			}
+	rc = rc == SQLITE_DONE ? 0 : ss_index_sql_error(ix, "read");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int ss_index_state_hash(ss_index *ix, uint64_t *out)
+{
+	/* what an update writes: meta (tips of the features kept too), each
+	 * ref's indexed tip, how many rows the tables hold; the decisions are
+	 * not in it */
+	static const char *const sql[] = {
+		"SELECT key, value FROM meta ORDER BY key",
+		"SELECT name, tip, kind FROM refs ORDER BY name",
+		"SELECT (SELECT count(*) FROM commits), (SELECT count(*) FROM releases), "
+		"(SELECT count(*) FROM backports), (SELECT count(*) FROM branch_commits)",
+	};
+	uint64_t h = 0xcbf29ce484222325ull;
+	int rc;
+
+	*out = 0;
+	for (size_t i = 0; i < sizeof(sql) / sizeof(sql[0]); i++)
+		if ((rc = hash_rows(&h, ix, sql[i])))
+			return rc;
+	*out = h;
+	return 0;
+}
+
 int ss_index_is_empty(ss_index *ix, int *out)
 {
 	sqlite3_stmt *st;

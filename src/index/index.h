@@ -125,6 +125,15 @@ int ss_index_check_repository(ss_index *ix, const char *repo);
  */
 int ss_index_update(ss_index *ix, const ss_index_options *opts, ss_index_stats *stats);
 
+/*
+ * *out: a hash of what updates wrote (meta, each ref's indexed tip, the
+ * number of commits, releases, backports and branch rows), the same as
+ * long as no update (nor a kept feature) changed the index; review
+ * decisions are left out, so that deciding does not change it.  What a
+ * result computed from the index is kept under (a review's ranking).
+ */
+int ss_index_state_hash(ss_index *ix, uint64_t *out);
+
 /* *out: whether the index holds no commits, refs nor releases (a build
  * refused before its first batch left it so). */
 int ss_index_is_empty(ss_index *ix, int *out);

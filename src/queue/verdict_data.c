@@ -1,5 +1,8 @@
 /*
  * verdict_data.c - a verdict's words from its data (verdict_data.h).
+ * They share no word with the model's bands (models/bands.h: yes,
+ * likely, unsure, no, wait): "applies" is the branch's answer, "yes" the
+ * model's (docs/review.md, "Two words").
  */
 #include "queue/verdict_data.h"
 
@@ -10,15 +13,15 @@ const char *ss_verdict_word_name(ss_verdict_word w)
 {
 	switch (w) {
 	case SS_VERDICT_YES:
-		return "yes";
+		return "applies";
 	case SS_VERDICT_YES_NEEDS:
-		return "yes, needs";
+		return "applies, needs";
 	case SS_VERDICT_ALREADY:
 		return "already";
 	case SS_VERDICT_NO_BUG:
-		return "no: bug not in branch";
+		return "unaffected: bug not in branch";
 	case SS_VERDICT_NO_REVERTED:
-		return "no: reverted by";
+		return "reverted by";
 	case SS_VERDICT_UNKNOWN:
 		break;
 	}

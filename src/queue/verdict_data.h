@@ -48,17 +48,19 @@ typedef struct {
 					  fills it; ignored on input) */
 } ss_verdict_data;
 
-/* "yes", "yes, needs", "already", "no: bug not in branch", "no: reverted
- * by", "unknown" (ss_verdict_data_text() adds the ids). */
+/* "applies", "applies, needs", "already", "unaffected: bug not in
+ * branch", "reverted by", "unknown" (ss_verdict_data_text() adds the ids);
+ * never a band's word (models/bands.h), so that a row's band (the model)
+ * and its verdict (the branch) cannot be read one for the other. */
 const char *ss_verdict_word_name(ss_verdict_word w);
 
 /* Does the word let the commit be proposed (yes, yes needs)? */
 int ss_verdict_word_proposes(ss_verdict_word w);
 
 /*
- * The verdict as shown: "yes", "yes, needs 0f9e8d7c6b5a 1a2b3c4d5e6f" (the
- * newest need first), "yes, needs 1a2b3c4d5e6f (series 2/3)", "no:
- * reverted by 1a2b3c4d5e6f", "already" ...; ids abbreviated to 12.  out
+ * The verdict as shown: "applies", "applies, needs 0f9e8d7c6b5a
+ * 1a2b3c4d5e6f" (the newest need first), "applies, needs 1a2b3c4d5e6f
+ * (series 2/3)", "reverted by 1a2b3c4d5e6f", "already" ...; ids abbreviated to 12.  out
  * is always terminated (size > 0); SS_VERDICT_TEXT_MAX is enough.
  */
 #define SS_VERDICT_TEXT_MAX 300

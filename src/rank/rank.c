@@ -118,6 +118,7 @@ static int add_precedent(ss_ranking *r, const ss_commit *c, float score, const s
 	p->change = ss_commit_change_key(c);
 	p->voff = r->vn;
 	p->vlen = 0;
+	p->settled = 0;
 	if ((rc = pool_adds(r, &p->subject, c->subject)))
 		return rc;
 	if (r->feat) {
@@ -404,6 +405,7 @@ int ss_ranking_feed(ss_ranking *r, const ss_commit *c, const ss_history *hist, i
 		return rc;
 	if ((rc = add_precedent(r, c, score, hist, patch, &prec)))
 		return rc;
+	r->prec[prec].settled = history_only;
 	if (history_only)
 		return ss_histidx_add_commit(r->idx, c);
 	if ((rc = grow_rows(r)))
@@ -815,7 +817,7 @@ size_t ss_ranking_precedents(ss_rank_precedent *out, size_t max, const ss_rankin
 {
 	const struct ss_rank_rowdata *w = &r->rows[i];
 	const struct ss_rank_prec *q;
-	size_t k, j, n = 0;
+	size_t k, j, pos, n = 0;
 	float *dense;
 
 	if (!r->feat || w->prec == (size_t)-1 || !max || w->prec >= r->nprec)
@@ -831,9 +833,14 @@ size_t ss_ranking_precedents(ss_rank_precedent *out, size_t max, const ss_rankin
 		dense[r->vidx[q->voff + j]] = r->vval[q->voff + j];
 	for (k = 0; k < w->prec; k++) {
 		const struct ss_rank_prec *p = &r->prec[k];
+		const char *br = "";
 		float dot = 0;
-		size_t pos;
+		int label = -1;
 
+		/* evidence is a commit whose fate is known: settled history,
+		 * never a sibling of the batch still waiting for its own */
+		if (!p->settled)
+			continue;
 		for (j = 0; j < p->vlen; j++)
 			dot += dense[r->vidx[p->voff + j]] * r->vval[p->voff + j];
 		if (dot <= 0 || (n == max && dot <= out[n - 1].similarity))
@@ -841,6 +848,14 @@ size_t ss_ranking_precedents(ss_rank_precedent *out, size_t max, const ss_rankin
 		/* a copy of the same patch says nothing new about it */
 		if ((w->patch && p->patch == w->patch) || (w->change && p->change == w->change))
 			continue;
+		if (r->opts.stable) {
+			const char *b = ss_backports_branches(r->opts.stable, p->id);
+
+			br = b ? b : "";
+			label = b != NULL;
+		}
+		if (r->opts.labels && (label = ss_labels_get(r->opts.labels, p->id)) < 0)
+			continue;  /* labelled data, but not this one: its fate is not known */
 		/* the same change merged twice (tip mails per branch) is one precedent */
 		for (j = 0; j < n; j++)
 			if (!strcmp(out[j].subject, r->pool.buf + p->subject))
@@ -856,19 +871,9 @@ size_t ss_ranking_precedents(ss_rank_precedent *out, size_t max, const ss_rankin
 		out[pos].subject = r->pool.buf + p->subject;
 		out[pos].score = p->score;
 		out[pos].similarity = dot;
-		out[pos].label = -1;
-		out[pos].branches = "";
+		out[pos].label = label;
+		out[pos].branches = br;
 	}
 	free(dense);
-	for (k = 0; k < n; k++) {
-		if (r->opts.stable) {
-			const char *br = ss_backports_branches(r->opts.stable, out[k].id);
-
-			out[k].branches = br ? br : "";
-			out[k].label = br != NULL;
-		}
-		if (r->opts.labels)
-			out[k].label = ss_labels_get(r->opts.labels, out[k].id);
-	}
 	return n;
 }

@@ -267,15 +267,36 @@ const ss_rank_select *ss_ranking_selection(const ss_ranking *r);
 void ss_ranking_row(ss_rank_row *out, const ss_ranking *r, size_t i);
 
 /*
- * The max commits most similar to row i among those before it in the
- * stream (history commits included), most similar first; returns how many
- * were written.  0 when the model has no sparse features.
+ * The max commits most similar to row i among the settled history before
+ * it (the commits fed with history_only: older than the ranked range, so
+ * their fate in stable is known), most similar first; with labels, only
+ * those the labels know.  A commit of the ranked batch is never one: its
+ * own fate is as open as row i's.  Returns how many were written; 0 when
+ * the model has no sparse features.
  */
 size_t ss_ranking_precedents(ss_rank_precedent *out, size_t max, const ss_ranking *r, size_t i);
 
 /* The flags of row w in words ("tagged stable 5.10+; fixes <sha> <subject>;
  * reported by syzbot ..."), joined by sep, appended to sb. */
 void ss_rank_flags_text(ss_strbuf *sb, const ss_rank_row *w, const char *sep);
+
+/* The reasons of row w in words with their contributions, at most max,
+ * joined by sep ("fix of a fix (+1.000); touches drivers/net (+0.500)"),
+ * appended to sb: what every output shows a maintainer (text, mbox note,
+ * report, review).  A Cc: stable@ line is one reason, though the model
+ * sees it as a trailer and as a message key. */
+void ss_rank_reasons_text(ss_strbuf *sb, const ss_rank_row *w, size_t max, const char *sep);
+
+/* The prerequisites of verdict v (a row's of r) with their subjects and
+ * scores, newest first: "bc1db4f45af3 (\"subject\", score 0.036), ..."
+ * ("not ranked" for one read apart for the queue), appended to sb.  What
+ * accepting the pick pulls into the branch's queue. */
+void ss_ranking_needs_text(ss_strbuf *sb, const ss_ranking *r, const ss_verdict_data *v);
+
+/* Precedent p as a line: "<id> 0.74 [stable 21.11] subject" ("[not in
+ * stable]", or "[score 0.123]" when its fate is not known), ANSI colours
+ * with color; appended to sb. */
+void ss_rank_precedent_text(ss_strbuf *sb, const ss_rank_precedent *p, int color);
 
 /* Write the selected rows; m describes the model in headers (may be
  * NULL).  0 or SS_ERROR when writing fails. */

@@ -9,6 +9,7 @@
 #include "commit/patchid.h"
 #include "features/features.h"
 #include "history/histidx.h"
+#include "queue/queue.h"
 #include "rank/rank.h"
 #include "util/arena.h"
 #include "util/strbuf.h"
@@ -60,6 +61,9 @@ struct ss_rank_prec {
 	uint64_t change;       /* as in the rows */
 	size_t subject;        /* pool offset */
 	size_t voff, vlen;     /* its unit vector in vidx/vval */
+	int settled;           /* read as history (before the ranked range): only
+				  these are precedents, their fate in stable known
+				  where the batch's own is still open */
 };
 
 struct ss_ranking {
@@ -89,5 +93,10 @@ struct ss_ranking {
 	ss_verdict_id *vids;   /* the verdicts' needs and follow-ups */
 	size_t nvids, vidcap;
 };
+
+/* Branch b's queue (queue/queue.h) over the rows, as the mbox writes it
+ * and the report shows it (rank_write.c); roles has r->n elements, queue
+ * too.  0 or < 0 with the message set. */
+int ss_ranking_queue_of(ss_ranking *r, ss_queue_role *roles, size_t *queue, size_t *nqueue, size_t b);
 
 #endif

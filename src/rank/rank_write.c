@@ -43,22 +43,67 @@ static void put_csv(FILE *f, const char *s)
 }
 
 /* "fix of a fix (+1.000); touches drivers/net (+0.500)" (in words, with
- * values: ss_feat_name_words()) or "h:fix_of_fix;d:drivers/net" (the
+ * values: ss_rank_reasons_text()) or "h:fix_of_fix;d:drivers/net" (the
  * short names, for tables) of a row's reasons. */
 static void reasons_line(ss_strbuf *sb, const ss_rank_row *w, size_t max, int in_words)
 {
-	size_t k;
+	if (in_words) {
+		ss_rank_reasons_text(sb, w, max, "; ");
+		return;
+	}
+	for (size_t k = 0; k < w->nreasons && k < max; k++)
+		ss_strbuf_addf(sb, "%s%s", k ? ";" : "", w->reasons[k].feature);
+}
 
-	for (k = 0; k < w->nreasons && k < max; k++) {
-		const ss_rank_reason *why = &w->reasons[k];
+void ss_rank_reasons_text(ss_strbuf *sb, const ss_rank_row *w, size_t max, const char *sep)
+{
+	size_t cc = (size_t)-1, key = (size_t)-1, shown = 0;
 
-		if (in_words) {
-			ss_strbuf_adds(sb, k ? "; " : "");
-			ss_feat_name_words(sb, why->feature);
-			ss_strbuf_addf(sb, " (%+.3f)", (double)why->contribution);
+	/* a Cc: stable@ line is one fact the model sees twice, as the trailer
+	 * (cc_stable) and as a message key (k:cc): one reason, their sum */
+	for (size_t k = 0; (w->flags & SS_RANK_TAGGED) && k < w->nreasons; k++) {
+		if (!strcmp(w->reasons[k].feature, "cc_stable"))
+			cc = k;
+		else if (!strcmp(w->reasons[k].feature, "k:cc"))
+			key = k;
+	}
+	for (size_t k = 0; k < w->nreasons && shown < max; k++) {
+		double c = w->reasons[k].contribution;
+
+		/* both or neither: a "Cc:" key alone may be any Cc: line (the
+		 * stable one masked) */
+		int fold = cc != (size_t)-1 && key != (size_t)-1;
+
+		if (fold && k == key)
+			continue;
+		ss_strbuf_adds(sb, shown++ ? sep : "");
+		if (fold && k == cc) {
+			c += w->reasons[key].contribution;
+			ss_strbuf_adds(sb, "tagged for stable (its Cc: stable@ line)");
 		} else {
-			ss_strbuf_addf(sb, "%s%s", k ? ";" : "", why->feature);
+			ss_feat_name_words(sb, w->reasons[k].feature);
 		}
+		ss_strbuf_addf(sb, " (%+.3f)", c);
+	}
+}
+
+void ss_ranking_needs_text(ss_strbuf *sb, const ss_ranking *r, const ss_verdict_data *v)
+{
+	/* newest first, as the verdict's words name them */
+	for (size_t k = v->nneeds; k-- > 0;) {
+		size_t i = ss_ranking_find(r, v->needs[k]);
+		ss_rank_row w;
+
+		ss_strbuf_addf(sb, "%s%.12s", k + 1 < v->nneeds ? ", " : "", v->needs[k]);
+		if (i == (size_t)-1)
+			continue;
+		ss_ranking_row(&w, r, i);
+		ss_strbuf_adds(sb, " (\"");
+		ss_strbuf_adds(sb, w.subject);
+		if (w.flags & SS_RANK_EXTRA)
+			ss_strbuf_adds(sb, "\", not ranked)");
+		else
+			ss_strbuf_addf(sb, "\", score %.3f)", (double)w.score);
 	}
 }
 
@@ -116,6 +161,19 @@ void ss_rank_flags_text(ss_strbuf *sb, const ss_rank_row *w, const char *sep)
 		}
 	}
 #undef SEP
+}
+
+void ss_rank_precedent_text(ss_strbuf *sb, const ss_rank_precedent *p, int color)
+{
+	ss_strbuf_addf(sb, "%.12s %.2f ", p->id, (double)p->similarity);
+	if (p->label > 0)
+		ss_strbuf_addf(sb, "%s[stable%s%s]%s", color ? C_GREEN : "", *p->branches ? " " : "",
+			       p->branches, color ? C_RESET : "");
+	else if (!p->label)
+		ss_strbuf_addf(sb, "%s[not in stable]%s", color ? C_RED : "", color ? C_RESET : "");
+	else
+		ss_strbuf_addf(sb, "[score %.3f]", (double)p->score);
+	ss_strbuf_addf(sb, " %s", p->subject);
 }
 
 static const char *held_reason(unsigned flags)
@@ -225,6 +283,13 @@ static void write_text(ss_ranking *r, FILE *f, const ss_rank_write_options *o, c
 				fputc(')', f);
 			}
 			fputc('\n', f);
+			if (v->propose && v->nneeds) {
+				ss_strbuf_reset(&sb);
+				ss_ranking_needs_text(&sb, r, v);
+				fprintf(f, "%30saccepting it pulls into the queue: ", "");
+				put_field(f, sb.buf);
+				fputc('\n', f);
+			}
 		}
 		if (!w.pick && w.band != SS_BAND_WAIT)
 			continue;
@@ -247,19 +312,10 @@ static void write_text(ss_ranking *r, FILE *f, const ss_rank_write_options *o, c
 
 			nprec++;
 			for (k = 0; k < n; k++) {
-				fprintf(f, "%35s%s %.12s %.2f ", "", k ? "    " : "like", pr[k].id,
-					(double)pr[k].similarity);
-				if (pr[k].label >= 0)
-					fprintf(f, "%s%s%s%s%s", o->color ? (pr[k].label ? C_GREEN : C_RED) : "",
-						pr[k].label ? "[stable" : "[not in stable]",
-						pr[k].label ? (*pr[k].branches ? " " : "") : "",
-						pr[k].label ? pr[k].branches : "", o->color ? C_RESET : "");
-				if (pr[k].label > 0)
-					fputc(']', f);
-				if (pr[k].label < 0)
-					fprintf(f, "[score %.3f]", (double)pr[k].score);
-				fputc(' ', f);
-				put_field(f, pr[k].subject);
+				ss_strbuf_reset(&sb);
+				ss_rank_precedent_text(&sb, &pr[k], o->color);
+				fprintf(f, "%35s%s ", "", k ? "    " : "like");
+				put_field(f, sb.buf);
 				fputc('\n', f);
 			}
 		}
@@ -504,10 +560,11 @@ static int add_message_body(ss_strbuf *sb, const char *body, size_t len, unsigne
  * One format-patch message of row w: the backport line (a printf format
  * with one %s) opens the body, and the stablesel note goes below the
  * "---" line, where git am leaves it out of the commit.  note holds the
- * note's own lines (each "stablesel: ...\n"), may be "".
+ * note's own lines (each "stablesel: ...\n"), may be "".  trailers (each
+ * "Key: value\n", may be "") end the message, where git am keeps them.
  */
 static int mbox_message(ss_strbuf *sb, ss_ranking *r, const ss_rank_row *w, const char *prefix,
-			const char *backport_line, const char *note)
+			const char *backport_line, const char *note, const char *trailers)
 {
 	const char *name, *email, *lt;
 	unsigned escaped = 0;
@@ -551,6 +608,10 @@ static int mbox_message(ss_strbuf *sb, ss_ranking *r, const ss_rank_row *w, cons
 		while (bl && body[bl - 1] == '\n')
 			bl--;
 		rc |= add_message_body(sb, body, bl, &escaped);
+	}
+	if (*trailers) {
+		rc |= ss_strbuf_adds(sb, "\n");
+		rc |= ss_strbuf_add(sb, trailers, strlen(trailers) - (trailers[strlen(trailers) - 1] == '\n'));
 	}
 	/* below "---": git am keeps it out of the commit message */
 	rc |= ss_strbuf_adds(sb, "\n---\n");
@@ -606,7 +667,7 @@ static int write_mbox(ss_ranking *r, FILE *f, const ss_rank_write_options *o)
 		else
 			snprintf(prefix, sizeof(prefix), "[PATCH stablesel %0*zu/%zu] ",
 				 total >= 100 ? 3 : 2, k, total);
-		rc |= mbox_message(&sb, r, &w, prefix, o->backport_line, "");
+		rc |= mbox_message(&sb, r, &w, prefix, o->backport_line, "", "");
 		if (!rc)
 			fwrite(sb.buf, 1, sb.len, f);
 	}
@@ -659,9 +720,7 @@ static int queue_row(ss_queue_item *item, ss_queue_lists *l, size_t i, void *ud)
 			 w.verdicts[q->b].nfollowups);
 }
 
-/* Branch b's queue (queue/queue.h) over the rows; roles has r->n
- * elements, queue too. */
-static int queue_of(ss_ranking *r, ss_queue_role *roles, size_t *queue, size_t *nqueue, size_t b)
+int ss_ranking_queue_of(ss_ranking *r, ss_queue_role *roles, size_t *queue, size_t *nqueue, size_t b)
 {
 	struct queue_of q = { r, b };
 
@@ -679,7 +738,7 @@ static int write_queue(ss_ranking *r, FILE *f, const ss_rank_write_options *o)
 	size_t qb = o->queue_branch, n = 0, nq = 0, k;
 	ss_queue_role *roles[SS_RANK_MAX_BRANCHES] = { NULL };
 	size_t *queue = malloc((r->n + 1) * sizeof(*queue));
-	ss_strbuf sb = SS_STRBUF_INIT, note = SS_STRBUF_INIT;
+	ss_strbuf sb = SS_STRBUF_INIT, note = SS_STRBUF_INIT, trailers = SS_STRBUF_INIT;
 	int rc = 0;
 
 	if (!queue) {
@@ -697,9 +756,9 @@ static int write_queue(ss_ranking *r, FILE *f, const ss_rank_write_options *o)
 			rc = SS_ENOMEM;
 	for (size_t b = 0; b < r->nbranches && !rc; b++)
 		if (b != qb)
-			rc = queue_of(r, roles[b], queue, &nq, b);
+			rc = ss_ranking_queue_of(r, roles[b], queue, &nq, b);
 	if (!rc)
-		rc = queue_of(r, roles[qb], queue, &nq, qb);
+		rc = ss_ranking_queue_of(r, roles[qb], queue, &nq, qb);
 	/* the rows with a patch to write */
 	for (k = 0; k < nq && !rc; k++) {
 		ss_rank_row w;
@@ -751,8 +810,15 @@ static int write_queue(ss_ranking *r, FILE *f, const ss_rank_write_options *o)
 		}
 		if (!(w.flags & SS_RANK_EXTRA) && !w.pick)
 			rc |= ss_strbuf_adds(&note, "stablesel: below the threshold: not stable material on its own\n");
+		/* the kernel stable tree's line for a commit taken only because
+		 * another needs it, kept in the commit by git am */
+		ss_strbuf_reset(&trailers);
+		if (roles[qb][i].kind == SS_QUEUE_NEEDED && roles[qb][i].of < r->n)
+			rc |= ss_strbuf_addf(&trailers, "Stable-dep-of: %.12s (\"%s\")\n",
+					     r->rows[roles[qb][i].of].id,
+					     r->pool.buf + r->rows[roles[qb][i].of].subject);
 		ss_strbuf_reset(&sb);
-		rc |= mbox_message(&sb, r, &w, prefix, o->backport_line, note.buf);
+		rc |= mbox_message(&sb, r, &w, prefix, o->backport_line, note.buf, trailers.buf);
 		if (!rc)
 			fwrite(sb.buf, 1, sb.len, f);
 	}
@@ -760,6 +826,7 @@ static int write_queue(ss_ranking *r, FILE *f, const ss_rank_write_options *o)
 free_all:
 	ss_strbuf_release(&sb);
 	ss_strbuf_release(&note);
+	ss_strbuf_release(&trailers);
 	for (size_t b = 0; b < SS_RANK_MAX_BRANCHES; b++)
 		free(roles[b]);
 	free(queue);

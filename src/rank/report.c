@@ -11,6 +11,7 @@
 #include "eval/eval.h"
 #include "features/features.h"
 #include "models/metrics.h"
+#include "rank/rank_impl.h"
 #include "rank/report.h"
 #include "util/error.h"
 
@@ -32,7 +33,8 @@ static const char css[] =
 	".f{font-size:11px;border-radius:3px;padding:0 4px;margin-left:4px;background:#eee;color:#444}"
 	".f.t{background:#dff3e4;color:#125d2a}.f.x{background:#e6eefc;color:#1f4e9c}"
 	".f.b{background:#fdf0d8;color:#7a4b00}.f.st{background:#e8e0f7;color:#4d2d8a}"
-	".f.big{background:#fde2e2;color:#8a1f1f}"
+	".f.big{background:#fde2e2;color:#8a1f1f}.f.r{background:#1f4e9c;color:#fff}"
+	"table.q td,table.q th{padding:1px 8px;text-align:left}"
 	".d{padding:.3em 0 .8em 4.5em}"
 	"table.why td{padding:0 8px 0 0}table.why td:first-child{font:12px ui-monospace,monospace}"
 	"table.why i{display:inline-block;height:9px;background:#6a9be6}"
@@ -108,9 +110,20 @@ static int flush(ss_strbuf *sb, FILE *f, int force)
 }
 
 /*
- * The scores and labels of the rows whose label is known, copies of a
- * listed patch left out (they are one commit to the reviewer): *k of them
- * in *score and *label, malloc'd.  0 or SS_ENOMEM.
+ * Is row w's fate in stable settled: it reached stable, or a labels file
+ * (--labels) says it did not.  A 0 from a stable tree or the index (not
+ * carried yet) is no negative: a commit of the ranked range is still
+ * undecided, and "0.000 of them reached stable" said nothing but alarm.
+ */
+static int settled(const ss_ranking *r, const ss_rank_row *w)
+{
+	return w->label > 0 || (w->label == 0 && r->opts.labels);
+}
+
+/*
+ * The scores and labels of the settled rows, copies of a listed patch
+ * left out (they are one commit to the reviewer): *k of them in *score
+ * and *label, malloc'd.  0 or SS_ENOMEM.
  */
 static int labelled_rows(float **score, uint8_t **label, size_t *k, ss_ranking *r)
 {
@@ -128,7 +141,7 @@ static int labelled_rows(float **score, uint8_t **label, size_t *k, ss_ranking *
 		ss_rank_row w;
 
 		ss_ranking_row(&w, r, i);
-		if (w.label < 0 || w.copy)
+		if (!settled(r, &w) || w.copy)
 			continue;
 		(*score)[*k] = w.score;
 		(*label)[(*k)++] = (uint8_t)w.label;
@@ -152,14 +165,16 @@ static int pr_curve(ss_strbuf *sb, ss_ranking *r)
 		return rc;
 	for (i = 0; i < k; i++)
 		npos += label[i];
-	if (!k || !npos) {
+	if (!k || !npos || npos == k) {
 		free(score);
 		free(label);
-		return ss_strbuf_adds(sb, "<p class=muted>no labelled positive commit: no curve</p>\n");
+		return ss_strbuf_adds(sb, "<p class=muted>no curve: it needs settled commits of both kinds, "
+				      "some that reached stable and some a labels file (--labels) says did not "
+				      "(a commit stable has not taken yet is still undecided)</p>\n");
 	}
 	if ((rc = ss_metrics_compute(&mt, score, label, k, (float)thr)))
 		goto free_all;
-	rc |= ss_strbuf_addf(sb, "<p>%zu labelled commits, %zu positive; average precision %.3f, ROC AUC %.3f; "
+	rc |= ss_strbuf_addf(sb, "<p>%zu settled commits, %zu positive; average precision %.3f, ROC AUC %.3f; "
 			     "at the threshold %.3f: precision %.3f, recall %.3f (%zu picks)</p>\n",
 			     k, npos, mt.pr_auc, mt.roc_auc, thr, mt.precision, mt.recall, mt.tp + mt.fp);
 	rc |= ss_strbuf_addf(sb, "<svg id='pr' width='%d' height='%d' "
@@ -220,7 +235,7 @@ static int calibration(ss_strbuf *sb, ss_ranking *r)
 		ss_rank_row w;
 
 		ss_ranking_row(&w, r, i);
-		if (w.label < 0)
+		if (!settled(r, &w))
 			continue;
 		if (w.pick) {
 			npick++;
@@ -228,15 +243,19 @@ static int calibration(ss_strbuf *sb, ss_ranking *r)
 			pickpos += (size_t)w.label;
 		}
 	}
-	if (!k) {
-		rc = ss_strbuf_adds(sb, "<p class=muted>no labelled commit: no calibration</p>\n");
+	for (i = 0, b = 0; i < k; i++)
+		b += !label[i];
+	if (!k || !b) {
+		rc = ss_strbuf_adds(sb, "<p class=muted>no calibration: it needs settled commits, some a "
+				    "labels file (--labels) says did not reach stable (a commit stable has not "
+				    "taken yet is still undecided)</p>\n");
 		goto free_all;
 	}
 	ss_metrics_reliability(&rel, score, label, k);
-	rc |= ss_strbuf_addf(sb, "<p>Scores are probabilities of reaching stable; on the %zu labelled commits "
+	rc |= ss_strbuf_addf(sb, "<p>Scores are probabilities of reaching stable; on the %zu settled commits "
 			     "the expected calibration error (10 equal-width bins) is %.3f", k, rel.ece);
 	if (npick)
-		rc |= ss_strbuf_addf(sb, "; the %zu labelled proposed commits score %.3f on average, and %.3f of "
+		rc |= ss_strbuf_addf(sb, "; the %zu settled proposed commits score %.3f on average, and %.3f of "
 				     "them reached stable", npick, picksum / (double)npick,
 				     (double)pickpos / (double)npick);
 	rc |= ss_strbuf_adds(sb, ".</p>\n<table class=rel><tr><th>score</th><th>commits</th>"
@@ -275,13 +294,13 @@ static int bands_table(ss_strbuf *sb, ss_ranking *r)
 		if (!w.shown)
 			continue;
 		cnt[w.band]++;
-		if (w.label >= 0) {
+		if (settled(r, &w)) {
 			lab[w.band]++;
 			pos[w.band] += (size_t)w.label;
 		}
 	}
 	rc |= ss_strbuf_adds(sb, "<table class=rel><tr><th>band</th><th>probability</th><th>listed</th>"
-			     "<th>labelled</th><th>reached stable</th></tr>");
+			     "<th>settled</th><th>reached stable</th></tr>");
 	for (k = 0; k < sizeof(order) / sizeof(order[0]); k++) {
 		ss_band v = order[k];
 
@@ -307,6 +326,75 @@ static int bands_table(ss_strbuf *sb, ss_ranking *r)
 	}
 	rc |= ss_strbuf_adds(sb, "</table>\n");
 	return rc ? SS_ENOMEM : 0;
+}
+
+/*
+ * Each branch's queue first, as git am applies it (the mbox's,
+ * ss_ranking_queue_of): each commit with its score, band, why it is there
+ * (a pick, the prerequisite or follow-up of which), its verdict and the
+ * maintainer's decisions; its id links to its row of the list.
+ */
+static int branch_queues(ss_strbuf *sb, ss_ranking *r)
+{
+	size_t n = ss_ranking_count(r), nq = 0;
+	ss_queue_role *roles = calloc(n + 1, sizeof(*roles));
+	size_t *queue = calloc(n + 1, sizeof(*queue));
+	int rc = 0;
+
+	if (!roles || !queue) {
+		rc = SS_ENOMEM;
+		goto free_all;
+	}
+	for (size_t b = 0; b < r->nbranches && !rc; b++) {
+		size_t kind[4] = { 0 };
+
+		if ((rc = ss_ranking_queue_of(r, roles, queue, &nq, b)))
+			break;
+		for (size_t k = 0; k < nq; k++)
+			kind[roles[queue[k]].kind]++;
+		rc |= ss_strbuf_adds(sb, "<h2>Queue for ");
+		rc |= esc(sb, r->branch[b]);
+		rc |= ss_strbuf_addf(sb, "</h2>\n<p>%zu commits in the order <code>git am</code> applies "
+				     "them: %zu picks, %zu prerequisites, %zu follow-ups.</p>\n", nq,
+				     kind[SS_QUEUE_PICK], kind[SS_QUEUE_NEEDED], kind[SS_QUEUE_FOLLOWUP]);
+		if (!nq)
+			continue;
+		rc |= ss_strbuf_adds(sb, "<table class=q><tr><th>#</th><th>score</th><th>band</th><th>commit</th>"
+				     "<th>subject</th><th>why</th><th>verdict</th><th>decisions</th></tr>\n");
+		for (size_t k = 0; k < nq; k++) {
+			const ss_queue_role *q = &roles[queue[k]];
+			ss_rank_row w;
+
+			ss_ranking_row(&w, r, queue[k]);
+			rc |= ss_strbuf_addf(sb, "<tr><td>%zu</td><td>", k + 1);
+			if (w.flags & SS_RANK_EXTRA)
+				rc |= ss_strbuf_adds(sb, "-</td><td>-");
+			else
+				rc |= ss_strbuf_addf(sb, "%.3f</td><td><span class='v %s'>%s</span>", (double)w.score,
+						     ss_band_name(w.band), ss_band_name(w.band));
+			rc |= ss_strbuf_addf(sb, "</td><td><a href='#open=%.12s'><code>%.12s</code></a></td><td>",
+					     w.id, w.id);
+			rc |= esc(sb, w.subject);
+			rc |= ss_strbuf_adds(sb, "</td><td>");
+			if (q->kind == SS_QUEUE_PICK)
+				rc |= ss_strbuf_adds(sb, "pick");
+			else
+				rc |= ss_strbuf_addf(sb, "%s of <code>%.12s</code>",
+						     q->kind == SS_QUEUE_NEEDED ? "prerequisite" : "follow-up",
+						     q->of < n ? r->rows[q->of].id : "?");
+			rc |= ss_strbuf_adds(sb, "</td><td>");
+			if (b < w.nverdicts)
+				rc |= esc(sb, w.verdicts[b].text);
+			rc |= ss_strbuf_adds(sb, "</td><td>");
+			rc |= esc(sb, w.review);
+			rc |= ss_strbuf_adds(sb, "</td></tr>\n");
+		}
+		rc |= ss_strbuf_adds(sb, "</table>\n");
+	}
+free_all:
+	free(roles);
+	free(queue);
+	return rc ? (rc < 0 ? rc : SS_ENOMEM) : 0;
 }
 
 static int summary(ss_strbuf *sb, const ss_model *m)
@@ -369,6 +457,12 @@ static int row_html(ss_strbuf *sb, ss_ranking *r, size_t i, size_t rank, int wit
 			rc |= ss_strbuf_addch(sb, ' ');
 			rc |= esc(sb, w.stable_hint);
 		}
+		rc |= ss_strbuf_adds(sb, "</span>");
+	}
+	if (*w.review) {
+		/* the maintainer's decisions, where the eye is: "accepted 21.11" */
+		rc |= ss_strbuf_adds(sb, "<span class='f r'>");
+		rc |= esc(sb, w.review);
 		rc |= ss_strbuf_adds(sb, "</span>");
 	}
 	if (w.flags & SS_RANK_FIXES)
@@ -504,14 +598,10 @@ int ss_report_write(FILE *f, ss_ranking *r, const ss_model *m, const ss_report_o
 	rc |= ss_strbuf_addf(&sb, "<p>%zu commits (newest %s), threshold %.4f: %zu above it, %zu listed, %zu proposed, "
 			     "%zu held back by stable rules.</p>\n", n, now, ss_ranking_threshold(r),
 			     ss_ranking_picks(r), shown, picks, held);
-	rc |= ss_strbuf_adds(&sb, "<h2>Model</h2>\n");
-	rc |= summary(&sb, m);
-	rc |= ss_strbuf_adds(&sb, "<h2>Precision and recall</h2>\n");
-	rc |= pr_curve(&sb, r);
-	rc |= ss_strbuf_adds(&sb, "<h2>Calibration</h2>\n");
-	rc |= calibration(&sb, r);
-	rc |= ss_strbuf_adds(&sb, "<h2>Verdict bands</h2>\n");
-	rc |= bands_table(&sb, r);
+	/* what a maintainer acts on first: each branch's queue, then the
+	 * candidates; the model's metrics below them */
+	if (!rc)
+		rc = branch_queues(&sb, r);
 	rc |= ss_strbuf_addf(&sb, "<h2>Ranked commits</h2>\n<div id=bar><input id=q type=search placeholder='filter: subject, sha, flag' size=40> "
 			     "<label><input id=po type=checkbox> proposed only</label> <span id=cnt class=muted>%zu shown</span></div>\n",
 			     shown);
@@ -546,6 +636,16 @@ int ss_report_write(FILE *f, ss_ranking *r, const ss_model *m, const ss_report_o
 				rc = flush(&sb, f, 0);
 		}
 		rc |= ss_strbuf_adds(&sb, "</table>\n");
+	}
+	if (!rc) {
+		rc |= ss_strbuf_adds(&sb, "<h2>Model</h2>\n");
+		rc |= summary(&sb, m);
+		rc |= ss_strbuf_adds(&sb, "<h2>Precision and recall</h2>\n");
+		rc |= pr_curve(&sb, r);
+		rc |= ss_strbuf_adds(&sb, "<h2>Calibration</h2>\n");
+		rc |= calibration(&sb, r);
+		rc |= ss_strbuf_adds(&sb, "<h2>Verdict bands</h2>\n");
+		rc |= bands_table(&sb, r);
 	}
 	if (!rc)
 		rc = ss_strbuf_addf(&sb, "<script>%s</script>\n</body></html>\n", js) ? SS_ENOMEM : 0;

@@ -1,8 +1,13 @@
 /*
- * report.h - a ranking as one self-contained HTML page for reviewers: the
- * model's summary, a precision-recall curve (inline SVG) when labels are
- * known, and the ranked list, each commit a <details> element that opens
- * to its flags, reasons, precedents, message and diff.
+ * report.h - a ranking as one self-contained HTML page for reviewers:
+ * first what a maintainer acts on, each stable branch's queue (with
+ * verdicts) and the ranked list, each commit a <details> element that
+ * opens to its flags, reasons, precedents, message and diff, its review
+ * decisions beside its subject; then the model's summary, a
+ * precision-recall curve (inline SVG), the calibration and the bands,
+ * computed over the settled commits only (reached stable, or labelled 0
+ * by --labels): a commit stable has not taken yet is undecided, not a
+ * negative.
  *
  * No network and no external assets: CSS and JavaScript are inline.  All
  * commit text is HTML-escaped.  To keep the page quick on whole histories,

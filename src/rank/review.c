@@ -27,13 +27,15 @@ struct ss_review {
 	int over;
 	struct step *steps;
 	size_t nsteps;
-	size_t counts[4];
+	size_t counts[SS_REVIEW_NCOUNTS];
 	ss_strbuf screen, out;
 };
 
 static const char help_text[] =
 	"y - accept this commit for %s\n"
 	"n - reject it (asks why)\n"
+	"f - it does not apply as it is: needs a manual backport (recorded as failed;\n"
+	"    review --failed-mail writes the mail to its author)\n"
 	"d - defer it (asks until when: a date YYYY-MM-DD or a release)\n"
 	"s - skip it for now (no decision)\n"
 	"p - show its diff\n"
@@ -93,7 +95,7 @@ static void show_item(ss_review *rv)
 	ss_strbuf_adds(s, "\n  ");
 	ss_strbuf_add_escaped(s, it->author);
 	ss_strbuf_addf(s, ", %s\n", it->date);
-	ss_strbuf_addf(s, "  score %.3f, %s\n", it->score, it->band);
+	ss_strbuf_addf(s, "  score %.3f, band %s (the model's)\n", it->score, it->band);
 	if (*it->verdicts) {
 		const char *p = it->verdicts;
 
@@ -107,6 +109,9 @@ static void show_item(ss_review *rv)
 	if (*it->flags)
 		ss_strbuf_addf(s, "  why: %s\n", it->flags);
 	ss_review_diffstat(s, it->diff);
+	if (it->conflict && *it->conflict)
+		ss_strbuf_addf(s, "does not apply as it is: %s (f: needs a manual backport)\n",
+			       it->conflict);
 }
 
 static void prompt(ss_review *rv)
@@ -119,7 +124,7 @@ static void prompt(ss_review *rv)
 		ss_strbuf_addf(&rv->screen, "defer until (YYYY-MM-DD or a release, empty: none)? ");
 		break;
 	default:
-		ss_strbuf_addf(&rv->screen, "Accept for %s [y,n,d,s,p,e,u,q,?]? ", rv->what);
+		ss_strbuf_addf(&rv->screen, "Accept for %s [y,n,f,d,s,p,e,u,q,?]? ", rv->what);
 	}
 }
 
@@ -236,6 +241,9 @@ int ss_review_input(ss_review *rv, const char *line)
 		case 'n':
 			rv->ask = ASK_NOTE;
 			break;
+		case 'f':
+			decide(rv, "failed", it->conflict ? it->conflict : "", "", 4);
+			break;
 		case 'd':
 			rv->ask = ASK_UNTIL;
 			break;
@@ -264,15 +272,16 @@ int ss_review_input(ss_review *rv, const char *line)
 		}
 	}
 	if (rv->over) {
-		ss_strbuf_addf(&rv->screen, "%zu accepted, %zu rejected, %zu deferred, %zu skipped\n",
-			       rv->counts[0], rv->counts[1], rv->counts[2], rv->counts[3]);
+		ss_strbuf_addf(&rv->screen, "%zu accepted, %zu rejected, %zu deferred, %zu skipped, "
+			       "%zu for a manual backport\n", rv->counts[0], rv->counts[1],
+			       rv->counts[2], rv->counts[3], rv->counts[4]);
 		return 1;
 	}
 	prompt(rv);
 	return 0;
 }
 
-void ss_review_counts(const ss_review *rv, size_t out[4])
+void ss_review_counts(const ss_review *rv, size_t out[SS_REVIEW_NCOUNTS])
 {
 	memcpy(out, rv->counts, sizeof(rv->counts));
 }

@@ -1,8 +1,9 @@
 /*
  * review.h - the interactive review's logic, in the manner of git add -p
  * (docs/review.md): candidates best first, one at a time, with a key
- * each: y accept, n reject (asks for a note), d defer (asks until when),
- * s skip, p the diff, e the explanation, u undo, q quit, ? help.
+ * each: y accept, n reject (asks for a note), f needs a manual backport
+ * (recorded as failed), d defer (asks until when), s skip, p the diff, e
+ * the explanation, u undo, q quit, ? help.
  *
  * It holds no terminal: lines go in (ss_review_input(), a key or the
  * answer asked for), screen text comes out (ss_review_screen()), and
@@ -23,8 +24,11 @@ typedef struct {
 	const char *id;          /* 40 hex digits */
 	const char *subject, *author, *date;
 	float score;
-	const char *band;        /* "yes", "likely", ... */
+	const char *band;        /* the model's band: "yes", "likely", ... */
 	const char *verdicts;    /* one "branch: verdict (why)" line each */
+	const char *conflict;    /* why it does not apply as it is, "branch: conflict
+				    in a.c hunk 1" ("" when it applies everywhere):
+				    shown before the prompt, where f is the answer */
 	const char *flags;       /* the reasons in words: "fixes ...; tagged stable" */
 	const char *reasons;     /* the features that raised its score, a line each */
 	const char *message;     /* the commit message */
@@ -33,7 +37,8 @@ typedef struct {
 
 /* What a decision does; 0 or < 0 with the message set (the review says
  * it and stays on the candidate).  state: "accepted", "rejected",
- * "deferred"; note and until "" when none.  undo: remove the decision
+ * "deferred", "failed" (f: it needs a manual backport; the note is the
+ * item's conflict); note and until "" when none.  undo: remove the decision
  * made for item (the review shows undecided candidates only). */
 typedef struct {
 	int (*decide)(const ss_review_item *item, const char *state, const char *note,
@@ -59,8 +64,10 @@ const char *ss_review_screen(ss_review *rv);
  * else 0. */
 int ss_review_input(ss_review *rv, const char *line);
 
-/* Counts so far: [0] accepted, [1] rejected, [2] deferred, [3] skipped. */
-void ss_review_counts(const ss_review *rv, size_t out[4]);
+/* Counts so far: [0] accepted, [1] rejected, [2] deferred, [3] skipped,
+ * [4] failed (a manual backport needed). */
+#define SS_REVIEW_NCOUNTS 5
+void ss_review_counts(const ss_review *rv, size_t out[SS_REVIEW_NCOUNTS]);
 
 /* "N files changed, A insertions(+), D deletions(-)" and a line per file,
  * as git diff --stat without the bars, of a unified diff. */

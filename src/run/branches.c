@@ -273,19 +273,24 @@ int ss_run_verdict_mask(unsigned *mask, const char *list)
 	while (list && *list) {
 		size_t len = strcspn(list, ",");
 
-		if (len == 3 && !strncmp(list, "yes", 3))
+		/* yes and no: the words before "applies" and "unaffected" */
+		if ((len == 7 && !strncmp(list, "applies", 7)) || (len == 3 && !strncmp(list, "yes", 3)))
 			*mask |= 1u << SS_VERDICT_YES | 1u << SS_VERDICT_YES_NEEDS;
 		else if (len == 5 && !strncmp(list, "needs", 5))
 			*mask |= 1u << SS_VERDICT_YES_NEEDS;
 		else if (len == 7 && !strncmp(list, "already", 7))
 			*mask |= 1u << SS_VERDICT_ALREADY;
+		else if (len == 10 && !strncmp(list, "unaffected", 10))
+			*mask |= 1u << SS_VERDICT_NO_BUG;
+		else if (len == 8 && !strncmp(list, "reverted", 8))
+			*mask |= 1u << SS_VERDICT_NO_REVERTED;
 		else if (len == 2 && !strncmp(list, "no", 2))
 			*mask |= 1u << SS_VERDICT_NO_BUG | 1u << SS_VERDICT_NO_REVERTED;
 		else if (len == 7 && !strncmp(list, "unknown", 7))
 			*mask |= 1u << SS_VERDICT_UNKNOWN;
 		else
-			return ss_error_code(SS_EINVALID, "--verdicts: unknown verdict '%.*s' (yes, needs, "
-					     "already, no, unknown)", (int)len, list);
+			return ss_error_code(SS_EINVALID, "--verdicts: unknown verdict '%.*s' (applies, "
+					     "needs, already, unaffected, reverted, unknown)", (int)len, list);
 		list += len + (list[len] == ',');
 	}
 	return 0;

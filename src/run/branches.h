@@ -76,7 +76,8 @@ int ss_run_onto_from_index(char **owned, const char **onto, size_t *n, size_t ma
 int ss_run_onto_check(size_t n, const char *repo, const char *verdicts);
 
 /*
- * --verdicts LIST (comma-separated yes, needs, already, no, unknown) as
+ * --verdicts LIST (comma-separated applies, needs, already, unaffected,
+ * reverted, unknown; yes and no as before) as
  * a bit per ss_verdict_word; NULL is 0 (no filter).  SS_EINVALID naming
  * the word it does not know.
  */

@@ -140,7 +140,7 @@ int ss_run_decisions_apply(ss_ranking *r, ss_index *ix, const char *path,
 	}
 	for (size_t i = 0; i < n && !rc; i++) {
 		size_t decided = 0;
-		int pick = 0;
+		int pick = 0, keeps = 0;
 		ss_rank_row w;
 
 		ss_ranking_row(&w, r, i);
@@ -157,6 +157,7 @@ int ss_run_decisions_apply(ss_ranking *r, ss_index *ix, const char *path,
 				continue;
 			if (ss_run_decision_active(ix, &od.d, o->now)) {
 				decided++;
+				keeps |= ss_decision_is_pick(od.d.state);
 				if (queue && b == qb)
 					pick = ss_decision_is_pick(od.d.state);
 				ss_strbuf_addf(&text, "%s%s %s", text.len ? ", " : "",
@@ -171,6 +172,9 @@ int ss_run_decisions_apply(ss_ranking *r, ss_index *ix, const char *path,
 		if (queue ? !pick : nb && decided == nb && !o->show_decided) {
 			hidden += w.shown && !queue;
 			ss_ranking_restrict(r, i, 0, 0);
+		} else if (!queue && nb && decided == nb && !keeps) {
+			/* listed (--all), but rejected or deferred everywhere: no pick */
+			ss_ranking_restrict(r, i, 0, 1);
 		}
 	}
 	ss_strbuf_release(&text);
