@@ -565,13 +565,24 @@ finalize:
 	return 0;
 }
 
-/* The local name of an index ref: "21.11" of "origin/21.11". */
-static const char *ref_local(const char *name)
+/* The local name of a ref the index lists: "21.11" of "origin/21.11", but
+ * a local branch with a '/' in its name ("a/b", recorded "local:a/b" in
+ * meta by the layout) is itself. */
+static const char *ref_local_of(ss_index *ix, const char *name)
 {
 	const char *slash = strchr(name, '/');
+	char key[1100], v[8];
 
-	return slash ? slash + 1 : name;
+	if (!slash)
+		return name;
+	snprintf(key, sizeof(key), "local:%s", name);
+	if (ix && ss_index_meta_get(ix, key, v, sizeof(v)) == 0 && v[0])
+		return name;
+	ss_error_clear();
+	return slash + 1;
 }
+
+#define ref_local(name) ref_local_of(ix, (name))
 
 /* name without "refs/heads/", "refs/remotes/". */
 static const char *strip_ref(const char *name)
@@ -639,19 +650,23 @@ static int identity_by_commit(char *out, size_t size, int *found, ss_index *ix, 
 	int rc;
 
 	*found = 0;
-	if ((rc = ss_index_prepare(&st, ix, "SELECT DISTINCT substr(bc.branch, instr(bc.branch, '/') + 1)"
+	if ((rc = ss_index_prepare(&st, ix, "SELECT DISTINCT bc.branch"
 				   " FROM branch_commits bc JOIN refs r ON r.name = bc.branch"
 				   " AND r.kind = 'stable' WHERE bc.commit_id = ? ORDER BY 1")))
 		return rc;
 	sqlite3_bind_text(st, 1, commit, -1, SQLITE_STATIC);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *b = ref_local(ss_index_col_text(st, 0));
+
+		/* a branch and its remote-tracking copy are one */
+		if (*found && !strcmp(out, b))
+			continue;
 		if (*found) {
 			rc = ss_error_code(SS_EINVALID, "'%.80s' is on several stable branches (%s, %s): "
-					   "name the branch with --branch", name, out,
-					   ss_index_col_text(st, 0));
+					   "name the branch with --branch", name, out, b);
 			break;
 		}
-		snprintf(out, size, "%s", ss_index_col_text(st, 0));
+		snprintf(out, size, "%s", b);
 		*found = 1;
 	}
 	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
@@ -660,6 +675,22 @@ static int identity_by_commit(char *out, size_t size, int *found, ss_index *ix, 
 		rc = ss_index_sql_error(ix, "read the stable branches");
 	sqlite3_finalize(st);
 	return rc;
+}
+
+/* Whether name is an entry of the ", "-separated list. */
+static int listed(const ss_strbuf *list, const char *name)
+{
+	const char *p = list->buf, *e;
+	size_t n = strlen(name);
+
+	for (; p && *p; p = *e ? e + 2 : e) {
+		e = strstr(p, ", ");
+		if (!e)
+			e = p + strlen(p);
+		if ((size_t)(e - p) == n && !strncmp(p, name, n))
+			return 1;
+	}
+	return 0;
 }
 
 /* SS_ENOTFOUND: name is no branch of the index; which ones it knows, and
@@ -673,11 +704,14 @@ static int unknown_branch(ss_index *ix, const char *name)
 	sqlite3_stmt *st;
 	int rc;
 
-	if ((rc = ss_index_prepare(&st, ix, "SELECT DISTINCT substr(name, instr(name, '/') + 1)"
-				   " FROM refs WHERE kind = 'stable' ORDER BY 1")))
+	if ((rc = ss_index_prepare(&st, ix, "SELECT name FROM refs WHERE kind = 'stable' ORDER BY 1")))
 		return rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *b = ss_index_col_text(st, 0);
+		const char *b = ref_local(ss_index_col_text(st, 0));
+
+		/* a branch and its remote-tracking copy are named once */
+		if (listed(&known, b))
+			continue;
 
 		ss_strbuf_addf(&known, "%s%s", known.len ? ", " : "", b);
 		best = NULL;

@@ -39,10 +39,20 @@ int ss_index_record_layout(ss_index *ix, const ss_layout *l)
 	    (rc = put(ix, st, "mainline", l->mainline)) ||
 	    (rc = put(ix, st, "mainline_how", l->found ? "found" : "named")))
 		goto rollback;
+	if ((rc = ss_index_exec(ix, "DELETE FROM meta WHERE key LIKE 'local:%'", "write meta")))
+		goto rollback;
 	for (i = 0; i < l->nbranches; i++) {
 		const ss_layout_branch *b = &l->branches[i];
 		char key[1100];
 
+		/* a local branch whose name has a '/' ("a/b", "maint/v1.9") is
+		 * no remote-tracking one: its name is its identity
+		 * (index_decisions.c) */
+		if (strchr(b->name, '/') && !strncmp(b->ref, "refs/heads/", 11)) {
+			snprintf(key, sizeof(key), "local:%s", b->name);
+			if ((rc = put(ix, st, key, "1")))
+				goto rollback;
+		}
 		if (b->role == SS_ROLE_STABLE || b->role == SS_ROLE_MAINLINE)
 			continue;
 		snprintf(key, sizeof(key), "role:%s", b->name);
