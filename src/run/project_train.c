@@ -5,6 +5,7 @@
  */
 #include "run/project_train.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -106,16 +107,22 @@ int ss_project_model_fit(ss_model **out, size_t *n, size_t *npos, char *why, siz
 		rc = ss_run_fail(rc, "cannot train the project model");
 		goto out;
 	}
-	say_adapt(&ad, m, o.prior != NULL, rp);
-	o.adapt = NULL;
 	if (relcode) {
 		ss_model *with = m;
+		uintptr_t with_id = (uintptr_t)with;
+		ss_linear_adapt ad_without;
 
+		/* the variant without relcode chooses its own share and rule:
+		 * what is said is the kept model's */
+		o.adapt = &ad_without;
 		if ((rc = ss_project_model_relcode(&m, with, d, idx, *n, &o, rp))) {
 			ss_model_free(with);
 			goto out;
 		}
+		if ((uintptr_t)m != with_id)
+			ad = ad_without;
 	}
+	say_adapt(&ad, m, o.prior != NULL, rp);
 	*out = m;
 out:
 	free(idx);
