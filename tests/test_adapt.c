@@ -317,7 +317,7 @@ static void test_lopo(void **state)
 {
 	ss_dataset *d = drifting_project(800, 21);
 	size_t *a = range(0, 400), *b = range(400, 800), i, pos = 0;
-	ss_lopo_project p[2] = { { "a", a, 400 }, { "b", b, 400 } };
+	ss_lopo_project p[2] = { { "a", a, 400, 1 }, { "b", b, 400, 1 } };
 	ss_train_options o = SS_TRAIN_OPTIONS_INIT;
 	ss_lopo_row r;
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "util/atomic.h"
 #include "nn/nn.h"
 #include "source/git.h"
 #include "util/error.h"
@@ -235,4 +236,20 @@ const char *cli_builtin_words(const ss_model *m)
 		snprintf(buf, sizeof(buf), "was trained on another project (%s, labels %s): its "
 			 "scores may not carry over to this one", in->source, in->labels);
 	return buf;
+}
+
+void cli_model_write(struct ss_atomic *out, const ss_model *m, const char *output)
+{
+	if (ss_model_write(m, ss_atomic_file(out), output)) {
+		ss_atomic_abort(out);
+		die("%s", ss_error_last());
+	}
+	cli_output_commit(out, SIZE_MAX, "weights");
+}
+
+void cli_print_calibration(const ss_model *m)
+{
+	if (ss_model_calibration(m)->method == SS_CALIB_PLATT)
+		printf("calibration: sigmoid(%.4f logit(s) %+.4f), fitted on the validation commits\n",
+		       ss_model_calibration(m)->a, ss_model_calibration(m)->b);
 }

@@ -392,6 +392,12 @@ void cli_output_commit(struct ss_atomic *a, size_t nrows, const char *what);
 /* Day counts (--min-age, --settle-days) beyond a century are typos. */
 #define SS_CLI_MAX_DAYS 36500
 
+/* Write model m to the output out opened for output (-o), and commit
+ * it; dies on failure. */
+void cli_model_write(struct ss_atomic *out, const ss_model *m, const char *output);
+/* "calibration: sigmoid(...)" when m has a Platt map. */
+void cli_print_calibration(const ss_model *m);
+
 /* What the built-in model m learnt from, in words for a note ("learnt
  * from other projects (...)"); a static buffer. */
 const char *cli_builtin_words(const ss_model *m);

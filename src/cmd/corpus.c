@@ -170,11 +170,7 @@ static void train_general(const ss_dataset *d, ss_corpus *c, const ss_train_opti
 		snprintf(in->labels, sizeof(in->labels), "the projects' stable branches");
 		in->masked = 1;
 	}
-	if (ss_model_write(m, ss_atomic_file(out), output)) {
-		ss_atomic_abort(out);
-		die("%s", ss_error_last());
-	}
-	cli_output_commit(out, SIZE_MAX, "weights");
+	cli_model_write(out, m, output);
 	{
 		const ss_model_info *in = ss_model_info_of(m);
 		char first[16], last[16];
@@ -191,9 +187,7 @@ static void train_general(const ss_dataset *d, ss_corpus *c, const ss_train_opti
 		       (unsigned long long)in->nval,
 		       (unsigned long long)in->nval_pos, in->val_precision, in->val_recall,
 		       in->val_f1, in->val_pr_auc, output, ss_model_nweights(m));
-		if (ss_model_calibration(m)->method == SS_CALIB_PLATT)
-			printf("calibration: sigmoid(%.4f logit(s) %+.4f), fitted on the validation "
-			       "commits\n", ss_model_calibration(m)->a, ss_model_calibration(m)->b);
+		cli_print_calibration(m);
 	}
 	ss_model_free(m);
 	free(idx);

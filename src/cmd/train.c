@@ -119,11 +119,7 @@ int cmd_train(int argc, const char **argv)
 		snprintf(info->labels, sizeof(info->labels), "%s", ss_labels_describe(labels));
 		info->masked = (uint32_t)src.opts.mask_stable_tags;
 	}
-	if (ss_model_write(m, ss_atomic_file(out), output)) {
-		ss_atomic_abort(out);
-		die("%s", ss_error_last());
-	}
-	cli_output_commit(out, SIZE_MAX, "weights");
+	cli_model_write(out, m, output);
 	{
 		const ss_model_info *info = ss_model_info_of(m);
 		char first[16], last[16];
@@ -141,9 +137,7 @@ int cmd_train(int argc, const char **argv)
 		       (unsigned long long)info->nval, (unsigned long long)info->nval_pos,
 		       info->val_precision, info->val_recall, info->val_f1, info->val_pr_auc,
 		       output, ss_model_nweights(m));
-		if (ss_model_calibration(m)->method == SS_CALIB_PLATT)
-			printf("calibration: sigmoid(%.4f logit(s) %+.4f), fitted on the validation commits\n",
-			       ss_model_calibration(m)->a, ss_model_calibration(m)->b);
+		cli_print_calibration(m);
 	}
 	ss_model_free(m);
 	free(idx);

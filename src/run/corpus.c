@@ -139,6 +139,19 @@ ss_corpus_project *ss_corpus_find(ss_corpus *c, const char *name)
 	return NULL;
 }
 
+/* p's examples are the dataset's newest since p->first: their number,
+ * and how many of those kept (since p->since) are positive. */
+static void count_kept(ss_corpus_project *p, const ss_dataset *d)
+{
+	size_t i;
+
+	p->n = ss_dataset_count(d) - p->first;
+	p->npos = 0;
+	for (i = p->first; i < p->first + p->n; i++)
+		if (ss_dataset_example(d, i)->time >= p->since)
+			p->npos += ss_dataset_example(d, i)->label;
+}
+
 int ss_corpus_read(ss_dataset *d, ss_corpus_project *p, const char *dir,
 		   const ss_run_history_reader *hr, const ss_run_report *rp)
 {
@@ -152,7 +165,6 @@ int ss_corpus_read(ss_dataset *d, ss_corpus_project *p, const char *dir,
 	char *repo = NULL, *db = NULL;
 	const char *revs[1];
 	int64_t newest = 0;
-	size_t i;
 	int got = 0, rc;
 
 	if (asprintf(&repo, "%s/%s.git", dir, p->name) < 0 ||
@@ -190,11 +202,7 @@ int ss_corpus_read(ss_dataset *d, ss_corpus_project *p, const char *dir,
 				   "it)", p->name, dir, p->name, p->commit);
 		goto out;
 	}
-	p->n = ss_dataset_count(d) - p->first;
-	p->npos = 0;
-	for (i = p->first; i < p->first + p->n; i++)
-		if (ss_dataset_example(d, i)->time >= p->since)
-			p->npos += ss_dataset_example(d, i)->label;
+	count_kept(p, d);
 out:
 	ss_run_feature_store_close(fs, rp);
 	ss_index_free(ix);
@@ -236,7 +244,7 @@ int ss_corpus_read_mail(ss_dataset *d, ss_corpus_project *p, const char *data,
 	struct mail_read r;
 	ss_labels *labels = NULL;
 	char *mbox = NULL, *lpath = NULL;
-	size_t n, i;
+	size_t n;
 	int rc;
 
 	memset(&r, 0, sizeof(r));
@@ -260,11 +268,7 @@ int ss_corpus_read_mail(ss_dataset *d, ss_corpus_project *p, const char *data,
 		rc = ss_run_fail(rc, "corpus project '%s'", p->name);
 		goto out;
 	}
-	p->n = ss_dataset_count(d) - p->first;
-	p->npos = 0;
-	for (i = p->first; i < p->first + p->n; i++)
-		if (ss_dataset_example(d, i)->time >= p->since)
-			p->npos += ss_dataset_example(d, i)->label;
+	count_kept(p, d);
 out:
 	ss_dataset_free(r.own);
 	ss_labels_free(labels);
