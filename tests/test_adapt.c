@@ -332,6 +332,11 @@ static void test_lopo(void **state)
 	assert_true(r.general.ap > 0.0 && r.general.ap <= 1.0);
 	assert_true(r.adapted.ap > 0.0 && r.adapted.ap <= 1.0);
 	assert_true(r.rule_f1 > 0.0 && r.rule[0]);
+	/* the general model's test scores are kept for the unseen threshold */
+	assert_non_null(r.gscore);
+	assert_true(r.best_t > 0.0f && r.best_t < 1.0f);
+	ss_lopo_row_release(&r);
+	assert_null(r.gscore);
 	free(a);
 	free(b);
 	ss_dataset_free(d);
