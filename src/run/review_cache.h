@@ -1,7 +1,7 @@
 /*
  * review_cache.h - a review's ranking kept for the next start
  * (docs/review.md, "A second start").  Ranking a release's commits with
- * verdicts takes most of a review's start (18.5 s on DPDK); a maintainer
+ * verdicts takes most of a review's start (13.6 s on ../shared's DPDK); a maintainer
  * quits and starts again many times in a week while nothing it depends on
  * moved.  The candidates as the review shows them (rank/review.h's items,
  * every string) are written beside the index, under a key: a hash of the
