@@ -466,11 +466,6 @@ int ss_check_in_branch_id(ss_check *ck, const char *id, char full_out[41])
 
 int ss_check_read_commit(ss_commit **out, ss_check *ck, const char *id)
 {
-	ss_source_options so = SS_SOURCE_OPTIONS_INIT;
-	char parent[48];
-	const char *revs[2] = { id, parent };
-	ss_source *src;
-	ss_commit *c;
 	int rc;
 
 	*out = NULL;
@@ -478,28 +473,9 @@ int ss_check_read_commit(ss_commit **out, ss_check *ck, const char *id)
 	 * walk would call it a bad revision */
 	if (ss_check_in_branch(ck, id, NULL, NULL) < 0)
 		return ss_error_code(SS_ENOTFOUND, "no commit %.12s in '%s'", id, ck->path);
-	/* the commit alone: it, without its first parent's history */
-	snprintf(parent, sizeof(parent), "^%s^", id);
-	so.repo = ck->path;
-	so.revs = revs;
-	so.nrevs = 2;
-	if ((rc = ss_source_open(&src, ck->path, &so)))
+	if ((rc = ss_source_read_alone(out, ck->path, id)) < 0)
 		return rc;
-	while (!*out && (rc = ss_source_next(&c, src)) != SS_ITEROVER) {
-		if (rc == SS_ESKIP)
-			continue;
-		if (rc)
-			break;
-		if (!strcmp(c->id, id))
-			*out = c;
-		else
-			ss_commit_free(c);
-	}
-	ss_source_free(src);
-	if (*out)
-		return 0;
-	return rc && rc != SS_ITEROVER ? rc
-	       : ss_error_code(SS_ENOTFOUND, "no commit %.12s in '%s'", id, ck->path);
+	return *out ? 0 : ss_error_code(SS_ENOTFOUND, "no commit %.12s in '%s'", id, ck->path);
 }
 
 ss_histidx *ss_check_history(ss_check *ck)

@@ -582,8 +582,6 @@ static const char *ref_local_of(ss_index *ix, const char *name)
 	return slash + 1;
 }
 
-#define ref_local(name) ref_local_of(ix, (name))
-
 /* name without "refs/heads/", "refs/remotes/". */
 static const char *strip_ref(const char *name)
 {
@@ -607,9 +605,9 @@ static int identity_by_name(char *out, size_t size, int *found, ss_index *ix, co
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW && !*found) {
 		const char *r = ss_index_col_text(st, 0);
 
-		if (!strcmp(r, name) || !strcmp(ref_local(r), name) ||
-		    !strcmp(ref_local(r), ref_local(name))) {
-			snprintf(out, size, "%s", ref_local(r));
+		if (!strcmp(r, name) || !strcmp(ref_local_of(ix, r), name) ||
+		    !strcmp(ref_local_of(ix, r), ref_local_of(ix, name))) {
+			snprintf(out, size, "%s", ref_local_of(ix, r));
 			*found = 1;
 		}
 	}
@@ -656,7 +654,7 @@ static int identity_by_commit(char *out, size_t size, int *found, ss_index *ix, 
 		return rc;
 	sqlite3_bind_text(st, 1, commit, -1, SQLITE_STATIC);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *b = ref_local(ss_index_col_text(st, 0));
+		const char *b = ref_local_of(ix, ss_index_col_text(st, 0));
 
 		/* a branch and its remote-tracking copy are one */
 		if (*found && !strcmp(out, b))
@@ -707,7 +705,7 @@ static int unknown_branch(ss_index *ix, const char *name)
 	if ((rc = ss_index_prepare(&st, ix, "SELECT name FROM refs WHERE kind = 'stable' ORDER BY 1")))
 		return rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *b = ref_local(ss_index_col_text(st, 0));
+		const char *b = ref_local_of(ix, ss_index_col_text(st, 0));
 
 		/* a branch and its remote-tracking copy are named once */
 		if (listed(&known, b))
@@ -715,7 +713,7 @@ static int unknown_branch(ss_index *ix, const char *name)
 
 		ss_strbuf_addf(&known, "%s%s", known.len ? ", " : "", b);
 		best = NULL;
-		ss_suggest_consider(&best, &dist, ref_local(strip_ref(name)), b);
+		ss_suggest_consider(&best, &dist, ref_local_of(ix, strip_ref(name)), b);
 		if (best) {
 			/* the row's text lives until the next step: keep a copy */
 			free(near);

@@ -274,37 +274,12 @@ static int check_identity(ss_index *ix, const struct updater *u, const char *mti
 	return 0;
 }
 
-/* c, read alone with its diff from repo (the commit, without its first
- * parent's history), into *out; NULL when it cannot be read now. */
+/* c, read alone with its diff from repo (ss_source_read_alone()) into
+ * *out; NULL when it cannot be read now (tried again next time). */
 static int read_alone(ss_commit **out, const char *repo, const char *id)
 {
-	ss_source_options so = SS_SOURCE_OPTIONS_INIT;
-	char parent[48];
-	const char *revs[2] = { id, parent };
-	ss_source *src;
-	ss_commit *c;
-	int rc;
-
-	*out = NULL;
-	snprintf(parent, sizeof(parent), "^%s^", id);
-	so.repo = repo;
-	so.revs = revs;
-	so.nrevs = 2;
-	if (ss_source_open(&src, repo, &so)) {
-		/* a root commit has no parent to hide */
-		so.nrevs = 1;
-		if (ss_source_open(&src, repo, &so))
-			return 0;
-	}
-	while (!*out && (rc = ss_source_next(&c, src)) != SS_ITEROVER) {
-		if (rc)
-			break;  /* unreadable now: tried again next time */
-		if (!strcmp(c->id, id))
-			*out = c;
-		else
-			ss_commit_free(c);
-	}
-	ss_source_free(src);
+	if (ss_source_read_alone(out, repo, id) < 0)
+		*out = NULL;
 	ss_error_clear();
 	return 0;
 }

@@ -448,28 +448,18 @@ static void blame_progress(size_t done, size_t total, void *ud)
  * prerequisite; a warning when it cannot be read. */
 static int add_extra(ss_run_branches *br, ss_ranking *r, const char *id)
 {
-	ss_source_options so = SS_SOURCE_OPTIONS_INIT;
-	char parent[48];
-	const char *revs[2] = { id, parent };
-	ss_source *src;
-	ss_commit *c;
-	int rc = 0;
+	ss_commit *c = NULL;
+	int rc;
 
-	snprintf(parent, sizeof(parent), "^%s^", id);
-	so.repo = br->repo;
-	so.revs = revs;
-	so.nrevs = 2;
-	if (ss_source_open(&src, br->repo, &so)) {
+	if (ss_source_read_alone(&c, br->repo, id) < 0) {
 		ss_run_say(br->report, SS_RUN_WARNING, "cannot read prerequisite %.12s: %s", id,
 			   ss_error_last());
 		return 0;
 	}
-	while (!rc && ss_source_next(&c, src) == 0) {
-		if (!strcmp(c->id, id))
-			rc = ss_ranking_add_extra(r, c);
-		ss_commit_free(c);
-	}
-	ss_source_free(src);
+	if (!c)
+		return 0;
+	rc = ss_ranking_add_extra(r, c);
+	ss_commit_free(c);
 	return rc;
 }
 

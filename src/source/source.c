@@ -5,6 +5,7 @@
  * before anyone else sees it, for every kind of source.
  */
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -115,4 +116,39 @@ void ss_source_free(ss_source *s)
 	if (s->impl)
 		s->ops.free(s->impl);
 	free(s);
+}
+
+int ss_source_read_alone(ss_commit **out, const char *repo, const char *id)
+{
+	ss_source_options so = SS_SOURCE_OPTIONS_INIT;
+	char parent[48];
+	const char *revs[2] = { id, parent };
+	ss_source *src;
+	ss_commit *c;
+	int rc;
+
+	*out = NULL;
+	snprintf(parent, sizeof(parent), "^%s^", id);
+	so.repo = repo;
+	so.revs = revs;
+	so.nrevs = 2;
+	if (ss_source_open(&src, repo, &so)) {
+		/* a root commit has no parent to hide */
+		so.nrevs = 1;
+		if ((rc = ss_source_open(&src, repo, &so)))
+			return rc;
+		ss_error_clear();
+	}
+	while (!*out && (rc = ss_source_next(&c, src)) != SS_ITEROVER) {
+		if (rc == SS_ESKIP)
+			continue;
+		if (rc)
+			break;
+		if (!strcmp(c->id, id))
+			*out = c;
+		else
+			ss_commit_free(c);
+	}
+	ss_source_free(src);
+	return *out || rc == SS_ITEROVER ? 0 : rc;
 }

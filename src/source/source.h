@@ -80,6 +80,16 @@ const ss_source_stats *ss_source_stats_get(const ss_source *src);
 typedef int (*ss_source_commit_fn)(ss_commit *c, void *ud);
 typedef int (*ss_source_skip_fn)(void *ud);
 int ss_source_each(ss_source *src, ss_source_commit_fn fn, ss_source_skip_fn skip, void *ud);
+
+/*
+ * Commit id of the repository at repo read alone, with its diff: the walk
+ * "id ^id^" (the commit without its first parent's history; "id" when it
+ * has no parent to hide), into *out (the caller's to free); malformed
+ * commits are passed over.  *out NULL and 0 when the walk does not yield
+ * it; < 0 with the message set when the repository or the walk cannot be
+ * read.
+ */
+int ss_source_read_alone(ss_commit **out, const char *repo, const char *id);
 void ss_source_free(ss_source *src); /* NULL is a no-op */
 
 /* Implementations behind ss_source (internal to src/source/). */
