@@ -23,6 +23,9 @@
 #include "util/hexid.h"
 #include "util/testhook.h"
 
+/* how long a writer waits for another one's lock */
+#define SS_INDEX_BUSY_MS 10000
+
 #define SCHEMA_STR(n) #n
 #define SCHEMA_TEXT(n) SCHEMA_STR(n)
 
@@ -470,6 +473,27 @@ rollback:
 }
 
 /*
+ * WAL on a file that is still in rollback mode (a first build) needs an
+ * exclusive lock.  Two first builds at once both read the blank file
+ * (a shared lock each) and then both ask for it: SQLite answers the
+ * second SQLITE_BUSY at once, without its busy handler, since waiting
+ * could deadlock.  The statement runs alone (no transaction is open), so
+ * it is tried again here, for as long as the busy timeout lasts.
+ */
+static int set_wal(ss_index *ix)
+{
+	int i;
+
+	for (i = 0;; i++) {
+		if (sqlite3_exec(ix->db, "PRAGMA journal_mode=WAL", NULL, NULL, NULL) == SQLITE_OK)
+			return 0;
+		if (sqlite3_errcode(ix->db) != SQLITE_BUSY || i >= SS_INDEX_BUSY_MS / 20)
+			return ss_index_sql_error(ix, "open");
+		usleep(20000);
+	}
+}
+
+/*
  * Open for writing: what is there is checked before anything is written
  * (a file that is no stablesel index keeps every byte, its journal mode
  * too); then WAL, then the schema of a blank database or the migrations.
@@ -479,8 +503,7 @@ static int open_write(ss_index *ix)
 	long v;
 	int rc;
 
-	if ((rc = schema_version(ix, &v)) ||
-	    (rc = ss_index_exec(ix, "PRAGMA journal_mode=WAL", "open")))
+	if ((rc = schema_version(ix, &v)) || (rc = set_wal(ix)))
 		return rc;
 	if (!v) {
 		if ((rc = create_schema(ix)) || (rc = schema_version(ix, &v)))
@@ -607,7 +630,7 @@ int ss_index_open(ss_index **out, const char *path, ss_index_mode mode)
 		return rc;
 	}
 	free(name);
-	sqlite3_busy_timeout(ix->db, 10000);
+	sqlite3_busy_timeout(ix->db, SS_INDEX_BUSY_MS);
 	/* the file may come from anywhere: no schema code runs with more
 	 * trust than SQL of ours, its own structure cannot be written, and
 	 * no value read is larger than 64 MiB */
