@@ -140,6 +140,11 @@ typedef struct {
 	"the mainline the branches fork from; their own commits are those it lacks " \
 	"(default: the mainline the project index found, else HEAD of --onto-repo)")
 
+#define CLI_OPT_AS_OF(v) CLI_DATE("as-of", (v), \
+	"read everything as it was known at the start of DATE (UTC): the commits committed, " \
+	"the backports, releases and review decisions of the index by then, the branches " \
+	"at their tips of then")
+
 /*
  * The project index options ("Project index"): --db FILE and --no-index.
  * The history options include them; check takes them alone.
@@ -147,6 +152,9 @@ typedef struct {
 typedef struct {
 	const char *db;         /* --db FILE: the project index (NULL: the repository's) */
 	int no_index;           /* --no-index */
+	/* what the command was asked to read as of (--as-of: the index is
+	 * read as it was then, ss_index_as_of()); 0: today */
+	int64_t as_of;
 	struct cli_option options[4];
 } cli_index_args;
 
@@ -229,12 +237,12 @@ size_t cli_index_branches(char **out, size_t max, size_t *more, struct ss_index 
 
 /*
  * Fill l with the backports of the project index db (or, when db is NULL,
- * repo's default index): 1 when read (*used, when used is not NULL, the
+ * repo's default index), those committed by as_of when it is not 0: 1 when read (*used, when used is not NULL, the
  * index's path, malloc'd), 0 when db is NULL and repo has no index; dies
  * on a damaged index or a missing db.
  */
 struct ss_backports;
-int cli_backports_from_index(struct ss_backports *l, const char *db, const char *repo,
+int cli_backports_from_index(struct ss_backports *l, const char *db, const char *repo, int64_t as_of,
 			     char **used);
 void cli_history_prime(const cli_history_args *ha, struct ss_history *h, cli_source_args *src);
 
@@ -311,10 +319,17 @@ typedef struct {
 	const char *cmd;        /* the command's name, for messages ("rank") */
 	cli_history_args hist_args;
 	int64_t since;          /* 0: none */
+	/* --as-of DATE: everything read as it was known then (cli_ranking_run);
+	 * 0: today */
+	int64_t as_of;
 	/* stable branches ("Stable branches"): a verdict per row per branch */
 	const char *onto_repo, *onto_upstream, *verdicts;
 	const char *onto[SS_RANK_MAX_BRANCHES];
 	char *onto_owned[SS_RANK_MAX_BRANCHES]; /* onto[] from the index, malloc'd */
+	/* with --as-of: onto[b] became the commit its branch had then
+	 * (onto_at[b], malloc'd); onto_asked[b] is the name asked for */
+	char *onto_at[SS_RANK_MAX_BRANCHES];
+	const char *onto_asked[SS_RANK_MAX_BRANCHES];
 	size_t nonto;
 	int queue_extras;       /* read prerequisites the ranking lacks (mbox) */
 	/* review decisions (cmd/decisions.h): list decided rows too (--all),

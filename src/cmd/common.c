@@ -108,11 +108,14 @@ void cli_index_args_init(cli_index_args *x)
  * (run/index_open.h: ss_run_index_open).  Dies on a damaged index or a
  * missing db.
  */
-static ss_index *open_index(const char *db, const char *repo, char **path, int *missing)
+static ss_index *open_index(const char *db, const char *repo, int64_t as_of, char **path,
+			    int *missing)
 {
 	ss_index *ix;
 
 	if (ss_run_index_open(&ix, path, missing, db, repo))
+		die("%s", ss_error_last());
+	if (ix && as_of && ss_index_as_of(ix, as_of))
 		die("%s", ss_error_last());
 	return ix;
 }
@@ -124,7 +127,7 @@ void cli_mainline_name(char *out, size_t size, const cli_history_args *ha, const
 	int missing;
 
 	snprintf(out, size, "HEAD");
-	if (ha->ix.no_index || !(ix = open_index(ha->ix.db, repo, &path, &missing)))
+	if (ha->ix.no_index || !(ix = open_index(ha->ix.db, repo, ha->ix.as_of, &path, &missing)))
 		return;
 	if (ss_index_ref_tip(tip, ix, "mainline", out, size))
 		snprintf(out, size, "HEAD");
@@ -137,7 +140,7 @@ ss_index *cli_index_open(const cli_index_args *x, const char *repo, char **used)
 	static int said;
 	char *path = NULL;
 	int missing = 0;
-	ss_index *ix = x->no_index ? NULL : open_index(x->db, repo, &path, &missing);
+	ss_index *ix = x->no_index ? NULL : open_index(x->db, repo, x->as_of, &path, &missing);
 
 	if (missing && !said++)
 		note("no project index for '%s': history features see only the commits "
@@ -165,11 +168,12 @@ static void history_from_index(const cli_history_args *ha, ss_history *h, const 
 	free(path);
 }
 
-int cli_backports_from_index(ss_backports *l, const char *db, const char *repo, char **used)
+int cli_backports_from_index(ss_backports *l, const char *db, const char *repo, int64_t as_of,
+			     char **used)
 {
 	char *path = NULL;
 	int missing;
-	ss_index *ix = open_index(db, repo, &path, &missing);
+	ss_index *ix = open_index(db, repo, as_of, &path, &missing);
 
 	if (used)
 		*used = NULL;

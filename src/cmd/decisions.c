@@ -203,6 +203,8 @@ void cli_decisions_apply(cli_ranking *k, const char *repo)
 			}
 		}
 		o.nbranches = nb;
+		if (k->as_of)  /* deferrals judged by the clock of then */
+			o.now = k->as_of;
 		if (ss_run_decisions_apply(k->r, ix, path, &o))
 			die("%s", ss_error_last());
 	}

@@ -362,6 +362,15 @@ void cli_ranking_model(cli_ranking *k, cli_source_args *src, const char *const *
 	}
 	nlabelled = ss_backports_count(k->label);
 	held = history_before(k, src, nspecs, &hsrc);
+	if (k->as_of) {
+		/* the kept model learnt from what was settled later, and this
+		 * one, of the past, must not replace it */
+		ss_format_date(date, k->as_of);
+		say(k, "as of %s: training the project model on what was settled then; the kept "
+		    "one is neither used nor replaced", date);
+		k->m = train(k, src, specs, nspecs, labels_name, nlabelled, held, &hsrc);
+		return;
+	}
 	if (!(path = model_path(k, src)))
 		die("out of memory");
 	rc = ss_project_model_read(&m, path);

@@ -45,6 +45,7 @@ void cli_ranking_init(cli_ranking *k)
 			CLI_REAL("min-age", &k->so.min_age_days, "DAYS", 0.0, SS_CLI_MAX_DAYS,
 				 "propose only commits at least DAYS old (upstream soak time)"),
 			CLI_DATE("now", &k->so.now, "the date --min-age counts from (default: the newest commit read)"),
+			CLI_OPT_AS_OF(&k->as_of),
 			CLI_FLAG(0, "untagged-only", &k->so.untagged_only,
 				 "list only the commits without a stable tag (the ones a tagger missed)"),
 			CLI_FLAG(0, "keep-copies", &k->so.keep_copies,
@@ -128,8 +129,11 @@ static char *onto_identity(cli_ranking *k, ss_index *ix, size_t b, char **hints,
 	char name[256];
 	const char *id = ss_run_branches_name(k->br, b);
 
-	if (ix && !ss_index_branch_identity(name, sizeof(name), ix, k->onto[b],
-					    ss_run_branches_tip(k->br, b)))
+	if (k->onto_asked[b] && ix &&
+	    !ss_index_branch_identity(name, sizeof(name), ix, k->onto_asked[b], NULL))
+		id = name;  /* --as-of: the branch asked for, at its commit of then */
+	else if (ix && !ss_index_branch_identity(name, sizeof(name), ix, k->onto[b],
+						 ss_run_branches_tip(k->br, b)))
 		id = name;
 	else if (nh == 1 || nh == k->nonto)
 		id = hints[nh == 1 ? 0 : b];
@@ -164,6 +168,38 @@ static void branch_identities(cli_ranking *k, ss_index *ix, const char *repo)
 		free(hints[i]);
 }
 
+/* --as-of: each --onto branch becomes the commit its line had then; one
+ * that had none yet is left out, said. */
+static void onto_as_of(cli_ranking *k, const char *onto_repo)
+{
+	char id[41], date[16];
+	size_t b, n = 0;
+
+	if (!k->as_of || !onto_repo)
+		return;
+	ss_format_date(date, k->as_of);
+	for (b = 0; b < k->nonto; b++) {
+		int rc = ss_git_resolve_as_of(id, onto_repo, k->onto[b], k->as_of);
+
+		if (rc == SS_ENOTFOUND) {
+			note("as of %s: %s left out: %s", date, k->onto[b], ss_error_last());
+			ss_error_clear();
+			continue;
+		}
+		if (rc)
+			die("%s", ss_error_last());
+		if (!(k->onto_at[n] = strdup(id)))
+			die("out of memory");
+		k->onto_asked[n] = k->onto[b];
+		k->onto[n] = k->onto_at[n];
+		note("as of %s: %s is at %.12s", date, k->onto_asked[n], id);
+		n++;
+	}
+	if (!n && k->nonto)
+		die("as of %s, none of the stable branches had a commit yet", date);
+	k->nonto = n;
+}
+
 static void open_branches(cli_ranking *k, const char *repo)
 {
 	const char *onto_repo = k->onto_repo ? k->onto_repo : repo;
@@ -181,6 +217,7 @@ static void open_branches(cli_ranking *k, const char *repo)
 		die("%s", ss_error_last());
 	if (ss_run_onto_check(k->nonto, onto_repo, k->verdicts))
 		usage_die("%s", ss_error_last());
+	onto_as_of(k, onto_repo);
 	o.ix = ix;
 	o.ixpath = ixpath;
 	if (k->nonto && ss_run_branches_open(&k->br, k->onto, k->nonto, &o))
@@ -220,6 +257,27 @@ static void replay_cut(cli_ranking *k, const char *repo)
 	}
 }
 
+/*
+ * --as-of DATE: the index is read as it was then (ss_index_as_of()), the
+ * sources' commits committed later are passed over, --min-age counts
+ * from then, and each --onto branch is its newest commit of then.
+ */
+static void as_of(cli_ranking *k, cli_source_args *src)
+{
+	char date[16];
+
+	if (!k->as_of)
+		return;
+	k->hist_args.ix.as_of = k->as_of;
+	src->opts.until = k->as_of;
+	if (!k->so.now)
+		k->so.now = k->as_of;
+	ss_format_date(date, k->as_of);
+	note("as of %s: the index is read as it was then (the backports committed, the releases "
+	     "tagged, the review decisions made by then) and the commits committed later are "
+	     "passed over", date);
+}
+
 struct feed {
 	cli_ranking *k;
 	int64_t since;      /* commits authored before it are history only */
@@ -244,6 +302,7 @@ void cli_ranking_run(cli_ranking *k, cli_source_args *src, const char *const *sp
 
 	if (ss_history_new(&k->hist))
 		die("out of memory");
+	as_of(k, src);
 	/* the releases and the index first: a bad file dies before a model is
 	 * trained or said */
 	cli_history_load(&k->hist_args, k->hist, src->repo);
@@ -254,7 +313,8 @@ void cli_ranking_run(cli_ranking *k, cli_source_args *src, const char *const *sp
 
 		if (ss_backports_new(&k->label, &lo))
 			die("out of memory");
-		if (!cli_backports_from_index(k->label, k->hist_args.ix.db, src->repo, &k->index_path) ||
+		if (!cli_backports_from_index(k->label, k->hist_args.ix.db, src->repo, k->hist_args.ix.as_of,
+					      &k->index_path) ||
 		    !ss_backports_count(k->label)) {
 			ss_backports_free(k->label);
 			k->label = NULL;
@@ -320,8 +380,9 @@ void cli_ranking_free(cli_ranking *k)
 	free(k->index_path);
 	ss_model_free(k->m);
 	ss_run_branches_free(k->br);
-	for (size_t b = 0; b < k->nonto; b++) {
+	for (size_t b = 0; b < SS_RANK_MAX_BRANCHES; b++) {
 		free(k->onto_owned[b]);
+		free(k->onto_at[b]);
 		free(k->ident[b]);
 	}
 	free(k->queue_ident);

@@ -630,6 +630,7 @@ int ss_index_open(ss_index **out, const char *path, ss_index_mode mode)
 		return rc;
 	}
 	free(name);
+	ix->write = mode == SS_INDEX_WRITE;
 	sqlite3_busy_timeout(ix->db, SS_INDEX_BUSY_MS);
 	/* the file may come from anywhere: no schema code runs with more
 	 * trust than SQL of ours, its own structure cannot be written, and

@@ -108,6 +108,21 @@ int ss_index_open(ss_index **out, const char *path, ss_index_mode mode);
 void ss_index_free(ss_index *ix); /* NULL is a no-op */
 
 /*
+ * Read ix as it was at time t (seconds since the epoch; --as-of): from
+ * then on every read of ix sees only the commits committed by t (their
+ * trailers, files, branch memberships and feature rows with them), the
+ * backports committed by t, the releases tagged by t and the review
+ * decisions made by t.  The refs keep their tips of today (a branch's
+ * tip as of t is the repository's to find).  Only on a handle opened
+ * SS_INDEX_READ, once (SS_EINVALID otherwise); nothing is written to the
+ * file: the cut is a set of temporary views over the tables, which SQLite
+ * reads before the file's own tables of the same names.
+ */
+int ss_index_as_of(ss_index *ix, int64_t t);
+/* The time ss_index_as_of() set on ix, 0 when none. */
+int64_t ss_index_as_of_time(const ss_index *ix);
+
+/*
  * 0 when the index is repo's (the repository has the commit the index was
  * first built from, meta.repository) or records no repository (an index
  * of mail); SS_EINVALID, naming both, when it is another repository's.

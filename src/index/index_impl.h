@@ -65,6 +65,8 @@ int ss_index_decisions_migrate_4(ss_index *ix);
 struct ss_index {
 	sqlite3 *db;
 	char *path;
+	int write;          /* opened SS_INDEX_WRITE */
+	int64_t as_of;      /* ss_index_as_of()'s time; 0: none */
 };
 
 /* SQLite's last error on ix as an ss_error (SS_EINVALID for a file that

@@ -337,3 +337,54 @@ int ss_index_ref_tip(char out[41], ss_index *ix, const char *kind, char *name, s
 	sqlite3_finalize(st);
 	return rc;
 }
+
+/*
+ * The views of ss_index_as_of(), in the temp schema: an unqualified name
+ * in a query is looked up there first, so every reader's SQL sees the cut
+ * without a change.  %1$lld is the time.  Views in the file (decisions)
+ * read the file's own tables; stablesel reads decision_log itself.
+ */
+static const char as_of_sql[] =
+	"CREATE TEMP VIEW releases AS SELECT tag, commit_id, time, kind FROM main.releases"
+	" WHERE time <= %1$lld;"
+	"CREATE TEMP VIEW commits AS SELECT id, patch_id, author_name, author_email, author_time,"
+	" committer_time, subject, mainline, CASE WHEN first_release IN"
+	" (SELECT tag FROM main.releases WHERE time <= %1$lld) THEN first_release END"
+	" AS first_release FROM main.commits WHERE committer_time <= %1$lld;"
+	"CREATE TEMP VIEW trailers AS SELECT * FROM main.trailers WHERE commit_id IN"
+	" (SELECT id FROM main.commits WHERE committer_time <= %1$lld);"
+	"CREATE TEMP VIEW files AS SELECT * FROM main.files WHERE commit_id IN"
+	" (SELECT id FROM main.commits WHERE committer_time <= %1$lld);"
+	"CREATE TEMP VIEW branch_commits AS SELECT * FROM main.branch_commits WHERE commit_id IN"
+	" (SELECT id FROM main.commits WHERE committer_time <= %1$lld);"
+	"CREATE TEMP VIEW backports AS SELECT * FROM main.backports WHERE time <= %1$lld;"
+	"CREATE TEMP VIEW decision_log AS SELECT * FROM main.decision_log WHERE time <= %1$lld;";
+
+int ss_index_as_of(ss_index *ix, int64_t t)
+{
+	char sql[sizeof(as_of_sql) + 256];
+
+	if (ix->write || ix->as_of)
+		return ss_error_code(SS_EINVALID, "index '%s': a cut in time is for a reader, once",
+				     ix->path);
+	snprintf(sql, sizeof(sql), as_of_sql, (long long)t);
+	/* the views are the connection's own (temp schema): query_only,
+	 * which guards the file, is lifted for their making only; the
+	 * connection itself is read-only */
+	if (sqlite3_exec(ix->db, "PRAGMA query_only=0", NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_exec(ix->db, sql, NULL, NULL, NULL) != SQLITE_OK) {
+		int rc = ss_index_sql_error(ix, "read it as of a date");
+
+		sqlite3_exec(ix->db, "PRAGMA query_only=1", NULL, NULL, NULL);
+		return rc;
+	}
+	if (sqlite3_exec(ix->db, "PRAGMA query_only=1", NULL, NULL, NULL) != SQLITE_OK)
+		return ss_index_sql_error(ix, "open");
+	ix->as_of = t;
+	return 0;
+}
+
+int64_t ss_index_as_of_time(const ss_index *ix)
+{
+	return ix ? ix->as_of : 0;
+}

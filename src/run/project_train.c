@@ -58,6 +58,13 @@ static void say_adapt(const ss_linear_adapt *a, const ss_model *m, int prior,
 			   "%.3f): it is raised by %.2f, and the ranking gets AP %.3f",
 			   words.buf ? words.buf : "?", a->ap_rule, a->f1_rule, a->ap_model,
 			   a->f1_model, (double)a->boost, a->ap_final);
+	else if (a->ap_rule > a->ap_model || a->f1_rule > a->f1_model)
+		/* ahead on the whole slice, not on each half by the margin
+		 * (models/linear.c, the rule guard) */
+		ss_run_say(rp, SS_RUN_INFO, "the project's best single rule, \"%s\", is not raised: "
+			   "ahead of the model on validation (AP %.3f ranked first against %.3f, F1 "
+			   "%.3f alone against %.3f) but not on both its halves by the margin",
+			   words.buf ? words.buf : "?", a->ap_rule, a->ap_model, a->f1_rule, a->f1_model);
 	else
 		ss_run_say(rp, SS_RUN_INFO, "the model beats the project's best single rule, \"%s\", on "
 			   "validation (AP %.3f against %.3f ranked first, F1 %.3f against %.3f alone)",

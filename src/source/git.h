@@ -42,6 +42,12 @@ const char *ss_git_branch_local(const char *name);
 int ss_git_resolve(char out[41], const char *repo, const char *rev);
 /* The same in the repository of the handle r (messages name its path). */
 int ss_repo_resolve(char out[41], ss_repo *r, const char *rev);
+/*
+ * The commit rev's line had at time t: rev's commit, or the newest of its
+ * first parents committed by t (seconds since the epoch; --as-of).
+ * SS_ENOTFOUND when rev names no commit, or none of the line is that old.
+ */
+int ss_git_resolve_as_of(char out[41], const char *repo, const char *rev, int64_t t);
 
 /*
  * Whether the history of the commit top (a full id) in the repository at

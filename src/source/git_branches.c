@@ -145,6 +145,42 @@ int ss_git_resolve(char out[41], const char *repo, const char *rev)
 	return rc;
 }
 
+int ss_git_resolve_as_of(char out[41], const char *repo, const char *rev, int64_t t)
+{
+	git_commit *c = NULL, *parent;
+	git_oid oid;
+	ss_repo *r;
+	int rc;
+
+	out[0] = '\0';
+	if ((rc = ss_repo_open_as_given(&r, repo)))
+		return rc;
+	if ((rc = ss_repo_resolve(out, r, rev)))
+		goto done;
+	if (git_oid_fromstr(&oid, out) < 0 || git_commit_lookup(&c, ss_repo_git(r), &oid) < 0) {
+		rc = ss_error_set("cannot read commit %s of '%s' in '%s'", out, rev, repo);
+		goto done;
+	}
+	/* a branch's line is its first parents: the tip it had at t is
+	 * the newest of them committed by then */
+	while (git_commit_time(c) > t) {
+		if (git_commit_parentcount(c) == 0 || git_commit_parent(&parent, c, 0) < 0) {
+			rc = ss_error_code(SS_ENOTFOUND, "'%s' in '%s' has no commit from before %lld",
+					   rev, repo, (long long)t);
+			goto done;
+		}
+		git_commit_free(c);
+		c = parent;
+	}
+	git_oid_tostr(out, 41, git_commit_id(c));
+done:
+	if (rc)
+		out[0] = '\0';
+	git_commit_free(c);
+	ss_repo_free(r);
+	return rc;
+}
+
 /* top and id as oids, or the error of ss_git_contains(). */
 static int full_ids(git_oid *t, git_oid *i, const char *top, const char *id)
 {

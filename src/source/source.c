@@ -68,9 +68,14 @@ int ss_source_next(ss_commit **out, ss_source *s)
 	int rc;
 
 	*out = NULL;
-	rc = s->ops.next(&c, s->impl);
-	if (rc)
-		return rc;
+	for (;;) {
+		if ((rc = s->ops.next(&c, s->impl)))
+			return rc;
+		if (!s->opts.until || c->committer.time <= s->opts.until)
+			break;
+		s->stats.later++;
+		ss_commit_free(c);
+	}
 	if (s->opts.mask_stable_tags) {
 		rc = ss_commit_mask_stable(c);
 		if (rc) {

@@ -42,9 +42,12 @@ typedef struct {
 	 * merge_message), so that a commit read alone gets the merge a
 	 * ranged walk gives it (NULL: the walk's newest commit) */
 	const char *merges_tip;    /* (NULL) */
+	/* the commits committed after it are passed over, counted in
+	 * stats.later: what was not yet known at that time (--as-of) */
+	int64_t until;             /* (0: none) */
 } ss_source_options;
 
-#define SS_SOURCE_OPTIONS_INIT { NULL, NULL, 0, 0, 1, 0, 0, 0, 0, NULL }
+#define SS_SOURCE_OPTIONS_INIT { NULL, NULL, 0, 0, 1, 0, 0, 0, 0, NULL, 0 }
 
 /* What a source read and left out, for the summary line. */
 typedef struct {
@@ -55,6 +58,7 @@ typedef struct {
 	size_t malformed;    /* messages skipped with SS_ESKIP */
 	size_t masked;       /* commits whose stable tag was masked */
 	size_t truncated;    /* commits cut at max_lines */
+	size_t later;        /* commits committed after opts.until */
 	unsigned long long bytes; /* input bytes read (compressed size for files) */
 	/* mbox with opts.resume, at SS_ITEROVER: */
 	unsigned long long decoded; /* decoded bytes, those passed over included */
