@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "index/decisions.h"
+#include "eval/eval.h"
 #include "index/index.h"
 #include "util/error.h"
 #include "testqueue.h"
@@ -539,6 +540,100 @@ static void test_status_escapes(void **state)
 	free(out);
 }
 
+static int count_cb(const void *row, void *ud)
+{
+	(void)row;
+	(*(size_t *)ud)++;
+	return 0;
+}
+
+static int count_backport(const ss_index_backport *b, void *ud)
+{
+	return count_cb(b, ud);
+}
+
+static int count_commit(const ss_histidx_commit *c, void *ud)
+{
+	return count_cb(c, ud);
+}
+
+/*
+ * --as-of: what was known at a date.  At 2023-11-15T07:00 (hour 9.5 of
+ * queuerepo.sh) main ends at other14, the branches have no backport yet,
+ * a release tagged on a later commit does not exist and today's decisions
+ * were not made.  Read at the index (ss_index_as_of) and through rank.
+ */
+static void test_as_of(void **state)
+{
+	char other[41], path[4200], *out;
+	size_t n_now = 0, n_then = 0, c_now = 0, c_then = 0;
+	ss_releases *rel;
+	ss_index *ix;
+	int64_t t;
+	int any;
+
+	(void)state;
+	id_of(other, "other14");
+	assert_int_equal(ss_parse_date(&t, "2023-11-15T07:00"), 0);
+	assert_int_equal(t, 1699997400 + 9 * 3600 + 1800);
+	assert_int_equal(test_run("git -C '%s/r' tag v1.0 $(git -C '%s/r' log --format=%%H -1 --grep='^dup$' main) && "
+				  "./stablesel index --repo '%s/r' >/dev/null 2>&1 && "
+				  "./stablesel mark --repo '%s/r' reject %s --branch stable 2>/dev/null",
+				  tmp, tmp, tmp, tmp, other), 0);
+	snprintf(path, sizeof(path), "%s/r/.git/stablesel/index.db", tmp);
+	assert_int_equal(ss_index_open(&ix, path, SS_INDEX_READ), 0);
+	assert_int_equal(ss_index_for_each_backport(ix, count_backport, &n_now), 0);
+	assert_int_equal(ss_index_for_each_commit(ix, count_commit, &c_now), 0);
+	assert_int_equal(ss_index_decisions_any(ix, NULL, &any), 0);
+	assert_true(any);
+	assert_int_equal(ss_index_load_releases(&rel, ix), 0);
+	assert_int_equal(ss_releases_count(rel), 1);
+	ss_releases_free(rel);
+	assert_int_equal(ss_index_as_of(ix, t), 0);
+	assert_int_not_equal(ss_index_as_of(ix, t), 0);  /* once */
+	assert_int_equal(ss_index_as_of_time(ix), t);
+	assert_int_equal(ss_index_for_each_backport(ix, count_backport, &n_then), 0);
+	assert_int_equal(ss_index_for_each_commit(ix, count_commit, &c_then), 0);
+	assert_true(n_now >= 3);
+	assert_int_equal(n_then, 0);
+	/* main's base .. other14: ten of fourteen */
+	assert_int_equal(c_now - c_then, 4);
+	assert_int_equal(ss_index_decisions_any(ix, NULL, &any), 0);
+	assert_false(any);
+	assert_int_equal(ss_index_load_releases(&rel, ix), 0);
+	assert_int_equal(ss_releases_count(rel), 0);
+	ss_releases_free(rel);
+	ss_index_free(ix);
+	/* a writer takes no cut */
+	assert_int_equal(ss_index_open(&ix, path, SS_INDEX_WRITE), 0);
+	assert_int_not_equal(ss_index_as_of(ix, t), 0);
+	ss_index_free(ix);
+
+	/* today: other14 is rejected, so hidden */
+	out = test_run_output(RANK "--onto stable --format tsv 2>/dev/null", tmp);
+	assert_null(strstr(out, "\tother14\t"));
+	assert_non_null(strstr(out, "\tuse-helper\t"));
+	free(out);
+	/* then: proposed, the later commits unknown, stable at introduce */
+	out = test_run_output(RANK "--onto stable --as-of 2023-11-15T07:00 --format tsv 2>'%s/err'",
+			      tmp, tmp);
+	assert_non_null(strstr(out, "\tother14\t"));
+	assert_null(strstr(out, "\tuse-helper\t"));
+	assert_null(strstr(out, "\tdup\t"));
+	free(out);
+	assert_int_equal(test_run("grep -q '^note: as of 2023-11-15: stable is at ' '%s/err' && "
+				  "grep -q 'trained afresh\\|training the project model on what was settled then\\|"
+				  "built-in' '%s/err'", tmp, tmp), 0);
+	/* the kept project model is left as it was */
+	assert_int_equal(test_run("! grep -q 'kept the project model' '%s/err'", tmp), 0);
+	/* before the branch existed: said, and nothing to place on */
+	assert_int_equal(test_run(RANK "--onto stable --as-of 2020-01-01 --format tsv >/dev/null 2>'%s/err'",
+				  tmp, tmp), 128);
+	assert_int_equal(test_run("grep -q 'none of the stable branches had a commit yet' '%s/err'", tmp), 0);
+	/* not a date */
+	assert_int_equal(test_run(RANK "--as-of 2023-11-15T25:00 >/dev/null 2>&1", tmp), 129);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -557,6 +652,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_reject_skips_carrier, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_undo_restores, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_status_escapes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_as_of, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -141,9 +141,9 @@ typedef struct {
 	"(default: the mainline the project index found, else HEAD of --onto-repo)")
 
 #define CLI_OPT_AS_OF(v) CLI_DATE("as-of", (v), \
-	"read everything as it was known at the start of DATE (UTC): the commits committed, " \
-	"the backports, releases and review decisions of the index by then, the branches " \
-	"at their tips of then")
+	"read everything as it was known at DATE (its start, UTC; or YYYY-MM-DDTHH:MM): the " \
+	"commits committed, the backports, releases and review decisions of the index by " \
+	"then, the branches at their tips of then")
 
 /*
  * The project index options ("Project index"): --db FILE and --no-index.

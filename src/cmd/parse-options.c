@@ -492,7 +492,7 @@ static void set_value(const struct cli_option *o, const char *v)
 	}
 	case CLI_OPT_DATE:
 		if (ss_parse_date((int64_t *)o->value, v))
-			usage_die("option '%s' expects a date YYYY-MM-DD, not '%s'", cli_option_name(o), v);
+			usage_die("option '%s' expects a date YYYY-MM-DD (or YYYY-MM-DDTHH:MM, UTC), not '%s'", cli_option_name(o), v);
 		break;
 	case CLI_OPT_CHOICE: {
 		char list[256] = "";

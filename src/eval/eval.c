@@ -36,12 +36,25 @@ int ss_parse_date(int64_t *out, const char *s)
 	time_t t;
 	int y, m, d, i;
 
-	/* exactly YYYY-MM-DD: sscanf alone would take " 2019-+2-1x" */
+	int hh = 0, mm = 0;
+
+	/* exactly YYYY-MM-DD or YYYY-MM-DDTHH:MM: sscanf alone would take
+	 * " 2019-+2-1x" */
 	for (i = 0; i < 10; i++)
 		if (i == 4 || i == 7 ? s[i] != '-' : !isdigit((unsigned char)s[i]))
 			break;
-	if (i < 10 || s[10])
+	if (i == 10 && s[10] == 'T') {
+		for (i = 11; i < 16; i++)
+			if (i == 13 ? s[i] != ':' : !isdigit((unsigned char)s[i]))
+				break;
+		hh = atoi(s + 11);
+		mm = atoi(s + 14);
+		if (i < 16 || s[16] || hh > 23 || mm > 59)
+			return ss_error_code(SS_EINVALID, "'%s' is not a date (YYYY-MM-DD, or "
+					     "YYYY-MM-DDTHH:MM in UTC)", s);
+	} else if (i < 10 || s[10]) {
 		return ss_error_code(SS_EINVALID, "'%s' is not a date (YYYY-MM-DD)", s);
+	}
 	y = atoi(s);
 	m = atoi(s + 5);
 	d = atoi(s + 8);
@@ -56,7 +69,7 @@ int ss_parse_date(int64_t *out, const char *s)
 	if (!gmtime_r(&t, &back) || back.tm_year != y - 1900 || back.tm_mon != m - 1 ||
 	    back.tm_mday != d)
 		return ss_error_code(SS_EINVALID, "'%s' is not a day of the calendar", s);
-	*out = (int64_t)t;
+	*out = (int64_t)t + hh * 3600 + mm * 60;
 	return 0;
 }
 

@@ -70,7 +70,8 @@ void ss_eval_set_score_sink(ss_eval_score_fn fn, void *ud);
 int ss_eval_format_text(ss_strbuf *sb, const ss_eval_result *r, const char *title);
 int ss_eval_format_json(ss_strbuf *sb, const ss_eval_result *r, const char *title);
 
-/* "YYYY-MM-DD" (UTC midnight) to seconds since the epoch; SS_EINVALID. */
+/* "YYYY-MM-DD" (UTC midnight) or "YYYY-MM-DDTHH:MM" (UTC) to seconds since
+ * the epoch; SS_EINVALID. */
 int ss_parse_date(int64_t *out, const char *s);
 /* Seconds since the epoch to "YYYY-MM-DD" (UTC). */
 void ss_format_date(char buf[16], int64_t t);
