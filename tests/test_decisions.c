@@ -632,6 +632,25 @@ static void test_as_of(void **state)
 	assert_int_equal(test_run("grep -q 'none of the stable branches had a commit yet' '%s/err'", tmp), 0);
 	/* not a date */
 	assert_int_equal(test_run(RANK "--as-of 2023-11-15T25:00 >/dev/null 2>&1", tmp), 129);
+	/* status and where read the same cut */
+	out = test_run_output("./stablesel status --repo '%s/r' --branch stable", tmp);
+	assert_non_null(strstr(out, "stable: 0 accepted, 1 rejected"));
+	free(out);
+	out = test_run_output("./stablesel status --repo '%s/r' --branch stable --as-of 2023-11-15T07:00", tmp);
+	assert_non_null(strstr(out, "stable: 0 accepted, 0 rejected"));
+	free(out);
+	out = test_run_output("./stablesel where --repo '%s/r' $(git -C '%s/r' log --format=%%h -1 --grep='^prep$' main) "
+			      "2>&1", tmp, tmp);
+	assert_non_null(strstr(out, "stable: "));
+	assert_non_null(strstr(out, "(backport line, "));
+	assert_non_null(strstr(out, "v1.0"));
+	free(out);
+	out = test_run_output("./stablesel where --repo '%s/r' --as-of 2023-11-15T07:00 "
+			      "$(git -C '%s/r' log --format=%%h -1 --grep='^prep$' main) 2>&1", tmp, tmp);
+	assert_non_null(strstr(out, "stable: none"));
+	assert_null(strstr(out, "backport line"));
+	assert_null(strstr(out, "v1.0"));
+	free(out);
 }
 
 int main(void)

@@ -97,12 +97,14 @@ int cmd_status(int argc, const char **argv)
 	char *branches[SS_RANK_MAX_BRANCHES], *path = NULL;
 	size_t nnamed = 0, nb;
 	int log = 0;
+	int64_t as_of = 0;
 	struct cli_option options[] = {
 		CLI_DECISIONS_INDEX(&db, &repo, "read"),
 		CLI_GROUP("Selection"),
 		CLI_STRLIST("branch", named, &nnamed, "BRANCH",
 			    "this branch's decisions (default: every live stable branch of the index)"),
 		CLI_FLAG(0, "log", &log, "list every change to the decisions, oldest first"),
+		CLI_OPT_AS_OF(&as_of),
 		CLI_END(),
 	};
 	ss_index *ix;
@@ -110,6 +112,8 @@ int cmd_status(int argc, const char **argv)
 	if (cli_parse_options(argc, argv, options, status_usage))
 		usage_die("unexpected argument '%s'", argv[0]);
 	ix = cli_decisions_open(db, repo, 0, &path);
+	if (as_of && ss_index_as_of(ix, as_of))
+		die("%s", ss_error_last());
 	nb = cli_decision_branches(branches, SS_RANK_MAX_BRANCHES, ix, path, repo, named, nnamed);
 	if (log)
 		show_log(ix, branches, nb, nnamed);

@@ -133,11 +133,13 @@ int cmd_where(int argc, const char **argv)
 	char *path = NULL, id[41];
 	ss_index *ix;
 	int nargs, i;
+	int64_t as_of = 0;
 	struct cli_option options[] = {
 		CLI_GROUP("Index"),
 		CLI_OPT_DB(&db),
 		CLI_STRING(0, "repo", &repo, "PATH",
 			   "the repository whose index to read (default: the current directory)"),
+		CLI_OPT_AS_OF(&as_of),
 		CLI_END(),
 	};
 
@@ -149,7 +151,7 @@ int cmd_where(int argc, const char **argv)
 			die("%s", ss_error_last());
 		db = path;
 	}
-	if (ss_index_open(&ix, db, SS_INDEX_READ))
+	if (ss_index_open(&ix, db, SS_INDEX_READ) || (as_of && ss_index_as_of(ix, as_of)))
 		die("%s", ss_error_last());
 	if (repo && ss_index_check_repository(ix, repo)) {
 		char *msg = strdup(ss_error_last());
