@@ -322,6 +322,10 @@ typedef struct {
 	/* --as-of DATE: everything read as it was known then (cli_ranking_run);
 	 * 0: today */
 	int64_t as_of;
+	/* --learn-in-cycle: the project model learns from the ranked commits
+	 * whose fate is known too (taken by a stable branch, rejected in
+	 * review; project_model.c) */
+	int learn_in_cycle;
 	/* stable branches ("Stable branches"): a verdict per row per branch */
 	const char *onto_repo, *onto_upstream, *verdicts;
 	const char *onto[SS_RANK_MAX_BRANCHES];

@@ -213,3 +213,18 @@ void cli_decisions_apply(cli_ranking *k, const char *repo)
 	ss_index_free(ix);
 	free(path);
 }
+
+ss_strmap *cli_decisions_rejected(cli_ranking *k, const char *repo)
+{
+	ss_strmap *set = NULL;
+	char *path = NULL;
+	ss_index *ix;
+
+	if (k->hist_args.ix.no_index || !(ix = cli_index_open(&k->hist_args.ix, repo, &path)))
+		return NULL;
+	if (ss_run_decisions_rejected(&set, ix, path))
+		die("%s", ss_error_last());
+	ss_index_free(ix);
+	free(path);
+	return set;
+}

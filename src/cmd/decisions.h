@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "util/strbuf.h"
 #include "index/decisions.h"
+#include "util/strmap.h"
 
 /* mark's and status's "Index" options: --db FILE, --repo PATH (verb: what
  * the command does with the index, "read"). */
@@ -75,5 +76,10 @@ const char *cli_decisions_word(size_t n);
  * The rules are run/decisions.h's ss_run_decisions_apply().
  */
 void cli_decisions_apply(cli_ranking *k, const char *repo);
+
+/* The commits review rejected for some branch, in the index k's history
+ * options name for repo (as of --as-of): a set of ids, the caller's;
+ * NULL without an index.  Dies on a damaged one. */
+ss_strmap *cli_decisions_rejected(cli_ranking *k, const char *repo);
 
 #endif

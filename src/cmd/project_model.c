@@ -43,6 +43,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "decisions.h"
 #include "eval/eval.h"
 #include "eval/split.h"
 #include "feature_store.h"
@@ -53,6 +54,7 @@
 #include "run/project_keep.h"
 #include "run/project_model.h"
 #include "run/project_train.h"
+#include "util/strmap.h"
 #include "util/error.h"
 #include "util/strbuf.h"
 
@@ -144,7 +146,23 @@ struct examples {
 	int64_t newest;     /* the newest author time read, ranked commits too */
 	ss_replay *keep;    /* the sources' commits kept for the ranking, or NULL */
 	cli_feature_store *store; /* keeps the features extracted, or NULL */
+	/* --learn-in-cycle, with train 0: the ranked commits whose fate is
+	 * known (taken, or rejected) go in as SS_PROJECT_PART_CYCLE */
+	ss_backports *taken;
+	const ss_strmap *rejected;
+	size_t ncycle;
 };
+
+/* Is c of the ranked cycle known: a stable branch took it, or review
+ * rejected it (and none took it)? */
+static int cycle_known(const struct examples *e, const ss_commit *c)
+{
+	if (!e->taken)
+		return 0;
+	if (ss_backports_branches(e->taken, c->id))
+		return 1;
+	return e->rejected && ss_strmap_find(e->rejected, c->id, strlen(c->id)) != SS_STRMAP_NONE;
+}
 
 static int add_example(ss_commit *c, void *data)
 {
@@ -155,6 +173,14 @@ static int add_example(ss_commit *c, void *data)
 		e->newest = c->author.time;
 	if (e->keep && ss_replay_add(e->keep, c))
 		die("%s", ss_error_last());
+	if (!e->train && cycle_known(e, c)) {
+		e->sink.part = SS_PROJECT_PART_CYCLE;
+		e->ncycle++;
+		if (ss_split_add(c, &e->sink))
+			return 1;
+		e->sink.part = 0;
+		return 0;
+	}
 	if (!e->train) {
 		ss_commit_free(c);
 		return 0;
@@ -225,6 +251,7 @@ static ss_model *train(cli_ranking *k, cli_source_args *src, const char *const *
 	ss_dataset *d = NULL;
 	ss_dataset_reads reads;
 	ss_model *m = NULL, *prior = NULL;
+	ss_strmap *rejected = NULL;
 	cli_feature_store *fs = NULL;
 	size_t n, npos = 0;
 	char why[256];
@@ -272,7 +299,12 @@ static ss_model *train(cli_ranking *k, cli_source_args *src, const char *const *
 		e.what = e.train ? e.what : "reading the commits to rank";
 		if (held == SS_PROJECT_HELD_SINCE)
 			e.sink.before = k->since;
+		if (!e.train && k->learn_in_cycle) {
+			e.taken = k->label;
+			e.rejected = rejected = cli_decisions_rejected(k, src->repo);
+		}
 		cli_for_each_commit(src, specs, nspecs, add_example, &e);
+		e.taken = NULL;
 		e.keep = NULL;
 		if (k->replay && ss_replay_dropped(k->replay)) {
 			say(k, "the commits read for training are more than SS_REPLAY_KIB keeps in "
@@ -326,6 +358,7 @@ static ss_model *train(cli_ranking *k, cli_source_args *src, const char *const *
 		    "--rev A..B) to keep them out", n);
 
 free_all:
+	ss_strmap_free(rejected);
 	ss_strbuf_release(&source);
 	ss_dataset_free(d);
 	ss_labels_free(labels);
@@ -362,12 +395,18 @@ void cli_ranking_model(cli_ranking *k, cli_source_args *src, const char *const *
 	}
 	nlabelled = ss_backports_count(k->label);
 	held = history_before(k, src, nspecs, &hsrc);
-	if (k->as_of) {
+	if (k->as_of || k->learn_in_cycle) {
 		/* the kept model learnt from what was settled later, and this
-		 * one, of the past, must not replace it */
-		ss_format_date(date, k->as_of);
-		say(k, "as of %s: training the project model on what was settled then; the kept "
-		    "one is neither used nor replaced", date);
+		 * one, of the past, must not replace it; one that learnt from
+		 * the ranked cycle must not serve a run that did not ask */
+		if (k->as_of) {
+			ss_format_date(date, k->as_of);
+			say(k, "as of %s: training the project model on what was settled then; the "
+			    "kept one is neither used nor replaced", date);
+		} else {
+			say(k, "training the project model with the ranked cycle's known commits; the "
+			    "kept one is neither used nor replaced");
+		}
 		k->m = train(k, src, specs, nspecs, labels_name, nlabelled, held, &hsrc);
 		return;
 	}

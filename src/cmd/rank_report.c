@@ -33,6 +33,10 @@ void cli_ranking_init(cli_ranking *k)
 			CLI_MODEL(&k->model),
 			CLI_PROB("threshold", &k->ko.threshold, "T",
 				 "propose the commits scoring at least T (default: the model's)"),
+			CLI_FLAG(0, "learn-in-cycle", &k->learn_in_cycle,
+				 "the project model learns also from the ranked commits a stable branch "
+				 "took already or review rejected (a weekly run; their own scores are "
+				 "then in-sample)"),
 			CLI_INCLUDE(k->hist_args.options),
 			CLI_GROUP("Selection"),
 			/* "at most N": 0 would list nothing; leave --top out for all */

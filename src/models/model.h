@@ -111,6 +111,11 @@ typedef struct {
 	uint64_t seed;        /* random seed (1) */
 	int threads;          /* worker threads (2) */
 	int refit;            /* refit on all training data: 1, 0, -1 kind default (-1) */
+	/* examples of d learnt from with the fit part and never validated
+	 * on: evidence newer than the validation slice (the project
+	 * model's in-cycle commits, --learn-in-cycle) (NULL, 0) */
+	const size_t *extra;
+	size_t nextra;
 	/* linear */
 	double C;             /* cost; 0 chooses from a grid on validation (0) */
 	int linear_balance;   /* weight classes by inverse frequency (0) */
@@ -145,7 +150,7 @@ typedef struct {
 	ss_linear_adapt *adapt;
 } ss_train_options;
 
-#define SS_TRAIN_OPTIONS_INIT { SS_THRESH_F1, 0.0, 0.15, 1, 2, -1, 0.0, 0, \
+#define SS_TRAIN_OPTIONS_INIT { SS_THRESH_F1, 0.0, 0.15, 1, 2, -1, NULL, 0, 0.0, 0, \
 	32, 0, 0.5f, 1e-3f, 3e-3f, 30, 4, 128, 1, 0, 0.0f, -1, NULL, NULL, 0, NULL, 0, NULL }
 
 /* What a model was trained on: stored in the file, shown by rank/eval. */

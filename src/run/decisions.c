@@ -188,3 +188,26 @@ int ss_run_decisions_apply(ss_ranking *r, ss_index *ix, const char *path,
 			   "(it has review decisions)", names[qb]);
 	return 0;
 }
+
+static int add_rejected(const ss_decision *d, void *ud)
+{
+	uint32_t id;
+
+	if (d->state != SS_DECISION_REJECTED)
+		return 0;
+	return ss_strmap_intern(ud, d->commit, strlen(d->commit), &id);
+}
+
+int ss_run_decisions_rejected(ss_strmap **out, ss_index *ix, const char *path)
+{
+	int rc;
+
+	if ((rc = ss_strmap_new(out)))
+		return rc;
+	if ((rc = ss_index_for_each_decision(ix, NULL, add_rejected, *out))) {
+		ss_strmap_free(*out);
+		*out = NULL;
+		return ss_run_fail(rc, "cannot read the decisions of '%s'", path);
+	}
+	return 0;
+}

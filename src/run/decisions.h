@@ -14,6 +14,7 @@
 #include "index/index.h"
 #include "rank/rank.h"
 #include "run/run.h"
+#include "util/strmap.h"
 
 /* Whether d still holds at time now: a deferral until a date that has
  * come, or until a release index ix has with a date before now (a
@@ -45,6 +46,14 @@ typedef struct {
 	int64_t now;               /* what a deferral's date is compared with */
 	const ss_run_report *report; /* the number hidden, the queue's rule (NULL) */
 } ss_run_decisions_options;
+
+/*
+ * The commits rejected in review for some branch (ix at path, as the
+ * handle reads it: ss_index_as_of() applies), as a set of 40-digit ids
+ * (*out, the caller's): what the project model may learn as negatives
+ * of the ranked cycle (--learn-in-cycle).  0 or < 0 with the message set.
+ */
+int ss_run_decisions_rejected(ss_strmap **out, ss_index *ix, const char *path);
 
 /*
  * Apply index ix's decisions (read from path, for messages) to r's rows,

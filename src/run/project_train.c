@@ -80,7 +80,7 @@ int ss_project_model_fit(ss_model **out, size_t *n, size_t *npos, char *why, siz
 	ss_train_options o = SS_TRAIN_OPTIONS_INIT;
 	ss_linear_adapt ad;
 	ss_model *m = NULL;
-	size_t *idx = NULL, i;
+	size_t *idx = NULL, *extra = NULL, i;
 	int64_t window;
 	int rc;
 
@@ -110,6 +110,19 @@ int ss_project_model_fit(ss_model **out, size_t *n, size_t *npos, char *why, siz
 	o.prior = usable_prior(prior, d, rp);
 	o.rule_guard = 1;
 	o.adapt = &ad;
+	/* the cycle's evidence (part SS_PROJECT_PART_CYCLE): with the fit
+	 * part, after the window and never in the validation slice */
+	if ((rc = ss_split_part(&extra, &o.nextra, d, SS_PROJECT_PART_CYCLE)))
+		goto out;
+	o.extra = extra;
+	if (o.nextra) {
+		size_t pos = 0;
+
+		for (i = 0; i < o.nextra; i++)
+			pos += ss_dataset_example(d, extra[i])->label;
+		ss_run_say(rp, SS_RUN_INFO, "learning from %zu commits of the ranked cycle too (%zu the "
+			   "stable branches took, %zu rejected in review)", o.nextra, pos, o.nextra - pos);
+	}
 	if ((rc = ss_model_train(&m, SS_MODEL_LINEAR, d, idx, *n, &o))) {
 		rc = ss_run_fail(rc, "cannot train the project model");
 		goto out;
@@ -133,5 +146,6 @@ int ss_project_model_fit(ss_model **out, size_t *n, size_t *npos, char *why, siz
 	*out = m;
 out:
 	free(idx);
+	free(extra);
 	return rc;
 }

@@ -18,6 +18,14 @@
 #include "run/run.h"
 
 /*
+ * The part (ss_example.part) of the ranked cycle's commits whose fate is
+ * known already (--learn-in-cycle: taken by a stable branch, or decided
+ * in review): learnt from with the fit part whatever their age, never
+ * validated on.  The history's examples are part 0.
+ */
+#define SS_PROJECT_PART_CYCLE 2
+
+/*
  * Train the project's linear model on d's settled examples (newest: the
  * newest author time read, the ranked commits' too) into *out; relcode:
  * the relcode features may be left out (a repository was read).  *n and
