@@ -11,15 +11,26 @@
 import calendar, sys, time
 
 out, labels, weeks = sys.argv[1], sys.argv[2], sys.argv[3:]
+# a labels file of ../shared/data (sha author_time in_stable
+# stable_branches stable_tag ...: every commit), or what "stablesel label"
+# writes (sha in_stable stable_branches: the commits stable took; the
+# others are 0, and no commit carries a tag)
 lab = {}
+head = None
 for l in open(labels):
     x = l.rstrip('\n').split('\t')
-    if x[0] != 'sha':
-        lab[x[0]] = (int(x[2]), int(x[4]))
+    if x[0] == 'sha':
+        head = x
+        continue
+    tag = int(x[head.index('stable_tag')]) if 'stable_tag' in head else 0
+    lab[x[0]] = (int(x[head.index('in_stable')]), tag)
+every = 'author_time' in head
 ct = {}
 for l in open(out + '/times'):
     s, t = l.split()
     ct[s] = int(t)
+    if not every and s not in lab:
+        lab[s] = (0, 0)
 
 def ap(rows):
     rows = sorted(rows, key=lambda r: -r[0])

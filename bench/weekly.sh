@@ -7,51 +7,78 @@
 # cycle's commits as they were known that day (no --model: the project
 # model is trained on what was settled then), and the commits committed
 # in the week before it (the week's new ones) are scored against what
-# reached stable in the end (the labels of ../shared/data): AP and P@20
-# a week, and over every week's new commits pooled (each scored as of its
-# Monday), for all commits and the untagged ones (bench/weekly-score.py).
+# reached stable in the end: AP and P@20 a week, and over every week's
+# new commits pooled (each scored as of its Monday), for all commits and
+# the untagged ones (bench/weekly-score.py).
 #
-# Validation only: DPDK v21.11..v22.03 (the repository of ../shared/data;
-# DPDK after v22.03 is held out).  Run twice to compare a lever:
-# EXTRA="--option" adds options to every rank.
+# Validation slices only.  PROJECT=dpdk (default): the repository of
+# ../shared/data, CYCLE v21.11:v22.03, labels-v16.11-v22.03.tsv (DPDK after
+# v22.03 is held out).  PROJECT=systemd: the public mirror
+# github:systemd/systemd-stable at $SYSTEMD, indexed whole (--mainline
+# main; not timed nor scored), CYCLE v254:v255 (or v253:v254), labels =
+# "stablesel label" of that index; no cycle from v255 on (held out).
+# Run twice to compare a lever: EXTRA="--option" adds options to every
+# rank.
 #
-# Environment: STABLESEL (./stablesel), DATA (../shared/data), OUT (a
-# scratch folder, default a new temporary one, kept), CYCLE (v21.11:v22.03),
-# EXTRA (options for rank).  Figures on stdout with the load beside them.
+# Environment: STABLESEL (./stablesel), DATA (../shared/data), SYSTEMD
+# (/work/.mirror/systemd+systemd-stable/repo), OUT (a scratch folder,
+# default a new temporary one, kept; its repository and index are reused),
+# PROJECT, CYCLE, EXTRA.  Figures on stdout with the load beside them.
 set -eu
 STABLESEL=$(realpath "${STABLESEL:-./stablesel}")
 DATA=${DATA:-../shared/data}
-CYCLE=${CYCLE:-v21.11:v22.03}
+SYSTEMD=${SYSTEMD:-/work/.mirror/systemd+systemd-stable/repo}
+PROJECT=${PROJECT:-dpdk}
 EXTRA=${EXTRA:-}
 OUT=${OUT:-$(mktemp -d /tmp/weekly.XXXXXX)}
 HERE=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$OUT"
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 
-if [ ! -f "$DATA/dpdk/dpdk-v22.03.git.tar" ]; then
-	echo "SKIP: $DATA/dpdk/dpdk-v22.03.git.tar not found"
-	exit 0
-fi
-[ -d "$OUT/dpdk.git" ] || tar -xf "$DATA/dpdk/dpdk-v22.03.git.tar" -C "$OUT"
-[ -f "$OUT/dpdk.db" ] || "$STABLESEL" index --repo "$OUT/dpdk.git" --db "$OUT/dpdk.db" >/dev/null 2>&1
+case $PROJECT in
+dpdk)
+	CYCLE=${CYCLE:-v21.11:v22.03}
+	if [ ! -f "$DATA/dpdk/dpdk-v22.03.git.tar" ]; then
+		echo "SKIP: $DATA/dpdk/dpdk-v22.03.git.tar not found"
+		exit 0
+	fi
+	REPO=$OUT/dpdk.git DB=$OUT/dpdk.db LABELS=$DATA/dpdk/labels-v16.11-v22.03.tsv
+	[ -d "$REPO" ] || tar -xf "$DATA/dpdk/dpdk-v22.03.git.tar" -C "$OUT"
+	[ -f "$DB" ] || "$STABLESEL" index --repo "$REPO" --db "$DB" >/dev/null 2>&1
+	case ${CYCLE#*:} in v22.0[4-9]*|v22.[1-9]*|v2[3-9]*) echo "refused: held out"; exit 1;; esac
+	;;
+systemd)
+	CYCLE=${CYCLE:-v254:v255}
+	if [ ! -d "$SYSTEMD" ]; then
+		echo "SKIP: no systemd mirror at $SYSTEMD"
+		exit 0
+	fi
+	# v255 and later, and v255-stable, are held out: no cycle reaches past v255
+	case ${CYCLE%:*} in v25[5-9]*|v2[6-9]*) echo "refused: held out"; exit 1;; esac
+	REPO=$SYSTEMD DB=$OUT/sd.db LABELS=$OUT/sd-labels.tsv
+	[ -f "$DB" ] || "$STABLESEL" index --repo "$REPO" --db "$DB" --mainline main >/dev/null 2>&1
+	[ -f "$LABELS" ] || "$STABLESEL" label --db "$DB" -o "$LABELS" 2>/dev/null
+	;;
+*)
+	echo "PROJECT is dpdk or systemd"; exit 1;;
+esac
 a=${CYCLE%:*} b=${CYCLE#*:}
-case $b in v22.0[4-9]*|v22.[1-9]*|v2[3-9]*) echo "refused: $b is held out"; exit 1;; esac
-start=$(git -C "$OUT/dpdk.git" log -1 --format=%ct "$a")
-end=$(git -C "$OUT/dpdk.git" log -1 --format=%ct "$b")
-git -C "$OUT/dpdk.git" log --format='%H %ct' "$a..$b" >"$OUT/times"
+start=$(git -C "$REPO" log -1 --format=%ct "$a")
+end=$(git -C "$REPO" log -1 --format=%ct "$b")
+git -C "$REPO" log --format='%H %ct' "$a..$b" >"$OUT/times"
 # the first Monday after vA, then every 7 days up to the Monday after vB
 day=$(( (start / 86400 + 7 - (start / 86400 + 3) % 7) * 86400 ))
-echo "## DPDK $a..$b, a rank as of each Monday ${EXTRA:+($EXTRA)}"
+echo "## $PROJECT $a..$b, a rank as of each Monday ${EXTRA:+($EXTRA)}"
 weeks=""
 t0=$(date +%s)
 while [ "$day" -le $((end + 7 * 86400)) ]; do
 	d=$(date -u -d "@$day" +%Y-%m-%d)
 	# shellcheck disable=SC2086
-	"$STABLESEL" rank --repo "$OUT/dpdk.git" --db "$OUT/dpdk.db" --rev "$a..$b" --as-of "$d" \
+	"$STABLESEL" rank --repo "$REPO" --db "$DB" --rev "$a..$b" --as-of "$d" \
 		--format tsv --top 1000000 --no-progress $EXTRA -o "$OUT/w-$d.tsv" 2>"$OUT/w-$d.err"
 	weeks="$weeks $d"
 	day=$((day + 7 * 86400))
 done
 echo "ranks: $(( $(date +%s) - t0 )) s for $(echo $weeks | wc -w) weeks (load $(load))"
 # shellcheck disable=SC2086
-"$HERE/weekly-score.py" "$OUT" "$DATA/dpdk/labels-v16.11-v22.03.tsv" $weeks
+"$HERE/weekly-score.py" "$OUT" "$LABELS" $weeks

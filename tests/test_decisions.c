@@ -540,6 +540,25 @@ static void test_status_escapes(void **state)
 	free(out);
 }
 
+/* An accepted commit the queue cannot carry (the bug is not in the
+ * branch) is said on stderr, not dropped silently (issue 35's trial). */
+static void test_accepted_left_out(void **state)
+{
+	char feat[41], fix[41];
+
+	(void)state;
+	id_of(feat, "fix-feat");
+	id_of(fix, "fix-intro");
+	assert_int_equal(test_run("./stablesel mark --repo '%s/r' accept %s %s --branch stable 2>/dev/null",
+				  tmp, feat, fix), 0);
+	assert_int_equal(test_run(RANK "--onto stable --format mbox -o '%s/q.mbox' 2>'%s/err'", tmp, tmp, tmp), 0);
+	assert_int_equal(test_run("grep -q '^Subject: .*fix-intro' '%s/q.mbox' && "
+				  "! grep -q '^Subject: .*fix-feat' '%s/q.mbox'", tmp, tmp), 0);
+	assert_int_equal(test_run("grep -q \"%.12s (fix-feat) was accepted but is left out of the queue: "
+				  "stable: unaffected\" '%s/err' && ! grep -q '(fix-intro) was accepted' '%s/err'",
+				  feat, tmp, tmp), 0);
+}
+
 static int count_cb(const void *row, void *ud)
 {
 	(void)row;
@@ -672,6 +691,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_undo_restores, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_status_escapes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_as_of, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_accepted_left_out, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

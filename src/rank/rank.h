@@ -68,7 +68,9 @@ enum {
 	SS_RANK_BINARY = 1u << 9,     /* binary files: the patch cannot carry them */
 	SS_RANK_COPIES = 1u << 10,    /* the same patch came under other ids too */
 	SS_RANK_AFTER = 1u << 11,     /* its Cc: stable asks to wait, not yet passed */
-	SS_RANK_EXTRA = 1u << 12      /* a prerequisite read for a queue: not ranked, never listed */
+	SS_RANK_EXTRA = 1u << 12,     /* a prerequisite read for a queue: not ranked, never listed */
+	SS_RANK_ACCEPTED = 1u << 13   /* accepted in review for the queue's branch: a pick whatever
+	                               * it scores (ss_ranking_set_review()) */
 };
 #define SS_RANK_HELD (SS_RANK_NOAUTOSEL | SS_RANK_POLICY)
 /* What turns a yes, likely or unsure row into "wait". */

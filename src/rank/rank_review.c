@@ -21,9 +21,12 @@ int ss_ranking_set_review(ss_ranking *r, size_t i, const char *review, int force
 		if (ss_strbuf_add(&r->pool, review, strlen(review)) || ss_strbuf_addch(&r->pool, '\0'))
 			return SS_ENOMEM;
 	}
-	if (force_pick && !w->pick) {
-		w->pick = w->shown = 1;
-		r->picks++;
+	if (force_pick) {
+		w->flags |= SS_RANK_ACCEPTED;
+		if (!w->pick) {
+			w->pick = w->shown = 1;
+			r->picks++;
+		}
 	}
 	return 0;
 }

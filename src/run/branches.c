@@ -486,7 +486,8 @@ static int picks_of(ss_strmap **out, ss_ranking *r)
 static int set_row(ss_run_branches *br, ss_ranking *r, size_t i, unsigned mask, ss_strbuf *detail)
 {
 	const char *names[SS_RANK_MAX_BRANCHES];
-	int any = 0, listed = 0, rc;
+	int any = 0, listed = 0, done = 0, rc;
+	ss_strbuf why = SS_STRBUF_INIT;
 	ss_rank_row w;
 
 	ss_ranking_row(&w, r, i);
@@ -499,11 +500,24 @@ static int set_row(ss_run_branches *br, ss_ranking *r, size_t i, unsigned mask, 
 		if (!v)
 			continue;
 		if ((rc = ss_verdict_export(&vd, needs, detail, v, names[b])) ||
-		    (rc = ss_ranking_set_verdict(r, i, b, &vd)))
+		    (rc = ss_ranking_set_verdict(r, i, b, &vd))) {
+			ss_strbuf_release(&why);
 			return rc;
+		}
 		any |= vd.propose;
+		done |= vd.word == SS_VERDICT_ALREADY;
 		listed |= (mask >> vd.word) & 1;
+		if ((w.flags & SS_RANK_ACCEPTED) && !vd.propose)
+			ss_strbuf_addf(&why, "%s%s: %s%s%s%s", why.len ? "; " : "", names[b],
+				       ss_verdict_word_name(vd.word), *vd.detail ? " (" : "", vd.detail,
+				       *vd.detail ? ")" : "");
 	}
+	/* an accepted commit the queue cannot carry is said, never dropped
+	 * silently: the maintainer backports it by hand */
+	if ((w.flags & SS_RANK_ACCEPTED) && !any && !done)
+		ss_run_say(br->report, SS_RUN_WARNING, "%.12s (%s) was accepted but is left out of the "
+			   "queue: %s; backport it by hand", w.id, w.subject, why.buf ? why.buf : "no verdict");
+	ss_strbuf_release(&why);
 	/* verdicts change what is proposed, never a score */
 	ss_ranking_restrict(r, i, any, !mask || listed);
 	return 0;
