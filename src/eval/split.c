@@ -26,19 +26,6 @@ int ss_split_add(ss_commit *c, void *sink)
 	return 0;
 }
 
-static const ss_dataset *sort_data;
-
-static int cmp_time(const void *a, const void *b)
-{
-	size_t i = *(const size_t *)a, j = *(const size_t *)b;
-	int64_t x = ss_dataset_example(sort_data, i)->time;
-	int64_t y = ss_dataset_example(sort_data, j)->time;
-
-	if (x != y)
-		return x < y ? -1 : 1;
-	return i < j ? -1 : i > j;
-}
-
 int ss_split_part(size_t **out, size_t *n, const ss_dataset *d, uint8_t part)
 {
 	size_t total = ss_dataset_count(d), i, k = 0;
@@ -52,8 +39,7 @@ int ss_split_part(size_t **out, size_t *n, const ss_dataset *d, uint8_t part)
 		if (ss_dataset_example(d, i)->part == part)
 			idx[k++] = i;
 	/* called from the CLI thread only: the static comparator context is safe */
-	sort_data = d;
-	qsort(idx, k, sizeof(*idx), cmp_time);
+	ss_dataset_sort_by_time(idx, k, d);
 	*out = idx;
 	*n = k;
 	return 0;

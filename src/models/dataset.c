@@ -500,3 +500,23 @@ void ss_rows_scale_vec(ss_svec *v, const float *scale)
 	for (k = 0; k < v->n && v->idx[k] < SS_NDENSE; k++)
 		v->val[k] *= scale[v->idx[k]];
 }
+
+/* qsort_r's comparison: examples by author time, ties by index. */
+static int cmp_time(const void *a, const void *b, void *ud)
+{
+	const ss_dataset *d = ud;
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	int64_t x = ss_dataset_example(d, i)->time;
+	int64_t y = ss_dataset_example(d, j)->time;
+
+	if (x != y)
+		return x < y ? -1 : 1;
+	return i < j ? -1 : i > j;
+}
+
+void ss_dataset_sort_by_time(size_t *idx, size_t n, const ss_dataset *d)
+{
+	/* glibc's qsort_r: the context goes with the call, so that threads
+	 * sorting different datasets never share it */
+	qsort_r(idx, n, sizeof(*idx), cmp_time, (void *)d);
+}

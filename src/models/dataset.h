@@ -169,4 +169,9 @@ int ss_commit_says_fix(const ss_commit *c);
 /* Memory held, in bytes (for statistics). */
 size_t ss_dataset_bytes(const ss_dataset *d);
 
+/* Sort the example indices idx[0..n) of d oldest first (author time;
+ * ties by index): the one order training and the time splits use.
+ * Thread-safe. */
+void ss_dataset_sort_by_time(size_t *idx, size_t n, const ss_dataset *d);
+
 #endif

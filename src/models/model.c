@@ -152,21 +152,6 @@ int ss_model_parallel(int nthreads, int (*fn)(void *arg, int t), void *arg)
 
 /* ---- training -------------------------------------------------------- */
 
-static const ss_dataset *order_data;
-
-static int cmp_time(const void *a, const void *b)
-{
-	size_t i = *(const size_t *)a, j = *(const size_t *)b;
-	int64_t x = ss_dataset_example(order_data, i)->time;
-	int64_t y = ss_dataset_example(order_data, j)->time;
-
-	if (x != y)
-		return x < y ? -1 : 1;
-	return i < j ? -1 : i > j;
-}
-
-static pthread_mutex_t order_lock = PTHREAD_MUTEX_INITIALIZER;
-
 /* idx[0..n) of d copied into a malloc'd array, oldest first (ties by
  * index): the order training sees; NULL when out of memory. */
 static size_t *order_by_time(const ss_dataset *d, const size_t *idx, size_t n)
@@ -176,10 +161,7 @@ static size_t *order_by_time(const ss_dataset *d, const size_t *idx, size_t n)
 	if (!order)
 		return NULL;
 	memcpy(order, idx, n * sizeof(*order));
-	pthread_mutex_lock(&order_lock);
-	order_data = d;
-	qsort(order, n, sizeof(*order), cmp_time);
-	pthread_mutex_unlock(&order_lock);
+	ss_dataset_sort_by_time(order, n, d);
 	return order;
 }
 

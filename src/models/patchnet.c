@@ -372,16 +372,20 @@ static void pn_free(ss_model *m)
 	m->priv = NULL;
 }
 
-static const ss_strmap *cmp_dict;
-static const uint32_t *cmp_df;
+struct by_df {
+	const ss_strmap *dict;
+	const uint32_t *df;
+};
 
-static int cmp_by_df(const void *a, const void *b)
+/* qsort_r's comparison (the context with the call: no global). */
+static int cmp_by_df(const void *a, const void *b, void *ud)
 {
+	const struct by_df *c = ud;
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 
-	if (cmp_df[x] != cmp_df[y])
-		return cmp_df[x] > cmp_df[y] ? -1 : 1;
-	return strcmp(ss_strmap_str(cmp_dict, x), ss_strmap_str(cmp_dict, y));
+	if (c->df[x] != c->df[y])
+		return c->df[x] > c->df[y] ? -1 : 1;
+	return strcmp(ss_strmap_str(c->dict, x), ss_strmap_str(c->dict, y));
 }
 
 /* Words of dict in at least PN_MIN_DF of the examples, most frequent first,
@@ -401,9 +405,11 @@ static int choose_vocab(ss_strmap **out, const ss_strmap *dict, const uint32_t *
 		if (df[i] >= PN_MIN_DF)
 			ids[k++] = i;
 	pthread_mutex_lock(&lock);
-	cmp_dict = dict;
-	cmp_df = df;
-	qsort(ids, k, sizeof(*ids), cmp_by_df);
+	{
+		struct by_df c = { dict, df };
+
+		qsort_r(ids, k, sizeof(*ids), cmp_by_df, &c);
+	}
 	pthread_mutex_unlock(&lock);
 	if (k > max)
 		k = max;
