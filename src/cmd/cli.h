@@ -140,6 +140,26 @@ typedef struct {
 	"the mainline the branches fork from; their own commits are those it lacks " \
 	"(default: the mainline the project index found, else HEAD of --onto-repo)")
 
+/* --repo PATH: every command that reads a repository, or its index (a
+ * callback where the source options need it set twice). */
+#define CLI_HELP_REPO "the git repository (default: the one you stand in)"
+#define CLI_OPT_REPO(v) CLI_STRING(0, "repo", (v), "PATH", CLI_HELP_REPO)
+#define CLI_OPT_LABELS(v) CLI_STRING(0, "labels", (v), "FILE", \
+	"the labels TSV (\"stablesel label\" writes it): which commits reached stable")
+#define CLI_OPT_LABEL_COLUMN(v) CLI_STRING(0, "label-column", (v), "NAME", \
+	"the column of --labels that holds the label")
+#define CLI_OPT_KEEP_COPIES(v) CLI_FLAG(0, "keep-copies", (v), \
+	"every copy of a patch (rebased, cherry-picked, re-sent) counts, not one per patch")
+#define CLI_OPT_PROJECT_MODEL(v) CLI_STRING(0, "project-model", (v), "FILE", \
+	"the project model's file (default: <gitdir>/stablesel/project.model): rank, " \
+	"report and review train it there without --model, explain reads it")
+
+/* --branch BRANCH of the commands that keep decisions (mark, status,
+ * review): a list */
+#define CLI_OPT_DECISION_BRANCH(arr, n) CLI_STRLIST("branch", arr, (n), "BRANCH", \
+	"the stable branch the decisions are for (default: review's --onto branches, else " \
+	"every live stable branch of the index)")
+
 #define CLI_OPT_AS_OF(v) CLI_DATE("as-of", (v), \
 	"read everything as it was known at DATE (its start, UTC; or YYYY-MM-DDTHH:MM): the " \
 	"commits committed, the backports, releases and review decisions of the index by " \

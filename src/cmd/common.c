@@ -45,8 +45,7 @@ void cli_source_args_init(cli_source_args *a)
 	{
 		const struct cli_option t[] = {
 			CLI_GROUP("Sources (SOURCE: an mbox, .gz or .zst, a maildir, '-', or git:PATH)"),
-			CLI_CALLBACK("repo", "PATH", "read the commits of the git repository PATH",
-				     repo_cb, a),
+			CLI_CALLBACK("repo", "PATH", CLI_HELP_REPO, repo_cb, a),
 			CLI_STRLIST("rev", a->revs, &a->opts.nrevs, "REV",
 				    "with --repo: the revisions to walk (A..B, ^A, B; default HEAD)"),
 			CLI_FLAG(0, "mask-stable-tags", &a->opts.mask_stable_tags,
@@ -266,10 +265,8 @@ void cli_train_args_init(cli_train_args *t)
 	{
 		const struct cli_option tab[] = {
 			CLI_GROUP("Labels (which commits reached stable: --labels FILE, or read from --stable SOURCE)"),
-			CLI_STRING(0, "labels", &t->labels_path, "FILE",
-				   "the TSV \"stablesel label\" wrote"),
-			CLI_STRING(0, "label-column", &t->column, "NAME",
-				   "the column of --labels that holds the label"),
+			CLI_OPT_LABELS(&t->labels_path),
+			CLI_OPT_LABEL_COLUMN(&t->column),
 			CLI_OPT_STABLE(t->stable, &t->nstable),
 			CLI_INT("settle-days", &t->settle, "N", 0, SS_CLI_MAX_DAYS,
 				"leave out the commits of the last N days: their label is not settled"),
@@ -277,8 +274,7 @@ void cli_train_args_init(cli_train_args *t)
 			CLI_FLAG('v', "verbose", &t->verbose, "say what training does, on stderr"),
 			CLI_FLAG(0, "no-history-features", &t->no_history,
 				 "no features from the history (Fixes: targets, releases, file ages)"),
-			CLI_FLAG(0, "keep-copies", &t->keep_copies,
-				 "every copy of a patch (rebased, re-sent) is an example, not one per patch"),
+			CLI_OPT_KEEP_COPIES(&t->keep_copies),
 			CLI_CALLBACK("features", "GROUP,...", t->features_help, features_cb, t),
 			CLI_COUNT("vocab-size", &t->vocab_size, "N", 0, 10000000,
 				  "at most N words in the vocabulary"),

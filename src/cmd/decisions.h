@@ -14,13 +14,11 @@
 #include "index/decisions.h"
 #include "util/strmap.h"
 
-/* mark's and status's "Index" options: --db FILE, --repo PATH (verb: what
- * the command does with the index, "read"). */
-#define CLI_DECISIONS_INDEX(db, repo, verb) \
+/* mark's and status's "Index" options: --db FILE, --repo PATH. */
+#define CLI_DECISIONS_INDEX(db, repo) \
 	CLI_GROUP("Index"), \
 	CLI_OPT_DB(db), \
-	CLI_STRING(0, "repo", (repo), "PATH", \
-		   "the repository whose index to " verb " (default: the current directory)")
+	CLI_OPT_REPO(repo)
 
 /*
  * The index of --db FILE, else of the repository repo (default "."),

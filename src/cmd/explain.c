@@ -136,9 +136,7 @@ int cmd_explain(int argc, const char **argv)
 	struct cli_option options[] = {
 		CLI_GROUP("Model"),
 		CLI_MODEL(&model),
-		CLI_STRING(0, "project-model", &project_model, "FILE",
-			   "without --model: the project model rank kept in FILE (default: "
-			   "<gitdir>/stablesel/project.model, when there is one)"),
+		CLI_OPT_PROJECT_MODEL(&project_model),
 		CLI_INCLUDE(hist.options),
 		CLI_INCLUDE(src.options),
 		CLI_GROUP("Output"),

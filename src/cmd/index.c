@@ -148,7 +148,7 @@ int cmd_index(int argc, const char **argv)
 	struct cli_option options[] = {
 		CLI_GROUP("Index (the releases: --releases FILE, else the tags --release-tags matches, else the version-shaped tags)"),
 		CLI_OPT_DB(&db),
-		CLI_STRING(0, "repo", &opts.repo, "PATH", "the repository to index"),
+		CLI_OPT_REPO(&opts.repo),
 		CLI_STRING(0, "mainline", &opts.mainline, "REF",
 			   "the mainline branch (default: found from the graph: the branch the "
 			   "others fork from, reaching the most commits and release tags)"),

@@ -65,10 +65,9 @@ int cmd_mark(int argc, const char **argv)
 	size_t nnamed = 0, nb, done = 0;
 	int nargs, verb;
 	struct cli_option options[] = {
-		CLI_DECISIONS_INDEX(&db, &repo, "write"),
+		CLI_DECISIONS_INDEX(&db, &repo),
 		CLI_GROUP("Decision"),
-		CLI_STRLIST("branch", named, &nnamed, "BRANCH",
-			    "decide for BRANCH (default: every live stable branch of the index)"),
+		CLI_OPT_DECISION_BRANCH(named, &nnamed),
 		CLI_STRING(0, "note", &text, "TEXT", "why, in words"),
 		CLI_STRING(0, "until", &until, "DATE|TAG",
 			   "defer: until the date (YYYY-MM-DD) or until the index has the release"),

@@ -394,9 +394,7 @@ int cmd_review(int argc, const char **argv)
 		CLI_INCLUDE(k.options),
 		CLI_INCLUDE(src.options),
 		CLI_GROUP("Review"),
-		CLI_STRLIST("branch", named, &nnamed, "BRANCH",
-			    "decide for BRANCH (default: the --onto branches, else every live stable "
-			    "branch of the index)"),
+		CLI_OPT_DECISION_BRANCH(named, &nnamed),
 		CLI_STRING(0, "export", &export_file, "FILE",
 			   "write every decision to FILE as JSON (stable order) and stop"),
 		CLI_STRING(0, "import", &import_file, "FILE",

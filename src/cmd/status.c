@@ -99,10 +99,9 @@ int cmd_status(int argc, const char **argv)
 	int log = 0;
 	int64_t as_of = 0;
 	struct cli_option options[] = {
-		CLI_DECISIONS_INDEX(&db, &repo, "read"),
+		CLI_DECISIONS_INDEX(&db, &repo),
 		CLI_GROUP("Selection"),
-		CLI_STRLIST("branch", named, &nnamed, "BRANCH",
-			    "this branch's decisions (default: every live stable branch of the index)"),
+		CLI_OPT_DECISION_BRANCH(named, &nnamed),
 		CLI_FLAG(0, "log", &log, "list every change to the decisions, oldest first"),
 		CLI_OPT_AS_OF(&as_of),
 		CLI_END(),

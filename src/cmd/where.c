@@ -137,8 +137,7 @@ int cmd_where(int argc, const char **argv)
 	struct cli_option options[] = {
 		CLI_GROUP("Index"),
 		CLI_OPT_DB(&db),
-		CLI_STRING(0, "repo", &repo, "PATH",
-			   "the repository whose index to read (default: the current directory)"),
+		CLI_OPT_REPO(&repo),
 		CLI_OPT_AS_OF(&as_of),
 		CLI_END(),
 	};
