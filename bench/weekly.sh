@@ -23,7 +23,9 @@
 # Environment: STABLESEL (./stablesel), DATA (../shared/data), SYSTEMD
 # (/work/.mirror/systemd+systemd-stable/repo), OUT (a scratch folder,
 # default a new temporary one, kept; its repository and index are reused),
-# PROJECT, CYCLE, EXTRA.  Figures on stdout with the load beside them.
+# PROJECT, CYCLE, EXTRA, FRESH (rank again the weeks OUT holds).  Figures
+# on stdout with the load beside them.  Give STABLESEL a copy of the
+# binary when you build while it runs.
 set -eu
 STABLESEL=$(realpath "${STABLESEL:-./stablesel}")
 DATA=${DATA:-../shared/data}
@@ -73,11 +75,13 @@ weeks=""
 t0=$(date +%s)
 while [ "$day" -le $((end + 7 * 86400)) ]; do
 	d=$(date -u -d "@$day" +%Y-%m-%d)
+	weeks="$weeks $d"
+	day=$((day + 7 * 86400))
+	# a week ranked before in OUT is kept (FRESH=1 ranks it again)
+	[ -s "$OUT/w-$d.tsv" ] && [ -z "${FRESH:-}" ] && continue
 	# shellcheck disable=SC2086
 	"$STABLESEL" rank --repo "$REPO" --db "$DB" --rev "$a..$b" --as-of "$d" \
 		--format tsv --top 1000000 --no-progress $EXTRA -o "$OUT/w-$d.tsv" 2>"$OUT/w-$d.err"
-	weeks="$weeks $d"
-	day=$((day + 7 * 86400))
 done
 echo "ranks: $(( $(date +%s) - t0 )) s for $(echo $weeks | wc -w) weeks (load $(load))"
 # shellcheck disable=SC2086

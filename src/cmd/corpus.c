@@ -80,6 +80,25 @@ static void print_unseen(const ss_corpus *c, const ss_lopo_row *rows)
 	if (done)
 		printf("%-16s %9s %6s %6.3f %6.3f %6s %8.2f\n", "mean", "", "", sr / (double)done,
 		       sf1 / (double)done, "", sap / (double)done);
+	/* the other ways to pick (lopo.h), as means */
+	for (int rule = 0; rule < 2 && done; rule++) {
+		double mp = 0.0, mr = 0.0, mf = 0.0;
+
+		for (i = 0; i < c->n; i++) {
+			if (!rows[i].gscore)
+				continue;
+			t = rule ? ss_lopo_expected_threshold(&rows[i])
+				 : ss_lopo_share_threshold(rows, c->n, i);
+			ss_lopo_general_at(&rows[i], t, &f1, &p, &r);
+			mp += p;
+			mr += r;
+			mf += f1;
+		}
+		printf("%-44s P %.3f R %.3f F1 %.3f (means)\n",
+		       rule ? "picking its expected positives (sum of scores):"
+			    : "picking the median share the others pick:",
+		       mp / (double)done, mr / (double)done, mf / (double)done);
+	}
 }
 
 /* The leave-one-project-out table; rows[c->n] keep each project's row. */

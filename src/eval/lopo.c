@@ -80,6 +80,52 @@ float ss_lopo_threshold(const ss_lopo_row *rows, size_t n, size_t skip)
 	return m % 2 ? t[m / 2] : 0.5f * (t[m / 2 - 1] + t[m / 2]);
 }
 
+/* The score of r selecting k commits (the k-th highest), k >= 1. */
+static float kth_score(const ss_lopo_row *r, size_t k)
+{
+	float *s, t;
+
+	if (!r->gscore || !r->ntest || !(s = malloc(r->ntest * sizeof(*s))))
+		return 0.5f;
+	memcpy(s, r->gscore, r->ntest * sizeof(*s));
+	qsort(s, r->ntest, sizeof(*s), cmp_float);
+	if (k < 1)
+		k = 1;
+	if (k > r->ntest)
+		k = r->ntest;
+	t = s[r->ntest - k];
+	free(s);
+	return t;
+}
+
+float ss_lopo_share_threshold(const ss_lopo_row *rows, size_t n, size_t i)
+{
+	float q[256];
+	size_t j, k, m = 0, sel;
+
+	for (j = 0; j < n && m < sizeof(q) / sizeof(*q); j++) {
+		if (j == i || !rows[j].gscore || !rows[j].ntest)
+			continue;
+		for (k = 0, sel = 0; k < rows[j].ntest; k++)
+			sel += rows[j].gscore[k] >= rows[j].best_t;
+		q[m++] = (float)sel / (float)rows[j].ntest;
+	}
+	if (!m)
+		return 0.5f;
+	qsort(q, m, sizeof(*q), cmp_float);
+	return kth_score(&rows[i], (size_t)((m % 2 ? q[m / 2] : 0.5f * (q[m / 2 - 1] + q[m / 2])) *
+					    (float)rows[i].ntest + 0.5f));
+}
+
+float ss_lopo_expected_threshold(const ss_lopo_row *r)
+{
+	double sum = 0.0;
+
+	for (size_t k = 0; r->gscore && k < r->ntest; k++)
+		sum += r->gscore[k];
+	return kth_score(r, (size_t)(sum + 0.5));
+}
+
 void ss_lopo_general_at(const ss_lopo_row *r, float t, double *f1, double *precision,
 			double *recall)
 {

@@ -59,6 +59,18 @@ void ss_lopo_row_release(ss_lopo_row *r);
  */
 float ss_lopo_threshold(const ss_lopo_row *rows, size_t n, size_t skip);
 
+/*
+ * Two other ways to pick in a project never seen, compared with the
+ * median threshold in the table ("stablesel corpus --leave-one-out"):
+ * ss_lopo_share_threshold(), the score of row i that selects the median
+ * of the other rows' shares selected at their best_t (a rank rule: the
+ * project's own score scale); ss_lopo_expected_threshold(), the score
+ * that selects as many commits as row i's scores sum to (its expected
+ * positives, when the scores are calibrated).
+ */
+float ss_lopo_share_threshold(const ss_lopo_row *rows, size_t n, size_t i);
+float ss_lopo_expected_threshold(const ss_lopo_row *r);
+
 /* F1, precision and recall of row r's general scores at threshold t. */
 void ss_lopo_general_at(const ss_lopo_row *r, float t, double *f1, double *precision,
 			double *recall);
