@@ -150,6 +150,13 @@ static void test_loop(void **state)
 				  "(f: needs a manual backport)\nAccept for 21.11 [y,n,f,"));
 	assert_int_equal(ss_review_input(rv, "?"), 0);
 	assert_non_null(strstr(ss_review_screen(rv), "f - it does not apply as it is: needs a manual backport"));
+	/* it applies nowhere: y is refused, said, and nothing recorded */
+	items[4].manual_only = 1;
+	ss_review_free(rv);
+	assert_int_equal(ss_review_new(&rv, items + 4, 1, "21.11", &ops, &l), 0);
+	assert_int_equal(ss_review_input(rv, "y"), 0);
+	assert_non_null(strstr(ss_review_screen(rv), "it applies to no branch as it is: f records"));
+	assert_string_equal(l.text, "");
 	assert_int_equal(ss_review_input(rv, "f"), 1);
 	assert_non_null(strstr(ss_review_screen(rv), "0 skipped, 1 for a manual backport"));
 	assert_string_equal(l.text, "five failed [21.11: conflict in b.c hunk 1] []\n");

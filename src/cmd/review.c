@@ -171,7 +171,8 @@ static size_t make_items(ss_review_item **out, ss_strbuf **bufs, const cli_ranki
 		item_text(s, k, i, &w);
 		items[m] = (ss_review_item){ .id = w.id, .subject = w.subject, .author = w.author,
 					     .score = w.score, .band = ss_band_name(w.band),
-					     .message = w.message, .diff = w.diff };
+					     .message = w.message, .diff = w.diff,
+					     .manual_only = !w.pick };
 		m++;
 	}
 	/* the strings moved while they grew: take them now */

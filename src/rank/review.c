@@ -236,7 +236,13 @@ int ss_review_input(ss_review *rv, const char *line)
 
 		switch (line[0] && !line[1] ? line[0] : 0) {
 		case 'y':
-			decide(rv, "accepted", "", "", 0);
+			/* an accepted commit the queue cannot carry would only
+			 * be said missing from it later */
+			if (it->manual_only)
+				ss_strbuf_addf(&rv->screen, "it applies to no branch as it is: f records "
+					       "that it needs a manual backport, n rejects it\n");
+			else
+				decide(rv, "accepted", "", "", 0);
 			break;
 		case 'n':
 			rv->ask = ASK_NOTE;

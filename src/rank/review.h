@@ -29,6 +29,8 @@ typedef struct {
 	const char *conflict;    /* why it does not apply as it is, "branch: conflict
 				    in a.c hunk 1" ("" when it applies everywhere):
 				    shown before the prompt, where f is the answer */
+	int manual_only;         /* 1: no branch takes it as it is (offered for f only):
+				    y is refused with why (0) */
 	const char *flags;       /* the reasons in words: "fixes ...; tagged stable" */
 	const char *reasons;     /* the features that raised its score, a line each */
 	const char *message;     /* the commit message */

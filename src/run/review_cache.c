@@ -16,10 +16,10 @@
 #include "util/error.h"
 #include "util/strbuf.h"
 
-#define MAGIC "stablesel review ranking 1\n"
+#define MAGIC "stablesel review ranking 2\n"
 
 /* Strings an item keeps, in file order. */
-#define ITEM_FIELDS 12
+#define ITEM_FIELDS 13
 
 struct ss_review_cache {
 	char *buf;                /* the file, its fields NUL-terminated in place */
@@ -146,6 +146,7 @@ int ss_review_cache_save(const char *path, const ss_review_cache_key key,
 		put(f, it->reasons);
 		put(f, it->message);
 		put(f, it->diff);
+		put(f, it->manual_only ? "manual" : "");
 	}
 	return ss_atomic_commit(a);
 }
@@ -223,7 +224,8 @@ int ss_review_cache_load(ss_review_cache **out, const char *path, const ss_revie
 		c->items[i] = (ss_review_item){ .id = f[0], .subject = f[1], .author = f[2], .date = f[3],
 						.score = strtof(f[4], NULL), .band = f[5],
 						.verdicts = f[6], .conflict = f[7], .flags = f[8],
-						.reasons = f[9], .message = f[10], .diff = f[11] };
+						.reasons = f[9], .message = f[10], .diff = f[11],
+						.manual_only = !strcmp(f[12], "manual") };
 		if (strlen(c->items[i].id) != 40)
 			goto not_found;
 	}
