@@ -337,10 +337,13 @@ static void save_load_same(ss_model_kind kind)
 	path_in_tmp(path, sizeof(path), ss_model_kind_name(kind));
 	assert_int_equal(ss_model_train(&m, kind, d, idx, N, &o), 0);
 	snprintf(ss_model_get_info(m)->source, sizeof(ss_model_get_info(m)->source), "synthetic");
+	assert_true(ss_model_pick_share(m) == 0.0f);
+	ss_model_set_pick_share(m, 0.1875f);  /* exact in binary */
 	assert_int_equal(ss_model_save(m, path), 0);
 	assert_int_equal(ss_model_load(&l, path), 0);
 	assert_int_equal(ss_model_get_kind(l), kind);
 	assert_true(ss_model_threshold(l) == ss_model_threshold(m));
+	assert_true(ss_model_pick_share(l) == 0.1875f);
 	assert_string_equal(ss_model_info_of(l)->source, "synthetic");
 	assert_string_equal(ss_model_info_of(l)->params, ss_model_info_of(m)->params);
 	assert_int_equal(ss_model_info_of(l)->n, N);
@@ -952,13 +955,13 @@ static void test_calibration_in_file(void **st)
 		assert_int_equal(ss_model_save(m, path), 0);
 		expect_refused(path, bad[i].why);
 	}
-	/* a version 1 file (no calibration bytes, no bands: 20 + 32 bytes)
-	 * loads with the identity */
+	/* a version 1 file (no calibration bytes, no bands, no pick share:
+	 * 20 + 32 + 4 bytes) loads with the identity */
 	ss_model_set_calibration(m, &good);
 	assert_int_equal(ss_model_save(m, path), 0);
 	buf = read_all(path, &len);
 	at = find_calib(buf, len, &good);
-	cut_out(buf, &len, at, 52);
+	cut_out(buf, &len, at, 56);
 	write_version(path, buf, len, 1);
 	assert_int_equal(ss_model_load(&l, path), 0);
 	assert_int_equal(ss_model_calibration(l)->method, SS_CALIB_NONE);
@@ -1120,12 +1123,34 @@ static void test_bands(void **st)
 		assert_int_equal(ss_model_save(m, path), 0);
 		expect_refused(path, bad[i].why);
 	}
-	/* version 2: no bands, no count (32 bytes): bands from the threshold */
+	/* version 3: no pick share (the 4 bytes after the count): 0, the
+	 * threshold as it is; a share outside [0, 1] is refused */
 	ss_model_set_bands(m, &good);
+	ss_model_set_pick_share(m, 0.25f);
 	assert_int_equal(ss_model_save(m, path), 0);
 	buf = read_all(path, &len);
 	at = find_bands(buf, len, &good);
-	cut_out(buf, &len, at, 32);
+	{
+		size_t len3 = len;
+		unsigned char *b3 = malloc(len);
+
+		assert_non_null(b3);
+		memcpy(b3, buf, len);
+		cut_out(b3, &len3, at + 32, 4);
+		write_version(path, b3, len3, 3);
+		assert_int_equal(ss_model_load(&l, path), 0);
+		assert_true(ss_model_pick_share(l) == 0.0f);
+		assert_int_equal(ss_model_info_of(l)->nlabelled, 4242);
+		ss_model_free(l);
+		memcpy(b3, buf, len);
+		put_le(b3 + at + 32, 0x3fc00000u, 4);  /* 1.5f */
+		write_version(path, b3, len, SS_MODEL_FORMAT_VERSION);
+		expect_refused(path, "is corrupt: its pick share is not in [0, 1]");
+		free(b3);
+	}
+	/* version 2: no bands, no count, no share (36 bytes): bands from the
+	 * threshold */
+	cut_out(buf, &len, at, 36);
 	write_version(path, buf, len, 2);
 	assert_int_equal(ss_model_load(&l, path), 0);
 	ss_bands_from_threshold(&b, ss_model_threshold(m));

@@ -346,6 +346,10 @@ typedef struct {
 	 * whose fate is known too (taken by a stable branch, rejected in
 	 * review; project_model.c) */
 	int learn_in_cycle;
+	/* the model is the built-in one, chosen because the project has no
+	 * stable history to train its own (project_model.c): it proposes
+	 * its pick share of the ranked commits */
+	int builtin;
 	/* stable branches ("Stable branches"): a verdict per row per branch */
 	const char *onto_repo, *onto_upstream, *verdicts;
 	const char *onto[SS_RANK_MAX_BRANCHES];

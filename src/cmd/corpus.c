@@ -181,6 +181,12 @@ static void train_general(const ss_dataset *d, ss_corpus *c, const ss_train_opti
 		       "projects' best thresholds when held out, for a project it has never seen\n",
 		       (double)t, (double)ss_model_threshold(m));
 		ss_model_set_threshold(m, t);
+		/* what rank uses on a project the model never saw: the
+		 * projects' own score scales differ (lopo.h) */
+		ss_model_set_pick_share(m, ss_lopo_share(rows, c->n, SIZE_MAX));
+		printf("pick share %.4f: the median share of the projects' commits at their best "
+		       "thresholds when held out; rank proposes that share of a project it has "
+		       "never seen\n", (double)ss_model_pick_share(m));
 	}
 	{
 		ss_model_info *in = ss_model_get_info(m);

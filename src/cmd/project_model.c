@@ -85,6 +85,7 @@ static void use_builtin(cli_ranking *k, const char *why)
 {
 	if (ss_model_load_default(&k->m))
 		die("%s", ss_error_last());
+	k->builtin = 1;
 	say(k, "%s: using the built-in model, which %s", why, cli_builtin_words(k->m));
 }
 

@@ -298,6 +298,7 @@ static int feed_one(ss_commit *c, void *data)
 void cli_ranking_run(cli_ranking *k, cli_source_args *src, const char *const *specs, int nspecs)
 {
 	struct feed f = { k, INT64_MAX, "reading history", 0 };
+	float share;
 
 	if (ss_history_new(&k->hist))
 		die("out of memory");
@@ -322,6 +323,14 @@ void cli_ranking_run(cli_ranking *k, cli_source_args *src, const char *const *sp
 	}
 	cli_ranking_model(k, src, specs, nspecs);
 	replay_cut(k, src->repo);
+	share = k->builtin && k->ko.threshold < 0 ? ss_model_pick_share(k->m) : 0.0f;
+	if (share > 0.0f) {
+		/* the threshold moves once every score is known: every row
+		 * explained, a queue's text kept */
+		k->ko.explain_all = 1;
+		if (k->ko.keep == SS_RANK_KEEP_PATCH)
+			k->ko.keep = SS_RANK_KEEP_ALL;
+	}
 	if (ss_ranking_new(&k->r, k->m, &k->ko))
 		die("out of memory");
 	if (k->hist_args.n) {
@@ -349,6 +358,16 @@ void cli_ranking_run(cli_ranking *k, cli_source_args *src, const char *const *sp
 		cli_for_each_commit(src, specs, nspecs, feed_one, &f);
 	}
 	progress_done();
+	if (share > 0.0f) {
+		size_t picked;
+		double t;
+
+		if (ss_ranking_pick_share(k->r, share, &picked, &t))
+			die("out of memory");
+		note("the built-in model proposes its share of a project it has never seen, the "
+		     "best %.0f%% of the commits ranked: %zu of %zu, scoring at least %.3f "
+		     "(--threshold sets one)", share * 100.0, picked, ss_ranking_count(k->r), t);
+	}
 	ss_ranking_select(k->r, &k->so);
 	cli_decisions_apply(k, src->repo);
 	if (k->nonto && ss_run_branches_decide(k->br, k->r, verdict_mask(k->verdicts), k->queue_extras))

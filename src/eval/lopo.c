@@ -98,23 +98,34 @@ static float kth_score(const ss_lopo_row *r, size_t k)
 	return t;
 }
 
-float ss_lopo_share_threshold(const ss_lopo_row *rows, size_t n, size_t i)
+float ss_lopo_share(const ss_lopo_row *rows, size_t n, size_t skip)
 {
 	float q[256];
 	size_t j, k, m = 0, sel;
 
 	for (j = 0; j < n && m < sizeof(q) / sizeof(*q); j++) {
-		if (j == i || !rows[j].gscore || !rows[j].ntest)
+		if (j == skip || !rows[j].gscore || !rows[j].ntest)
 			continue;
 		for (k = 0, sel = 0; k < rows[j].ntest; k++)
 			sel += rows[j].gscore[k] >= rows[j].best_t;
 		q[m++] = (float)sel / (float)rows[j].ntest;
 	}
 	if (!m)
-		return 0.5f;
+		return 0.0f;
 	qsort(q, m, sizeof(*q), cmp_float);
-	return kth_score(&rows[i], (size_t)((m % 2 ? q[m / 2] : 0.5f * (q[m / 2 - 1] + q[m / 2])) *
-					    (float)rows[i].ntest + 0.5f));
+	return m % 2 ? q[m / 2] : 0.5f * (q[m / 2 - 1] + q[m / 2]);
+}
+
+size_t ss_lopo_share_count(float share, size_t n)
+{
+	size_t k = (size_t)(share * (float)n + 0.5f);
+
+	return n && !k ? 1 : k > n ? n : k;
+}
+
+float ss_lopo_share_threshold(const ss_lopo_row *rows, size_t n, size_t i)
+{
+	return kth_score(&rows[i], ss_lopo_share_count(ss_lopo_share(rows, n, i), rows[i].ntest));
 }
 
 float ss_lopo_expected_threshold(const ss_lopo_row *r)

@@ -69,6 +69,12 @@ float ss_lopo_threshold(const ss_lopo_row *rows, size_t n, size_t skip);
  * positives, when the scores are calibrated).
  */
 float ss_lopo_share_threshold(const ss_lopo_row *rows, size_t n, size_t i);
+/* The median of rows' shares selected at their best_t (skip: one row
+ * left out, SIZE_MAX none); 0 when none is left. */
+float ss_lopo_share(const ss_lopo_row *rows, size_t n, size_t skip);
+/* How many of n commits a share proposes: rounded, at least one of a
+ * non-empty set.  The one rule of lopo and of rank's built-in model. */
+size_t ss_lopo_share_count(float share, size_t n);
 float ss_lopo_expected_threshold(const ss_lopo_row *r);
 
 /* F1, precision and recall of row r's general scores at threshold t. */

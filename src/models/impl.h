@@ -18,6 +18,10 @@ struct ss_model {
 	const struct ss_model_ops *ops;
 	ss_featurizer feat;  /* initialised iff ops->uses_features */
 	float threshold;     /* on calibrated scores */
+	/* for a project the model never saw: the share of its ranked
+	 * commits to propose (its score at that rank is the threshold
+	 * there); 0: the threshold as it is (format 4) */
+	float pick_share;
 	ss_calib calib;      /* raw score to probability (identity: none) */
 	ss_bands bands;      /* verdict cut points on calibrated scores */
 	ss_model_info info;

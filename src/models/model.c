@@ -401,6 +401,16 @@ void ss_model_set_threshold(ss_model *m, float t)
 	ss_bands_set_likely(&m->bands, t);
 }
 
+float ss_model_pick_share(const ss_model *m)
+{
+	return m->pick_share;
+}
+
+void ss_model_set_pick_share(ss_model *m, float share)
+{
+	m->pick_share = share;
+}
+
 const ss_bands *ss_model_bands(const ss_model *m)
 {
 	return &m->bands;
@@ -629,6 +639,7 @@ static int encode(ss_strbuf *sb, const ss_model *m)
 	ss_w_f64(&w, m->bands.likely);
 	ss_w_f64(&w, m->bands.unsure);
 	ss_w_u64(&w, m->info.nlabelled);
+	ss_w_f32(&w, m->pick_share);
 	m->ops->save(m, &w);
 	if (w.err || sb->len < HEADER_SIZE)
 		return SS_ENOMEM;
@@ -796,6 +807,17 @@ int ss_model_load_buffer(ss_model **out, const void *buf, size_t len, const char
 			snprintf(why, sizeof(why), "%s", ss_error_last());
 			rc = corrupt(name, why);
 			goto free_model;
+		}
+		if (version >= 4) {
+			m->pick_share = ss_r_f32(&r);
+			if (r.err) {
+				rc = corrupt(name, r.truncated ? "truncated header" : "bad header");
+				goto free_model;
+			}
+			if (!(m->pick_share >= 0.0f && m->pick_share <= 1.0f)) {
+				rc = corrupt(name, "its pick share is not in [0, 1]");
+				goto free_model;
+			}
 		}
 	} else {
 		ss_bands_from_threshold(&m->bands, m->threshold);

@@ -76,8 +76,9 @@ typedef enum {
 #define SS_MODEL_KIND_MAX 6
 
 /* 1: no calibration; 2: a calibration map after the threshold; 3: the
- * verdict bands and the labelled-commit count after the calibration */
-#define SS_MODEL_FORMAT_VERSION 3
+ * verdict bands and the labelled-commit count after the calibration; 4:
+ * the share of an unseen project's commits to propose after those */
+#define SS_MODEL_FORMAT_VERSION 4
 
 typedef struct ss_model ss_model;
 
@@ -205,6 +206,14 @@ ss_model_kind ss_model_get_kind(const ss_model *m);
 float ss_model_threshold(const ss_model *m);
 /* Also moves the likely band's cut to t (ss_bands_set_likely). */
 void ss_model_set_threshold(ss_model *m, float t);
+/*
+ * The share of a project's ranked commits the model proposes when it has
+ * never seen the project (the built-in model: the median of the corpus
+ * projects' best shares when each was held out, docs/scores.md); 0 when
+ * the threshold holds as it is.  Set: a share in [0, 1].
+ */
+float ss_model_pick_share(const ss_model *m);
+void ss_model_set_pick_share(ss_model *m, float share);
 /* The verdict bands' cut points (bands.h); set replaces them unchecked. */
 const ss_bands *ss_model_bands(const ss_model *m);
 void ss_model_set_bands(ss_model *m, const ss_bands *b);

@@ -14,6 +14,7 @@
 #include "models/patchnet_net.h"
 #include "commit/patch.h"
 #include "commit/patchid.h"
+#include "eval/lopo.h"
 #include "rank/rank.h"
 #include "rank/rank_impl.h"
 #include "util/error.h"
@@ -622,6 +623,50 @@ const char *ss_ranking_id(const ss_ranking *r, size_t i)
 double ss_ranking_threshold(const ss_ranking *r)
 {
 	return r->threshold;
+}
+
+static int cmp_desc(const void *a, const void *b)
+{
+	float x = *(const float *)a, y = *(const float *)b;
+
+	return (x < y) - (x > y);
+}
+
+int ss_ranking_pick_share(ss_ranking *r, float share, size_t *picked, double *t)
+{
+	float *s = malloc((r->n ? r->n : 1) * sizeof(*s));
+	size_t i, n = 0, k;
+
+	*picked = 0;
+	*t = r->threshold;
+	if (!s)
+		return SS_ENOMEM;
+	for (i = 0; i < r->n; i++)
+		if (!(r->rows[i].flags & SS_RANK_EXTRA))
+			s[n++] = r->rows[i].score;
+	if ((k = ss_lopo_share_count(share, n))) {
+		qsort(s, n, sizeof(*s), cmp_desc);
+		*t = s[k - 1];
+		ss_ranking_set_threshold(r, *t);
+		*picked = r->picks;
+	}
+	free(s);
+	return 0;
+}
+
+void ss_ranking_set_threshold(ss_ranking *r, double t)
+{
+	r->threshold = t;
+	ss_bands_set_likely(&r->bands, t);
+	r->picks = 0;
+	for (size_t i = 0; i < r->n; i++) {
+		struct ss_rank_rowdata *w = &r->rows[i];
+
+		if (w->flags & SS_RANK_EXTRA)
+			continue;
+		w->decision = w->score >= t;
+		r->picks += w->decision;
+	}
 }
 
 const ss_bands *ss_ranking_bands(const ss_ranking *r)

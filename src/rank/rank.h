@@ -254,6 +254,18 @@ size_t ss_ranking_picks(const ss_ranking *r);
 float ss_ranking_score(const ss_ranking *r, size_t i);
 const char *ss_ranking_id(const ss_ranking *r, size_t i);
 double ss_ranking_threshold(const ss_ranking *r);
+/*
+ * Move the threshold to t once every commit is fed, before
+ * ss_ranking_select(): each row's decision and the likely band's cut
+ * follow.  Reasons and kept text are made at the feed for the rows above
+ * the threshold then: a ranking whose threshold moves down is made with
+ * explain_all (and SS_RANK_KEEP_ALL for a queue).
+ */
+void ss_ranking_set_threshold(ss_ranking *r, double t);
+/* The threshold that proposes share of the rows (eval/lopo.h's count;
+ * ties at the cut all go in), set with ss_ranking_set_threshold(): *t,
+ * and *picked the rows at or above it.  0 or SS_ENOMEM. */
+int ss_ranking_pick_share(ss_ranking *r, float share, size_t *picked, double *t);
 /* The cut points the rows are banded with (the model's, likely moved to
  * --threshold; from the threshold without a model). */
 const ss_bands *ss_ranking_bands(const ss_ranking *r);
