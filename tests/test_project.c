@@ -13,6 +13,7 @@
 
 #include "testutil.h"
 
+#include "eval/lopo.h"
 #include "models/model.h"
 #include "source/git.h"
 
@@ -204,6 +205,71 @@ static void test_builtin_warning(void **state)
 	err = test_scratch_read("err");
 	assert_null(strstr(err, "another project"));
 	assert_null(strstr(err, "project model"));
+	free(err);
+	free(repo);
+}
+
+/*
+ * The built-in model on a project it has never seen proposes its pick
+ * share of the commits ranked (models/model.h; the median share of the
+ * corpus projects, docs/scores.md), said on stderr; --threshold and
+ * --model FILE keep their meaning.
+ */
+static void test_builtin_share(void **state)
+{
+	char *repo = test_scratch_path("share"), *err, *out, *line, *save = NULL;
+	size_t n = 0, picks = 0, said_p = 0, said_n = 0;
+	float share, lowest_pick = 2.0f, highest_other = -1.0f;
+	ss_model *builtin = NULL;
+	const char *p;
+
+	(void)state;
+	if (ss_model_load_default(&builtin)) {
+		print_message("SKIP: this build has no built-in model\n");
+		free(repo);
+		return;
+	}
+	share = ss_model_pick_share(builtin);
+	ss_model_free(builtin);
+	assert_true(share > 0.0f && share < 1.0f);
+	assert_int_equal(test_run("sh '%s' '%s' >/dev/null 2>&1", test_gitrepo_script(), repo), 0);
+	assert_int_equal(test_cli("rank --repo '%s' --format tsv --top 100000", repo), 0);
+	out = test_scratch_read("out");
+	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		float score;
+		int pick;
+
+		if (!strncmp(line, "sha\t", 4))
+			continue;
+		assert_int_equal(sscanf(line, "%*40s %f %d", &score, &pick), 2);
+		n++;
+		picks += pick;
+		if (pick && score < lowest_pick)
+			lowest_pick = score;
+		if (!pick && score > highest_other)
+			highest_other = score;
+	}
+	free(out);
+	assert_true(n > 5);
+	/* the share, rounded, ties at the cut in; nothing below it proposed */
+	assert_true(picks >= ss_lopo_share_count(share, n) && picks < n);
+	assert_true(lowest_pick >= highest_other);
+	err = test_scratch_read("err");
+	assert_non_null(p = strstr(err, "the built-in model proposes its share of a project it has "
+				  "never seen, the best "));
+	assert_non_null(p = strstr(p, "commits ranked: "));
+	assert_int_equal(sscanf(p, "commits ranked: %zu of %zu", &said_p, &said_n), 2);
+	assert_int_equal(said_p, picks);
+	assert_int_equal(said_n, n);
+	free(err);
+	/* --threshold is the user's; --model FILE is no built-in choice */
+	assert_int_equal(test_cli("rank --repo '%s' --format tsv --threshold 0.5", repo), 0);
+	err = test_scratch_read("err");
+	assert_null(strstr(err, "proposes its share"));
+	free(err);
+	assert_int_equal(test_cli("rank --repo '%s' --format tsv --model models/default.model", repo), 0);
+	err = test_scratch_read("err");
+	assert_null(strstr(err, "proposes its share"));
 	free(err);
 	free(repo);
 }
@@ -485,6 +551,7 @@ int main(void)
 		cmocka_unit_test(test_trains_keeps_reuses_retrains),
 		cmocka_unit_test(test_mbox_beside_stable),
 		cmocka_unit_test(test_builtin_warning),
+		cmocka_unit_test(test_builtin_share),
 		cmocka_unit_test(test_first_rank_one_read),
 		cmocka_unit_test(test_held_out),
 		cmocka_unit_test(test_window),
