@@ -35,7 +35,7 @@ struct log {
 	int fail_next;
 };
 
-static int on_decide(const ss_review_item *it, const char *state, const char *note,
+static int on_decide(const ss_review_item *it, ss_decision_state state, const char *note,
 		     const char *until, void *ud)
 {
 	struct log *l = ud;
@@ -45,7 +45,8 @@ static int on_decide(const ss_review_item *it, const char *state, const char *no
 		l->fail_next = 0;
 		return ss_error_set("index is locked");
 	}
-	snprintf(l->text + len, sizeof(l->text) - len, "%s %s [%s] [%s]\n", it->subject, state, note,
+	snprintf(l->text + len, sizeof(l->text) - len, "%s %s [%s] [%s]\n", it->subject,
+		 ss_decision_state_name(state), note,
 		 until);
 	return 0;
 }

@@ -47,7 +47,7 @@ struct session {
 	const char *who;
 };
 
-static int on_decide(const ss_review_item *it, const char *state, const char *text,
+static int on_decide(const ss_review_item *it, ss_decision_state state, const char *text,
 		     const char *until, void *ud)
 {
 	struct session *s = ud;
@@ -56,8 +56,7 @@ static int on_decide(const ss_review_item *it, const char *state, const char *te
 
 	memset(&d, 0, sizeof(d));
 	memcpy(d.commit, it->id, 40);
-	if ((rc = ss_decision_state_parse(&d.state, state)))
-		return rc;
+	d.state = state;
 	/* d's "until when": a real date, a release of the index or one to
 	 * come (else the screen says why and asks again) */
 	{

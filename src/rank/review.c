@@ -141,7 +141,8 @@ static void advance(ss_review *rv, int decided)
 	show_item(rv);
 }
 
-static void decide(ss_review *rv, const char *state, const char *note, const char *until, int count)
+static void decide(ss_review *rv, ss_decision_state state, const char *note, const char *until,
+		   int count)
 {
 	if (rv->ops.decide(&rv->items[rv->cur], state, note, until, rv->ud)) {
 		ss_strbuf_addf(&rv->screen, "error: %s\n", ss_error_last());
@@ -228,9 +229,9 @@ int ss_review_input(ss_review *rv, const char *line)
 		return 1;
 	}
 	if (rv->ask == ASK_NOTE) {
-		decide(rv, "rejected", line, "", 1);
+		decide(rv, SS_DECISION_REJECTED, line, "", 1);
 	} else if (rv->ask == ASK_UNTIL) {
-		decide(rv, "deferred", "", line, 2);
+		decide(rv, SS_DECISION_DEFERRED, "", line, 2);
 	} else {
 		const ss_review_item *it = &rv->items[rv->cur];
 
@@ -242,13 +243,13 @@ int ss_review_input(ss_review *rv, const char *line)
 				ss_strbuf_addf(&rv->screen, "it applies to no branch as it is: f records "
 					       "that it needs a manual backport, n rejects it\n");
 			else
-				decide(rv, "accepted", "", "", 0);
+				decide(rv, SS_DECISION_ACCEPTED, "", "", 0);
 			break;
 		case 'n':
 			rv->ask = ASK_NOTE;
 			break;
 		case 'f':
-			decide(rv, "failed", it->conflict ? it->conflict : "", "", 4);
+			decide(rv, SS_DECISION_FAILED, it->conflict ? it->conflict : "", "", 4);
 			break;
 		case 'd':
 			rv->ask = ASK_UNTIL;

@@ -17,6 +17,7 @@
 
 #include <stddef.h>
 
+#include "index/decisions.h"
 #include "util/strbuf.h"
 
 /* One candidate as the review shows it; strings the caller's, "" none. */
@@ -38,12 +39,12 @@ typedef struct {
 } ss_review_item;
 
 /* What a decision does; 0 or < 0 with the message set (the review says
- * it and stays on the candidate).  state: "accepted", "rejected",
- * "deferred", "failed" (f: it needs a manual backport; the note is the
+ * it and stays on the candidate).  state: SS_DECISION_ACCEPTED, _REJECTED,
+ * _DEFERRED, _FAILED (f: it needs a manual backport; the note is the
  * item's conflict); note and until "" when none.  undo: remove the decision
  * made for item (the review shows undecided candidates only). */
 typedef struct {
-	int (*decide)(const ss_review_item *item, const char *state, const char *note,
+	int (*decide)(const ss_review_item *item, ss_decision_state state, const char *note,
 		      const char *until, void *ud);
 	int (*undo)(const ss_review_item *item, void *ud);
 } ss_review_ops;
