@@ -423,7 +423,7 @@ int ss_index_update(ss_index *ix, const ss_index_options *opts, ss_index_stats *
 		lo.mainline = o.mainline;
 		lo.branches = o.branches;
 		lo.release_tags = o.release_tags;
-		if ((rc = u.repo ? ss_layout_find_repo(&found, u.repo, &lo)
+		if ((rc = u.repo ? ss_index_layout_find(&found, ix, u.repo, &lo)
 				 : ss_layout_find(&found, o.repo, &lo)))
 			goto free_head;
 		o.layout = found;
