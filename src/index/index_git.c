@@ -471,9 +471,16 @@ int ss_index_update(ss_index *ix, const ss_index_options *opts, ss_index_stats *
 			goto free_branches;
 	if ((rc = ss_index_exec(ix, "BEGIN IMMEDIATE", "start a transaction")))
 		goto free_branches;
-	if ((rc = ss_index_exec(ix, ss_index_derive_sql, "derive fixes and patch-id backports")))
-		goto rollback;
-	stats->backports += (size_t)sqlite3_changes(ix->db);
+	/* the derived facts change only with the rows they are derived
+	 * from: with nothing walked or repaired, and nothing left pending
+	 * by an interrupted update, they are what the last update derived
+	 * (reading them again was most of what an update with nothing new
+	 * cost once the layout was kept) */
+	if (stats->refs_walked || stats->repaired || pending[0]) {
+		if ((rc = ss_index_exec(ix, ss_index_derive_sql, "derive fixes and patch-id backports")))
+			goto rollback;
+		stats->backports += (size_t)sqlite3_changes(ix->db);
+	}
 	if ((rc = ss_index_decisions_derive(ix, NULL)))
 		goto rollback;
 	if ((rc = ss_index_exec(ix, "COMMIT", "commit a transaction")))
