@@ -499,6 +499,13 @@ static void test_kept_layout(void **state)
 			    "--no-progress --repo '%s' --db '%s' 2>&1", r, r, a);
 	assert_null(strstr(x, "planted"));
 	free(x);
+	/* cut at a line's end: found again (the planted warning is not said) */
+	x = test_run_output("sqlite3 '%s' \"UPDATE meta SET value = replace(substr(value, 1, "
+			    "instr(value, 'end' || char(9)) - 1), 'warning' || char(9) || '-', "
+			    "'warning' || char(9) || '+planted') WHERE key = 'layout'\" && ./stablesel "
+			    "index --no-progress --repo '%s' --db '%s' 2>&1", a, r, a);
+	assert_null(strstr(x, "planted"));
+	free(x);
 	/* a damaged text is found again, and recorded whole */
 	x = test_run_output("sqlite3 '%s' \"UPDATE meta SET value = value || 'branch' || char(9) || "
 			    "'+x' WHERE key = 'layout'\" && ./stablesel index --no-progress --repo '%s' "

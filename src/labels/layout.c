@@ -1371,7 +1371,8 @@ static int save_str(ss_strbuf *sb, const char *s)
 /*
  * The text: a header line "stablesel layout <version> <key>", then one
  * line a field, a branch or a release, fields separated by tabs:
- * strings as save_str() writes them, numbers in decimal.
+ * strings as save_str() writes them, numbers in decimal; last "end" with
+ * the number of branches and releases.
  */
 char *ss_layout_save(const ss_layout *l)
 {
@@ -1412,6 +1413,8 @@ char *ss_layout_save(const ss_layout *l)
 		rc = rc ? rc : ss_strbuf_addf(&sb, "\t%s\t%" PRId64 "\t%s\n", rel->sha, rel->time,
 					      rel->kind);
 	}
+	/* a text cut at a line's end (a damaged file) is told by its end */
+	rc = rc ? rc : ss_strbuf_addf(&sb, "end\t%zu\t%zu\n", l->nbranches, l->nreleases);
 	if (rc) {
 		ss_strbuf_release(&sb);
 		return NULL;
@@ -1598,7 +1601,7 @@ int ss_layout_load(ss_layout **out, const char *text, const char *key, ss_repo *
 	ss_layout *l = NULL;
 	char *copy = NULL, *line, *nl, header[128];
 	size_t capb = 0, capr = 0, i;
-	int rc = 0;
+	int rc = 0, ended = 0;
 
 	*out = NULL;
 	snprintf(header, sizeof(header), "stablesel layout %d %s\n", SS_LAYOUT_VERSION, key);
@@ -1611,9 +1614,19 @@ int ss_layout_load(ss_layout **out, const char *text, const char *key, ss_repo *
 	for (line = copy; !rc && line && *line; line = nl) {
 		if ((nl = strchr(line, '\n')))
 			*nl++ = '\0';
+		if (!strncmp(line, "end\t", 4)) {
+			char *s = line + 4;
+			int64_t nb, nr;
+
+			/* the last line, with the counts of what came before */
+			rc = load_num(&nb, &s, 0, INT64_MAX) || load_num(&nr, &s, 0, INT64_MAX) || s ||
+			     (nl && *nl) || (size_t)nb != l->nbranches || (size_t)nr != l->nreleases;
+			ended = 1;
+			continue;
+		}
 		rc = load_line(l, line, &capb, &capr);
 	}
-	if (rc)
+	if (rc || (rc = !ended))
 		goto free_all;
 	/* what the rest of stablesel takes for granted of a layout */
 	rc = !l->mainline || !l->mainline_name || !l->mtip[0];
