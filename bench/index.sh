@@ -3,7 +3,7 @@
 # index, and how fast the repository reader it shares with "log --repo"
 # is, against git itself; then what that means for the Linux kernel.
 #
-# Five parts (PARTS, default "read dpdk rank mail gen"):
+# Six parts (PARTS, default "read dpdk rank mail gen"; noop on request):
 #
 # read: DPDK's real repository (../shared/data/dpdk/dpdk-v22.03.git.tar),
 #     v16.11..v22.03 (25,959 non-merge commits):
@@ -40,6 +40,15 @@
 #     meanwhile).  On the state before that release: the two git logs,
 #     a fresh build and an update with nothing new; then the refs move on
 #     to the next release and the index is updated.
+#
+# noop: an update with nothing new of an index that exists (NOOP_DB,
+#     default the one part dpdk built; with its -wal), of NOOP_REPO
+#     (default the DPDK repository), on a copy: one run to settle (the
+#     first run of a new binary keeps the layout), then NOOP_RUNS (5)
+#     runs, each with its wall and CPU seconds, peak RSS and the load
+#     before it, and their medians.  With NOOP_BEFORE=BINARY, that binary
+#     too, on a copy of its own, the runs alternating (issue 38: was 0.16 s,
+#     then 1.37 s: bench/results/index-noop.md).
 #
 # Every part reports seconds, ratios, peak RSS (/usr/bin/time -v) and the
 # machine's load; the index parts the database's size per commit.  Then
@@ -335,6 +344,53 @@ part_gen() {
 	gen_upd_s=$secs gen_upd_c=$cpu gen_upd_n=$((n2 - n))
 	say "  $(grep '^indexed' "$TMP/stderr")"
 	say "database: $size bytes, $gen_bpc bytes per commit (before the update)"
+}
+
+# noop_one LABEL BINARY DB WHICH: one update with nothing new of DB, its
+# row, its figures kept for WHICH's medians
+noop_one() {
+	measure "$1" "$2" index --no-progress --repo "$NOOP_REPO_USED" --db "$3"
+	printf '%-46s %8s %8s %8s  %s\n' "  $1" "$secs" "$cpu" "$((rss / 1024))" "$ld" |
+		tee -a "$SUMMARY.tmp"
+	echo "$secs $cpu $rss" >>"$TMP/noop-$4"
+}
+
+median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+part_noop() {
+	db=${NOOP_DB:-$TMP/dpdk.db}
+	NOOP_REPO_USED=${NOOP_REPO:-$TMP/dpdk/dpdk.git}
+	runs=${NOOP_RUNS:-5}
+	if [ ! -f "$db" ] || [ ! -d "$NOOP_REPO_USED" ]; then
+		say "noop: SKIP: no index (NOOP_DB, or part dpdk before it) or no repository (NOOP_REPO)"
+		return 0
+	fi
+	say ""
+	say "noop: an update with nothing new of $db ($NOOP_REPO_USED), median of $runs, $(nproc) CPUs"
+	for which in after before; do
+		[ "$which" = before ] && [ -z "${NOOP_BEFORE:-}" ] && continue
+		cp "$db" "$TMP/noop-$which.db"
+		[ -f "$db-wal" ] && cp "$db-wal" "$TMP/noop-$which.db-wal"
+		: >"$TMP/noop-$which"
+	done
+	printf '%-46s %8s %8s %8s  %s\n' "" "wall s" "CPU s" "RSS MiB" "load before" |
+		tee -a "$SUMMARY.tmp"
+	"$STABLESEL" index --no-progress --repo "$NOOP_REPO_USED" --db "$TMP/noop-after.db" 2>/dev/null ||
+		die "noop: the update to settle failed"
+	[ -n "${NOOP_BEFORE:-}" ] && { "$NOOP_BEFORE" index --no-progress --repo "$NOOP_REPO_USED" \
+		--db "$TMP/noop-before.db" 2>/dev/null || die "noop: $NOOP_BEFORE failed"; }
+	i=0
+	while [ "$i" -lt "$runs" ]; do
+		i=$((i + 1))
+		[ -n "${NOOP_BEFORE:-}" ] && noop_one "before #$i" "$NOOP_BEFORE" "$TMP/noop-before.db" before
+		noop_one "stablesel #$i" "$STABLESEL" "$TMP/noop-after.db" after
+	done
+	for which in before after; do
+		[ -s "$TMP/noop-$which" ] || continue
+		say "  median ($which): $(cut -d' ' -f1 "$TMP/noop-$which" | median) s wall," \
+			"$(cut -d' ' -f2 "$TMP/noop-$which" | median) s CPU," \
+			"$(($(cut -d' ' -f3 "$TMP/noop-$which" | median | cut -d. -f1) / 1024)) MiB"
+	done
 }
 
 # The kernel from the figures above: time and size grow with the commits

@@ -6,7 +6,8 @@
  * in every tag scheme (tests/layoutrepo.sh); branch roles (remote copies,
  * staging areas, end of life, --branches and stablesel.branches); the
  * defaults that follow (--onto-upstream, --verdicts without a list,
- * "index DIR"); rank's exit status with a blob missing.  On
+ * "index DIR"); rank's exit status with a blob missing; the layout an
+ * update keeps, taken by the next from the same refs.  On
  * ../shared/data: DPDK with HEAD on a 2-commit branch indexes as with
  * HEAD on main.
  */
@@ -409,6 +410,115 @@ static void test_history_unreadable(void **state)
 	free(err);
 }
 
+/* What an index run said of the layout (its note: and warning: lines,
+ * from errfile; not the features' note of a first build) and what it
+ * recorded (the layout's rows in meta). */
+static char *layout_of(const char *db, const char *errfile)
+{
+	char *said = test_run_output("grep -E '^(note|warning): ' '%s' | grep -v 'kept the features' "
+				     "|| true", errfile);
+	char *rows = sql(db, "SELECT key, value FROM meta WHERE key IN ('mainline', 'mainline_how',"
+			 " 'layout') OR key LIKE 'role:%' OR key LIKE 'local:%' ORDER BY key");
+	char *out = malloc(strlen(said) + strlen(rows) + 2);
+
+	assert_non_null(out);
+	sprintf(out, "%s\n%s", said, rows);
+	free(said);
+	free(rows);
+	return out;
+}
+
+/*
+ * An update from the refs the last one read takes the layout it kept
+ * (meta "layout") instead of walking the history: it says and records
+ * what a fresh build says and records, and writes nothing.  Whatever
+ * changes an input is found again, as a fresh build finds it: a new tag,
+ * HEAD, a setting, a branch at the mainline's tip (HEAD breaks the tie),
+ * a moved branch, a damaged text; packing the refs changes nothing.
+ */
+static void test_kept_layout(void **state)
+{
+	static const char *const steps[] = {
+		"true",
+		"git tag v9.0 main~1",
+		"git checkout -q stable-1.y",
+		"git config stablesel.eol 1d",
+		"git config --unset stablesel.eol && git checkout -q main",
+		"git branch tie main",
+		"git checkout -q tie",
+		"git checkout -q main",
+		"git pack-refs --all",
+		"git branch -D -q tie",
+		"echo x >> lib.c && git add lib.c && git -c user.name=A -c user.email=a@b commit -qm more",
+	};
+	char r[4200], a[4300], b[4300], ea[4300], eb[4300], *x, *y;
+	size_t i;
+
+	(void)state;
+	copy_base(r, sizeof(r), "kept");
+	snprintf(a, sizeof(a), "%s/kept-a.db", tmpdir);
+	snprintf(b, sizeof(b), "%s/kept-b.db", tmpdir);
+	snprintf(ea, sizeof(ea), "%s/kept-a.err", tmpdir);
+	snprintf(eb, sizeof(eb), "%s/kept-b.err", tmpdir);
+	assert_int_equal(test_run("./stablesel index --no-progress --repo '%s' --db '%s' 2>/dev/null",
+				  r, a), 0);
+	for (i = 0; i < sizeof(steps) / sizeof(*steps); i++) {
+		assert_int_equal(test_run("cd '%s' && %s", r, steps[i]), 0);
+		x = test_run_output("sqlite3 '%s' .dump", a);
+		assert_int_equal(test_run("./stablesel index --no-progress --repo '%s' --db '%s' 2>'%s'",
+					  r, a, ea), 0);
+		y = test_run_output("sqlite3 '%s' .dump", a);
+		/* nothing new (no ref, no tag moved): nothing written */
+		if (i == 0 || i == 2 || i == 8)
+			assert_string_equal(x, y);
+		free(x);
+		free(y);
+		assert_int_equal(test_run("rm -f '%s' && ./stablesel index --no-progress --repo '%s' "
+					  "--db '%s' 2>'%s'", b, r, b, eb), 0);
+		x = layout_of(a, ea);
+		y = layout_of(b, eb);
+		if (strcmp(x, y))
+			fail_msg("after '%s': the update says and records\n%s\na fresh build\n%s",
+				 steps[i], x, y);
+		/* HEAD on the branch at the mainline's tip: that branch */
+		if (i == 6)
+			assert_non_null(strstr(x, "note: mainline tie (found; HEAD is tie)"));
+		if (i == 2)
+			assert_non_null(strstr(x, "note: HEAD is stable-1.y, the mainline is main"));
+		free(x);
+		free(y);
+	}
+	/* the layout kept is what the update takes, without a walk: a
+	 * warning planted in it is said, until a ref moves */
+	x = test_run_output("sqlite3 '%s' \"UPDATE meta SET value = replace(value, 'warning' || "
+			    "char(9) || '-', 'warning' || char(9) || '+planted') WHERE key = 'layout'\" "
+			    "&& ./stablesel index --no-progress --repo '%s' --db '%s' 2>&1", a, r, a);
+	assert_non_null(strstr(x, "warning: planted\n"));
+	free(x);
+	x = test_run_output("cd '%s' && git tag v9.1 && cd - >/dev/null && ./stablesel index "
+			    "--no-progress --repo '%s' --db '%s' 2>&1", r, r, a);
+	assert_null(strstr(x, "planted"));
+	free(x);
+	/* cut at a line's end: found again (the planted warning is not said) */
+	x = test_run_output("sqlite3 '%s' \"UPDATE meta SET value = replace(substr(value, 1, "
+			    "instr(value, 'end' || char(9)) - 1), 'warning' || char(9) || '-', "
+			    "'warning' || char(9) || '+planted') WHERE key = 'layout'\" && ./stablesel "
+			    "index --no-progress --repo '%s' --db '%s' 2>&1", a, r, a);
+	assert_null(strstr(x, "planted"));
+	free(x);
+	/* a damaged text is found again, and recorded whole */
+	x = test_run_output("sqlite3 '%s' \"UPDATE meta SET value = value || 'branch' || char(9) || "
+			    "'+x' WHERE key = 'layout'\" && ./stablesel index --no-progress --repo '%s' "
+			    "--db '%s' 2>'%s'; rm -f '%s' && ./stablesel index --no-progress --repo '%s' "
+			    "--db '%s' 2>'%s'", a, r, a, ea, b, r, b, eb);
+	free(x);
+	x = layout_of(a, ea);
+	y = layout_of(b, eb);
+	assert_string_equal(x, y);
+	free(x);
+	free(y);
+}
+
 /* DPDK with HEAD on a 2-commit branch indexes as with HEAD on main. */
 static void test_dpdk_default_branch(void **state)
 {
@@ -753,6 +863,7 @@ int main(void)
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_missing_blob),
 		cmocka_unit_test(test_history_unreadable),
+		cmocka_unit_test(test_kept_layout),
 		cmocka_unit_test(test_dpdk_default_branch),
 	};
 

@@ -56,18 +56,20 @@ static int is_repository(const char *path)
 	return !stat(p, &sb) && S_ISDIR(sb.st_mode);
 }
 
-/* Find the repository's layout (dies when no branch stands out as the
- * mainline, before anything is written). */
-static ss_layout *find_layout(const ss_index_options *opts, const char *eol)
+/* The repository's layout: the one the index at db keeps when the refs
+ * are as they were (no walk of the history), else found (dies when no
+ * branch stands out as the mainline, before anything is written). */
+static ss_layout *find_layout(const ss_index_options *opts, const char *eol, const char *db)
 {
 	ss_layout_options lo = SS_LAYOUT_OPTIONS_INIT;
-	ss_layout *l;
+	ss_layout *l = NULL;
 
 	lo.mainline = opts->mainline;
 	lo.branches = opts->branches;
 	lo.release_tags = opts->release_tags;
 	lo.eol = eol;
-	if (ss_layout_find(&l, opts->repo, &lo))
+	if ((db && ss_index_layout_kept(&l, db, opts->repo, &lo)) ||
+	    (!l && ss_layout_find(&l, opts->repo, &lo)))
 		die("%s", ss_error_last());
 	return l;
 }
@@ -213,7 +215,7 @@ int cmd_index(int argc, const char **argv)
 		}
 	}
 	if (!nspecs)
-		opts.layout = layout = find_layout(&opts, eol);
+		opts.layout = layout = find_layout(&opts, eol, fresh ? NULL : db);
 	if (ss_index_open(&ix, db, SS_INDEX_WRITE))
 		die("%s", ss_error_last());
 	if (nspecs ? ss_index_update_mail(ix, argv, (size_t)nspecs, &opts, &stats)

@@ -304,6 +304,32 @@ int ss_index_ref_tip(char out[41], ss_index *ix, const char *kind, char *name, s
 int ss_index_mainline_ref(ss_index *ix, char *buf, size_t size);
 int ss_index_branch_role(ss_index *ix, const char *branch, char *buf, size_t size);
 
+/*
+ * The layout of repo (labels/layout.h) found with o: the one the last
+ * update kept (meta "layout", with the key of the refs it was found
+ * from) when repo's refs, HEAD as far as it decided, the settings and o
+ * are what they were then (ss_layout_key(), ss_layout_load()): no walk
+ * of the history; else found again (ss_layout_find_repo()).  An update
+ * with nothing new then costs the refs' read, not the history's walk
+ * (docs/index.md, "Incremental").  0, or < 0 with the message set as
+ * ss_layout_find_repo() sets it; *out for ss_layout_free().
+ */
+struct ss_repo;
+struct ss_layout_options_s;
+int ss_index_layout_find(struct ss_layout_s **out, ss_index *ix, struct ss_repo *repo,
+			 const struct ss_layout_options_s *o);
+
+/*
+ * The same for the index at path when there is one, opened read-only
+ * for the look (so that a layout that cannot be found refuses the update
+ * before the index is opened to be written, as before); repo by path.
+ * *out NULL (and 0) when the index keeps no layout for these refs, or
+ * either cannot be read (finding the layout then says why); < 0 only
+ * when out of memory.
+ */
+int ss_index_layout_kept(struct ss_layout_s **out, const char *path, const char *repo,
+			 const struct ss_layout_options_s *o);
+
 /* ------------------------------------------------------------------ */
 /* Stored features (index_features.c; docs/index.md, "Stored features"):
  * each mainline commit's raw features (features/feat_store.h, opaque

@@ -423,7 +423,7 @@ int ss_index_update(ss_index *ix, const ss_index_options *opts, ss_index_stats *
 		lo.mainline = o.mainline;
 		lo.branches = o.branches;
 		lo.release_tags = o.release_tags;
-		if ((rc = u.repo ? ss_layout_find_repo(&found, u.repo, &lo)
+		if ((rc = u.repo ? ss_index_layout_find(&found, ix, u.repo, &lo)
 				 : ss_layout_find(&found, o.repo, &lo)))
 			goto free_head;
 		o.layout = found;
@@ -471,9 +471,16 @@ int ss_index_update(ss_index *ix, const ss_index_options *opts, ss_index_stats *
 			goto free_branches;
 	if ((rc = ss_index_exec(ix, "BEGIN IMMEDIATE", "start a transaction")))
 		goto free_branches;
-	if ((rc = ss_index_exec(ix, ss_index_derive_sql, "derive fixes and patch-id backports")))
-		goto rollback;
-	stats->backports += (size_t)sqlite3_changes(ix->db);
+	/* the derived facts change only with the rows they are derived
+	 * from: with nothing walked or repaired, and nothing left pending
+	 * by an interrupted update, they are what the last update derived
+	 * (reading them again was most of what an update with nothing new
+	 * cost once the layout was kept) */
+	if (stats->refs_walked || stats->repaired || pending[0]) {
+		if ((rc = ss_index_exec(ix, ss_index_derive_sql, "derive fixes and patch-id backports")))
+			goto rollback;
+		stats->backports += (size_t)sqlite3_changes(ix->db);
+	}
 	if ((rc = ss_index_decisions_derive(ix, NULL)))
 		goto rollback;
 	if ((rc = ss_index_exec(ix, "COMMIT", "commit a transaction")))

@@ -3,7 +3,9 @@
  * its graph (layout.h).
  */
 #include <ctype.h>
+#include <errno.h>
 #include <fnmatch.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -682,6 +684,15 @@ static size_t choose_mainline(ss_layout *l, const struct paint *p, const size_t 
 			      "--mainline REF", repo);
 		return SIZE_MAX;
 	}
+	/* another candidate as long as the best: HEAD may break the tie
+	 * (whether it did or not, another HEAD could) */
+	for (i = 0; i < l->nbranches; i++) {
+		const ss_layout_branch *b = &l->branches[i];
+
+		if (i != best && b->role != SS_ROLE_COPY && b->role != SS_ROLE_STAGING &&
+		    b->role != SS_ROLE_RELEASES && b->commits == l->branches[best].commits)
+			l->head_decided = 1;
+	}
 	/* its own commits against each other's: more than twice theirs */
 	for (i = 0; i < l->nbranches; i++) {
 		const ss_layout_branch *b = &l->branches[i];
@@ -712,6 +723,7 @@ static size_t choose_mainline(ss_layout *l, const struct paint *p, const size_t 
 			    l->branches[i].role != SS_ROLE_RELEASES)
 				break;
 		if (l->head && i < l->nbranches) {
+			l->head_decided = 1;
 			if (asprintf(&l->note, "no branch stands out as the mainline (%s: %zu commits, "
 				     "%zu release tags%s%s could be): HEAD's branch %s is taken (name "
 				     "another with --mainline)", l->branches[best].name,
@@ -760,21 +772,30 @@ int ss_layout_parse_age(int64_t *out, const char *s)
 	return 0;
 }
 
-static int head_and_config(ss_layout *l, git_repository *r, const ss_layout_options *o,
-			   char **glob, char **eol)
+/* HEAD's branch (short) into l->head, NULL when detached or no branch. */
+static int read_head(ss_layout *l, git_repository *r)
 {
 	git_reference *ref = NULL;
+	int rc = 0;
+
+	if (!git_repository_head_detached(r) && git_repository_head(&ref, r) == 0 &&
+	    git_reference_is_branch(ref) && !(l->head = strdup(git_reference_shorthand(ref))))
+		rc = SS_ENOMEM;
+	git_reference_free(ref);
+	git_error_clear();
+	return rc;
+}
+
+/* The stable branches' glob (--branches, else git config
+ * stablesel.branches) and, without --eol, git config stablesel.eol: NULL
+ * when not set. */
+static int read_config(git_repository *r, const ss_layout_options *o, char **glob, char **eol)
+{
 	git_config *cfg = NULL;
 	const char *v;
 
 	*glob = NULL;
 	*eol = NULL;
-	if (!git_repository_head_detached(r) && git_repository_head(&ref, r) == 0 &&
-	    git_reference_is_branch(ref) && !(l->head = strdup(git_reference_shorthand(ref)))) {
-		git_reference_free(ref);
-		return SS_ENOMEM;
-	}
-	git_reference_free(ref);
 	if (o->branches) {
 		*glob = strdup(o->branches);
 	} else if (!git_repository_config_snapshot(&cfg, r) &&
@@ -784,11 +805,28 @@ static int head_and_config(ss_layout *l, git_repository *r, const ss_layout_opti
 	if (!o->eol && (cfg || !git_repository_config_snapshot(&cfg, r)) &&
 	    !git_config_get_string(&v, cfg, "stablesel.eol") && *v && !(*eol = strdup(v))) {
 		git_config_free(cfg);
+		free(*glob);
+		*glob = NULL;
 		return SS_ENOMEM;
 	}
 	git_config_free(cfg);
 	git_error_clear();
-	return (o->branches || *glob) && !*glob ? SS_ENOMEM : 0;
+	if ((o->branches || *glob) && !*glob) {
+		free(*eol);
+		*eol = NULL;
+		return SS_ENOMEM;
+	}
+	return 0;
+}
+
+static int head_and_config(ss_layout *l, git_repository *r, const ss_layout_options *o,
+			   char **glob, char **eol)
+{
+	int rc = read_head(l, r);
+
+	*glob = NULL;
+	*eol = NULL;
+	return rc ? rc : read_config(r, o, glob, eol);
 }
 
 /* One warning for the branches that a tag shares a name with. */
@@ -888,6 +926,25 @@ static int end_of_life(ss_layout *l, const char *what, const char *from)
 	return 0;
 }
 
+/* What HEAD alone makes of a found mainline, in l->note when nothing
+ * else is said there (choose_mainline() took HEAD's branch: it is the
+ * mainline; a release's line: it says so). */
+static void head_note(ss_layout *l)
+{
+	if (l->note)
+		return;
+	if (!l->head && asprintf(&l->note, "HEAD is no branch: the mainline is %s, the branch "
+				 "reaching the most commits and release tags (name another with "
+				 "--mainline)", l->mainline_name) < 0)
+		l->note = NULL;
+	if (l->head && strcmp(l->head, l->mainline_name) &&
+	    asprintf(&l->note, "HEAD is %s, the mainline is %s: the branch reaching the most "
+		     "commits and release tags (name another with --mainline)", l->head,
+		     l->mainline_name) < 0)
+		l->note = NULL;
+	l->note_from_head = l->note != NULL;
+}
+
 int ss_layout_find(ss_layout **out, const char *repo, const ss_layout_options *o)
 {
 	ss_repo *r;
@@ -912,13 +969,17 @@ int ss_layout_find_repo(ss_layout **out, ss_repo *repo, const ss_layout_options 
 	size_t *tipof = NULL;
 	unsigned char *skip = NULL;
 	const char *path = ss_repo_path(repo);
-	char *glob = NULL, *eolcfg = NULL, *redo = NULL, *redo_branch = NULL;
-	int rc;
+	char *glob = NULL, *eolcfg = NULL, *redo = NULL, *redo_branch = NULL, key[41];
+	int rc, head_decided = 0;
 
 	*out = NULL;
 	memset(&p, 0, sizeof(p));
 	if (!o)
 		o = &defaults;
+	/* the inputs' key before the inputs: a ref that moves meanwhile
+	 * makes the next key another one, never this layout another's */
+	if ((rc = ss_layout_key(key, repo, o)))
+		return rc;
 	if (!(l = calloc(1, sizeof(*l))))
 		return SS_ENOMEM;
 	if ((rc = head_and_config(l, r, o, &glob, &eolcfg)) || (rc = list_branches(l, r, path)))
@@ -1043,6 +1104,7 @@ int ss_layout_find_repo(ss_layout **out, ss_repo *repo, const ss_layout_options 
 				/* read again with the release as the mainline */
 				redo = strdup(tag);
 				redo_branch = strdup(l->branches[best].name);
+				head_decided = l->head_decided;
 				rc = redo && redo_branch ? 0 : SS_ENOMEM;
 				goto free_all;
 			}
@@ -1057,16 +1119,7 @@ int ss_layout_find_repo(ss_layout **out, ss_repo *repo, const ss_layout_options 
 			rc = SS_ENOMEM;
 			goto free_all;
 		}
-		if (!l->note && !l->head &&
-		    asprintf(&l->note, "HEAD is no branch: the mainline is %s, the branch reaching "
-			     "the most commits and release tags (name another with --mainline)",
-			     l->mainline_name) < 0)
-			l->note = NULL;
-		if (l->head && strcmp(l->head, l->mainline_name) &&
-		    asprintf(&l->note, "HEAD is %s, the mainline is %s: the branch reaching the most "
-			     "commits and release tags (name another with --mainline)", l->head,
-			     l->mainline_name) < 0)
-			l->note = NULL;
+		head_note(l);
 	}
 	for (i = 0; i < l->nreleases; i++) {
 		ss_layout_release *rel = &l->releases[i];
@@ -1118,7 +1171,9 @@ free_all:
 		/* the same handle: the repository is opened once */
 		if (!(rc = ss_layout_find_repo(&l, repo, &o2))) {
 			l->found = 1;
+			l->head_decided |= head_decided;
 			free(l->note);
+			l->note_from_head = 0;
 			if (asprintf(&l->note, "no branch is the mainline: %s is the stable branch of "
 				     "release %s, the newest the branches fork from; the mainline is "
 				     "read up to %s (name another with --mainline)", redo_branch, redo,
@@ -1132,6 +1187,7 @@ free_all:
 		ss_layout_free(l);
 		return rc;
 	}
+	memcpy(l->key, key, sizeof(l->key));
 	*out = l;
 	return 0;
 }
@@ -1164,4 +1220,443 @@ char *ss_layout_describe(const ss_layout *l)
 	if (first)
 		ss_strbuf_addf(&sb, " none but the mainline");
 	return ss_strbuf_detach(&sb, NULL);
+}
+
+/* "name -\n" for NULL, else "name <length>:<bytes>\n": no value can
+ * pass for another. */
+static int key_field(ss_strbuf *sb, const char *name, const char *v)
+{
+	return v ? ss_strbuf_addf(sb, "%s %zu:%s\n", name, strlen(v), v)
+		 : ss_strbuf_addf(sb, "%s -\n", name);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every branch and tag ref with what it points to, one line each,
+ * sorted, onto sb. */
+static int key_refs(ss_strbuf *sb, git_repository *r, const char *repo)
+{
+	static const char *const spaces[] = { "refs/heads/", "refs/remotes/", "refs/tags/" };
+	git_reference_iterator *it = NULL;
+	git_reference *ref;
+	char **lines = NULL, hex[GIT_OID_HEXSZ + 1];
+	size_t n = 0, cap = 0, i;
+	int rc = 0, err;
+
+	if (git_reference_iterator_new(&it, r) < 0)
+		return ss_error_set("cannot list the refs of '%s': %s", repo, ss_git_error());
+	while (!rc && !(err = git_reference_next(&ref, it))) {
+		const char *name = git_reference_name(ref);
+		char *line = NULL;
+
+		for (i = 0; i < sizeof(spaces) / sizeof(*spaces); i++)
+			if (!strncmp(name, spaces[i], strlen(spaces[i])))
+				break;
+		if (i < sizeof(spaces) / sizeof(*spaces)) {
+			if (git_reference_type(ref) == GIT_REFERENCE_DIRECT)
+				git_oid_tostr(hex, sizeof(hex), git_reference_target(ref));
+			if ((git_reference_type(ref) == GIT_REFERENCE_DIRECT
+			     ? asprintf(&line, "%s %s", name, hex)
+			     : asprintf(&line, "%s -> %s", name, git_reference_symbolic_target(ref)
+					? git_reference_symbolic_target(ref) : "")) < 0)
+				rc = SS_ENOMEM;
+			else if (SS_GROW(lines, n + 1, cap)) {
+				free(line);
+				rc = SS_ENOMEM;
+			} else {
+				lines[n++] = line;
+			}
+		}
+		git_reference_free(ref);
+	}
+	git_reference_iterator_free(it);
+	if (!rc && err != GIT_ITEROVER)
+		rc = ss_error_set("cannot list the refs of '%s': %s", repo, ss_git_error());
+	if (n)
+		qsort(lines, n, sizeof(*lines), cmp_str);
+	for (i = 0; i < n; i++) {
+		if (!rc && key_field(sb, "ref", lines[i]))
+			rc = SS_ENOMEM;
+		free(lines[i]);
+	}
+	free(lines);
+	return rc;
+}
+
+int ss_layout_key(char out[41], ss_repo *repo, const ss_layout_options *o)
+{
+	static const ss_layout_options defaults = SS_LAYOUT_OPTIONS_INIT;
+	git_repository *r = ss_repo_git(repo);
+	const char *path = ss_repo_path(repo);
+	ss_strbuf sb = SS_STRBUF_INIT, shallow = SS_STRBUF_INIT;
+	char *glob = NULL, *eol = NULL, hex[GIT_OID_HEXSZ + 1] = "";
+	git_oid oid;
+	FILE *f;
+	int rc;
+
+	out[0] = '\0';
+	if (!o)
+		o = &defaults;
+	if ((rc = read_config(r, o, &glob, &eol)))
+		goto free_all;
+	if (o->mainline) {
+		git_object *obj = NULL, *peeled = NULL;
+
+		if (!git_revparse_single(&obj, r, o->mainline) &&
+		    !git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT))
+			git_oid_tostr(hex, sizeof(hex), git_object_id(peeled));
+		git_object_free(peeled);
+		git_object_free(obj);
+		git_error_clear();
+	}
+	/* a shallow clone deepened reaches more commits from the same refs */
+	if (ss_strbuf_addf(&shallow, "%sshallow", git_repository_commondir(r))) {
+		rc = SS_ENOMEM;
+		goto free_all;
+	}
+	if ((f = fopen(shallow.buf, "rb"))) {
+		char buf[4096];
+		size_t got;
+
+		ss_strbuf_reset(&shallow);
+		while (!rc && (got = fread(buf, 1, sizeof(buf), f)))
+			rc = ss_strbuf_add(&shallow, buf, got);
+		fclose(f);
+	} else {
+		ss_strbuf_reset(&shallow);
+	}
+	if (rc || ss_strbuf_addf(&sb, "stablesel layout key %d\n", SS_LAYOUT_VERSION) ||
+	    key_field(&sb, "mainline", o->mainline) || key_field(&sb, "mainline-commit", hex) ||
+	    key_field(&sb, "branches", glob) || key_field(&sb, "release-tags", o->release_tags) ||
+	    key_field(&sb, "eol", o->eol ? o->eol : eol) || key_field(&sb, "shallow", shallow.buf)) {
+		rc = SS_ENOMEM;
+		goto free_all;
+	}
+	if ((rc = key_refs(&sb, r, path)))
+		goto free_all;
+	if (git_odb_hash(&oid, sb.buf, sb.len, GIT_OBJECT_BLOB) < 0) {
+		rc = ss_error_set("cannot hash the refs of '%s': %s", path, ss_git_error());
+		goto free_all;
+	}
+	git_oid_tostr(out, 41, &oid);
+free_all:
+	if (rc == SS_ENOMEM)
+		rc = ss_error_code(SS_ENOMEM, "out of memory reading the refs of '%s'", path);
+	free(glob);
+	free(eol);
+	ss_strbuf_release(&shallow);
+	ss_strbuf_release(&sb);
+	return rc;
+}
+
+/* s (NULL: "-") as one field of a line of ss_layout_save(): "+" and s
+ * with '\\', tab and newline escaped. */
+static int save_str(ss_strbuf *sb, const char *s)
+{
+	int rc = ss_strbuf_addch(sb, '\t');
+
+	if (!s)
+		return rc ? rc : ss_strbuf_addch(sb, '-');
+	rc = rc ? rc : ss_strbuf_addch(sb, '+');
+	for (; *s && !rc; s++)
+		rc = *s == '\\' ? ss_strbuf_adds(sb, "\\\\")
+		     : *s == '\t' ? ss_strbuf_adds(sb, "\\t")
+		     : *s == '\n' ? ss_strbuf_adds(sb, "\\n") : ss_strbuf_addch(sb, *s);
+	return rc;
+}
+
+/*
+ * The text: a header line "stablesel layout <version> <key>", then one
+ * line a field, a branch or a release, fields separated by tabs:
+ * strings as save_str() writes them, numbers in decimal; last "end" with
+ * the number of branches and releases.
+ */
+char *ss_layout_save(const ss_layout *l)
+{
+	ss_strbuf sb = SS_STRBUF_INIT;
+	int rc;
+	size_t i;
+
+	rc = ss_strbuf_addf(&sb, "stablesel layout %d %s\nmainline", SS_LAYOUT_VERSION, l->key);
+	rc = rc ? rc : save_str(&sb, l->mainline);
+	rc = rc ? rc : ss_strbuf_adds(&sb, "\nname");
+	rc = rc ? rc : save_str(&sb, l->mainline_name);
+	rc = rc ? rc : ss_strbuf_adds(&sb, "\nmtip");
+	rc = rc ? rc : save_str(&sb, l->mtip);
+	rc = rc ? rc : ss_strbuf_adds(&sb, "\nnote");
+	rc = rc ? rc : save_str(&sb, l->note_from_head ? NULL : l->note);
+	rc = rc ? rc : ss_strbuf_adds(&sb, "\nwarning");
+	rc = rc ? rc : save_str(&sb, l->warning);
+	rc = rc ? rc : ss_strbuf_adds(&sb, "\nseries");
+	rc = rc ? rc : save_str(&sb, l->series);
+	rc = rc ? rc : ss_strbuf_adds(&sb, "\neol");
+	rc = rc ? rc : save_str(&sb, l->eol_note);
+	rc = rc ? rc : ss_strbuf_addf(&sb, "\nflags\t%d\t%d\t%d\t%" PRId64 "\n", l->found,
+				      l->explicit_branches, l->head_decided, l->newest);
+	for (i = 0; !rc && i < l->nbranches; i++) {
+		const ss_layout_branch *b = &l->branches[i];
+
+		rc = ss_strbuf_adds(&sb, "branch");
+		rc = rc ? rc : save_str(&sb, b->name);
+		rc = rc ? rc : save_str(&sb, b->ref);
+		rc = rc ? rc : ss_strbuf_addf(&sb, "\t%s\t%" PRId64 "\t%d\t%zu\t%zu\t%zu\n", b->tip,
+					      b->time, (int)b->role, b->of, b->commits, b->tags);
+	}
+	for (i = 0; !rc && i < l->nreleases; i++) {
+		const ss_layout_release *rel = &l->releases[i];
+
+		rc = ss_strbuf_adds(&sb, "release");
+		rc = rc ? rc : save_str(&sb, rel->tag);
+		rc = rc ? rc : ss_strbuf_addf(&sb, "\t%s\t%" PRId64 "\t%s\n", rel->sha, rel->time,
+					      rel->kind);
+	}
+	/* a text cut at a line's end (a damaged file) is told by its end */
+	rc = rc ? rc : ss_strbuf_addf(&sb, "end\t%zu\t%zu\n", l->nbranches, l->nreleases);
+	if (rc) {
+		ss_strbuf_release(&sb);
+		return NULL;
+	}
+	return ss_strbuf_detach(&sb, NULL);
+}
+
+/* The next tab-separated field of *s (a line, NUL-terminated), cut in
+ * place; NULL when there is none. */
+static char *next_field(char **s)
+{
+	char *f = *s, *tab;
+
+	if (!f)
+		return NULL;
+	if ((tab = strchr(f, '\t'))) {
+		*tab = '\0';
+		*s = tab + 1;
+	} else {
+		*s = NULL;
+	}
+	return f;
+}
+
+/* A field of save_str() into *out (malloc'd; NULL for "-"): 0, 1 when
+ * it is no such field, SS_ENOMEM. */
+static int load_str(char **out, char **s)
+{
+	char *f = next_field(s), *o;
+
+	*out = NULL;
+	if (!f || (f[0] != '-' && f[0] != '+') || (f[0] == '-' && f[1]))
+		return 1;
+	if (f[0] == '-')
+		return 0;
+	if (!(o = *out = malloc(strlen(f))))
+		return SS_ENOMEM;
+	for (f++; *f; f++) {
+		if (*f != '\\') {
+			*o++ = *f;
+			continue;
+		}
+		f++;
+		if (*f != '\\' && *f != 't' && *f != 'n') {
+			free(*out);
+			*out = NULL;
+			return 1;
+		}
+		*o++ = *f == 't' ? '\t' : *f == 'n' ? '\n' : '\\';
+	}
+	*o = '\0';
+	return 0;
+}
+
+/* A decimal field (an optional '-' for signed ones) within [min, max]:
+ * 0, or 1 when it is none. */
+static int load_num(int64_t *out, char **s, int64_t min, int64_t max)
+{
+	char *f = next_field(s), *end;
+	long long v;
+
+	if (!f || !*f || (!isdigit((unsigned char)*f) && *f != '-'))
+		return 1;
+	errno = 0;
+	v = strtoll(f, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return 1;
+	*out = v;
+	return 0;
+}
+
+/* A full id field into out: 0, or 1 when it is none. */
+static int load_id(char out[41], char **s)
+{
+	char *f = next_field(s);
+	size_t i;
+
+	if (!f || strlen(f) != 40)
+		return 1;
+	for (i = 0; i < 40; i++)
+		if (!isxdigit((unsigned char)f[i]) || isupper((unsigned char)f[i]))
+			return 1;
+	memcpy(out, f, 41);
+	return 0;
+}
+
+/* One line of the text into l: 0, 1 when it is not a line of a saved
+ * layout, SS_ENOMEM. */
+static int load_line(ss_layout *l, char *line, size_t *capb, size_t *capr)
+{
+	char *s = line, *what = next_field(&s), **str = NULL;
+	int64_t v[5];
+	int rc;
+
+	if (!strcmp(what, "mainline"))
+		str = &l->mainline;
+	else if (!strcmp(what, "name"))
+		str = &l->mainline_name;
+	else if (!strcmp(what, "note"))
+		str = &l->note;
+	else if (!strcmp(what, "warning"))
+		str = &l->warning;
+	else if (!strcmp(what, "series"))
+		str = &l->series;
+	else if (!strcmp(what, "eol"))
+		str = &l->eol_note;
+	if (str) {
+		if (*str)
+			return 1;  /* twice */
+		rc = load_str(str, &s);
+		return rc ? rc : s != NULL;
+	}
+	if (!strcmp(what, "mtip")) {
+		char *t = NULL;
+
+		if ((rc = load_str(&t, &s)))
+			return rc;
+		/* one id, checked as the others */
+		rc = !t || s ? 1 : (s = t, load_id(l->mtip, &s));
+		free(t);
+		return rc;
+	}
+	if (!strcmp(what, "flags")) {
+		if (load_num(&v[0], &s, 0, 1) || load_num(&v[1], &s, 0, 1) || load_num(&v[2], &s, 0, 1) ||
+		    load_num(&v[3], &s, INT64_MIN, INT64_MAX) || s)
+			return 1;
+		l->found = (int)v[0];
+		l->explicit_branches = (int)v[1];
+		l->head_decided = (int)v[2];
+		l->newest = v[3];
+		return 0;
+	}
+	if (!strcmp(what, "branch")) {
+		ss_layout_branch *b;
+
+		if (SS_GROW(l->branches, l->nbranches + 1, *capb))
+			return SS_ENOMEM;
+		b = &l->branches[l->nbranches];
+		memset(b, 0, sizeof(*b));
+		/* counted at once: ss_layout_free() frees what was read */
+		l->nbranches++;
+		if ((rc = load_str(&b->name, &s)) || (rc = load_str(&b->ref, &s)))
+			return rc;
+		if (!b->name || !b->ref || load_id(b->tip, &s) ||
+		    load_num(&v[0], &s, INT64_MIN, INT64_MAX) ||
+		    load_num(&v[1], &s, 0, SS_ROLE_RELEASES) || load_num(&v[2], &s, 0, INT64_MAX) ||
+		    load_num(&v[3], &s, 0, INT64_MAX) || load_num(&v[4], &s, 0, INT64_MAX) || s)
+			return 1;
+		b->time = v[0];
+		b->role = (ss_layout_role)v[1];
+		b->of = (size_t)v[2];
+		b->commits = (size_t)v[3];
+		b->tags = (size_t)v[4];
+		return 0;
+	}
+	if (!strcmp(what, "release")) {
+		static const char *const kinds[] = { "mainline", "stable", "rc" };
+		ss_layout_release *rel;
+		const char *kind;
+		size_t k;
+
+		if (SS_GROW(l->releases, l->nreleases + 1, *capr))
+			return SS_ENOMEM;
+		rel = &l->releases[l->nreleases];
+		memset(rel, 0, sizeof(*rel));
+		l->nreleases++;
+		if ((rc = load_str(&rel->tag, &s)))
+			return rc;
+		if (!rel->tag || load_id(rel->sha, &s) || load_num(&v[0], &s, INT64_MIN, INT64_MAX))
+			return 1;
+		rel->time = v[0];
+		if (!(kind = next_field(&s)) || s)
+			return 1;
+		for (k = 0; k < sizeof(kinds) / sizeof(*kinds); k++)
+			if (!strcmp(kind, kinds[k]))
+				rel->kind = kinds[k];
+		return !rel->kind;
+	}
+	return 1;
+}
+
+int ss_layout_load(ss_layout **out, const char *text, const char *key, ss_repo *repo)
+{
+	ss_layout *l = NULL;
+	char *copy = NULL, *line, *nl, header[128];
+	size_t capb = 0, capr = 0, i;
+	int rc = 0, ended = 0;
+
+	*out = NULL;
+	snprintf(header, sizeof(header), "stablesel layout %d %s\n", SS_LAYOUT_VERSION, key);
+	if (!key[0] || strncmp(text, header, strlen(header)))
+		return ss_error_code(SS_ENOTFOUND, "the layout kept was found from other refs");
+	if (!(copy = strdup(text + strlen(header))) || !(l = calloc(1, sizeof(*l)))) {
+		rc = SS_ENOMEM;
+		goto free_all;
+	}
+	for (line = copy; !rc && line && *line; line = nl) {
+		if ((nl = strchr(line, '\n')))
+			*nl++ = '\0';
+		if (!strncmp(line, "end\t", 4)) {
+			char *s = line + 4;
+			int64_t nb, nr;
+
+			/* the last line, with the counts of what came before */
+			rc = load_num(&nb, &s, 0, INT64_MAX) || load_num(&nr, &s, 0, INT64_MAX) || s ||
+			     (nl && *nl) || (size_t)nb != l->nbranches || (size_t)nr != l->nreleases;
+			ended = 1;
+			continue;
+		}
+		rc = load_line(l, line, &capb, &capr);
+	}
+	if (rc || (rc = !ended))
+		goto free_all;
+	/* what the rest of stablesel takes for granted of a layout */
+	rc = !l->mainline || !l->mainline_name || !l->mtip[0];
+	for (i = 0; !rc && i < l->nbranches; i++)
+		rc = l->branches[i].of >= l->nbranches ||
+		     (i && strcmp(l->branches[i - 1].name, l->branches[i].name) >= 0);
+	for (i = 1; !rc && i < l->nreleases; i++)
+		rc = strcmp(l->releases[i - 1].tag, l->releases[i].tag) >= 0;
+	if (rc)
+		goto free_all;
+	memcpy(l->key, key, sizeof(l->key));
+	if ((rc = read_head(l, ss_repo_git(repo))))
+		goto free_all;
+	if (l->head_decided && (!l->head || strcmp(l->head, l->mainline_name))) {
+		rc = ss_error_code(SS_ENOTFOUND, "HEAD decided the layout kept, and is not its "
+				   "mainline now");
+		goto free_all;
+	}
+	if (l->found)
+		head_note(l);
+free_all:
+	free(copy);
+	if (rc == 1)
+		rc = ss_error_code(SS_EINVALID, "the layout kept is damaged");
+	else if (rc == SS_ENOMEM)
+		rc = ss_error_code(SS_ENOMEM, "out of memory reading the layout kept");
+	if (rc) {
+		ss_layout_free(l);
+		return rc;
+	}
+	*out = l;
+	return 0;
 }

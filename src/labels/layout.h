@@ -75,9 +75,17 @@ typedef struct ss_layout_s {
 	                       * (--eol, stablesel.eol) gave it, NULL without one */
 	ss_layout_release *releases;  /* sorted by tag */
 	size_t nreleases;
+	char key[41];         /* ss_layout_key() of the inputs it was found from,
+	                       * read before them ("" when not known) */
+	int head_decided;     /* HEAD's branch broke a tie of the mainline's
+	                       * candidates or was taken as none stood out: the
+	                       * layout holds again only while HEAD is the mainline */
+	int note_from_head;   /* note is what HEAD alone makes of the mainline
+	                       * ("HEAD is X, the mainline is Y"): not kept by
+	                       * ss_layout_save(), said again by ss_layout_load() */
 } ss_layout;
 
-typedef struct {
+typedef struct ss_layout_options_s {
 	const char *mainline;      /* named mainline (NULL: found) */
 	const char *branches;      /* fnmatch glob of stable branches (NULL: git config
 	                            * stablesel.branches, else every branch by role) */
@@ -110,6 +118,43 @@ int ss_layout_find(ss_layout **out, const char *repo, const ss_layout_options *o
  * opened once however often the layout reads it. */
 int ss_layout_find_repo(ss_layout **out, ss_repo *repo, const ss_layout_options *o);
 void ss_layout_free(ss_layout *l); /* NULL is a no-op */
+
+/*
+ * What a layout is found from, as a key (40 hex digits, into out): the
+ * options, git config stablesel.branches and stablesel.eol, every ref
+ * under refs/heads/, refs/remotes/ and refs/tags/ with what it points to
+ * (sorted: packing the refs changes nothing), a named mainline's commit,
+ * the shallow boundary, and SS_LAYOUT_VERSION.  Not HEAD: a layout HEAD
+ * decided says so (head_decided), so that an index records the same
+ * rows whatever HEAD is.  The commits the refs reach are not read: a
+ * commit's parents never change, so two equal keys give one layout (a
+ * commit object fetched later into a damaged repository aside).  A few
+ * milliseconds where finding the layout walks the whole history.  0, or
+ * < 0 with the message set.
+ */
+int ss_layout_key(char out[41], ss_repo *repo, const ss_layout_options *o);
+
+/* Raised whenever ss_layout_find_repo() may find another layout from the
+ * same refs (a rule changed), so that no kept layout (ss_layout_load)
+ * of an older rule is taken. */
+#define SS_LAYOUT_VERSION 1
+
+/*
+ * The layout as text for ss_layout_load() (malloc'd, NULL when out of
+ * memory): every field but head, and note when HEAD alone made it.
+ */
+char *ss_layout_save(const ss_layout *l);
+
+/*
+ * The layout text (ss_layout_save()) keeps, into *out, when it was found
+ * from the inputs of key (ss_layout_key() now) and still holds with
+ * HEAD as repo has it now: head read again, HEAD's note said again.  0;
+ * SS_ENOTFOUND when it was found from other inputs or HEAD now decides
+ * otherwise, SS_EINVALID when text is no layout of this version (the
+ * text may come from a damaged file: every field is checked), both with
+ * the message set; SS_ENOMEM.
+ */
+int ss_layout_load(ss_layout **out, const char *text, const char *key, ss_repo *repo);
 
 /* The kind of release tag in l ("mainline", "stable", "rc"), NULL when l
  * (NULL allowed) does not list it. */
