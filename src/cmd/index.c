@@ -100,26 +100,11 @@ static void say_layout(const ss_layout *l)
  */
 static void refused_build(ss_index *ix, const char *db, const char *dir)
 {
-	char *msg = strdup(ss_error_last()), *file, side[4200];
-	int empty = 0;
+	char *msg = strdup(ss_error_last());
 
 	if (!msg)
 		die("out of memory");
-	if (ss_index_is_empty(ix, &empty))
-		empty = 0;
-	ss_index_free(ix);
-	/* the file SQLite made: a symlink's target (the link is the user's,
-	 * and stays), and its side files beside the target */
-	if (empty && (file = realpath(db, NULL))) {
-		unlink(file);
-		snprintf(side, sizeof(side), "%s-wal", file);
-		unlink(side);
-		snprintf(side, sizeof(side), "%s-shm", file);
-		unlink(side);
-		free(file);
-		if (dir)
-			rmdir(dir);
-	}
+	ss_index_discard_first_build(ix, db, dir);
 	die("%s", msg);
 }
 

@@ -650,6 +650,32 @@ int ss_index_open(ss_index **out, const char *path, ss_index_mode mode)
 	return 0;
 }
 
+void ss_index_discard_first_build(ss_index *ix, const char *path, const char *made_dir)
+{
+	char *file, *side;
+	int empty = 0;
+
+	if (ss_index_is_empty(ix, &empty))
+		empty = 0;
+	ss_index_free(ix);
+	/* the file SQLite made: a symlink's target (the link is the user's,
+	 * and stays), and its side files beside the target */
+	if (!empty || !(file = realpath(path, NULL)))
+		return;
+	unlink(file);
+	if (asprintf(&side, "%s-wal", file) >= 0) {
+		unlink(side);
+		free(side);
+	}
+	if (asprintf(&side, "%s-shm", file) >= 0) {
+		unlink(side);
+		free(side);
+	}
+	free(file);
+	if (made_dir)
+		rmdir(made_dir);
+}
+
 void ss_index_free(ss_index *ix)
 {
 	if (!ix)

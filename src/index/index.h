@@ -108,6 +108,15 @@ int ss_index_open(ss_index **out, const char *path, ss_index_mode mode);
 void ss_index_free(ss_index *ix); /* NULL is a no-op */
 
 /*
+ * A first build that was refused: close ix (opened SS_INDEX_WRITE on
+ * path) and, when it holds no commits, remove what the open made (the
+ * file, a symlink's target but not the link, its -wal and -shm, and
+ * made_dir when not NULL and empty).  An index that holds commits is only
+ * closed.  Nothing is said.
+ */
+void ss_index_discard_first_build(ss_index *ix, const char *path, const char *made_dir);
+
+/*
  * Read ix as it was at time t (seconds since the epoch; --as-of): from
  * then on every read of ix sees only the commits committed by t (their
  * trailers, files, branch memberships and feature rows with them), the

@@ -73,8 +73,10 @@ static const char *index_unfit(ss_index *ix, struct ref_match *m, const char *re
 {
 	char upid[41];
 
+	/* a tag, a commit, a branch set back (--as-of) or one the index
+	 * does not list: what it carries is read where it stands */
 	if (!m->ref[0])
-		return "it has no such stable branch";
+		return "it is no branch tip the index holds, so what it carries is read at that point";
 	if (strcmp(m->ref_tip, m->tip))
 		return "stale";
 	if (upstream && (ss_git_resolve(upid, repo, upstream) || strcmp(upid, m->mainline)))
