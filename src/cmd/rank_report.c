@@ -167,38 +167,6 @@ static void branch_identities(cli_ranking *k, ss_index *ix, const char *repo)
 		free(hints[i]);
 }
 
-/* --as-of: each --onto branch becomes the commit its line had then; one
- * that had none yet is left out, said. */
-static void onto_as_of(cli_ranking *k, const char *onto_repo)
-{
-	char id[41], date[16];
-	size_t b, n = 0;
-
-	if (!k->as_of || !onto_repo)
-		return;
-	ss_format_date(date, k->as_of);
-	for (b = 0; b < k->nonto; b++) {
-		int rc = ss_git_resolve_as_of(id, onto_repo, k->onto[b], k->as_of);
-
-		if (rc == SS_ENOTFOUND) {
-			note("as of %s: %s left out: %s", date, k->onto[b], ss_error_last());
-			ss_error_clear();
-			continue;
-		}
-		if (rc)
-			die("%s", ss_error_last());
-		if (!(k->onto_at[n] = strdup(id)))
-			die("out of memory");
-		k->onto_asked[n] = k->onto[b];
-		k->onto[n] = k->onto_at[n];
-		note("as of %s: %s is at %.12s", date, k->onto_asked[n], id);
-		n++;
-	}
-	if (!n && k->nonto)
-		die("as of %s, none of the stable branches had a commit yet", date);
-	k->nonto = n;
-}
-
 static void open_branches(cli_ranking *k, const char *repo)
 {
 	const char *onto_repo = k->onto_repo ? k->onto_repo : repo;
@@ -216,7 +184,10 @@ static void open_branches(cli_ranking *k, const char *repo)
 		die("%s", ss_error_last());
 	if (ss_run_onto_check(k->nonto, onto_repo, k->verdicts))
 		usage_die("%s", ss_error_last());
-	onto_as_of(k, onto_repo);
+	if (k->as_of && onto_repo &&
+	    ss_run_onto_as_of(k->onto_at, k->onto_asked, k->onto, &k->nonto, onto_repo, k->as_of,
+			      cli_run_report()))
+		die("%s", ss_error_last());
 	o.ix = ix;
 	o.ixpath = ixpath;
 	if (k->nonto && ss_run_branches_open(&k->br, k->onto, k->nonto, &o))

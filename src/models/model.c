@@ -232,30 +232,30 @@ int ss_model_train(ss_model **out, ss_model_kind kind, const ss_dataset *d,
 		rc = SS_ENOMEM;
 		goto free_all;
 	}
-	if (o->nextra) {
+	{
 		/* evidence newer than the validation slice (the ranked
 		 * cycle's settled commits): learnt from with the fit part,
 		 * never validated on */
-		size_t *fit = malloc((nfit + o->nextra) * sizeof(*fit));
+		size_t *fit = order, nf = nfit + o->nextra;
 
-		if (!fit) {
-			rc = SS_ENOMEM;
-			goto free_all;
+		if (o->nextra) {
+			if (!(fit = malloc(nf * sizeof(*fit)))) {
+				rc = SS_ENOMEM;
+				goto free_all;
+			}
+			memcpy(fit, order, nfit * sizeof(*fit));
+			memcpy(fit + nfit, o->extra, o->nextra * sizeof(*fit));
 		}
-		memcpy(fit, order, nfit * sizeof(*fit));
-		memcpy(fit + nfit, o->extra, o->nextra * sizeof(*fit));
-		rc = m->ops->train(m, d, fit, nfit + o->nextra, order + nfit, nval, o, vscore);
-		free(fit);
+		rc = m->ops->train(m, d, fit, nf, order + nfit, nval, o, vscore);
+		if (fit != order)
+			free(fit);
 		if (rc)
 			goto free_all;
-		for (i = 0; i < o->nextra; i++)
-			m->info.npos += ss_dataset_example(d, o->extra[i])->label;
-		m->info.n = o->nextra;
-	} else if ((rc = m->ops->train(m, d, order, nfit, order + nfit, nval, o, vscore))) {
-		goto free_all;
 	}
 
-	m->info.n += n;
+	m->info.n = n + o->nextra;
+	for (i = 0; i < o->nextra; i++)
+		m->info.npos += ss_dataset_example(d, o->extra[i])->label;
 	m->info.first = ss_dataset_example(d, order[0])->time;
 	m->info.last = ss_dataset_example(d, order[n - 1])->time;
 	for (i = 0; i < n; i++)

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "eval/eval.h"
 #include "source/git.h"
 #include "source/source.h"
 #include "util/error.h"
@@ -143,6 +144,38 @@ int ss_run_carried_load(ss_carried **out, int *from_index, ss_index *ix, const c
 		return ss_run_fail(rc, "cannot read stable branch '%s'", what);
 	}
 	*out = cr;
+	return 0;
+}
+
+int ss_run_onto_as_of(char **at, const char **asked, const char **onto, size_t *n,
+		      const char *repo, int64_t t, const ss_run_report *rp)
+{
+	char id[41], date[16];
+	size_t b, kept = 0;
+
+	ss_format_date(date, t);
+	for (b = 0; b < *n; b++) {
+		int rc = ss_git_resolve_as_of(id, repo, onto[b], t);
+
+		if (rc == SS_ENOTFOUND) {
+			ss_run_say(rp, SS_RUN_NOTE, "as of %s: %s left out: %s", date, onto[b],
+				   ss_error_last());
+			ss_error_clear();
+			continue;
+		}
+		if (rc)
+			return rc;
+		if (!(at[kept] = strdup(id)))
+			return ss_error_code(SS_ENOMEM, "out of memory");
+		asked[kept] = onto[b];
+		onto[kept] = at[kept];
+		ss_run_say(rp, SS_RUN_NOTE, "as of %s: %s is at %.12s", date, asked[kept], id);
+		kept++;
+	}
+	if (!kept && *n)
+		return ss_error_code(SS_ENOTFOUND, "as of %s, none of the stable branches had a "
+				     "commit yet", date);
+	*n = kept;
 	return 0;
 }
 

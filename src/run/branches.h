@@ -68,6 +68,17 @@ int ss_run_onto_from_index(char **owned, const char **onto, size_t *n, size_t ma
 			   const char *path, const ss_run_report *rp);
 
 /*
+ * --as-of t: each of onto[0..*n) in repo becomes the commit its
+ * first-parent line had at t (ss_git_resolve_as_of): at[i] its id
+ * (malloc'd, the caller's), asked[i] the name given, onto[i] = at[i].  A
+ * branch with no commit yet is left out (*n shrinks); each is said as a
+ * note through rp.  SS_ENOTFOUND with the message set when none is left.
+ * 0 or < 0 with the message set.
+ */
+int ss_run_onto_as_of(char **at, const char **asked, const char **onto, size_t *n,
+		      const char *repo, int64_t t, const ss_run_report *rp);
+
+/*
  * Whether n branches (after ss_run_onto_from_index) in repo (NULL: no
  * repository named) can serve --verdicts (NULL: not asked): SS_EINVALID
  * with the usage message when --verdicts has no branch or the branches
