@@ -1209,6 +1209,7 @@ static void test_name_words(void **st)
 		{ "l:part_1", "patch 1 of its series" },
 		{ "word:crash", "the word \"crash\"" },
 		{ "k:bug", "its message has a \"bug:\" line" },
+		{ "n:7/10", "7 of its 10 nearest past commits reached stable" },
 		{ "u:bugzilla.example.org", "links to bugzilla.example.org" },
 		{ "hash:77", "an unnamed hashed feature, slot 77" },
 		/* dense features: their doc string, without the log(1+n) */

@@ -955,13 +955,13 @@ static void test_calibration_in_file(void **st)
 		assert_int_equal(ss_model_save(m, path), 0);
 		expect_refused(path, bad[i].why);
 	}
-	/* a version 1 file (no calibration bytes, no bands, no pick share:
-	 * 20 + 32 + 4 bytes) loads with the identity */
+	/* a version 1 file (no calibration bytes, no bands, no pick share,
+	 * no neighbours, no cost: 20 + 32 + 4 + 16 bytes) loads with the identity */
 	ss_model_set_calibration(m, &good);
 	assert_int_equal(ss_model_save(m, path), 0);
 	buf = read_all(path, &len);
 	at = find_calib(buf, len, &good);
-	cut_out(buf, &len, at, 56);
+	cut_out(buf, &len, at, 72);
 	write_version(path, buf, len, 1);
 	assert_int_equal(ss_model_load(&l, path), 0);
 	assert_int_equal(ss_model_calibration(l)->method, SS_CALIB_NONE);
@@ -1123,8 +1123,32 @@ static void test_bands(void **st)
 		assert_int_equal(ss_model_save(m, path), 0);
 		expect_refused(path, bad[i].why);
 	}
-	/* version 3: no pick share (the 4 bytes after the count): 0, the
-	 * threshold as it is; a share outside [0, 1] is refused */
+	/* version 4: no nearest past decisions nor cost (the 16 bytes after
+	 * the pick share; this model has no neighbours to remember): none,
+	 * and the cost unknown */
+	ss_model_set_bands(m, &good);
+	assert_int_equal(ss_model_save(m, path), 0);
+	buf = read_all(path, &len);
+	at = find_bands(buf, len, &good);
+	{
+		size_t len4 = len;
+		unsigned char *b4 = malloc(len);
+
+		assert_non_null(b4);
+		memcpy(b4, buf, len);
+		cut_out(b4, &len4, at + 36, 16);
+		write_version(path, b4, len4, 4);
+		assert_true(ss_model_info_of(m)->cost > 0.0);
+		assert_int_equal(ss_model_load(&l, path), 0);
+		assert_int_equal(ss_model_info_of(l)->nlabelled, 4242);
+		assert_true(ss_model_info_of(l)->cost == 0.0);
+		ss_model_free(l);
+		free(b4);
+	}
+	free(buf);
+	/* version 3: no pick share (the 4 bytes after the count) nor what
+	 * came later: 0, the threshold as it is; a share outside [0, 1] is
+	 * refused */
 	ss_model_set_bands(m, &good);
 	ss_model_set_pick_share(m, 0.25f);
 	assert_int_equal(ss_model_save(m, path), 0);
@@ -1136,7 +1160,7 @@ static void test_bands(void **st)
 
 		assert_non_null(b3);
 		memcpy(b3, buf, len);
-		cut_out(b3, &len3, at + 32, 4);
+		cut_out(b3, &len3, at + 32, 20);
 		write_version(path, b3, len3, 3);
 		assert_int_equal(ss_model_load(&l, path), 0);
 		assert_true(ss_model_pick_share(l) == 0.0f);
@@ -1148,9 +1172,9 @@ static void test_bands(void **st)
 		expect_refused(path, "is corrupt: its pick share is not in [0, 1]");
 		free(b3);
 	}
-	/* version 2: no bands, no count, no share (36 bytes): bands from the
-	 * threshold */
-	cut_out(buf, &len, at, 36);
+	/* version 2: no bands, no count, no share, no neighbours, no cost (52 bytes):
+	 * bands from the threshold */
+	cut_out(buf, &len, at, 52);
 	write_version(path, buf, len, 2);
 	assert_int_equal(ss_model_load(&l, path), 0);
 	ss_bands_from_threshold(&b, ss_model_threshold(m));
@@ -1165,6 +1189,161 @@ static void test_bands(void **st)
 	ss_model_free(m);
 	free(buf);
 	unlink(path);
+	free(idx);
+	ss_dataset_free(d);
+}
+
+/* cosine of a and b without the named dense block, in double */
+static double plain_cosine(const ss_svec *a, const ss_svec *b)
+{
+	double dot = 0, na = 0, nb = 0;
+	size_t i, j;
+
+	for (i = 0; i < a->n; i++)
+		if (a->idx[i] >= SS_NDENSE)
+			na += (double)a->val[i] * a->val[i];
+	for (j = 0; j < b->n; j++)
+		if (b->idx[j] >= SS_NDENSE)
+			nb += (double)b->val[j] * b->val[j];
+	for (i = 0, j = 0; i < a->n && j < b->n;) {
+		if (a->idx[i] != b->idx[j]) {
+			a->idx[i] < b->idx[j] ? i++ : j++;
+			continue;
+		}
+		if (a->idx[i] >= SS_NDENSE)
+			dot += (double)a->val[i] * b->val[j];
+		i++, j++;
+	}
+	return na > 0 && nb > 0 ? dot / sqrt(na * nb) : 0.0;
+}
+
+/*
+ * The nearest past decisions (models/near.c): a linear model trained
+ * with them remembers what it learnt from; the precedents it gives for a
+ * new commit are the brute-force nearest training examples by plain
+ * cosine (a copy of the commit skipped), with their ids, subjects and
+ * fates; a saved and loaded model gives the same neighbours and scores;
+ * a count beyond SS_NEAR_K_MAX is refused; a model trained without them
+ * remembers none.
+ */
+static void test_near(void **st)
+{
+	enum { N = 300, K = 5 };
+	ss_train_options o = SS_TRAIN_OPTIONS_INIT;
+	ss_dataset *d = synth_dataset(N, 10);
+	size_t *idx = iota(N), i, j, q, n, ln, len, at;
+	ss_model_neighbour nb[K], lb[K];
+	float a[N], b[N];
+	ss_model *m, *l, *plain;
+	ss_svec x, *ex;
+	uint32_t *remap;
+	char path[128], id[41];
+	unsigned char *buf;
+
+	(void)st;
+	o.near = SS_NEAR_K;
+	o.threads = 1;
+	assert_int_equal(ss_model_train(&m, SS_MODEL_LINEAR, d, idx, N, &o), 0);
+	assert_non_null(strstr(ss_model_info_of(m)->params, " near=10*"));
+	/* every example's vector, for the brute force */
+	ex = calloc(N, sizeof(*ex));
+	assert_non_null(ex);
+	assert_int_equal(ss_dataset_remap(&remap, ss_model_featurizer(m), d), 0);
+	for (i = 0; i < N; i++) {
+		ss_svec_init(&ex[i]);
+		assert_int_equal(ss_dataset_vector(&ex[i], ss_model_featurizer(m), remap, d, i), 0);
+	}
+	free(remap);
+	ss_svec_init(&x);
+	for (q = 0; q < 6; q++) {
+		ss_commit *c = synth(N + q, (int)(q % 2), id);
+		double best[K];
+		size_t nbest = 0, pos;
+
+		assert_int_equal(ss_featurizer_vector(&x, ss_model_featurizer(m), c, NULL, NULL), 0);
+		ss_commit_free(c);
+		for (i = 0; i < N; i++) {
+			double s = plain_cosine(&x, &ex[i]);
+
+			if (s <= 0 || s >= 0.9999 || (nbest == K && s <= best[K - 1]))
+				continue;
+			pos = nbest < K ? nbest++ : K - 1;
+			while (pos > 0 && best[pos - 1] < s) {
+				best[pos] = best[pos - 1];
+				pos--;
+			}
+			best[pos] = s;
+		}
+		n = ss_model_neighbours(nb, K, m, &x);
+		assert_int_equal(n, nbest);
+		for (j = 0; j < n; j++) {
+			size_t e;
+
+			/* float sums in posting order against double: 1e-5 */
+			assert_true(fabs((double)nb[j].similarity - best[j]) < 1e-5);
+			assert_int_equal(strlen(nb[j].id), 40);
+			e = (size_t)strtoull(nb[j].id, NULL, 16) - 1;
+			assert_true(e < N);
+			assert_true(fabs(plain_cosine(&x, &ex[e]) - (double)nb[j].similarity) < 1e-5);
+			assert_int_equal(nb[j].label, ss_dataset_example(d, e)->label);
+			assert_string_equal(nb[j].subject, ss_dataset_subject(d, e));
+			assert_true(nb[j].subject[0] != '\0');
+			assert_true(nb[j].score > 0.0f && nb[j].score < 1.0f);
+		}
+	}
+	/* a training example's own vector: itself skipped */
+	n = ss_model_neighbours(nb, K, m, &ex[17]);
+	for (j = 0; j < n; j++)
+		assert_true(nb[j].similarity < 0.9999f);
+
+	/* saved and loaded: the same neighbours, the same scores */
+	path_in_tmp(path, sizeof(path), "near");
+	assert_int_equal(ss_model_save(m, path), 0);
+	assert_int_equal(ss_model_load(&l, path), 0);
+	assert_string_equal(ss_model_info_of(l)->params, ss_model_info_of(m)->params);
+	/* the cost is a field, the one the params name */
+	assert_true(ss_model_info_of(l)->cost == ss_model_info_of(m)->cost);
+	assert_true(ss_model_info_of(m)->cost > 0.0);
+	{
+		char want[32];
+
+		snprintf(want, sizeof(want), "C=%g ", ss_model_info_of(m)->cost);
+		assert_true(!strncmp(ss_model_info_of(m)->params, want, strlen(want)));
+	}
+	n = ss_model_neighbours(nb, K, m, &x);
+	ln = ss_model_neighbours(lb, K, l, &x);
+	assert_int_equal(n, ln);
+	for (j = 0; j < n; j++) {
+		assert_string_equal(nb[j].id, lb[j].id);
+		assert_string_equal(nb[j].subject, lb[j].subject);
+		assert_true(nb[j].similarity == lb[j].similarity);
+		assert_true(nb[j].score == lb[j].score);
+	}
+	assert_int_equal(ss_model_score(a, m, d, idx, N), 0);
+	assert_int_equal(ss_model_score(b, l, d, idx, N), 0);
+	assert_memory_equal(a, b, sizeof(a));
+	ss_model_free(l);
+	/* a count of neighbours beyond the most a model may look at */
+	buf = read_all(path, &len);
+	at = find_bands(buf, len, ss_model_bands(m));
+	put_le(buf + at + 40, SS_NEAR_K_MAX + 1, 4);
+	write_version(path, buf, len, SS_MODEL_FORMAT_VERSION);
+	expect_refused(path, "is corrupt: its nearest past decisions' weight or count is out of "
+		       "range");
+	free(buf);
+	/* trained without them: no memory, no neighbours */
+	o.near = 0;
+	assert_int_equal(ss_model_train(&plain, SS_MODEL_LINEAR, d, idx, N, &o), 0);
+	assert_null(strstr(ss_model_info_of(plain)->params, "near="));
+	assert_int_equal(ss_model_neighbours(nb, K, plain, &x), 0);
+	ss_model_free(plain);
+
+	unlink(path);
+	for (i = 0; i < N; i++)
+		ss_svec_release(&ex[i]);
+	free(ex);
+	ss_svec_release(&x);
+	ss_model_free(m);
 	free(idx);
 	ss_dataset_free(d);
 }
@@ -1328,6 +1507,7 @@ int main(void)
 		cmocka_unit_test(test_big_files_not_read),
 		cmocka_unit_test(test_corrupt_reasons),
 		cmocka_unit_test(test_explain),
+		cmocka_unit_test(test_near),
 		cmocka_unit_test(test_copies_one_example),
 		cmocka_unit_test(test_calibrated_known_probabilities),
 		cmocka_unit_test(test_calibration_in_file),

@@ -294,6 +294,8 @@ void cli_train_args_init(cli_train_args *t)
 			CLI_GROUP("Training: linear"),
 			CLI_REAL("C", &t->o.C, "F", 1e-6, 1e6, "the cost (default: chosen on validation)"),
 			CLI_FLAG(0, "balance", &t->o.linear_balance, "weight the classes by inverse frequency"),
+			CLI_INT("near", &t->o.near, "K", 0, SS_NEAR_K_MAX,
+				"try the K nearest past decisions as evidence (0: no; the project model tries 10)"),
 			CLI_GROUP("Training: mlp, patchnet, patchnet-feat"),
 			CLI_INT("hidden", &t->o.hidden, "N", 1, 4096, "first hidden layer width"),
 			CLI_INT("hidden2", &t->o.hidden2, "N", 0, 4096, "second hidden layer width, 0 for none"),

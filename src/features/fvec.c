@@ -400,6 +400,15 @@ static int one_name_words(ss_strbuf *sb, const char *name, size_t len)
 	if (len > 2 && !memcmp(name, "r:", 2))
 		return ss_strbuf_addf(sb, "the bug shipped in a *.%.*s release (any year's v*.%.*s)",
 				      (int)(len - 2), name + 2, (int)(len - 2), name + 2);
+	if (len > 2 && !memcmp(name, "n:", 2)) {
+		/* the nearest past decisions, "n:T/F" (models/near.c) */
+		const char *slash = memchr(name, '/', len);
+
+		if (slash)
+			return ss_strbuf_addf(sb, "%.*s of its %.*s nearest past commits reached "
+					      "stable", (int)(slash - name - 2), name + 2,
+					      (int)(len - (size_t)(slash - name) - 1), slash + 1);
+	}
 	if (len > 2 && !memcmp(name, "k:", 2))
 		return ss_strbuf_addf(sb, "its message has a \"%.*s:\" line", (int)(len - 2), name + 2);
 	for (i = 0; i < sizeof(open) / sizeof(open[0]); i++) {

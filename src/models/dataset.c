@@ -25,6 +25,8 @@ struct ss_dataset {
 	float *dense;           /* [n][SS_NDENSE] */
 	size_t *off;            /* [n + 1] spans of pool */
 	uint32_t *nhash;        /* [n] hashes at the start of each span */
+	size_t *subj;           /* [n] offsets into subjects */
+	ss_strbuf subjects;     /* each example's subject, NUL-terminated */
 	uint32_t *pool;
 	size_t n, cap, npool, poolcap;
 	ss_history *hist;       /* the commits added so far */
@@ -75,6 +77,8 @@ void ss_dataset_free(ss_dataset *d)
 	free(d->dense);
 	free(d->off);
 	free(d->nhash);
+	free(d->subj);
+	ss_strbuf_release(&d->subjects);
 	free(d->pool);
 	ss_u64map_release(&d->patches);
 	free(d->ids);
@@ -125,7 +129,8 @@ static int grow(ss_dataset *d)
 	if (ss_grow_to(&d->ex, cap, sizeof(*d->ex)) ||
 	    ss_grow_to(&d->dense, cap, SS_NDENSE * sizeof(*d->dense)) ||
 	    ss_grow_to(&d->off, cap + 1, sizeof(*d->off)) ||
-	    ss_grow_to(&d->nhash, cap, sizeof(*d->nhash)))
+	    ss_grow_to(&d->nhash, cap, sizeof(*d->nhash)) ||
+	    ss_grow_to(&d->subj, cap, sizeof(*d->subj)))
 		return SS_ENOMEM;
 	d->cap = cap;
 	return 0;
@@ -220,8 +225,24 @@ static int append(ss_dataset *d, const ss_commit *c, const ss_feat_raw *r, int l
 	e->tagged = ss_commit_was_tagged(c);
 	e->keyword = (uint8_t)ss_commit_says_fix(c);
 	e->part = part;
+	{
+		/* the subject's first line, for what is shown of the example */
+		const char *sj = c->subject ? c->subject : "";
+		size_t len = strcspn(sj, "\n");
+
+		d->subj[d->n] = d->subjects.len;
+		if (ss_strbuf_add(&d->subjects, sj, len < SS_DATASET_SUBJECT_MAX ? len
+						     : SS_DATASET_SUBJECT_MAX) ||
+		    ss_strbuf_add(&d->subjects, "", 1))
+			return SS_ENOMEM;
+	}
 	d->off[++d->n] = d->npool;
 	return 0;
+}
+
+const char *ss_dataset_subject(const ss_dataset *d, size_t i)
+{
+	return d->subjects.buf ? d->subjects.buf + d->subj[i] : "";
 }
 
 int ss_dataset_add(ss_dataset *d, const ss_commit *c, int label, uint8_t part)

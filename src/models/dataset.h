@@ -69,6 +69,11 @@ void *ss_dataset_ext(const ss_dataset *d, int kind); /* NULL if none */
  */
 int ss_dataset_add(ss_dataset *d, const ss_commit *c, int label, uint8_t part);
 
+/* Example i's subject (its first line, at most SS_DATASET_SUBJECT_MAX
+ * bytes), owned by d: what a model shows of a commit it learnt from. */
+#define SS_DATASET_SUBJECT_MAX 200
+const char *ss_dataset_subject(const ss_dataset *d, size_t i);
+
 /*
  * Append c with the raw features raw instead of extracting them (a row
  * the project index kept, features/feat_store.h): c gives the example's

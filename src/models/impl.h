@@ -25,8 +25,54 @@ struct ss_model {
 	ss_calib calib;      /* raw score to probability (identity: none) */
 	ss_bands bands;      /* verdict cut points on calibrated scores */
 	ss_model_info info;
+	/* the nearest past decisions' weight in the logit (near.c): 0 none;
+	 * a linear model only (format 5) */
+	float near_beta;
+	uint32_t near_k;     /* neighbours looked at (SS_NEAR_K) */
 	void *priv;          /* the kind's state, freed by ops->free */
 };
+
+/*
+ * near.c - a linear model's nearest past decisions: the settled commits
+ * it learnt from, searched by the cosine of their vectors scaled by |w|,
+ * and the evidence of the nearest (docs/scores.md, "Nearest past
+ * decisions").  The memory owns copies of what is added; w (the model's
+ * weights, dim of them) is borrowed by each call and must stay the one
+ * the memory was built with.  Queries may run on several threads.
+ */
+#define SS_NEAR_PSEUDO 2.0  /* commits' worth of the base rate in the share */
+/* The newest settled commits remembered: every commit shares the named
+ * dense features (counts, flags), which carry most of the likeness
+ * (docs/scores.md), so a search reads every item once for them; this
+ * bounds its cost, and a project's policy drifts anyway. */
+#define SS_NEAR_MEMORY 20000
+typedef struct ss_near ss_near;
+int ss_near_new(ss_near **out, size_t dim, uint32_t k);
+void ss_near_free(ss_near *nr);
+size_t ss_near_count(const ss_near *nr);
+uint32_t ss_near_k(const ss_near *nr);
+/* Remember x (the model's feature space) with its fate, and its id and
+ * subject (either may be NULL) for precedents.  0 or < 0. */
+int ss_near_add(ss_near *nr, const float *w, const ss_svec *x, int label, const char *id,
+		const char *subject);
+/* x's at most max nearest (SS_NEAR_K_MAX), most similar first, an
+ * identical vector skipped; strings belong to nr. */
+size_t ss_near_list(ss_near *nr, const ss_svec *x, ss_model_neighbour *out, size_t max);
+/* The evidence of x's nearest: the logit of their smoothed taken share
+ * less the base rate's (0 with no memory or no neighbour); *taken of
+ * *found neighbours reached stable (either may be NULL). */
+double ss_near_logit(ss_near *nr, const float *w, const ss_svec *x, size_t *taken,
+		     size_t *found);
+/* The features item was remembered with (as given); returns how many. */
+size_t ss_near_vector(const ss_near *nr, size_t item, const uint32_t **idx, const float **val);
+void ss_near_save(const ss_near *nr, ss_wbuf *w);
+/* linear.c: the evidence of x's nearest past decisions in m's logit
+ * (*contrib), *taken of *found of them reached stable; 1 when there is
+ * any, 0 when m has none (not linear, or no memory). */
+int ss_linear_near_reason(const ss_model *m, const ss_svec *x, float *contrib, size_t *taken,
+			  size_t *found);
+/* Read what ss_near_save() wrote; 0 or < 0 with the message set. */
+int ss_near_load(ss_near **out, size_t dim, uint32_t k, const float *w, ss_rbuf *r);
 
 typedef struct ss_model_ops {
 	ss_model_kind kind;

@@ -27,6 +27,7 @@
 struct linear {
 	size_t dim;  /* feature space size, without the bias */
 	float *w;    /* [dim + 1] */
+	ss_near *near; /* the nearest past decisions (m->near_k > 0), or NULL */
 };
 
 static const double grid[] = { 0.01, 0.03, 0.1, 0.3, 1.0, 3.0 };
@@ -518,6 +519,114 @@ out:
 	return rc;
 }
 
+/* ---- the nearest past decisions (near.c) ----------------------------- */
+
+/* A liblinear row as a vector of the feature space (the bias left out). */
+static int node_svec(ss_svec *out, const struct feature_node *x, size_t dim)
+{
+	out->n = 0;
+	for (; x->index != -1; x++)
+		if ((size_t)x->index <= dim && ss_svec_push(out, (uint32_t)(x->index - 1),
+							    (float)x->value))
+			return SS_ENOMEM;
+	return 0;
+}
+
+/* The memory of rows x[0..n) (labels y; oldest first) in w's neighbour
+ * space: the newest SS_NEAR_MEMORY of them.  With d, the examples
+ * idx[0..n) of d the rows are give their ids and subjects (precedents). */
+static int near_build(ss_near **out, const float *w, size_t dim, uint32_t k,
+		      struct feature_node *const *x, const double *y, size_t n,
+		      const ss_dataset *d, const size_t *idx)
+{
+	ss_svec v;
+	size_t i;
+	int rc;
+
+	ss_svec_init(&v);
+	if ((rc = ss_near_new(out, dim, k)))
+		return rc;
+	for (i = n > SS_NEAR_MEMORY ? n - SS_NEAR_MEMORY : 0; i < n && !rc; i++)
+		if (!(rc = node_svec(&v, x[i], dim)))
+			rc = ss_near_add(*out, w, &v, y[i] > 0,
+					 d ? ss_dataset_example(d, idx[i])->id : NULL,
+					 d ? ss_dataset_subject(d, idx[i]) : NULL);
+	ss_svec_release(&v);
+	if (rc) {
+		ss_near_free(*out);
+		*out = NULL;
+	}
+	return rc;
+}
+
+/* Weights of the evidence tried, the smallest winning ties. */
+static const float near_betas[] = { 0.0f, 0.25f, 0.5f, 1.0f, 2.0f };
+#define NBETAS (sizeof(near_betas) / sizeof(near_betas[0]))
+
+/*
+ * Whether the nearest past decisions help on validation: the memory is
+ * the fit rows (older than every validation row), the weights wa the
+ * adapted fit-only ones; the weight with the best validation AP is kept
+ * in m->near_beta (0: none helps) and vscore[nval] becomes the scores
+ * with it.
+ */
+static int near_choose(ss_model *m, const float *wa, size_t dim, const struct rows *rows,
+		       size_t nfit, size_t nval, const uint8_t *vlabel, uint32_t k,
+		       float *vscore, const ss_train_options *o, ss_linear_adapt *a)
+{
+	double *z = malloc((nval ? nval : 1) * 3 * sizeof(*z)), *e, *zb, best;
+	float *tmp = malloc((nval ? nval : 1) * sizeof(*tmp));
+	ss_near *nr = NULL;
+	ss_svec v;
+	size_t i, b;
+	int rc;
+
+	ss_svec_init(&v);
+	m->near_beta = 0.0f;
+	m->near_k = k;
+	if (!z || !tmp) {
+		rc = SS_ENOMEM;
+		goto out;
+	}
+	e = z + nval;
+	zb = e + nval;
+	if ((rc = near_build(&nr, wa, dim, k, rows->x, rows->y, nfit, NULL, NULL)))
+		goto out;
+	logits(z, wa, dim, rows->x + nfit, nval);
+	for (i = 0; i < nval; i++) {
+		if ((rc = node_svec(&v, rows->x[nfit + i], dim)))
+			goto out;
+		e[i] = ss_near_logit(nr, wa, &v, NULL, NULL);
+	}
+	best = a->ap_near_without = ap_of(z, vlabel, nval, tmp);
+	ss_model_logf(o, "linear: nearest past decisions weight 0: validation PR-AUC %.4f", best);
+	for (b = 1; b < NBETAS; b++) {
+		double ap;
+
+		for (i = 0; i < nval; i++)
+			zb[i] = z[i] + near_betas[b] * e[i];
+		ap = ap_of(zb, vlabel, nval, tmp);
+		ss_model_logf(o, "linear: nearest past decisions weight %g: validation PR-AUC %.4f",
+			      (double)near_betas[b], ap);
+		if (ap > best + 1e-9) {
+			best = ap;
+			m->near_beta = near_betas[b];
+		}
+	}
+	a->near_beta = m->near_beta;
+	a->ap_near_with = best;
+	if (m->near_beta > 0.0f) {
+		for (i = 0; i < nval; i++)
+			vscore[i] = ss_sigmoid((float)(z[i] + m->near_beta * e[i]));
+	}
+out:
+	ss_near_free(nr);
+	ss_svec_release(&v);
+	free(z);
+	free(tmp);
+	return rc;
+}
+
 static int linear_train(ss_model *m, const ss_dataset *d, const size_t *fit, size_t nfit,
 			const size_t *val, size_t nval, const ss_train_options *o,
 			float *val_score)
@@ -593,6 +702,7 @@ static int linear_train(ss_model *m, const ss_dataset *d, const size_t *fit, siz
 		for (i = 0; i < nval; i++)
 			job.vscore[0][i] = ss_sigmoid(dot(job.w[0], dim, rows.x[nfit + i]));
 		snprintf(m->info.params, sizeof(m->info.params), "C=%g", C);
+		m->info.cost = C;
 		best = 0;
 	} else {
 		if ((rc = ss_model_parallel(job.nthreads, grid_worker, &job)))
@@ -603,6 +713,7 @@ static int linear_train(ss_model *m, const ss_dataset *d, const size_t *fit, siz
 				best = g;
 		}
 		snprintf(m->info.params, sizeof(m->info.params), "C=%g", grid[best]);
+		m->info.cost = grid[best];
 	}
 	memcpy(val_score, job.vscore[best], nval * sizeof(*val_score));
 	if (o->prior) {
@@ -619,6 +730,22 @@ static int linear_train(ss_model *m, const ss_dataset *d, const size_t *fit, siz
 	    (rc = adapt_choose(&ad, job.w[best], wp, dim, &rows, nfit, nval, vlabel, o->rule_guard,
 			       val_score)))
 		goto free_all;
+	if (o->near > 0 && nval && nfit) {
+		float *wa = malloc((dim + 1) * sizeof(*wa));
+
+		if (!wa) {
+			rc = SS_ENOMEM;
+			goto free_all;
+		}
+		memcpy(wa, job.w[best], (dim + 1) * sizeof(*wa));
+		adapt_apply(wa, wp, dim, &ad);
+		rc = near_choose(m, wa, dim, &rows, nfit, nval, vlabel,
+				 (uint32_t)(o->near < SS_NEAR_K_MAX ? o->near : SS_NEAR_K_MAX),
+				 val_score, o, &ad);
+		free(wa);
+		if (rc)
+			goto free_all;
+	}
 	if (refit && nval) {
 		double C = o->C > 0 ? o->C : grid[best];
 
@@ -640,6 +767,17 @@ static int linear_train(ss_model *m, const ss_dataset *d, const size_t *fit, siz
 			snprintf(m->info.params + len, sizeof(m->info.params) - len,
 				 " rule=%ld+%.3g", ad.rule, (double)ad.boost);
 	}
+	if (m->near_k) {
+		size_t len = strlen(m->info.params);
+
+		/* what it learnt from is what it remembers: the evidence when
+		 * it won on validation, the precedents shown either way */
+		if ((rc = near_build(&lin->near, lin->w, dim, m->near_k, rows.x, rows.y, nfit + nval,
+				     d, all)))
+			goto free_all;
+		snprintf(m->info.params + len, sizeof(m->info.params) - len, " near=%u*%.2g",
+			 m->near_k, (double)m->near_beta);
+	}
 	if (o->adapt)
 		*o->adapt = ad;
 	rc = 0;
@@ -656,7 +794,7 @@ free_all:
 	return rc;
 }
 
-static float score_vec(const struct linear *lin, const ss_svec *v)
+static float score_vec(const ss_model *m, const struct linear *lin, const ss_svec *v)
 {
 	double z = lin->w[lin->dim];
 	size_t k;
@@ -664,7 +802,43 @@ static float score_vec(const struct linear *lin, const ss_svec *v)
 	for (k = 0; k < v->n; k++)
 		if (v->idx[k] < lin->dim)
 			z += (double)lin->w[v->idx[k]] * v->val[k];
+	if (lin->near && m->near_beta > 0.0f)
+		z += m->near_beta * ss_near_logit(lin->near, lin->w, v, NULL, NULL);
 	return ss_sigmoid((float)z);
+}
+
+int ss_linear_near_reason(const ss_model *m, const ss_svec *x, float *contrib, size_t *taken,
+			  size_t *found)
+{
+	const struct linear *lin = m->kind == SS_MODEL_LINEAR ? m->priv : NULL;
+
+	*contrib = 0.0f;
+	*taken = *found = 0;
+	if (!lin || !lin->near || !(m->near_beta > 0.0f))
+		return 0;
+	*contrib = (float)(m->near_beta * ss_near_logit(lin->near, lin->w, x, taken, found));
+	return *found > 0;
+}
+
+size_t ss_model_neighbours(ss_model_neighbour *out, size_t max, const ss_model *m,
+			   const ss_svec *x)
+{
+	const struct linear *lin = m->kind == SS_MODEL_LINEAR ? m->priv : NULL;
+	size_t i, n = lin && lin->near ? ss_near_list(lin->near, x, out, max) : 0;
+
+	/* each one's score: its own features (not its neighbours), calibrated */
+	for (i = 0; i < n; i++) {
+		const uint32_t *idx;
+		const float *val;
+		size_t k, len = ss_near_vector(lin->near, out[i].item, &idx, &val);
+		double z = lin->w[lin->dim];
+
+		for (k = 0; k < len; k++)
+			if (idx[k] < lin->dim)
+				z += (double)lin->w[idx[k]] * val[k];
+		out[i].score = ss_calib_apply(&m->calib, ss_sigmoid((float)z));
+	}
+	return n;
 }
 
 static int linear_score(const ss_model *m, const ss_dataset *d, const size_t *idx, size_t n,
@@ -682,7 +856,7 @@ static int linear_score(const ss_model *m, const ss_dataset *d, const size_t *id
 	for (i = 0; i < n; i++) {
 		if ((rc = ss_dataset_vector(&v, &m->feat, remap, d, idx[i])))
 			break;
-		out[i] = score_vec(lin, &v);
+		out[i] = score_vec(m, lin, &v);
 	}
 	ss_svec_release(&v);
 	free(remap);
@@ -698,7 +872,7 @@ static int linear_score_commit(const ss_model *m, const ss_commit *c, const ss_h
 	ss_svec_init(&v);
 	rc = ss_featurizer_vector(&v, &m->feat, c, hist, NULL);
 	if (!rc)
-		*out = score_vec(m->priv, &v);
+		*out = score_vec(m, m->priv, &v);
 	ss_svec_release(&v);
 	return rc;
 }
@@ -720,6 +894,8 @@ static void linear_save(const ss_model *m, ss_wbuf *w)
 	ss_w_u64(w, lin->dim);
 	ss_w_u64(w, lin->dim + 1);
 	ss_w_f32s(w, lin->w, lin->dim + 1);
+	if (m->near_k)
+		ss_near_save(lin->near, w);
 }
 
 static int linear_load(ss_model *m, ss_rbuf *r)
@@ -746,6 +922,8 @@ static int linear_load(ss_model *m, ss_rbuf *r)
 		return r->err;
 	if ((i = ss_model_nonfinite(lin->w, (size_t)n)) < n)
 		return ss_model_nonfinite_error("linear weight", i, lin->w[i]);
+	if (m->near_k)
+		return ss_near_load(&lin->near, lin->dim, m->near_k, lin->w, r);
 	return 0;
 }
 
@@ -763,6 +941,7 @@ static void linear_free(ss_model *m)
 	if (!lin)
 		return;
 	free(lin->w);
+	ss_near_free(lin->near);
 	free(lin);
 	m->priv = NULL;
 }

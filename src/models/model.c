@@ -520,7 +520,7 @@ int ss_model_explain(ss_contrib *out, size_t max, size_t *n, const ss_model *m,
 	if ((rc = ss_featurizer_vector(&x, &m->feat, c, hist, &names)))
 		goto free_all;
 	contrib = malloc((x.n ? x.n : 1) * sizeof(*contrib));
-	all = malloc((x.n ? x.n : 1) * sizeof(*all));
+	all = malloc((x.n + 1) * sizeof(*all));  /* the features, the neighbours */
 	if (!contrib || !all) {
 		rc = SS_ENOMEM;
 		goto free_all;
@@ -536,16 +536,33 @@ int ss_model_explain(ss_contrib *out, size_t max, size_t *n, const ss_model *m,
 		all[k].name[0] = '\0';
 		k++;
 	}
+	{
+		/* the nearest past decisions: one reason more, named "n:T/F"
+		 * (T of the F nearest taken), its index past the features */
+		size_t taken, found;
+		float cn;
+
+		if (ss_linear_near_reason(m, &x, &cn, &taken, &found) &&
+		    !(positive_only && !(cn > 0))) {
+			all[k].index = (uint32_t)ss_featurizer_dim(&m->feat);
+			all[k].value = (float)taken;
+			all[k].contrib = cn;
+			snprintf(all[k].name, sizeof(all[k].name), "n:%zu/%zu", taken, found);
+			k++;
+		}
+	}
 	qsort(all, k, sizeof(*all), positive_only ? cmp_contrib_pos : cmp_contrib);
 	if (k > max)
 		k = max;
 	if (k && (rc = ss_feat_names_new(&ix, &m->feat, names.buf)))
 		goto free_all;
 	for (i = 0; i < k; i++) {
+		out[i] = all[i];
+		if (all[i].index >= ss_featurizer_dim(&m->feat))
+			continue;  /* named already: the neighbours */
 		ss_strbuf_reset(&name);
 		if ((rc = ss_featurizer_name_ix(&m->feat, all[i].index, ix, &name)))
 			goto free_all;
-		out[i] = all[i];
 		snprintf(out[i].name, sizeof(out[i].name), "%s", name.buf);
 	}
 	*n = k;
@@ -640,6 +657,9 @@ static int encode(ss_strbuf *sb, const ss_model *m)
 	ss_w_f64(&w, m->bands.unsure);
 	ss_w_u64(&w, m->info.nlabelled);
 	ss_w_f32(&w, m->pick_share);
+	ss_w_f32(&w, m->near_beta);
+	ss_w_u32(&w, m->near_k);
+	ss_w_f64(&w, m->info.cost);
 	m->ops->save(m, &w);
 	if (w.err || sb->len < HEADER_SIZE)
 		return SS_ENOMEM;
@@ -816,6 +836,26 @@ int ss_model_load_buffer(ss_model **out, const void *buf, size_t len, const char
 			}
 			if (!(m->pick_share >= 0.0f && m->pick_share <= 1.0f)) {
 				rc = corrupt(name, "its pick share is not in [0, 1]");
+				goto free_model;
+			}
+		}
+		if (version >= 5) {
+			m->near_beta = ss_r_f32(&r);
+			m->near_k = ss_r_u32(&r);
+			m->info.cost = ss_r_f64(&r);
+			if (r.err) {
+				rc = corrupt(name, r.truncated ? "truncated header" : "bad header");
+				goto free_model;
+			}
+			if (!(m->near_beta >= 0.0f && m->near_beta <= 100.0f) ||
+			    m->near_k > SS_NEAR_K_MAX || (m->near_beta > 0.0f && !m->near_k) ||
+			    (m->near_k && m->kind != SS_MODEL_LINEAR)) {
+				rc = corrupt(name, "its nearest past decisions' weight or count is "
+					     "out of range");
+				goto free_model;
+			}
+			if (!(m->info.cost >= 0.0 && m->info.cost <= 1e6)) {
+				rc = corrupt(name, "its cost is not in [0, 1e6]");
 				goto free_model;
 			}
 		}

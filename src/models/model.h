@@ -77,8 +77,11 @@ typedef enum {
 
 /* 1: no calibration; 2: a calibration map after the threshold; 3: the
  * verdict bands and the labelled-commit count after the calibration; 4:
- * the share of an unseen project's commits to propose after those */
-#define SS_MODEL_FORMAT_VERSION 4
+ * the share of an unseen project's commits to propose after those; 5:
+ * the nearest past decisions' weight and count and a linear model's cost
+ * after that, and a linear model's memory of its nearest past decisions
+ * after its weights when the count is not 0 */
+#define SS_MODEL_FORMAT_VERSION 5
 
 typedef struct ss_model ss_model;
 
@@ -103,7 +106,17 @@ typedef struct {
 	double ap_rule;      /* the best rule, ranked first, the model within */
 	double f1_rule;      /* the best rule alone, as a yes/no */
 	double ap_final;     /* what the model ranks with */
+	/* the nearest past decisions (ss_train_options.near): their weight
+	 * in the logit (0: not used) and the validation AP without and with
+	 * it; all 0 when not tried */
+	float near_beta;
+	double ap_near_without, ap_near_with;
 } ss_linear_adapt;
+
+/* Neighbours a commit's nearest past decisions come from (the project
+ * model's; ss_train_options.near), and the most a model may look at. */
+#define SS_NEAR_K 10
+#define SS_NEAR_K_MAX 64
 
 typedef struct {
 	ss_thresh_rule rule;  /* how the threshold is chosen (SS_THRESH_F1) */
@@ -149,10 +162,14 @@ typedef struct {
 	int rule_guard;
 	/* linear: gets what the adaptation chose (NULL) */
 	ss_linear_adapt *adapt;
+	/* linear: the nearest past decisions as evidence (SS_NEAR_K), this many
+	 * neighbours, their weight chosen on validation (0 may win); 0: not
+	 * tried (0) */
+	int near;
 } ss_train_options;
 
 #define SS_TRAIN_OPTIONS_INIT { SS_THRESH_F1, 0.0, 0.15, 1, 2, -1, NULL, 0, 0.0, 0, \
-	32, 0, 0.5f, 1e-3f, 3e-3f, 30, 4, 128, 1, 0, 0.0f, -1, NULL, NULL, 0, NULL, 0, NULL }
+	32, 0, 0.5f, 1e-3f, 3e-3f, 30, 4, 128, 1, 0, 0.0f, -1, NULL, NULL, 0, NULL, 0, NULL, 0 }
 
 /* What a model was trained on: stored in the file, shown by rank/eval. */
 typedef struct {
@@ -170,6 +187,8 @@ typedef struct {
 	uint64_t nlabelled;     /* positive commits the label source listed when
 				   trained (0: unknown; format >= 3): how the
 				   project model sees its labels grow */
+	double cost;            /* a linear model's cost C, chosen or given
+				   (0: not linear, or unknown; format >= 5) */
 } ss_model_info;
 
 /* Send one progress line to o->log (nothing when it is NULL). */
@@ -260,6 +279,26 @@ int ss_model_score(float *out, const ss_model *m, const ss_dataset *d, const siz
  * ss_feat_extract); the caller adds c to it afterwards. */
 int ss_model_score_commit(float *out, const ss_model *m, const ss_commit *c,
 			  const ss_history *hist);
+
+/* A settled commit a model learnt from, near another (docs/scores.md,
+ * "Nearest past decisions"). */
+typedef struct {
+	const char *id;       /* 40 hex digits, "" when not known */
+	const char *subject;  /* "" when not known */
+	float similarity;     /* cosine in the model's neighbour space */
+	float score;          /* the model's calibrated score of it */
+	int label;            /* reached stable when the model learnt (1, 0) */
+	size_t item;          /* its place in the model's memory */
+} ss_model_neighbour;
+
+/*
+ * The at most max (SS_NEAR_K_MAX) settled commits m remembers nearest to
+ * x (m's feature space), most similar first, a copy of x itself skipped:
+ * a linear model trained with ss_train_options.near; 0 for any other.
+ * Strings belong to m.  Safe from several threads.
+ */
+size_t ss_model_neighbours(ss_model_neighbour *out, size_t max, const ss_model *m,
+			   const ss_svec *x);
 
 /* One feature's share of a commit's score, in logit units. */
 typedef struct {

@@ -858,6 +858,53 @@ size_t ss_ranking_find(const ss_ranking *r, const char *id)
 	return (size_t)-1;
 }
 
+/*
+ * The precedents a model remembers (ss_model_neighbours(): the settled
+ * commits it learnt from, nearest in its neighbour space), their fate
+ * as the stable tree or the labels know it now, else as it was when the
+ * model learnt; one per subject.  0 when the model remembers none.
+ */
+static size_t model_precedents(ss_rank_precedent *out, size_t max, const ss_ranking *r,
+			       const struct ss_rank_prec *q)
+{
+	ss_model_neighbour nb[SS_NEAR_K_MAX];
+	ss_svec x;
+	size_t i, j, got, n = 0;
+
+	x.idx = r->vidx + q->voff;
+	x.val = r->vval + q->voff;
+	x.n = x.cap = q->vlen;
+	got = ss_model_neighbours(nb, max * 3 < SS_NEAR_K_MAX ? max * 3 : SS_NEAR_K_MAX, r->m, &x);
+	for (i = 0; i < got && n < max; i++) {
+		const char *br = "";
+		int label = nb[i].label;
+
+		if (!nb[i].id[0])
+			continue;
+		if (r->opts.stable) {
+			const char *b = ss_backports_branches(r->opts.stable, nb[i].id);
+
+			br = b ? b : "";
+			label = b != NULL;
+		}
+		if (r->opts.labels && (label = ss_labels_get(r->opts.labels, nb[i].id)) < 0)
+			label = nb[i].label;
+		for (j = 0; j < n; j++)
+			if (nb[i].subject[0] && !strcmp(out[j].subject, nb[i].subject))
+				break;
+		if (j < n)
+			continue;
+		out[n].id = nb[i].id;
+		out[n].subject = nb[i].subject;
+		out[n].score = nb[i].score;
+		out[n].similarity = nb[i].similarity;
+		out[n].label = label;
+		out[n].branches = br;
+		n++;
+	}
+	return n;
+}
+
 size_t ss_ranking_precedents(ss_rank_precedent *out, size_t max, const ss_ranking *r, size_t i)
 {
 	const struct ss_rank_rowdata *w = &r->rows[i];
@@ -870,6 +917,8 @@ size_t ss_ranking_precedents(ss_rank_precedent *out, size_t max, const ss_rankin
 	q = &r->prec[w->prec];
 	if (!q->vlen)
 		return 0;
+	if ((n = model_precedents(out, max, r, q)))
+		return n;
 	/* the query as a dense vector: each candidate costs its own length */
 	dense = calloc(ss_featurizer_dim(r->feat), sizeof(*dense));
 	if (!dense)

@@ -164,8 +164,8 @@ int ss_project_model_window(int64_t *out, const ss_dataset *d, const size_t *idx
 			goto free_all;
 		}
 		/* the windows take the cost all of it chose: one fit each */
-		if (!o1.C && sscanf(ss_model_info_of(m1)->params, "C=%lf", &o1.C) != 1)
-			o1.C = 0;
+		if (!o1.C)
+			o1.C = ss_model_info_of(m1)->cost;
 		ss_model_free(m1);
 		ap[i] = ss_metrics_avg_precision(score, label, nval);
 		if (years[i])

@@ -45,6 +45,15 @@ static void say_adapt(const ss_linear_adapt *a, const ss_model *m, int prior,
 			   "built-in model, which learnt from other projects (validation AP: the "
 			   "project's own %.3f, the built-in %.3f, mixed %.3f)", a->alpha * 100.0,
 			   a->ap_own, a->ap_prior, a->ap_model);
+	if (a->near_beta > 0.0f)
+		ss_run_say(rp, SS_RUN_INFO, "the nearest past decisions count: each commit's %d most "
+			   "similar settled commits, and how many of them reached stable, weigh %.2g "
+			   "in its score (validation AP %.3f without them, %.3f with)", SS_NEAR_K,
+			   (double)a->near_beta, a->ap_near_without, a->ap_near_with);
+	else if (a->ap_near_without > 0.0)
+		ss_run_say(rp, SS_RUN_INFO, "the nearest past decisions are shown as precedents but "
+			   "left out of the score: they do not raise the validation AP (%.3f)",
+			   a->ap_near_without);
 	if (a->rule < 0)
 		return;
 	if (ss_featurizer_name_ix(ss_model_featurizer(m), (uint32_t)a->rule, NULL, &name) ||
@@ -110,6 +119,7 @@ int ss_project_model_fit(ss_model **out, size_t *n, size_t *npos, char *why, siz
 	o.prior = usable_prior(prior, d, rp);
 	o.rule_guard = 1;
 	o.adapt = &ad;
+	o.near = SS_NEAR_K;
 	/* the cycle's evidence (part SS_PROJECT_PART_CYCLE): with the fit
 	 * part, after the window and never in the validation slice */
 	if ((rc = ss_split_part(&extra, &o.nextra, d, SS_PROJECT_PART_CYCLE)))

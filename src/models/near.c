@@ -1,0 +1,325 @@
+/*
+ * near.c - a linear model's nearest past decisions (impl.h, ss_near;
+ * docs/scores.md, "Nearest past decisions").
+ *
+ * The memory is the settled commits a model learnt from, each with its
+ * fate.  Two commits are near when the features the model weighs are
+ * alike: each vector is scaled feature by feature by |w| (the model's
+ * own weights, the bias left out) and compared by cosine, so a shared
+ * file or word the model ignores makes no neighbours, one it weighs
+ * does.  The evidence of a commit is the similarity-weighted share of
+ * its SS_NEAR_K nearest that reached stable, pulled toward the memory's
+ * base rate by SS_NEAR_PSEUDO commits' worth, as a logit relative to
+ * that base rate: 0 when the neighbours look like any commit, positive
+ * when they were taken more often.  An identical vector (the commit
+ * itself, or a copy of it) is no evidence about it and is skipped.
+ *
+ * The precedents shown are searched apart, by the plain cosine of the
+ * vectors without the named dense block: the same words, files and
+ * people, what a maintainer recognises as alike (in the |w| space two
+ * fixes of unrelated drivers are near when the model weighs the same
+ * few features of both).
+ *
+ * The search is models/knn.c; the items are kept as given too (one
+ * sparse array), for the model file.  A query writes the search's
+ * scratch space, so it takes a lock: scoring threads share a model.
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/impl.h"
+#include "models/knn.h"
+#include "util/error.h"
+#include "util/grow.h"
+#include "util/strbuf.h"
+
+/* a neighbour this close is the commit itself, or a copy */
+#define SAME_SIM 0.9999f
+
+struct ss_near {
+	size_t dim;
+	uint32_t k;
+	ss_knn *index;           /* scaled by |w|: the evidence */
+	ss_knn *shown;           /* as given, the named dense block left out:
+				    the precedents a maintainer reads */
+	uint8_t *label;          /* [n] */
+	char (*id)[41];          /* [n], "" when not known */
+	size_t *subject;         /* [n], offsets into names */
+	ss_strbuf names;
+	uint32_t *off;           /* [n + 1] into idx/val */
+	uint32_t *idx;
+	float *val;
+	size_t n, cap, nnz, zcap, npos;
+	ss_svec tmp;             /* the weighted query, under lock */
+	pthread_mutex_t lock;
+};
+
+int ss_near_new(ss_near **out, size_t dim, uint32_t k)
+{
+	ss_near *nr = calloc(1, sizeof(*nr));
+
+	*out = NULL;
+	if (!nr)
+		return SS_ENOMEM;
+	nr->dim = dim;
+	nr->k = k ? k : SS_NEAR_K;
+	if (ss_knn_new(&nr->index, dim, 0, 0) || ss_knn_new(&nr->shown, dim, SS_NDENSE, 0) ||
+	    !(nr->off = calloc(1, sizeof(*nr->off)))) {
+		ss_knn_free(nr->index);
+		ss_knn_free(nr->shown);
+		free(nr);
+		return SS_ENOMEM;
+	}
+	ss_svec_init(&nr->tmp);
+	pthread_mutex_init(&nr->lock, NULL);
+	*out = nr;
+	return 0;
+}
+
+void ss_near_free(ss_near *nr)
+{
+	if (!nr)
+		return;
+	ss_knn_free(nr->index);
+	ss_knn_free(nr->shown);
+	free(nr->label);
+	free(nr->id);
+	free(nr->subject);
+	ss_strbuf_release(&nr->names);
+	free(nr->off);
+	free(nr->idx);
+	free(nr->val);
+	ss_svec_release(&nr->tmp);
+	pthread_mutex_destroy(&nr->lock);
+	free(nr);
+}
+
+size_t ss_near_count(const ss_near *nr)
+{
+	return nr ? nr->n : 0;
+}
+
+uint32_t ss_near_k(const ss_near *nr)
+{
+	return nr->k;
+}
+
+/* out = x scaled by |w| feature by feature (zeros dropped) */
+static int weigh(ss_svec *out, const ss_svec *x, const float *w, size_t dim)
+{
+	out->n = 0;
+	for (size_t i = 0; i < x->n; i++) {
+		float v;
+
+		if (x->idx[i] >= dim)
+			continue;
+		v = x->val[i] * fabsf(w[x->idx[i]]);
+		if (v != 0.0f && ss_svec_push(out, x->idx[i], v))
+			return SS_ENOMEM;
+	}
+	return 0;
+}
+
+/* a subject kept: its first line, at most this long */
+#define SUBJECT_MAX 200
+
+int ss_near_add(ss_near *nr, const float *w, const ss_svec *x, int label, const char *id,
+		const char *subject)
+{
+	size_t i, len;
+	int rc;
+
+	if (SS_GROW(nr->label, nr->n + 1, nr->cap) ||
+	    ss_grow_to(&nr->off, nr->cap + 1, sizeof(*nr->off)) ||
+	    ss_grow_to(&nr->id, nr->cap, sizeof(*nr->id)) ||
+	    ss_grow_to(&nr->subject, nr->cap, sizeof(*nr->subject)) ||
+	    SS_GROW(nr->idx, nr->nnz + x->n, nr->zcap) ||
+	    ss_grow_to(&nr->val, nr->zcap, sizeof(*nr->val)))
+		return SS_ENOMEM;
+	if (nr->nnz + x->n > UINT32_MAX)
+		return ss_error_code(SS_EINVALID, "too many features in the nearest past commits");
+	for (i = 0; i < x->n; i++) {
+		nr->idx[nr->nnz + i] = x->idx[i];
+		nr->val[nr->nnz + i] = x->val[i];
+	}
+	if ((rc = weigh(&nr->tmp, x, w, nr->dim)) || (rc = ss_knn_add(nr->index, &nr->tmp, NULL)) ||
+	    (rc = ss_knn_add(nr->shown, x, NULL)))
+		return rc;
+	subject = subject ? subject : "";
+	len = strcspn(subject, "\n");
+	nr->subject[nr->n] = nr->names.len;
+	if (ss_strbuf_add(&nr->names, subject, len < SUBJECT_MAX ? len : SUBJECT_MAX) ||
+	    ss_strbuf_add(&nr->names, "", 1))
+		return SS_ENOMEM;
+	snprintf(nr->id[nr->n], sizeof(nr->id[0]), "%s", id ? id : "");
+	nr->nnz += x->n;
+	nr->label[nr->n] = label != 0;
+	nr->npos += label != 0;
+	nr->off[++nr->n] = (uint32_t)nr->nnz;
+	return 0;
+}
+
+double ss_near_logit(ss_near *nr, const float *w, const ss_svec *x, size_t *taken,
+		     size_t *found)
+{
+	ss_knn_hit hit[SS_NEAR_K_MAX + 4];
+	double sum = 0, pos = 0, base, p;
+	size_t i, n, got = 0, yes = 0, k = nr->k < SS_NEAR_K_MAX ? nr->k : SS_NEAR_K_MAX;
+
+	if (taken)
+		*taken = 0;
+	if (found)
+		*found = 0;
+	if (!nr->n)
+		return 0.0;
+	pthread_mutex_lock(&nr->lock);
+	n = weigh(&nr->tmp, x, w, nr->dim) ? 0
+	    : ss_knn_query(nr->index, &nr->tmp, hit, k + 4, NULL, NULL);
+	pthread_mutex_unlock(&nr->lock);
+	for (i = 0; i < n && got < k; i++) {
+		if (hit[i].sim >= SAME_SIM)
+			continue;
+		sum += hit[i].sim;
+		if (nr->label[hit[i].item]) {
+			pos += hit[i].sim;
+			yes++;
+		}
+		got++;
+	}
+	if (taken)
+		*taken = yes;
+	if (found)
+		*found = got;
+	base = (double)nr->npos / (double)nr->n;
+	base = base < 1e-4 ? 1e-4 : base > 1 - 1e-4 ? 1 - 1e-4 : base;
+	p = (pos + SS_NEAR_PSEUDO * base) / (sum + SS_NEAR_PSEUDO);
+	p = p < 1e-4 ? 1e-4 : p > 1 - 1e-4 ? 1 - 1e-4 : p;
+	return log(p / (1 - p)) - log(base / (1 - base));
+}
+
+size_t ss_near_list(ss_near *nr, const ss_svec *x, ss_model_neighbour *out, size_t max)
+{
+	ss_knn_hit hit[SS_NEAR_K_MAX + 4];
+	size_t i, n, got = 0;
+
+	if (max > SS_NEAR_K_MAX)
+		max = SS_NEAR_K_MAX;
+	if (!nr || !nr->n || !max)
+		return 0;
+	pthread_mutex_lock(&nr->lock);
+	n = ss_knn_query(nr->shown, x, hit, max + 4, NULL, NULL);
+	pthread_mutex_unlock(&nr->lock);
+	for (i = 0; i < n && got < max; i++) {
+		if (hit[i].sim >= SAME_SIM)
+			continue;
+		out[got].id = nr->id[hit[i].item];
+		out[got].subject = nr->names.buf + nr->subject[hit[i].item];
+		out[got].similarity = hit[i].sim;
+		out[got].label = nr->label[hit[i].item];
+		out[got].item = hit[i].item;
+		out[got].score = 0.0f;
+		got++;
+	}
+	return got;
+}
+
+size_t ss_near_vector(const ss_near *nr, size_t item, const uint32_t **idx, const float **val)
+{
+	*idx = nr->idx + nr->off[item];
+	*val = nr->val + nr->off[item];
+	return nr->off[item + 1] - nr->off[item];
+}
+
+void ss_near_save(const ss_near *nr, ss_wbuf *w)
+{
+	ss_w_u64(w, nr->n);
+	ss_w_u64(w, nr->nnz);
+	for (size_t i = 0; i < nr->n; i++) {
+		ss_w_u8(w, nr->label[i]);
+		ss_w_u32(w, nr->off[i + 1] - nr->off[i]);
+		ss_w_str(w, nr->id[i]);
+		ss_w_str(w, nr->names.buf + nr->subject[i]);
+	}
+	for (size_t i = 0; i < nr->nnz; i++)
+		ss_w_u32(w, nr->idx[i]);
+	ss_w_f32s(w, nr->val, nr->nnz);
+}
+
+int ss_near_load(ss_near **out, size_t dim, uint32_t k, const float *w, ss_rbuf *r)
+{
+	uint64_t n = ss_r_u64(r), nnz = ss_r_u64(r), at = 0;
+	uint32_t *len = NULL, *idx = NULL;
+	uint8_t *label = NULL;
+	char (*ids)[41] = NULL;
+	char (*subj)[SUBJECT_MAX + 1] = NULL;
+	float *val = NULL;
+	ss_near *nr = NULL;
+	ss_svec x;
+	size_t i;
+	int rc = SS_EINVALID;
+
+	*out = NULL;
+	ss_svec_init(&x);
+	/* every count is checked against what is left before it is believed */
+	if (r->err || n > (uint64_t)(r->end - r->p) / 5 || nnz > (uint64_t)(r->end - r->p) / 8)
+		return ss_error_code(SS_EINVALID, "the nearest past commits are cut short");
+	label = malloc((size_t)n + 1);
+	len = malloc(((size_t)n + 1) * sizeof(*len));
+	ids = malloc(((size_t)n + 1) * sizeof(*ids));
+	subj = malloc(((size_t)n + 1) * sizeof(*subj));
+	idx = malloc(((size_t)nnz + 1) * sizeof(*idx));
+	val = malloc(((size_t)nnz + 1) * sizeof(*val));
+	if (!label || !len || !idx || !val || !ids || !subj) {
+		rc = SS_ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		label[i] = ss_r_u8(r);
+		len[i] = ss_r_u32(r);
+		ss_r_str(r, ids[i], sizeof(ids[i]), 64);
+		ss_r_str(r, subj[i], sizeof(subj[i]), 4096);
+		at += len[i];
+	}
+	for (i = 0; i < nnz; i++)
+		idx[i] = ss_r_u32(r);
+	ss_r_f32s(r, val, (size_t)nnz);
+	if (r->err || at != nnz) {
+		rc = ss_error_code(SS_EINVALID, "the nearest past commits are damaged");
+		goto out;
+	}
+	if ((rc = ss_near_new(&nr, dim, k)))
+		goto out;
+	for (i = 0, at = 0; i < n; i++) {
+		x.n = 0;
+		for (uint32_t j = 0; j < len[i]; j++, at++) {
+			if (idx[at] >= dim || !isfinite(val[at]) ||
+			    (j && idx[at] <= idx[at - 1])) {
+				rc = ss_error_code(SS_EINVALID, "the nearest past commits are damaged");
+				goto out;
+			}
+			if ((rc = ss_svec_push(&x, idx[at], val[at])))
+				goto out;
+		}
+		if (label[i] > 1) {
+			rc = ss_error_code(SS_EINVALID, "the nearest past commits are damaged");
+			goto out;
+		}
+		if ((rc = ss_near_add(nr, w, &x, label[i], ids[i], subj[i])))
+			goto out;
+	}
+	*out = nr;
+	nr = NULL;
+	rc = 0;
+out:
+	ss_near_free(nr);
+	ss_svec_release(&x);
+	free(label);
+	free(len);
+	free(idx);
+	free(val);
+	free(ids);
+	free(subj);
+	return rc;
+}
