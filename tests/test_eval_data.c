@@ -131,7 +131,7 @@ static void test_tip_masked_split(void **st)
 	assert_true(ntr > 10000 && nte > 2000);
 	res = calloc(1, sizeof(*res));
 	assert_non_null(res);
-	assert_int_equal(ss_eval_run(res, d, tr, ntr, te, nte, kinds, 2, &to), 0);
+	assert_int_equal(ss_eval_run(res, d, tr, ntr, te, nte, kinds, 2, &to, NULL, NULL), 0);
 	print_message("tip, masked: keyword F1 %.3f PR-AUC %.3f; linear F1 %.3f PR-AUC %.3f "
 		      "ROC-AUC %.3f\n", res->rows[0].all.f1, res->rows[0].all.pr_auc,
 		      res->rows[1].all.f1, res->rows[1].all.pr_auc, res->rows[1].all.roc_auc);

@@ -183,11 +183,10 @@ int cmd_eval(int argc, const char **argv)
 	res = calloc(1, sizeof(*res));
 	if (!res)
 		die("out of memory");
-	if (scores) {
+	if (scores)
 		fprintf(ss_atomic_file(scores_out), "sha\tmodel\tscore\tdecision\tlabel\ttagged\tauthor_time\n");
-		ss_eval_set_score_sink(score_row, ss_atomic_file(scores_out));
-	}
-	if (ss_eval_run(res, d, tr, ntr, te, nte, kinds, nkinds, &t.o))
+	if (ss_eval_run(res, d, tr, ntr, te, nte, kinds, nkinds, &t.o, scores ? score_row : NULL,
+			scores ? ss_atomic_file(scores_out) : NULL))
 		die("%s", ss_error_last());
 	if (scores_out)
 		cli_output_commit(scores_out, SIZE_MAX, "scores");

@@ -85,15 +85,6 @@ void ss_format_date(char buf[16], int64_t t)
 	strftime(buf, 16, "%Y-%m-%d", &tm);
 }
 
-static ss_eval_score_fn score_sink;
-static void *score_ud;
-
-void ss_eval_set_score_sink(ss_eval_score_fn fn, void *ud)
-{
-	score_sink = fn;
-	score_ud = ud;
-}
-
 static void range(const ss_dataset *d, const size_t *idx, size_t n, int64_t *first,
 		  int64_t *last, size_t *npos)
 {
@@ -117,7 +108,7 @@ static void range(const ss_dataset *d, const size_t *idx, size_t n, int64_t *fir
 
 int ss_eval_run(ss_eval_result *out, const ss_dataset *d, const size_t *train, size_t ntrain,
 		const size_t *test, size_t ntest, const ss_model_kind *kinds, size_t nkinds,
-		const ss_train_options *opts)
+		const ss_train_options *opts, ss_eval_score_fn sink, void *sink_ud)
 {
 	float *score = NULL, *uscore = NULL;
 	uint8_t *label = NULL, *ulabel = NULL;
@@ -177,8 +168,8 @@ int ss_eval_run(ss_eval_result *out, const ss_dataset *d, const size_t *train, s
 		ss_model_free(m);
 		if (rc)
 			goto free_all;
-		for (i = 0; score_sink && i < ntest; i++)
-			score_sink(score_ud, ss_dataset_example(d, test[i]), kinds[k], score[i],
+		for (i = 0; sink && i < ntest; i++)
+			sink(sink_ud, ss_dataset_example(d, test[i]), kinds[k], score[i],
 				   score[i] >= row->threshold);
 		for (i = 0; i < ntest; i++) {
 			ss_band v = ss_bands_classify(&row->bands, score[i]);

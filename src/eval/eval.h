@@ -52,19 +52,18 @@ typedef struct {
 	size_t nrows;
 } ss_eval_result;
 
+/* Receives every test commit's score by every model (ss_eval_run's sink). */
+typedef void (*ss_eval_score_fn)(void *ud, const ss_example *e, ss_model_kind kind,
+				 float score, int decision);
+
 /*
  * Train each of kinds[0..nkinds) on train[], score test[].  log (from
- * opts) hears about each model.  0 or < 0 with the message set.
+ * opts) hears about each model; sink (may be NULL) gets each test
+ * commit's score, with sink_ud.  0 or < 0 with the message set.
  */
 int ss_eval_run(ss_eval_result *out, const ss_dataset *d, const size_t *train, size_t ntrain,
 		const size_t *test, size_t ntest, const ss_model_kind *kinds, size_t nkinds,
-		const ss_train_options *opts);
-
-/* When set before ss_eval_run, receives "sha model score decision label
- * tagged" rows for every test commit (NULL: none). */
-typedef void (*ss_eval_score_fn)(void *ud, const ss_example *e, ss_model_kind kind,
-				 float score, int decision);
-void ss_eval_set_score_sink(ss_eval_score_fn fn, void *ud);
+		const ss_train_options *opts, ss_eval_score_fn sink, void *sink_ud);
 
 /* Append the result as a text table or a JSON object (one line). */
 int ss_eval_format_text(ss_strbuf *sb, const ss_eval_result *r, const char *title);
