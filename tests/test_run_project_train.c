@@ -58,7 +58,7 @@ static void test_too_few(void **state)
 	(void)state;
 	/* 150 days, the newest 90 unsettled: 60 or so settled, too few */
 	assert_int_equal(ss_project_model_fit(&m, &n, &npos, why, sizeof(why), d,
-					      1600000000LL + 149 * DAY, 0, NULL, &rp), 0);
+					      1600000000LL + 149 * DAY, NULL, NULL, NULL, &rp), 0);
 	assert_null(m);
 	assert_true(n >= 59 && n <= 61);
 	assert_true(npos >= 14 && npos <= 16);
@@ -73,7 +73,7 @@ static void test_too_few(void **state)
 	/* the ranked commits' newest time counts too: 250 days on, all 150
 	 * have settled, enough to learn from */
 	assert_int_equal(ss_project_model_fit(&m, &n, &npos, why, sizeof(why), d,
-					      1600000000LL + 400 * DAY, 0, NULL, &rp), 0);
+					      1600000000LL + 400 * DAY, NULL, NULL, NULL, &rp), 0);
 	assert_non_null(m);
 	assert_true(n >= SS_PROJECT_MIN_COMMITS && n <= 150);
 	ss_model_free(m);
@@ -95,7 +95,7 @@ static void test_trained(void **state)
 
 	(void)state;
 	assert_int_equal(ss_project_model_fit(&m, &n, &npos, why, sizeof(why), d,
-					      1600000000LL + 399 * DAY, 0, NULL, &rp), 0);
+					      1600000000LL + 399 * DAY, NULL, NULL, NULL, &rp), 0);
 	assert_non_null(m);
 	assert_string_equal(why, "");
 	/* at most the 310 or so settled, a quarter of them fixes */

@@ -321,7 +321,7 @@ static ss_model *train(cli_ranking *k, cli_source_args *src, const char *const *
 		ss_error_clear();
 		prior = NULL;
 	}
-	if (ss_project_model_fit(&m, &n, &npos, why, sizeof(why), d, e.newest, src->repo != NULL,
+	if (ss_project_model_fit(&m, &n, &npos, why, sizeof(why), d, e.newest, src->repo, k->hist,
 				 prior, &rp))
 		die("%s", ss_error_last());
 	ss_model_free(prior);

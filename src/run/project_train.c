@@ -8,8 +8,10 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "eval/split.h"
+#include "source/source.h"
 #include "run/project_model.h"
 #include "util/error.h"
 #include "util/strbuf.h"
@@ -34,9 +36,58 @@ static const ss_model *usable_prior(const ss_model *prior, const ss_dataset *d,
 	return prior;
 }
 
-/* What the adaptation chose, in words (docs/scores.md, "Adapted"). */
+/*
+ * The name of hashed feature slot of m, into name: the rows the index
+ * keeps hold hashes, not names (features/feat_store.h), so the newest of
+ * the examples idx[0..n) of d that has it is read again from the
+ * repository and its features extracted with their names, with hist
+ * (may be NULL) for those of its history (a release line, a fix of a
+ * fix).  Left as it is ("hash:N") when there is no repository or no
+ * such example, or the slot comes from a history not given.
+ */
+static void name_hashed(ss_strbuf *name, const ss_model *m, uint32_t slot, const ss_dataset *d,
+			const size_t *idx, size_t n, const char *repo, const ss_history *hist)
+{
+	const ss_featurizer *f = ss_model_featurizer(m);
+	ss_strbuf names = SS_STRBUF_INIT, found = SS_STRBUF_INIT;
+	uint32_t *remap = NULL;
+	ss_commit *c = NULL;
+	ss_svec v;
+	size_t i, k;
+
+	if (!repo || !n || ss_dataset_remap(&remap, f, d))
+		goto out;
+	ss_svec_init(&v);
+	for (i = n; i-- > 0;) {
+		if (ss_dataset_vector(&v, f, remap, d, idx[i]))
+			break;
+		for (k = 0; k < v.n && v.idx[k] != slot; k++)
+			;
+		if (k == v.n)
+			continue;
+		if (!ss_source_read_alone(&c, repo, ss_dataset_example(d, idx[i])->id) && c &&
+		    !ss_featurizer_vector(&v, f, c, hist, &names) &&
+		    !ss_featurizer_name(f, slot, names.buf, &found) && found.buf &&
+		    strncmp(found.buf, "hash:", 5)) {
+			ss_strbuf_reset(name);
+			ss_strbuf_adds(name, found.buf);
+		}
+		break;
+	}
+	ss_svec_release(&v);
+out:
+	ss_error_clear();
+	ss_commit_free(c);
+	free(remap);
+	ss_strbuf_release(&names);
+	ss_strbuf_release(&found);
+}
+
+/* What the adaptation chose, in words (docs/scores.md, "Adapted"); d,
+ * idx[0..n), repo and hist name a hashed rule (name_hashed). */
 static void say_adapt(const ss_linear_adapt *a, const ss_model *m, int prior,
-		      const ss_run_report *rp)
+		      const ss_run_report *rp, const ss_dataset *d, const size_t *idx, size_t n,
+		      const char *repo, const ss_history *hist)
 {
 	ss_strbuf name = SS_STRBUF_INIT, words = SS_STRBUF_INIT;
 
@@ -56,8 +107,10 @@ static void say_adapt(const ss_linear_adapt *a, const ss_model *m, int prior,
 			   a->ap_near_without);
 	if (a->rule < 0)
 		return;
-	if (ss_featurizer_name_ix(ss_model_featurizer(m), (uint32_t)a->rule, NULL, &name) ||
-	    ss_feat_name_words(&words, name.buf ? name.buf : "")) {
+	if (!ss_featurizer_name_ix(ss_model_featurizer(m), (uint32_t)a->rule, NULL, &name) &&
+	    name.buf && !strncmp(name.buf, "hash:", 5))
+		name_hashed(&name, m, (uint32_t)a->rule, d, idx, n, repo, hist);
+	if (ss_feat_name_words(&words, name.buf ? name.buf : "")) {
 		ss_error_clear();
 		ss_strbuf_release(&words);
 	}
@@ -83,9 +136,10 @@ static void say_adapt(const ss_linear_adapt *a, const ss_model *m, int prior,
 }
 
 int ss_project_model_fit(ss_model **out, size_t *n, size_t *npos, char *why, size_t size,
-			 ss_dataset *d, int64_t newest, int relcode, const ss_model *prior,
-			 const ss_run_report *rp)
+			 ss_dataset *d, int64_t newest, const char *repo, const ss_history *hist,
+			 const ss_model *prior, const ss_run_report *rp)
 {
+	int relcode = repo != NULL;
 	ss_train_options o = SS_TRAIN_OPTIONS_INIT;
 	ss_linear_adapt ad;
 	ss_model *m = NULL;
@@ -152,7 +206,7 @@ int ss_project_model_fit(ss_model **out, size_t *n, size_t *npos, char *why, siz
 		if ((uintptr_t)m != with_id)
 			ad = ad_without;
 	}
-	say_adapt(&ad, m, o.prior != NULL, rp);
+	say_adapt(&ad, m, o.prior != NULL, rp, d, idx, *n, repo, hist);
 	*out = m;
 out:
 	free(idx);

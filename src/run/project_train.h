@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "features/history.h"
 #include "models/dataset.h"
 #include "models/model.h"
 #include "run/run.h"
@@ -27,8 +28,11 @@
 
 /*
  * Train the project's linear model on d's settled examples (newest: the
- * newest author time read, the ranked commits' too) into *out; relcode:
- * the relcode features may be left out (a repository was read).  *n and
+ * newest author time read, the ranked commits' too) into *out; repo (may
+ * be NULL): the repository read, when there is one: the relcode
+ * features may then be left out, and a hashed rule the guard names is
+ * named from a commit read again from it, with hist (may be NULL: the
+ * history the ranking reads) for the features of its history.  *n and
  * *npos: how many examples it learnt from and how many positive.  Too
  * few: *out NULL and why[size] says so (for the built-in model's note).
  * prior (may be NULL): the built-in model, whose weights the project's
@@ -38,7 +42,7 @@
  * 0 or < 0 with the message set.
  */
 int ss_project_model_fit(ss_model **out, size_t *n, size_t *npos, char *why, size_t size,
-			 ss_dataset *d, int64_t newest, int relcode, const ss_model *prior,
-			 const ss_run_report *rp);
+			 ss_dataset *d, int64_t newest, const char *repo, const ss_history *hist,
+			 const ss_model *prior, const ss_run_report *rp);
 
 #endif
