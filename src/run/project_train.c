@@ -36,17 +36,10 @@ static const ss_model *usable_prior(const ss_model *prior, const ss_dataset *d,
 	return prior;
 }
 
-/*
- * The name of hashed feature slot of m, into name: the rows the index
- * keeps hold hashes, not names (features/feat_store.h), so the newest of
- * the examples idx[0..n) of d that has it is read again from the
- * repository and its features extracted with their names, with hist
- * (may be NULL) for those of its history (a release line, a fix of a
- * fix).  Left as it is ("hash:N") when there is no repository or no
- * such example, or the slot comes from a history not given.
- */
-static void name_hashed(ss_strbuf *name, const ss_model *m, uint32_t slot, const ss_dataset *d,
-			const size_t *idx, size_t n, const char *repo, const ss_history *hist)
+/* Reads the commit again (project_train.h): its rows keep no names. */
+void ss_project_model_name_hashed(ss_strbuf *name, const ss_model *m, uint32_t slot,
+				  const ss_dataset *d, const size_t *idx, size_t n, const char *repo,
+				  const ss_history *hist)
 {
 	const ss_featurizer *f = ss_model_featurizer(m);
 	ss_strbuf names = SS_STRBUF_INIT, found = SS_STRBUF_INIT;
@@ -84,7 +77,7 @@ out:
 }
 
 /* What the adaptation chose, in words (docs/scores.md, "Adapted"); d,
- * idx[0..n), repo and hist name a hashed rule (name_hashed). */
+ * idx[0..n), repo and hist name a hashed rule. */
 static void say_adapt(const ss_linear_adapt *a, const ss_model *m, int prior,
 		      const ss_run_report *rp, const ss_dataset *d, const size_t *idx, size_t n,
 		      const char *repo, const ss_history *hist)
@@ -109,7 +102,7 @@ static void say_adapt(const ss_linear_adapt *a, const ss_model *m, int prior,
 		return;
 	if (!ss_featurizer_name_ix(ss_model_featurizer(m), (uint32_t)a->rule, NULL, &name) &&
 	    name.buf && !strncmp(name.buf, "hash:", 5))
-		name_hashed(&name, m, (uint32_t)a->rule, d, idx, n, repo, hist);
+		ss_project_model_name_hashed(&name, m, (uint32_t)a->rule, d, idx, n, repo, hist);
 	if (ss_feat_name_words(&words, name.buf ? name.buf : "")) {
 		ss_error_clear();
 		ss_strbuf_release(&words);

@@ -17,6 +17,7 @@
 #include "models/dataset.h"
 #include "models/model.h"
 #include "run/run.h"
+#include "util/strbuf.h"
 
 /*
  * The part (ss_example.part) of the ranked cycle's commits whose fate is
@@ -44,5 +45,19 @@
 int ss_project_model_fit(ss_model **out, size_t *n, size_t *npos, char *why, size_t size,
 			 ss_dataset *d, int64_t newest, const char *repo, const ss_history *hist,
 			 const ss_model *prior, const ss_run_report *rp);
+
+/*
+ * The name of m's hashed feature slot (a feature index) into name, which
+ * holds "hash:N" (ss_featurizer_name_ix()) and is left so when it cannot
+ * be told: the rows the index keeps hold hashes, not names, so the newest
+ * of d's examples idx[0..n) that has the feature is read again from the
+ * repository repo (NULL: none) and its features extracted with their
+ * names, with hist (may be NULL) for the features of its history (a
+ * release line, a fix of a fix).  Errors are not reported: the slot's
+ * number is a name too.
+ */
+void ss_project_model_name_hashed(ss_strbuf *name, const ss_model *m, uint32_t slot,
+				  const ss_dataset *d, const size_t *idx, size_t n, const char *repo,
+				  const ss_history *hist);
 
 #endif
