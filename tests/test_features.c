@@ -1189,6 +1189,61 @@ static void test_keys(void **st)
 	ss_commit_free(c);
 }
 
+/*
+ * The stable tag's own traces (ss_featurizer_tag_traces()): a commit
+ * with "Cc: stable@" has exactly them among its features beyond those of
+ * the same commit with the line masked (cc_stable and the "k:cc" key),
+ * and a commit without the line has neither.
+ */
+static void test_tag_traces(void **st)
+{
+	tc_file f = { "drivers/net/foo.c", "static int foo(void)", code_lines, SS_FILE_MODIFIED };
+	ss_feat_options o = SS_FEAT_OPTIONS_INIT;
+	ss_featurizer fz;
+	ss_svec tagged, plain;
+	uint32_t tr[4];
+	size_t n, i, j, extra = 0;
+	ss_commit *a = tc_commit("1", "a@example.org", 1000, "net: fix foo\n\nBody.\n\n"
+				 "Cc: stable@vger.kernel.org\nSigned-off-by: A <a@example.org>\n",
+				 &f, 1);
+	ss_commit *b = tc_commit("2", "a@example.org", 1000, "net: fix foo\n\nBody.\n\n"
+				 "Signed-off-by: A <a@example.org>\n", &f, 1);
+
+	(void)st;
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_int_equal(ss_featurizer_init(&fz, &o), 0);
+	n = ss_featurizer_tag_traces(&fz, tr, 4);
+	assert_int_equal(n, 2);
+	assert_int_equal(ss_featurizer_tag_traces(&fz, tr, 1), 1);
+	n = ss_featurizer_tag_traces(&fz, tr, 4);
+	assert_int_equal(tr[0], SS_F_HAS_STABLE);
+	ss_svec_init(&tagged);
+	ss_svec_init(&plain);
+	assert_int_equal(ss_featurizer_vector(&tagged, &fz, a, NULL, NULL), 0);
+	assert_int_equal(ss_featurizer_vector(&plain, &fz, b, NULL, NULL), 0);
+	/* every feature of the tagged commit the plain one lacks is a trace */
+	for (i = 0; i < tagged.n; i++) {
+		for (j = 0; j < plain.n && plain.idx[j] != tagged.idx[i]; j++)
+			;
+		if (j < plain.n)
+			continue;
+		for (j = 0; j < n && tr[j] != tagged.idx[i]; j++)
+			;
+		assert_true(j < n);
+		extra++;
+	}
+	assert_int_equal(extra, n);
+	for (i = 0; i < plain.n; i++)
+		for (j = 0; j < n; j++)
+			assert_true(plain.idx[i] != tr[j]);
+	ss_svec_release(&tagged);
+	ss_svec_release(&plain);
+	ss_featurizer_release(&fz);
+	ss_commit_free(a);
+	ss_commit_free(b);
+}
+
 static void test_name_words(void **st)
 {
 	static const char *const cases[][2] = {
@@ -1270,6 +1325,7 @@ int main(void)
 		cmocka_unit_test(test_group_names),
 		cmocka_unit_test(test_keys),
 		cmocka_unit_test(test_name_words),
+		cmocka_unit_test(test_tag_traces),
 	};
 
 	int rc;

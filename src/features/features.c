@@ -59,6 +59,11 @@ static uint32_t hash_name(const char *ns, const char *s, size_t len)
 	return (uint32_t)(h ^ (h >> 32));
 }
 
+uint32_t ss_feat_hash_name(const char *ns, const char *name)
+{
+	return hash_name(ns, name, strlen(name));
+}
+
 /* Append v, the hash of ns + s[0..len), with its name when names are kept. */
 static int push_hash(ss_feat_raw *r, uint32_t v, const char *ns, const char *s, size_t len)
 {

@@ -208,6 +208,10 @@ typedef struct {
 	ss_strbuf *names;
 } ss_feat_raw;
 
+/* The 32-bit hash of the open-set name ns + name ("k:", "cc"), as
+ * ss_feat_extract() hashes it (its low hash_bits bits are the slot). */
+uint32_t ss_feat_hash_name(const char *ns, const char *name);
+
 void ss_feat_raw_init(ss_feat_raw *r);
 void ss_feat_raw_reset(ss_feat_raw *r);
 void ss_feat_raw_release(ss_feat_raw *r);
@@ -278,6 +282,14 @@ int ss_featurizer_copy(ss_featurizer *out, const ss_featurizer *from);
 
 /* Size of the feature space. */
 size_t ss_featurizer_dim(const ss_featurizer *f);
+
+/*
+ * The features a Cc: stable line itself gives (the dense cc_stable, the
+ * hashed key "k:cc"), as indices of f's space, into out[max]; how many.
+ * What masking the tags removes: a model may weigh them, but a likeness
+ * between commits built on them only says both were tagged.
+ */
+size_t ss_featurizer_tag_traces(const ss_featurizer *f, uint32_t *out, size_t max);
 
 /* Map raw features to the final vector (out is reset first). */
 int ss_featurizer_map(ss_svec *out, const ss_featurizer *f, const ss_feat_raw *raw);

@@ -143,6 +143,19 @@ size_t ss_featurizer_dim(const ss_featurizer *f)
 	return SS_NDENSE + ss_strmap_count(f->vocab) + ((size_t)1 << f->opts.hash_bits);
 }
 
+size_t ss_featurizer_tag_traces(const ss_featurizer *f, uint32_t *out, size_t max)
+{
+	uint32_t hbase = (uint32_t)(SS_NDENSE + ss_strmap_count(f->vocab));
+	uint32_t mask = ((uint32_t)1 << f->opts.hash_bits) - 1;
+	size_t n = 0;
+
+	if (n < max)
+		out[n++] = SS_F_HAS_STABLE;
+	if (n < max)
+		out[n++] = hbase + (ss_feat_hash_name("k:", "cc") & mask);
+	return n;
+}
+
 int ss_featurizer_map(ss_svec *out, const ss_featurizer *f, const ss_feat_raw *raw)
 {
 	uint32_t hbase = (uint32_t)(SS_NDENSE + ss_strmap_count(f->vocab));

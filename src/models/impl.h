@@ -47,7 +47,10 @@ struct ss_model {
  * bounds its cost, and a project's policy drifts anyway. */
 #define SS_NEAR_MEMORY 20000
 typedef struct ss_near ss_near;
-int ss_near_new(ss_near **out, size_t dim, uint32_t k);
+/* skip[nskip] (at most SS_NEAR_SKIP_MAX): features left out of the |w|
+ * space (ss_featurizer_tag_traces()). */
+#define SS_NEAR_SKIP_MAX 8
+int ss_near_new(ss_near **out, size_t dim, uint32_t k, const uint32_t *skip, size_t nskip);
 void ss_near_free(ss_near *nr);
 size_t ss_near_count(const ss_near *nr);
 uint32_t ss_near_k(const ss_near *nr);
@@ -72,7 +75,8 @@ void ss_near_save(const ss_near *nr, ss_wbuf *w);
 int ss_linear_near_reason(const ss_model *m, const ss_svec *x, float *contrib, size_t *taken,
 			  size_t *found);
 /* Read what ss_near_save() wrote; 0 or < 0 with the message set. */
-int ss_near_load(ss_near **out, size_t dim, uint32_t k, const float *w, ss_rbuf *r);
+int ss_near_load(ss_near **out, size_t dim, uint32_t k, const uint32_t *skip, size_t nskip,
+		 const float *w, ss_rbuf *r);
 
 typedef struct ss_model_ops {
 	ss_model_kind kind;

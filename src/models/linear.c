@@ -536,15 +536,15 @@ static int node_svec(ss_svec *out, const struct feature_node *x, size_t dim)
  * space: the newest SS_NEAR_MEMORY of them.  With d, the examples
  * idx[0..n) of d the rows are give their ids and subjects (precedents). */
 static int near_build(ss_near **out, const float *w, size_t dim, uint32_t k,
-		      struct feature_node *const *x, const double *y, size_t n,
-		      const ss_dataset *d, const size_t *idx)
+		      const uint32_t *skip, size_t nskip, struct feature_node *const *x,
+		      const double *y, size_t n, const ss_dataset *d, const size_t *idx)
 {
 	ss_svec v;
 	size_t i;
 	int rc;
 
 	ss_svec_init(&v);
-	if ((rc = ss_near_new(out, dim, k)))
+	if ((rc = ss_near_new(out, dim, k, skip, nskip)))
 		return rc;
 	for (i = n > SS_NEAR_MEMORY ? n - SS_NEAR_MEMORY : 0; i < n && !rc; i++)
 		if (!(rc = node_svec(&v, x[i], dim)))
@@ -590,7 +590,10 @@ static int near_choose(ss_model *m, const float *wa, size_t dim, const struct ro
 	}
 	e = z + nval;
 	zb = e + nval;
-	if ((rc = near_build(&nr, wa, dim, k, rows->x, rows->y, nfit, NULL, NULL)))
+	uint32_t skip[SS_NEAR_SKIP_MAX];
+	size_t nskip = ss_featurizer_tag_traces(&m->feat, skip, SS_NEAR_SKIP_MAX);
+
+	if ((rc = near_build(&nr, wa, dim, k, skip, nskip, rows->x, rows->y, nfit, NULL, NULL)))
 		goto out;
 	logits(z, wa, dim, rows->x + nfit, nval);
 	for (i = 0; i < nval; i++) {
@@ -772,8 +775,11 @@ static int linear_train(ss_model *m, const ss_dataset *d, const size_t *fit, siz
 
 		/* what it learnt from is what it remembers: the evidence when
 		 * it won on validation, the precedents shown either way */
-		if ((rc = near_build(&lin->near, lin->w, dim, m->near_k, rows.x, rows.y, nfit + nval,
-				     d, all)))
+		uint32_t skip[SS_NEAR_SKIP_MAX];
+		size_t nskip = ss_featurizer_tag_traces(&m->feat, skip, SS_NEAR_SKIP_MAX);
+
+		if ((rc = near_build(&lin->near, lin->w, dim, m->near_k, skip, nskip, rows.x, rows.y,
+				     nfit + nval, d, all)))
 			goto free_all;
 		snprintf(m->info.params + len, sizeof(m->info.params) - len, " near=%u*%.2g",
 			 m->near_k, (double)m->near_beta);
@@ -922,8 +928,12 @@ static int linear_load(ss_model *m, ss_rbuf *r)
 		return r->err;
 	if ((i = ss_model_nonfinite(lin->w, (size_t)n)) < n)
 		return ss_model_nonfinite_error("linear weight", i, lin->w[i]);
-	if (m->near_k)
-		return ss_near_load(&lin->near, lin->dim, m->near_k, lin->w, r);
+	if (m->near_k) {
+		uint32_t skip[SS_NEAR_SKIP_MAX];
+		size_t nskip = ss_featurizer_tag_traces(&m->feat, skip, SS_NEAR_SKIP_MAX);
+
+		return ss_near_load(&lin->near, lin->dim, m->near_k, skip, nskip, lin->w, r);
+	}
 	return 0;
 }
 

@@ -12,7 +12,11 @@
  * base rate by SS_NEAR_PSEUDO commits' worth, as a logit relative to
  * that base rate: 0 when the neighbours look like any commit, positive
  * when they were taken more often.  An identical vector (the commit
- * itself, or a copy of it) is no evidence about it and is skipped.
+ * itself, or a copy of it) is no evidence about it and is skipped.  The
+ * features the caller names (the stable tag's own traces) are left out
+ * of the |w| space: with the tag visible the model weighs it most, and
+ * an untagged commit's nearest would be the untagged ones, whatever
+ * else they share (bench/results/near.md).
  *
  * The precedents shown are searched apart, by the plain cosine of the
  * vectors without the named dense block: the same words, files and
@@ -53,10 +57,12 @@ struct ss_near {
 	float *val;
 	size_t n, cap, nnz, zcap, npos;
 	ss_svec tmp;             /* the weighted query, under lock */
+	uint32_t skip[SS_NEAR_SKIP_MAX]; /* left out of the |w| space */
+	size_t nskip;
 	pthread_mutex_t lock;
 };
 
-int ss_near_new(ss_near **out, size_t dim, uint32_t k)
+int ss_near_new(ss_near **out, size_t dim, uint32_t k, const uint32_t *skip, size_t nskip)
 {
 	ss_near *nr = calloc(1, sizeof(*nr));
 
@@ -64,6 +70,9 @@ int ss_near_new(ss_near **out, size_t dim, uint32_t k)
 	if (!nr)
 		return SS_ENOMEM;
 	nr->dim = dim;
+	nr->nskip = nskip < SS_NEAR_SKIP_MAX ? nskip : SS_NEAR_SKIP_MAX;
+	if (nr->nskip)
+		memcpy(nr->skip, skip, nr->nskip * sizeof(*skip));
 	nr->k = k ? k : SS_NEAR_K;
 	if (ss_knn_new(&nr->index, dim, 0, 0) || ss_knn_new(&nr->shown, dim, SS_NDENSE, 0) ||
 	    !(nr->off = calloc(1, sizeof(*nr->off)))) {
@@ -106,14 +115,20 @@ uint32_t ss_near_k(const ss_near *nr)
 	return nr->k;
 }
 
-/* out = x scaled by |w| feature by feature (zeros dropped) */
-static int weigh(ss_svec *out, const ss_svec *x, const float *w, size_t dim)
+/* out = x scaled by |w| feature by feature (zeros and skip[] dropped) */
+static int weigh(ss_svec *out, const ss_svec *x, const float *w, size_t dim,
+		 const uint32_t *skip, size_t nskip)
 {
 	out->n = 0;
 	for (size_t i = 0; i < x->n; i++) {
+		size_t j;
 		float v;
 
 		if (x->idx[i] >= dim)
+			continue;
+		for (j = 0; j < nskip && skip[j] != x->idx[i]; j++)
+			;
+		if (j < nskip)
 			continue;
 		v = x->val[i] * fabsf(w[x->idx[i]]);
 		if (v != 0.0f && ss_svec_push(out, x->idx[i], v))
@@ -144,7 +159,7 @@ int ss_near_add(ss_near *nr, const float *w, const ss_svec *x, int label, const 
 		nr->idx[nr->nnz + i] = x->idx[i];
 		nr->val[nr->nnz + i] = x->val[i];
 	}
-	if ((rc = weigh(&nr->tmp, x, w, nr->dim)) || (rc = ss_knn_add(nr->index, &nr->tmp, NULL)) ||
+	if ((rc = weigh(&nr->tmp, x, w, nr->dim, nr->skip, nr->nskip)) || (rc = ss_knn_add(nr->index, &nr->tmp, NULL)) ||
 	    (rc = ss_knn_add(nr->shown, x, NULL)))
 		return rc;
 	subject = subject ? subject : "";
@@ -175,7 +190,7 @@ double ss_near_logit(ss_near *nr, const float *w, const ss_svec *x, size_t *take
 	if (!nr->n)
 		return 0.0;
 	pthread_mutex_lock(&nr->lock);
-	n = weigh(&nr->tmp, x, w, nr->dim) ? 0
+	n = weigh(&nr->tmp, x, w, nr->dim, nr->skip, nr->nskip) ? 0
 	    : ss_knn_query(nr->index, &nr->tmp, hit, k + 4, NULL, NULL);
 	pthread_mutex_unlock(&nr->lock);
 	for (i = 0; i < n && got < k; i++) {
@@ -247,7 +262,8 @@ void ss_near_save(const ss_near *nr, ss_wbuf *w)
 	ss_w_f32s(w, nr->val, nr->nnz);
 }
 
-int ss_near_load(ss_near **out, size_t dim, uint32_t k, const float *w, ss_rbuf *r)
+int ss_near_load(ss_near **out, size_t dim, uint32_t k, const uint32_t *skip, size_t nskip,
+		 const float *w, ss_rbuf *r)
 {
 	uint64_t n = ss_r_u64(r), nnz = ss_r_u64(r), at = 0;
 	uint32_t *len = NULL, *idx = NULL;
@@ -289,7 +305,7 @@ int ss_near_load(ss_near **out, size_t dim, uint32_t k, const float *w, ss_rbuf 
 		rc = ss_error_code(SS_EINVALID, "the nearest past commits are damaged");
 		goto out;
 	}
-	if ((rc = ss_near_new(&nr, dim, k)))
+	if ((rc = ss_near_new(&nr, dim, k, skip, nskip)))
 		goto out;
 	for (i = 0, at = 0; i < n; i++) {
 		x.n = 0;
