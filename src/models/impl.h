@@ -48,7 +48,8 @@ struct ss_model {
 #define SS_NEAR_MEMORY 20000
 typedef struct ss_near ss_near;
 /* skip[nskip] (at most SS_NEAR_SKIP_MAX): features left out of the |w|
- * space (ss_featurizer_tag_traces()). */
+ * space (ss_featurizer_tag_traces()); ss_near_load() leaves them in when
+ * no remembered commit has skip[0] set (the tags were masked). */
 #define SS_NEAR_SKIP_MAX 8
 int ss_near_new(ss_near **out, size_t dim, uint32_t k, const uint32_t *skip, size_t nskip);
 void ss_near_free(ss_near *nr);

@@ -14,9 +14,10 @@
  * when they were taken more often.  An identical vector (the commit
  * itself, or a copy of it) is no evidence about it and is skipped.  The
  * features the caller names (the stable tag's own traces) are left out
- * of the |w| space: with the tag visible the model weighs it most, and
- * an untagged commit's nearest would be the untagged ones, whatever
- * else they share (bench/results/near.md).
+ * of the |w| space when the memory shows the tag (its flag, skip[0], set
+ * on a remembered commit): with the tag visible the model weighs it
+ * most, and an untagged commit's nearest would be the untagged ones,
+ * whatever else they share (bench/results/near.md).
  *
  * The precedents shown are searched apart, by the plain cosine of the
  * vectors without the named dense block: the same words, files and
@@ -305,6 +306,12 @@ int ss_near_load(ss_near **out, size_t dim, uint32_t k, const uint32_t *skip, si
 		rc = ss_error_code(SS_EINVALID, "the nearest past commits are damaged");
 		goto out;
 	}
+	/* the tag's traces are left out only when the memory shows the tag
+	 * (skip[0] is its flag), as when it was built (linear.c) */
+	for (i = 0; nskip && i < nnz && !(idx[i] == skip[0] && val[i] != 0.0f); i++)
+		;
+	if (i == nnz)
+		nskip = 0;
 	if ((rc = ss_near_new(&nr, dim, k, skip, nskip)))
 		goto out;
 	for (i = 0, at = 0; i < n; i++) {
