@@ -42,7 +42,7 @@ static void test_open(void **state)
 	snprintf(db, sizeof(db), "%s/ix.db", test_scratch);
 	snprintf(nodb, sizeof(nodb), "%s/none.db", test_scratch);
 	/* the repository's own */
-	assert_int_equal(ss_run_index_open(&ix, &path, &missing, NULL, repo), 0);
+	assert_int_equal(ss_run_index_open(&ix, &path, &missing, NULL, repo, NULL), 0);
 	assert_non_null(ix);
 	assert_int_equal(missing, 0);
 	assert_int_equal(ss_index_default_path(&def, repo), 0);
@@ -51,22 +51,22 @@ static void test_open(void **state)
 	free(path);
 	free(def);
 	/* --db first */
-	assert_int_equal(ss_run_index_open(&ix, &path, &missing, db, repo), 0);
+	assert_int_equal(ss_run_index_open(&ix, &path, &missing, db, repo, NULL), 0);
 	assert_non_null(ix);
 	assert_string_equal(path, db);
 	ss_index_free(ix);
 	free(path);
 	/* none of its own: missing, no error */
-	assert_int_equal(ss_run_index_open(&ix, &path, &missing, NULL, other), 0);
+	assert_int_equal(ss_run_index_open(&ix, &path, &missing, NULL, other, NULL), 0);
 	assert_null(ix);
 	assert_null(path);
 	assert_int_equal(missing, 1);
 	/* no db nor repository: nothing, not missing */
-	assert_int_equal(ss_run_index_open(&ix, &path, &missing, NULL, NULL), 0);
+	assert_int_equal(ss_run_index_open(&ix, &path, &missing, NULL, NULL, NULL), 0);
 	assert_null(ix);
 	assert_int_equal(missing, 0);
 	/* a --db that does not exist is an error, not a missing index */
-	assert_true(ss_run_index_open(&ix, &path, &missing, nodb, repo) < 0);
+	assert_true(ss_run_index_open(&ix, &path, &missing, nodb, repo, NULL) < 0);
 	assert_null(ix);
 	assert_null(path);
 	assert_int_equal(missing, 0);
@@ -79,7 +79,7 @@ static void test_open(void **state)
 				  "git for-each-ref --format='%%(refname)' refs/heads refs/tags | "
 				  "grep -v refs/heads/main | xargs -r -n1 git update-ref -d && "
 				  "git gc -q --prune=now", other), 0);
-	assert_true(ss_run_index_open(&ix, &path, &missing, db, other) < 0);
+	assert_true(ss_run_index_open(&ix, &path, &missing, db, other, NULL) < 0);
 	assert_null(ix);
 	assert_null(path);
 }
@@ -98,15 +98,15 @@ static void test_read_and_freshness(void **state)
 
 	(void)state;
 	snprintf(repo, sizeof(repo), "%s/repo", test_scratch);
-	assert_int_equal(ss_run_index_open(&ix, &path, &missing, NULL, repo), 0);
+	assert_int_equal(ss_run_index_open(&ix, &path, &missing, NULL, repo, NULL), 0);
 	assert_non_null(ix);
 	/* up to date: nothing said */
-	ss_run_index_freshness(ix, path, repo, &rp);
+	ss_run_index_freshness(ix, path, repo, NULL, &rp);
 	assert_string_equal(h.text, "");
 	/* the history, the index's releases, the backports */
 	assert_int_equal(ss_history_new(&hist), 0);
 	ask.repo = repo;
-	assert_int_equal(ss_run_history_from_index(hist, ix, path, &ask, repo, &rp), 0);
+	assert_int_equal(ss_run_history_from_index(hist, ix, path, &ask, repo, NULL, &rp), 0);
 	assert_string_equal(h.text, "");
 	assert_int_equal(ss_backports_new(&l, &lo), 0);
 	assert_int_equal(ss_run_backports_from_index(l, ix, path), 0);
@@ -120,7 +120,7 @@ static void test_read_and_freshness(void **state)
 				  "git commit -qm moved", repo), 0);
 	assert_int_equal(ss_index_ref_tip(tip, ix, "mainline", want, sizeof(want)), 0);
 	assert_string_equal(want, "main");
-	ss_run_index_freshness(ix, path, repo, &rp);
+	ss_run_index_freshness(ix, path, repo, NULL, &rp);
 	assert_int_equal(ss_index_default_path(&def, repo), 0);
 	assert_string_equal(path, def);
 	assert_non_null(strstr(h.text, "W index '"));
@@ -134,8 +134,8 @@ static void test_read_and_freshness(void **state)
 	/* by --db: the command names it */
 	test_heard_reset(&h);
 	snprintf(want, sizeof(want), "%s/ix.db", test_scratch);
-	assert_int_equal(ss_run_index_open(&ix, &path, &missing, want, repo), 0);
-	ss_run_index_freshness(ix, path, repo, &rp);
+	assert_int_equal(ss_run_index_open(&ix, &path, &missing, want, repo, NULL), 0);
+	ss_run_index_freshness(ix, path, repo, NULL, &rp);
 	snprintf(want, sizeof(want), ": run 'stablesel index --repo %s --db %s/ix.db' to update it\n",
 		 repo, test_scratch);
 	assert_non_null(strstr(h.text, want));

@@ -183,8 +183,10 @@ void cli_decisions_apply(cli_ranking *k, const char *repo)
 			if (k->onto_repo || repo) {
 				int64_t clock;
 
-				if (ss_run_replay_clock(&clock, ix, path, k->onto_repo ? k->onto_repo : repo,
-							k->onto, k->nonto))
+				const char *onto_repo = k->onto_repo ? k->onto_repo : repo;
+
+				if (ss_run_replay_clock(&clock, ix, path, onto_repo,
+							ss_run_repo(k->run, onto_repo), k->onto, k->nonto))
 					die("%s", ss_error_last());
 				if (clock)
 					o.now = clock;
