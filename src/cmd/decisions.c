@@ -181,9 +181,8 @@ void cli_decisions_apply(cli_ranking *k, const char *repo)
 			/* a replay (an --onto set back) judges deferrals by its
 			 * own clock, not today's */
 			if (k->onto_repo || repo) {
-				int64_t clock;
-
 				const char *onto_repo = k->onto_repo ? k->onto_repo : repo;
+				int64_t clock;
 
 				if (ss_run_replay_clock(&clock, ix, path, onto_repo,
 							ss_run_repo(k->run, onto_repo), k->onto, k->nonto))

@@ -365,7 +365,8 @@ static int open_one(ss_run_branches *br, size_t b, const char *up, const ss_run_
 	if (!from_index) {
 		char upid[41];
 
-		if (!ss_git_resolve(upid, o->repo, up) &&
+		if (!(o->handle ? ss_repo_resolve(upid, o->handle, up)
+				: ss_git_resolve(upid, o->repo, up)) &&
 		    ss_check_in_branch(br->ck[b], upid, NULL, NULL) == 1)
 			ss_run_say(o->report, SS_RUN_WARNING,
 				   "%s (%s) is in %s: none of the branch's commits are read as "

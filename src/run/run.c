@@ -156,22 +156,55 @@ static int lend(ss_index **out, char **path, int *missing, const struct run_inde
 	return 0;
 }
 
+/* The entry of (db, repo, as_of), NULL when none. */
+static struct run_index *find_index(ss_run *run, const char *db, const char *repo, int64_t as_of)
+{
+	for (size_t i = 0; i < run->nindexes; i++) {
+		struct run_index *e = &run->indexes[i];
+
+		if (same(e->db, db) && same(e->repo, repo) && e->as_of == as_of)
+			return e;
+	}
+	return NULL;
+}
+
+/* Keep ix (the run's now: the caller's reference) read from path (NULL
+ * with ix) under (db, repo, as_of).  0; 1 when the list is full (ix is
+ * not kept); SS_ENOMEM with the message set. */
+static int keep_index(ss_run *run, ss_index *ix, const char *path, int missing, const char *db,
+		      const char *repo, int64_t as_of)
+{
+	struct run_index *e;
+
+	if (run->nindexes == RUN_MAX_INDEXES)
+		return 1;
+	e = &run->indexes[run->nindexes];
+	memset(e, 0, sizeof(*e));
+	if (dup_or_null(&e->db, db) || dup_or_null(&e->repo, repo) || dup_or_null(&e->path, path)) {
+		free(e->db);
+		free(e->repo);
+		free(e->path);
+		return ss_error_code(SS_ENOMEM, "out of memory opening an index");
+	}
+	e->as_of = as_of;
+	e->ix = ix;
+	e->missing = missing;
+	run->nindexes++;
+	return 0;
+}
+
 int ss_run_index(ss_index **out, char **path, int *missing, ss_run *run, const char *db,
 		 const char *repo, int64_t as_of)
 {
 	struct run_index *e;
 	ss_index *ix = NULL;
-	size_t i;
 	int rc;
 
 	*out = NULL;
 	*path = NULL;
 	*missing = 0;
-	for (i = 0; i < run->nindexes; i++) {
-		e = &run->indexes[i];
-		if (same(e->db, db) && same(e->repo, repo) && e->as_of == as_of)
-			return lend(out, path, missing, e);
-	}
+	if ((e = find_index(run, db, repo, as_of)))
+		return lend(out, path, missing, e);
 	if ((rc = ss_run_index_open(&ix, path, missing, db, repo, ss_run_repo(run, repo))))
 		return rc;
 	if (ix && as_of && (rc = ss_index_as_of(ix, as_of))) {
@@ -181,28 +214,33 @@ int ss_run_index(ss_index **out, char **path, int *missing, ss_run *run, const c
 		return rc;
 	}
 	run->opened_indexes += ix != NULL;
+	rc = keep_index(run, ix, *path, *missing, db, repo, as_of);
 	/* no room: the caller's alone, as before there was a run */
-	if (run->nindexes == RUN_MAX_INDEXES) {
+	if (rc > 0) {
 		*out = ix;
 		return 0;
 	}
-	e = &run->indexes[run->nindexes];
-	memset(e, 0, sizeof(*e));
-	if (dup_or_null(&e->db, db) || dup_or_null(&e->repo, repo) ||
-	    dup_or_null(&e->path, *path)) {
-		free(e->db);
-		free(e->repo);
-		free(e->path);
+	if (rc) {
 		ss_index_free(ix);
 		free(*path);
 		*path = NULL;
-		return ss_error_code(SS_ENOMEM, "out of memory opening an index");
+		return rc;
 	}
-	e->as_of = as_of;
-	e->ix = ix;
-	e->missing = *missing;
-	run->nindexes++;
 	*out = ss_index_share(ix);
+	return 0;
+}
+
+int ss_run_index_use(ss_run *run, ss_index *ix, const char *path, const char *db,
+		     const char *repo)
+{
+	int rc;
+
+	if (find_index(run, db, repo, 0))
+		return ss_error_code(SS_EINVALID, "the run has an index of '%s' already", path);
+	if ((rc = keep_index(run, ss_index_share(ix), path, 0, db, repo, 0))) {
+		ss_index_free(ix);  /* the reference just taken */
+		return rc > 0 ? ss_error_code(SS_EINVALID, "too many indexes in one run") : rc;
+	}
 	return 0;
 }
 

@@ -83,6 +83,18 @@ struct ss_repo *ss_run_repo(ss_run *run, const char *path);
 int ss_run_index(struct ss_index **out, char **path, int *missing, ss_run *run, const char *db,
 		 const char *repo, int64_t as_of);
 
+/*
+ * Make ix, read from path (a connection the caller opened: the writer of
+ * a command that writes, such as review's decisions), the run's index of
+ * (db, repo) of today: the steps that would read that index borrow ix
+ * instead of opening a reader of their own.  The run takes a reference
+ * (ss_index_share); the caller frees its own.  Before any step asked
+ * for that index: SS_EINVALID when the run holds one already.  0 or < 0
+ * with the message set.
+ */
+int ss_run_index_use(ss_run *run, struct ss_index *ix, const char *path, const char *db,
+		     const char *repo);
+
 /* Index connections and repositories the run opened so far: what a
  * test counts to see the steps share them. */
 size_t ss_run_opened_indexes(const ss_run *run);
