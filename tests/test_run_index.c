@@ -4,12 +4,15 @@
  * index, none (missing) or a db that does not exist, another
  * repository's index refused; the freshness warning once the mainline
  * moved (naming --db only when the index is not the repository's own);
- * the history, releases and backports a run takes from it.
+ * the history, releases and backports a run takes from it; a run's
+ * index and repository opened once (run/run.h: ss_run).
  */
 #include "testutil.h"
 #include "testrun.h"
 
 #include "run/index_open.h"
+#include "run/run.h"
+#include "source/git_repo.h"
 #include "util/error.h"
 
 static int setup(void **state)
@@ -143,11 +146,94 @@ static void test_read_and_freshness(void **state)
 	free(path);
 }
 
+/*
+ * A run (run/run.h) opens the repository and its index once, however
+ * many steps ask: each step's index is a reference of its own to free,
+ * a missing index is remembered, another cut in time is another
+ * connection, and a writer the command lends is what the steps read.
+ * What the handle reads is what the path reads (the freshness warning).
+ */
+static void test_run_owns(void **state)
+{
+	struct heard h1 = { "", 0 }, h2 = { "", 0 };
+	ss_run_report rp1 = TEST_RUN_REPORT(&h1), rp2 = TEST_RUN_REPORT(&h2);
+	char repo[4096], other[4096], tip[41], *path = NULL, *p2 = NULL;
+	ss_index *a = NULL, *b = NULL, *w = NULL;
+	ss_run *run = NULL;
+	ss_repo *r;
+	size_t opened;
+	int missing = -1;
+
+	(void)state;
+	snprintf(repo, sizeof(repo), "%s/repo", test_scratch);
+	snprintf(other, sizeof(other), "%s/other", test_scratch);
+	assert_int_equal(ss_run_new(&run), 0);
+	opened = ss_repo_opened();
+	assert_non_null(r = ss_run_repo(run, repo));
+	assert_ptr_equal(ss_run_repo(run, repo), r);
+	assert_int_equal(ss_run_index(&a, &path, &missing, run, NULL, repo, 0), 0);
+	assert_non_null(a);
+	assert_int_equal(missing, 0);
+	assert_int_equal(ss_run_index(&b, &p2, &missing, run, NULL, repo, 0), 0);
+	assert_ptr_equal(a, b);
+	assert_string_equal(path, p2);
+	/* found and checked through the run's handle: one open in all */
+	assert_int_equal(ss_repo_opened() - opened, 1);
+	assert_int_equal(ss_run_opened_repos(run), 1);
+	assert_int_equal(ss_run_opened_indexes(run), 1);
+	/* the steps free their references; the run's connection stays */
+	ss_index_free(a);
+	ss_index_free(b);
+	free(p2);
+	assert_int_equal(ss_index_ref_tip(tip, a, "mainline", NULL, 0), 0);
+	/* the freshness warning (the mainline moved in the test before)
+	 * through the handle, word for word as through the path */
+	ss_run_index_freshness(a, path, repo, NULL, &rp1);
+	ss_run_index_freshness(a, path, repo, r, &rp2);
+	assert_non_null(strstr(h1.text, "W index '"));
+	assert_string_equal(h1.text, h2.text);
+	/* none of its own: missing, remembered */
+	assert_int_equal(ss_run_index(&b, &p2, &missing, run, NULL, other, 0), 0);
+	assert_null(b);
+	assert_null(p2);
+	assert_int_equal(missing, 1);
+	missing = 0;
+	assert_int_equal(ss_run_index(&b, &p2, &missing, run, NULL, other, 0), 0);
+	assert_null(b);
+	assert_int_equal(missing, 1);
+	/* no repository there: no handle (the path function says why) */
+	assert_null(ss_run_repo(run, "/nonexistent/repository"));
+	/* another cut in time: a connection of its own */
+	assert_int_equal(ss_run_index(&b, &p2, &missing, run, NULL, repo, 1700000000), 0);
+	assert_non_null(b);
+	assert_ptr_not_equal(a, b);
+	assert_int_equal(ss_run_opened_indexes(run), 2);
+	ss_index_free(b);
+	free(p2);
+	ss_run_free(run);
+	/* a writer lent: the steps read it, no reader is opened */
+	assert_int_equal(ss_run_new(&run), 0);
+	assert_int_equal(ss_index_open(&w, path, SS_INDEX_WRITE), 0);
+	assert_int_equal(ss_run_index_use(run, w, path, NULL, repo), 0);
+	assert_true(ss_run_index_use(run, w, path, NULL, repo) < 0);
+	assert_int_equal(ss_run_index(&a, &p2, &missing, run, NULL, repo, 0), 0);
+	assert_ptr_equal(a, w);
+	assert_string_equal(p2, path);
+	assert_int_equal(ss_run_opened_indexes(run), 0);
+	ss_index_free(a);
+	free(p2);
+	ss_index_free(w);
+	ss_run_free(run);  /* the last reference: closed here */
+	ss_run_free(NULL);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_open),
 		cmocka_unit_test(test_read_and_freshness),
+		cmocka_unit_test(test_run_owns),
 	};
 
 	return cmocka_run_group_tests(tests, setup, test_scratch_teardown);

@@ -411,8 +411,10 @@ void cli_ranking_model(cli_ranking *k, cli_source_args *src, const char *const *
  * project model rank kept for the repository at repo (or in the file
  * project_model names, which must load), NULL when there is none.  *used
  * is its path (malloc'd).  Dies when project_model cannot be loaded.
+ * run (may be NULL) lends the repository.
  */
-ss_model *cli_project_model_kept(const char *project_model, const char *repo, char **used);
+ss_model *cli_project_model_kept(const char *project_model, const char *repo, ss_run *run,
+				 char **used);
 /* The rows an output lists after selection: shown, or proposed (mbox). */
 size_t cli_ranking_rows(const cli_ranking *k, int picks_only);
 

@@ -107,9 +107,10 @@ static char *model_path(const cli_ranking *k, const cli_source_args *src)
 		       k->index_path);
 }
 
-ss_model *cli_project_model_kept(const char *project_model, const char *repo, char **used)
+ss_model *cli_project_model_kept(const char *project_model, const char *repo, ss_run *run,
+				 char **used)
 {
-	char *path = path_of(project_model, repo, NULL, NULL, NULL);
+	char *path = path_of(project_model, repo, ss_run_repo(run, repo), NULL, NULL);
 	ss_model *m = NULL;
 	int rc;
 
