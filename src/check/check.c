@@ -415,6 +415,10 @@ static int build_ancestors(ss_check *ck)
 	size_t found;
 	int rc = 0, err;
 
+	/* a walk of the whole history: none of its commits stays in the
+	 * object cache of the repository, which a run's other readers share
+	 * as long as the run lasts */
+	ss_git_object_cache_hold(1);
 	if (git_revwalk_new(&walk, ck->repo) < 0 ||
 	    git_revwalk_push(walk, git_commit_id(ck->branch)) < 0) {
 		ck->no_ancestors = 1;
@@ -429,6 +433,7 @@ static int build_ancestors(ss_check *ck)
 	}
 free_walk:
 	git_revwalk_free(walk);
+	ss_git_object_cache_hold(0);
 	return rc < 0 ? rc : 0;
 }
 

@@ -616,7 +616,11 @@ int ss_repo_read_commit(ss_commit **out, ss_repo *r, const char *id)
 	if ((err = ss_git_shallow_ids(&src.shallow.grafted, &src.shallow.ngrafted, ss_repo_git(r),
 				      src.path)) < 0)
 		return err;
+	/* its trees stay out of the object cache of a handle shared as
+	 * long as a run lasts, as they stay out of a source's */
+	ss_git_object_cache_hold(1);
 	err = read_commit(out, &merge, ss_repo_git(r), &oid, &src);
+	ss_git_object_cache_hold(0);
 	free(src.shallow.grafted);
 	/* a malformed commit is passed over, as the walk passes it */
 	return err == SS_ESKIP ? 0 : err;
