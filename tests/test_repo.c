@@ -8,6 +8,7 @@
  * on one handle, messages included, and keep their treatment of a "git:"
  * prefix (ss_git_* do not drop it, the layout and the tags do).  On the
  * generated repositories of tests/gitrepo.sh and tests/layoutrepo.sh.
+ * A commit read through a handle is the one the walk reads alone.
  */
 #include "testutil.h"
 
@@ -18,7 +19,10 @@
 #include "source/git.h"
 #include "source/git_repo.h"
 #include "source/ident.h"
+#include "source/source.h"
+#include "commit/patch.h"
 #include "util/error.h"
+#include "util/strbuf.h"
 
 static char tmpdir[2048], repo[4096], prefixed[4200];
 
@@ -289,6 +293,73 @@ static void test_onto_opens_once(void **state)
 	ss_histlines_free(hl);
 }
 
+/* The parts of two commits a reader sees, the same (diff as text). */
+static void assert_same_commit(const ss_commit *a, const ss_commit *b)
+{
+	ss_strbuf da = SS_STRBUF_INIT, db = SS_STRBUF_INIT;
+
+	assert_string_equal(a->id, b->id);
+	assert_string_equal(a->message, b->message);
+	assert_string_equal(a->subject, b->subject);
+	assert_string_equal(a->author.name, b->author.name);
+	assert_string_equal(a->author.email, b->author.email);
+	assert_true(a->author.time == b->author.time);
+	assert_string_equal(a->committer.email, b->committer.email);
+	assert_true(a->committer.time == b->committer.time);
+	assert_string_equal(a->source, b->source);
+	assert_int_equal(a->nfiles, b->nfiles);
+	assert_int_equal(a->added, b->added);
+	assert_int_equal(a->removed, b->removed);
+	assert_int_equal(a->ntrailers, b->ntrailers);
+	assert_int_equal(a->index, b->index);
+	assert_null(a->merge_message);
+	assert_null(b->merge_message);
+	assert_int_equal(ss_patch_diff(&da, a, 0, NULL), 0);
+	assert_int_equal(ss_patch_diff(&db, b, 0, NULL), 0);
+	assert_string_equal(da.buf ? da.buf : "", db.buf ? db.buf : "");
+	ss_strbuf_release(&da);
+	ss_strbuf_release(&db);
+}
+
+/* A commit read through an open handle (ss_repo_read_commit: what a
+ * run's checks read queued commits and prerequisites with) is the
+ * commit the walk "id ^id^" gives (ss_source_read_alone), for every
+ * commit, the root and a merge (none) included, without another open;
+ * anything but a full id is no commit. */
+static void test_read_commit_same(void **state)
+{
+	char *ids = test_run_output("git -C '%s' rev-list --all", repo), *id, *save = NULL;
+	ss_commit *a, *b;
+	ss_repo *r;
+	size_t before, n = 0, merges = 0;
+
+	(void)state;
+	assert_non_null(ids);
+	assert_int_equal(ss_repo_open(&r, repo), 0);
+	for (id = strtok_r(ids, "\n", &save); id; id = strtok_r(NULL, "\n", &save), n++) {
+		assert_int_equal(ss_source_read_alone(&a, repo, id), 0);
+		before = ss_repo_opened();
+		assert_int_equal(ss_repo_read_commit(&b, r, id), 0);
+		assert_int_equal(ss_repo_opened() - before, 0);
+		if (!a) {
+			assert_null(b);
+			merges++;
+			continue;
+		}
+		assert_non_null(b);
+		assert_same_commit(a, b);
+		ss_commit_free(a);
+		ss_commit_free(b);
+	}
+	assert_true(n > 3);
+	assert_true(merges >= 1);
+	b = (ss_commit *)1;
+	assert_int_equal(ss_repo_read_commit(&b, r, "HEAD"), 0);
+	assert_null(b);
+	ss_repo_free(r);
+	free(ids);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -297,6 +368,7 @@ int main(void)
 		cmocka_unit_test(test_layout_opens_once),
 		cmocka_unit_test(test_update_opens_once),
 		cmocka_unit_test(test_onto_opens_once),
+		cmocka_unit_test(test_read_commit_same),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

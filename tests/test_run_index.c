@@ -4,12 +4,15 @@
  * index, none (missing) or a db that does not exist, another
  * repository's index refused; the freshness warning once the mainline
  * moved (naming --db only when the index is not the repository's own);
- * the history, releases and backports a run takes from it.
+ * the history, releases and backports a run takes from it; a run's
+ * index and repository opened once (run/run.h: ss_run).
  */
 #include "testutil.h"
 #include "testrun.h"
 
 #include "run/index_open.h"
+#include "run/run.h"
+#include "source/git_repo.h"
 #include "util/error.h"
 
 static int setup(void **state)
@@ -42,7 +45,7 @@ static void test_open(void **state)
 	snprintf(db, sizeof(db), "%s/ix.db", test_scratch);
 	snprintf(nodb, sizeof(nodb), "%s/none.db", test_scratch);
 	/* the repository's own */
-	assert_int_equal(ss_run_index_open(&ix, &path, &missing, NULL, repo), 0);
+	assert_int_equal(ss_run_index_open(&ix, &path, &missing, NULL, repo, NULL), 0);
 	assert_non_null(ix);
 	assert_int_equal(missing, 0);
 	assert_int_equal(ss_index_default_path(&def, repo), 0);
@@ -51,22 +54,22 @@ static void test_open(void **state)
 	free(path);
 	free(def);
 	/* --db first */
-	assert_int_equal(ss_run_index_open(&ix, &path, &missing, db, repo), 0);
+	assert_int_equal(ss_run_index_open(&ix, &path, &missing, db, repo, NULL), 0);
 	assert_non_null(ix);
 	assert_string_equal(path, db);
 	ss_index_free(ix);
 	free(path);
 	/* none of its own: missing, no error */
-	assert_int_equal(ss_run_index_open(&ix, &path, &missing, NULL, other), 0);
+	assert_int_equal(ss_run_index_open(&ix, &path, &missing, NULL, other, NULL), 0);
 	assert_null(ix);
 	assert_null(path);
 	assert_int_equal(missing, 1);
 	/* no db nor repository: nothing, not missing */
-	assert_int_equal(ss_run_index_open(&ix, &path, &missing, NULL, NULL), 0);
+	assert_int_equal(ss_run_index_open(&ix, &path, &missing, NULL, NULL, NULL), 0);
 	assert_null(ix);
 	assert_int_equal(missing, 0);
 	/* a --db that does not exist is an error, not a missing index */
-	assert_true(ss_run_index_open(&ix, &path, &missing, nodb, repo) < 0);
+	assert_true(ss_run_index_open(&ix, &path, &missing, nodb, repo, NULL) < 0);
 	assert_null(ix);
 	assert_null(path);
 	assert_int_equal(missing, 0);
@@ -79,7 +82,7 @@ static void test_open(void **state)
 				  "git for-each-ref --format='%%(refname)' refs/heads refs/tags | "
 				  "grep -v refs/heads/main | xargs -r -n1 git update-ref -d && "
 				  "git gc -q --prune=now", other), 0);
-	assert_true(ss_run_index_open(&ix, &path, &missing, db, other) < 0);
+	assert_true(ss_run_index_open(&ix, &path, &missing, db, other, NULL) < 0);
 	assert_null(ix);
 	assert_null(path);
 }
@@ -98,15 +101,15 @@ static void test_read_and_freshness(void **state)
 
 	(void)state;
 	snprintf(repo, sizeof(repo), "%s/repo", test_scratch);
-	assert_int_equal(ss_run_index_open(&ix, &path, &missing, NULL, repo), 0);
+	assert_int_equal(ss_run_index_open(&ix, &path, &missing, NULL, repo, NULL), 0);
 	assert_non_null(ix);
 	/* up to date: nothing said */
-	ss_run_index_freshness(ix, path, repo, &rp);
+	ss_run_index_freshness(ix, path, repo, NULL, &rp);
 	assert_string_equal(h.text, "");
 	/* the history, the index's releases, the backports */
 	assert_int_equal(ss_history_new(&hist), 0);
 	ask.repo = repo;
-	assert_int_equal(ss_run_history_from_index(hist, ix, path, &ask, repo, &rp), 0);
+	assert_int_equal(ss_run_history_from_index(hist, ix, path, &ask, repo, NULL, &rp), 0);
 	assert_string_equal(h.text, "");
 	assert_int_equal(ss_backports_new(&l, &lo), 0);
 	assert_int_equal(ss_run_backports_from_index(l, ix, path), 0);
@@ -120,7 +123,7 @@ static void test_read_and_freshness(void **state)
 				  "git commit -qm moved", repo), 0);
 	assert_int_equal(ss_index_ref_tip(tip, ix, "mainline", want, sizeof(want)), 0);
 	assert_string_equal(want, "main");
-	ss_run_index_freshness(ix, path, repo, &rp);
+	ss_run_index_freshness(ix, path, repo, NULL, &rp);
 	assert_int_equal(ss_index_default_path(&def, repo), 0);
 	assert_string_equal(path, def);
 	assert_non_null(strstr(h.text, "W index '"));
@@ -134,12 +137,94 @@ static void test_read_and_freshness(void **state)
 	/* by --db: the command names it */
 	test_heard_reset(&h);
 	snprintf(want, sizeof(want), "%s/ix.db", test_scratch);
-	assert_int_equal(ss_run_index_open(&ix, &path, &missing, want, repo), 0);
-	ss_run_index_freshness(ix, path, repo, &rp);
+	assert_int_equal(ss_run_index_open(&ix, &path, &missing, want, repo, NULL), 0);
+	ss_run_index_freshness(ix, path, repo, NULL, &rp);
 	snprintf(want, sizeof(want), ": run 'stablesel index --repo %s --db %s/ix.db' to update it\n",
 		 repo, test_scratch);
 	assert_non_null(strstr(h.text, want));
 	ss_index_free(ix);
+	free(path);
+}
+
+/*
+ * A run (run/run.h) opens the repository and its index once, however
+ * many steps ask: each step's index is a reference of its own to free,
+ * a missing index is remembered, another cut in time is another
+ * connection, and a writer the command lends is what the steps read.
+ * What the handle reads is what the path reads (the freshness warning).
+ */
+static void test_run_owns(void **state)
+{
+	struct heard h1 = { "", 0 }, h2 = { "", 0 };
+	ss_run_report rp1 = TEST_RUN_REPORT(&h1), rp2 = TEST_RUN_REPORT(&h2);
+	char repo[4096], other[4096], tip[41], *path = NULL, *p2 = NULL;
+	ss_index *a = NULL, *b = NULL, *w = NULL;
+	ss_run *run = NULL;
+	ss_repo *r;
+	size_t opened;
+	int missing = -1;
+
+	(void)state;
+	snprintf(repo, sizeof(repo), "%s/repo", test_scratch);
+	snprintf(other, sizeof(other), "%s/other", test_scratch);
+	assert_int_equal(ss_run_new(&run), 0);
+	opened = ss_repo_opened();
+	assert_non_null(r = ss_run_repo(run, repo));
+	assert_ptr_equal(ss_run_repo(run, repo), r);
+	assert_int_equal(ss_run_index(&a, &path, &missing, run, NULL, repo, 0), 0);
+	assert_non_null(a);
+	assert_int_equal(missing, 0);
+	assert_int_equal(ss_run_index(&b, &p2, &missing, run, NULL, repo, 0), 0);
+	assert_ptr_equal(a, b);
+	assert_string_equal(path, p2);
+	/* found and checked through the run's handle: one open in all */
+	assert_int_equal(ss_repo_opened() - opened, 1);
+	assert_int_equal(ss_run_opened_repos(run), 1);
+	assert_int_equal(ss_run_opened_indexes(run), 1);
+	/* the steps free their references; the run's connection stays */
+	ss_index_free(a);
+	ss_index_free(b);
+	free(p2);
+	assert_int_equal(ss_index_ref_tip(tip, a, "mainline", NULL, 0), 0);
+	/* the freshness warning (the mainline moved in the test before)
+	 * through the handle, word for word as through the path */
+	ss_run_index_freshness(a, path, repo, NULL, &rp1);
+	ss_run_index_freshness(a, path, repo, r, &rp2);
+	assert_non_null(strstr(h1.text, "W index '"));
+	assert_string_equal(h1.text, h2.text);
+	/* none of its own: missing, remembered */
+	assert_int_equal(ss_run_index(&b, &p2, &missing, run, NULL, other, 0), 0);
+	assert_null(b);
+	assert_null(p2);
+	assert_int_equal(missing, 1);
+	missing = 0;
+	assert_int_equal(ss_run_index(&b, &p2, &missing, run, NULL, other, 0), 0);
+	assert_null(b);
+	assert_int_equal(missing, 1);
+	/* no repository there: no handle (the path function says why) */
+	assert_null(ss_run_repo(run, "/nonexistent/repository"));
+	/* another cut in time: a connection of its own */
+	assert_int_equal(ss_run_index(&b, &p2, &missing, run, NULL, repo, 1700000000), 0);
+	assert_non_null(b);
+	assert_ptr_not_equal(a, b);
+	assert_int_equal(ss_run_opened_indexes(run), 2);
+	ss_index_free(b);
+	free(p2);
+	ss_run_free(run);
+	/* a writer lent: the steps read it, no reader is opened */
+	assert_int_equal(ss_run_new(&run), 0);
+	assert_int_equal(ss_index_open(&w, path, SS_INDEX_WRITE), 0);
+	assert_int_equal(ss_run_index_use(run, w, path, NULL, repo), 0);
+	assert_true(ss_run_index_use(run, w, path, NULL, repo) < 0);
+	assert_int_equal(ss_run_index(&a, &p2, &missing, run, NULL, repo, 0), 0);
+	assert_ptr_equal(a, w);
+	assert_string_equal(p2, path);
+	assert_int_equal(ss_run_opened_indexes(run), 0);
+	ss_index_free(a);
+	free(p2);
+	ss_index_free(w);
+	ss_run_free(run);  /* the last reference: closed here */
+	ss_run_free(NULL);
 	free(path);
 }
 
@@ -148,6 +233,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_open),
 		cmocka_unit_test(test_read_and_freshness),
+		cmocka_unit_test(test_run_owns),
 	};
 
 	return cmocka_run_group_tests(tests, setup, test_scratch_teardown);

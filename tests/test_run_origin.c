@@ -46,7 +46,7 @@ static void test_commit(void **state)
 
 	(void)state;
 	snprintf(repo, sizeof(repo), "%s/repo", test_scratch);
-	assert_int_equal(ss_run_origin_history(&hx, repo), 0);
+	assert_int_equal(ss_run_origin_history(&hx, repo, NULL), 0);
 	/* a commit by a name git knows, read with its diff (blame needs it) */
 	rev_id(id, "leak-fix");
 	assert_int_equal(ss_run_origin_commit(&c, hx, repo, &o, "leak-fix", &rp), 0);
@@ -72,7 +72,7 @@ static void test_commit(void **state)
 	ss_histidx_free(hx);
 	/* a repository that is not there stops the run */
 	snprintf(repo, sizeof(repo), "%s/none", test_scratch);
-	assert_true(ss_run_origin_history(&hx, repo) < 0);
+	assert_true(ss_run_origin_history(&hx, repo, NULL) < 0);
 	assert_null(hx);
 }
 
@@ -86,7 +86,7 @@ static void test_known(void **state)
 	(void)state;
 	snprintf(db, sizeof(db), "%s/ix.db", test_scratch);
 	/* without a repository, ids come from the index only */
-	assert_int_equal(ss_run_origin_history(&hx, NULL), 0);
+	assert_int_equal(ss_run_origin_history(&hx, NULL, NULL), 0);
 	assert_int_equal(ss_histidx_count(hx), 0);
 	rev_id(id, "leak-fix");
 	assert_int_equal(ss_index_open(&ix, db, SS_INDEX_READ), 0);

@@ -46,7 +46,7 @@ static void assert_path(const char *want, const char *pm, const char *r, const c
 {
 	char *path = (char *)1;
 
-	assert_int_equal(ss_project_model_path(&path, pm, r, stable, index_path), 0);
+	assert_int_equal(ss_project_model_path(&path, pm, r, NULL, stable, index_path), 0);
 	if (!want) {
 		assert_null(path);
 		return;
@@ -135,11 +135,11 @@ static void test_cut(void **state)
 	size_t opened;
 
 	(void)state;
-	assert_int_equal(ss_project_model_cut(&sb, SS_PROJECT_HELD_SINCE, 1700000000, repo, NULL, 0), 0);
+	assert_int_equal(ss_project_model_cut(&sb, SS_PROJECT_HELD_SINCE, 1700000000, repo, NULL, NULL, 0), 0);
 	assert_string_equal(sb.buf, " authored before 1700000000");
 	ss_strbuf_release(&sb);
 	opened = ss_repo_opened();
-	assert_int_equal(ss_project_model_cut(&sb, SS_PROJECT_HELD_RANGE, 0, repo, bottoms, 2), 0);
+	assert_int_equal(ss_project_model_cut(&sb, SS_PROJECT_HELD_RANGE, 0, repo, NULL, bottoms, 2), 0);
 	/* one open for both bottoms */
 	assert_int_equal(ss_repo_opened() - opened, 1);
 	rev_id(a, "main~3");
@@ -148,9 +148,9 @@ static void test_cut(void **state)
 	assert_string_equal(sb.buf, want);
 	ss_strbuf_release(&sb);
 	/* none for the other kinds */
-	assert_int_equal(ss_project_model_cut(&sb, SS_PROJECT_HELD_HISTORY, 5, repo, bottoms, 2), 0);
+	assert_int_equal(ss_project_model_cut(&sb, SS_PROJECT_HELD_HISTORY, 5, repo, NULL, bottoms, 2), 0);
 	assert_int_equal(sb.len, 0);
-	assert_true(ss_project_model_cut(&sb, SS_PROJECT_HELD_RANGE, 0, repo, bad, 1) < 0);
+	assert_true(ss_project_model_cut(&sb, SS_PROJECT_HELD_RANGE, 0, repo, NULL, bad, 1) < 0);
 	ss_strbuf_release(&sb);
 }
 
@@ -169,27 +169,27 @@ static void test_trained_on_ranked(void **state)
 	/* a time cut: fine while --since is no earlier */
 	snprintf(in->source, sizeof(in->source), "git:repo authored before 1700000000");
 	assert_null(ss_project_model_trained_on_ranked(why, sizeof(why), m, SS_PROJECT_HELD_SINCE,
-						       1700000000, repo, NULL, 0));
+						       1700000000, repo, NULL, NULL, 0));
 	assert_ptr_equal(ss_project_model_trained_on_ranked(why, sizeof(why), m, SS_PROJECT_HELD_SINCE,
-							    1699999999, repo, NULL, 0), why);
+							    1699999999, repo, NULL, NULL, 0), why);
 	assert_string_equal(why, "it learnt from the commits authored before 2023-11-14, and --since "
 			    "is earlier");
 	/* no cut at all: it learnt from the ranked commits */
 	snprintf(in->source, sizeof(in->source), "git:repo");
 	assert_non_null(ss_project_model_trained_on_ranked(why, sizeof(why), m, SS_PROJECT_HELD_SINCE,
-							   1, repo, NULL, 0));
+							   1, repo, NULL, NULL, 0));
 	assert_string_equal(why, "it learnt from commits this ranking scores");
 	assert_non_null(ss_project_model_trained_on_ranked(why, sizeof(why), m, SS_PROJECT_HELD_RANGE,
-							   0, repo, later, 1));
+							   0, repo, NULL, later, 1));
 	assert_string_equal(why, "it learnt from commits this ranking scores, and the history before "
 			    "them is known now");
 	/* an id cut: fine when the range starts after it, not before */
 	rev_id(id, "main~5");
 	snprintf(in->source, sizeof(in->source), "git:repo before %s", id);
 	assert_null(ss_project_model_trained_on_ranked(why, sizeof(why), m, SS_PROJECT_HELD_RANGE, 0,
-						       repo, later, 1));
+						       repo, NULL, later, 1));
 	assert_non_null(ss_project_model_trained_on_ranked(why, sizeof(why), m, SS_PROJECT_HELD_RANGE,
-							   0, repo, earlier, 1));
+							   0, repo, NULL, earlier, 1));
 	assert_non_null(strstr(why, "it was trained on the history before "));
 	assert_non_null(strstr(why, ", which the ranked range does not start after"));
 	assert_int_equal(strncmp(why + strlen("it was trained on the history before "), id, 12), 0);
@@ -199,13 +199,13 @@ static void test_trained_on_ranked(void **state)
 	snprintf(in->source, sizeof(in->source), "git:repo before %s before %s", id, id2);
 	opened = ss_repo_opened();
 	assert_null(ss_project_model_trained_on_ranked(why, sizeof(why), m, SS_PROJECT_HELD_RANGE, 0,
-						       repo, both, 2));
+						       repo, NULL, both, 2));
 	assert_int_equal(ss_repo_opened() - opened, 1);
 	/* --history or in-sample: nothing to check */
 	assert_null(ss_project_model_trained_on_ranked(why, sizeof(why), m, SS_PROJECT_HELD_HISTORY, 0,
-						       repo, earlier, 1));
+						       repo, NULL, earlier, 1));
 	assert_null(ss_project_model_trained_on_ranked(why, sizeof(why), m, SS_PROJECT_HELD_NONE, 0,
-						       repo, earlier, 1));
+						       repo, NULL, earlier, 1));
 	ss_model_free(m);
 }
 

@@ -28,12 +28,15 @@
 /* The repository of bc for a check of path: opened by the first check
  * (*repo NULL when path is another one: that check opens its own; else
  * a reference to bc's handle). */
-static int blame_cache_repo(ss_repo **repo, ss_check_blame_cache *bc, const char *path)
+static int blame_cache_repo(ss_repo **repo, ss_check_blame_cache *bc, const char *path,
+			    ss_repo *given)
 {
 	int rc;
 
 	*repo = NULL;
-	if (!bc->repo && (rc = ss_repo_open(&bc->repo, path)))
+	if (!bc->repo && given)
+		bc->repo = ss_repo_ref(given);
+	else if (!bc->repo && (rc = ss_repo_open(&bc->repo, path)))
 		return rc;
 	if (!strcmp(ss_repo_path(bc->repo), path))
 		*repo = ss_repo_ref(bc->repo);
@@ -291,6 +294,7 @@ static int resolve_onto(ss_check *ck, const char *rev, git_object **out)
 int ss_check_open(ss_check **out, const char *path, const ss_check_options *opts)
 {
 	ss_check_options defaults = SS_CHECK_OPTIONS_INIT;
+	ss_repo *given = NULL;
 	const char *rev;
 	ss_check *ck;
 	git_object *obj = NULL;
@@ -309,10 +313,16 @@ int ss_check_open(ss_check **out, const char *path, const ss_check_options *opts
 		git_libgit2_shutdown();
 		return ss_error_code(SS_ENOMEM, "out of memory for a branch check");
 	}
-	if (opts->blame_cache && (rc = blame_cache_repo(&ck->handle, opts->blame_cache, path)))
+	/* a handle of path given (its "git:" dropped, as ss_repo_open() does) */
+	if (opts->repo && !strcmp(ss_repo_path(opts->repo), path))
+		given = opts->repo;
+	if (opts->blame_cache &&
+	    (rc = blame_cache_repo(&ck->handle, opts->blame_cache, path, given)))
 		goto free_check;
 	ck->shared_repo = ck->handle != NULL;
-	if (!ck->handle && (rc = ss_repo_open(&ck->handle, path)))
+	if (!ck->handle && given)
+		ck->handle = ss_repo_ref(given);
+	else if (!ck->handle && (rc = ss_repo_open(&ck->handle, path)))
 		goto free_check;
 	ck->repo = ss_repo_git(ck->handle);
 	if ((rc = resolve_onto(ck, rev, &obj)))
@@ -405,6 +415,10 @@ static int build_ancestors(ss_check *ck)
 	size_t found;
 	int rc = 0, err;
 
+	/* a walk of the whole history: none of its commits stays in the
+	 * object cache of the repository, which a run's other readers share
+	 * as long as the run lasts */
+	ss_git_object_cache_hold(1);
 	if (git_revwalk_new(&walk, ck->repo) < 0 ||
 	    git_revwalk_push(walk, git_commit_id(ck->branch)) < 0) {
 		ck->no_ancestors = 1;
@@ -419,6 +433,7 @@ static int build_ancestors(ss_check *ck)
 	}
 free_walk:
 	git_revwalk_free(walk);
+	ss_git_object_cache_hold(0);
 	return rc < 0 ? rc : 0;
 }
 
@@ -473,7 +488,8 @@ int ss_check_read_commit(ss_commit **out, ss_check *ck, const char *id)
 	 * walk would call it a bad revision */
 	if (ss_check_in_branch(ck, id, NULL, NULL) < 0)
 		return ss_error_code(SS_ENOTFOUND, "no commit %.12s in '%s'", id, ck->path);
-	if ((rc = ss_source_read_alone(out, ck->path, id)) < 0)
+	/* through the check's handle: no repository opened per commit */
+	if ((rc = ss_repo_read_commit(out, ck->handle, id)) < 0)
 		return rc;
 	return *out ? 0 : ss_error_code(SS_ENOTFOUND, "no commit %.12s in '%s'", id, ck->path);
 }

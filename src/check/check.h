@@ -60,9 +60,13 @@ typedef struct {
 	/* NULL, or blames shared with the other branches' checks (borrowed:
 	 * it must outlive the check); the check registers its branch in it */
 	ss_check_blame_cache *blame_cache;
+	/* NULL, or the repository at path already open (a run's, borrowed:
+	 * the check takes a reference of its own), read instead of opening
+	 * path again; a handle of another path is not used */
+	ss_repo *repo;
 } ss_check_options;
 
-#define SS_CHECK_OPTIONS_INIT { "HEAD", 0, NULL }
+#define SS_CHECK_OPTIONS_INIT { "HEAD", 0, NULL, NULL }
 
 /*
  * Open the repository at path and resolve opts->rev (opts NULL: the

@@ -96,6 +96,7 @@ int cmd_check(int argc, const char **argv)
 	const char *onto_repo = NULL, *output = "-", *upstream = NULL, *onto[1];
 	size_t nonto = 0;
 	ss_carried *carried = NULL;
+	ss_run *run = NULL;
 	struct cli_option options[] = {
 		CLI_GROUP("Stable branch (--onto: HEAD of --onto-repo unless named; --onto-upstream is read with --prereqs)"),
 		CLI_OPT_ONTO_REPO(&onto_repo),
@@ -126,6 +127,11 @@ int cmd_check(int argc, const char **argv)
 	if (!nspecs && !a.repo)
 		usage_die("no SOURCE and no --repo: nothing to check");
 	out = cli_output_open(output);
+	/* the branch's repository and its index, opened once */
+	if (ss_run_new(&run))
+		die("%s", ss_error_last());
+	ixa.run = run;
+	co.repo = ss_run_repo(run, onto_repo);
 	if (ss_check_open(&r.ck, onto_repo, &co))
 		die("%s", ss_error_last());
 	if (ss_check_ambiguity(r.ck))
@@ -153,5 +159,6 @@ int cmd_check(int argc, const char **argv)
 		r.n[SS_APPLY_UNKNOWN], r.in_branch, r.carried, r.bug_absent);
 	ss_check_free(r.ck);
 	ss_carried_free(carried);
+	ss_run_free(run);
 	return 0;
 }

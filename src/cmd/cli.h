@@ -175,6 +175,9 @@ typedef struct {
 	/* what the command was asked to read as of (--as-of: the index is
 	 * read as it was then, ss_index_as_of()); 0: today */
 	int64_t as_of;
+	/* the run whose index and repositories are borrowed (run/run.h:
+	 * opened once for the command), NULL: each call opens its own */
+	ss_run *run;
 	struct cli_option options[4];
 } cli_index_args;
 
@@ -259,11 +262,11 @@ size_t cli_index_branches(char **out, size_t max, size_t *more, struct ss_index 
  * Fill l with the backports of the project index db (or, when db is NULL,
  * repo's default index), those committed by as_of when it is not 0: 1 when read (*used, when used is not NULL, the
  * index's path, malloc'd), 0 when db is NULL and repo has no index; dies
- * on a damaged index or a missing db.
+ * on a damaged index or a missing db.  run (may be NULL) lends the index.
  */
 struct ss_backports;
-int cli_backports_from_index(struct ss_backports *l, const char *db, const char *repo, int64_t as_of,
-			     char **used);
+int cli_backports_from_index(struct ss_backports *l, ss_run *run, const char *db, const char *repo,
+			     int64_t as_of, char **used);
 void cli_history_prime(const cli_history_args *ha, struct ss_history *h, cli_source_args *src);
 
 /*
@@ -387,6 +390,9 @@ typedef struct {
 	ss_replay *replay;
 	/* the --onto branches: checks, what they carry, verdicts (run/branches.h) */
 	ss_run_branches *br;
+	/* the run's repositories and index, opened once (run/run.h);
+	 * hist_args.ix.run borrows it */
+	ss_run *run;
 } cli_ranking;
 
 void cli_ranking_init(cli_ranking *k);
@@ -405,8 +411,10 @@ void cli_ranking_model(cli_ranking *k, cli_source_args *src, const char *const *
  * project model rank kept for the repository at repo (or in the file
  * project_model names, which must load), NULL when there is none.  *used
  * is its path (malloc'd).  Dies when project_model cannot be loaded.
+ * run (may be NULL) lends the repository.
  */
-ss_model *cli_project_model_kept(const char *project_model, const char *repo, char **used);
+ss_model *cli_project_model_kept(const char *project_model, const char *repo, ss_run *run,
+				 char **used);
 /* The rows an output lists after selection: shown, or proposed (mbox). */
 size_t cli_ranking_rows(const cli_ranking *k, int picks_only);
 

@@ -104,15 +104,21 @@ void cli_index_args_init(cli_index_args *x)
 
 /*
  * Open db, else repo's default index, for reading
- * (run/index_open.h: ss_run_index_open).  Dies on a damaged index or a
- * missing db.
+ * (run/index_open.h: ss_run_index_open), or borrow run's, which opens it
+ * once (run/run.h: ss_run_index).  Dies on a damaged index or a missing
+ * db.
  */
-static ss_index *open_index(const char *db, const char *repo, int64_t as_of, char **path,
-			    int *missing)
+static ss_index *open_index(ss_run *run, const char *db, const char *repo, int64_t as_of,
+			    char **path, int *missing)
 {
 	ss_index *ix;
 
-	if (ss_run_index_open(&ix, path, missing, db, repo))
+	if (run) {
+		if (ss_run_index(&ix, path, missing, run, db, repo, as_of))
+			die("%s", ss_error_last());
+		return ix;
+	}
+	if (ss_run_index_open(&ix, path, missing, db, repo, NULL))
 		die("%s", ss_error_last());
 	if (ix && as_of && ss_index_as_of(ix, as_of))
 		die("%s", ss_error_last());
@@ -126,7 +132,8 @@ void cli_mainline_name(char *out, size_t size, const cli_history_args *ha, const
 	int missing;
 
 	snprintf(out, size, "HEAD");
-	if (ha->ix.no_index || !(ix = open_index(ha->ix.db, repo, ha->ix.as_of, &path, &missing)))
+	if (ha->ix.no_index ||
+	    !(ix = open_index(ha->ix.run, ha->ix.db, repo, ha->ix.as_of, &path, &missing)))
 		return;
 	if (ss_index_ref_tip(tip, ix, "mainline", out, size))
 		snprintf(out, size, "HEAD");
@@ -139,7 +146,8 @@ ss_index *cli_index_open(const cli_index_args *x, const char *repo, char **used)
 	static int said;
 	char *path = NULL;
 	int missing = 0;
-	ss_index *ix = x->no_index ? NULL : open_index(x->db, repo, x->as_of, &path, &missing);
+	ss_index *ix = x->no_index ? NULL
+				   : open_index(x->run, x->db, repo, x->as_of, &path, &missing);
 
 	if (missing && !said++)
 		note("no project index for '%s': history features see only the commits "
@@ -161,18 +169,19 @@ static void history_from_index(const cli_history_args *ha, ss_history *h, const 
 
 	if (!ix)
 		return;
-	if (ss_run_history_from_index(h, ix, path, &ask, repo, cli_run_report()))
+	if (ss_run_history_from_index(h, ix, path, &ask, repo, ss_run_repo(ha->ix.run, repo),
+				      cli_run_report()))
 		die("%s", ss_error_last());
 	ss_index_free(ix);
 	free(path);
 }
 
-int cli_backports_from_index(ss_backports *l, const char *db, const char *repo, int64_t as_of,
-			     char **used)
+int cli_backports_from_index(ss_backports *l, ss_run *run, const char *db, const char *repo,
+			     int64_t as_of, char **used)
 {
 	char *path = NULL;
 	int missing;
-	ss_index *ix = open_index(db, repo, as_of, &path, &missing);
+	ss_index *ix = open_index(run, db, repo, as_of, &path, &missing);
 
 	if (used)
 		*used = NULL;
@@ -229,8 +238,11 @@ void cli_history_load(const cli_history_args *ha, ss_history *h, const char *rep
 			die("%s", ss_error_last());
 		ss_history_take_releases(h, rel);
 	}
-	/* the code a commit changes is looked up in the last release */
-	if (repo && ss_history_open_repo(h, repo))
+	/* the code a commit changes is looked up in the last release (in
+	 * the run's repository when there is one) */
+	if (repo && (ss_run_repo(ha->ix.run, repo)
+			     ? ss_history_use_repo(h, ss_run_repo(ha->ix.run, repo))
+			     : ss_history_open_repo(h, repo)))
 		die("%s", ss_error_last());
 	history_from_index(ha, h, repo);
 }

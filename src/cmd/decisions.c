@@ -16,12 +16,22 @@
 #include "util/hexid.h"
 #include "util/strbuf.h"
 
-ss_index *cli_decisions_open(const char *db, const char *repo, int write, char **path)
+ss_index *cli_decisions_open(const char *db, const char *repo, int write, char **path,
+			     ss_run *run)
 {
+	ss_run *own = NULL;
 	ss_index *ix = NULL;
+	ss_repo *rh;
 
 	*path = NULL;
-	if (db ? !(*path = strdup(db)) : ss_index_default_path(path, repo ? repo : "."))
+	/* one open of the repository for its index's path and the check
+	 * (none with --db and no --repo) */
+	if (!run && ss_run_new(&own))
+		die("%s", ss_error_last());
+	rh = !db || repo ? ss_run_repo(run ? run : own, repo ? repo : ".") : NULL;
+	if (db ? !(*path = strdup(db))
+	       : rh ? ss_index_default_path_repo(path, rh)
+		    : ss_index_default_path(path, repo ? repo : "."))
 		die("%s", db ? "out of memory" : ss_error_last());
 	if (ss_index_open(&ix, *path, write ? SS_INDEX_WRITE : SS_INDEX_READ))
 		die("%s", ss_error_last());
@@ -35,12 +45,14 @@ ss_index *cli_decisions_open(const char *db, const char *repo, int write, char *
 			die("index '%s' holds no commits: run 'stablesel index' first", *path);
 		}
 	}
-	if (repo && ss_index_check_repository(ix, repo)) {
+	if (repo &&
+	    (rh ? ss_index_check_repository_repo(ix, rh) : ss_index_check_repository(ix, repo))) {
 		char *msg = strdup(ss_error_last());
 
 		ss_index_free(ix);
 		die("%s", msg ? msg : "out of memory");
 	}
+	ss_run_free(own);
 	return ix;
 }
 
@@ -181,10 +193,11 @@ void cli_decisions_apply(cli_ranking *k, const char *repo)
 			/* a replay (an --onto set back) judges deferrals by its
 			 * own clock, not today's */
 			if (k->onto_repo || repo) {
+				const char *onto_repo = k->onto_repo ? k->onto_repo : repo;
 				int64_t clock;
 
-				if (ss_run_replay_clock(&clock, ix, path, k->onto_repo ? k->onto_repo : repo,
-							k->onto, k->nonto))
+				if (ss_run_replay_clock(&clock, ix, path, onto_repo,
+							ss_run_repo(k->run, onto_repo), k->onto, k->nonto))
 					die("%s", ss_error_last());
 				if (clock)
 					o.now = clock;

@@ -24,8 +24,11 @@
  * The index of --db FILE, else of the repository repo (default "."),
  * opened to read or write (writing migrates an older schema); given a
  * repository, it must be the index's.  *path its path (malloc'd).  Dies.
+ * The repository is read through run's handle (NULL: one opened for the
+ * call).
  */
-ss_index *cli_decisions_open(const char *db, const char *repo, int write, char **path);
+ss_index *cli_decisions_open(const char *db, const char *repo, int write, char **path,
+			     ss_run *run);
 
 /*
  * The branch name decisions are kept under for name as spelled

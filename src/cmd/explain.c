@@ -133,6 +133,7 @@ int cmd_explain(int argc, const char **argv)
 	struct explain_ctx x;
 	cli_source_args src;
 	cli_history_args hist;
+	ss_run *run = NULL;
 	struct cli_option options[] = {
 		CLI_GROUP("Model"),
 		CLI_MODEL(&model),
@@ -170,7 +171,11 @@ int cmd_explain(int argc, const char **argv)
 	 * else the built-in one */
 	if (model && project_model)
 		usage_die("--project-model names the model to use without --model");
-	m = model ? NULL : cli_project_model_kept(project_model, src.repo, &kept);
+	/* the repository and the index, opened once for every step */
+	if (ss_run_new(&run))
+		die("%s", ss_error_last());
+	hist.ix.run = run;
+	m = model ? NULL : cli_project_model_kept(project_model, src.repo, run, &kept);
 	if (m) {
 		ss_format_date(date, ss_model_info_of(m)->trained_at);
 		fprintf(stderr, "explain: no --model: using the project model rank trained on %s and "
@@ -228,5 +233,6 @@ int cmd_explain(int argc, const char **argv)
 	free(x.why);
 	ss_strbuf_release(&x.words);
 	ss_model_free(m);
+	ss_run_free(run);
 	return missing ? SS_EXIT_BADINPUT : 0;
 }

@@ -62,7 +62,7 @@ int cmd_label(int argc, const char **argv)
 	if (ss_backports_new(&l, &opts))
 		die("%s", ss_error_last());
 	if (db || use_index) {
-		if (!cli_backports_from_index(l, db, use_index ? stable[0] : NULL, 0, NULL))
+		if (!cli_backports_from_index(l, NULL, db, use_index ? stable[0] : NULL, 0, NULL))
 			die("no project index for '%s' (build it with 'stablesel index --repo %s')",
 			    stable[0], stable[0]);
 		nstable = 0;

@@ -86,7 +86,7 @@ int cmd_mark(int argc, const char **argv)
 		usage_die("--until goes with defer");
 	if (states[verb] != SS_DECISION_NONE && ss_git_identity(&who, repo ? repo : "."))
 		die("%s", ss_error_last());
-	ix = cli_decisions_open(db, repo, 1, &path);
+	ix = cli_decisions_open(db, repo, 1, &path, NULL);
 	check_until(ix, path, until);
 	nb = cli_decision_branches(branches, SS_RANK_MAX_BRANCHES, ix, path, repo, named, nnamed);
 	for (int i = 1; i < nargs; i++) {

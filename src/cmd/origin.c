@@ -235,6 +235,7 @@ int cmd_origin(int argc, const char **argv)
 		CLI_END(),
 	};
 	struct run run;
+	ss_run *owner = NULL;   /* the repository and the index of every step */
 	const char **history;
 	size_t nhistory;
 
@@ -262,7 +263,11 @@ int cmd_origin(int argc, const char **argv)
 	memset(&run, 0, sizeof(run));
 	run.w = w;
 	run.nw = nw;
-	if (ss_run_origin_history(&run.h, a.repo))
+	/* the repository and the index, opened once for every step */
+	if (ss_run_new(&owner))
+		die("%s", ss_error_last());
+	hist.ix.run = owner;
+	if (ss_run_origin_history(&run.h, a.repo, ss_run_repo(owner, a.repo)))
 		die("%s", ss_error_last());
 	{
 		/* the project index: every mainline commit as a target; the
@@ -349,5 +354,6 @@ int cmd_origin(int argc, const char **argv)
 	}
 	ss_releases_free(rel);
 	ss_histidx_free(run.h);
+	ss_run_free(owner);
 	return ss_had_error ? SS_EXIT_BADINPUT : 0;
 }

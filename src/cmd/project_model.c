@@ -91,24 +91,26 @@ static void use_builtin(cli_ranking *k, const char *why)
 
 /* Where the project model lives (run/project_keep.h), NULL when nothing
  * names it. */
-static char *path_of(const char *project_model, const char *repo, const char *stable,
-		     const char *index_path)
+static char *path_of(const char *project_model, const char *repo, ss_repo *rh,
+		     const char *stable, const char *index_path)
 {
 	char *path;
 
-	if (ss_project_model_path(&path, project_model, repo, stable, index_path))
+	if (ss_project_model_path(&path, project_model, repo, rh, stable, index_path))
 		die("%s", ss_error_last());
 	return path;
 }
 
 static char *model_path(const cli_ranking *k, const cli_source_args *src)
 {
-	return path_of(k->project_model, src->repo, k->stable, k->index_path);
+	return path_of(k->project_model, src->repo, ss_run_repo(k->run, src->repo), k->stable,
+		       k->index_path);
 }
 
-ss_model *cli_project_model_kept(const char *project_model, const char *repo, char **used)
+ss_model *cli_project_model_kept(const char *project_model, const char *repo, ss_run *run,
+				 char **used)
 {
-	char *path = path_of(project_model, repo, NULL, NULL);
+	char *path = path_of(project_model, repo, ss_run_repo(run, repo), NULL, NULL);
 	ss_model *m = NULL;
 	int rc;
 
@@ -336,8 +338,8 @@ static ss_model *train(cli_ranking *k, cli_source_args *src, const char *const *
 			ss_strbuf_addf(&source, "%s%s", source.len ? " " : "", specs[a]);
 	if (!nspecs && src->repo)
 		ss_strbuf_addf(&source, "%sgit:%s", source.len ? " " : "", src->repo);
-	if (ss_project_model_cut(&source, held, k->since, hsrc->repo, hsrc->opts.revs,
-				 hsrc->opts.nrevs))
+	if (ss_project_model_cut(&source, held, k->since, hsrc->repo, ss_run_repo(k->run, hsrc->repo),
+				 hsrc->opts.revs, hsrc->opts.nrevs))
 		die("%s", ss_error_last());
 	{
 		ss_model_info *in = ss_model_get_info(m);
@@ -419,8 +421,9 @@ void cli_ranking_model(cli_ranking *k, cli_source_args *src, const char *const *
 						src->opts.mask_stable_tags);
 		if (!reason)
 			reason = ss_project_model_trained_on_ranked(why, sizeof(why), m, held, k->since,
-								    hsrc.repo, hsrc.opts.revs,
-								    hsrc.opts.nrevs);
+								    hsrc.repo,
+								    ss_run_repo(k->run, hsrc.repo),
+								    hsrc.opts.revs, hsrc.opts.nrevs);
 		if (!reason) {
 			ss_format_date(date, ss_model_info_of(m)->trained_at);
 			say(k, "using the model trained for this project on %s (%llu commits, labels from "

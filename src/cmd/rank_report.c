@@ -27,6 +27,10 @@ void cli_ranking_init(cli_ranking *k)
 	k->ko = (ss_ranker_options)SS_RANKER_OPTIONS_INIT;
 	k->so = (ss_rank_select)SS_RANK_SELECT_INIT;
 	cli_history_args_init(&k->hist_args);
+	/* the repositories and the index, opened once for every step */
+	if (ss_run_new(&k->run))
+		die("%s", ss_error_last());
+	k->hist_args.ix.run = k->run;
 	{
 		const struct cli_option t[] = {
 			CLI_GROUP("Model"),
@@ -170,7 +174,8 @@ static void branch_identities(cli_ranking *k, ss_index *ix, const char *repo)
 static void open_branches(cli_ranking *k, const char *repo)
 {
 	const char *onto_repo = k->onto_repo ? k->onto_repo : repo;
-	ss_run_branches_options o = { onto_repo, k->onto_upstream, NULL, NULL, cli_run_report() };
+	ss_run_branches_options o = { onto_repo, k->onto_upstream, NULL, NULL, cli_run_report(),
+				      ss_run_repo(k->run, onto_repo) };
 	ss_index *ix = NULL;
 	char *ixpath = NULL;
 
@@ -216,7 +221,8 @@ static void replay_cut(cli_ranking *k, const char *repo)
 	if (!k->label || k->stable || !k->nonto || !onto_repo ||
 	    !(ix = cli_index_open(&k->hist_args.ix, onto_repo, &path)))
 		return;
-	if (ss_run_replay_cut(&cut, ix, path, onto_repo, k->onto, k->nonto, cli_run_report()))
+	if (ss_run_replay_cut(&cut, ix, path, onto_repo, ss_run_repo(k->run, onto_repo), k->onto,
+			      k->nonto, cli_run_report()))
 		die("%s", ss_error_last());
 	ss_index_free(ix);
 	free(path);
@@ -284,8 +290,8 @@ void cli_ranking_run(cli_ranking *k, cli_source_args *src, const char *const *sp
 
 		if (ss_backports_new(&k->label, &lo))
 			die("out of memory");
-		if (!cli_backports_from_index(k->label, k->hist_args.ix.db, src->repo, k->hist_args.ix.as_of,
-					      &k->index_path) ||
+		if (!cli_backports_from_index(k->label, k->run, k->hist_args.ix.db, src->repo,
+					      k->hist_args.ix.as_of, &k->index_path) ||
 		    !ss_backports_count(k->label)) {
 			ss_backports_free(k->label);
 			k->label = NULL;
@@ -375,5 +381,6 @@ void cli_ranking_free(cli_ranking *k)
 		free(k->ident[b]);
 	}
 	free(k->queue_ident);
+	ss_run_free(k->run);  /* after every step that borrowed from it */
 	memset(k, 0, sizeof(*k));
 }

@@ -338,9 +338,15 @@ static void interactive(cli_ranking *k, cli_source_args *src, const char *const 
 	size_t n, nb;
 	const char *repo = src->repo ? src->repo : ".";
 
-	if (ss_git_identity(&who, repo))
+	if (ss_run_repo(k->run, repo) ? ss_repo_identity(&who, ss_run_repo(k->run, repo))
+				      : ss_git_identity(&who, repo))
 		die("%s", ss_error_last());
-	s.ix = cli_decisions_open(k->hist_args.ix.db, src->repo, 1, &path);
+	s.ix = cli_decisions_open(k->hist_args.ix.db, src->repo, 1, &path, k->run);
+	/* the ranking reads the index through the one connection that
+	 * writes the decisions (without --db and --repo it reads none) */
+	if ((k->hist_args.ix.db || src->repo) &&
+	    ss_run_index_use(k->run, s.ix, path, k->hist_args.ix.db, src->repo))
+		die("%s", ss_error_last());
 	s.path = path;
 	s.who = who;
 	if (ss_review_cache_path(&cache, path))

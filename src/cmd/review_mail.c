@@ -31,7 +31,7 @@ int review_failed_mail(const char *dir, const char *cc, const char *const *named
 		usage_die("-o needs a folder for the mails, not ''");
 	if (ss_atomic_make_dirs(dir))
 		die("%s", ss_error_last());
-	ix = cli_decisions_open(db, repo, 0, &path);
+	ix = cli_decisions_open(db, repo, 0, &path, NULL);
 	if (ss_git_identity(&from, r))
 		die("%s", ss_error_last());
 	if (!cc && ss_git_config_string(&ccc, r, "stablesel.failedCc"))

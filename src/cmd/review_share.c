@@ -83,7 +83,7 @@ int review_share(const char *export_file, const char *import_file, const char *d
 		ss_atomic *out = cli_output_open(export_file);
 		size_t n = 0;
 
-		ix = cli_decisions_open(db, repo, 0, &path);
+		ix = cli_decisions_open(db, repo, 0, &path, NULL);
 		if (ss_run_decisions_export(ss_atomic_file(out), ix, &n)) {
 			ss_atomic_abort(out);
 			die("%s", ss_error_last());
@@ -98,7 +98,7 @@ int review_share(const char *export_file, const char *import_file, const char *d
 		 * for writing */
 		if (ss_run_decisions_read(&ds, import_file))
 			die("%s", ss_error_last());
-		ix = cli_decisions_open(db, repo, 1, &path);
+		ix = cli_decisions_open(db, repo, 1, &path, NULL);
 		branch_identities(&ds, ix);
 		if (ss_index_decisions_import(ix, ds.d, ds.n, conflict, NULL, stats))
 			die("%s", ss_error_last());

@@ -110,7 +110,7 @@ int cmd_status(int argc, const char **argv)
 
 	if (cli_parse_options(argc, argv, options, status_usage))
 		usage_die("unexpected argument '%s'", argv[0]);
-	ix = cli_decisions_open(db, repo, 0, &path);
+	ix = cli_decisions_open(db, repo, 0, &path, NULL);
 	if (as_of && ss_index_as_of(ix, as_of))
 		die("%s", ss_error_last());
 	nb = cli_decision_branches(branches, SS_RANK_MAX_BRANCHES, ix, path, repo, named, nnamed);

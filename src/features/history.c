@@ -60,6 +60,13 @@ int ss_history_open_repo(ss_history *h, const char *path)
 	return ss_histlines_new(&h->lines, path);
 }
 
+int ss_history_use_repo(ss_history *h, ss_repo *r)
+{
+	ss_histlines_free(h->lines);
+	h->lines = NULL;
+	return ss_histlines_new_repo(&h->lines, r);
+}
+
 /* A release candidate ("v6.7-rc1", "v256-rc3", "4.2.0rc1") is no release
  * a stable branch grows from. */
 static int is_candidate(const char *tag)

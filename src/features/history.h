@@ -118,6 +118,9 @@ int ss_history_release_line(char line[8], const char *tag);
  * h's own).  0, or SS_ENOTFOUND / SS_ENOMEM with the message set.
  */
 int ss_history_open_repo(ss_history *h, const char *path);
+/* The same through the open handle r (a reference is taken): the
+ * repository is not opened again. */
+int ss_history_use_repo(ss_history *h, ss_repo *r);
 
 /*
  * How much of the code c changes was in the last release before it (by

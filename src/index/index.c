@@ -163,6 +163,19 @@ int ss_index_table_exists(ss_index *ix, const char *name, int *out)
 	return rc;
 }
 
+/* The default path under gitdir (freed here). */
+static int default_path(char **out, char *gitdir)
+{
+	int rc = asprintf(out, "%sstablesel/index.db", gitdir);
+
+	free(gitdir);
+	if (rc < 0) {
+		*out = NULL;
+		return SS_ENOMEM;
+	}
+	return 0;
+}
+
 int ss_index_default_path(char **out, const char *repo)
 {
 	char *gitdir = NULL;
@@ -171,13 +184,18 @@ int ss_index_default_path(char **out, const char *repo)
 	*out = NULL;
 	if ((rc = ss_git_locate(&gitdir, NULL, repo)))
 		return rc;
-	rc = asprintf(out, "%sstablesel/index.db", gitdir);
-	free(gitdir);
-	if (rc < 0) {
-		*out = NULL;
-		return SS_ENOMEM;
-	}
-	return 0;
+	return default_path(out, gitdir);
+}
+
+int ss_index_default_path_repo(char **out, ss_repo *r)
+{
+	char *gitdir = NULL;
+	int rc;
+
+	*out = NULL;
+	if ((rc = ss_repo_locate(&gitdir, NULL, r)))
+		return rc;
+	return default_path(out, gitdir);
 }
 
 /* The meta value of key into buf ("" when absent). */
@@ -676,10 +694,21 @@ void ss_index_discard_first_build(ss_index *ix, const char *path, const char *ma
 		rmdir(made_dir);
 }
 
+ss_index *ss_index_share(ss_index *ix)
+{
+	if (ix)
+		ix->refs++;
+	return ix;
+}
+
 void ss_index_free(ss_index *ix)
 {
 	if (!ix)
 		return;
+	if (ix->refs) {
+		ix->refs--;
+		return;
+	}
 	sqlite3_close(ix->db);
 	free(ix->path);
 	free(ix);

@@ -87,6 +87,8 @@ typedef struct {
 
 /* "<gitdir>/stablesel/index.db" of the repository at repo (*out malloc'd). */
 int ss_index_default_path(char **out, const char *repo);
+/* The same for the repository of the handle r (not opened again). */
+int ss_index_default_path_repo(char **out, ss_repo *r);
 
 /*
  * Open the index at path.  SS_ENOTFOUND when it is missing in READ mode;
@@ -105,7 +107,14 @@ int ss_index_default_path(char **out, const char *repo);
  * there.
  */
 int ss_index_open(ss_index **out, const char *path, ss_index_mode mode);
-void ss_index_free(ss_index *ix); /* NULL is a no-op */
+/*
+ * A handle is reference-counted: ss_index_share() adds one reference (ix
+ * back; NULL for NULL) for a reader that borrows a run's connection and
+ * frees it as if it were its own; each ss_index_free() drops one, the
+ * last closes the connection.  NULL is a no-op.
+ */
+ss_index *ss_index_share(ss_index *ix);
+void ss_index_free(ss_index *ix);
 
 /*
  * A first build that was refused: close ix (opened SS_INDEX_WRITE on
@@ -138,6 +147,8 @@ int64_t ss_index_as_of_time(const ss_index *ix);
  * What readers check before they use an index with a repository.
  */
 int ss_index_check_repository(ss_index *ix, const char *repo);
+/* The same against the repository of the handle r (not opened again). */
+int ss_index_check_repository_repo(ss_index *ix, ss_repo *r);
 
 /*
  * Bring the index up to date with opts->repo (see above).  stats may be

@@ -224,15 +224,17 @@ static int check_refs(struct updater *u, const char *mainline, const char *mtip,
 }
 
 /* ss_index_check_repository(), looking the recorded commit up with
- * resolve (the path's or the update's handle). */
-static int check_repository(ss_index *ix, const char *repo, const struct updater *u)
+ * resolve (the update's handle), else in the handle h, else in the
+ * repository at repo. */
+static int check_repository(ss_index *ix, const char *repo, const struct updater *u, ss_repo *h)
 {
 	char id[41], probe[41];
 	int rc;
 
 	if ((rc = ss_index_meta_get(ix, "repository", id, sizeof(id))))
 		return rc;
-	if (id[0] && ((u ? resolve(u, probe, id) : ss_git_resolve(probe, repo, id)) ||
+	if (id[0] && ((u ? resolve(u, probe, id)
+			 : h ? ss_repo_resolve(probe, h, id) : ss_git_resolve(probe, repo, id)) ||
 		      strcmp(probe, id)))
 		return ss_error_code(SS_EINVALID,
 				     "index '%s' was built from another repository than '%s' "
@@ -242,7 +244,12 @@ static int check_repository(ss_index *ix, const char *repo, const struct updater
 
 int ss_index_check_repository(ss_index *ix, const char *repo)
 {
-	return check_repository(ix, repo, NULL);
+	return check_repository(ix, repo, NULL, NULL);
+}
+
+int ss_index_check_repository_repo(ss_index *ix, ss_repo *r)
+{
+	return check_repository(ix, ss_repo_path(r), NULL, r);
 }
 
 /* The index is repo's, or new (then it becomes repo's: mtip, a commit of
@@ -256,7 +263,7 @@ static int check_identity(ss_index *ix, const struct updater *u, const char *mti
 	if ((rc = ss_index_meta_get(ix, "repository", id, sizeof(id))))
 		return rc;
 	if (id[0])
-		return check_repository(ix, repo, u);
+		return check_repository(ix, repo, u, NULL);
 	/* no repository recorded and something written: mail's */
 	if ((rc = ss_index_is_empty(ix, &empty)))
 		return rc;

@@ -67,6 +67,7 @@ struct ss_index {
 	char *path;
 	int write;          /* opened SS_INDEX_WRITE */
 	int64_t as_of;      /* ss_index_as_of()'s time; 0: none */
+	unsigned refs;      /* ss_index_share()s beyond the opener's */
 };
 
 /* SQLite's last error on ix as an ss_error (SS_EINVALID for a file that

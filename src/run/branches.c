@@ -350,6 +350,7 @@ static int open_one(ss_run_branches *br, size_t b, const char *up, const ss_run_
 
 	co.rev = br->name[b];
 	co.blame_cache = br->blame_cache;
+	co.repo = o->handle;
 	if ((rc = ss_check_open(&br->ck[b], o->repo, &co)))
 		return rc;
 	if (ss_check_ambiguity(br->ck[b]))
@@ -364,7 +365,8 @@ static int open_one(ss_run_branches *br, size_t b, const char *up, const ss_run_
 	if (!from_index) {
 		char upid[41];
 
-		if (!ss_git_resolve(upid, o->repo, up) &&
+		if (!(o->handle ? ss_repo_resolve(upid, o->handle, up)
+				: ss_git_resolve(upid, o->repo, up)) &&
 		    ss_check_in_branch(br->ck[b], upid, NULL, NULL) == 1)
 			ss_run_say(o->report, SS_RUN_WARNING,
 				   "%s (%s) is in %s: none of the branch's commits are read as "
@@ -483,10 +485,15 @@ static void blame_progress(size_t done, size_t total, void *ud)
  * prerequisite; a warning when it cannot be read. */
 static int add_extra(ss_run_branches *br, ss_ranking *r, const char *id)
 {
+	ss_repo *h = br->n ? ss_check_repo(br->ck[0]) : NULL;
 	ss_commit *c = NULL;
 	int rc;
 
-	if (ss_source_read_alone(&c, br->repo, id) < 0) {
+	/* through the branches' handle (their repository, as given: a
+	 * "git:" path is read by the path function, which keeps it) */
+	if (h && strcmp(ss_repo_path(h), br->repo))
+		h = NULL;
+	if ((h ? ss_repo_read_commit(&c, h, id) : ss_source_read_alone(&c, br->repo, id)) < 0) {
 		ss_run_say(br->report, SS_RUN_WARNING, "cannot read prerequisite %.12s: %s", id,
 			   ss_error_last());
 		return 0;

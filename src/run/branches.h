@@ -102,6 +102,8 @@ typedef struct {
 	ss_index *ix;            /* the project index (NULL: none), borrowed */
 	const char *ixpath;      /* its path, for messages */
 	const ss_run_report *report; /* (NULL: nothing said) */
+	ss_repo *handle;         /* NULL, or repo open (a run's, borrowed): the checks
+				  * read it instead of opening repo again */
 } ss_run_branches_options;
 
 /*

@@ -12,7 +12,8 @@
 #include "source/git.h"
 #include "util/error.h"
 
-int ss_run_index_open(ss_index **out, char **path, int *missing, const char *db, const char *repo)
+int ss_run_index_open(ss_index **out, char **path, int *missing, const char *db, const char *repo,
+		      ss_repo *rh)
 {
 	ss_index *ix = NULL;
 	int rc;
@@ -20,7 +21,8 @@ int ss_run_index_open(ss_index **out, char **path, int *missing, const char *db,
 	*out = NULL;
 	*path = NULL;
 	*missing = 0;
-	if (db ? !(*path = strdup(db)) : !repo || ss_index_default_path(path, repo))
+	if (db ? !(*path = strdup(db))
+	       : !repo || (rh ? ss_index_default_path_repo(path, rh) : ss_index_default_path(path, repo)))
 		return 0;
 	rc = ss_index_open(&ix, *path, SS_INDEX_READ);
 	if (rc == SS_ENOTFOUND && !db) {
@@ -30,7 +32,8 @@ int ss_run_index_open(ss_index **out, char **path, int *missing, const char *db,
 		return 0;
 	}
 	/* another repository's index would score against the wrong history */
-	if (!rc && repo && (rc = ss_index_check_repository(ix, repo)))
+	if (!rc && repo &&
+	    (rc = rh ? ss_index_check_repository_repo(ix, rh) : ss_index_check_repository(ix, repo)))
 		ss_index_free(ix);
 	if (rc) {
 		free(*path);
@@ -41,19 +44,21 @@ int ss_run_index_open(ss_index **out, char **path, int *missing, const char *db,
 	return 0;
 }
 
-void ss_run_index_freshness(ss_index *ix, const char *path, const char *repo,
+void ss_run_index_freshness(ss_index *ix, const char *path, const char *repo, ss_repo *rh,
 			    const ss_run_report *rp)
 {
 	char tip[41], now[41], name[256], *def = NULL;
 	int own;
 
 	if (ss_index_ref_tip(tip, ix, "mainline", name, sizeof(name)) ||
-	    ss_git_resolve(now, repo, name) || !strcmp(tip, now))
+	    (rh ? ss_repo_resolve(now, rh, name) : ss_git_resolve(now, repo, name)) ||
+	    !strcmp(tip, now))
 		return;
 	/* the command that updates this index: --db unless it is repo's own
 	 * (found before the message: the order a function's arguments are
 	 * read in is not C's to promise) */
-	own = !ss_index_default_path(&def, repo) && !strcmp(def, path);
+	own = !(rh ? ss_index_default_path_repo(&def, rh) : ss_index_default_path(&def, repo)) &&
+	      !strcmp(def, path);
 	ss_run_say(rp, SS_RUN_WARNING, "index '%s' read %s up to %.12s, the repository has %s at "
 		   "%.12s: run 'stablesel index --repo %s%s%s' to update it", path, name, tip, name,
 		   now, repo, own ? "" : " --db ", own ? "" : path);
@@ -71,7 +76,7 @@ static int index_path(const char *path, int64_t first, void *ud)
 }
 
 int ss_run_history_from_index(ss_history *h, ss_index *ix, const char *path,
-			      const ss_releases_ask *ask, const char *repo,
+			      const ss_releases_ask *ask, const char *repo, ss_repo *rh,
 			      const ss_run_report *rp)
 {
 	int rc;
@@ -88,7 +93,7 @@ int ss_run_history_from_index(ss_history *h, ss_index *ix, const char *path,
 		ss_history_take_releases(h, rel);
 	}
 	if (repo)
-		ss_run_index_freshness(ix, path, repo, rp);
+		ss_run_index_freshness(ix, path, repo, rh, rp);
 	return 0;
 }
 

@@ -15,13 +15,20 @@
 #include "run/run.h"
 
 /*
+ * In each function below, rh is NULL or the repository at repo already
+ * open (a run's, run.h: ss_run_repo), read instead of opening repo again.
+ */
+
+/*
  * Open db, else repo's default index (ss_index_default_path), for
  * reading, into *out and its path (malloc'd) into *path.  *out NULL and
  * 0 when db is NULL and repo is NULL, is no repository, or has no index
  * (then *missing is 1).  A damaged index, a db that does not exist or
- * another repository's index: < 0 with the message set.
+ * another repository's index: < 0 with the message set.  A run opens it
+ * once through ss_run_index() (run.h).
  */
-int ss_run_index_open(ss_index **out, char **path, int *missing, const char *db, const char *repo);
+int ss_run_index_open(ss_index **out, char **path, int *missing, const char *db, const char *repo,
+		      ss_repo *rh);
 
 /*
  * When repo's mainline moved past what ix (read from path) read, a
@@ -29,7 +36,7 @@ int ss_run_index_open(ss_index **out, char **path, int *missing, const char *db,
  * since are still scored, but the index lacks them as history).
  * Nothing when either tip cannot be read.
  */
-void ss_run_index_freshness(ss_index *ix, const char *path, const char *repo,
+void ss_run_index_freshness(ss_index *ix, const char *path, const char *repo, ss_repo *rh,
 			    const ss_run_report *rp);
 
 /*
@@ -38,7 +45,7 @@ void ss_run_index_freshness(ss_index *ix, const char *path, const char *repo,
  * the freshness warning through rp.  0 or < 0 with the message set.
  */
 int ss_run_history_from_index(ss_history *h, ss_index *ix, const char *path,
-			      const ss_releases_ask *ask, const char *repo,
+			      const ss_releases_ask *ask, const char *repo, ss_repo *rh,
 			      const ss_run_report *rp);
 
 /* Add ix's backports (read from path) into l.  0 or < 0. */

@@ -14,7 +14,7 @@ static int known_commit(const ss_histidx_commit *c, void *ud)
 	return ss_histidx_add_known(ud, c);
 }
 
-int ss_run_origin_history(ss_histidx **out, const char *repo)
+int ss_run_origin_history(ss_histidx **out, const char *repo, ss_repo *rh)
 {
 	ss_histidx *h = NULL;
 	int rc;
@@ -22,7 +22,7 @@ int ss_run_origin_history(ss_histidx **out, const char *repo)
 	*out = NULL;
 	if ((rc = ss_histidx_new(&h)))
 		return rc;
-	if (repo && (rc = ss_histidx_open_repo(h, repo))) {
+	if (repo && (rc = rh ? ss_histidx_use_repo(h, rh) : ss_histidx_open_repo(h, repo))) {
 		ss_histidx_free(h);
 		return rc;
 	}

@@ -19,9 +19,10 @@
 /*
  * A new history index into *out (the caller frees it with
  * ss_histidx_free()), the repository at repo attached (NULL: none, no
- * blame).
+ * blame): rh when not NULL (repo open already, a run's: a reference is
+ * taken), else repo opened.
  */
-int ss_run_origin_history(ss_histidx **out, const char *repo);
+int ss_run_origin_history(ss_histidx **out, const char *repo, ss_repo *rh);
 
 /* Every commit of the project index ix known to h as a target; path
  * names ix in the message when reading it fails. */

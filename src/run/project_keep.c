@@ -25,7 +25,7 @@
 #define SS_PROJECT_CUT " before "
 #define SS_PROJECT_SINCE " authored before "
 
-int ss_project_model_path(char **out, const char *project_model, const char *repo,
+int ss_project_model_path(char **out, const char *project_model, const char *repo, ss_repo *rh,
 			  const char *stable, const char *index_path)
 {
 	ss_strbuf sb = SS_STRBUF_INIT;
@@ -34,7 +34,7 @@ int ss_project_model_path(char **out, const char *project_model, const char *rep
 	*out = NULL;
 	if (project_model)
 		return (*out = strdup(project_model)) ? 0 : ss_error_code(SS_ENOMEM, "out of memory");
-	if ((repo && !ss_git_locate(&gitdir, NULL, repo)) ||
+	if ((repo && !(rh ? ss_repo_locate(&gitdir, NULL, rh) : ss_git_locate(&gitdir, NULL, repo))) ||
 	    (stable && !ss_git_locate(&gitdir, NULL, stable))) {
 		ss_strbuf_addf(&sb, "%s%sstablesel/project.model", gitdir,
 			       gitdir[0] && gitdir[strlen(gitdir) - 1] == '/' ? "" : "/");
@@ -163,7 +163,7 @@ ss_project_held ss_project_model_held(size_t nhistory, int with_index, int nspec
 }
 
 int ss_project_model_cut(ss_strbuf *sb, ss_project_held held, int64_t since, const char *repo,
-			 const char *const *bottoms, size_t n)
+			 ss_repo *rh, const char *const *bottoms, size_t n)
 {
 	char id[41];
 	ss_repo *r = NULL;
@@ -174,8 +174,9 @@ int ss_project_model_cut(ss_strbuf *sb, ss_project_held held, int64_t since, con
 		ss_strbuf_addf(sb, SS_PROJECT_SINCE "%lld", (long long)since);
 	if (held != SS_PROJECT_HELD_RANGE || !n)
 		return 0;
-	/* one open for every bottom, as given (ss_git_resolve()'s way) */
-	if ((rc = ss_repo_open_as_given(&r, repo)))
+	/* one open for every bottom, as given (ss_git_resolve()'s way),
+	 * none with the run's */
+	if ((r = ss_repo_ref(rh)) == NULL && (rc = ss_repo_open_as_given(&r, repo)))
 		return rc;
 	for (i = 0; i < n && !rc; i++)
 		if (!(rc = ss_repo_resolve(id, r, bottoms[i])))
@@ -186,8 +187,8 @@ int ss_project_model_cut(ss_strbuf *sb, ss_project_held held, int64_t since, con
 
 const char *ss_project_model_trained_on_ranked(char *why, size_t size, const ss_model *m,
 					       ss_project_held held, int64_t since,
-					       const char *repo, const char *const *bottoms,
-					       size_t n)
+					       const char *repo, ss_repo *rh,
+					       const char *const *bottoms, size_t n)
 {
 	const char *source = ss_model_info_of(m)->source;
 	const char *at = strstr(source, SS_PROJECT_SINCE);
@@ -222,7 +223,7 @@ const char *ss_project_model_trained_on_ranked(char *why, size_t size, const ss_
 	 * in its history: then nothing in b..top is c's.  One open for
 	 * them all, as given (ss_git_resolve()'s way); a repository that
 	 * cannot be opened holds no cut. */
-	if (n && ss_repo_open_as_given(&r, repo))
+	if (n && (r = ss_repo_ref(rh)) == NULL && ss_repo_open_as_given(&r, repo))
 		r = NULL;
 	for (; cut && !why_cut; cut = strstr(cut + 1, SS_PROJECT_CUT)) {
 		int yes = 0;

@@ -21,9 +21,11 @@
  * (--project-model) when given, else <gitdir>/stablesel/project.model of
  * repo, else of the stable repository, else stablesel/project.model in
  * the stable file's folder, else project.model beside index_path; *out
- * NULL when none of them is given.  0, or SS_ENOMEM.
+ * NULL when none of them is given.  0, or SS_ENOMEM.  rh: NULL, or repo
+ * open (a run's, borrowed; so in the functions below), read instead of
+ * opening repo again.
  */
-int ss_project_model_path(char **out, const char *project_model, const char *repo,
+int ss_project_model_path(char **out, const char *project_model, const char *repo, ss_repo *rh,
 			  const char *stable, const char *index_path);
 
 /*
@@ -80,7 +82,7 @@ ss_project_held ss_project_model_held(size_t nhistory, int with_index, int nspec
  * with the message set (a bottom that does not resolve).
  */
 int ss_project_model_cut(ss_strbuf *sb, ss_project_held held, int64_t since, const char *repo,
-			 const char *const *bottoms, size_t n);
+			 ss_repo *rh, const char *const *bottoms, size_t n);
 
 /*
  * Why kept model m may have learnt from commits this ranking scores
@@ -90,7 +92,7 @@ int ss_project_model_cut(ss_strbuf *sb, ss_project_held held, int64_t since, con
  */
 const char *ss_project_model_trained_on_ranked(char *why, size_t size, const ss_model *m,
 					       ss_project_held held, int64_t since,
-					       const char *repo, const char *const *bottoms,
-					       size_t n);
+					       const char *repo, ss_repo *rh,
+					       const char *const *bottoms, size_t n);
 
 #endif

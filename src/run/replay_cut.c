@@ -75,7 +75,7 @@ struct clock {
 };
 
 static int find_cut(struct clock *k, ss_index *ix, const char *path, const char *repo,
-		    const char *const *onto, size_t n)
+		    ss_repo *rh, const char *const *onto, size_t n)
 {
 	int rc;
 
@@ -88,6 +88,7 @@ static int find_cut(struct clock *k, ss_index *ix, const char *path, const char 
 		int64_t t = 0;
 
 		co.rev = onto[b];
+		co.repo = rh;
 		/* a branch that cannot be read is said by the branches' own
 		 * reading, later */
 		if (ss_check_open(&ck, repo, &co)) {
@@ -114,13 +115,13 @@ static int find_cut(struct clock *k, ss_index *ix, const char *path, const char 
 }
 
 int ss_run_replay_clock(int64_t *out, ss_index *ix, const char *path, const char *repo,
-			const char *const *onto, size_t n)
+			ss_repo *rh, const char *const *onto, size_t n)
 {
 	struct clock k;
 	int rc;
 
 	*out = 0;
-	if ((rc = find_cut(&k, ix, path, repo, onto, n)))
+	if ((rc = find_cut(&k, ix, path, repo, rh, onto, n)))
 		return rc;
 	if (k.set_back && k.cut != INT64_MIN)
 		*out = k.cut;
@@ -128,7 +129,7 @@ int ss_run_replay_clock(int64_t *out, ss_index *ix, const char *path, const char
 }
 
 int ss_run_replay_cut(ss_backports **out, ss_index *ix, const char *path, const char *repo,
-		      const char *const *onto, size_t n, const ss_run_report *rp)
+		      ss_repo *rh, const char *const *onto, size_t n, const ss_run_report *rp)
 {
 	const char *newest_name;
 	char date[16], *newest_tip;
@@ -139,7 +140,7 @@ int ss_run_replay_cut(ss_backports **out, ss_index *ix, const char *path, const 
 	int rc;
 
 	*out = NULL;
-	if ((rc = find_cut(&k, ix, path, repo, onto, n)))
+	if ((rc = find_cut(&k, ix, path, repo, rh, onto, n)))
 		return rc;
 	cut = k.cut;
 	set_back = k.set_back;

@@ -22,18 +22,19 @@
  * index's backports up to that time (new, the caller's), said once as a
  * note through rp.  Else *out is NULL (nothing to cut; a branch that
  * cannot be read is left to the branches' own reading).  0 or < 0 with
- * the message set.
+ * the message set.  rh: NULL, or repo open (a run's, borrowed), read
+ * instead of opening repo again.
  */
 int ss_run_replay_cut(ss_backports **out, ss_index *ix, const char *path, const char *repo,
-		      const char *const *onto, size_t n, const ss_run_report *rp);
+		      ss_repo *rh, const char *const *onto, size_t n, const ss_run_report *rp);
 
 /*
  * The clock a replay judges by (review decisions' deferrals): when one of
  * the branches onto[0..n) of repo is set back from index ix's ref (read
  * from path), the newest of their tips' committer times; else *out is 0
- * (no replay: today).  0 or < 0 with the message set.
+ * (no replay: today).  0 or < 0 with the message set.  rh as above.
  */
 int ss_run_replay_clock(int64_t *out, ss_index *ix, const char *path, const char *repo,
-			const char *const *onto, size_t n);
+			ss_repo *rh, const char *const *onto, size_t n);
 
 #endif

@@ -14,6 +14,7 @@
 #define SS_RUN_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 typedef enum {
 	SS_RUN_NOTE = 0,      /* a decision worth a line ("note: ...") */
@@ -43,5 +44,60 @@ void ss_run_progress_done(const ss_run_report *rp);
  * then why) and return rc (SS_ERROR when rc is not negative).
  */
 int ss_run_fail(int rc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * A run's resources, opened once and borrowed by every step of the run
+ * instead of each opening its own: the repositories it reads (one
+ * ss_repo a path, opened as given, the way the path functions open them:
+ * source/git.h) and the project index (one read-only connection a file
+ * and cut in time).  The run owns them; what it hands out is borrowed
+ * and valid until ss_run_free(), except the index, which comes as a
+ * reference of the caller's own (ss_index_free() it as one opened).
+ * Used from one thread (the handles are libgit2's and SQLite's, which a
+ * worker thread does not share: the git source's readers open their own).
+ */
+typedef struct ss_run ss_run;
+struct ss_repo;
+struct ss_index;
+
+/* 0, or SS_ENOMEM with the message set. */
+int ss_run_new(ss_run **out);
+void ss_run_free(ss_run *run); /* NULL is a no-op */
+
+/*
+ * The repository at path, opened once for the run (the first call opens
+ * it, later calls give the same handle): borrowed.  NULL when run or path
+ * is NULL or path cannot be opened (nothing set: the caller's path
+ * function says why, as it said before there was a run).
+ */
+struct ss_repo *ss_run_repo(ss_run *run, const char *path);
+
+/*
+ * The project index a step reads (run/index_open.h: ss_run_index_open,
+ * then ss_index_as_of when as_of is not 0), opened once per (db, repo,
+ * as_of) for the run: *out a reference of the caller's (ss_index_free),
+ * *path its path (malloc'd), *missing as ss_run_index_open() says (a
+ * missing index is remembered too).  Errors as ss_run_index_open() and
+ * ss_index_as_of(); they are not remembered.
+ */
+int ss_run_index(struct ss_index **out, char **path, int *missing, ss_run *run, const char *db,
+		 const char *repo, int64_t as_of);
+
+/*
+ * Make ix, read from path (a connection the caller opened: the writer of
+ * a command that writes, such as review's decisions), the run's index of
+ * (db, repo) of today: the steps that would read that index borrow ix
+ * instead of opening a reader of their own.  The run takes a reference
+ * (ss_index_share); the caller frees its own.  Before any step asked
+ * for that index: SS_EINVALID when the run holds one already.  0 or < 0
+ * with the message set.
+ */
+int ss_run_index_use(ss_run *run, struct ss_index *ix, const char *path, const char *db,
+		     const char *repo);
+
+/* Index connections and repositories the run opened so far: what a
+ * test counts to see the steps share them. */
+size_t ss_run_opened_indexes(const ss_run *run);
+size_t ss_run_opened_repos(const ss_run *run);
 
 #endif

@@ -596,6 +596,36 @@ free_commit:
 	return 0;
 }
 
+static int blob_diffs_wanted(void);
+
+int ss_repo_read_commit(ss_commit **out, ss_repo *r, const char *id)
+{
+	struct git_source src;  /* what read_commit() asks of a source */
+	git_oid oid;
+	int merge, err;
+
+	*out = NULL;
+	if (strlen(id) != GIT_OID_HEXSZ || git_oid_fromstr(&oid, id) < 0)
+		return 0;
+	memset(&src, 0, sizeof(src));
+	src.path = (char *)ss_repo_path(r);
+	src.with_diff = 1;
+	src.blob_diffs = blob_diffs_wanted();
+	/* the grafted ids only: the boundary's backend is a source's own,
+	 * never put in front of a shared handle's object database */
+	if ((err = ss_git_shallow_ids(&src.shallow.grafted, &src.shallow.ngrafted, ss_repo_git(r),
+				      src.path)) < 0)
+		return err;
+	/* its trees stay out of the object cache of a handle shared as
+	 * long as a run lasts, as they stay out of a source's */
+	ss_git_object_cache_hold(1);
+	err = read_commit(out, &merge, ss_repo_git(r), &oid, &src);
+	ss_git_object_cache_hold(0);
+	free(src.shallow.grafted);
+	/* a malformed commit is passed over, as the walk passes it */
+	return err == SS_ESKIP ? 0 : err;
+}
+
 /* Commit i is read (under the lock): its slot holds the result. */
 static void fill_slot(struct git_source *src, size_t i, ss_commit *c, int merge, int err)
 {

@@ -94,6 +94,18 @@ int ss_source_each(ss_source *src, ss_source_commit_fn fn, ss_source_skip_fn ski
  * read.
  */
 int ss_source_read_alone(ss_commit **out, const char *repo, const char *id);
+/*
+ * The same commit read through the open handle r (source/git_repo.h), as
+ * the walk would give it (a shallow clone's grafted commit as a root, a
+ * merge not at all), without opening the repository again: what a run
+ * that holds its repository reads prerequisites and queued commits with.
+ * id must be 40 hex digits (anything else is no commit: *out NULL and
+ * 0); its source is ss_repo_path(r).  *out NULL and 0 for a merge or a
+ * malformed commit; < 0 with the message set when id cannot be read.
+ * From the thread that uses r.
+ */
+struct ss_repo;
+int ss_repo_read_commit(ss_commit **out, struct ss_repo *r, const char *id);
 void ss_source_free(ss_source *src); /* NULL is a no-op */
 
 /* Implementations behind ss_source (internal to src/source/). */
