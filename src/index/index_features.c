@@ -10,7 +10,9 @@
  * the rows reach (meta "features <version>") only with the last one, so
  * an interrupted fill leaves whole batches and the next fill walks the
  * same commits again, keeping the rows already there.  Readers only
- * SELECT: a read-only index is read as it is.
+ * SELECT: a read-only index is read as it is.  The parts an update kept
+ * while it read the diffs (feature_parts, index_update.c) are read here
+ * and dropped with the tip of the rows made from them.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +39,7 @@ struct ss_index_features {
 	size_t pending;       /* rows in the open transaction */
 	size_t batch;         /* rows a transaction (SS_INDEX_FEATURE_BATCH) */
 	int writing;
+	int drop_parts;       /* finish drops feature_parts */
 };
 
 static int has_table(ss_index *ix, int *out)
@@ -171,8 +174,42 @@ int ss_index_features_finish(ss_index_features *f, const char *tip)
 		sqlite3_finalize(st);
 		if (rc)
 			return rc;
+		if (f->drop_parts &&
+		    (rc = ss_index_exec(f->ix, "DROP TABLE IF EXISTS feature_parts;"
+					"DELETE FROM meta WHERE key = 'feature_parts'",
+					"drop the stored features' parts")))
+			return rc;
 	}
 	return commit_batch(f);
+}
+
+int ss_index_feature_parts_open(ss_index_features **out, ss_index *ix, const char *tag)
+{
+	ss_index_features *f;
+	char kept[SS_INDEX_FEATURE_VERSION_SIZE + 128];
+	int rc, have;
+
+	*out = NULL;
+	if ((rc = ss_index_table_exists(ix, "feature_parts", &have)) || !have)
+		return rc;
+	if ((rc = ss_index_meta_get(ix, "feature_parts", kept, sizeof(kept))) || strcmp(kept, tag))
+		return rc;
+	if (!(f = calloc(1, sizeof(*f))))
+		return ss_error_code(SS_ENOMEM, "out of memory");
+	f->ix = ix;
+	/* ?1, the version ss_index_features_get() binds, is no key here */
+	if ((rc = ss_index_prepare(&f->get, ix, "SELECT data FROM feature_parts"
+				   " WHERE id = ?2 AND ?1 IS NOT NULL"))) {
+		free(f);
+		return rc;
+	}
+	*out = f;
+	return 0;
+}
+
+void ss_index_features_drop_parts(ss_index_features *f)
+{
+	f->drop_parts = 1;
 }
 
 int ss_index_features_tip(ss_index *ix, const char *version, char out[41])

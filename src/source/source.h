@@ -96,10 +96,20 @@ int ss_source_each(ss_source *src, ss_source_commit_fn fn, ss_source_skip_fn ski
 int ss_source_read_alone(ss_commit **out, const char *repo, const char *id);
 void ss_source_free(ss_source *src); /* NULL is a no-op */
 
+/*
+ * The libgit2 handle src's commits are read with on the caller's thread
+ * (through the source's object store and its cache), for reading more
+ * objects of the same repository on that thread while src is open:
+ * whatever comes from it goes before ss_source_free().  NULL for a
+ * source other than a repository.
+ */
+struct git_repository *ss_source_git_repo(ss_source *src);
+
 /* Implementations behind ss_source (internal to src/source/). */
 typedef struct {
 	int (*next)(ss_commit **out, void *impl);
 	void (*free)(void *impl);
+	struct git_repository *(*repo)(void *impl); /* NULL: none */
 } ss_source_ops;
 
 #endif
