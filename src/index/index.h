@@ -71,11 +71,11 @@ typedef struct {
 	 * The stored features' first part, made while the diffs are read
 	 * (docs/index.md, "Stored features"; NULL: none): each mainline
 	 * commit the update reads, with its diff, goes to part, whose bytes
-	 * (none when it leaves out empty) are written into the table
-	 * feature_parts with the commit's batch (ss_index_feature_parts_*
-	 * read them).  part_tag names what they are made for, recorded with
-	 * them (meta "feature_parts"): an update that writes parts under
-	 * another tag drops those kept before.  part_releases, when not NULL,
+	 * (none when it leaves out empty) are written into the temporary
+	 * table feature_parts of ix's connection (never into the file: they
+	 * live until the fill on the same connection reads them,
+	 * ss_index_feature_parts_open()), with part_tag, which names what they
+	 * are made for (required with part).  part_releases, when not NULL,
 	 * gets the mainline releases the update planned, before its first
 	 * batch (only when a ref moved).  A negative return stops the update.
 	 */
@@ -407,11 +407,11 @@ int ss_index_features_drop_stale(ss_index *ix, const char *prefix, size_t *dropp
 int ss_index_features_count(ss_index *ix, const char *version, size_t *out);
 
 /*
- * The parts ss_index_update() kept (ss_index_options.part): read with
- * ss_index_features_get() on *out (NULL when the index keeps none, or
- * none under tag); ss_index_features_finish() on the rows' writer drops
- * them all once ss_index_features_drop_parts() asked it to, in the
- * transaction that records the tip.
+ * The parts ss_index_update() kept on this connection
+ * (ss_index_options.part): read with ss_index_features_get() on *out
+ * (NULL when there are none, or none under tag);
+ * ss_index_features_finish() on the rows' writer drops them all once
+ * ss_index_features_drop_parts() asked it to.
  */
 int ss_index_feature_parts_open(ss_index_features **out, ss_index *ix, const char *tag);
 void ss_index_features_drop_parts(ss_index_features *f);
