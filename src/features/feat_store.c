@@ -8,6 +8,9 @@
  * hashes, each 32 bits little-endian; varint count of words, varint bytes
  * of words, the words NUL-terminated.  Most dense values are zero and the
  * words repeat across a message: a systemd commit is a few hundred bytes.
+ * A part (ss_feat_part_encode(): the groups extracted before the history
+ * is known, for the index's update) is a row with what joining it needs
+ * in front.
  */
 #include <math.h>
 #include <stdint.h>

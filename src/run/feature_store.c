@@ -15,6 +15,12 @@
  * --mask-stable-tags) it reads the diffs as before and keeps the rows it
  * extracts when the index can be written, so the next training finds
  * them.  A read-only index still ranks, reading the diffs, and says so.
+ *
+ * "stablesel index" does not read a diff for them (issue 38): while its
+ * update reads each mainline commit with its diff, the groups that need
+ * no history are extracted into a part (ss_run_feature_parts_new(), kept
+ * by the index in a temporary table); the fill after the update walks the
+ * commits alone and joins each part with the history of the whole index.
  */
 #include "run/feature_store.h"
 
