@@ -130,6 +130,7 @@ int cmd_index(int argc, const char **argv)
 	ss_index *ix;
 	struct stat sb;
 	ss_layout *layout = NULL;
+	ss_run_feature_parts *parts = NULL;
 	char *dir = NULL;
 	int nspecs, fresh, no_features = 0;
 	struct cli_option options[] = {
@@ -203,12 +204,17 @@ int cmd_index(int argc, const char **argv)
 		opts.layout = layout = find_layout(&opts, eol, fresh ? NULL : db);
 	if (ss_index_open(&ix, db, SS_INDEX_WRITE))
 		die("%s", ss_error_last());
-	if (nspecs ? ss_index_update_mail(ix, argv, (size_t)nspecs, &opts, &stats)
-		   : ss_index_update(ix, &opts, &stats)) {
+	/* the features' parts made while the update reads the diffs, so
+	 * that the fill after it reads none again */
+	if ((!nspecs && !no_features &&
+	     ss_run_feature_parts_new(&parts, ix, opts.repo, layout->mtip, &opts)) ||
+	    (nspecs ? ss_index_update_mail(ix, argv, (size_t)nspecs, &opts, &stats)
+		    : ss_index_update(ix, &opts, &stats))) {
 		if (fresh)
 			refused_build(ix, db, dir);
 		refused_update(ix);
 	}
+	ss_run_feature_parts_free(parts);
 	if (opts.progress)
 		progress_done();
 	if (layout)

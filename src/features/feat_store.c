@@ -8,6 +8,9 @@
  * hashes, each 32 bits little-endian; varint count of words, varint bytes
  * of words, the words NUL-terminated.  Most dense values are zero and the
  * words repeat across a message: a systemd commit is a few hundred bytes.
+ * A part (ss_feat_part_encode(): the groups extracted before the history
+ * is known, for the index's update) is a row with what joining it needs
+ * in front.
  */
 #include <math.h>
 #include <stdint.h>
@@ -229,4 +232,62 @@ free_payload:
 	if (rc)
 		ss_feat_raw_reset(out);
 	return rc;
+}
+
+/* A part: 'P', format byte, varint marks[0] and marks[1], varint length
+ * of the release (0 or 40) and its digits, varint count and bytes of the
+ * paths (each NUL-terminated), then the row of own (ss_feat_raw_encode()). */
+int ss_feat_part_encode(ss_strbuf *out, const ss_feat_raw *own, const size_t marks[2],
+			const char *release, const ss_commit *c)
+{
+	size_t rlen = release ? strlen(release) : 0, bytes = 0, i;
+
+	for (i = 0; i < c->nfiles; i++)
+		bytes += strlen(ss_file_path(&c->files[i])) + 1;
+	if (ss_strbuf_addch(out, 'P') || ss_strbuf_addch(out, FORMAT) ||
+	    put_varint(out, marks[0]) || put_varint(out, marks[1]) || put_varint(out, rlen) ||
+	    (rlen && ss_strbuf_add(out, release, rlen)) || put_varint(out, c->nfiles) ||
+	    put_varint(out, bytes))
+		return SS_ENOMEM;
+	for (i = 0; i < c->nfiles; i++) {
+		const char *path = ss_file_path(&c->files[i]);
+
+		if (ss_strbuf_add(out, path, strlen(path) + 1))
+			return SS_ENOMEM;
+	}
+	return ss_feat_raw_encode(out, own);
+}
+
+int ss_feat_part_decode(ss_feat_raw *own, size_t marks[2], char release[41], ss_strbuf *paths,
+			size_t *npaths, const void *buf, size_t len)
+{
+	struct reader rd = { buf, (const unsigned char *)buf + len };
+	uint64_t m0, m1, rlen, n, bytes, k, nul = 0;
+
+	ss_strbuf_reset(paths);
+	*npaths = 0;
+	release[0] = '\0';
+	if (len < 2 || rd.p[0] != 'P' || rd.p[1] != FORMAT)
+		return damaged("not a part of this format");
+	rd.p += 2;
+	if (get_varint(&rd, &m0) || get_varint(&rd, &m1) || get_varint(&rd, &rlen) ||
+	    (rlen != 0 && rlen != 40) || (uint64_t)(rd.end - rd.p) < rlen)
+		return damaged("cut short");
+	memcpy(release, rd.p, rlen);
+	release[rlen] = '\0';
+	rd.p += rlen;
+	if (get_varint(&rd, &n) || get_varint(&rd, &bytes) || (uint64_t)(rd.end - rd.p) < bytes ||
+	    (bytes && rd.p[bytes - 1] != '\0'))
+		return damaged("cut short");
+	for (k = 0; k < bytes; k++)
+		nul += rd.p[k] == '\0';
+	if (nul != n)
+		return damaged("bad paths");
+	if (bytes && ss_strbuf_add(paths, rd.p, bytes))
+		return SS_ENOMEM;
+	rd.p += bytes;
+	*npaths = n;
+	marks[0] = m0;
+	marks[1] = m1;
+	return ss_feat_raw_decode(own, rd.p, (size_t)(rd.end - rd.p));
 }

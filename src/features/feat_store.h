@@ -50,6 +50,20 @@ void ss_feat_version_prefix(char *out);
 int ss_feat_raw_encode(ss_strbuf *out, const ss_feat_raw *r);
 
 /*
+ * A commit's part of its raw features (ss_feat_extract_own()) as bytes, to
+ * be joined by ss_feat_extract_past() once the history is known: marks,
+ * the release relcode checked the commit against (release: 40 hex digits,
+ * or NULL for none), the paths of c's files (ss_file_path()) and own.
+ * Decoding gives them back (release "" for none; paths NUL-separated in
+ * *paths, reset first, and their count).  0, SS_ENOMEM, or SS_EINVALID
+ * for bytes that are no part.
+ */
+int ss_feat_part_encode(ss_strbuf *out, const ss_feat_raw *own, const size_t marks[2],
+			const char *release, const ss_commit *c);
+int ss_feat_part_decode(ss_feat_raw *own, size_t marks[2], char release[41], ss_strbuf *paths,
+			size_t *npaths, const void *buf, size_t len);
+
+/*
  * The largest magnitude a dense value may have.  Every dense feature is
  * a 0/1 flag, a share in [0, 1] or log(1 + n) of a count (features.h),
  * and log(1 + 2^64) is 44.4: 1e6 is far above anything the extractor

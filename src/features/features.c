@@ -1067,7 +1067,8 @@ static int extract_release_code(ss_feat_raw *r, const ss_commit *c, const ss_his
  * commit; and the ages of the files touched.  Only the commits before c
  * and the releases before it are used.
  */
-static int extract_history(ss_feat_raw *r, const ss_commit *c, const ss_history *h)
+static int extract_history(ss_feat_raw *r, const ss_commit *c, const ss_history *h,
+			   const char *const *paths, size_t npaths)
 {
 	ss_histidx_facts f;
 	int64_t t = c->author.time;
@@ -1112,11 +1113,12 @@ static int extract_history(ss_feat_raw *r, const ss_commit *c, const ss_history 
 		if (f.revert_of_released && (rc = add_hash(r, "h:", "revert_of_released", 18)))
 			return rc;
 	}
-	if (c->nfiles) {
+	if (paths ? npaths : c->nfiles) {
 		double amin = 1e300, amax = 0;
 
-		for (i = 0; i < c->nfiles; i++) {
-			int64_t pt = h ? ss_history_path_time(h, ss_file_path(&c->files[i])) : -1;
+		for (i = 0; i < (paths ? npaths : c->nfiles); i++) {
+			const char *path = paths ? paths[i] : ss_file_path(&c->files[i]);
+			int64_t pt = h ? ss_history_path_time(h, path) : -1;
 			double age = pt < 0 || pt > t ? 0 : (double)(t - pt) / 86400.0;
 
 			if (age < amin)
@@ -1132,8 +1134,14 @@ static int extract_history(ss_feat_raw *r, const ss_commit *c, const ss_history 
 	return 0;
 }
 
-int ss_feat_extract(ss_feat_raw *out, const ss_commit *c, const ss_history *hist,
-		    const ss_feat_options *opts)
+/*
+ * The groups of opts; with marks (the split of ss_feat_extract_own()),
+ * all but the history and timing groups, which depend on the commits and
+ * releases before c, and where their hashes go: marks[0] hashes come
+ * before the history group's, marks[1] before the timing group's.
+ */
+static int extract(ss_feat_raw *out, size_t marks[2], const ss_commit *c,
+		   const ss_history *hist, const ss_feat_options *opts)
 {
 	uint32_t groups = opts->groups;
 	int rc;
@@ -1168,11 +1176,15 @@ int ss_feat_extract(ss_feat_raw *out, const ss_commit *c, const ss_history *hist
 	}
 	if ((rc = extract_code(out, c, groups)))
 		return rc;
-	if ((groups & SS_FG_HISTORY) && (rc = extract_history(out, c, hist)))
+	if (marks)
+		marks[0] = out->nhashed;
+	else if ((groups & SS_FG_HISTORY) && (rc = extract_history(out, c, hist, NULL, 0)))
 		return rc;
 	if ((groups & SS_FG_EFFECTS) && (rc = extract_effects(out, c)))
 		return rc;
-	if ((groups & SS_FG_TIMING) && (rc = extract_timing(out, c, hist)))
+	if (marks)
+		marks[1] = out->nhashed;
+	else if ((groups & SS_FG_TIMING) && (rc = extract_timing(out, c, hist)))
 		return rc;
 	if ((groups & SS_FG_RELCODE) && (rc = extract_release_code(out, c, hist)))
 		return rc;
@@ -1183,4 +1195,54 @@ int ss_feat_extract(ss_feat_raw *out, const ss_commit *c, const ss_history *hist
 	if ((groups & SS_FG_SERIES) && (rc = extract_series(out, c)))
 		return rc;
 	return extract_people(out, c, groups);
+}
+
+int ss_feat_extract(ss_feat_raw *out, const ss_commit *c, const ss_history *hist,
+		    const ss_feat_options *opts)
+{
+	return extract(out, NULL, c, hist, opts);
+}
+
+int ss_feat_extract_own(ss_feat_raw *out, size_t marks[2], const ss_commit *c,
+			const ss_history *hist, const ss_feat_options *opts)
+{
+	return extract(out, marks, c, hist, opts);
+}
+
+int ss_feat_extract_past(ss_feat_raw *out, const size_t marks[2], const ss_commit *c,
+			 const char *const *paths, size_t npaths, const ss_history *hist,
+			 const ss_feat_options *opts, ss_feat_raw *tmp)
+{
+	static const char *const none[1] = { NULL };
+	size_t nh, nt, i, m0 = marks[0], m1 = marks[1], tail;
+	int rc;
+
+	if (m0 > m1 || m1 > out->nhashed)
+		return ss_error_code(SS_EINVALID, "stored features are damaged: bad marks");
+	ss_feat_raw_reset(tmp);
+	/* the paths given, never c's files (a commit read without its diff) */
+	if ((opts->groups & SS_FG_HISTORY) &&
+	    (rc = extract_history(tmp, c, hist, npaths ? paths : none, npaths)))
+		return rc;
+	nh = tmp->nhashed;
+	if ((opts->groups & SS_FG_TIMING) && (rc = extract_timing(tmp, c, hist)))
+		return rc;
+	nt = tmp->nhashed - nh;
+	/* the history group's dense values are its own: no other group sets
+	 * them, so each one it set (anything but +0) is copied as it is */
+	for (i = 0; i < SS_NDENSE; i++)
+		if (tmp->dense[i] != 0.0f || signbit(tmp->dense[i]))
+			out->dense[i] = tmp->dense[i];
+	if (!nh && !nt)
+		return 0;
+	if (SS_GROW(out->hashed, out->nhashed + nh + nt, out->hcap))
+		return SS_ENOMEM;
+	/* own[0, m0) history own[m0, m1) timing own[m1, n): as ss_feat_extract() */
+	tail = out->nhashed - m1;
+	memmove(out->hashed + m1 + nh + nt, out->hashed + m1, tail * sizeof(*out->hashed));
+	memcpy(out->hashed + m1 + nh, tmp->hashed + nh, nt * sizeof(*out->hashed));
+	memmove(out->hashed + m0 + nh, out->hashed + m0, (m1 - m0) * sizeof(*out->hashed));
+	memcpy(out->hashed + m0, tmp->hashed, nh * sizeof(*out->hashed));
+	out->nhashed += nh + nt;
+	return 0;
 }

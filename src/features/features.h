@@ -224,6 +224,25 @@ int ss_feat_extract(ss_feat_raw *out, const ss_commit *c, const ss_history *hist
 		    const ss_feat_options *opts);
 
 /*
+ * ss_feat_extract() in two parts, for a reader that has each commit's diff
+ * before it has the history the commit is extracted against (the index's
+ * first read of a repository: docs/index.md, "Stored features").
+ * ss_feat_extract_own() extracts every group but the history and timing
+ * groups (relcode too, against hist's releases and repository) and says in
+ * marks where their hashes go; ss_feat_extract_past() adds them to out,
+ * from c's times and message (its diff is not read), the paths its diff
+ * changed (ss_file_path() of each file, in any order) and hist.  The two
+ * give out, bit for bit, what ss_feat_extract() gives with the same hist.
+ * tmp is scratch (ss_feat_raw_init()).  0, SS_ENOMEM, SS_EINVALID (marks
+ * that do not fit out), or < 0 from the history with the message set.
+ */
+int ss_feat_extract_own(ss_feat_raw *out, size_t marks[2], const ss_commit *c,
+			const ss_history *hist, const ss_feat_options *opts);
+int ss_feat_extract_past(ss_feat_raw *out, const size_t marks[2], const ss_commit *c,
+			 const char *const *paths, size_t npaths, const ss_history *hist,
+			 const ss_feat_options *opts, ss_feat_raw *tmp);
+
+/*
  * The effects a commit's subject and body (trailers excluded) say the bug
  * had: calls fn with each effect's name ("crash", "leak", ...) once, in
  * the order of the table in features.c; returns how many.  The "effects"

@@ -67,6 +67,19 @@ int ss_history_use_repo(ss_history *h, ss_repo *r)
 	return ss_histlines_new_repo(&h->lines, r);
 }
 
+void ss_history_borrow_repo(ss_history *h, struct git_repository *repo)
+{
+	if (h->lines)
+		ss_histlines_borrow(h->lines, repo);
+}
+
+int ss_history_open_repo_bounded(ss_history *h, const char *path, size_t cache, size_t lines)
+{
+	ss_histlines_free(h->lines);
+	h->lines = NULL;
+	return ss_histlines_new_stored(&h->lines, path, cache, lines);
+}
+
 /* A release candidate ("v6.7-rc1", "v256-rc3", "4.2.0rc1") is no release
  * a stable branch grows from. */
 static int is_candidate(const char *tag)
@@ -76,16 +89,15 @@ static int is_candidate(const char *tag)
 	return p && p[2] >= '0' && p[2] <= '9';
 }
 
-int ss_history_release_lines(ss_histlines_facts *out, const ss_history *h, const ss_commit *c)
+const char *ss_history_release_before(const ss_history *h, const ss_commit *c)
 {
 	const ss_releases *rel;
 	const ss_release *best = NULL;
 	int64_t t;
 	size_t i, n;
 
-	memset(out, 0, sizeof(*out));
 	if (!h || !h->lines)
-		return 0;
+		return NULL;
 	rel = ss_history_releases(h);
 	n = ss_releases_count(rel);
 	t = c->committer.time > 0 ? c->committer.time : c->author.time;
@@ -96,7 +108,15 @@ int ss_history_release_lines(ss_histlines_facts *out, const ss_history *h, const
 		    (!best || r->time > best->time))
 			best = r;
 	}
-	return best ? ss_histlines_check(out, h->lines, best->sha, c) : 0;
+	return best ? best->sha : NULL;
+}
+
+int ss_history_release_lines(ss_histlines_facts *out, const ss_history *h, const ss_commit *c)
+{
+	const char *sha = ss_history_release_before(h, c);
+
+	memset(out, 0, sizeof(*out));
+	return sha ? ss_histlines_check(out, h->lines, sha, c) : 0;
 }
 
 void ss_history_set_releases(ss_history *h, const ss_releases *rel)

@@ -121,6 +121,13 @@ int ss_history_open_repo(ss_history *h, const char *path);
 /* The same through the open handle r (a reference is taken): the
  * repository is not opened again. */
 int ss_history_use_repo(ss_history *h, ss_repo *r);
+/* The same through an object store of cache bytes, keeping at most lines
+ * line hashes of released files (ss_histlines_new_stored()): the same
+ * answers in bounded memory. */
+int ss_history_open_repo_bounded(ss_history *h, const char *path, size_t cache, size_t lines);
+/* The repository opened read through repo until given NULL
+ * (ss_histlines_borrow()). */
+void ss_history_borrow_repo(ss_history *h, struct git_repository *repo);
 
 /*
  * How much of the code c changes was in the last release before it (by
@@ -132,6 +139,11 @@ int ss_history_use_repo(ss_history *h, ss_repo *r);
  */
 int ss_history_release_lines(ss_histlines_facts *out, const ss_history *h,
 			     const ss_commit *c);
+
+/* The release ss_history_release_lines() checks c against: its commit id
+ * (h's, valid while h's releases are), NULL for none (no repository, no
+ * release before c). */
+const char *ss_history_release_before(const ss_history *h, const ss_commit *c);
 
 /* Number of commits remembered. */
 size_t ss_history_count(const ss_history *h);

@@ -53,7 +53,10 @@ struct tree_slot {
 
 struct ss_histlines {
 	ss_repo *handle;          /* a reference: the repository read */
-	git_repository *repo;     /* handle's */
+	git_repository *repo;     /* handle's, or own's */
+	git_repository *own;      /* ss_histlines_new_stored()'s, or NULL */
+	void *store;              /* its object store (NULL: libgit2's reader) */
+	size_t max_lines;         /* SS_HISTLINES_CACHE_LINES, or less */
 	ss_u64map map;          /* hash(release sha, path) -> sets index */
 	ss_u64map by_blob;      /* a blob id's first 8 bytes -> sets index */
 	size_t absent;          /* the set of an absent path, SIZE_MAX: none yet */
@@ -109,6 +112,29 @@ int ss_histlines_new_repo(ss_histlines **out, ss_repo *r)
 	hl->absent = SIZE_MAX;
 	hl->handle = ss_repo_ref(r);
 	hl->repo = ss_repo_git(r);
+	hl->max_lines = SS_HISTLINES_CACHE_LINES;
+	*out = hl;
+	return 0;
+}
+
+int ss_histlines_new_stored(ss_histlines **out, const char *path, size_t cache, size_t lines)
+{
+	ss_histlines *hl;
+	int rc;
+
+	*out = NULL;
+	if (!(hl = calloc(1, sizeof(*hl))))
+		return ss_error_code(SS_ENOMEM, "out of memory");
+	hl->absent = SIZE_MAX;
+	hl->max_lines = lines && lines < SS_HISTLINES_CACHE_LINES ? lines : SS_HISTLINES_CACHE_LINES;
+	/* "git:" dropped, as ss_repo_open() drops it */
+	if (!strncmp(path, "git:", 4))
+		path += 4;
+	if ((rc = ss_git_repo_open_stored(&hl->own, &hl->store, path, cache))) {
+		free(hl);
+		return rc;
+	}
+	hl->repo = hl->own;
 	*out = hl;
 	return 0;
 }
@@ -125,6 +151,19 @@ int ss_histlines_new(ss_histlines **out, const char *path)
 	rc = ss_histlines_new_repo(out, r);
 	ss_repo_free(r);
 	return rc;
+}
+
+void ss_histlines_borrow(ss_histlines *hl, struct git_repository *repo)
+{
+	size_t i;
+
+	/* the trees kept open are objects of the handle they came from */
+	for (i = 0; i < SS_HISTLINES_TREES; i++) {
+		git_tree_free(hl->trees[i].tree);
+		hl->trees[i].tree = NULL;
+		hl->trees[i].used = 0;
+	}
+	hl->repo = repo ? repo : hl->own ? hl->own : ss_repo_git(hl->handle);
 }
 
 static void drop_cache(ss_histlines *hl)
@@ -151,6 +190,8 @@ void ss_histlines_free(ss_histlines *hl)
 	for (i = 0; i < SS_HISTLINES_TREES; i++)
 		git_tree_free(hl->trees[i].tree);
 	ss_repo_free(hl->handle);
+	git_repository_free(hl->own);
+	ss_git_store_release(hl->store);
 	free(hl);
 }
 
@@ -338,7 +379,7 @@ int ss_histlines_check(ss_histlines_facts *out, ss_histlines *hl, const char *re
 		out->files++;
 		key = fnv(fnv(FNV_INIT, release_sha, 40), file->old_path, strlen(file->old_path));
 		key = key ? key : 1;
-		if (hl->cached > SS_HISTLINES_CACHE_LINES)
+		if (hl->cached > hl->max_lines)
 			drop_cache(hl);
 		if ((rc = ss_u64map_get(&hl->map, key, &idx)) == 0) {
 			if ((rc = load_set(hl, tree, file->old_path, &idx)) ||

@@ -311,6 +311,15 @@ int ss_histlines_new(ss_histlines **out, const char *path);
 /* The same on the repository of the handle r (a reference is kept until
  * ss_histlines_free(); r's thread only). */
 int ss_histlines_new_repo(ss_histlines **out, ss_repo *r);
+/* The same on a handle of its own that reads through the git source's
+ * object store of cache bytes (ss_git_repo_open_stored()), keeping at
+ * most lines line hashes (0: the default, 16 M): for a reader beside a
+ * git source, whose memory it adds to. */
+int ss_histlines_new_stored(ss_histlines **out, const char *path, size_t cache, size_t lines);
+/* Read through repo (a handle of the same repository, borrowed: the
+ * caller's thread's of a git source, ss_source_git_repo()) from now on,
+ * until borrowed back with NULL, which must come before repo is freed. */
+void ss_histlines_borrow(ss_histlines *hl, struct git_repository *repo);
 void ss_histlines_free(ss_histlines *hl); /* NULL is a no-op */
 
 /*

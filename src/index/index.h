@@ -37,6 +37,7 @@
 #include <stdint.h>
 
 #include "history/histidx.h"
+#include "util/strbuf.h"
 
 /* The schema version this code writes and reads; it only grows. */
 #define SS_INDEX_SCHEMA 4
@@ -66,9 +67,30 @@ typedef struct {
 	/* the repository's layout (labels/layout.h) as the caller found it
 	 * with mainline, branches and release_tags (NULL: found here) */
 	const struct ss_layout_s *layout;
+	/*
+	 * The stored features' first part, made while the diffs are read
+	 * (docs/index.md, "Stored features"; NULL: none): each mainline
+	 * commit the update reads, with its diff, goes to part, whose bytes
+	 * (none when it leaves out empty) are written into the temporary
+	 * table feature_parts of ix's connection (never into the file: they
+	 * live until the fill on the same connection reads them,
+	 * ss_index_feature_parts_open()), with part_tag, which names what they
+	 * are made for (required with part).  part_releases, when not NULL,
+	 * gets the mainline releases the update planned, before its first
+	 * batch (only when a ref moved).  A negative return stops the update.
+	 */
+	int (*part)(ss_strbuf *out, const ss_commit *c, void *ud);
+	int (*part_releases)(const ss_releases *mainline, void *ud);
+	/* when not NULL, gets the handle the mainline's commits are read with
+	 * (ss_source_git_repo()) before its walk and NULL after it, before
+	 * the handle is freed: part may read through it */
+	void (*part_repo)(struct git_repository *repo, void *ud);
+	const char *part_tag;
+	void *part_ud;
 } ss_index_options;
 
-#define SS_INDEX_OPTIONS_INIT { NULL, NULL, NULL, NULL, NULL, 1000, NULL, NULL }
+#define SS_INDEX_OPTIONS_INIT { NULL, NULL, NULL, NULL, NULL, 1000, NULL, NULL, \
+				NULL, NULL, NULL, NULL, NULL }
 
 /* What one update did. */
 typedef struct {
@@ -394,5 +416,15 @@ int ss_index_features_drop_stale(ss_index *ix, const char *prefix, size_t *dropp
 
 /* The rows of version. */
 int ss_index_features_count(ss_index *ix, const char *version, size_t *out);
+
+/*
+ * The parts ss_index_update() kept on this connection
+ * (ss_index_options.part): read with ss_index_features_get() on *out
+ * (NULL when there are none, or none under tag);
+ * ss_index_features_finish() on the rows' writer drops them all once
+ * ss_index_features_drop_parts() asked it to.
+ */
+int ss_index_feature_parts_open(ss_index_features **out, ss_index *ix, const char *tag);
+void ss_index_features_drop_parts(ss_index_features *f);
 
 #endif

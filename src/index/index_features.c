@@ -10,7 +10,10 @@
  * the rows reach (meta "features <version>") only with the last one, so
  * an interrupted fill leaves whole batches and the next fill walks the
  * same commits again, keeping the rows already there.  Readers only
- * SELECT: a read-only index is read as it is.
+ * SELECT: a read-only index is read as it is.  The parts an update kept
+ * while it read the diffs (the connection's temporary table
+ * feature_parts, index_git.c) are read here and dropped with the tip of
+ * the rows made from them.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +40,7 @@ struct ss_index_features {
 	size_t pending;       /* rows in the open transaction */
 	size_t batch;         /* rows a transaction (SS_INDEX_FEATURE_BATCH) */
 	int writing;
+	int drop_parts;       /* finish drops feature_parts */
 };
 
 static int has_table(ss_index *ix, int *out)
@@ -171,8 +175,55 @@ int ss_index_features_finish(ss_index_features *f, const char *tip)
 		sqlite3_finalize(st);
 		if (rc)
 			return rc;
+		if (f->drop_parts &&
+		    (rc = ss_index_exec(f->ix, "DROP TABLE IF EXISTS temp.feature_parts",
+					"drop the stored features' parts")))
+			return rc;
 	}
 	return commit_batch(f);
+}
+
+int ss_index_feature_parts_open(ss_index_features **out, ss_index *ix, const char *tag)
+{
+	ss_index_features *f;
+	sqlite3_stmt *st;
+	int rc, same = 0;
+
+	*out = NULL;
+	if ((rc = ss_index_prepare(&st, ix, "SELECT 1 FROM sqlite_temp_master WHERE type = 'table'"
+				   " AND name = 'feature_parts'")))
+		return rc;
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW)
+		return rc == SQLITE_DONE ? 0 : ss_index_sql_error(ix, "read");
+	if ((rc = ss_index_prepare(&st, ix, "SELECT data FROM temp.feature_parts WHERE id = ''")))
+		return rc;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		const void *kept = sqlite3_column_blob(st, 0);
+		int n = sqlite3_column_bytes(st, 0);
+
+		same = kept && (size_t)n == strlen(tag) && !memcmp(kept, tag, (size_t)n);
+	}
+	sqlite3_finalize(st);
+	if (!same)
+		return 0;
+	if (!(f = calloc(1, sizeof(*f))))
+		return ss_error_code(SS_ENOMEM, "out of memory");
+	f->ix = ix;
+	/* ?1, the version ss_index_features_get() binds, is no key here */
+	if ((rc = ss_index_prepare(&f->get, ix, "SELECT data FROM temp.feature_parts"
+				   " WHERE id = ?2 AND ?1 IS NOT NULL"))) {
+		free(f);
+		return rc;
+	}
+	*out = f;
+	return 0;
+}
+
+void ss_index_features_drop_parts(ss_index_features *f)
+{
+	f->drop_parts = 1;
 }
 
 int ss_index_features_tip(ss_index *ix, const char *version, char out[41])

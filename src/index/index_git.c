@@ -55,12 +55,54 @@ struct ref_ctx {
 	size_t *lines;
 };
 
+/* The feature part of mainline commit c (opts->part), kept with its batch. */
+static int add_part(struct updater *u, const ss_commit *c)
+{
+	int rc;
+
+	ss_strbuf_reset(&u->partbuf);
+	if ((rc = u->opts->part(&u->partbuf, c, u->opts->part_ud)))
+		return rc;
+	if (!u->partbuf.len)
+		return 0;
+	sqlite3_bind_text(u->part, 1, c->id, -1, SQLITE_STATIC);
+	sqlite3_bind_blob(u->part, 2, u->partbuf.buf, (int)u->partbuf.len, SQLITE_STATIC);
+	return ss_index_step_done(u, u->part);
+}
+
 static int add_ref_commit(struct updater *u, const ss_commit *c, void *ctx)
 {
 	struct ref_ctx *x = ctx;
 	int rc = ss_index_add_commit(u, c, x->stable == 0);
 
+	if (!rc && !x->stable && u->part)
+		rc = add_part(u, c);
 	return !rc && x->stable ? add_branch_commit(u, c, x->name, x->lines) : rc;
+}
+
+/*
+ * The table of the feature parts (opts->part): a temporary table of the
+ * connection (SQLite's temporary file, its page cache bounded), which
+ * lives until the fill after the update reads it, so that the index
+ * file neither grows by them nor keeps their pages free afterwards (24
+ * MB on DPDK); an update killed before the fill leaves none, and the next
+ * fill reads the diffs.  The row of id "" holds the tag they are made for.
+ */
+static int begin_parts(struct updater *u)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((rc = ss_index_exec(u->ix, "CREATE TEMP TABLE IF NOT EXISTS feature_parts(id TEXT NOT"
+				" NULL PRIMARY KEY, data BLOB NOT NULL) WITHOUT ROWID;"
+				"DELETE FROM temp.feature_parts", "make the feature parts' table")) ||
+	    (rc = ss_index_prepare(&u->part, u->ix, "INSERT OR REPLACE INTO temp.feature_parts"
+				   "(id, data) VALUES(?, ?)")))
+		return rc;
+	st = u->part;
+	sqlite3_bind_text(st, 1, "", -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, u->opts->part_tag, -1, SQLITE_STATIC);
+	return ss_index_step_done(u, st);
 }
 
 /*
@@ -114,6 +156,10 @@ static int walk_ref(struct updater *u, const char *name, const char *tip, const 
 		return rc;
 	if ((rc = ss_index_begin(u)))
 		goto free_source;
+	if (!stable && u->opts->part && u->opts->part_tag && (rc = begin_parts(u)))
+		goto rollback;
+	if (u->part && u->opts->part_repo)
+		u->opts->part_repo(ss_source_git_repo(src), u->opts->part_ud);
 	{
 		struct ref_ctx x = { name, stable, &lines };
 
@@ -133,6 +179,10 @@ static int walk_ref(struct updater *u, const char *name, const char *tip, const 
 rollback:
 	ss_index_rollback(u);
 free_source:
+	if (u->part && u->opts->part_repo)
+		u->opts->part_repo(NULL, u->opts->part_ud);
+	sqlite3_finalize(u->part);
+	u->part = NULL;
 	ss_source_free(src);
 	return rc;
 }
@@ -416,6 +466,7 @@ int ss_index_update(ss_index *ix, const ss_index_options *opts, ss_index_stats *
 	if (!o.batch)
 		o.batch = 1000;
 	memset(&u, 0, sizeof(u));
+	u.partbuf = (ss_strbuf)SS_STRBUF_INIT;
 	u.ix = ix;
 	u.opts = &o;
 	u.stats = stats;
@@ -457,6 +508,9 @@ int ss_index_update(ss_index *ix, const ss_index_options *opts, ss_index_stats *
 	if ((rc = ss_index_meta_get(ix, "pending", pending, sizeof(pending))) ||
 	    (rc = check_refs(&u, mainline, mtip, br, nbr, &moved)) ||
 	    (rc = ss_index_plan_releases(&u, &plan, moved || pending[0])))
+		goto free_branches;
+	if (moved && plan.mr && o.part && o.part_releases &&
+	    (rc = o.part_releases(plan.mr, o.part_ud)))
 		goto free_branches;
 	/* an update whose refs moved says so in meta ("pending") with its
 	 * first batch (see ss_index_done_sql) */
@@ -513,5 +567,6 @@ free_stmts:
 free_head:
 	ss_layout_free(found);
 	ss_repo_free(u.repo);
+	ss_strbuf_release(&u.partbuf);
 	return rc;
 }

@@ -53,6 +53,9 @@ struct updater {
 	int last_skipped; /* ss_index_write_source: its last message was skipped (SS_ESKIP) */
 	sqlite3_stmt *missing; /* records a commit with a missing blob (git
 				* updates; NULL: not recorded) */
+	sqlite3_stmt *part;    /* writes a mainline commit's feature part
+				* (opts->part; index_git.c), NULL: none */
+	ss_strbuf partbuf;
 };
 
 /*

@@ -92,9 +92,28 @@ void ss_run_feature_store_mask_tag(ss_run_feature_store *fs);
  * (at db, from repo) that have none under the project model's feature
  * set, walking only what came since the last fill; drop the rows of
  * other extractors; rows are committed batch at a time (0: 1000), the
- * tip with the last.  Says through rp what it kept.
+ * tip with the last.  The parts the update kept (ss_run_feature_parts_new())
+ * are joined with the history, walked without diffs; only commits
+ * without a row or a good part are read with their diffs.  Says through
+ * rp what it kept.
  */
 int ss_run_feature_store_fill(ss_index *ix, const char *db, const char *repo, size_t batch,
 			      const ss_run_history_reader *hr, const ss_run_report *rp);
+
+/*
+ * The fill's first part, made while ss_index_update() reads each
+ * mainline diff, so that the fill after it reads no diff again
+ * (docs/index.md, "Stored features"): sets opts' part, part_releases,
+ * part_tag and part_ud for an update of ix (its mainline at mtip, in
+ * repo), which *out (NULL when the parts would not be the fill's:
+ * the rows' recorded tip is not the mainline's indexed tip) must outlive.
+ * Each part is every group but the history and timing ones, extracted
+ * against the releases the update planned and the repository (relcode).
+ */
+typedef struct ss_run_feature_parts ss_run_feature_parts;
+
+int ss_run_feature_parts_new(ss_run_feature_parts **out, ss_index *ix, const char *repo,
+			     const char *mtip, ss_index_options *opts);
+void ss_run_feature_parts_free(ss_run_feature_parts *p); /* NULL is a no-op */
 
 #endif

@@ -823,6 +823,14 @@ static void stop_workers(struct git_source *src)
 	src->nworkers = 0;
 }
 
+/* ss_source_git_repo(): the handle take() reads with on the caller's thread */
+static git_repository *git_caller_repo(void *impl)
+{
+	struct git_source *src = impl;
+
+	return src->nworkers ? src->caller_repo : src->repo;
+}
+
 static void git_source_free(void *impl)
 {
 	struct git_source *src = impl;
@@ -958,6 +966,7 @@ int ss_git_open(void **out, ss_source_ops *ops, const char *repo,
 		goto free_source;
 	ops->next = git_next;
 	ops->free = git_source_free;
+	ops->repo = git_caller_repo;
 	*out = src;
 	return 0;
 free_source:

@@ -1137,6 +1137,7 @@ int ss_mbox_open(void **out, ss_source_ops *ops, const char *path,
 	g_mime_parser_set_respect_content_length(m->parser, FALSE);
 	ops->next = mbox_next;
 	ops->free = mbox_free;
+	ops->repo = NULL;
 	*out = m;
 	return 0;
 }

@@ -90,6 +90,11 @@ int ss_source_next(ss_commit **out, ss_source *s)
 	return 0;
 }
 
+struct git_repository *ss_source_git_repo(ss_source *s)
+{
+	return s && s->ops.repo ? s->ops.repo(s->impl) : NULL;
+}
+
 const ss_source_stats *ss_source_stats_get(const ss_source *s)
 {
 	return &s->stats;

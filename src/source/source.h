@@ -108,10 +108,20 @@ struct ss_repo;
 int ss_repo_read_commit(ss_commit **out, struct ss_repo *r, const char *id);
 void ss_source_free(ss_source *src); /* NULL is a no-op */
 
+/*
+ * The libgit2 handle src's commits are read with on the caller's thread
+ * (through the source's object store and its cache), for reading more
+ * objects of the same repository on that thread while src is open:
+ * whatever comes from it goes before ss_source_free().  NULL for a
+ * source other than a repository.
+ */
+struct git_repository *ss_source_git_repo(ss_source *src);
+
 /* Implementations behind ss_source (internal to src/source/). */
 typedef struct {
 	int (*next)(ss_commit **out, void *impl);
 	void (*free)(void *impl);
+	struct git_repository *(*repo)(void *impl); /* NULL: none */
 } ss_source_ops;
 
 #endif
