@@ -48,7 +48,8 @@ struct ss_near {
 	uint32_t k;
 	ss_knn *index;           /* scaled by |w|: the evidence */
 	ss_knn *shown;           /* as given, the named dense block left out:
-				    the precedents a maintainer reads */
+				    the precedents a maintainer reads; built
+				    on the first ss_near_list() (NULL before) */
 	uint8_t *label;          /* [n] */
 	char (*id)[41];          /* [n], "" when not known */
 	size_t *subject;         /* [n], offsets into names */
@@ -75,10 +76,8 @@ int ss_near_new(ss_near **out, size_t dim, uint32_t k, const uint32_t *skip, siz
 	if (nr->nskip)
 		memcpy(nr->skip, skip, nr->nskip * sizeof(*skip));
 	nr->k = k ? k : SS_NEAR_K;
-	if (ss_knn_new(&nr->index, dim, 0, 0) || ss_knn_new(&nr->shown, dim, SS_NDENSE, 0) ||
-	    !(nr->off = calloc(1, sizeof(*nr->off)))) {
+	if (ss_knn_new(&nr->index, dim, 0, 0) || !(nr->off = calloc(1, sizeof(*nr->off)))) {
 		ss_knn_free(nr->index);
-		ss_knn_free(nr->shown);
 		free(nr);
 		return SS_ENOMEM;
 	}
@@ -160,8 +159,8 @@ int ss_near_add(ss_near *nr, const float *w, const ss_svec *x, int label, const 
 		nr->idx[nr->nnz + i] = x->idx[i];
 		nr->val[nr->nnz + i] = x->val[i];
 	}
-	if ((rc = weigh(&nr->tmp, x, w, nr->dim, nr->skip, nr->nskip)) || (rc = ss_knn_add(nr->index, &nr->tmp, NULL)) ||
-	    (rc = ss_knn_add(nr->shown, x, NULL)))
+	if ((rc = weigh(&nr->tmp, x, w, nr->dim, nr->skip, nr->nskip)) ||
+	    (rc = ss_knn_add(nr->index, &nr->tmp, NULL)))
 		return rc;
 	subject = subject ? subject : "";
 	len = strcspn(subject, "\n");
@@ -215,6 +214,31 @@ double ss_near_logit(ss_near *nr, const float *w, const ss_svec *x, size_t *take
 	return log(p / (1 - p)) - log(base / (1 - base));
 }
 
+/* The precedents' index, from the items as given, once (under lock):
+ * a run that shows no precedent (a TSV, a training) never builds it. */
+static int build_shown(ss_near *nr)
+{
+	ss_svec x;
+	size_t i;
+	int rc;
+
+	if (nr->shown)
+		return 0;
+	if ((rc = ss_knn_new(&nr->shown, nr->dim, SS_NDENSE, 0)))
+		return rc;
+	for (i = 0; i < nr->n; i++) {
+		x.idx = nr->idx + nr->off[i];
+		x.val = nr->val + nr->off[i];
+		x.n = x.cap = nr->off[i + 1] - nr->off[i];
+		if ((rc = ss_knn_add(nr->shown, &x, NULL))) {
+			ss_knn_free(nr->shown);
+			nr->shown = NULL;
+			return rc;
+		}
+	}
+	return 0;
+}
+
 size_t ss_near_list(ss_near *nr, const ss_svec *x, ss_model_neighbour *out, size_t max)
 {
 	ss_knn_hit hit[SS_NEAR_K_MAX + 4];
@@ -225,7 +249,7 @@ size_t ss_near_list(ss_near *nr, const ss_svec *x, ss_model_neighbour *out, size
 	if (!nr || !nr->n || !max)
 		return 0;
 	pthread_mutex_lock(&nr->lock);
-	n = ss_knn_query(nr->shown, x, hit, max + 4, NULL, NULL);
+	n = build_shown(nr) ? 0 : ss_knn_query(nr->shown, x, hit, max + 4, NULL, NULL);
 	pthread_mutex_unlock(&nr->lock);
 	for (i = 0; i < n && got < max; i++) {
 		if (hit[i].sim >= SAME_SIM)
