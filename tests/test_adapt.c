@@ -331,6 +331,7 @@ static void test_lopo(void **state)
 	assert_true(r.base > 0.1 && r.base < 0.4);
 	assert_true(r.general.ap > 0.0 && r.general.ap <= 1.0);
 	assert_true(r.adapted.ap > 0.0 && r.adapted.ap <= 1.0);
+	assert_true(r.near.ap > 0.0 && r.near.ap <= 1.0);
 	assert_true(r.rule_f1 > 0.0 && r.rule[0]);
 	/* the general model's test scores are kept for the unseen threshold */
 	assert_non_null(r.gscore);

@@ -31,11 +31,11 @@ static const char *const corpus_usage[] = {
 
 static void print_row_header(void)
 {
-	printf("%-16s %6s %5s %6s %6s  %-28s %11s %11s %11s %s\n", "project", "test", "base",
+	printf("%-16s %6s %5s %6s %6s  %-28s %11s %11s %11s %11s %s\n", "project", "test", "base",
 	       "kw F1", "rule", "best single rule (older part)", "general", "project",
-	       "adapted", "adapted chose");
-	printf("%-16s %6s %5s %6s %6s  %-28s %11s %11s %11s\n", "", "", "", "", "F1", "",
-	       "AP / F1", "AP / F1", "AP / F1");
+	       "adapted", "+nearest", "adapted chose");
+	printf("%-16s %6s %5s %6s %6s  %-28s %11s %11s %11s %11s\n", "", "", "", "", "F1", "",
+	       "AP / F1", "AP / F1", "AP / F1", "AP / F1");
 }
 
 static void print_row(const char *name, const ss_lopo_row *r)
@@ -43,12 +43,13 @@ static void print_row(const char *name, const ss_lopo_row *r)
 	const ss_linear_adapt *a = &r->adapt;
 
 	printf("%-16s %6zu %5.3f %6.3f %6.3f  %-28.28s %5.3f/%.3f %5.3f/%.3f %5.3f/%.3f "
-	       "prior %.2f", name, r->ntest, r->base, r->keyword_f1, r->rule_f1, r->rule,
+	       "%5.3f/%.3f prior %.2f", name, r->ntest, r->base, r->keyword_f1, r->rule_f1, r->rule,
 	       r->general.ap, r->general.f1, r->project.ap, r->project.f1, r->adapted.ap,
-	       r->adapted.f1, a->alpha);
+	       r->adapted.f1, r->near.ap, r->near.f1, a->alpha);
 	if (a->boost > 0.0f)
 		printf(", rule %ld raised %.2f (validation AP %.3f -> %.3f, rule F1 %.3f)", a->rule,
 		       (double)a->boost, a->ap_model, a->ap_final, a->f1_rule);
+	printf(", nearest weight %g", (double)r->near_adapt.near_beta);
 	putchar('\n');
 	fflush(stdout);
 }
@@ -144,14 +145,17 @@ static void leave_one_out(const ss_dataset *d, ss_corpus *c, const ss_train_opti
 		sum.project.f1 += r->project.f1;
 		sum.adapted.ap += r->adapted.ap;
 		sum.adapted.f1 += r->adapted.f1;
+		sum.near.ap += r->near.ap;
+		sum.near.f1 += r->near.f1;
 	}
 	if (done) {
 		double k = 1.0 / (double)done;
 
-		printf("%-16s %6s %5.3f %6.3f %6.3f  %-28s %5.3f/%.3f %5.3f/%.3f %5.3f/%.3f\n", "mean",
-		       "", sum.base * k, sum.keyword_f1 * k, sum.rule_f1 * k, "", sum.general.ap * k,
-		       sum.general.f1 * k, sum.project.ap * k, sum.project.f1 * k,
-		       sum.adapted.ap * k, sum.adapted.f1 * k);
+		printf("%-16s %6s %5.3f %6.3f %6.3f  %-28s %5.3f/%.3f %5.3f/%.3f %5.3f/%.3f "
+		       "%5.3f/%.3f\n", "mean", "", sum.base * k, sum.keyword_f1 * k, sum.rule_f1 * k,
+		       "", sum.general.ap * k, sum.general.f1 * k, sum.project.ap * k,
+		       sum.project.f1 * k, sum.adapted.ap * k, sum.adapted.f1 * k, sum.near.ap * k,
+		       sum.near.f1 * k);
 		print_unseen(c, rows);
 	}
 	for (i = 0; i < c->n; i++)

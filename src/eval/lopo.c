@@ -243,7 +243,7 @@ int ss_lopo_run(ss_lopo_row *out, const ss_dataset *d, const ss_lopo_project *p,
 		size_t which, double test_share, const ss_train_options *o)
 {
 	ss_train_options to = *o;
-	ss_model *general = NULL, *own = NULL, *adapted = NULL;
+	ss_model *general = NULL, *own = NULL, *adapted = NULL, *near = NULL;
 	size_t *others = NULL, *mine = NULL, nothers = 0, n = p[which].n, ntr, nte, i, j;
 	unsigned k;
 	int rc;
@@ -303,12 +303,18 @@ int ss_lopo_run(ss_lopo_row *out, const ss_dataset *d, const ss_lopo_project *p,
 	if ((rc = ss_model_train(&adapted, SS_MODEL_LINEAR, d, mine, ntr, &to)) ||
 	    (rc = score(&out->adapted, adapted, d, mine + ntr, nte, NULL, NULL)))
 		goto out;
+	to.near = SS_NEAR_K;
+	to.adapt = &out->near_adapt;
+	if ((rc = ss_model_train(&near, SS_MODEL_LINEAR, d, mine, ntr, &to)) ||
+	    (rc = score(&out->near, near, d, mine + ntr, nte, NULL, NULL)))
+		goto out;
 out:
 	if (rc)
 		ss_lopo_row_release(out);
 	ss_model_free(general);
 	ss_model_free(own);
 	ss_model_free(adapted);
+	ss_model_free(near);
 	free(others);
 	free(mine);
 	return rc;

@@ -43,6 +43,10 @@ typedef struct {
 	char rule[128];          /* its name */
 	ss_lopo_score general, project, adapted;
 	ss_linear_adapt adapt;   /* what the adapted model chose */
+	/* the adapted model with the nearest past decisions tried (as the
+	 * project model trains), and what it chose */
+	ss_lopo_score near;
+	ss_linear_adapt near_adapt;
 	/* the general model's calibrated scores of the test part and their
 	 * labels (owned: ss_lopo_row_release), and the threshold with its
 	 * best F1 there: what a threshold for unseen projects is chosen from */
