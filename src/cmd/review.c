@@ -430,14 +430,22 @@ int cmd_review(int argc, const char **argv)
 	if (!!export_file + !!import_file + failed_mail > 1)
 		usage_die("--export, --import and --failed-mail are one at a time");
 	if (export_file || import_file) {
+		int rc;
+
 		if (nspecs)
 			usage_die("--export and --import take no SOURCE");
-		return review_share(export_file, import_file, k.hist_args.ix.db, src.repo);
+		rc = review_share(export_file, import_file, k.hist_args.ix.db, src.repo);
+		cli_ranking_free(&k);
+		return rc;
 	}
 	if (failed_mail) {
+		int rc;
+
 		if (!outdir)
 			usage_die("--failed-mail needs -o DIR");
-		return review_failed_mail(outdir, cc, named, nnamed, k.hist_args.ix.db, src.repo);
+		rc = review_failed_mail(outdir, cc, named, nnamed, k.hist_args.ix.db, src.repo);
+		cli_ranking_free(&k);
+		return rc;
 	}
 	if (outdir || cc)
 		usage_die("-o and --cc go with --failed-mail");
