@@ -52,7 +52,9 @@ size_t ss_knn_count(const ss_knn *k);
 /*
  * The at most max items most similar to v (similarity > 0) for which
  * keep(ud, item) is non-zero (keep NULL: every item), most similar first,
- * ties to the lower item number, into out[max].  Returns how many.
+ * ties to the lower item number, into out[max].  Returns how many; 0
+ * too when the search cannot grow its scratch space (out of memory): no
+ * neighbour is evidence of nothing, and a score must not fail for it.
  */
 size_t ss_knn_query(ss_knn *k, const ss_svec *v, ss_knn_hit *out, size_t max,
 		    int (*keep)(void *ud, size_t item), void *ud);
