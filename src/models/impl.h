@@ -37,8 +37,8 @@ struct ss_model {
  * it learnt from, searched by the cosine of their vectors scaled by |w|,
  * and the evidence of the nearest (docs/scores.md, "Nearest past
  * decisions").  The memory owns copies of what is added; w (the model's
- * weights, dim of them) is borrowed by each call and must stay the one
- * the memory was built with.  Queries may run on several threads.
+ * weights, dim of them) is borrowed at ss_near_new() and must outlive
+ * the memory unchanged.  Queries may run on several threads.
  */
 #define SS_NEAR_PSEUDO 2.0  /* commits' worth of the base rate in the share */
 /* The newest settled commits remembered: every commit shares the named
@@ -47,28 +47,28 @@ struct ss_model {
  * bounds its cost, and a project's policy drifts anyway. */
 #define SS_NEAR_MEMORY 20000
 typedef struct ss_near ss_near;
-/* skip[nskip] (at most SS_NEAR_SKIP_MAX): features left out of the |w|
- * space (ss_featurizer_tag_traces()); ss_near_load() leaves them in when
- * no remembered commit has skip[0] set (the tags were masked). */
+/* w: the model's weights, borrowed for the memory's life.  traces[n]
+ * (at most SS_NEAR_SKIP_MAX; ss_featurizer_tag_traces(), traces[0] the
+ * tag's flag): left out of the |w| space when a remembered commit has
+ * the flag (the tags were not masked), kept in otherwise. */
 #define SS_NEAR_SKIP_MAX 8
-int ss_near_new(ss_near **out, size_t dim, uint32_t k, const uint32_t *skip, size_t nskip);
+int ss_near_new(ss_near **out, size_t dim, uint32_t k, const float *w, const uint32_t *traces,
+		size_t ntraces);
 void ss_near_free(ss_near *nr);
 size_t ss_near_count(const ss_near *nr);
 uint32_t ss_near_k(const ss_near *nr);
 /* Remember x (the model's feature space) with its fate, and its id and
  * subject (either may be NULL) for precedents.  0 or < 0. */
-int ss_near_add(ss_near *nr, const float *w, const ss_svec *x, int label, const char *id,
-		const char *subject);
+int ss_near_add(ss_near *nr, const ss_svec *x, int label, const char *id, const char *subject);
 /* x's at most max nearest (SS_NEAR_K_MAX), most similar first, an
  * identical vector skipped; strings belong to nr. */
 size_t ss_near_list(ss_near *nr, const ss_svec *x, ss_model_neighbour *out, size_t max);
 /* The evidence of x's nearest: the logit of their smoothed taken share
  * less the base rate's (0 with no memory or no neighbour); *taken of
  * *found neighbours reached stable (either may be NULL). */
-double ss_near_logit(ss_near *nr, const float *w, const ss_svec *x, size_t *taken,
-		     size_t *found);
-/* The features item was remembered with (as given); returns how many. */
-size_t ss_near_vector(const ss_near *nr, size_t item, const uint32_t **idx, const float **val);
+double ss_near_logit(ss_near *nr, const ss_svec *x, size_t *taken, size_t *found);
+/* The features item was remembered with (as given), a view into nr. */
+void ss_near_vector(ss_svec *x, const ss_near *nr, size_t item);
 void ss_near_save(const ss_near *nr, ss_wbuf *w);
 /* linear.c: the evidence of x's nearest past decisions in m's logit
  * (*contrib), *taken of *found of them reached stable; 1 when there is
@@ -76,8 +76,8 @@ void ss_near_save(const ss_near *nr, ss_wbuf *w);
 int ss_linear_near_reason(const ss_model *m, const ss_svec *x, float *contrib, size_t *taken,
 			  size_t *found);
 /* Read what ss_near_save() wrote; 0 or < 0 with the message set. */
-int ss_near_load(ss_near **out, size_t dim, uint32_t k, const uint32_t *skip, size_t nskip,
-		 const float *w, ss_rbuf *r);
+int ss_near_load(ss_near **out, size_t dim, uint32_t k, const float *w, const uint32_t *traces,
+		 size_t ntraces, ss_rbuf *r);
 
 typedef struct ss_model_ops {
 	ss_model_kind kind;

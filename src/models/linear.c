@@ -532,23 +532,26 @@ static int node_svec(ss_svec *out, const struct feature_node *x, size_t dim)
 	return 0;
 }
 
-/* The memory of rows x[0..n) (labels y; oldest first) in w's neighbour
- * space: the newest SS_NEAR_MEMORY of them.  With d, the examples
- * idx[0..n) of d the rows are give their ids and subjects (precedents). */
-static int near_build(ss_near **out, const float *w, size_t dim, uint32_t k,
-		      const uint32_t *skip, size_t nskip, struct feature_node *const *x,
-		      const double *y, size_t n, const ss_dataset *d, const size_t *idx)
+/* The memory of m's rows x[0..n) (labels y; oldest first) in the
+ * neighbour space of w (borrowed: it must outlive the memory): the
+ * newest SS_NEAR_MEMORY of them.  With d, the examples idx[0..n) of d
+ * the rows are give their ids and subjects (precedents). */
+static int near_build(ss_near **out, const ss_model *m, const float *w, uint32_t k,
+		      struct feature_node *const *x, const double *y, size_t n,
+		      const ss_dataset *d, const size_t *idx)
 {
+	uint32_t traces[SS_NEAR_SKIP_MAX];
+	size_t ntraces = ss_featurizer_tag_traces(&m->feat, traces, SS_NEAR_SKIP_MAX);
+	size_t i, dim = ss_featurizer_dim(&m->feat);
 	ss_svec v;
-	size_t i;
 	int rc;
 
 	ss_svec_init(&v);
-	if ((rc = ss_near_new(out, dim, k, skip, nskip)))
+	if ((rc = ss_near_new(out, dim, k, w, traces, ntraces)))
 		return rc;
 	for (i = n > SS_NEAR_MEMORY ? n - SS_NEAR_MEMORY : 0; i < n && !rc; i++)
 		if (!(rc = node_svec(&v, x[i], dim)))
-			rc = ss_near_add(*out, w, &v, y[i] > 0,
+			rc = ss_near_add(*out, &v, y[i] > 0,
 					 d ? ss_dataset_example(d, idx[i])->id : NULL,
 					 d ? ss_dataset_subject(d, idx[i]) : NULL);
 	ss_svec_release(&v);
@@ -557,24 +560,6 @@ static int near_build(ss_near **out, const float *w, size_t dim, uint32_t k,
 		*out = NULL;
 	}
 	return rc;
-}
-
-/*
- * The features left out of the neighbour space, into skip[]: the stable
- * tag's own traces when the rows x[0..n) show the tag (its flag set on
- * one of them); none when the tags were masked, where the "Cc:" key is
- * a Cc: to anyone else and a likeness like any other (tip: F1 .500 with
- * it, .428 without).
- */
-static size_t tag_traces(const ss_model *m, uint32_t *skip, struct feature_node *const *x,
-			 size_t n)
-{
-	size_t nskip = ss_featurizer_tag_traces(&m->feat, skip, SS_NEAR_SKIP_MAX), i;
-
-	for (i = 0; i < n; i++)
-		if (has(x[i], skip[0]))
-			return nskip;
-	return 0;
 }
 
 /* Weights of the evidence tried, the smallest winning ties. */
@@ -608,16 +593,13 @@ static int near_choose(ss_model *m, const float *wa, size_t dim, const struct ro
 	}
 	e = z + nval;
 	zb = e + nval;
-	uint32_t skip[SS_NEAR_SKIP_MAX];
-	size_t nskip = tag_traces(m, skip, rows->x, nfit);
-
-	if ((rc = near_build(&nr, wa, dim, k, skip, nskip, rows->x, rows->y, nfit, NULL, NULL)))
+	if ((rc = near_build(&nr, m, wa, k, rows->x, rows->y, nfit, NULL, NULL)))
 		goto out;
 	logits(z, wa, dim, rows->x + nfit, nval);
 	for (i = 0; i < nval; i++) {
 		if ((rc = node_svec(&v, rows->x[nfit + i], dim)))
 			goto out;
-		e[i] = ss_near_logit(nr, wa, &v, NULL, NULL);
+		e[i] = ss_near_logit(nr, &v, NULL, NULL);
 	}
 	best = a->ap_near_without = ap_of(z, vlabel, nval, tmp);
 	ss_model_logf(o, "linear: nearest past decisions weight 0: validation PR-AUC %.4f", best);
@@ -793,11 +775,8 @@ static int linear_train(ss_model *m, const ss_dataset *d, const size_t *fit, siz
 
 		/* what it learnt from is what it remembers: the evidence when
 		 * it won on validation, the precedents shown either way */
-		uint32_t skip[SS_NEAR_SKIP_MAX];
-		size_t nskip = tag_traces(m, skip, rows.x, nfit + nval);
-
-		if ((rc = near_build(&lin->near, lin->w, dim, m->near_k, skip, nskip, rows.x, rows.y,
-				     nfit + nval, d, all)))
+		if ((rc = near_build(&lin->near, m, lin->w, m->near_k, rows.x, rows.y, nfit + nval,
+				     d, all)))
 			goto free_all;
 		snprintf(m->info.params + len, sizeof(m->info.params) - len, " near=%u*%.2g",
 			 m->near_k, (double)m->near_beta);
@@ -818,16 +797,23 @@ free_all:
 	return rc;
 }
 
-static float score_vec(const ss_model *m, const struct linear *lin, const ss_svec *v)
+/* w . v + bias: the weights' own logit, without the neighbours */
+static double weights_logit(const struct linear *lin, const ss_svec *v)
 {
 	double z = lin->w[lin->dim];
-	size_t k;
 
-	for (k = 0; k < v->n; k++)
+	for (size_t k = 0; k < v->n; k++)
 		if (v->idx[k] < lin->dim)
 			z += (double)lin->w[v->idx[k]] * v->val[k];
+	return z;
+}
+
+static float score_vec(const ss_model *m, const struct linear *lin, const ss_svec *v)
+{
+	double z = weights_logit(lin, v);
+
 	if (lin->near && m->near_beta > 0.0f)
-		z += m->near_beta * ss_near_logit(lin->near, lin->w, v, NULL, NULL);
+		z += m->near_beta * ss_near_logit(lin->near, v, NULL, NULL);
 	return ss_sigmoid((float)z);
 }
 
@@ -840,7 +826,7 @@ int ss_linear_near_reason(const ss_model *m, const ss_svec *x, float *contrib, s
 	*taken = *found = 0;
 	if (!lin || !lin->near || !(m->near_beta > 0.0f))
 		return 0;
-	*contrib = (float)(m->near_beta * ss_near_logit(lin->near, lin->w, x, taken, found));
+	*contrib = (float)(m->near_beta * ss_near_logit(lin->near, x, taken, found));
 	return *found > 0;
 }
 
@@ -852,15 +838,10 @@ size_t ss_model_neighbours(ss_model_neighbour *out, size_t max, const ss_model *
 
 	/* each one's score: its own features (not its neighbours), calibrated */
 	for (i = 0; i < n; i++) {
-		const uint32_t *idx;
-		const float *val;
-		size_t k, len = ss_near_vector(lin->near, out[i].item, &idx, &val);
-		double z = lin->w[lin->dim];
+		ss_svec v;
 
-		for (k = 0; k < len; k++)
-			if (idx[k] < lin->dim)
-				z += (double)lin->w[idx[k]] * val[k];
-		out[i].score = ss_calib_apply(&m->calib, ss_sigmoid((float)z));
+		ss_near_vector(&v, lin->near, out[i].item);
+		out[i].score = ss_calib_apply(&m->calib, ss_sigmoid((float)weights_logit(lin, &v)));
 	}
 	return n;
 }
@@ -947,10 +928,10 @@ static int linear_load(ss_model *m, ss_rbuf *r)
 	if ((i = ss_model_nonfinite(lin->w, (size_t)n)) < n)
 		return ss_model_nonfinite_error("linear weight", i, lin->w[i]);
 	if (m->near_k) {
-		uint32_t skip[SS_NEAR_SKIP_MAX];
-		size_t nskip = ss_featurizer_tag_traces(&m->feat, skip, SS_NEAR_SKIP_MAX);
+		uint32_t traces[SS_NEAR_SKIP_MAX];
+		size_t ntraces = ss_featurizer_tag_traces(&m->feat, traces, SS_NEAR_SKIP_MAX);
 
-		return ss_near_load(&lin->near, lin->dim, m->near_k, skip, nskip, lin->w, r);
+		return ss_near_load(&lin->near, lin->dim, m->near_k, lin->w, traces, ntraces, r);
 	}
 	return 0;
 }

@@ -46,7 +46,9 @@
 struct ss_near {
 	size_t dim;
 	uint32_t k;
-	ss_knn *index;           /* scaled by |w|: the evidence */
+	const float *w;          /* the model's weights (borrowed) */
+	ss_knn *index;           /* scaled by |w|: the evidence; built on the
+				    first ss_near_logit() (NULL before) */
 	ss_knn *shown;           /* as given, the named dense block left out:
 				    the precedents a maintainer reads; built
 				    on the first ss_near_list() (NULL before) */
@@ -58,29 +60,29 @@ struct ss_near {
 	uint32_t *idx;
 	float *val;
 	size_t n, cap, nnz, zcap, npos;
-	ss_svec tmp;             /* the weighted query, under lock */
-	uint32_t skip[SS_NEAR_SKIP_MAX]; /* left out of the |w| space */
-	size_t nskip;
+	ss_svec tmp;             /* a weighted vector, under lock */
+	uint32_t skip[SS_NEAR_SKIP_MAX]; /* the tag's traces (traces[0] its flag) */
+	size_t nskip;            /* how many; 0 once the index is built
+				    when no remembered commit has the flag */
 	pthread_mutex_t lock;
 };
 
-int ss_near_new(ss_near **out, size_t dim, uint32_t k, const uint32_t *skip, size_t nskip)
+int ss_near_new(ss_near **out, size_t dim, uint32_t k, const float *w, const uint32_t *traces,
+		size_t ntraces)
 {
 	ss_near *nr = calloc(1, sizeof(*nr));
 
 	*out = NULL;
-	if (!nr)
-		return SS_ENOMEM;
-	nr->dim = dim;
-	nr->nskip = nskip < SS_NEAR_SKIP_MAX ? nskip : SS_NEAR_SKIP_MAX;
-	if (nr->nskip)
-		memcpy(nr->skip, skip, nr->nskip * sizeof(*skip));
-	nr->k = k ? k : SS_NEAR_K;
-	if (ss_knn_new(&nr->index, dim, 0, 0) || !(nr->off = calloc(1, sizeof(*nr->off)))) {
-		ss_knn_free(nr->index);
+	if (!nr || !(nr->off = calloc(1, sizeof(*nr->off)))) {
 		free(nr);
 		return SS_ENOMEM;
 	}
+	nr->dim = dim;
+	nr->w = w;
+	nr->nskip = ntraces < SS_NEAR_SKIP_MAX ? ntraces : SS_NEAR_SKIP_MAX;
+	if (nr->nskip)
+		memcpy(nr->skip, traces, nr->nskip * sizeof(*traces));
+	nr->k = k ? k : SS_NEAR_K;
 	ss_svec_init(&nr->tmp);
 	pthread_mutex_init(&nr->lock, NULL);
 	*out = nr;
@@ -140,11 +142,9 @@ static int weigh(ss_svec *out, const ss_svec *x, const float *w, size_t dim,
 /* a subject kept: its first line, at most this long */
 #define SUBJECT_MAX 200
 
-int ss_near_add(ss_near *nr, const float *w, const ss_svec *x, int label, const char *id,
-		const char *subject)
+int ss_near_add(ss_near *nr, const ss_svec *x, int label, const char *id, const char *subject)
 {
 	size_t i, len;
-	int rc;
 
 	if (SS_GROW(nr->label, nr->n + 1, nr->cap) ||
 	    ss_grow_to(&nr->off, nr->cap + 1, sizeof(*nr->off)) ||
@@ -159,9 +159,6 @@ int ss_near_add(ss_near *nr, const float *w, const ss_svec *x, int label, const 
 		nr->idx[nr->nnz + i] = x->idx[i];
 		nr->val[nr->nnz + i] = x->val[i];
 	}
-	if ((rc = weigh(&nr->tmp, x, w, nr->dim, nr->skip, nr->nskip)) ||
-	    (rc = ss_knn_add(nr->index, &nr->tmp, NULL)))
-		return rc;
 	subject = subject ? subject : "";
 	len = strcspn(subject, "\n");
 	nr->subject[nr->n] = nr->names.len;
@@ -176,12 +173,85 @@ int ss_near_add(ss_near *nr, const float *w, const ss_svec *x, int label, const 
 	return 0;
 }
 
-double ss_near_logit(ss_near *nr, const float *w, const ss_svec *x, size_t *taken,
-		     size_t *found)
+/* Remembered item i as a vector (borrowing the memory's arrays). */
+static void item_vector(ss_svec *x, const ss_near *nr, size_t i)
 {
-	ss_knn_hit hit[SS_NEAR_K_MAX + 4];
+	x->idx = nr->idx + nr->off[i];
+	x->val = nr->val + nr->off[i];
+	x->n = x->cap = nr->off[i + 1] - nr->off[i];
+}
+
+/*
+ * The two indexes, each built once from the items as remembered, on the
+ * first query that needs it (under lock): a run that shows no precedent
+ * (a TSV, a training) never builds the plain one.  The evidence's is
+ * scaled by |w|, the tag's traces left out when a remembered commit has
+ * its flag (the tags were not masked); the precedents' is the vectors as
+ * given, the named dense block left out.
+ */
+static int build(ss_near *nr, int evidence)
+{
+	ss_knn **kp = evidence ? &nr->index : &nr->shown;
+	ss_svec x;
+	size_t i, j;
+	int rc;
+
+	if (*kp)
+		return 0;
+	if (evidence) {
+		for (j = 0; nr->nskip && j < nr->nnz &&
+			    !(nr->idx[j] == nr->skip[0] && nr->val[j] != 0.0f); j++)
+			;
+		if (j == nr->nnz)
+			nr->nskip = 0;
+	}
+	if ((rc = ss_knn_new(kp, nr->dim, evidence ? 0 : SS_NDENSE, 0)))
+		return rc;
+	for (i = 0; i < nr->n; i++) {
+		item_vector(&x, nr, i);
+		if (evidence && (rc = weigh(&nr->tmp, &x, nr->w, nr->dim, nr->skip, nr->nskip)))
+			break;
+		if ((rc = ss_knn_add(*kp, evidence ? &nr->tmp : &x, NULL)))
+			break;
+	}
+	if (rc) {
+		ss_knn_free(*kp);
+		*kp = NULL;
+	}
+	return rc;
+}
+
+/* x's at most k (SS_NEAR_K_MAX) nearest in the evidence's index or the
+ * precedents', an identical vector (the commit itself, a copy) skipped,
+ * into hit[k]; how many (0 too when an index cannot be built). */
+static size_t nearest(ss_near *nr, int evidence, const ss_svec *x, ss_knn_hit *hit, size_t k)
+{
+	ss_knn_hit all[SS_NEAR_K_MAX + 4];
+	size_t i, n = 0, got = 0;
+
+	if (k > SS_NEAR_K_MAX)
+		k = SS_NEAR_K_MAX;
+	if (!nr || !nr->n || !k)
+		return 0;
+	pthread_mutex_lock(&nr->lock);
+	if (!build(nr, evidence)) {
+		if (!evidence)
+			n = ss_knn_query(nr->shown, x, all, k + 4, NULL, NULL);
+		else if (!weigh(&nr->tmp, x, nr->w, nr->dim, nr->skip, nr->nskip))
+			n = ss_knn_query(nr->index, &nr->tmp, all, k + 4, NULL, NULL);
+	}
+	pthread_mutex_unlock(&nr->lock);
+	for (i = 0; i < n && got < k; i++)
+		if (all[i].sim < SAME_SIM)
+			hit[got++] = all[i];
+	return got;
+}
+
+double ss_near_logit(ss_near *nr, const ss_svec *x, size_t *taken, size_t *found)
+{
+	ss_knn_hit hit[SS_NEAR_K_MAX];
 	double sum = 0, pos = 0, base, p;
-	size_t i, n, got = 0, yes = 0, k = nr->k < SS_NEAR_K_MAX ? nr->k : SS_NEAR_K_MAX;
+	size_t i, n, yes = 0;
 
 	if (taken)
 		*taken = 0;
@@ -189,24 +259,18 @@ double ss_near_logit(ss_near *nr, const float *w, const ss_svec *x, size_t *take
 		*found = 0;
 	if (!nr->n)
 		return 0.0;
-	pthread_mutex_lock(&nr->lock);
-	n = weigh(&nr->tmp, x, w, nr->dim, nr->skip, nr->nskip) ? 0
-	    : ss_knn_query(nr->index, &nr->tmp, hit, k + 4, NULL, NULL);
-	pthread_mutex_unlock(&nr->lock);
-	for (i = 0; i < n && got < k; i++) {
-		if (hit[i].sim >= SAME_SIM)
-			continue;
+	n = nearest(nr, 1, x, hit, nr->k);
+	for (i = 0; i < n; i++) {
 		sum += hit[i].sim;
 		if (nr->label[hit[i].item]) {
 			pos += hit[i].sim;
 			yes++;
 		}
-		got++;
 	}
 	if (taken)
 		*taken = yes;
 	if (found)
-		*found = got;
+		*found = n;
 	base = (double)nr->npos / (double)nr->n;
 	base = base < 1e-4 ? 1e-4 : base > 1 - 1e-4 ? 1 - 1e-4 : base;
 	p = (pos + SS_NEAR_PSEUDO * base) / (sum + SS_NEAR_PSEUDO);
@@ -214,62 +278,25 @@ double ss_near_logit(ss_near *nr, const float *w, const ss_svec *x, size_t *take
 	return log(p / (1 - p)) - log(base / (1 - base));
 }
 
-/* The precedents' index, from the items as given, once (under lock):
- * a run that shows no precedent (a TSV, a training) never builds it. */
-static int build_shown(ss_near *nr)
-{
-	ss_svec x;
-	size_t i;
-	int rc;
-
-	if (nr->shown)
-		return 0;
-	if ((rc = ss_knn_new(&nr->shown, nr->dim, SS_NDENSE, 0)))
-		return rc;
-	for (i = 0; i < nr->n; i++) {
-		x.idx = nr->idx + nr->off[i];
-		x.val = nr->val + nr->off[i];
-		x.n = x.cap = nr->off[i + 1] - nr->off[i];
-		if ((rc = ss_knn_add(nr->shown, &x, NULL))) {
-			ss_knn_free(nr->shown);
-			nr->shown = NULL;
-			return rc;
-		}
-	}
-	return 0;
-}
-
 size_t ss_near_list(ss_near *nr, const ss_svec *x, ss_model_neighbour *out, size_t max)
 {
-	ss_knn_hit hit[SS_NEAR_K_MAX + 4];
-	size_t i, n, got = 0;
+	ss_knn_hit hit[SS_NEAR_K_MAX];
+	size_t i, n = nearest(nr, 0, x, hit, max);
 
-	if (max > SS_NEAR_K_MAX)
-		max = SS_NEAR_K_MAX;
-	if (!nr || !nr->n || !max)
-		return 0;
-	pthread_mutex_lock(&nr->lock);
-	n = build_shown(nr) ? 0 : ss_knn_query(nr->shown, x, hit, max + 4, NULL, NULL);
-	pthread_mutex_unlock(&nr->lock);
-	for (i = 0; i < n && got < max; i++) {
-		if (hit[i].sim >= SAME_SIM)
-			continue;
-		out[got].id = nr->id[hit[i].item];
-		out[got].subject = nr->names.buf + nr->subject[hit[i].item];
-		out[got].similarity = hit[i].sim;
-		out[got].label = nr->label[hit[i].item];
-		out[got].item = hit[i].item;
-		out[got].score = 0.0f;
-		got++;
+	for (i = 0; i < n; i++) {
+		out[i].id = nr->id[hit[i].item];
+		out[i].subject = nr->names.buf + nr->subject[hit[i].item];
+		out[i].similarity = hit[i].sim;
+		out[i].label = nr->label[hit[i].item];
+		out[i].item = hit[i].item;
+		out[i].score = 0.0f;
 	}
-	return got;
+	return n;
 }
 
-size_t ss_near_vector(const ss_near *nr, size_t item, const uint32_t **idx, const float **val)
+void ss_near_vector(ss_svec *x, const ss_near *nr, size_t item)
 {
-	*idx = nr->idx + nr->off[item];
-	*val = nr->val + nr->off[item];
-	return nr->off[item + 1] - nr->off[item];
+	item_vector(x, nr, item);
 }
 
 void ss_near_save(const ss_near *nr, ss_wbuf *w)
@@ -287,8 +314,8 @@ void ss_near_save(const ss_near *nr, ss_wbuf *w)
 	ss_w_f32s(w, nr->val, nr->nnz);
 }
 
-int ss_near_load(ss_near **out, size_t dim, uint32_t k, const uint32_t *skip, size_t nskip,
-		 const float *w, ss_rbuf *r)
+int ss_near_load(ss_near **out, size_t dim, uint32_t k, const float *w, const uint32_t *traces,
+		 size_t ntraces, ss_rbuf *r)
 {
 	uint64_t n = ss_r_u64(r), nnz = ss_r_u64(r), at = 0;
 	uint32_t *len = NULL, *idx = NULL;
@@ -330,13 +357,7 @@ int ss_near_load(ss_near **out, size_t dim, uint32_t k, const uint32_t *skip, si
 		rc = ss_error_code(SS_EINVALID, "the nearest past commits are damaged");
 		goto out;
 	}
-	/* the tag's traces are left out only when the memory shows the tag
-	 * (skip[0] is its flag), as when it was built (linear.c) */
-	for (i = 0; nskip && i < nnz && !(idx[i] == skip[0] && val[i] != 0.0f); i++)
-		;
-	if (i == nnz)
-		nskip = 0;
-	if ((rc = ss_near_new(&nr, dim, k, skip, nskip)))
+	if ((rc = ss_near_new(&nr, dim, k, w, traces, ntraces)))
 		goto out;
 	for (i = 0, at = 0; i < n; i++) {
 		x.n = 0;
@@ -353,7 +374,7 @@ int ss_near_load(ss_near **out, size_t dim, uint32_t k, const uint32_t *skip, si
 			rc = ss_error_code(SS_EINVALID, "the nearest past commits are damaged");
 			goto out;
 		}
-		if ((rc = ss_near_add(nr, w, &x, label[i], ids[i], subj[i])))
+		if ((rc = ss_near_add(nr, &x, label[i], ids[i], subj[i])))
 			goto out;
 	}
 	*out = nr;

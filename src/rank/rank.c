@@ -864,36 +864,55 @@ size_t ss_ranking_find(const ss_ranking *r, const char *id)
  * as the stable tree or the labels know it now, else as it was when the
  * model learnt; one per subject.  0 when the model remembers none.
  */
+/* A precedent's fate as the ranking knows it now: 1 reached stable, 0
+ * not, -1 unknown (neither a stable tree nor labels; labels that do not
+ * list id); *br its stable branches ("" none or unknown). */
+static int known_fate(const ss_ranking *r, const char *id, const char **br)
+{
+	int label = -1;
+
+	*br = "";
+	if (r->opts.stable) {
+		const char *b = ss_backports_branches(r->opts.stable, id);
+
+		*br = b ? b : "";
+		label = b != NULL;
+	}
+	if (r->opts.labels)
+		label = ss_labels_get(r->opts.labels, id);
+	return label;
+}
+
+/* Whether out[0..n) has a precedent of this subject already: the same
+ * change merged twice (tip mails per branch) is one precedent. */
+static int subject_listed(const ss_rank_precedent *out, size_t n, const char *subject)
+{
+	for (size_t j = 0; j < n; j++)
+		if (!strcmp(out[j].subject, subject))
+			return 1;
+	return 0;
+}
+
 static size_t model_precedents(ss_rank_precedent *out, size_t max, const ss_ranking *r,
 			       const struct ss_rank_prec *q)
 {
 	ss_model_neighbour nb[SS_NEAR_K_MAX];
 	ss_svec x;
-	size_t i, j, got, n = 0;
+	size_t i, got, n = 0;
 
 	x.idx = r->vidx + q->voff;
 	x.val = r->vval + q->voff;
 	x.n = x.cap = q->vlen;
 	got = ss_model_neighbours(nb, max * 3 < SS_NEAR_K_MAX ? max * 3 : SS_NEAR_K_MAX, r->m, &x);
 	for (i = 0; i < got && n < max; i++) {
-		const char *br = "";
-		int label = nb[i].label;
+		const char *br;
+		int label;
 
-		if (!nb[i].id[0])
+		if (!nb[i].id[0] || (nb[i].subject[0] && subject_listed(out, n, nb[i].subject)))
 			continue;
-		if (r->opts.stable) {
-			const char *b = ss_backports_branches(r->opts.stable, nb[i].id);
-
-			br = b ? b : "";
-			label = b != NULL;
-		}
-		if (r->opts.labels && (label = ss_labels_get(r->opts.labels, nb[i].id)) < 0)
+		/* not known now: as it was when the model learnt */
+		if ((label = known_fate(r, nb[i].id, &br)) < 0)
 			label = nb[i].label;
-		for (j = 0; j < n; j++)
-			if (nb[i].subject[0] && !strcmp(out[j].subject, nb[i].subject))
-				break;
-		if (j < n)
-			continue;
 		out[n].id = nb[i].id;
 		out[n].subject = nb[i].subject;
 		out[n].score = nb[i].score;
@@ -927,9 +946,9 @@ size_t ss_ranking_precedents(ss_rank_precedent *out, size_t max, const ss_rankin
 		dense[r->vidx[q->voff + j]] = r->vval[q->voff + j];
 	for (k = 0; k < w->prec; k++) {
 		const struct ss_rank_prec *p = &r->prec[k];
-		const char *br = "";
+		const char *br;
 		float dot = 0;
-		int label = -1;
+		int label;
 
 		/* evidence is a commit whose fate is known: settled history,
 		 * never a sibling of the batch still waiting for its own */
@@ -942,19 +961,10 @@ size_t ss_ranking_precedents(ss_rank_precedent *out, size_t max, const ss_rankin
 		/* a copy of the same patch says nothing new about it */
 		if ((w->patch && p->patch == w->patch) || (w->change && p->change == w->change))
 			continue;
-		if (r->opts.stable) {
-			const char *b = ss_backports_branches(r->opts.stable, p->id);
-
-			br = b ? b : "";
-			label = b != NULL;
-		}
-		if (r->opts.labels && (label = ss_labels_get(r->opts.labels, p->id)) < 0)
+		label = known_fate(r, p->id, &br);
+		if (r->opts.labels && label < 0)
 			continue;  /* labelled data, but not this one: its fate is not known */
-		/* the same change merged twice (tip mails per branch) is one precedent */
-		for (j = 0; j < n; j++)
-			if (!strcmp(out[j].subject, r->pool.buf + p->subject))
-				break;
-		if (j < n)
+		if (subject_listed(out, n, r->pool.buf + p->subject))
 			continue;
 		pos = n < max ? n++ : max - 1;
 		while (pos > 0 && out[pos - 1].similarity < dot) {
