@@ -956,12 +956,13 @@ static void test_calibration_in_file(void **st)
 		expect_refused(path, bad[i].why);
 	}
 	/* a version 1 file (no calibration bytes, no bands, no pick share,
-	 * no neighbours, no cost: 20 + 32 + 4 + 16 bytes) loads with the identity */
+	 * no neighbours, no cost, no cut: 20 + 32 + 4 + 16 + 12 bytes) loads
+	 * with the identity */
 	ss_model_set_calibration(m, &good);
 	assert_int_equal(ss_model_save(m, path), 0);
 	buf = read_all(path, &len);
 	at = find_calib(buf, len, &good);
-	cut_out(buf, &len, at, 72);
+	cut_out(buf, &len, at, 84);
 	write_version(path, buf, len, 1);
 	assert_int_equal(ss_model_load(&l, path), 0);
 	assert_int_equal(ss_model_calibration(l)->method, SS_CALIB_NONE);
@@ -1123,9 +1124,41 @@ static void test_bands(void **st)
 		assert_int_equal(ss_model_save(m, path), 0);
 		expect_refused(path, bad[i].why);
 	}
+	/* version 5: no training cut fields (the 12 bytes an empty cut
+	 * takes after the cost): the cut read from the source's text, as
+	 * format 5 kept it; a text that does not parse is no cut */
+	ss_model_set_bands(m, &good);
+	{
+		static const char *const texts[] = {
+			"git:r before 0123456789abcdef0123456789abcdef01234567 before "
+			"89abcdef0123456789abcdef0123456789abcdef",
+			"git:r authored before 1700000000", "git:r before main~3", "git:r" };
+		static const uint32_t ncut[] = { 2, 0, 0, 0 };
+		static const int64_t since[] = { 0, 1700000000, 0, 0 };
+		ss_model_info *in = ss_model_get_info(m);
+		size_t t;
+
+		for (t = 0; t < 4; t++) {
+			snprintf(in->source, sizeof(in->source), "%s", texts[t]);
+			assert_int_equal(ss_model_save(m, path), 0);
+			buf = read_all(path, &len);
+			at = find_bands(buf, len, &good);
+			cut_out(buf, &len, at + 52, 12);
+			write_version(path, buf, len, 5);
+			assert_int_equal(ss_model_load(&l, path), 0);
+			assert_int_equal(ss_model_info_of(l)->ncut, ncut[t]);
+			assert_int_equal(ss_model_info_of(l)->cut_since, since[t]);
+			if (t == 0)
+				assert_string_equal(ss_model_info_of(l)->cut[1],
+						    "89abcdef0123456789abcdef0123456789abcdef");
+			ss_model_free(l);
+			free(buf);
+		}
+		snprintf(in->source, sizeof(in->source), "%s", "");
+	}
 	/* version 4: no nearest past decisions nor cost (the 16 bytes after
-	 * the pick share; this model has no neighbours to remember): none,
-	 * and the cost unknown */
+	 * the pick share; this model has no neighbours to remember) nor a
+	 * cut (12 more): none, and the cost unknown */
 	ss_model_set_bands(m, &good);
 	assert_int_equal(ss_model_save(m, path), 0);
 	buf = read_all(path, &len);
@@ -1136,7 +1169,7 @@ static void test_bands(void **st)
 
 		assert_non_null(b4);
 		memcpy(b4, buf, len);
-		cut_out(b4, &len4, at + 36, 16);
+		cut_out(b4, &len4, at + 36, 28);
 		write_version(path, b4, len4, 4);
 		assert_true(ss_model_info_of(m)->cost > 0.0);
 		assert_int_equal(ss_model_load(&l, path), 0);
@@ -1160,7 +1193,7 @@ static void test_bands(void **st)
 
 		assert_non_null(b3);
 		memcpy(b3, buf, len);
-		cut_out(b3, &len3, at + 32, 20);
+		cut_out(b3, &len3, at + 32, 32);
 		write_version(path, b3, len3, 3);
 		assert_int_equal(ss_model_load(&l, path), 0);
 		assert_true(ss_model_pick_share(l) == 0.0f);
@@ -1172,9 +1205,9 @@ static void test_bands(void **st)
 		expect_refused(path, "is corrupt: its pick share is not in [0, 1]");
 		free(b3);
 	}
-	/* version 2: no bands, no count, no share, no neighbours, no cost (52 bytes):
-	 * bands from the threshold */
-	cut_out(buf, &len, at, 52);
+	/* version 2: no bands, no count, no share, no neighbours, no cost,
+	 * no cut (64 bytes): bands from the threshold */
+	cut_out(buf, &len, at, 64);
 	write_version(path, buf, len, 2);
 	assert_int_equal(ss_model_load(&l, path), 0);
 	ss_bands_from_threshold(&b, ss_model_threshold(m));

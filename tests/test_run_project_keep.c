@@ -4,7 +4,7 @@
  * the path rule (--project-model, the repository's git folder, the
  * stable repository, the stable file's folder, the index's folder,
  * nothing), the folder made but never in read-only data, which history
- * the model learns from, its cut as kept in the model's source, and
+ * the model learns from, its cut as kept in the model file's fields, and
  * whether a kept model's cut lies behind the ranked range; the kept
  * file read only from a regular file (a FIFO does not block) and written
  * only over a regular or missing one (a symlink, a FIFO, a device
@@ -130,28 +130,85 @@ static void test_cut(void **state)
 {
 	ss_strbuf sb = SS_STRBUF_INIT;
 	const char *bottoms[] = { "main~3", "main~5" };
-	const char *bad[] = { "no-such-rev" };
+	const char *bad[] = { "main~3", "no-such-rev" };
+	const char *many[SS_MODEL_CUT_MAX + 1];
 	char a[41], b[41], want[256];
-	size_t opened;
+	ss_model_info in;
+	size_t opened, i;
 
 	(void)state;
-	assert_int_equal(ss_project_model_cut(&sb, SS_PROJECT_HELD_SINCE, 1700000000, repo, NULL, NULL, 0), 0);
+	memset(&in, 0, sizeof(in));
+	assert_int_equal(ss_project_model_cut(&in, &sb, SS_PROJECT_HELD_SINCE, 1700000000, repo, NULL,
+					      NULL, 0), 0);
 	assert_string_equal(sb.buf, " authored before 1700000000");
+	assert_int_equal(in.cut_since, 1700000000);
+	assert_int_equal(in.ncut, 0);
 	ss_strbuf_release(&sb);
 	opened = ss_repo_opened();
-	assert_int_equal(ss_project_model_cut(&sb, SS_PROJECT_HELD_RANGE, 0, repo, NULL, bottoms, 2), 0);
+	assert_int_equal(ss_project_model_cut(&in, &sb, SS_PROJECT_HELD_RANGE, 0, repo, NULL, bottoms,
+					      2), 0);
 	/* one open for both bottoms */
 	assert_int_equal(ss_repo_opened() - opened, 1);
 	rev_id(a, "main~3");
 	rev_id(b, "main~5");
+	/* the fields, and the text people read */
+	assert_int_equal(in.cut_since, 0);
+	assert_int_equal(in.ncut, 2);
+	assert_string_equal(in.cut[0], a);
+	assert_string_equal(in.cut[1], b);
 	snprintf(want, sizeof(want), " before %s before %s", a, b);
 	assert_string_equal(sb.buf, want);
 	ss_strbuf_release(&sb);
 	/* none for the other kinds */
-	assert_int_equal(ss_project_model_cut(&sb, SS_PROJECT_HELD_HISTORY, 5, repo, NULL, bottoms, 2), 0);
+	assert_int_equal(ss_project_model_cut(&in, &sb, SS_PROJECT_HELD_HISTORY, 5, repo, NULL, bottoms,
+					      2), 0);
 	assert_int_equal(sb.len, 0);
-	assert_true(ss_project_model_cut(&sb, SS_PROJECT_HELD_RANGE, 0, repo, NULL, bad, 1) < 0);
+	assert_int_equal(in.ncut, 0);
+	assert_int_equal(in.cut_since, 0);
+	/* a bottom that does not resolve keeps no ids */
+	assert_true(ss_project_model_cut(&in, &sb, SS_PROJECT_HELD_RANGE, 0, repo, NULL, bad, 2) < 0);
+	assert_int_equal(in.ncut, 0);
 	ss_strbuf_release(&sb);
+	/* more bottoms than a model records: refused, named */
+	for (i = 0; i < SS_MODEL_CUT_MAX + 1; i++)
+		many[i] = "main~3";
+	assert_true(ss_project_model_cut(&in, &sb, SS_PROJECT_HELD_RANGE, 0, repo, NULL, many,
+					 SS_MODEL_CUT_MAX + 1) < 0);
+	assert_non_null(strstr(ss_error_last(), "bottoms"));
+	assert_int_equal(in.ncut, 0);
+	ss_strbuf_release(&sb);
+}
+
+/* The cut as a model file keeps it (format 6; format 5's text:
+ * test_models: test_bands). */
+static void test_cut_in_file(void **state)
+{
+	char path[4200], id[41];
+	ss_model *m = NULL, *l = NULL;
+	ss_model_info *in;
+
+	(void)state;
+	assert_int_equal(ss_model_load_default(&m), 0);
+	in = ss_model_get_info(m);
+	rev_id(id, "main~5");
+	snprintf(in->source, sizeof(in->source), "git:repo");  /* no text: the fields count */
+	in->ncut = 1;
+	memcpy(in->cut[0], id, 41);
+	snprintf(path, sizeof(path), "%s/cut.model", tmpdir);
+	assert_int_equal(ss_project_model_write(m, path), 0);
+	assert_int_equal(ss_project_model_read(&l, path), 0);
+	assert_int_equal(ss_model_info_of(l)->ncut, 1);
+	assert_string_equal(ss_model_info_of(l)->cut[0], id);
+	assert_int_equal(ss_model_info_of(l)->cut_since, 0);
+	ss_model_free(l);
+	/* a cut id that is not 40 hex digits: refused as corrupt */
+	in->cut[0][3] = 'X';
+	assert_int_equal(ss_project_model_write(m, path), 0);
+	assert_true(ss_project_model_read(&l, path) < 0);
+	assert_null(l);
+	assert_non_null(strstr(ss_error_last(), "training cut"));
+	ss_error_clear();
+	ss_model_free(m);
 }
 
 static void test_trained_on_ranked(void **state)
@@ -166,8 +223,11 @@ static void test_trained_on_ranked(void **state)
 	(void)state;
 	assert_int_equal(ss_model_load_default(&m), 0);
 	in = ss_model_get_info(m);
-	/* a time cut: fine while --since is no earlier */
-	snprintf(in->source, sizeof(in->source), "git:repo authored before 1700000000");
+	/* a time cut: fine while --since is no earlier (the fields count,
+	 * not the source's text) */
+	snprintf(in->source, sizeof(in->source), "git:repo");
+	in->cut_since = 1700000000;
+	in->ncut = 0;
 	assert_null(ss_project_model_trained_on_ranked(why, sizeof(why), m, SS_PROJECT_HELD_SINCE,
 						       1700000000, repo, NULL, NULL, 0));
 	assert_ptr_equal(ss_project_model_trained_on_ranked(why, sizeof(why), m, SS_PROJECT_HELD_SINCE,
@@ -175,7 +235,8 @@ static void test_trained_on_ranked(void **state)
 	assert_string_equal(why, "it learnt from the commits authored before 2023-11-14, and --since "
 			    "is earlier");
 	/* no cut at all: it learnt from the ranked commits */
-	snprintf(in->source, sizeof(in->source), "git:repo");
+	snprintf(in->source, sizeof(in->source), "git:repo authored before 1700000000");
+	in->cut_since = 0;
 	assert_non_null(ss_project_model_trained_on_ranked(why, sizeof(why), m, SS_PROJECT_HELD_SINCE,
 							   1, repo, NULL, NULL, 0));
 	assert_string_equal(why, "it learnt from commits this ranking scores");
@@ -185,7 +246,8 @@ static void test_trained_on_ranked(void **state)
 			    "them is known now");
 	/* an id cut: fine when the range starts after it, not before */
 	rev_id(id, "main~5");
-	snprintf(in->source, sizeof(in->source), "git:repo before %s", id);
+	in->ncut = 1;
+	memcpy(in->cut[0], id, 41);
 	assert_null(ss_project_model_trained_on_ranked(why, sizeof(why), m, SS_PROJECT_HELD_RANGE, 0,
 						       repo, NULL, later, 1));
 	assert_non_null(ss_project_model_trained_on_ranked(why, sizeof(why), m, SS_PROJECT_HELD_RANGE,
@@ -196,7 +258,8 @@ static void test_trained_on_ranked(void **state)
 	/* two cuts, two bottoms (the earlier one holds neither, the later
 	 * both): every lookup on one open */
 	rev_id(id2, "main~6");
-	snprintf(in->source, sizeof(in->source), "git:repo before %s before %s", id, id2);
+	in->ncut = 2;
+	memcpy(in->cut[1], id2, 41);
 	opened = ss_repo_opened();
 	assert_null(ss_project_model_trained_on_ranked(why, sizeof(why), m, SS_PROJECT_HELD_RANGE, 0,
 						       repo, NULL, both, 2));
@@ -265,6 +328,7 @@ int main(void)
 		cmocka_unit_test(test_held),
 		cmocka_unit_test(test_cut),
 		cmocka_unit_test(test_trained_on_ranked),
+		cmocka_unit_test(test_cut_in_file),
 		cmocka_unit_test(test_read_write),
 	};
 	int rc;

@@ -20,8 +20,8 @@
  * in the folder of the --stable file, or where --project-model says.  It
  * is used again while it fits: the same stable source, the same tag
  * masking, a ranked range that starts after the history it learnt from
- * (its cut, the bottoms' ids or the --since time, is kept in the model's
- * source), and a
+ * (its cut, the bottoms' ids or the --since time, is a field of the
+ * model file, ss_model_info), and a
  * stable tree that has not grown by more than a release's worth of
  * backports since (the training count times SS_PROJECT_RELEASE_DAYS
  * over the training commits' span in days).  Without --stable, or when the
@@ -338,7 +338,7 @@ static ss_model *train(cli_ranking *k, cli_source_args *src, const char *const *
 			ss_strbuf_addf(&source, "%s%s", source.len ? " " : "", specs[a]);
 	if (!nspecs && src->repo)
 		ss_strbuf_addf(&source, "%sgit:%s", source.len ? " " : "", src->repo);
-	if (ss_project_model_cut(&source, held, k->since, hsrc->repo, ss_run_repo(k->run, hsrc->repo),
+	if (ss_project_model_cut(ss_model_get_info(m), &source, held, k->since, hsrc->repo, ss_run_repo(k->run, hsrc->repo),
 				 hsrc->opts.revs, hsrc->opts.nrevs))
 		die("%s", ss_error_last());
 	{

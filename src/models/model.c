@@ -660,6 +660,10 @@ static int encode(ss_strbuf *sb, const ss_model *m)
 	ss_w_f32(&w, m->near_beta);
 	ss_w_u32(&w, m->near_k);
 	ss_w_f64(&w, m->info.cost);
+	ss_w_i64(&w, m->info.cut_since);
+	ss_w_u32(&w, m->info.ncut);
+	for (i = 0; i < m->info.ncut && i < SS_MODEL_CUT_MAX; i++)
+		ss_w_str(&w, m->info.cut[i]);
 	m->ops->save(m, &w);
 	if (w.err || sb->len < HEADER_SIZE)
 		return SS_ENOMEM;
@@ -703,6 +707,49 @@ int ss_model_save(const ss_model *m, const char *path)
 static int corrupt(const char *name, const char *why)
 {
 	return ss_error_code(SS_EINVALID, "model '%s' is corrupt: %s", name, why);
+}
+
+/* Whether id is 40 lower-case hex digits. */
+static int is_hex_id(const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < 40; i++)
+		if (!((id[i] >= '0' && id[i] <= '9') || (id[i] >= 'a' && id[i] <= 'f')))
+			return 0;
+	return id[40] == '\0';
+}
+
+/* The phrases formats 1-5 appended to a project model's source for its
+ * training cut (run/project_keep.c wrote them). */
+#define LEGACY_SINCE " authored before "
+#define LEGACY_CUT " before "
+
+/*
+ * A format 1-5 file's training cut, read from the text its source
+ * carried: " authored before <seconds>", else each " before <id>".  Text
+ * that does not parse is no cut (as those versions read it).
+ */
+static void legacy_cut(ss_model_info *in)
+{
+	const char *at = strstr(in->source, LEGACY_SINCE), *c;
+
+	in->cut_since = 0;
+	in->ncut = 0;
+	if (at) {
+		long long t = strtoll(at + strlen(LEGACY_SINCE), NULL, 10);
+
+		in->cut_since = t > 0 ? (int64_t)t : 0;
+		return;
+	}
+	for (c = strstr(in->source, LEGACY_CUT); c && in->ncut < SS_MODEL_CUT_MAX;
+	     c = strstr(c + 1, LEGACY_CUT)) {
+		char *id = in->cut[in->ncut];
+
+		snprintf(id, 41, "%.40s", c + strlen(LEGACY_CUT));
+		if (is_hex_id(id))
+			in->ncut++;
+	}
 }
 
 int ss_model_load_buffer(ss_model **out, const void *buf, size_t len, const char *name)
@@ -859,9 +906,33 @@ int ss_model_load_buffer(ss_model **out, const void *buf, size_t len, const char
 				goto free_model;
 			}
 		}
+		if (version >= 6) {
+			uint32_t i;
+
+			m->info.cut_since = ss_r_i64(&r);
+			m->info.ncut = ss_r_u32(&r);
+			if (!r.err && (m->info.cut_since < 0 || m->info.ncut > SS_MODEL_CUT_MAX)) {
+				rc = corrupt(name, "its training cut is out of range");
+				goto free_model;
+			}
+			for (i = 0; i < m->info.ncut && !r.err; i++) {
+				ss_r_str(&r, m->info.cut[i], sizeof(m->info.cut[i]), 40);
+				if (!r.err && !is_hex_id(m->info.cut[i])) {
+					rc = corrupt(name, "its training cut names a commit id that is "
+						     "not 40 hex digits");
+					goto free_model;
+				}
+			}
+			if (r.err) {
+				rc = corrupt(name, r.truncated ? "truncated header" : "bad header");
+				goto free_model;
+			}
+		}
 	} else {
 		ss_bands_from_threshold(&m->bands, m->threshold);
 	}
+	if (version < 6)
+		legacy_cut(&m->info);
 	/* a kind's loader may fail without a message of its own (a short
 	 * read, no memory): the reason then says which */
 	ss_error_clear();

@@ -80,8 +80,14 @@ typedef enum {
  * the share of an unseen project's commits to propose after those; 5:
  * the nearest past decisions' weight and count and a linear model's cost
  * after that, and a linear model's memory of its nearest past decisions
- * after its weights when the count is not 0 */
-#define SS_MODEL_FORMAT_VERSION 5
+ * after its weights when the count is not 0; 6: the training cut
+ * (ss_model_info's cut_since and cut[]) after the cost, where 5 and
+ * earlier kept it in the source text (still read from there) */
+#define SS_MODEL_FORMAT_VERSION 6
+
+/* At most this many ids in a model's training cut (the bottoms of a
+ * ranked range: A of A..B, each ^C). */
+#define SS_MODEL_CUT_MAX 16
 
 typedef struct ss_model ss_model;
 
@@ -189,6 +195,16 @@ typedef struct {
 				   project model sees its labels grow */
 	double cost;            /* a linear model's cost C, chosen or given
 				   (0: not linear, or unknown; format >= 5) */
+	/* The training cut (format >= 6; older files: read from source's
+	 * " authored before <seconds>" / " before <id>" text): the model
+	 * learnt only from commits authored before cut_since (0: no such
+	 * cut), or only from the history of the commits cut[0..ncut) (40
+	 * lower-case hex digits each; ncut 0: no such cut).  A project
+	 * model's, so that a kept one is known not to have seen the
+	 * commits a later ranking scores (run/project_keep.h). */
+	int64_t cut_since;
+	uint32_t ncut;
+	char cut[SS_MODEL_CUT_MAX][41];
 } ss_model_info;
 
 /* Send one progress line to o->log (nothing when it is NULL). */

@@ -20,8 +20,10 @@
 #include "util/atomic.h"
 #include "util/error.h"
 
-/* The cut in the model's source: " before <id>" for each bottom, or
- * " authored before <seconds>". */
+/* The cut as the model's source shows it to people (report, rank's
+ * header): " before <id>" for each bottom, or " authored before
+ * <seconds>".  Read back only from files of format 5 and earlier
+ * (models/model.c); the model's cut fields are what counts. */
 #define SS_PROJECT_CUT " before "
 #define SS_PROJECT_SINCE " authored before "
 
@@ -162,26 +164,34 @@ ss_project_held ss_project_model_held(size_t nhistory, int with_index, int nspec
 	return since ? SS_PROJECT_HELD_SINCE : SS_PROJECT_HELD_NONE;
 }
 
-int ss_project_model_cut(ss_strbuf *sb, ss_project_held held, int64_t since, const char *repo,
-			 ss_repo *rh, const char *const *bottoms, size_t n)
+int ss_project_model_cut(ss_model_info *in, ss_strbuf *sb, ss_project_held held, int64_t since,
+			 const char *repo, ss_repo *rh, const char *const *bottoms, size_t n)
 {
-	char id[41];
 	ss_repo *r = NULL;
 	size_t i;
 	int rc = 0;
 
-	if (held == SS_PROJECT_HELD_SINCE)
+	in->cut_since = 0;
+	in->ncut = 0;
+	if (held == SS_PROJECT_HELD_SINCE) {
+		in->cut_since = since;
 		ss_strbuf_addf(sb, SS_PROJECT_SINCE "%lld", (long long)since);
+	}
 	if (held != SS_PROJECT_HELD_RANGE || !n)
 		return 0;
+	if (n > SS_MODEL_CUT_MAX)
+		return ss_error_code(SS_EINVALID, "the ranked range has %zu bottoms; a kept project "
+				     "model records at most %d", n, SS_MODEL_CUT_MAX);
 	/* one open for every bottom, as given (ss_git_resolve()'s way),
 	 * none with the run's */
 	if ((r = ss_repo_ref(rh)) == NULL && (rc = ss_repo_open_as_given(&r, repo)))
 		return rc;
 	for (i = 0; i < n && !rc; i++)
-		if (!(rc = ss_repo_resolve(id, r, bottoms[i])))
-			ss_strbuf_addf(sb, SS_PROJECT_CUT "%s", id);
+		if (!(rc = ss_repo_resolve(in->cut[in->ncut], r, bottoms[i])))
+			ss_strbuf_addf(sb, SS_PROJECT_CUT "%s", in->cut[in->ncut++]);
 	ss_repo_free(r);
+	if (rc)
+		in->ncut = 0;
 	return rc;
 }
 
@@ -190,23 +200,20 @@ const char *ss_project_model_trained_on_ranked(char *why, size_t size, const ss_
 					       const char *repo, ss_repo *rh,
 					       const char *const *bottoms, size_t n)
 {
-	const char *source = ss_model_info_of(m)->source;
-	const char *at = strstr(source, SS_PROJECT_SINCE);
-	const char *cut = at ? NULL : strstr(source, SS_PROJECT_CUT);
-	char id[41], bottom[41], date[16];
+	const ss_model_info *in = ss_model_info_of(m);
+	char bottom[41], date[16];
 	const char *why_cut = NULL;
 	ss_repo *r = NULL;
+	uint32_t c;
 	size_t i;
 
 	if (held == SS_PROJECT_HELD_SINCE) {
-		int64_t t0 = at ? strtoll(at + strlen(SS_PROJECT_SINCE), NULL, 10) : 0;
-
-		if (at && t0 <= since)
+		if (in->cut_since && in->cut_since <= since)
 			return NULL;
-		if (!at) {
+		if (!in->cut_since) {
 			snprintf(why, size, "it learnt from commits this ranking scores");
 		} else {
-			ss_format_date(date, t0);
+			ss_format_date(date, in->cut_since);
 			snprintf(why, size, "it learnt from the commits authored before %s, and --since "
 				 "is earlier", date);
 		}
@@ -214,7 +221,7 @@ const char *ss_project_model_trained_on_ranked(char *why, size_t size, const ss_
 	}
 	if (held != SS_PROJECT_HELD_RANGE)
 		return NULL;
-	if (!cut) {
+	if (!in->ncut || in->cut_since) {
 		snprintf(why, size, "it learnt from commits this ranking scores, and the history "
 			 "before them is known now");
 		return why;
@@ -225,18 +232,17 @@ const char *ss_project_model_trained_on_ranked(char *why, size_t size, const ss_
 	 * cannot be opened holds no cut. */
 	if (n && (r = ss_repo_ref(rh)) == NULL && ss_repo_open_as_given(&r, repo))
 		r = NULL;
-	for (; cut && !why_cut; cut = strstr(cut + 1, SS_PROJECT_CUT)) {
+	for (c = 0; c < in->ncut && !why_cut; c++) {
 		int yes = 0;
 
-		snprintf(id, sizeof(id), "%.40s", cut + strlen(SS_PROJECT_CUT));
 		for (i = 0; i < n && !yes && r; i++)
 			if (ss_repo_resolve(bottom, r, bottoms[i]) ||
-			    ss_repo_contains(&yes, r, bottom, id))
+			    ss_repo_contains(&yes, r, bottom, in->cut[c]))
 				yes = 0;
 		if (!yes) {
 			ss_error_clear();
 			snprintf(why, size, "it was trained on the history before %.12s, which the "
-				 "ranked range does not start after", id);
+				 "ranked range does not start after", in->cut[c]);
 			why_cut = why;
 		}
 	}

@@ -76,17 +76,21 @@ ss_project_held ss_project_model_held(size_t nhistory, int with_index, int nspec
 				      int bottoms, int64_t since);
 
 /*
- * The cut appended to the model's source: " authored before <seconds>"
- * (SS_PROJECT_HELD_SINCE), or " before <id>" for each bottom
- * bottoms[0..n) resolved in repo (SS_PROJECT_HELD_RANGE).  0 or < 0
- * with the message set (a bottom that does not resolve).
+ * The training cut into in's cut fields (ss_model_info): since
+ * (SS_PROJECT_HELD_SINCE), or each bottom bottoms[0..n) resolved in repo
+ * (SS_PROJECT_HELD_RANGE; at most SS_MODEL_CUT_MAX); other kinds clear
+ * them.  The same cut is appended to sb as text for the model's source,
+ * which people read: " authored before <seconds>", or " before <id>"
+ * for each bottom.  0 or < 0 with the message set (a bottom that does
+ * not resolve, too many bottoms: then no ids are kept).
  */
-int ss_project_model_cut(ss_strbuf *sb, ss_project_held held, int64_t since, const char *repo,
-			 ss_repo *rh, const char *const *bottoms, size_t n);
+int ss_project_model_cut(ss_model_info *in, ss_strbuf *sb, ss_project_held held, int64_t since,
+			 const char *repo, ss_repo *rh, const char *const *bottoms, size_t n);
 
 /*
  * Why kept model m may have learnt from commits this ranking scores
- * (into why[size], returned), or NULL: a cut time later than since; a
+ * (into why[size], returned), or NULL, from m's cut fields (format 5 and
+ * earlier: as its loader read them from its source): a cut time later than since; a
  * cut id no bottom of bottoms[0..n) in repo holds in its history (then
  * b..top may hold the cut's commits); no cut while one is known now.
  */
