@@ -3,7 +3,8 @@
 # index, and how fast the repository reader it shares with "log --repo"
 # is, against git itself; then what that means for the Linux kernel.
 #
-# Six parts (PARTS, default "read dpdk rank mail gen"; noop on request):
+# Seven parts (PARTS, default "read dpdk rank mail gen"; noop and e2e on
+# request):
 #
 # read: DPDK's real repository (../shared/data/dpdk/dpdk-v22.03.git.tar),
 #     v16.11..v22.03 (25,959 non-merge commits):
@@ -40,6 +41,22 @@
 #     meanwhile).  On the state before that release: the two git logs,
 #     a fresh build and an update with nothing new; then the refs move on
 #     to the next release and the index is updated.
+#
+# e2e: after gen, in the same run, on its repository and index (the
+#     refs at the full state): the reading commands at that size.  The
+#     newest release's commits (RANGE, default the last two release tags)
+#         git log -p --no-merges RANGE                 (the reference)
+#         stablesel rank --rev RANGE (the first: trains the project
+#             model from the index's stored rows, keeps it)
+#         stablesel rank --rev RANGE (again: the model kept)
+#         stablesel rank --rev <a week: the newest 1,500> --onto the
+#             newest stable branch (the kept model; verdicts)
+#         stablesel where <a backported mainline commit>
+#         stablesel review --rev <the week> --onto <branch>, started and
+#             quit at once, twice (the second reuses the first's ranking)
+#     each with its peak RSS, and the index file's size.  Goals (issue
+#     38): first rank < 3 min and < 1.5 GB; weekly rank < 20 s; review
+#     start after the first < 2 s.
 #
 # noop: an update with nothing new of an index that exists (NOOP_DB,
 #     default the one part dpdk built; with its -wal), of NOOP_REPO
@@ -344,6 +361,61 @@ part_gen() {
 	gen_upd_s=$secs gen_upd_c=$cpu gen_upd_n=$((n2 - n))
 	say "  $(grep '^indexed' "$TMP/stderr")"
 	say "database: $size bytes, $gen_bpc bytes per commit (before the update)"
+}
+
+part_e2e() {
+	repo=$TMP/gen.git
+	db=$TMP/gen.db
+	if [ ! -f "$db" ]; then
+		say "e2e: SKIP: no generated index (part gen before it, in the same run)"
+		return 0
+	fi
+	set -- $(git -C "$repo" tag --list 'v*.0' --sort=-v:refname | head -2)
+	range=${E2E_RANGE:-$2..$1}
+	top=$(git -C "$repo" rev-parse "refs/heads/master")
+	week="$top~1500..$top"
+	branch=$(git -C "$repo" branch --list '*.y' --sort=-v:refname --format='%(refname:short)' | head -1)
+	bp=$(git -C "$repo" log -1 --format=%B "$branch" | sed -n 's/^commit \([0-9a-f]\{40\}\) upstream\./\1/p')
+	n=$(git -C "$repo" rev-list --no-merges --count "$range")
+	say ""
+	say "e2e: the generated repository's index ($(dbsize "$db") bytes); rank $range ($n commits)," \
+		"a week $week --onto $branch, $(nproc) CPUs"
+	header
+	measure "git log -p (range)" git -C "$repo" log -p --no-merges "$range"
+	g_s=$secs g_c=$cpu
+	row "git log -p --no-merges $range (ref)" "$secs" "$cpu" "$rss" "$g_s" "$g_c"
+	rm -f "$repo/stablesel/project.model"
+	measure "rank (first)" "$STABLESEL" rank --no-progress --repo "$repo" --db "$db" --rev "$range" \
+		--format tsv --top 1000000 -o "$TMP/rank1.tsv"
+	row "stablesel rank (trains the project model)" "$secs" "$cpu" "$rss" "$g_s" "$g_c"
+	say "  $(grep 'trained a linear model' "$TMP/stderr" | head -1)"
+	measure "rank (kept)" "$STABLESEL" rank --no-progress --repo "$repo" --db "$db" --rev "$range" \
+		--format tsv --top 1000000 -o "$TMP/rank2.tsv"
+	row "stablesel rank (the project model kept)" "$secs" "$cpu" "$rss" "$g_s" "$g_c"
+	cmp -s "$TMP/rank1.tsv" "$TMP/rank2.tsv" && say "  the two rankings: identical ($(($(wc -l <"$TMP/rank1.tsv") - 1)) rows)" ||
+		say "  the two rankings DIFFER"
+	measure "rank (a week, --onto)" "$STABLESEL" rank --no-progress --repo "$repo" --db "$db" \
+		--rev "$week" --onto "$branch" --format tsv --top 1000000 -o "$TMP/rank3.tsv"
+	row "stablesel rank (a week, kept, --onto $branch)" "$secs" "$cpu" "$rss" "$g_s" "$g_c"
+	say "  $(($(wc -l <"$TMP/rank3.tsv") - 1)) rows; $(grep -c 'applies' "$TMP/rank3.tsv" || true) that apply"
+	if [ -n "$bp" ]; then
+		measure "where" "$STABLESEL" where --repo "$repo" --db "$db" "$bp"
+		row "stablesel where $(echo "$bp" | cut -c1-12)" "$secs" "$cpu" "$rss" "$g_s" "$g_c"
+	fi
+	if command -v script >/dev/null; then
+		for which in first second; do
+			ld=$(load)
+			t0=$(date +%s.%N)
+			echo q | /usr/bin/time -v -o "$TMP/time" script -qec "'$STABLESEL' review --repo '$repo' \
+				--db '$db' --rev '$week' --onto '$branch'" /dev/null >"$TMP/review-$which.out" 2>&1 || true
+			secs=$(echo "$t0 $(date +%s.%N)" | awk '{ printf "%.2f", $2 - $1 }')
+			cpu=$(awk -F': ' '/User time|System time/ { s += $2 } END { printf "%.2f", s }' "$TMP/time")
+			rss=$(awk -F': ' '/Maximum resident/ { print $2 }' "$TMP/time")
+			row "stablesel review (start, $which)" "$secs" "$cpu" "$rss" "$g_s" "$g_c"
+		done
+		say "  second start: $(grep -c 'reusing the ranking of' "$TMP/review-second.out" || true) reuse line(s)"
+	fi
+	say "index file after the runs: $(dbsize "$db") bytes"
 }
 
 # noop_one LABEL BINARY DB WHICH: one update with nothing new of DB, its

@@ -6,6 +6,8 @@
  */
 #include "run/project_model.h"
 
+#include <math.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,6 +108,19 @@ int ss_project_model_relcode(ss_model **out, ss_model *with, ss_dataset *d, cons
 #define SS_PROJECT_WINDOW_GAIN 0.02
 #define SS_YEAR_SECONDS 31557600  /* 365.25 days */
 
+int ss_project_model_fittable(const ss_dataset *d, const size_t *idx, size_t n, double val_share)
+{
+	size_t nval = (size_t)floor((double)n * val_share + 0.5), i, pos = 0;
+
+	if (n < 2)
+		return 0;
+	if (nval >= n)
+		nval = n - 1;
+	for (i = 0; i < n - nval; i++)
+		pos += ss_dataset_example(d, idx[i])->label != 0;
+	return pos > 0 && pos < n - nval;
+}
+
 size_t ss_project_model_in_window(size_t *out, const ss_dataset *d, const size_t *idx, size_t n,
 				  int64_t after, size_t *npos)
 {
@@ -155,7 +170,7 @@ int ss_project_model_window(int64_t *out, const ss_dataset *d, const size_t *idx
 		ap[i] = -1.0;
 		m = ss_project_model_in_window(sub, d, idx, ntr, after, &npos);
 		if (m < SS_PROJECT_MIN_COMMITS || npos < SS_PROJECT_MIN_POSITIVE ||
-		    (years[i] && m == ntr))
+		    (years[i] && m == ntr) || !ss_project_model_fittable(d, sub, m, o1.val_share))
 			continue;
 		if ((rc = ss_model_train(&m1, SS_MODEL_LINEAR, (ss_dataset *)d, sub, m, &o1)) ||
 		    (rc = ss_model_score(score, m1, d, idx + ntr, nval))) {

@@ -43,6 +43,15 @@ int ss_project_model_window(int64_t *out, const ss_dataset *d, const size_t *idx
 			    const ss_train_options *o, const ss_run_report *rp);
 
 /*
+ * Whether a model can be fitted to idx[0..n) (d's examples, oldest
+ * first) split as ss_model_train() splits them, the newest val_share the
+ * validation slice: the older part it fits on holds at least one commit
+ * the stable tree took and one it did not.  (A young stable branch's
+ * backports may all be in the newest share.)
+ */
+int ss_project_model_fittable(const ss_dataset *d, const size_t *idx, size_t n, double val_share);
+
+/*
  * The examples of idx[0..n) newer than after, into out (may be idx);
  * *npos: how many of them are positive.  Returns how many.
  */

@@ -163,6 +163,13 @@ int ss_project_model_fit(ss_model **out, size_t *n, size_t *npos, char *why, siz
 				top = ss_dataset_example(d, idx[i])->time;
 		*n = ss_project_model_in_window(idx, d, idx, *n, top - window, npos);
 	}
+	if (!ss_project_model_fittable(d, idx, *n, o.val_share)) {
+		snprintf(why, size, "the %zu settled commits (%zu of them in the stable tree) hold "
+			 "none the stable tree took, or only such, before their newest %.0f%% (the "
+			 "slice a model is checked on): nothing to learn from yet", *n, *npos,
+			 o.val_share * 100.0);
+		goto out;
+	}
 	o.prior = usable_prior(prior, d, rp);
 	o.rule_guard = 1;
 	o.adapt = &ad;
