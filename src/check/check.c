@@ -359,6 +359,7 @@ void ss_check_free(ss_check *ck)
 	if (!ck)
 		return;
 	ss_histidx_free(ck->idx);
+	ss_check_plan_needs(ck, NULL, NULL, 0);
 	free(ck->ambiguity);
 	free(ck->path);
 	ss_u64map_release(&ck->ancestors);

@@ -171,6 +171,17 @@ int ss_check_commit_facts(ss_check_result *out, ss_histidx_facts *facts, ss_chec
  */
 int ss_check_needs(ss_check_result *res, ss_check *ck, const char *id);
 
+/*
+ * The conflicting commits whose needs (ss_check_needs) will be asked next:
+ * ids[i], its conflicting hunk in file paths[i].  Their history down to
+ * the branch's fork is then walked once for all of them, on the first
+ * blame, instead of once for each hunk (check_lines.c: a week of the
+ * kernel's picks against a branch forked years back); a commit not
+ * announced is blamed alone as before.  Replaces the plan before it; n 0
+ * forgets it.  0 or < 0 with the message set (no memory).
+ */
+int ss_check_plan_needs(ss_check *ck, const char *const *ids, const char *const *paths, size_t n);
+
 /* Backports the branch carries, for ss_check_commit() (carried_as) and
  * ss_check_needs() (borrowed; NULL: only the branch's ancestry counts). */
 struct ss_carried;

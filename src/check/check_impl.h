@@ -34,6 +34,13 @@ struct ss_check {
 				and revert targets are resolved there */
 	ss_check_blame_cache *bc; /* borrowed, NULL: blames not shared */
 	int shared_repo;     /* handle is bc's: ck's branch registered there */
+	/* the batch ss_check_plan_needs() announced: its picks' parents and
+	 * their hunks' files; the walk of their history built from it on
+	 * the first blame (check_lines.c), NULL until then */
+	git_oid *plan_tops;
+	char **plan_paths;
+	size_t nplan;
+	struct ss_check_lines *lines;
 };
 
 /* One blamed hunk: its owners, whichever branch asked. */
@@ -51,10 +58,43 @@ struct ss_check_blame_cache {
 	git_oid *tips;       /* the registered branches */
 	size_t ntips, tipcap;
 	ss_strmap *keys;     /* "<id> <start> <lines> <path>" -> index into e */
+	/* the last common ancestor of the tips and a commit found, and the
+	 * tips' count then: a commit of the history check_lines.c walked
+	 * down to it blames down to it too, without a merge base each */
+	git_oid last_base;
+	size_t last_ntips;   /* 0: none yet */
 	struct blame_entry *e;
 	size_t cap;
 	size_t blamed, reused;
 };
+
+/*
+ * The batch's history, for the blames of its hunks (check_lines.c): the
+ * commits the tops hold and bottom does not, walked once, and for each of
+ * paths[0..npaths) the ones that changed it.  0 or < 0 with the message
+ * set.
+ */
+typedef struct ss_check_lines ss_check_lines;
+int ss_check_lines_new(ss_check_lines **out, git_repository *repo, const git_oid *bottom,
+		       const git_oid *tops, size_t ntops, const char *const *paths, size_t npaths);
+void ss_check_lines_free(ss_check_lines *h); /* NULL is a no-op */
+/* The fork h was walked down to. */
+const git_oid *ss_check_lines_bottom(const ss_check_lines *h);
+/* Can h blame path at parent down to bottom: bottom is its bottom,
+ * parent one of its commits, path one of its files?  (bottom NULL, path
+ * NULL: any.) */
+int ss_check_lines_covers(const ss_check_lines *h, const git_oid *bottom, const git_oid *parent,
+			  const char *path);
+/*
+ * The commits that last changed lines start .. start + lines - 1 of path
+ * at parent, down to h's bottom (older lines have none), newest first
+ * (author time; the same time in line order), each once: *own malloc'd,
+ * *nown of them, none when path is not a file at parent.  As
+ * blame_owners() in check_needs.c, whose git_blame_file() it replaces for
+ * a covered hunk.  0 or < 0 with the message set.
+ */
+int ss_check_lines_owners(ss_check_lines *h, git_oid **own, size_t *nown, const git_oid *parent,
+			  const char *path, int start, int lines);
 
 /* Is the commit id in the branch (check.c)?  ss_check_in_branch without
  * its time. */

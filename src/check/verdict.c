@@ -854,6 +854,28 @@ int ss_verdicts_decide(ss_verdicts *v, int (*proposed)(const char *id, void *ud)
 	 * the one slow step (a blame each), so only for them */
 	for (size_t i = 0; i < v->n; i++)
 		conflicts += wants_needs(v, &v->recs[i]);
+	if (conflicts) {
+		/* announced: their history is walked once for all of them */
+		const char **ids = malloc(conflicts * sizeof(*ids));
+		const char **paths = malloc(conflicts * sizeof(*paths));
+		size_t k = 0;
+
+		if (!ids || !paths) {
+			free(ids);
+			free(paths);
+			return ss_error_code(SS_ENOMEM, "out of memory for the picks' history");
+		}
+		for (size_t i = 0; i < v->n; i++)
+			if (wants_needs(v, &v->recs[i])) {
+				ids[k] = v->recs[i].v.id;
+				paths[k++] = v->recs[i].v.check.path;
+			}
+		rc = ss_check_plan_needs(v->ck, ids, paths, k);
+		free(ids);
+		free(paths);
+		if (rc)
+			return rc;
+	}
 	for (size_t i = 0; i < v->n; i++) {
 		struct rec *r = &v->recs[i];
 
