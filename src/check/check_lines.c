@@ -29,7 +29,8 @@
  * git blame's, never leave the history of the parent); renames are not
  * followed (the file's lines then stop at the commit that created it
  * under this name, as blame does without copy detection); merge commits
- * own no lines.  tests/test_check.c compares it with git_blame_file().
+ * own no lines.  tests/test_check_lines.c compares it with
+ * git_blame_file().
  */
 #include <stdlib.h>
 #include <string.h>

@@ -2,7 +2,9 @@
  * check_needs.c - what a commit whose hunk conflicts needs first on a
  * stable branch (see check.h): the hunk's preimage blamed at the commit's
  * parent down to the branch's fork, the owners the branch lacks kept;
- * blames shared between branches in a blame cache.
+ * blames shared between branches in a blame cache.  A batch announced
+ * with ss_check_plan_needs() is blamed from one walk of its history
+ * (check_lines.c); a commit outside it with git_blame_file().
  */
 #include <stdio.h>
 #include <stdlib.h>
