@@ -172,7 +172,12 @@ branches = []          # dicts: name, fork, files, tip, n, todo
 base_refs = None
 tags = []
 total = ncommits + nextra
-fork_at = [ncommits - RELEASE * (nbranches - b) for b in range(nbranches)]
+# FORK_EVERY=k: the branches fork every k-th release (default 1: the last
+# BRANCHES releases), so that backports reach back k times as far: a
+# project model then has settled backports to learn from before its
+# validation slice (bench/index.sh, part e2e)
+FORK_EVERY = int(os.environ.get("FORK_EVERY", "1"))
+fork_at = [ncommits - RELEASE * FORK_EVERY * (nbranches - b) for b in range(nbranches)]
 fork_at = [max(RELEASE, f - f % RELEASE) for f in fork_at]
 
 

@@ -50,7 +50,9 @@
 #             model from the index's stored rows, keeps it)
 #         stablesel rank --rev RANGE (again: the model kept)
 #         stablesel rank --rev <a week: the newest 1,500> --onto the
-#             newest stable branch (the kept model; verdicts)
+#             newest stable branch (the kept model; verdicts), and the
+#             same with --model models/default.model (no training
+#             attempt: what a week costs with a model kept)
 #         stablesel where <a backported mainline commit>
 #         stablesel review --rev <the week> --onto <branch>, started and
 #             quit at once, twice (the second reuses the first's ranking)
@@ -77,6 +79,8 @@
 # Environment: STABLESEL (./stablesel), SS_DATA (../shared/data), OUT
 # (bench/out), PARTS,
 # GEN_CACHE (build/tmp: never kept in git), GEN_COMMITS (300000),
+# FORK_EVERY (1: see gen-stable-repo.py), GEN_NO_REF (set: no git log
+# references in part gen, an earlier run's stand),
 # GEN_EXTRA (15000), GEN_FILES (4000), GEN_BRANCHES (5), GEN_BACKPORTS
 # (6000).  Run from the top of the source tree after `make`; use nice.
 set -eu
@@ -315,7 +319,7 @@ set_refs() {
 
 part_gen() {
 	command -v python3 >/dev/null || die "python3 not found (needed to generate the repository)"
-	gen=$GEN_CACHE/stable-repo-$GEN_COMMITS-$GEN_EXTRA-$GEN_FILES-$GEN_BRANCHES-$GEN_BACKPORTS
+	gen=$GEN_CACHE/stable-repo-$GEN_COMMITS-$GEN_EXTRA-$GEN_FILES-$GEN_BRANCHES-$GEN_BACKPORTS${FORK_EVERY:+-every$FORK_EVERY}
 	if [ ! -f "$gen/base-refs" ]; then
 		echo "index: generating $gen (once; minutes)" >&2
 		mkdir -p "$GEN_CACHE"
@@ -338,12 +342,17 @@ part_gen() {
 	say "gen: generated repository, $n non-merge commits on $nb branches ($GEN_FILES files," \
 		"$GEN_BRANCHES stable branches, $(du -sm "$gen" | cut -f1) MB), $(nproc) CPUs"
 	header
-	measure "git log --format" git -C "$repo" log --no-merges --all '--format=%H%x00%s'
-	f_s=$secs f_c=$cpu f_r=$rss f_l=$ld
-	measure "git log -p" git -C "$repo" log -p --no-merges --all
-	g_s=$secs g_c=$cpu
-	ld=$f_l row "git log --no-merges --all --format=%H%x00%s" "$f_s" "$f_c" "$f_r" "$g_s" "$g_c"
-	row "git log -p --no-merges --all (ref)" "$secs" "$cpu" "$rss" "$g_s" "$g_c"
+	if [ -n "${GEN_NO_REF:-}" ]; then
+		# the references of an earlier run of the same size (ratios 0)
+		g_s=0 g_c=0
+	else
+		measure "git log --format" git -C "$repo" log --no-merges --all '--format=%H%x00%s'
+		f_s=$secs f_c=$cpu f_r=$rss f_l=$ld
+		measure "git log -p" git -C "$repo" log -p --no-merges --all
+		g_s=$secs g_c=$cpu
+		ld=$f_l row "git log --no-merges --all --format=%H%x00%s" "$f_s" "$f_c" "$f_r" "$g_s" "$g_c"
+		row "git log -p --no-merges --all (ref)" "$secs" "$cpu" "$rss" "$g_s" "$g_c"
+	fi
 	measure "stablesel index (build)" "$STABLESEL" index --no-progress --repo "$repo" --db "$db"
 	row "stablesel index (fresh build)" "$secs" "$cpu" "$rss" "$g_s" "$g_c"
 	gen_build_s=$secs gen_build_c=$cpu gen_build_rss=$rss gen_n=$n
@@ -388,7 +397,10 @@ part_e2e() {
 	measure "rank (first)" "$STABLESEL" rank --no-progress --repo "$repo" --db "$db" --rev "$range" \
 		--format tsv --top 1000000 -o "$TMP/rank1.tsv"
 	row "stablesel rank (trains the project model)" "$secs" "$cpu" "$rss" "$g_s" "$g_c"
-	say "  $(grep 'trained a linear model' "$TMP/stderr" | head -1)"
+	# the project model trained, or why not (a generated history whose
+	# backports are all of its newest commits has nothing to learn from)
+	say "  $(grep -E 'trained a linear model|nothing to learn|too few settled' "$TMP/stderr" |
+		head -1 | cut -c1-240)"
 	measure "rank (kept)" "$STABLESEL" rank --no-progress --repo "$repo" --db "$db" --rev "$range" \
 		--format tsv --top 1000000 -o "$TMP/rank2.tsv"
 	row "stablesel rank (the project model kept)" "$secs" "$cpu" "$rss" "$g_s" "$g_c"
@@ -398,6 +410,10 @@ part_e2e() {
 		--rev "$week" --onto "$branch" --format tsv --top 1000000 -o "$TMP/rank3.tsv"
 	row "stablesel rank (a week, kept, --onto $branch)" "$secs" "$cpu" "$rss" "$g_s" "$g_c"
 	say "  $(($(wc -l <"$TMP/rank3.tsv") - 1)) rows; $(grep -c 'applies' "$TMP/rank3.tsv" || true) that apply"
+	measure "rank (a week, built-in, --onto)" "$STABLESEL" rank --no-progress --repo "$repo" \
+		--db "$db" --rev "$week" --onto "$branch" --model models/default.model --format tsv \
+		--top 1000000 -o "$TMP/rank4.tsv"
+	row "stablesel rank (a week, --model default, --onto)" "$secs" "$cpu" "$rss" "$g_s" "$g_c"
 	if [ -n "$bp" ]; then
 		measure "where" "$STABLESEL" where --repo "$repo" --db "$db" "$bp"
 		row "stablesel where $(echo "$bp" | cut -c1-12)" "$secs" "$cpu" "$rss" "$g_s" "$g_c"
