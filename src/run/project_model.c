@@ -198,10 +198,15 @@ int ss_project_model_window(int64_t *out, const ss_dataset *d, const size_t *idx
 		ss_run_say(rp, SS_RUN_INFO, "learning from the last %d years of the history only: validation AP on its "
 		    "newest %.0f%%: %s (a window is used from a gain of %.2f)", years[best_i],
 		    SS_PROJECT_VAL_SHARE * 100, said.buf ? said.buf : "-", SS_PROJECT_WINDOW_GAIN);
-	else
+	else if (said.len)
 		ss_run_say(rp, SS_RUN_INFO, "learning from all the history: validation AP on its newest %.0f%%: %s (a "
 		    "window is used from a gain of %.2f)", SS_PROJECT_VAL_SHARE * 100,
-		    said.buf ? said.buf : "-", SS_PROJECT_WINDOW_GAIN);
+		    said.buf, SS_PROJECT_WINDOW_GAIN);
+	else
+		ss_run_say(rp, SS_RUN_INFO, "learning from all the history: no window of it before its "
+			   "newest %.0f%% holds enough to compare (at least %d commits, %d of them in the "
+			   "stable tree, some before the window's own validation slice)",
+			   SS_PROJECT_VAL_SHARE * 100, SS_PROJECT_MIN_COMMITS, SS_PROJECT_MIN_POSITIVE);
 	*out = best;
 free_all:
 	ss_strbuf_release(&said);
