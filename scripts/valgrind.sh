@@ -77,4 +77,7 @@ mkdir "$repo"
 	git commit -qam prep && sed -i 's/^five$/FIVE/' a.c && git commit -qam dep &&
 	seq 1 3 > c.c && git add c.c && git commit -qm new) > /dev/null
 run check check --prereqs --onto-repo "$repo" --onto stable --repo "$repo" --rev stable..main
+# the verdicts' prerequisites from one walk of the batch (check_lines.c)
+run rank-onto rank --repo "$repo" --rev stable..main --onto stable --threshold 0 --format tsv \
+	--no-index
 exit $fail
