@@ -6,8 +6,9 @@
 # Input: the first N (300) commits of the DPDK mainline mbox in
 # ../shared/data, labelled by labels-v16.11-v22.03.tsv; without the data
 # it says SKIP.  Runs log, label, train (linear, mlp, patchnet-feat), rank
-# and explain with the trained models, and check --prereqs on a small
-# repository made with git, each as one valgrind process;
+# and explain with the trained models, and check --prereqs and rank
+# --onto on a small repository made with git, each as one valgrind
+# process;
 # "possibly lost" blocks (GLib's type system keeps its tables for the
 # life of the process) are not errors.  Exit 1 naming the first command
 # valgrind complained about; its log is in build/valgrind/.
