@@ -41,6 +41,7 @@ struct ss_check {
 	char **plan_paths;
 	size_t nplan;
 	struct ss_check_lines *lines;
+	int lines_failed;    /* the walk failed: git_blame_file() each hunk */
 };
 
 /* One blamed hunk: its owners, whichever branch asked. */

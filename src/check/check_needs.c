@@ -105,11 +105,18 @@ static int blame_owners(git_oid **own, size_t *nown, ss_check *ck, git_commit *c
 			ss_check_lines_free(ck->lines);
 			ck->lines = NULL;
 		}
-		if (!ck->lines &&
+		if (!ck->lines && !ck->lines_failed &&
 		    (rc = ss_check_lines_new(&ck->lines, ck->repo, boundary, ck->plan_tops, ck->nplan,
-					     (const char *const *)ck->plan_paths, ck->nplan)))
-			return rc;
-		if (ss_check_lines_covers(ck->lines, boundary, parent, path))
+					     (const char *const *)ck->plan_paths, ck->nplan))) {
+			if (rc == SS_ENOMEM)
+				return rc;
+			/* a history that cannot be walked (a partial clone):
+			 * each hunk blamed alone, as before */
+			ss_error_clear();
+			ck->lines_failed = 1;
+			rc = 0;
+		}
+		if (ck->lines && ss_check_lines_covers(ck->lines, boundary, parent, path))
 			return ss_check_lines_owners(ck->lines, own, nown, parent, path, start, lines);
 	}
 	git_blame_options_init(&opts, GIT_BLAME_OPTIONS_VERSION);
@@ -254,6 +261,7 @@ int ss_check_plan_needs(ss_check *ck, const char *const *ids, const char *const 
 
 	ss_check_lines_free(ck->lines);
 	ck->lines = NULL;
+	ck->lines_failed = 0;
 	for (size_t i = 0; i < ck->nplan; i++)
 		free(ck->plan_paths[i]);
 	free(ck->plan_paths);
