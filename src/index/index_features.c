@@ -175,10 +175,15 @@ int ss_index_features_finish(ss_index_features *f, const char *tip)
 		sqlite3_finalize(st);
 		if (rc)
 			return rc;
+		/* the parts are the connection's own temporary table: dropped
+		 * here to give their space back early; a statement of the
+		 * connection still pending (SQLITE_LOCKED, seen when two first
+		 * builds race) only leaves that to the connection's close */
 		if (f->drop_parts &&
-		    (rc = ss_index_exec(f->ix, "DROP TABLE IF EXISTS temp.feature_parts",
-					"drop the stored features' parts")))
-			return rc;
+		    sqlite3_exec(f->ix->db, "DROP TABLE IF EXISTS temp.feature_parts", NULL, NULL,
+				 NULL) != SQLITE_OK &&
+		    (sqlite3_errcode(f->ix->db) & 0xff) != SQLITE_LOCKED)
+			return ss_index_sql_error(f->ix, "drop the stored features' parts");
 	}
 	return commit_batch(f);
 }
