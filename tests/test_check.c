@@ -67,19 +67,11 @@ static char repo[512], mbox[512];
 
 static int setup(void **state)
 {
-	char path[600];
-
 	(void)state;
 	tmp = test_tmpdir();
 	snprintf(repo, sizeof(repo), "%s/repo", tmp);
 	snprintf(mbox, sizeof(mbox), "%s/main.mbox", tmp);
-	snprintf(path, sizeof(path), "%s/make.sh", tmp);
-	test_write_file(path, script, strlen(script));
-	if (test_run("mkdir '%s' && sh '%s' '%s' >'%s/make.log' 2>&1", repo, path, repo, tmp)) {
-		test_run("cat '%s/make.log' >&2", tmp);
-		return -1;
-	}
-	return 0;
+	return test_repo_from_script(tmp, repo, script);
 }
 
 static int teardown(void **state)

@@ -51,23 +51,13 @@ static const char script[] =
 
 static int setup(void **state)
 {
-	char path[4200];
-
 	(void)state;
 	git_libgit2_init();
 	tmpdir = test_tmpdir();
 	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
 	setenv("GIT_CONFIG_GLOBAL", "/dev/null", 1);
-
 	snprintf(repo_path, sizeof(repo_path), "%s/repo", tmpdir);
-	snprintf(path, sizeof(path), "%s/make.sh", tmpdir);
-	test_write_file(path, script, strlen(script));
-	if (test_run("mkdir '%s' && sh '%s' '%s' >'%s/make.log' 2>&1", repo_path, path, repo_path,
-		     tmpdir)) {
-		test_run("cat '%s/make.log' >&2", tmpdir);
-		return -1;
-	}
-	return 0;
+	return test_repo_from_script(tmpdir, repo_path, script);
 }
 
 static int teardown(void **state)

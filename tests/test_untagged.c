@@ -61,18 +61,10 @@ static const char script[] =
 
 static int setup(void **state)
 {
-	char path[700];
-
 	(void)state;
 	tmp = test_tmpdir();
 	snprintf(repo, sizeof(repo), "%s/repo", tmp);
-	snprintf(path, sizeof(path), "%s/make-repo.sh", tmp);
-	test_write_file(path, script, strlen(script));
-	if (test_run("mkdir '%s' && sh '%s' '%s' >'%s/script.log' 2>&1", repo, path, repo, tmp)) {
-		fprintf(stderr, "make-repo.sh failed (see %s/script.log)\n", tmp);
-		return -1;
-	}
-	return 0;
+	return test_repo_from_script(tmp, repo, script);
 }
 
 static int teardown(void **state)

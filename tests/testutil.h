@@ -201,6 +201,25 @@ static inline char *test_run_output(const char *fmt, ...)
 	return out;
 }
 
+/*
+ * A repository made by a shell script: script written to dir/make.sh and
+ * run as `sh make.sh REPO` after REPO is made (its output into
+ * dir/make.log, shown on stderr when it fails).  0, or -1 (a cmocka
+ * setup's failure).
+ */
+static inline int test_repo_from_script(const char *dir, const char *repo, const char *script)
+{
+	char path[4200];
+
+	snprintf(path, sizeof(path), "%s/make.sh", dir);
+	test_write_file(path, script, strlen(script));
+	if (test_run("mkdir '%s' && sh '%s' '%s' >'%s/make.log' 2>&1", repo, path, repo, dir)) {
+		test_run("cat '%s/make.log' >&2", dir);
+		return -1;
+	}
+	return 0;
+}
+
 /* The files in dir whose names start with "<prefix>.tmp.": the temporary
  * files of an output named prefix (util/atomic.h). */
 static inline int test_count_temps(const char *dir, const char *prefix)

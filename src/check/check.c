@@ -391,8 +391,7 @@ const char *ss_check_ambiguity(const ss_check *ck)
 	return ck->ambiguity;
 }
 
-/* An id's first 64 bits, never 0 (the map's empty key). */
-static uint64_t oid_key(const git_oid *oid)
+uint64_t ss_check_oid_key(const git_oid *oid)
 {
 	uint64_t k = 0;
 
@@ -401,15 +400,6 @@ static uint64_t oid_key(const git_oid *oid)
 	return k ? k : 1;
 }
 
-/*
- * Every commit the branch holds, once: one walk from its tip (40,000
- * commits on DPDK's 20.11, 0.1 s) makes each later "is it in the branch"
- * a look-up, where git_graph_descendant_of walked both histories down to
- * their merge base for every question (17 s of 941 DPDK commits placed).
- * Keys are 64 bits of the id: a false "in the branch" needs two commits
- * sharing 64 bits.  When the walk fails (a partial clone missing a
- * commit), the graph is asked each time instead.
- */
 /*
  * The branch's commits from the repository's commit-graph
  * (source/commit_graph.h): the commits newer than the file read from the
@@ -457,7 +447,7 @@ static int ancestors_from_graph(ss_check *ck)
 			}
 			continue;
 		}
-		if ((rc = ss_u64map_find_or_put(&ck->ancestors, oid_key(&oid), 1, &found)) < 0)
+		if ((rc = ss_u64map_find_or_put(&ck->ancestors, ss_check_oid_key(&oid), 1, &found)) < 0)
 			break;
 		if (rc == 1) {          /* seen */
 			rc = 0;
@@ -485,7 +475,7 @@ static int ancestors_from_graph(ss_check *ck)
 			break;
 		}
 		ss_commit_graph_id(&oid, g, pos);
-		if ((rc = ss_u64map_find_or_put(&ck->ancestors, oid_key(&oid), 1, &found)) < 0)
+		if ((rc = ss_u64map_find_or_put(&ck->ancestors, ss_check_oid_key(&oid), 1, &found)) < 0)
 			break;
 		rc = 0;
 		for (int k = 0; k < np; k++)
@@ -504,6 +494,16 @@ out:
 	return rc == SS_ENOMEM ? ss_error_code(SS_ENOMEM, "out of memory for the branch's commits") : rc;
 }
 
+/*
+ * Every commit the branch holds, once: one walk from its tip (40,000
+ * commits on DPDK's 20.11, 0.1 s) makes each later "is it in the branch"
+ * a look-up, where git_graph_descendant_of walked both histories down to
+ * their merge base for every question (17 s of 941 DPDK commits placed).
+ * Keys are 64 bits of the id: a false "in the branch" needs two commits
+ * sharing 64 bits.  From the commit-graph file when the repository keeps
+ * one (ancestors_from_graph).  When the walk fails (a partial clone
+ * missing a commit), the graph is asked each time instead.
+ */
 static int build_ancestors(ss_check *ck)
 {
 	git_revwalk *walk = NULL;
@@ -524,7 +524,7 @@ static int build_ancestors(ss_check *ck)
 		goto free_walk;
 	}
 	while ((err = git_revwalk_next(&oid, walk)) == 0)
-		if ((rc = ss_u64map_find_or_put(&ck->ancestors, oid_key(&oid), 1, &found)) < 0)
+		if ((rc = ss_u64map_find_or_put(&ck->ancestors, ss_check_oid_key(&oid), 1, &found)) < 0)
 			goto free_walk;
 	if (err != GIT_ITEROVER) {
 		ss_u64map_release(&ck->ancestors);
@@ -573,7 +573,7 @@ int ss_check_in_branch(ss_check *ck, const char *id, char full_out[41], int64_t 
 	else if (!ck->no_ancestors) {
 		size_t found;
 
-		rc = ss_u64map_get(&ck->ancestors, oid_key(oid), &found);
+		rc = ss_u64map_get(&ck->ancestors, ss_check_oid_key(oid), &found);
 	} else
 		rc = git_graph_descendant_of(ck->repo, tip, oid);
 	git_object_free(obj);

@@ -97,6 +97,10 @@ int ss_check_lines_covers(const ss_check_lines *h, const git_oid *bottom, const 
 int ss_check_lines_owners(ss_check_lines *h, git_oid **own, size_t *nown, const git_oid *parent,
 			  const char *path, int start, int lines);
 
+/* An id's first 64 bits, never 0 (ss_u64map's empty key): the key of
+ * the branch's commits (check.c) and of a batch's walk (check_lines.c). */
+uint64_t ss_check_oid_key(const git_oid *oid);
+
 /* Is the commit id in the branch (check.c)?  ss_check_in_branch without
  * its time. */
 int ss_check_in_branch_id(ss_check *ck, const char *id, char full_out[41]);

@@ -70,15 +70,6 @@ struct ss_check_lines {
 	size_t *ntouch, *captouch;
 };
 
-static uint64_t key_of(const git_oid *oid)
-{
-	uint64_t k = 0;
-
-	for (int i = 0; i < 8; i++)
-		k = k << 8 | oid->id[i];
-	return k ? k : 1;
-}
-
 static void free_node(struct node *t)
 {
 	while (t) {
@@ -144,20 +135,25 @@ static int trie_add(struct node *root, const char *path, int i)
 	return 0;
 }
 
-/* Commit c (index ci) changed every file under t: recorded. */
+/* Commit index ci changed the file of node t (when one ends there). */
+static int touched(ss_check_lines *h, const struct node *t, size_t ci)
+{
+	size_t p = (size_t)t->path;
+
+	if (t->path < 0)
+		return 0;
+	if (SS_GROW(h->touch[p], h->ntouch[p] + 1, h->captouch[p]))
+		return SS_ENOMEM;
+	h->touch[p][h->ntouch[p]++] = ci;
+	return 0;
+}
+
+/* Commit index ci changed every file under t and its siblings. */
 static int touch_all(ss_check_lines *h, const struct node *t, size_t ci)
 {
-	for (; t; t = t->next) {
-		if (t->path >= 0) {
-			size_t p = (size_t)t->path;
-
-			if (SS_GROW(h->touch[p], h->ntouch[p] + 1, h->captouch[p]))
-				return SS_ENOMEM;
-			h->touch[p][h->ntouch[p]++] = ci;
-		}
-		if (t->kid && touch_all(h, t->kid, ci))
+	for (; t; t = t->next)
+		if (touched(h, t, ci) || (t->kid && touch_all(h, t->kid, ci)))
 			return SS_ENOMEM;
-	}
 	return 0;
 }
 
@@ -178,13 +174,8 @@ static int compare(ss_check_lines *h, const struct node *t, git_tree *a, git_tre
 			continue;
 		if (ea && eb && git_oid_equal(git_tree_entry_id(ea), git_tree_entry_id(eb)))
 			continue;
-		if (k->path >= 0) {
-			size_t p = (size_t)k->path;
-
-			if (SS_GROW(h->touch[p], h->ntouch[p] + 1, h->captouch[p]))
-				return SS_ENOMEM;
-			h->touch[p][h->ntouch[p]++] = ci;
-		}
+		if (touched(h, k, ci))
+			return SS_ENOMEM;
 		if (!k->kid)
 			continue;
 		if (ea && git_tree_entry_type(ea) == GIT_OBJECT_TREE &&
@@ -258,7 +249,7 @@ int ss_check_lines_new(ss_check_lines **out, git_repository *repo, const git_oid
 			goto fail_walk;
 		}
 		git_oid_cpy(&h->id[h->n], &oid);
-		if ((rc = ss_u64map_find_or_put(&h->at, key_of(&oid), h->n, &found)) < 0)
+		if ((rc = ss_u64map_find_or_put(&h->at, ss_check_oid_key(&oid), h->n, &found)) < 0)
 			goto fail_walk;
 		h->n++;
 	}
@@ -292,7 +283,7 @@ int ss_check_lines_new(ss_check_lines **out, git_repository *repo, const git_oid
 		for (unsigned k = 0; k < np; k++) {
 			size_t pi = SIZE_MAX;
 
-			if (ss_u64map_get(&h->at, key_of(git_commit_parent_id(c, k)), &found) == 1)
+			if (ss_u64map_get(&h->at, ss_check_oid_key(git_commit_parent_id(c, k)), &found) == 1)
 				pi = found;
 			if (SS_GROW(h->par, npar + 1, parcap)) {
 				rc = SS_ENOMEM;
@@ -340,32 +331,50 @@ int ss_check_lines_covers(const ss_check_lines *h, const git_oid *bottom, const 
 	size_t found;
 
 	return (!bottom || git_oid_equal(&h->bottom, bottom)) &&
-	       ss_u64map_get(&h->at, key_of(parent), &found) == 1 &&
+	       ss_u64map_get(&h->at, ss_check_oid_key(parent), &found) == 1 &&
 	       git_oid_equal(&h->id[found], parent) &&
 	       (!path || ss_strmap_find(h->paths, path, strlen(path)) != SS_STRMAP_NONE);
 }
 
-/* The blob of path in commit index ci's tree (0: parent k of it), or NULL. */
-static git_blob *blob_at(ss_check_lines *h, const git_oid *commit, int parent, const char *path)
+/* The id of path's blob in commit's tree (its first parent's when
+ * parent): 1, or 0 when it is no blob there. */
+static int blob_id(git_oid *out, ss_check_lines *h, const git_oid *commit, int parent,
+		   const char *path)
 {
 	git_commit *c = NULL, *p = NULL;
 	git_tree *t = NULL;
 	git_tree_entry *e = NULL;
-	git_blob *b = NULL;
+	int found = 0;
 
 	if (git_commit_lookup(&c, h->repo, commit) < 0)
-		return NULL;
+		return 0;
 	if (parent && git_commit_parent(&p, c, 0) < 0)
 		goto out;
 	if (git_commit_tree(&t, p ? p : c) == 0 && git_tree_entry_bypath(&e, t, path) == 0 &&
-	    git_tree_entry_type(e) == GIT_OBJECT_BLOB)
-		git_blob_lookup(&b, h->repo, git_tree_entry_id(e));
+	    git_tree_entry_type(e) == GIT_OBJECT_BLOB) {
+		git_oid_cpy(out, git_tree_entry_id(e));
+		found = 1;
+	}
 out:
 	git_tree_entry_free(e);
 	git_tree_free(t);
 	git_commit_free(p);
 	git_commit_free(c);
-	return b;
+	return found;
+}
+
+/* The blob id names: *carry when it is that one (taken: *carry becomes
+ * NULL), else read; NULL when it cannot be read. */
+static git_blob *blob_take(ss_check_lines *h, const git_oid *id, git_blob **carry)
+{
+	git_blob *b = NULL;
+
+	if (*carry && git_oid_equal(git_blob_id(*carry), id)) {
+		b = *carry;
+		*carry = NULL;
+		return b;
+	}
+	return git_blob_lookup(&b, h->repo, id) < 0 ? NULL : b;
 }
 
 /* Owners newest first (author time), the same time in the order of the
@@ -392,17 +401,18 @@ int ss_check_lines_owners(ss_check_lines *h, git_oid **own, size_t *nown, const 
 	long *pos = NULL;             /* each line's number in the version reached */
 	struct owner *o = NULL;
 	size_t no = 0;
-	git_blob *top;
+	git_blob *carry = NULL;       /* the last change's old side: the next one's new */
+	git_oid id;
 	int rc = 0;
 
 	*own = NULL;
 	*nown = 0;
-	if (ss_u64map_get(&h->at, key_of(parent), &pi) != 1 || p == SS_STRMAP_NONE || lines < 1)
+	if (ss_u64map_get(&h->at, ss_check_oid_key(parent), &pi) != 1 || p == SS_STRMAP_NONE ||
+	    lines < 1)
 		return 0;
 	/* not a file at the parent: nothing to say (as a blame that fails) */
-	if (!(top = blob_at(h, parent, 0, path)))
+	if (!blob_id(&id, h, parent, 0, path))
 		return 0;
-	git_blob_free(top);
 	/* the parent's ancestors among the walked commits */
 	if (++h->query == 0) {
 		memset(h->stamp, 0, h->n * sizeof(*h->stamp));
@@ -433,16 +443,18 @@ int ss_check_lines_owners(ss_check_lines *h, git_oid **own, size_t *nown, const 
 	/* down the file's changes, newest first, in the parent's history */
 	for (size_t t = 0; t < h->ntouch[p] && left && !rc; t++) {
 		size_t ci = h->touch[p][t];
-		git_blob *nb, *ob;
+		git_blob *nb, *ob = NULL;
 		git_patch *patch = NULL;
 		git_diff_options opts;
 		size_t nh;
 
 		if (h->stamp[ci] != h->query)
 			continue;
-		if (!(nb = blob_at(h, &h->id[ci], 0, path)))
-			continue;  /* deleted there: a newer commit made the lines */
-		ob = blob_at(h, &h->id[ci], 1, path);
+		/* deleted there: a newer commit made the lines */
+		if (!blob_id(&id, h, &h->id[ci], 0, path) || !(nb = blob_take(h, &id, &carry)))
+			continue;
+		if (blob_id(&id, h, &h->id[ci], 1, path))
+			ob = blob_take(h, &id, &carry);
 		git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
 		opts.context_lines = 0;
 		if (git_patch_from_blobs(&patch, ob, path, nb, path, &opts) < 0) {
@@ -485,7 +497,9 @@ int ss_check_lines_owners(ss_check_lines *h, git_oid **own, size_t *nown, const 
 		}
 		git_patch_free(patch);
 		git_blob_free(nb);
-		git_blob_free(ob);
+		/* linear history: the next change's new side */
+		git_blob_free(carry);
+		carry = ob;
 	}
 	if (rc)
 		goto out;
@@ -503,6 +517,7 @@ int ss_check_lines_owners(ss_check_lines *h, git_oid **own, size_t *nown, const 
 			git_oid_cpy(&(*own)[(*nown)++], &h->id[o[i].ci]);
 	}
 out:
+	git_blob_free(carry);
 	free(pos);
 	free(o);
 	return rc;

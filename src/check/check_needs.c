@@ -120,7 +120,7 @@ static int blame_owners(git_oid **own, size_t *nown, ss_check *ck, git_commit *c
 			return ss_check_lines_owners(ck->lines, own, nown, parent, path, start, lines);
 	}
 	git_blame_options_init(&opts, GIT_BLAME_OPTIONS_VERSION);
-	git_oid_cpy(&opts.newest_commit, git_commit_parent_id(commit, 0));
+	git_oid_cpy(&opts.newest_commit, parent);
 	if (boundary)
 		git_oid_cpy(&opts.oldest_commit, boundary);
 	opts.min_line = (size_t)start;

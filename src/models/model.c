@@ -152,6 +152,13 @@ int ss_model_parallel(int nthreads, int (*fn)(void *arg, int t), void *arg)
 
 /* ---- training -------------------------------------------------------- */
 
+size_t ss_model_val_count(size_t n, double val_share)
+{
+	size_t nval = (size_t)floor((double)n * val_share + 0.5);
+
+	return n && nval >= n ? n - 1 : nval;
+}
+
 /* idx[0..n) of d copied into a malloc'd array, oldest first (ties by
  * index): the order training sees; NULL when out of memory. */
 static size_t *order_by_time(const ss_dataset *d, const size_t *idx, size_t n)
@@ -207,9 +214,7 @@ int ss_model_train(ss_model **out, ss_model_kind kind, const ss_dataset *d,
 		goto free_all;
 	}
 
-	nval = (size_t)floor((double)n * o->val_share + 0.5);
-	if (nval >= n)
-		nval = n - 1;
+	nval = ss_model_val_count(n, o->val_share);
 	nfit = n - nval;
 	if (m->ops->uses_features) {
 		if (o->prior && o->prior->ops->uses_features) {
@@ -720,11 +725,6 @@ static int is_hex_id(const char *id)
 	return id[40] == '\0';
 }
 
-/* The phrases formats 1-5 appended to a project model's source for its
- * training cut (run/project_keep.c wrote them). */
-#define LEGACY_SINCE " authored before "
-#define LEGACY_CUT " before "
-
 /*
  * A format 1-5 file's training cut, read from the text its source
  * carried: " authored before <seconds>", else each " before <id>".  Text
@@ -732,21 +732,21 @@ static int is_hex_id(const char *id)
  */
 static void legacy_cut(ss_model_info *in)
 {
-	const char *at = strstr(in->source, LEGACY_SINCE), *c;
+	const char *at = strstr(in->source, SS_MODEL_CUT_TEXT_SINCE), *c;
 
 	in->cut_since = 0;
 	in->ncut = 0;
 	if (at) {
-		long long t = strtoll(at + strlen(LEGACY_SINCE), NULL, 10);
+		long long t = strtoll(at + strlen(SS_MODEL_CUT_TEXT_SINCE), NULL, 10);
 
 		in->cut_since = t > 0 ? (int64_t)t : 0;
 		return;
 	}
-	for (c = strstr(in->source, LEGACY_CUT); c && in->ncut < SS_MODEL_CUT_MAX;
-	     c = strstr(c + 1, LEGACY_CUT)) {
+	for (c = strstr(in->source, SS_MODEL_CUT_TEXT_ID); c && in->ncut < SS_MODEL_CUT_MAX;
+	     c = strstr(c + 1, SS_MODEL_CUT_TEXT_ID)) {
 		char *id = in->cut[in->ncut];
 
-		snprintf(id, 41, "%.40s", c + strlen(LEGACY_CUT));
+		snprintf(id, 41, "%.40s", c + strlen(SS_MODEL_CUT_TEXT_ID));
 		if (is_hex_id(id))
 			in->ncut++;
 	}

@@ -88,6 +88,11 @@ typedef enum {
 /* At most this many ids in a model's training cut (the bottoms of a
  * ranked range: A of A..B, each ^C). */
 #define SS_MODEL_CUT_MAX 16
+/* The cut as a project model's source shows it to people, and as format
+ * 5 and earlier kept it (only those files are read back from it): " authored
+ * before <seconds>", or " before <id>" for each id. */
+#define SS_MODEL_CUT_TEXT_SINCE " authored before "
+#define SS_MODEL_CUT_TEXT_ID " before "
 
 typedef struct ss_model ss_model;
 
@@ -214,6 +219,12 @@ void ss_model_logf(const ss_train_options *o, const char *fmt, ...)
 const char *ss_model_kind_name(ss_model_kind kind);
 /* SS_ENOTFOUND (message set) for an unknown name. */
 int ss_model_kind_parse(ss_model_kind *out, const char *name);
+
+/*
+ * How many of n training examples ss_model_train() holds out as the
+ * validation slice with val_share (the newest ones; at most n - 1).
+ */
+size_t ss_model_val_count(size_t n, double val_share);
 
 /*
  * Train a model of kind on the examples idx[0..n) of d (any order).

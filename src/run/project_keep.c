@@ -20,12 +20,6 @@
 #include "util/atomic.h"
 #include "util/error.h"
 
-/* The cut as the model's source shows it to people (report, rank's
- * header): " before <id>" for each bottom, or " authored before
- * <seconds>".  Read back only from files of format 5 and earlier
- * (models/model.c); the model's cut fields are what counts. */
-#define SS_PROJECT_CUT " before "
-#define SS_PROJECT_SINCE " authored before "
 
 int ss_project_model_path(char **out, const char *project_model, const char *repo, ss_repo *rh,
 			  const char *stable, const char *index_path)
@@ -175,7 +169,7 @@ int ss_project_model_cut(ss_model_info *in, ss_strbuf *sb, ss_project_held held,
 	in->ncut = 0;
 	if (held == SS_PROJECT_HELD_SINCE) {
 		in->cut_since = since;
-		ss_strbuf_addf(sb, SS_PROJECT_SINCE "%lld", (long long)since);
+		ss_strbuf_addf(sb, SS_MODEL_CUT_TEXT_SINCE "%lld", (long long)since);
 	}
 	if (held != SS_PROJECT_HELD_RANGE || !n)
 		return 0;
@@ -188,7 +182,7 @@ int ss_project_model_cut(ss_model_info *in, ss_strbuf *sb, ss_project_held held,
 		return rc;
 	for (i = 0; i < n && !rc; i++)
 		if (!(rc = ss_repo_resolve(in->cut[in->ncut], r, bottoms[i])))
-			ss_strbuf_addf(sb, SS_PROJECT_CUT "%s", in->cut[in->ncut++]);
+			ss_strbuf_addf(sb, SS_MODEL_CUT_TEXT_ID "%s", in->cut[in->ncut++]);
 	ss_repo_free(r);
 	if (rc)
 		in->ncut = 0;

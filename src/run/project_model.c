@@ -6,8 +6,6 @@
  */
 #include "run/project_model.h"
 
-#include <math.h>
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,12 +108,10 @@ int ss_project_model_relcode(ss_model **out, ss_model *with, ss_dataset *d, cons
 
 int ss_project_model_fittable(const ss_dataset *d, const size_t *idx, size_t n, double val_share)
 {
-	size_t nval = (size_t)floor((double)n * val_share + 0.5), i, pos = 0;
+	size_t nval = ss_model_val_count(n, val_share), i, pos = 0;
 
 	if (n < 2)
 		return 0;
-	if (nval >= n)
-		nval = n - 1;
 	for (i = 0; i < n - nval; i++)
 		pos += ss_dataset_example(d, idx[i])->label != 0;
 	return pos > 0 && pos < n - nval;
