@@ -91,6 +91,25 @@ static void test_nothing_before_validation(void **state)
 	ss_dataset_free(d);
 }
 
+/* The newest max examples kept, oldest first, the older ones counted. */
+static void test_newest(void **state)
+{
+	size_t idx[10], n = 10, i;
+
+	(void)state;
+	for (i = 0; i < n; i++)
+		idx[i] = 100 + i;
+	assert_int_equal(ss_project_model_newest(idx, &n, 20), 0);
+	assert_int_equal(n, 10);
+	assert_int_equal(idx[0], 100);
+	assert_int_equal(ss_project_model_newest(idx, &n, 10), 0);
+	assert_int_equal(n, 10);
+	assert_int_equal(ss_project_model_newest(idx, &n, 4), 6);
+	assert_int_equal(n, 4);
+	for (i = 0; i < n; i++)
+		assert_int_equal(idx[i], 106 + i);
+}
+
 static void test_too_few(void **state)
 {
 	struct heard h = { "", 0 };
@@ -281,6 +300,7 @@ static void test_name_hashed(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_newest),
 		cmocka_unit_test(test_too_few),
 		cmocka_unit_test(test_nothing_before_validation),
 		cmocka_unit_test(test_trained),

@@ -117,6 +117,17 @@ int ss_project_model_fittable(const ss_dataset *d, const size_t *idx, size_t n, 
 	return pos > 0 && pos < n - nval;
 }
 
+size_t ss_project_model_newest(size_t *idx, size_t *n, size_t max)
+{
+	size_t drop = *n > max ? *n - max : 0;
+
+	if (drop) {
+		memmove(idx, idx + drop, max * sizeof(*idx));
+		*n = max;
+	}
+	return drop;
+}
+
 size_t ss_project_model_in_window(size_t *out, const ss_dataset *d, const size_t *idx, size_t n,
 				  int64_t after, size_t *npos)
 {

@@ -24,6 +24,15 @@
 /* Less than this to learn from: the built-in model instead. */
 #define SS_PROJECT_MIN_COMMITS 100
 #define SS_PROJECT_MIN_POSITIVE 10
+/*
+ * The most settled commits the model learns from: the newest ones.  It
+ * bounds a first rank's training at the kernel's size (1.3 M commits),
+ * where every fit, the window's and the nearest past decisions' grow
+ * with the rows; the window rule (ss_project_model_window) finds the
+ * last 3-4 years the best on systemd (docs/scores.md), and this is about
+ * 4 years of the kernel.  DPDK (51 k), systemd (97 k) and tip stay whole.
+ */
+#define SS_PROJECT_MAX_COMMITS 300000
 
 /*
  * Why a kept model m no longer fits (into why[size], returned), or NULL
@@ -50,6 +59,12 @@ int ss_project_model_window(int64_t *out, const ss_dataset *d, const size_t *idx
  * backports may all be in the newest share.)
  */
 int ss_project_model_fittable(const ss_dataset *d, const size_t *idx, size_t n, double val_share);
+
+/*
+ * Keeps the newest max of idx[0..*n) (oldest first) at its front and
+ * sets *n to their count; returns how many older ones it dropped.
+ */
+size_t ss_project_model_newest(size_t *idx, size_t *n, size_t max);
 
 /*
  * The examples of idx[0..n) newer than after, into out (may be idx);
