@@ -363,11 +363,11 @@ typedef struct {
 	const char *onto_asked[SS_RANK_MAX_BRANCHES];
 	size_t nonto;
 	int queue_extras;       /* read prerequisites the ranking lacks (mbox) */
-	/* review decisions (cmd/decisions.h): list decided rows too (--all),
+	/* review decisions (cmd/decisions_cli.h): list decided rows too (--all),
 	 * and the branch whose queue is written (NULL: the first --onto) */
 	int show_decided;
 	const char *queue_branch;
-	/* the branch each --onto is for the decisions (index/decisions.h's
+	/* the branch each --onto is for the decisions (index/index_decisions.h's
 	 * identity: "21.11" for origin/21.11 or a tag on it), resolved once
 	 * when the branches are opened, and --branch's (queue_ident); the
 	 * --branch names of review (branch_named), which an --onto that is

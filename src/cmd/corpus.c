@@ -1,6 +1,6 @@
 /*
  * corpus.c - "stablesel corpus": the general model, trained on the
- * projects of a corpus (run/corpus.h; scripts/corpus.sh builds the
+ * projects of a corpus (run/corpus_rows.h; scripts/corpus.sh builds the
  * folder), and the leave-one-project-out table (eval/lopo.h).
  */
 #include <stdio.h>
@@ -10,9 +10,9 @@
 #include "cli.h"
 #include "eval/eval.h"
 #include "eval/lopo.h"
-#include "feature_store.h"
+#include "feature_store_cli.h"
 #include "models/model.h"
-#include "run/corpus.h"
+#include "run/corpus_rows.h"
 #include "util/atomic.h"
 #include "util/error.h"
 

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "feature_store.h"
+#include "feature_store_cli.h"
 #include "index/index.h"
 #include "labels/layout.h"
 #include "source/git.h"

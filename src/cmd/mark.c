@@ -1,13 +1,13 @@
 /*
  * mark.c - "stablesel mark": record review decisions from a script
- * (index/decisions.h; docs/review.md).
+ * (index/index_decisions.h; docs/review.md).
  */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "cli.h"
-#include "decisions.h"
+#include "decisions_cli.h"
 #include "run/decisions.h"
 #include "source/git.h"
 #include "source/ident.h"

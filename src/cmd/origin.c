@@ -19,7 +19,7 @@
 #include "cli.h"
 #include "history/histidx.h"
 #include "index/index.h"
-#include "run/origin.h"
+#include "run/origin_history.h"
 #include "run/releases.h"
 #include "util/error.h"
 #include "util/hexid.h"

@@ -1,6 +1,6 @@
 /*
  * report.c - "stablesel report": a ranking as one self-contained HTML
- * page (rank/report.h): the model's summary, a precision-recall curve when
+ * page (rank/report_html.h): the model's summary, a precision-recall curve when
  * labels are given, and the ranked commits, each opening to its reasons,
  * precedents, message and (capped) diff.
  *
@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "rank/report.h"
+#include "rank/report_html.h"
 #include "rank/rank.h"
 #include "util/atomic.h"
 #include "util/error.h"

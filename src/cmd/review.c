@@ -1,6 +1,6 @@
 /*
  * review.c - "stablesel review": the maintainer's interactive review on a
- * terminal (the loop is rank/review.h's; this file reads the keys and
+ * terminal (the loop is rank/review_loop.h's; this file reads the keys and
  * prints the screen), and its non-interactive forms: --export and
  * --import of the decisions as JSON (review_share.c), --failed-mail
  * (review_mail.c).  docs/review.md.
@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "decisions.h"
-#include "rank/review.h"
+#include "decisions_cli.h"
+#include "rank/review_loop.h"
 #include "review_share.h"
 #include "run/decisions.h"
 #include "run/review_cache.h"

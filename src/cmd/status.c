@@ -1,13 +1,13 @@
 /*
  * status.c - "stablesel status": the review decisions of each branch,
- * counted and listed per state (index/decisions.h; docs/review.md).
+ * counted and listed per state (index/index_decisions.h; docs/review.md).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
-#include "decisions.h"
+#include "decisions_cli.h"
 #include "util/error.h"
 #include "util/strbuf.h"
 
