@@ -387,7 +387,7 @@ free_all:
 	free(who);
 }
 
-int cmd_review(int argc, const char **argv)
+int cmd_review(int argc, const char **argv, const struct cli_context *ctx)
 {
 	const char *named[SS_RANK_MAX_BRANCHES], *export_file = NULL, *import_file = NULL;
 	const char *outdir = NULL, *cc = NULL;
@@ -424,7 +424,7 @@ int cmd_review(int argc, const char **argv)
 	 * out: part of what a kept ranking is kept under */
 	for (int i = 0; i < argc; i++)
 		ss_strbuf_addf(&cmdline, "%s\n", argv[i]);
-	nspecs = cli_parse_options(argc, argv, options, review_usage);
+	nspecs = cli_parse_options(ctx, argc, argv, options, review_usage);
 	if (export_file || import_file || failed_mail)
 		ss_strbuf_release(&cmdline);  /* no ranking to keep */
 	if (!!export_file + !!import_file + failed_mail > 1)
