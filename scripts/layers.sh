@@ -8,6 +8,12 @@
 # the commands and src/cmd/cli.h), which sits under src/stablesel.c (12):
 # no command depends on the main file.  Prints each include that runs back up and
 # exits 1 when there is one; run by `make test`.
+#
+# One name a file: a file name two folders of src/ share (impl.h, each
+# folder's private header, aside) makes "check.c" or "decisions.h" in a
+# comment, a log or a stack trace ambiguous; a command keeps the name of
+# its subcommand (src/cmd/check.c) and the core file gets another
+# (src/check/check_branch.c).  Each one is printed and fails too.
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -58,5 +64,9 @@ for f in $(find src -name '*.[ch]' | sort); do
 		fi
 	done
 done
-[ $bad = 0 ] && echo "layers: every include runs down"
+for name in $(find src -mindepth 2 -name '*.[ch]' ! -name impl.h -exec basename {} \; | sort | uniq -d); do
+	echo "layers: two folders of src/ have a file named $name:" $(find src -name "$name" | sort)
+	bad=1
+done
+[ $bad = 0 ] && echo "layers: every include runs down, every file name is one folder's"
 exit $bad

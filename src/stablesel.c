@@ -2,7 +2,8 @@
  * stablesel.c - the command table and what runs before a command:
  * --version, help (a command's help, man page, the command list), the bash
  * completion script (--completion-bash) and the command names
- * (--list-commands, for "make install").
+ * (--list-commands, for "make install"), each option of a command and
+ * where it is declared (--list-options CMD, for the tests).
  *
  * Like git's git.c: "stablesel <command> [options] [args]" looks the
  * command up in one table of name, function and one-line summary; each
@@ -27,7 +28,7 @@
 
 struct command {
 	const char *name;
-	int (*fn)(int argc, const char **argv);
+	int (*fn)(int argc, const char **argv, const struct cli_context *ctx);
 	const char *summary;
 };
 
@@ -73,14 +74,13 @@ static const struct command *find_command(const char *name)
 }
 
 /* Run a command in a mode of its option table (help, man page, option
- * list): its cli_parse_options() prints and exits 0. */
+ * list, declarations): its cli_parse_options() prints and exits 0. */
 static void run_parse_mode(const struct command *cmd, enum cli_parse_mode mode, const char *arg)
 {
 	const char *argv[3] = { cmd->name, arg, NULL };
+	const struct cli_context ctx = { mode, cmd->summary };
 
-	cli_parse_mode = mode;
-	cli_parse_summary = cmd->summary;
-	cmd->fn(arg ? 2 : 1, argv);
+	cmd->fn(arg ? 2 : 1, argv, &ctx);
 	/* a command always parses its options first */
 	die("%s did not parse its options", cmd->name);
 }
@@ -228,6 +228,13 @@ int main(int argc, const char **argv)
 			printf("%s\n", commands[i].name);
 		return cli_check_stdout(0);
 	}
+	/* each option of a command and where it is declared, a line each
+	 * (tests/test_shared_options.c) */
+	if (!strcmp(argv[1], "--list-options")) {
+		if (argc != 3 || !(cmd = find_command(argv[2])))
+			usage_die("--list-options takes one command");
+		run_parse_mode(cmd, CLI_PARSE_DECLS, NULL);
+	}
 	if (!strcmp(argv[1], "--completion-bash")) {
 		completion_bash();
 		return cli_check_stdout(0);
@@ -242,7 +249,7 @@ int main(int argc, const char **argv)
 	 * "| head" stops reading */
 	signal(SIGPIPE, SIG_DFL);
 	cli_blas_threads_init();
-	rc = cmd->fn(argc - 1, argv + 1);
+	rc = cmd->fn(argc - 1, argv + 1, NULL);
 	progress_done();
 	g_mime_shutdown();
 	git_libgit2_shutdown();

@@ -4,7 +4,7 @@
  * the project's own marker trailer when the rest of the history misleads
  * the model; a prior's weights are mixed in when they help on the
  * project's validation slice and left out when they mislead; the corpus
- * file is read strictly (run/corpus.h); leaving a project out
+ * file is read strictly (run/corpus_rows.h); leaving a project out
  * (eval/lopo.h) counts its test part right.
  */
 #include "testutil.h"
@@ -18,7 +18,7 @@
 #include "models/dataset.h"
 #include "models/metrics.h"
 #include "models/model.h"
-#include "run/corpus.h"
+#include "run/corpus_rows.h"
 #include "util/error.h"
 
 #define DAY 86400LL

@@ -1,7 +1,7 @@
 /*
  * test_commit_graph.c - git's commit-graph file as source/commit_graph.h
  * reads it, and the branch check's ancestry built from it
- * (check/check.c): a repository made with the git CLI whose history has
+ * (check/check_branch.c): a repository made with the git CLI whose history has
  * a merge, an octopus merge of three branches (the graph's extra-edge
  * list) and a branch that main never merged; `git commit-graph write
  * --reachable`, then three commits on main the file does not hold.

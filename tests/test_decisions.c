@@ -1,6 +1,6 @@
 /*
  * test_decisions.c - the review decisions kept in the index
- * (index/decisions.h) and the commands around them (mark, status, rank's
+ * (index/index_decisions.h) and the commands around them (mark, status, rank's
  * hiding and queue), on the repository tests/queuerepo.sh makes: state
  * transitions, a decision found again under another id by its patch id,
  * "backported" set by an index update once the branch takes the commit,
@@ -19,7 +19,7 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 
-#include "index/decisions.h"
+#include "index/index_decisions.h"
 #include "eval/eval.h"
 #include "index/index.h"
 #include "util/error.h"

@@ -5,7 +5,7 @@
  */
 #include "testutil.h"
 
-#include "rank/report.h"
+#include "rank/report_html.h"
 #include "util/strbuf.h"
 
 /* A whole file, which must exist (testutil.h reads it). */

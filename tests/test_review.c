@@ -1,6 +1,6 @@
 /*
  * test_review.c - the maintainer's review (docs/review.md): the loop of
- * rank/review.h on its own (keys in, decisions and screen out: accept,
+ * rank/review_loop.h on its own (keys in, decisions and screen out: accept,
  * reject with a note, defer, skip, diff, explanation, undo, help, quit);
  * "stablesel review" through a pseudo-terminal (forkpty) on
  * tests/queuerepo.sh's repository, with Ctrl-C in the middle keeping the
@@ -23,7 +23,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "rank/review.h"
+#include "rank/review_loop.h"
 #include "util/error.h"
 #include "testqueue.h"
 

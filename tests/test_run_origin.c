@@ -1,6 +1,6 @@
 /*
  * test_run_origin.c - what "origin" reads before it explains a commit,
- * without the CLI (run/origin.h): the history with the repository
+ * without the CLI (run/origin_history.h): the history with the repository
  * attached and the index's commits known; a commit read alone with its
  * diff; a merge, an unknown revision and a history that cannot be opened
  * told apart (SS_ESKIP: that commit only) from what stops the run.
@@ -10,7 +10,7 @@
 
 #include <git2.h>
 
-#include "run/origin.h"
+#include "run/origin_history.h"
 #include "util/error.h"
 
 static int setup(void **state)

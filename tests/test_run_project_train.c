@@ -14,7 +14,7 @@
 
 #include "models/dataset.h"
 #include "source/source.h"
-#include "run/project_model.h"
+#include "run/project_rules.h"
 #include "run/project_train.h"
 #include "util/error.h"
 

@@ -7,7 +7,7 @@
  * such as linux-6.6.y, or a tag such as v6.6.60); the commits may come
  * from any source (mainline repository, format-patch mails, a lore
  * archive): each commit's parsed hunks are placed on the blobs of the
- * branch's tree the way "git apply --check" places them (check.c), in
+ * branch's tree the way "git apply --check" places them (check_apply.c), in
  * memory, no working directory touched.
  *
  * "Already there" means the commit's own id is the branch revision or an

@@ -1,6 +1,6 @@
 /*
  * check_impl.h - what the files of src/check/ share (internal): a branch
- * check (check.c opens it), the blame cache (check_needs.c), and the
+ * check (check_branch.c opens it), the blame cache (check_needs.c), and the
  * look-ups one file makes of another's.
  */
 #ifndef SS_CHECK_IMPL_H
@@ -98,10 +98,10 @@ int ss_check_lines_owners(ss_check_lines *h, git_oid **own, size_t *nown, const 
 			  const char *path, int start, int lines);
 
 /* An id's first 64 bits, never 0 (ss_u64map's empty key): the key of
- * the branch's commits (check.c) and of a batch's walk (check_lines.c). */
+ * the branch's commits (check_branch.c) and of a batch's walk (check_lines.c). */
 uint64_t ss_check_oid_key(const git_oid *oid);
 
-/* Is the commit id in the branch (check.c)?  ss_check_in_branch without
+/* Is the commit id in the branch (check_branch.c)?  ss_check_in_branch without
  * its time. */
 int ss_check_in_branch_id(ss_check *ck, const char *id, char full_out[41]);
 

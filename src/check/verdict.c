@@ -1,6 +1,6 @@
 /*
  * verdict.c - one verdict per pick per branch (see verdict.h): the facts
- * gathered as the batch streams by (check.c's placement, targets, what
+ * gathered as the batch streams by (check_apply.c's placement, targets, what
  * the branch carries), decided once the picks are known.
  */
 #include <stdio.h>

@@ -87,7 +87,7 @@ static int check_one(ss_commit *c, void *data)
 	return 0;
 }
 
-int cmd_check(int argc, const char **argv)
+int cmd_check(int argc, const char **argv, const struct cli_context *ctx)
 {
 	struct check_run r = { 0 };
 	ss_check_options co = SS_CHECK_OPTIONS_INIT;
@@ -117,7 +117,7 @@ int cmd_check(int argc, const char **argv)
 
 	cli_source_args_init(&a);
 	cli_index_args_init(&ixa);
-	nspecs = cli_parse_options(argc, argv, options, check_usage);
+	nspecs = cli_parse_options(ctx, argc, argv, options, check_usage);
 	if (!onto_repo)
 		onto_repo = cli_repo_here("check");
 	if (!onto_repo)

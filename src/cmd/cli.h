@@ -1,7 +1,8 @@
 /*
  * cli.h - what the commands share: die(), error(), warning(), progress,
- * the option groups several commands take (each declared once, as a table
- * a command includes: parse-options.h), reading commits, output files.
+ * the option groups several commands take (each a table a command
+ * includes: parse-options.h; a single option several take is declared
+ * once in shared_options.c), reading commits, output files.
  *
  * Only src/cmd/ and src/stablesel.c include this file; the core never
  * prints or exits.  Exit codes (documented in the README):
@@ -22,6 +23,7 @@
 #include "parse-options.h"
 #include "rank/rank.h"
 #include "run/branches.h"
+#include "shared_options.h"
 #include "source/replay.h"
 #include "source/source.h"
 
@@ -117,53 +119,8 @@ typedef struct {
 	const char *file, *tags;
 } cli_releases;
 
-/*
- * The options several commands take, each declared once here (name,
- * value, help); a command's table gives the variable.  What a command
- * does without one goes in its group heading or usage text.  An option a
- * command takes once is a list of one there (the parser refuses a second).
- */
-#define CLI_OPT_DB(v) CLI_STRING(0, "db", (v), "FILE", \
-	"the project index (default: the one 'stablesel index' keeps in the repository, " \
-	"<gitdir>/stablesel/index.db)")
-#define CLI_OPT_RELEASES(v) CLI_STRING(0, "releases", (v), "FILE", \
-	"the releases, as 'tag sha date' lines")
-#define CLI_OPT_RELEASE_TAGS(v) CLI_STRING(0, "release-tags", (v), "GLOB", \
-	"with --repo: the releases are the repository's tags matching GLOB")
-#define CLI_OPT_STABLE(arr, n) CLI_STRLIST("stable", arr, (n), "SOURCE", \
-	"the stable tree: a repository with its branches, or an mbox of its commits")
-#define CLI_OPT_ONTO_REPO(v) CLI_STRING(0, "onto-repo", (v), "PATH", \
-	"the repository holding the stable branches and their mainline")
-#define CLI_OPT_ONTO(arr, n) CLI_STRLIST("onto", arr, (n), "BRANCH", \
-	"the stable branch: local, remote-tracking (origin/22.11), tag or id")
-#define CLI_OPT_ONTO_UPSTREAM(v) CLI_STRING(0, "onto-upstream", (v), "REF", \
-	"the mainline the branches fork from; their own commits are those it lacks " \
-	"(default: the mainline the project index found, else HEAD of --onto-repo)")
-
-/* --repo PATH: every command that reads a repository, or its index (a
- * callback where the source options need it set twice). */
-#define CLI_HELP_REPO "the git repository (default: the one you stand in)"
-#define CLI_OPT_REPO(v) CLI_STRING(0, "repo", (v), "PATH", CLI_HELP_REPO)
-#define CLI_OPT_LABELS(v) CLI_STRING(0, "labels", (v), "FILE", \
-	"the labels TSV (\"stablesel label\" writes it): which commits reached stable")
-#define CLI_OPT_LABEL_COLUMN(v) CLI_STRING(0, "label-column", (v), "NAME", \
-	"the column of --labels that holds the label")
-#define CLI_OPT_KEEP_COPIES(v) CLI_FLAG(0, "keep-copies", (v), \
-	"every copy of a patch (rebased, cherry-picked, re-sent) counts, not one per patch")
-#define CLI_OPT_PROJECT_MODEL(v) CLI_STRING(0, "project-model", (v), "FILE", \
-	"the project model's file (default: <gitdir>/stablesel/project.model): rank, " \
-	"report and review train it there without --model, explain reads it")
-
-/* --branch BRANCH of the commands that keep decisions (mark, status,
- * review): a list */
-#define CLI_OPT_DECISION_BRANCH(arr, n) CLI_STRLIST("branch", arr, (n), "BRANCH", \
-	"the stable branch the decisions are for (default: review's --onto branches, else " \
-	"every live stable branch of the index)")
-
-#define CLI_OPT_AS_OF(v) CLI_DATE("as-of", (v), \
-	"read everything as it was known at DATE (its start, UTC; or YYYY-MM-DDTHH:MM): the " \
-	"commits committed, the backports, releases and review decisions of the index by " \
-	"then, the branches at their tips of then")
+/* The options several commands take, each declared once:
+ * shared_options.h (CLI_OPT_DB(&db) ...). */
 
 /*
  * The project index options ("Project index"): --db FILE and --no-index.
@@ -363,11 +320,11 @@ typedef struct {
 	const char *onto_asked[SS_RANK_MAX_BRANCHES];
 	size_t nonto;
 	int queue_extras;       /* read prerequisites the ranking lacks (mbox) */
-	/* review decisions (cmd/decisions.h): list decided rows too (--all),
+	/* review decisions (cmd/decisions_cli.h): list decided rows too (--all),
 	 * and the branch whose queue is written (NULL: the first --onto) */
 	int show_decided;
 	const char *queue_branch;
-	/* the branch each --onto is for the decisions (index/decisions.h's
+	/* the branch each --onto is for the decisions (index/index_decisions.h's
 	 * identity: "21.11" for origin/21.11 or a tag on it), resolved once
 	 * when the branches are opened, and --branch's (queue_ident); the
 	 * --branch names of review (branch_named), which an --onto that is
@@ -418,12 +375,6 @@ ss_model *cli_project_model_kept(const char *project_model, const char *repo, ss
 /* The rows an output lists after selection: shown, or proposed (mbox). */
 size_t cli_ranking_rows(const cli_ranking *k, int picks_only);
 
-/* --model FILE of rank, report and explain (one text for all three). */
-#define CLI_MODEL(v) CLI_STRING(0, "model", (v), "MODEL", \
-	"the model file \"stablesel train\" wrote (default: rank and report train one for " \
-	"the project when its stable tree is known, explain uses the one rank kept; else " \
-	"the built-in one)")
-
 /*
  * Output files (util/atomic.h), opened before the work so that a bad path
  * (empty, a directory, a missing or unwritable directory, a write-protected
@@ -454,20 +405,20 @@ void cli_print_calibration(const ss_model *m);
 const char *cli_builtin_words(const ss_model *m);
 
 /* Subcommands. */
-int cmd_log(int argc, const char **argv);
-int cmd_label(int argc, const char **argv);
-int cmd_train(int argc, const char **argv);
-int cmd_corpus(int argc, const char **argv);
-int cmd_eval(int argc, const char **argv);
-int cmd_rank(int argc, const char **argv);
-int cmd_explain(int argc, const char **argv);
-int cmd_origin(int argc, const char **argv);
-int cmd_index(int argc, const char **argv);
-int cmd_where(int argc, const char **argv);
-int cmd_mark(int argc, const char **argv);
-int cmd_status(int argc, const char **argv);
-int cmd_review(int argc, const char **argv);
-int cmd_check(int argc, const char **argv);
-int cmd_report(int argc, const char **argv);
+int cmd_log(int argc, const char **argv, const struct cli_context *ctx);
+int cmd_label(int argc, const char **argv, const struct cli_context *ctx);
+int cmd_train(int argc, const char **argv, const struct cli_context *ctx);
+int cmd_corpus(int argc, const char **argv, const struct cli_context *ctx);
+int cmd_eval(int argc, const char **argv, const struct cli_context *ctx);
+int cmd_rank(int argc, const char **argv, const struct cli_context *ctx);
+int cmd_explain(int argc, const char **argv, const struct cli_context *ctx);
+int cmd_origin(int argc, const char **argv, const struct cli_context *ctx);
+int cmd_index(int argc, const char **argv, const struct cli_context *ctx);
+int cmd_where(int argc, const char **argv, const struct cli_context *ctx);
+int cmd_mark(int argc, const char **argv, const struct cli_context *ctx);
+int cmd_status(int argc, const char **argv, const struct cli_context *ctx);
+int cmd_review(int argc, const char **argv, const struct cli_context *ctx);
+int cmd_check(int argc, const char **argv, const struct cli_context *ctx);
+int cmd_report(int argc, const char **argv, const struct cli_context *ctx);
 
 #endif

@@ -45,7 +45,7 @@ void cli_source_args_init(cli_source_args *a)
 	{
 		const struct cli_option t[] = {
 			CLI_GROUP("Sources (SOURCE: an mbox, .gz or .zst, a maildir, '-', or git:PATH)"),
-			CLI_CALLBACK("repo", "PATH", CLI_HELP_REPO, repo_cb, a),
+			CLI_OPT_REPO_CB(repo_cb, a),
 			CLI_STRLIST("rev", a->revs, &a->opts.nrevs, "REV",
 				    "with --repo: the revisions to walk (A..B, ^A, B; default HEAD)"),
 			CLI_FLAG(0, "mask-stable-tags", &a->opts.mask_stable_tags,
@@ -296,7 +296,7 @@ void cli_train_args_init(cli_train_args *t)
 			CLI_REAL("val-share", &t->o.val_share, "F", 0.01, 0.9,
 				 "the newest share of training commits that validates"),
 			CLI_REAL("seed", &t->seed, "N", 0, 1e15, "random seed"),
-			CLI_INT("threads", &t->o.threads, "N", 1, 64, "worker threads"),
+			CLI_OPT_THREADS(&t->o.threads),
 			CLI_SET_INT(0, "refit", &t->o.refit, 1, "refit on all training commits after validation"),
 			CLI_SET_INT(0, "no-refit", &t->o.refit, 0,
 				    "keep the model trained without the validation commits"),
@@ -304,7 +304,7 @@ void cli_train_args_init(cli_train_args *t)
 				 "choose the threshold for this precision"),
 			CLI_PROB("target-recall", &t->target_recall, "R", "choose the threshold for this recall"),
 			CLI_GROUP("Training: linear"),
-			CLI_REAL("C", &t->o.C, "F", 1e-6, 1e6, "the cost (default: chosen on validation)"),
+			CLI_OPT_COST(&t->o.C),
 			CLI_FLAG(0, "balance", &t->o.linear_balance, "weight the classes by inverse frequency"),
 			CLI_INT("near", &t->o.near, "K", 0, SS_NEAR_K_MAX,
 				"try the K nearest past decisions as evidence (0: no; the project model tries 10)"),

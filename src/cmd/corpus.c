@@ -1,6 +1,6 @@
 /*
  * corpus.c - "stablesel corpus": the general model, trained on the
- * projects of a corpus (run/corpus.h; scripts/corpus.sh builds the
+ * projects of a corpus (run/corpus_rows.h; scripts/corpus.sh builds the
  * folder), and the leave-one-project-out table (eval/lopo.h).
  */
 #include <stdio.h>
@@ -10,9 +10,9 @@
 #include "cli.h"
 #include "eval/eval.h"
 #include "eval/lopo.h"
-#include "feature_store.h"
+#include "feature_store_cli.h"
 #include "models/model.h"
-#include "run/corpus.h"
+#include "run/corpus_rows.h"
 #include "util/atomic.h"
 #include "util/error.h"
 
@@ -222,7 +222,7 @@ static void train_general(const ss_dataset *d, ss_corpus *c, const ss_train_opti
 	free(idx);
 }
 
-int cmd_corpus(int argc, const char **argv)
+int cmd_corpus(int argc, const char **argv, const struct cli_context *ctx)
 {
 	const char *list = NULL, *dir = NULL, *output = NULL, *only = NULL;
 	const char *data = "../shared/data";
@@ -244,8 +244,8 @@ int cmd_corpus(int argc, const char **argv)
 		CLI_FLAG(0, "leave-one-out", &lopo, "hold each project out in turn and print the table"),
 		CLI_REAL("test-share", &test_share, "F", 0.05, 0.9,
 			 "with --leave-one-out: the newest share of a project that is tested"),
-		CLI_REAL("C", &C, "F", 1e-6, 1e6, "the linear cost (default: chosen on validation)"),
-		CLI_INT("threads", &threads, "N", 1, 64, "worker threads"),
+		CLI_OPT_COST(&C),
+		CLI_OPT_THREADS(&threads),
 		CLI_END(),
 	};
 	ss_feat_options fo = SS_FEAT_OPTIONS_INIT;
@@ -255,7 +255,7 @@ int cmd_corpus(int argc, const char **argv)
 	ss_lopo_row rows[SS_CORPUS_MAX];
 	size_t i;
 
-	if (cli_parse_options(argc, argv, options, corpus_usage))
+	if (cli_parse_options(ctx, argc, argv, options, corpus_usage))
 		usage_die("unexpected operand '%s'", argv[0]);
 	if (!list || !dir)
 		usage_die("--list FILE and --dir DIR are required");

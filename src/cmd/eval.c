@@ -66,7 +66,7 @@ static size_t parse_models(ss_model_kind *out, const char *list)
 	return n;
 }
 
-int cmd_eval(int argc, const char **argv)
+int cmd_eval(int argc, const char **argv, const struct cli_context *ctx)
 {
 	static const char *const formats[] = { "text", "json", NULL };
 	const char *train[64], *test[64];
@@ -91,8 +91,8 @@ int cmd_eval(int argc, const char **argv)
 		CLI_INCLUDE(hist.options),
 		CLI_INCLUDE(t.options),
 		CLI_GROUP("Output"),
-		CLI_CHOICE("format", &format, "text|json", formats, "the table as text or JSON"),
-		CLI_STRING(0, "title", &title, "TEXT", "a title for the results"),
+		CLI_OPT_FORMAT(&format, "text|json", formats, "the table as text or JSON"),
+		CLI_OPT_TITLE(&title, "a title for the results"),
 		CLI_STRING(0, "scores", &scores, "TSV", "also write every test commit's score to TSV"),
 		CLI_STRING(0, "dump-features", &dump, "PREFIX",
 			   "also write the rows linear sees to PREFIX.svm, PREFIX.meta, PREFIX.dense"),
@@ -114,7 +114,7 @@ int cmd_eval(int argc, const char **argv)
 	cli_source_args_init(&src);
 	cli_history_args_init(&hist);
 	cli_train_args_init(&t);
-	nspecs = cli_parse_options(argc, argv, options, eval_usage);
+	nspecs = cli_parse_options(ctx, argc, argv, options, eval_usage);
 	nkinds = parse_models(kinds, models);
 	if (split && (ntrain || ntest))
 		usage_die("use either --split-date or --train/--test");

@@ -124,7 +124,7 @@ static int explain_one(ss_commit *c, void *data)
 	return 0;
 }
 
-int cmd_explain(int argc, const char **argv)
+int cmd_explain(int argc, const char **argv, const struct cli_context *ctx)
 {
 	const char *want[256], *model = NULL, *project_model = NULL, *revs[2];
 	char *kept = NULL, date[16], mainline[256];
@@ -152,7 +152,7 @@ int cmd_explain(int argc, const char **argv)
 	x.top = 12;
 	cli_source_args_init(&src);
 	cli_history_args_init(&hist);
-	nargs = cli_parse_options(argc, argv, options, explain_usage);
+	nargs = cli_parse_options(ctx, argc, argv, options, explain_usage);
 	/* hex words name commits, anything else a source */
 	specs = argv;
 	for (a = 0; a < nargs; a++) {

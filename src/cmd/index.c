@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "feature_store.h"
+#include "feature_store_cli.h"
 #include "index/index.h"
 #include "labels/layout.h"
 #include "source/git.h"
@@ -120,7 +120,7 @@ static void refused_update(ss_index *ix)
 	die("%s", msg);
 }
 
-int cmd_index(int argc, const char **argv)
+int cmd_index(int argc, const char **argv, const struct cli_context *ctx)
 {
 	ss_index_options opts = SS_INDEX_OPTIONS_INIT;
 	const char *db = NULL, *eol = NULL;
@@ -140,10 +140,9 @@ int cmd_index(int argc, const char **argv)
 		CLI_STRING(0, "mainline", &opts.mainline, "REF",
 			   "the mainline branch (default: found from the graph: the branch the "
 			   "others fork from, reaching the most commits and release tags)"),
-		CLI_STRING(0, "branches", &opts.branches, "GLOB",
-			   "the stable branches (default: git config stablesel.branches, else every "
-			   "other branch with backport lines, staging and end-of-life ones not as "
-			   "targets)"),
+		CLI_OPT_BRANCHES(&opts.branches,
+				 "git config stablesel.branches, else every other branch with "
+				 "backport lines, staging and end-of-life ones not as targets"),
 		CLI_STRING(0, "eol", &eol, "AGE",
 			   "a stable branch with no commit for AGE before the newest stable release "
 			   "is end of life, no default target: 180d, 18m, 2y, never (default: git "
@@ -158,7 +157,7 @@ int cmd_index(int argc, const char **argv)
 		CLI_END(),
 	};
 
-	nspecs = cli_parse_options(argc, argv, options, index_usage);
+	nspecs = cli_parse_options(ctx, argc, argv, options, index_usage);
 	/* "index DIR" of a repository means --repo DIR */
 	if (nspecs == 1 && !opts.repo && is_repository(argv[0])) {
 		opts.repo = argv[0];

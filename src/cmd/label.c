@@ -24,7 +24,7 @@ static const char *const label_usage[] = {
 	NULL
 };
 
-int cmd_label(int argc, const char **argv)
+int cmd_label(int argc, const char **argv, const struct cli_context *ctx)
 {
 	ss_backports_options opts = SS_BACKPORTS_OPTIONS_INIT;
 	const char *patterns[32], *stable[32], *output = "-";
@@ -34,8 +34,7 @@ int cmd_label(int argc, const char **argv)
 	struct cli_option options[] = {
 		CLI_GROUP("Stable tree (--releases names an mbox's series by date; --db reads the backports from that project index)"),
 		CLI_OPT_STABLE(stable, &nstable),
-		CLI_STRING(0, "branches", &opts.branches, "GLOB",
-			   "the stable branches of a repository (default: all but the mainline)"),
+		CLI_OPT_BRANCHES(&opts.branches, "all but the mainline"),
 		CLI_STRING(0, "upstream-ref", &opts.upstream_ref, "REF",
 			   "the mainline ref the stable branches fork from (default: HEAD)"),
 		CLI_STRLIST("upstream-pattern", patterns, &opts.npatterns, "REGEX",
@@ -52,7 +51,7 @@ int cmd_label(int argc, const char **argv)
 	ss_backports *l;
 
 	opts.patterns = patterns;
-	if (cli_parse_options(argc, argv, options, label_usage))
+	if (cli_parse_options(ctx, argc, argv, options, label_usage))
 		usage_die("unexpected argument '%s'", argv[0]);
 	if (use_index && nstable != 1)
 		usage_die("--index reads the index of one --stable repository");

@@ -117,7 +117,7 @@ static int print_commit(ss_commit *c, void *data)
 	return 0;
 }
 
-int cmd_log(int argc, const char **argv)
+int cmd_log(int argc, const char **argv, const struct cli_context *ctx)
 {
 	struct log_opts o = { 0, 0, SS_STRBUF_INIT, SS_STRBUF_INIT };
 	cli_source_args a;
@@ -131,7 +131,7 @@ int cmd_log(int argc, const char **argv)
 	int nspecs;
 
 	cli_source_args_init(&a);
-	nspecs = cli_parse_options(argc, argv, options, log_usage);
+	nspecs = cli_parse_options(ctx, argc, argv, options, log_usage);
 	cli_source_default(&a, nspecs, "log", 1);
 	cli_for_each_commit(&a, argv, nspecs, print_commit, &o);
 	ss_strbuf_release(&o.sb);

@@ -1,13 +1,13 @@
 /*
  * mark.c - "stablesel mark": record review decisions from a script
- * (index/decisions.h; docs/review.md).
+ * (index/index_decisions.h; docs/review.md).
  */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "cli.h"
-#include "decisions.h"
+#include "decisions_cli.h"
 #include "run/decisions.h"
 #include "source/git.h"
 #include "source/ident.h"
@@ -54,7 +54,7 @@ static const char *const mark_usage[] = {
 	NULL
 };
 
-int cmd_mark(int argc, const char **argv)
+int cmd_mark(int argc, const char **argv, const struct cli_context *ctx)
 {
 	static const char *const verbs[] = { "accept", "reject", "defer", "queue", "fail", "reset", NULL };
 	static const ss_decision_state states[] = { SS_DECISION_ACCEPTED, SS_DECISION_REJECTED,
@@ -75,7 +75,7 @@ int cmd_mark(int argc, const char **argv)
 	};
 	ss_index *ix;
 
-	nargs = cli_parse_options(argc, argv, options, mark_usage);
+	nargs = cli_parse_options(ctx, argc, argv, options, mark_usage);
 	if (nargs < 2)
 		usage_die("name a decision (accept, reject, defer, queue, fail, reset) and a COMMIT");
 	for (verb = 0; verbs[verb] && strcmp(verbs[verb], argv[0]); verb++)

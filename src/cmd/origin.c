@@ -19,7 +19,7 @@
 #include "cli.h"
 #include "history/histidx.h"
 #include "index/index.h"
-#include "run/origin.h"
+#include "run/origin_history.h"
 #include "run/releases.h"
 #include "util/error.h"
 #include "util/hexid.h"
@@ -219,7 +219,7 @@ static void explain(ss_histidx *h, const ss_commit *c, const ss_releases *rel, i
 	print_summary(&f, blame);
 }
 
-int cmd_origin(int argc, const char **argv)
+int cmd_origin(int argc, const char **argv, const struct cli_context *ctx)
 {
 	const char *specs[MAX_ARGS];
 	struct wanted w[MAX_ARGS];
@@ -241,7 +241,7 @@ int cmd_origin(int argc, const char **argv)
 
 	cli_source_args_init(&a);
 	cli_history_args_init(&hist);
-	nargs = cli_parse_options(argc, argv, options, origin_usage);
+	nargs = cli_parse_options(ctx, argc, argv, options, origin_usage);
 	history = hist.specs;
 	nhistory = hist.n;
 	if (nargs > MAX_ARGS)

@@ -18,9 +18,6 @@
 #include "parse-options.h"
 #include "util/suggest.h"
 
-enum cli_parse_mode cli_parse_mode = CLI_PARSE_ARGS;
-const char *cli_parse_summary;
-
 /* What every command takes: appended to each table. */
 static const struct cli_option common_options[] = {
 	CLI_GROUP("Common options"),
@@ -30,11 +27,19 @@ static const struct cli_option common_options[] = {
 	CLI_END(),
 };
 
-/* The table and usage usage_die() shows (the last cli_parse_options()),
- * and its command's name. */
-static const struct cli_option *cur_options;
-static const char *const *cur_usage;
-static const char *cur_command;
+/*
+ * The table and usage usage_die() shows (the last cli_parse_options()),
+ * and its command's name: the parser's one state.  usage_die() is
+ * called after the parse too, from the checks across options in the
+ * commands and their groups (cmd/common.c), which do not see the table;
+ * git passes it (usage_with_options()), which would mean the table in
+ * every check's arguments.
+ */
+static struct {
+	const struct cli_option *options;
+	const char *const *usage;
+	const char *command;
+} current;
 
 /* ---- walking a table with its includes -------------------------------- */
 
@@ -44,7 +49,42 @@ struct walk {
 	const struct cli_option *stack[MAX_DEPTH];
 	int depth;
 	int common;   /* the common options were started */
+	/* a shared option as the table uses it (resolve()), valid until the
+	 * next walk_next() */
+	struct cli_option use;
+	char help[1024];
 };
+
+/* The shared declaration of a CLI_OPT_USE entry u with u's value: what
+ * the parser, the help and the man page see (parse-options.h). */
+static const struct cli_option *resolve(struct walk *w, const struct cli_option *u)
+{
+	const struct cli_option *d = u->shared;
+
+	w->use = *d;
+	w->use.shared = d;
+	w->use.value = u->value;
+	if (u->count) {
+		w->use.count = u->count;
+		w->use.max = u->max;
+	}
+	if (u->cb) {
+		w->use.type = CLI_OPT_CALLBACK;
+		w->use.cb = u->cb;
+		w->use.defval = u->defval;
+	}
+	if (!d->help)
+		w->use.help = u->help;
+	if (!d->argh)
+		w->use.argh = u->argh;
+	if (!d->choices)
+		w->use.choices = u->choices;
+	if (u->dflt) {
+		snprintf(w->help, sizeof(w->help), "%s (default: %s)", d->help, u->dflt);
+		w->use.help = w->help;
+	}
+	return &w->use;
+}
 
 static void walk_start(struct walk *w, const struct cli_option *options)
 {
@@ -76,6 +116,8 @@ static const struct cli_option *walk_next(struct walk *w)
 				w->stack[++w->depth] = o->include;
 			continue;
 		}
+		if (o->type == CLI_OPT_USE)
+			return resolve(w, o);
 		return o;
 	}
 }
@@ -191,12 +233,12 @@ static void print_short_usage(FILE *f)
 {
 	int i;
 
-	if (!cur_usage) {
+	if (!current.usage) {
 		fprintf(f, "usage: stablesel [--version] [help] <command> [options] [args]\n");
 		return;
 	}
-	for (i = 0; cur_usage[i] && cur_usage[i][0]; i++)
-		print_form(f, i ? "   or: " : "usage: ", cur_usage[i], cur_options);
+	for (i = 0; current.usage[i] && current.usage[i][0]; i++)
+		print_form(f, i ? "   or: " : "usage: ", current.usage[i], current.options);
 }
 
 void usage_die(const char *fmt, ...)
@@ -257,7 +299,7 @@ static void unknown_option(const struct cli_option *options, const char *typed, 
 		fprintf(stderr, "; did you mean '%s'?", form);
 	}
 	fprintf(stderr, "\nhint: 'stablesel %s -h' lists the options\n",
-		cur_command ? cur_command : "<command>");
+		current.command ? current.command : "<command>");
 	exit(SS_EXIT_USAGE);
 }
 
@@ -435,6 +477,25 @@ static void list_options(const struct cli_option *options)
 	}
 }
 
+/*
+ * One line an option: --name (or -o), its value's name ("-": none),
+ * where it is declared (the shared declaration's file and line for a
+ * shared one), its help; for tests/test_shared_options.c.
+ */
+static void list_declarations(const struct cli_option *options)
+{
+	const struct cli_option *o;
+	struct walk w;
+
+	walk_start(&w, options);
+	while ((o = walk_next(&w))) {
+		if (o->type == CLI_OPT_GROUP)
+			continue;
+		printf("%s\t%s\t%s\t%s\n", cli_option_name(o), o->argh ? o->argh : "-",
+		       o->shared ? o->shared->site : o->site, o->help);
+	}
+}
+
 /* ---- parsing ------------------------------------------------------------ */
 
 static void bad_value(const struct cli_option *o, const char *fmt, const char *v)
@@ -523,21 +584,26 @@ static void print_help_exit(const struct cli_option *options, const char *const 
 	cli_exit(0);
 }
 
-int cli_parse_options(int argc, const char **argv, const struct cli_option *options,
-		      const char *const *usage)
+int cli_parse_options(const struct cli_context *ctx, int argc, const char **argv,
+		      const struct cli_option *options, const char *const *usage)
 {
 	int i, n = 0, only_operands = 0;
 
-	cur_options = options;
-	cur_usage = usage;
-	cur_command = argv[0];
-	if (cli_parse_mode == CLI_PARSE_MAN) {
-		cli_options_man(stdout, argv[0], cli_parse_summary, options, usage);
+	current.options = options;
+	current.usage = usage;
+	current.command = argv[0];
+	switch (ctx ? ctx->mode : CLI_PARSE_ARGS) {
+	case CLI_PARSE_MAN:
+		cli_options_man(stdout, argv[0], ctx->summary, options, usage);
 		cli_exit(0);
-	}
-	if (cli_parse_mode == CLI_PARSE_LIST) {
+	case CLI_PARSE_LIST:
 		list_options(options);
 		cli_exit(0);
+	case CLI_PARSE_DECLS:
+		list_declarations(options);
+		cli_exit(0);
+	case CLI_PARSE_ARGS:
+		break;
 	}
 	for (i = 1; i < argc; i++) {
 		const char *arg = argv[i], *val = NULL, *eq = NULL;

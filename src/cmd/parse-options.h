@@ -9,7 +9,9 @@
  * point at the command's own variables, so tables live in the command
  * function (automatic arrays) or, for option groups several commands
  * share, in the group's struct (cli.h), filled by its _init() and pulled
- * into a command's table with CLI_INCLUDE().
+ * into a command's table with CLI_INCLUDE().  A single option several
+ * commands take is declared once (shared_options.c) and named in each
+ * table with the command's variable (CLI_USE()).
  *
  * Usage strings: a NULL-terminated array; the lines before the first ""
  * are the usage forms ("stablesel rank [options] [SOURCE...]"), the lines
@@ -26,6 +28,8 @@ enum cli_option_type {
 	CLI_OPT_END,
 	CLI_OPT_GROUP,     /* a heading in the help */
 	CLI_OPT_INCLUDE,   /* the options of another table (include) */
+	CLI_OPT_USE,       /* an option declared once for several commands (shared): this
+			    * table's value for it (shared_options.h) */
 	CLI_OPT_FLAG,      /* int *value = defval */
 	CLI_OPT_NEGFLAG,   /* --NAME: int *value = 1; --no-NAME: 0 */
 	CLI_OPT_STRING,    /* const char **value */
@@ -57,42 +61,96 @@ struct cli_option {
 	cli_option_cb cb;
 	intptr_t defval;         /* CLI_OPT_FLAG: the value set; CALLBACK: the callback's data */
 	const struct cli_option *include; /* CLI_OPT_INCLUDE */
+	/*
+	 * Where the option is declared: CLI_OPT_USE names the shared
+	 * declaration (shared_options.c), whose name, argument and help the
+	 * table takes (the parser, the help and the man page see the shared
+	 * entry with this table's value; shared is kept in what they see);
+	 * any other option is declared where it stands, site its file and
+	 * line.  Two declarations of one long name are what
+	 * tests/test_shared_options.c refuses.
+	 */
+	const struct cli_option *shared;
+	const char *site;
+	/* CLI_OPT_USE of a shared option whose default is each command's:
+	 * " (default: ...)" after the shared help */
+	const char *dflt;
 };
 
-#define CLI_END() { CLI_OPT_END, NULL, 0, NULL, NULL, NULL, NULL, 0, 0, NULL, NULL, 0, NULL }
-#define CLI_GROUP(h) { CLI_OPT_GROUP, NULL, 0, NULL, (h), NULL, NULL, 0, 0, NULL, NULL, 0, NULL }
-#define CLI_INCLUDE(t) { CLI_OPT_INCLUDE, NULL, 0, NULL, NULL, NULL, NULL, 0, 0, NULL, NULL, 0, (t) }
-#define CLI_FLAG(s, l, v, h) { CLI_OPT_FLAG, (l), (s), NULL, (h), (v), NULL, 0, 0, NULL, NULL, 1, NULL }
-#define CLI_SET_INT(s, l, v, val, h) \
-	{ CLI_OPT_FLAG, (l), (s), NULL, (h), (v), NULL, 0, 0, NULL, NULL, (val), NULL }
-#define CLI_NEGFLAG(l, v, h) { CLI_OPT_NEGFLAG, (l), 0, NULL, (h), (v), NULL, 0, 0, NULL, NULL, 1, NULL }
-#define CLI_STRING(s, l, v, a, h) \
-	{ CLI_OPT_STRING, (l), (s), (a), (h), (v), NULL, 0, 0, NULL, NULL, 0, NULL }
+#define CLI_STR_(x) #x
+#define CLI_STR(x) CLI_STR_(x)
+#define CLI_SITE __FILE__ ":" CLI_STR(__LINE__)
+
+#define CLI_END() { .type = CLI_OPT_END }
+#define CLI_GROUP(h) { .type = CLI_OPT_GROUP, .help = (h) }
+#define CLI_INCLUDE(t) { .type = CLI_OPT_INCLUDE, .include = (t) }
+#define CLI_ENTRY(ty, s, l, a, h, v, ...) \
+	{ .type = (ty), .long_name = (l), .short_name = (s), .argh = (a), .help = (h), \
+	  .value = (v), .site = CLI_SITE, __VA_ARGS__ }
+#define CLI_FLAG(s, l, v, h) CLI_ENTRY(CLI_OPT_FLAG, (s), (l), NULL, (h), (v), .defval = 1)
+#define CLI_SET_INT(s, l, v, val, h) CLI_ENTRY(CLI_OPT_FLAG, (s), (l), NULL, (h), (v), .defval = (val))
+#define CLI_NEGFLAG(l, v, h) CLI_ENTRY(CLI_OPT_NEGFLAG, 0, (l), NULL, (h), (v), .defval = 1)
+#define CLI_STRING(s, l, v, a, h) CLI_ENTRY(CLI_OPT_STRING, (s), (l), (a), (h), (v), .defval = 0)
 /* A string whose value may be left out when an option or nothing
  * follows: then *v = dflt. */
 #define CLI_STRING_DEFAULT(l, v, a, dflt, h) \
-	{ CLI_OPT_STRING, (l), 0, (a), (h), (v), NULL, 0, 0, NULL, NULL, (intptr_t)(dflt), NULL }
+	CLI_ENTRY(CLI_OPT_STRING, 0, (l), (a), (h), (v), .defval = (intptr_t)(dflt))
 #define CLI_STRLIST(l, arr, n, a, h) \
-	{ CLI_OPT_STRLIST, (l), 0, (a), (h), (arr), (n), 0, \
-	  (double)(sizeof(arr) / sizeof((arr)[0])), NULL, NULL, 0, NULL }
+	CLI_ENTRY(CLI_OPT_STRLIST, 0, (l), (a), (h), (arr), .count = (n), \
+		  .max = (double)(sizeof(arr) / sizeof((arr)[0])))
 #define CLI_COUNT(l, v, a, lo, hi, h) \
-	{ CLI_OPT_COUNT, (l), 0, (a), (h), (v), NULL, (double)(lo), (double)(hi), NULL, NULL, 0, NULL }
+	CLI_ENTRY(CLI_OPT_COUNT, 0, (l), (a), (h), (v), .min = (double)(lo), .max = (double)(hi))
 #define CLI_INT(l, v, a, lo, hi, h) \
-	{ CLI_OPT_INT, (l), 0, (a), (h), (v), NULL, (double)(lo), (double)(hi), NULL, NULL, 0, NULL }
+	CLI_ENTRY(CLI_OPT_INT, 0, (l), (a), (h), (v), .min = (double)(lo), .max = (double)(hi))
 #define CLI_REAL(l, v, a, lo, hi, h) \
-	{ CLI_OPT_REAL, (l), 0, (a), (h), (v), NULL, (lo), (hi), NULL, NULL, 0, NULL }
+	CLI_ENTRY(CLI_OPT_REAL, 0, (l), (a), (h), (v), .min = (lo), .max = (hi))
 #define CLI_PROB(l, v, a, h) CLI_REAL(l, v, a, 0.0, 1.0, h)
-#define CLI_DATE(l, v, h) \
-	{ CLI_OPT_DATE, (l), 0, "DATE", (h), (v), NULL, 0, 0, NULL, NULL, 0, NULL }
-#define CLI_CHOICE(l, v, a, c, h) \
-	{ CLI_OPT_CHOICE, (l), 0, (a), (h), (v), NULL, 0, 0, (c), NULL, 0, NULL }
+#define CLI_DATE(l, v, h) CLI_ENTRY(CLI_OPT_DATE, 0, (l), "DATE", (h), (v), .defval = 0)
+#define CLI_CHOICE(l, v, a, c, h) CLI_ENTRY(CLI_OPT_CHOICE, 0, (l), (a), (h), (v), .choices = (c))
 #define CLI_CALLBACK(l, a, h, fn, data) \
-	{ CLI_OPT_CALLBACK, (l), 0, (a), (h), NULL, NULL, 0, 0, NULL, (fn), (intptr_t)(data), NULL }
-/* -o FILE, --output FILE: every command that writes a file names it so */
-#define CLI_OUTPUT(v, h) CLI_STRING('o', "output", (v), "FILE", (h))
+	CLI_ENTRY(CLI_OPT_CALLBACK, 0, (l), (a), (h), NULL, .cb = (fn), .defval = (intptr_t)(data))
+
+/*
+ * A shared option (declared once in shared_options.c, named by the
+ * macros of shared_options.h) in a command's table, with the command's
+ * variable: CLI_USE for a value, CLI_USE_LIST for a list (its size is
+ * the limit), CLI_USE_CB for a callback (data its opt->defval);
+ * CLI_USE_HELP for one whose help says what this command writes (the
+ * shared declaration leaves help, or a CHOICE's values, to the command);
+ * CLI_USE_DEFAULT for one whose default is the command's.
+ */
+#define CLI_USE(decl, v) { .type = CLI_OPT_USE, .shared = (decl), .value = (v) }
+#define CLI_USE_LIST(decl, arr, n) \
+	{ .type = CLI_OPT_USE, .shared = (decl), .value = (arr), .count = (n), \
+	  .max = (double)(sizeof(arr) / sizeof((arr)[0])) }
+#define CLI_USE_CB(decl, fn, data) \
+	{ .type = CLI_OPT_USE, .shared = (decl), .cb = (fn), .defval = (intptr_t)(data) }
+#define CLI_USE_HELP(decl, v, h) { .type = CLI_OPT_USE, .shared = (decl), .value = (v), .help = (h) }
+#define CLI_USE_CHOICE(decl, v, a, c, h) \
+	{ .type = CLI_OPT_USE, .shared = (decl), .value = (v), .argh = (a), .choices = (c), \
+	  .help = (h) }
+#define CLI_USE_DEFAULT(decl, v, d) { .type = CLI_OPT_USE, .shared = (decl), .value = (v), .dflt = (d) }
 
 /* SIZE_MAX as a COUNT's max: no upper bound. */
 #define CLI_NO_MAX ((double)SIZE_MAX)
+
+/*
+ * What main asks of a command (src/stablesel.c passes it to the
+ * command, which passes it to cli_parse_options()): parse argv, or
+ * print from the table and exit 0.
+ */
+enum cli_parse_mode {
+	CLI_PARSE_ARGS,      /* parse argv */
+	CLI_PARSE_MAN,       /* print the man page (stablesel-CMD.1) */
+	CLI_PARSE_LIST,      /* print the options, space-separated (no newline), for completion */
+	CLI_PARSE_DECLS,     /* print each option and where it is declared, a line each
+			      * ("stablesel --list-options CMD", for the tests) */
+};
+
+struct cli_context {
+	enum cli_parse_mode mode;
+	const char *summary; /* the man page's NAME line */
+};
 
 /*
  * Parse argv[1..argc) (argv[0] is the command's name) against options:
@@ -104,20 +162,11 @@ struct cli_option {
  * value usage_die() (exit 129) naming the option.  The table and usage
  * stay the current ones for usage_die() until the next call.
  *
- * What the call does instead of parsing is set by cli_parse_mode (main
- * sets it for "help --man CMD" and the completion script): print the
- * troff man page or the option names, then exit 0.
+ * ctx (NULL: parse) says what the call does instead of parsing: print
+ * the man page, the option names or their declarations, then exit 0.
  */
-int cli_parse_options(int argc, const char **argv, const struct cli_option *options,
-		      const char *const *usage);
-
-enum cli_parse_mode {
-	CLI_PARSE_ARGS,      /* parse argv */
-	CLI_PARSE_MAN,       /* print the man page (stablesel-CMD.1) */
-	CLI_PARSE_LIST,      /* print the options, space-separated (no newline), for completion */
-};
-extern enum cli_parse_mode cli_parse_mode;
-extern const char *cli_parse_summary; /* the man page's NAME line (main sets it) */
+int cli_parse_options(const struct cli_context *ctx, int argc, const char **argv,
+		      const struct cli_option *options, const char *const *usage);
 
 /* "--name" (or "-o" for a short-only option) for messages. */
 const char *cli_option_name(const struct cli_option *opt);

@@ -30,9 +30,9 @@
  * mixes in the built-in model's weights by the share its validation
  * slice chooses, and raises the project's best single rule when that
  * beats it there (run/project_train.c).  With an index, the
- * history's features come from the rows it keeps (feature_store.h), not
+ * history's features come from the rows it keeps (feature_store_cli.h), not
  * from its diffs.  The rules are the run floor's: the fit, the window
- * and the relcode features in run/project_model.c, the path, its folder
+ * and the relcode features in run/project_rules.c, the path, its folder
  * and the cut in run/project_keep.c, the training on the settled
  * examples in run/project_train.c; this file reads them and says.
  */
@@ -43,16 +43,16 @@
 #include <string.h>
 
 #include "cli.h"
-#include "decisions.h"
+#include "decisions_cli.h"
 #include "eval/eval.h"
 #include "eval/split.h"
-#include "feature_store.h"
+#include "feature_store_cli.h"
 #include "labels/backports.h"
 #include "labels/labels.h"
 #include "models/dataset.h"
 #include "models/metrics.h"
 #include "run/project_keep.h"
-#include "run/project_model.h"
+#include "run/project_rules.h"
 #include "run/project_train.h"
 #include "util/strmap.h"
 #include "util/error.h"
@@ -72,7 +72,7 @@ static void say(const cli_ranking *k, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-/* The run floor's words (run/project_model.h) as say() prints them. */
+/* The run floor's words (run/project_rules.h) as say() prints them. */
 static void run_say(ss_run_level level, const char *msg, void *ud)
 {
 	if (level == SS_RUN_WARNING)
@@ -271,7 +271,7 @@ static ss_model *train(cli_ranking *k, cli_source_args *src, const char *const *
 	e.train = 1;
 	e.what = "reading commits to train the project model";
 	/* the history before the ranked commits, from the features the index
-	 * keeps when it keeps them all (feature_store.h) */
+	 * keeps when it keeps them all (feature_store_cli.h) */
 	if (held == SS_PROJECT_HELD_RANGE &&
 	    (fs = cli_feature_store_open(&k->hist_args, src->repo, &fo, &hsrc->opts)) &&
 	    (stored = cli_feature_store_read(fs, hsrc, &e.sink, &e.newest)) < 0) {

@@ -51,7 +51,7 @@ static void check_patches(const ss_ranking *r)
 		warning("no commit proposed: the mbox is empty");
 }
 
-int cmd_rank(int argc, const char **argv)
+int cmd_rank(int argc, const char **argv, const struct cli_context *ctx)
 {
 	/* in the order of ss_rank_format */
 	static const char *const formats[] = { "text", "tsv", "json", "csv", "mbox", NULL };
@@ -64,7 +64,7 @@ int cmd_rank(int argc, const char **argv)
 		CLI_INCLUDE(k.options),
 		CLI_INCLUDE(src.options),
 		CLI_GROUP("Output"),
-		CLI_CHOICE("format", &format, "text|tsv|csv|json|mbox", formats,
+		CLI_OPT_FORMAT(&format, "text|tsv|csv|json|mbox", formats,
 			   "the listing as text, TSV, CSV, JSON, or the picks as an mbox of patches"),
 		CLI_COUNT("reasons", &k.ko.nreasons, "N", 0, SS_RANK_MAX_REASONS,
 			  "show N reasons for each pick"),
@@ -83,7 +83,7 @@ int cmd_rank(int argc, const char **argv)
 	cli_ranking_init(&k);
 	cli_source_args_init(&src);
 	k.cmd = "rank";
-	nspecs = cli_parse_options(argc, argv, options, rank_usage);
+	nspecs = cli_parse_options(ctx, argc, argv, options, rank_usage);
 	cli_source_default(&src, nspecs, "rank", 1);
 	wo.format = (ss_rank_format)format;
 	out = cli_output_open(output);

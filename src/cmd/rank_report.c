@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "decisions.h"
+#include "decisions_cli.h"
 #include "labels/backports.h"
 #include "eval/eval.h"
 #include "labels/labels.h"

@@ -1,6 +1,6 @@
 /*
  * report.c - "stablesel report": a ranking as one self-contained HTML
- * page (rank/report.h): the model's summary, a precision-recall curve when
+ * page (rank/report_html.h): the model's summary, a precision-recall curve when
  * labels are given, and the ranked commits, each opening to its reasons,
  * precedents, message and (capped) diff.
  *
@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "rank/report.h"
+#include "rank/report_html.h"
 #include "rank/rank.h"
 #include "util/atomic.h"
 #include "util/error.h"
@@ -29,7 +29,7 @@ static const char *const report_usage[] = {
 	NULL
 };
 
-int cmd_report(int argc, const char **argv)
+int cmd_report(int argc, const char **argv, const struct cli_context *ctx)
 {
 	ss_report_options ro = SS_REPORT_OPTIONS_INIT;
 	const char *output = NULL;
@@ -44,7 +44,7 @@ int cmd_report(int argc, const char **argv)
 		CLI_COUNT("diffs", &ro.diffs, "N", 0, CLI_NO_MAX, "show the diffs of the first N commits (0: all)"),
 		CLI_COUNT("diff-lines", &k.ko.diff_cap, "N", 0, CLI_NO_MAX,
 			  "keep at most N diff lines a commit (0: no cap)"),
-		CLI_STRING(0, "title", &ro.title, "TEXT", "the page's title"),
+		CLI_OPT_TITLE(&ro.title, "the page's title"),
 		CLI_OUTPUT(&output, "write the page to FILE"),
 		CLI_END(),
 	};
@@ -57,7 +57,7 @@ int cmd_report(int argc, const char **argv)
 	 * ("accepted 21.11"): a maintainer reads what was accepted beside what
 	 * is left; a commit rejected everywhere is listed but no pick */
 	k.show_decided = 1;
-	nspecs = cli_parse_options(argc, argv, options, report_usage);
+	nspecs = cli_parse_options(ctx, argc, argv, options, report_usage);
 	cli_source_default(&src, nspecs, "report", 1);
 	for (a = 0; a < nspecs; a++)
 		snprintf(sources + strlen(sources), sizeof(sources) - strlen(sources), "%s%s",

@@ -1,6 +1,6 @@
 /*
  * review.c - "stablesel review": the maintainer's interactive review on a
- * terminal (the loop is rank/review.h's; this file reads the keys and
+ * terminal (the loop is rank/review_loop.h's; this file reads the keys and
  * prints the screen), and its non-interactive forms: --export and
  * --import of the decisions as JSON (review_share.c), --failed-mail
  * (review_mail.c).  docs/review.md.
@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "decisions.h"
-#include "rank/review.h"
+#include "decisions_cli.h"
+#include "rank/review_loop.h"
 #include "review_share.h"
 #include "run/decisions.h"
 #include "run/review_cache.h"
@@ -387,7 +387,7 @@ free_all:
 	free(who);
 }
 
-int cmd_review(int argc, const char **argv)
+int cmd_review(int argc, const char **argv, const struct cli_context *ctx)
 {
 	const char *named[SS_RANK_MAX_BRANCHES], *export_file = NULL, *import_file = NULL;
 	const char *outdir = NULL, *cc = NULL;
@@ -424,7 +424,7 @@ int cmd_review(int argc, const char **argv)
 	 * out: part of what a kept ranking is kept under */
 	for (int i = 0; i < argc; i++)
 		ss_strbuf_addf(&cmdline, "%s\n", argv[i]);
-	nspecs = cli_parse_options(argc, argv, options, review_usage);
+	nspecs = cli_parse_options(ctx, argc, argv, options, review_usage);
 	if (export_file || import_file || failed_mail)
 		ss_strbuf_release(&cmdline);  /* no ranking to keep */
 	if (!!export_file + !!import_file + failed_mail > 1)

@@ -2,7 +2,8 @@
  * review_mail.c - "stablesel review --failed-mail -o DIR": for each
  * accepted pick marked failed on a branch, one mail to its author, ready
  * for git send-email (review_share.h; the picks, their check and the
- * mail's text are run/review_mail.c's): the sender and Cc from git, the
+ * mail's text are run/failed_mail.c's: one concept split across two
+ * floors): the sender and Cc from git, the
  * files written, what could not be checked on stderr.
  */
 #include <stdio.h>
@@ -10,9 +11,9 @@
 #include <string.h>
 
 #include "cli.h"
-#include "decisions.h"
+#include "decisions_cli.h"
 #include "review_share.h"
-#include "run/review_mail.h"
+#include "run/failed_mail.h"
 #include "source/ident.h"
 #include "util/atomic.h"
 #include "util/error.h"

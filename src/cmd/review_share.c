@@ -1,7 +1,8 @@
 /*
  * review_share.c - "stablesel review --export FILE / --import FILE": the
  * review decisions as JSON a team keeps in git (review_share.h; the file's
- * writer and reader are run/review_share.c's): the output file, the index,
+ * writer and reader are run/decisions_json.c's: one concept split
+ * across two floors): the output file, the index,
  * the conflicts and counts on stderr.
  */
 #include <stdio.h>
@@ -9,9 +10,9 @@
 #include <string.h>
 
 #include "cli.h"
-#include "decisions.h"
+#include "decisions_cli.h"
 #include "review_share.h"
-#include "run/review_share.h"
+#include "run/decisions_json.h"
 #include "util/atomic.h"
 #include "util/error.h"
 

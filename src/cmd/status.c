@@ -1,13 +1,13 @@
 /*
  * status.c - "stablesel status": the review decisions of each branch,
- * counted and listed per state (index/decisions.h; docs/review.md).
+ * counted and listed per state (index/index_decisions.h; docs/review.md).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
-#include "decisions.h"
+#include "decisions_cli.h"
 #include "util/error.h"
 #include "util/strbuf.h"
 
@@ -91,7 +91,7 @@ static void show_log(ss_index *ix, char **branches, size_t nb, size_t nnamed)
 			die("%s", ss_error_last());
 }
 
-int cmd_status(int argc, const char **argv)
+int cmd_status(int argc, const char **argv, const struct cli_context *ctx)
 {
 	const char *db = NULL, *repo = NULL, *named[SS_RANK_MAX_BRANCHES];
 	char *branches[SS_RANK_MAX_BRANCHES], *path = NULL;
@@ -108,7 +108,7 @@ int cmd_status(int argc, const char **argv)
 	};
 	ss_index *ix;
 
-	if (cli_parse_options(argc, argv, options, status_usage))
+	if (cli_parse_options(ctx, argc, argv, options, status_usage))
 		usage_die("unexpected argument '%s'", argv[0]);
 	ix = cli_decisions_open(db, repo, 0, &path, NULL);
 	if (as_of && ss_index_as_of(ix, as_of))

@@ -41,7 +41,7 @@ static void join_specs(char *buf, size_t size, const char **specs, int n, const 
 		used += (size_t)snprintf(buf + used, size - used, "%s%s", i ? " " : "", specs[i]);
 }
 
-int cmd_train(int argc, const char **argv)
+int cmd_train(int argc, const char **argv, const struct cli_context *ctx)
 {
 	const char *output = NULL, *kind_name = NULL;
 	int nspecs;
@@ -73,7 +73,7 @@ int cmd_train(int argc, const char **argv)
 	cli_source_args_init(&src);
 	cli_history_args_init(&hist);
 	cli_train_args_init(&t);
-	nspecs = cli_parse_options(argc, argv, options, train_usage);
+	nspecs = cli_parse_options(ctx, argc, argv, options, train_usage);
 	if (!kind_name)
 		usage_die("--model is required");
 	if (ss_model_kind_parse(&kind, kind_name) || kind == SS_MODEL_TAG)

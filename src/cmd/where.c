@@ -127,7 +127,7 @@ static void print_tag(ss_index *ix, const ss_index_tag_place *t, const char *rep
 	ss_strbuf_release(&forked);
 }
 
-int cmd_where(int argc, const char **argv)
+int cmd_where(int argc, const char **argv, const struct cli_context *ctx)
 {
 	const char *db = NULL, *repo = NULL;
 	char *path = NULL, id[41];
@@ -142,7 +142,7 @@ int cmd_where(int argc, const char **argv)
 		CLI_END(),
 	};
 
-	nargs = cli_parse_options(argc, argv, options, where_usage);
+	nargs = cli_parse_options(ctx, argc, argv, options, where_usage);
 	if (!nargs)
 		usage_die("name at least one COMMIT");
 	if (!db) {

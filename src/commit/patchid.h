@@ -69,7 +69,7 @@ uint64_t ss_commit_change_key(const ss_commit *c);
  * so that the share of equal minimums of two sketches estimates the
  * Jaccard similarity of the two sets (Broder, 1997).  Two commits of one
  * author key whose sketches agree in at least SS_NEAR_AGREE of them are
- * one patch (the ranking folds them: rank.c).
+ * one patch (the ranking folds them: rank/ranking.c).
  */
 #define SS_NEAR_HASHES 16
 #define SS_NEAR_AGREE 12

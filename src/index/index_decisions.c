@@ -1,6 +1,6 @@
 /*
  * index_decisions.c - the review decisions kept in the project index
- * (index/decisions.h): recording, reading, the "backported" an update
+ * (index_decisions.h): recording, reading, the "backported" an update
  * derives, and merging an imported set, all as rows appended to a log;
  * the branch identity decisions are kept under.
  */
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "index/decisions.h"
+#include "index/index_decisions.h"
 #include "index/index_impl.h"
 #include "util/error.h"
 #include "util/hexid.h"

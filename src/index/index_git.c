@@ -14,7 +14,7 @@
 #include <sqlite3.h>
 
 #include "commit/patchid.h"
-#include "index/decisions.h"
+#include "index/index_decisions.h"
 #include "index/index_update.h"
 #include "source/git.h"
 #include "util/error.h"

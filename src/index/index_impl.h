@@ -16,7 +16,7 @@
 	" time INTEGER NOT NULL, note TEXT NOT NULL DEFAULT ''," \
 	" PRIMARY KEY(commit_id, branch)) WITHOUT ROWID;"
 
-/* The decisions' log (index/decisions.h), schema 4: one row a change,
+/* The decisions' log (index/index_decisions.h), schema 4: one row a change,
  * never updated nor deleted (seq: the order rows were written in; logged:
  * when; undo: the row puts back the one before the change undone); the
  * view "decisions" is the current state, for people and scripts reading

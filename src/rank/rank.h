@@ -225,7 +225,7 @@ int ss_ranking_set_verdict(ss_ranking *r, size_t i, size_t b, const ss_verdict_d
 void ss_ranking_restrict(ss_ranking *r, size_t i, int pick, int shown);
 
 /*
- * The review decisions of row i (index/decisions.h; rank_review.c): review
+ * The review decisions of row i (index/index_decisions.h; rank_review.c): review
  * ("accepted 21.11; rejected 20.11", copied) is shown among its flags;
  * force_pick makes the row a shown pick whatever its score (a queue holds
  * the accepted commits).  To hide a row, ss_ranking_restrict().  0 or

@@ -1,5 +1,5 @@
 /*
- * rank_impl.h - the inside of a ranking, shared by rank.c (rows,
+ * rank_impl.h - the inside of a ranking, shared by ranking.c (rows,
  * selection, precedents) and rank_write.c (output formats).  Not for use
  * outside src/rank/.
  */

@@ -1,6 +1,7 @@
 /*
  * decisions.c - the review decisions applied to a ranking (decisions.h).
- * Moved from cmd/decisions.c (cli_decisions_apply, cli_decision_active).
+ * Moved from the command side, cmd/decisions_cli.c (cli_decisions_apply,
+ * cli_decision_active), which keeps opening the index and printing.
  */
 #include "run/decisions.h"
 

@@ -1,5 +1,5 @@
 /*
- * decisions.h - the maintainer's review decisions (index/decisions.h) as
+ * decisions.h - the maintainer's review decisions (index/index_decisions.h) as
  * a run applies them to a ranking (docs/review.md): each row's decisions
  * among its flags, rows decided for every branch hidden, a queue for a
  * branch with decisions holding exactly what was accepted for it.
@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "index/decisions.h"
+#include "index/index_decisions.h"
 #include "index/index.h"
 #include "rank/rank.h"
 #include "run/run.h"

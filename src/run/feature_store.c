@@ -572,7 +572,7 @@ int ss_run_feature_store_fill(ss_index *ix, const char *db, const char *repo, si
 	double t0 = ss_now();
 	int rc = 0;
 
-	/* the feature set rank's project model learns with (run/project_model.c) */
+	/* the feature set rank's project model learns with (run/project_rules.c) */
 	version_of(version, &fo, &so);
 	ss_feat_version_prefix(prefix);
 	if (ss_index_features_drop_stale(ix, prefix, &dropped))

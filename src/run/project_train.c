@@ -12,7 +12,7 @@
 
 #include "eval/split.h"
 #include "source/source.h"
-#include "run/project_model.h"
+#include "run/project_rules.h"
 #include "util/error.h"
 #include "util/strbuf.h"
 

@@ -3,7 +3,7 @@
  * (docs/review.md, "A second start").  Ranking a release's commits with
  * verdicts takes most of a review's start (13.6 s on ../shared's DPDK); a maintainer
  * quits and starts again many times in a week while nothing it depends on
- * moved.  The candidates as the review shows them (rank/review.h's items,
+ * moved.  The candidates as the review shows them (rank/review_loop.h's items,
  * every string) are written beside the index, under a key: a hash of the
  * index's state (ss_index_state_hash: what updates wrote, decisions left
  * out), the model files (the --model file, the project model kept beside
@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #include "index/index.h"
-#include "rank/review.h"
+#include "rank/review_loop.h"
 
 /* A key: 16 hex digits and a NUL. */
 typedef char ss_review_cache_key[17];

@@ -1,6 +1,6 @@
 /*
  * ident.h - who is at the keyboard, as git would sign a commit: the
- * review decisions (index/decisions.h) record it.
+ * review decisions (index/index_decisions.h) record it.
  */
 #ifndef SS_IDENT_H
 #define SS_IDENT_H

@@ -1,6 +1,6 @@
 /*
  * mail_header.h - header lines of a mail this program writes (the FAILED
- * mails of run/review_mail.c), made by GMime 3 (mail_header.c): a
+ * mails of run/failed_mail.c), made by GMime 3 (mail_header.c): a
  * display name quoted as RFC 5322 wants ("Ann, spy@evil.example"
  * <ann@example.org> stays one recipient), non-ASCII text as RFC 2047
  * encoded words, lines folded at 78 columns, and no CR or LF from a

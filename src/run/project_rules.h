@@ -1,12 +1,12 @@
 /*
- * project_model.h - the project model's rules (docs/scores.md): when a
+ * project_rules.h - the project model's rules (docs/scores.md): when a
  * kept model is used again, which window of the history it learns from,
  * whether it keeps the relcode features.  cmd/project_model.c reads the
  * examples and keeps the file; the decisions are here, said through an
  * ss_run_report at level SS_RUN_INFO (the command's own words).
  */
-#ifndef SS_RUN_PROJECT_MODEL_H
-#define SS_RUN_PROJECT_MODEL_H
+#ifndef SS_RUN_PROJECT_RULES_H
+#define SS_RUN_PROJECT_RULES_H
 
 #include <stddef.h>
 #include <stdint.h>

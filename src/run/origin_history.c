@@ -1,9 +1,9 @@
 /*
- * origin.c - the history "origin" explains commits against, and a commit
- * read from the repository for it (origin.h).  Moved from cmd/origin.c,
+ * origin_history.c - the history "origin" explains commits against, and a
+ * commit read from the repository for it (origin_history.h).  Moved from cmd/origin.c,
  * which keeps the options, the wanted commits and the printing.
  */
-#include "run/origin.h"
+#include "run/origin_history.h"
 
 #include <stdio.h>
 

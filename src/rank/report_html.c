@@ -1,5 +1,6 @@
 /*
- * report.c - the HTML report of a ranking (see report.h).  The page is
+ * report_html.c - the HTML report of a ranking (see report_html.h;
+ * "stablesel report" is cmd/report.c).  The page is
  * built row by row into a buffer that is flushed every megabyte, so that
  * memory stays flat on long rankings.
  */
@@ -12,7 +13,7 @@
 #include "features/features.h"
 #include "models/metrics.h"
 #include "rank/rank_impl.h"
-#include "rank/report.h"
+#include "rank/report_html.h"
 #include "util/error.h"
 
 static const char css[] =

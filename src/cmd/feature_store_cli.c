@@ -1,6 +1,7 @@
 /*
- * feature_store.c - the command side of the project model's features
- * kept in the project index (run/feature_store.c does the work;
+ * feature_store_cli.c - the command side of the project model's features
+ * kept in the project index (run/feature_store.c does the work: one
+ * concept split across two floors;
  * docs/index.md, "Stored features"): which index the options name, the
  * history walked and primed as the commands read it
  * (cli_for_each_history_commit(), cli_history_load()), and dying on what
@@ -9,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "feature_store.h"
+#include "feature_store_cli.h"
 #include "util/error.h"
 
 struct cli_feature_store {

@@ -1,5 +1,6 @@
 /*
- * index.c - the project index: opening, the schema, meta (index.h).
+ * index_db.c - the project index: opening, the schema, meta (index.h;
+ * "stablesel index" is cmd/index.c).
  * The updates: index_git.c (from a repository), index_mail.c (from
  * mail), index_releases.c (the releases table), over index_update.c (the
  * writer they share, index_update.h).
@@ -317,7 +318,7 @@ static const char *const migrations[SS_INDEX_SCHEMA - 1] = {
 	/* 1 -> 2 */
 	"DELETE FROM refs; DELETE FROM trailers; DELETE FROM files; DELETE FROM branch_commits;"
 	" DELETE FROM backports; DELETE FROM releases; DELETE FROM commits;",
-	/* 2 -> 3: the review decisions (index/decisions.h); a table there already
+	/* 2 -> 3: the review decisions (index/index_decisions.h); a table there already
 	 * (an index taken back to an older version by hand) is kept */
 	SS_INDEX_DECISIONS_SCHEMA_3,
 	/* 3 -> 4: the decisions as an append-only log (index_impl.h); run by

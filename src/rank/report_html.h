@@ -1,5 +1,5 @@
 /*
- * report.h - a ranking as one self-contained HTML page for reviewers:
+ * report_html.h - a ranking as one self-contained HTML page for reviewers:
  * first what a maintainer acts on, each stable branch's queue (with
  * verdicts) and the ranked list, each commit a <details> element that
  * opens to its flags, reasons, precedents, message and diff, its review
@@ -18,8 +18,8 @@
  * click on its summary) and scrolls to it ("#open=<sha>&noscroll" does not
  * scroll, for screenshots of the whole page top).
  */
-#ifndef SS_OUT_REPORT_H
-#define SS_OUT_REPORT_H
+#ifndef SS_RANK_REPORT_HTML_H
+#define SS_RANK_REPORT_HTML_H
 
 #include <stdio.h>
 

@@ -1,5 +1,5 @@
 /*
- * check.c - commits checked against a stable branch (see check.h): the
+ * check_branch.c - commits checked against a stable branch (see check.h): the
  * branch --onto names resolved and opened, whether a commit and the bug
  * it fixes are in it, and one commit's check from the parts: its hunks
  * placed (check_apply.c) and what a conflict needs first

@@ -1,5 +1,5 @@
 /*
- * origin.h - what "origin" reads before it explains a commit, for any
+ * origin_history.h - what "origin" reads before it explains a commit, for any
  * front end (cmd/origin.c prints): the history its Fixes: and reverts are
  * resolved against, and a commit read from the repository with its diff
  * for blame.
@@ -8,8 +8,8 @@
  * message set (util/error.h); one commit that cannot be explained is
  * SS_ESKIP (its message set, the run goes on), anything else stops it.
  */
-#ifndef SS_RUN_ORIGIN_H
-#define SS_RUN_ORIGIN_H
+#ifndef SS_RUN_ORIGIN_HISTORY_H
+#define SS_RUN_ORIGIN_HISTORY_H
 
 #include "history/histidx.h"
 #include "index/index.h"

@@ -1,6 +1,6 @@
 /*
- * eval.c - side-by-side training and scoring, and the result tables (see
- * eval.h).
+ * eval_models.c - models trained and scored side by side, and the result
+ * tables (see eval.h; "stablesel eval" is cmd/eval.c).
  */
 #include <ctype.h>
 #include <math.h>

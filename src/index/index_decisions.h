@@ -1,5 +1,5 @@
 /*
- * decisions.h - a maintainer's review decisions, kept in the project index
+ * index_decisions.h - a maintainer's review decisions, kept in the project index
  * (table "decision_log", schema 4; docs/review.md).
  *
  * Decisions are a log: every change (a decision, a reset, an undo, an

@@ -1,6 +1,6 @@
 /*
- * corpus.h - the multi-project corpus the built-in model learns from
- * (corpus.c; docs/scores.md, "The general model").
+ * corpus_rows.h - the multi-project corpus the built-in model learns from
+ * (corpus_rows.c; docs/scores.md, "The general model").
  *
  * A corpus file (scripts/corpus.tsv) pins each project: one line of
  * tab-separated fields
@@ -28,8 +28,8 @@
  * Examples are appended to one dataset project after project; each
  * project's examples are the index range [first, first + n).
  */
-#ifndef SS_RUN_CORPUS_H
-#define SS_RUN_CORPUS_H
+#ifndef SS_RUN_CORPUS_ROWS_H
+#define SS_RUN_CORPUS_ROWS_H
 
 #include <stddef.h>
 #include <stdint.h>

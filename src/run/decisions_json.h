@@ -1,16 +1,16 @@
 /*
- * review_share.h - the review decisions (index/decisions.h) as the JSON
- * file a team keeps in git (review_share.c; docs/review.md): written from
+ * decisions_json.h - the review decisions (index/index_decisions.h) as the
+ * JSON file a team keeps in git (decisions_json.c; docs/review.md): written from
  * an index, read and checked whole.  cmd/review_share.c opens the files
  * and the index and says what was done.
  */
-#ifndef SS_RUN_REVIEW_SHARE_H
-#define SS_RUN_REVIEW_SHARE_H
+#ifndef SS_RUN_DECISIONS_JSON_H
+#define SS_RUN_DECISIONS_JSON_H
 
 #include <stddef.h>
 #include <stdio.h>
 
-#include "index/decisions.h"
+#include "index/index_decisions.h"
 #include "index/index.h"
 
 /*

@@ -1,17 +1,17 @@
 /*
- * decisions.h - what the commands of the maintainer's review share
+ * decisions_cli.h - what the commands of the maintainer's review share
  * (mark, status, review; the hook of rank and report): opening the index
  * to read or record decisions, the branches decided for, naming commits,
  * and the decisions applied to a ranking (docs/review.md).
  */
-#ifndef SS_CMD_DECISIONS_H
-#define SS_CMD_DECISIONS_H
+#ifndef SS_CMD_DECISIONS_CLI_H
+#define SS_CMD_DECISIONS_CLI_H
 
 #include <stdint.h>
 
 #include "cli.h"
 #include "util/strbuf.h"
-#include "index/decisions.h"
+#include "index/index_decisions.h"
 #include "util/strmap.h"
 
 /* mark's and status's "Index" options: --db FILE, --repo PATH. */

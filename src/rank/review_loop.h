@@ -1,5 +1,5 @@
 /*
- * review.h - the interactive review's logic, in the manner of git add -p
+ * review_loop.h - the interactive review's logic, in the manner of git add -p
  * (docs/review.md): candidates best first, one at a time, with a key
  * each: y accept, n reject (asks for a note), f needs a manual backport
  * (recorded as failed), d defer (asks until when), s skip, p the diff, e
@@ -12,12 +12,12 @@
  * made.  cmd/review.c reads the terminal; tests/test_review.c drives it
  * through a pseudo-terminal.
  */
-#ifndef SS_RANK_REVIEW_H
-#define SS_RANK_REVIEW_H
+#ifndef SS_RANK_REVIEW_LOOP_H
+#define SS_RANK_REVIEW_LOOP_H
 
 #include <stddef.h>
 
-#include "index/decisions.h"
+#include "index/index_decisions.h"
 #include "util/strbuf.h"
 
 /* One candidate as the review shows it; strings the caller's, "" none. */

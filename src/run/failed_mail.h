@@ -1,17 +1,17 @@
 /*
- * review_mail.h - the mails for accepted picks marked failed on a branch
- * (review_mail.c; docs/review.md): which picks, each checked again on
+ * failed_mail.h - the mails for accepted picks marked failed on a branch
+ * (failed_mail.c; docs/review.md): which picks, each checked again on
  * its branch, and the mail's text.  cmd/review_mail.c finds the sender
  * and Cc, writes the files and says what could not be checked.
  */
-#ifndef SS_RUN_REVIEW_MAIL_H
-#define SS_RUN_REVIEW_MAIL_H
+#ifndef SS_RUN_FAILED_MAIL_H
+#define SS_RUN_FAILED_MAIL_H
 
 #include <stddef.h>
 #include <stdio.h>
 
 #include "check/check.h"
-#include "index/decisions.h"
+#include "index/index_decisions.h"
 #include "index/index.h"
 #include "labels/carried.h"
 #include "run/run.h"

@@ -1,5 +1,5 @@
 /*
- * rank.c - rows of a ranking: scoring, reasons, flags, kernel rules,
+ * ranking.c - rows of a ranking: scoring, reasons, flags, kernel rules,
  * selection and precedents (see rank.h).  Strings live in one growing
  * pool and rows refer to offsets; feature vectors of every commit read
  * (history included) live in two flat arrays for the precedent search.

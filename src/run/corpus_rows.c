@@ -1,8 +1,9 @@
 /*
- * corpus.c - the multi-project corpus: its file parsed, each project's
- * labelled feature rows read from its project index (corpus.h).
+ * corpus_rows.c - the multi-project corpus: its file parsed, each
+ * project's labelled feature rows read from its project index
+ * (corpus_rows.h; "stablesel corpus", cmd/corpus.c, trains on them).
  */
-#include "run/corpus.h"
+#include "run/corpus_rows.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,14 +1,16 @@
 /*
- * decisions.c - what mark, status and review share, and the rank/report
+ * decisions_cli.c - what mark, status and review share, and the rank/report
  * hook that has run/decisions.c apply the review decisions to a ranking
- * (decisions.h; docs/review.md).
+ * (decisions_cli.h; docs/review.md).  One concept, the review decisions,
+ * split across three floors: kept in the index (index/index_decisions.c),
+ * applied to a ranking (run/decisions.c), named and printed here.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "decisions.h"
+#include "decisions_cli.h"
 #include "run/decisions.h"
 #include "run/replay_cut.h"
 #include "source/git.h"

@@ -1,12 +1,13 @@
 /*
- * review.c - the interactive review's logic (review.h): a small state
- * machine over the candidates, lines in, screen text out.
+ * review_loop.c - the interactive review's logic (review_loop.h): a small
+ * state machine over the candidates, lines in, screen text out
+ * ("stablesel review", cmd/review.c, holds the terminal).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "rank/review.h"
+#include "rank/review_loop.h"
 #include "util/error.h"
 
 enum ask { ASK_KEY, ASK_NOTE, ASK_UNTIL };

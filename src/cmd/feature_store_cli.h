@@ -1,6 +1,6 @@
 /*
- * feature_store.h - the project model's features kept in the project
- * index, as the commands name them (feature_store.c; the work is
+ * feature_store_cli.h - the project model's features kept in the project
+ * index, as the commands name them (feature_store_cli.c; the work is
  * run/feature_store.h's; docs/index.md, "Stored features").
  *
  * "stablesel index" fills them (cli_feature_store_fill); the project
@@ -8,8 +8,8 @@
  * (cli_feature_store_read), and keeps the rows it had to extract
  * (cli_feature_store_keep) when the index can be written.
  */
-#ifndef SS_CMD_FEATURE_STORE_H
-#define SS_CMD_FEATURE_STORE_H
+#ifndef SS_CMD_FEATURE_STORE_CLI_H
+#define SS_CMD_FEATURE_STORE_CLI_H
 
 #include <stdint.h>
 

@@ -1,13 +1,13 @@
 /*
- * review_mail.c - the mails for accepted picks marked failed on a branch
- * (review_mail.h; "stablesel review --failed-mail -o DIR",
- * cmd/review_mail.c), in the manner of the kernel's "FAILED: patch ...
+ * failed_mail.c - the mails for accepted picks marked failed on a branch
+ * (failed_mail.h; "stablesel review --failed-mail -o DIR", whose command
+ * side, one concept split across two floors, is cmd/review_mail.c), in the manner of the kernel's "FAILED: patch ...
  * failed to apply to X-stable tree": what failed (the file and hunk,
  * checked again now with check/check.h), the prerequisites found (the
  * commits not in the branch that last touched the lines the hunk
  * expects), and the commands that try the backport.
  */
-#include "run/review_mail.h"
+#include "run/failed_mail.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,7 @@
 /*
- * review_share.c - the review decisions as JSON a team keeps in git
- * (review_share.h; "stablesel review --export FILE / --import FILE",
+ * decisions_json.c - the review decisions as JSON a team keeps in git
+ * (decisions_json.h; "stablesel review --export FILE / --import FILE",
+ * whose command side, one concept split across two floors, is
  * cmd/review_share.c):
  *
  *   {"stablesel_decisions": 1, "decisions": [
@@ -13,7 +14,7 @@
  * this shape (keys in any order, unknown keys ignored, JSON escapes
  * decoded); anything else is one error naming the file and line.
  */
-#include "run/review_share.h"
+#include "run/decisions_json.h"
 
 #include <ctype.h>
 #include <errno.h>
