@@ -150,7 +150,7 @@ static void test_rows_equal_extraction(void **state)
 	const char *revs[] = { "main" };
 	ss_strbuf *rows;
 	size_t nrows, i, k, n;
-	ss_dataset *a, *b;
+	ss_dataset *a, *b, *last;
 	ss_dataset_reads ra, rb;
 	ss_index *ix;
 	ss_index_features *f;
@@ -188,6 +188,7 @@ static void test_rows_equal_extraction(void **state)
 	assert_int_equal(ss_index_features_open(&f, ix, version, 0), 0);
 	assert_int_equal(ss_index_features_put(f, tip, "x", 1), SS_EINVALID);
 	assert_int_equal(ss_dataset_new(&b, &fo), 0);
+	assert_int_equal(ss_dataset_new(&last, &fo), 0);
 	ss_feat_raw_init(&raw);
 	so.revs = revs;
 	so.nrevs = 1;
@@ -202,9 +203,21 @@ static void test_rows_equal_extraction(void **state)
 		assert_int_equal(ss_feat_raw_decode(&raw, row, len), 0);
 		assert_int_equal(ss_dataset_add_raw(b, c, &raw, (int)(n % 3 == 0), 0), 0);
 		assert_null(ss_dataset_last_raw(b));
+		/* the same rows into a dataset that keeps the newest 100, as a
+		 * long history's read does (a quarter over, then dropped) */
+		assert_int_equal(ss_dataset_add_raw(last, c, &raw, (int)(n % 3 == 0), 0), 0);
+		if (ss_dataset_count(last) >= 125)
+			assert_int_equal(ss_dataset_keep_last(last, 100), 25);
 		ss_commit_free(c);
 	}
 	ss_source_free(src);
+	assert_true(ss_dataset_keep_last(last, 100) >= 0);
+	assert_int_equal(ss_dataset_keep_last(last, 100), 0);
+	assert_int_equal(ss_dataset_count(last), 100);
+	/* a dataset extracted against its history keeps every example */
+	assert_true(ss_dataset_keep_last(a, 10) < 0);
+	ss_error_clear();
+	assert_int_equal(ss_dataset_count(a), 240);
 	assert_int_equal(ss_index_features_get(f, "0000000000000000000000000000000000000000",
 					       (const void **)&c, &i), SS_ENOTFOUND);
 	ss_index_features_free(f);
@@ -251,6 +264,30 @@ static void test_rows_equal_extraction(void **state)
 			assert_true(va.val[k] == vb.val[k]);
 		}
 	}
+	/* the kept ones are the newest 100, whole: ids, labels, subjects, vectors */
+	{
+		uint32_t *ml;
+
+		assert_int_equal(ss_dataset_remap(&ml, &fb, last), 0);
+		for (i = 0; i < 100; i++) {
+			const ss_example *x = ss_dataset_example(b, nrows - 100 + i);
+			const ss_example *y = ss_dataset_example(last, i);
+
+			assert_string_equal(x->id, y->id);
+			assert_int_equal(x->time, y->time);
+			assert_int_equal(x->label, y->label);
+			assert_string_equal(ss_dataset_subject(b, nrows - 100 + i),
+					    ss_dataset_subject(last, i));
+			assert_int_equal(ss_dataset_vector(&va, &fb, mb, b, nrows - 100 + i), 0);
+			assert_int_equal(ss_dataset_vector(&vb, &fb, ml, last, i), 0);
+			assert_int_equal(va.n, vb.n);
+			for (k = 0; k < va.n; k++) {
+				assert_int_equal(va.idx[k], vb.idx[k]);
+				assert_true(va.val[k] == vb.val[k]);
+			}
+		}
+		free(ml);
+	}
 	ss_svec_release(&va);
 	ss_svec_release(&vb);
 	free(ma);
@@ -264,6 +301,7 @@ static void test_rows_equal_extraction(void **state)
 	ss_feat_raw_release(&raw);
 	ss_dataset_free(a);
 	ss_dataset_free(b);
+	ss_dataset_free(last);
 	free(repo);
 	free(db);
 }

@@ -76,12 +76,12 @@ void cli_feature_store_close(cli_feature_store *fs)
 }
 
 int cli_feature_store_read(cli_feature_store *fs, const cli_source_args *hsrc,
-			   ss_split_sink *sink, int64_t *newest)
+			   ss_split_sink *sink, size_t max, int64_t *newest)
 {
 	int got;
 
-	if (ss_run_feature_store_read(&got, fs->fs, hsrc->repo, &hsrc->opts, &reader, sink, newest,
-				      cli_run_report()))
+	if (ss_run_feature_store_read(&got, fs->fs, hsrc->repo, &hsrc->opts, &reader, sink, max,
+				      newest, cli_run_report()))
 		die("%s", ss_error_last());
 	return got;
 }

@@ -38,7 +38,8 @@ void cli_feature_store_close(cli_feature_store *fs);
 /*
  * Add hsrc's commits (the walk of the history before the ranked ones,
  * read without diffs) to sink->d from their rows, labelled as
- * ss_split_add() labels them; newest gets the newest author time read.
+ * ss_split_add() labels them; newest gets the newest author time read;
+ * max (0: all): only the newest max stay (ss_run_feature_store_read()).
  *   1   done: every ancestor of hsrc's revisions has its row (a fill
  *       reached them), a commit without one is one the diff read skips
  *       and is left out as it would be (a warning says how many);
@@ -49,7 +50,7 @@ void cli_feature_store_close(cli_feature_store *fs);
  * Dies on error.
  */
 int cli_feature_store_read(cli_feature_store *fs, const cli_source_args *hsrc,
-			   ss_split_sink *sink, int64_t *newest);
+			   ss_split_sink *sink, size_t max, int64_t *newest);
 
 /* hsrc's commits were all read with their diffs and their rows kept: the
  * rows reach its revision (one, named alone), recorded at close when it

@@ -274,7 +274,8 @@ static ss_model *train(cli_ranking *k, cli_source_args *src, const char *const *
 	 * keeps when it keeps them all (feature_store_cli.h) */
 	if (held == SS_PROJECT_HELD_RANGE &&
 	    (fs = cli_feature_store_open(&k->hist_args, src->repo, &fo, &hsrc->opts)) &&
-	    (stored = cli_feature_store_read(fs, hsrc, &e.sink, &e.newest)) < 0) {
+	    (stored = cli_feature_store_read(fs, hsrc, &e.sink, SS_PROJECT_READ_COMMITS,
+						&e.newest)) < 0) {
 		ss_dataset_free(d);
 		d = training_set(&fo);
 		memset(&e.sink, 0, sizeof(e.sink));

@@ -280,6 +280,35 @@ int ss_dataset_add_raw(ss_dataset *d, const ss_commit *c, const ss_feat_raw *raw
 	return 0;
 }
 
+long ss_dataset_keep_last(ss_dataset *d, size_t keep)
+{
+	size_t drop, base, sbase, i;
+
+	if (d->next || d->fold_copies || d->reads.extracted)
+		return ss_error_set("cannot drop examples of a dataset that %s",
+				    d->next ? "keeps more than features" : d->fold_copies ?
+				    "folds copies" : "extracted features against its history");
+	if (keep >= d->n)
+		return 0;
+	drop = d->n - keep;
+	base = d->off[drop];
+	memmove(d->pool, d->pool + base, (d->npool - base) * sizeof(*d->pool));
+	d->npool -= base;
+	for (i = 0; i <= keep; i++)
+		d->off[i] = d->off[i + drop] - base;
+	memmove(d->ex, d->ex + drop, keep * sizeof(*d->ex));
+	memmove(d->dense, d->dense + drop * SS_NDENSE, keep * SS_NDENSE * sizeof(*d->dense));
+	memmove(d->nhash, d->nhash + drop, keep * sizeof(*d->nhash));
+	sbase = d->subj[drop];
+	memmove(d->subjects.buf, d->subjects.buf + sbase, d->subjects.len - sbase);
+	d->subjects.len -= sbase;
+	d->subjects.buf[d->subjects.len] = '\0';
+	for (i = 0; i < keep; i++)
+		d->subj[i] = d->subj[i + drop] - sbase;
+	d->n = keep;
+	return (long)drop;
+}
+
 const ss_feat_raw *ss_dataset_last_raw(const ss_dataset *d)
 {
 	return d->last_extracted ? &d->raw : NULL;

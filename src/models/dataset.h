@@ -85,6 +85,16 @@ const char *ss_dataset_subject(const ss_dataset *d, size_t i);
 int ss_dataset_add_raw(ss_dataset *d, const ss_commit *c, const ss_feat_raw *raw, int label,
 		       uint8_t part);
 
+/*
+ * Keep only the last keep examples added (the older ones dropped, their
+ * words still interned): how a read of a long history in oldest-first
+ * order holds its newest part in memory bounded by keep.  Only for a
+ * dataset filled by ss_dataset_add_raw() (no extractors, no folded
+ * copies, no history): refused (SS_ERROR) otherwise.  Returns how many
+ * it dropped, or < 0.
+ */
+long ss_dataset_keep_last(ss_dataset *d, size_t keep);
+
 /* The raw features the last ss_dataset_add() extracted, to be kept; NULL
  * when the last add extracted none (a folded copy, an error, add_raw).
  * Valid until the next add. */

@@ -195,7 +195,7 @@ int ss_corpus_read(ss_dataset *d, ss_corpus_project *p, const char *dir,
 	sink.labels = labels;
 	sink.before = p->until;
 	p->first = ss_dataset_count(d);
-	if ((rc = ss_run_feature_store_read(&got, fs, repo, &so, hr, &sink, &newest, rp)))
+	if ((rc = ss_run_feature_store_read(&got, fs, repo, &so, hr, &sink, 0, &newest, rp)))
 		goto out;
 	if (got != 1) {
 		rc = ss_error_code(SS_ENOTFOUND, "corpus project '%s': its index '%s/%s.db' keeps no "

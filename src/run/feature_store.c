@@ -139,8 +139,21 @@ struct reading {
 	size_t n;
 	size_t absent;               /* commits the fill could not read */
 	int damaged;                 /* a row that cannot be decoded */
+	size_t max;                  /* keep the last max (0: all) */
+	size_t dropped;              /* older ones dropped for it */
 	char why[256];               /* the first one's commit and what is wrong */
 };
+
+/* Only the newest r->max of the rows read stay (the walk is oldest first). */
+static int keep_last(struct reading *r)
+{
+	long dropped = ss_dataset_keep_last(r->sink->d, r->max);
+
+	if (dropped < 0)
+		return r->sink->rc = (int)dropped;
+	r->dropped += (size_t)dropped;
+	return 0;
+}
 
 /* ss_split_add() with the features from the commit's row. */
 static int read_one(ss_commit *c, void *data)
@@ -188,6 +201,9 @@ static int read_one(ss_commit *c, void *data)
 	if (s->rc)
 		return 1;
 	s->kept++;
+	/* a quarter over max before dropping: each drop moves max rows */
+	if (r->max && ss_dataset_count(s->d) >= r->max + r->max / 4 && keep_last(r))
+		return 1;
 	return 0;
 }
 
@@ -222,9 +238,10 @@ static int covers(ss_run_feature_store *fs, const char *repo, const ss_source_op
 
 int ss_run_feature_store_read(int *got, ss_run_feature_store *fs, const char *repo,
 			      const ss_source_options *hso, const ss_run_history_reader *hr,
-			      ss_split_sink *sink, int64_t *newest, const ss_run_report *rp)
+			      ss_split_sink *sink, size_t max, int64_t *newest,
+			      const ss_run_report *rp)
 {
-	struct reading r = { fs, sink, newest, rp, 0, 0, 0, "" };
+	struct reading r = { fs, sink, newest, rp, 0, 0, 0, max, 0, "" };
 	ss_source_options so = *hso;
 	int ro;
 
@@ -244,6 +261,8 @@ int ss_run_feature_store_read(int *got, ss_run_feature_store *fs, const char *re
 	/* the diffs are what the rows spare */
 	so.with_diff = 0;
 	hr->walk(repo, &so, read_one, &r, hr->ud);
+	if (!sink->rc && max)
+		keep_last(&r);
 	ss_run_progress_done(rp);
 	if (sink->rc)
 		return ss_run_fail(sink->rc, "cannot featurize commits");
@@ -254,6 +273,10 @@ int ss_run_feature_store_read(int *got, ss_run_feature_store *fs, const char *re
 		*got = -1;
 		return 0;
 	}
+	if (r.dropped)
+		ss_run_say(rp, SS_RUN_INFO, "the project model reads the newest %zu of the %zu "
+			   "commits of the history before the ranked ones (at most %zu)",
+			   ss_dataset_count(sink->d), ss_dataset_count(sink->d) + r.dropped, max);
 	if (r.absent)
 		ss_run_say(rp, SS_RUN_WARNING,
 			   "%zu commits of the history have no stored features (they could not "

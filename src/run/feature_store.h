@@ -56,7 +56,9 @@ void ss_run_feature_store_close(ss_run_feature_store *fs, const ss_run_report *r
  * Add the commits of hso's revisions of repo (the walk of the history
  * before the ranked ones, read without diffs) to sink->d from their rows,
  * labelled as ss_split_add() labels them; newest gets the newest author
- * time read.  *got:
+ * time read.  max (0: no limit): only the last max commits of the walk
+ * (oldest first, so its newest) stay in sink->d, the older ones dropped
+ * as the read goes (memory bounded by max), said through rp.  *got:
  *   1   done: every ancestor of the revisions has its row (a fill
  *       reached them), a commit without one is one the diff read skips
  *       and is left out as it would be (a warning says how many);
@@ -68,7 +70,8 @@ void ss_run_feature_store_close(ss_run_feature_store *fs, const ss_run_report *r
  */
 int ss_run_feature_store_read(int *got, ss_run_feature_store *fs, const char *repo,
 			      const ss_source_options *hso, const ss_run_history_reader *hr,
-			      ss_split_sink *sink, int64_t *newest, const ss_run_report *rp);
+			      ss_split_sink *sink, size_t max, int64_t *newest,
+			      const ss_run_report *rp);
 
 /* hso's commits were all read with their diffs and their rows kept: the
  * rows reach its revision (one, named alone), recorded at close when it

@@ -33,6 +33,14 @@
  * 4 years of the kernel.  DPDK (51 k), systemd (97 k) and tip stay whole.
  */
 #define SS_PROJECT_MAX_COMMITS 300000
+/*
+ * The most commits of the history the training reads from the rows the
+ * index keeps: the newest, a third more than SS_PROJECT_MAX_COMMITS for
+ * the unsettled ones and the ranked range's span, so that memory is
+ * bounded by this and not by the history (the kernel's 1.3 M rows took
+ * 1.3 GB).  A history read from its diffs is read whole.
+ */
+#define SS_PROJECT_READ_COMMITS 400000
 
 /*
  * Why a kept model m no longer fits (into why[size], returned), or NULL

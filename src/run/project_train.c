@@ -146,8 +146,8 @@ int ss_project_model_fit(ss_model **out, size_t *n, size_t *npos, char *why, siz
 		return rc;
 	ss_split_settle(idx, n, d, SS_PROJECT_SETTLE_DAYS, newest);
 	if ((i = ss_project_model_newest(idx, n, SS_PROJECT_MAX_COMMITS)))
-		ss_run_say(rp, SS_RUN_INFO, "learning from the newest %zu settled commits, not the %zu "
-			   "older ones (at most %d: the window rule finds the newest 3-4 years the "
+		ss_run_say(rp, SS_RUN_INFO, "learning from the newest %zu settled commits read, %zu older "
+			   "ones left out (at most %d: the window rule finds the newest 3-4 years the "
 			   "best, and each fit grows with the rows)", *n, i, SS_PROJECT_MAX_COMMITS);
 	for (i = 0; i < *n; i++)
 		*npos += ss_dataset_example(d, idx[i])->label;
