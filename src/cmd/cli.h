@@ -74,6 +74,9 @@ typedef struct {
 	const char *revs[64];
 	const char *repo;
 	struct cli_option options[8];
+	/* cli_history_source(): the bottoms of the ranges, which revs points
+	 * at (this struct's own: it is not copied once they are set) */
+	char bottom[64][256];
 } cli_source_args;
 
 void cli_source_args_init(cli_source_args *a);
@@ -153,7 +156,8 @@ typedef struct {
 /*
  * How --history sources are read: src's options, with the revisions of
  * --history-rev, or else the bottoms of src's ranges ("A" of "A..B", "X"
- * of "^X": everything before the commits read), or else src's own.
+ * of "^X": everything before the commits read, kept in out->bottom), or
+ * else src's own.
  */
 void cli_history_source(cli_source_args *out, const cli_history_args *ha,
 			const cli_source_args *src);
