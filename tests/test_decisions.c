@@ -344,7 +344,7 @@ static void test_onto_older_point(void **state)
 	assert_null(strstr(out, "\tfix-intro\t"));
 	free(out);
 	/* --branch names the branch the tag is on: the queue is its accepted */
-	assert_int_equal(test_run(RANK "--onto stable-old --branch stable --format mbox -o '%s/q.mbox' "
+	assert_int_equal(test_run(RANK "--onto stable-old --queue-branch stable --format mbox -o '%s/q.mbox' "
 				  "2>'%s/err'", tmp, tmp, tmp), 0);
 	out = test_run_output("grep '^Subject:' '%s/q.mbox' | sed 's/.*\\] //'", tmp);
 	assert_string_equal(out, "fix-intro\n");
@@ -401,7 +401,7 @@ static void test_unknown_branch(void **state)
 	assert_int_equal(test_run("./stablesel mark --repo '%s/r' accept %s --branch 22.12 2>'%s/err'",
 				  tmp, other, tmp), 129);
 	assert_int_equal(test_run("./stablesel status --repo '%s/r' --branch stabel 2>/dev/null", tmp), 129);
-	assert_int_equal(test_run(RANK "--onto stable --branch stabel --format mbox >/dev/null 2>'%s/err'",
+	assert_int_equal(test_run(RANK "--onto stable --queue-branch stabel --format mbox >/dev/null 2>'%s/err'",
 				  tmp, tmp), 129);
 	assert_int_equal(test_run("grep -q \"did you mean 'stable'\" '%s/err'", tmp), 0);
 	assert_int_equal(test_run(DB "'SELECT count(*) FROM decision_log' | grep -qx 0", tmp), 0);

@@ -70,9 +70,11 @@ int cmd_rank(int argc, const char **argv, const struct cli_context *ctx)
 			  "show N reasons for each pick"),
 		CLI_COUNT("precedents", &wo.precedents, "N", 0, SS_RANK_MAX_PRECEDENTS,
 			  "show N earlier commits like each pick, and whether they reached stable"),
-		CLI_STRING(0, "branch", &wo.branch, "NAME",
+		CLI_STRING(0, "queue-branch", &wo.branch, "NAME",
 			   "mbox: subjects \"[PATCH stablesel NAME n/m]\"; with --onto, the branch whose "
-			   "queue is written (default: the first --onto)"),
+			   "queue is written, one of them (default: the first --onto)"),
+		/* --branch is the decisions' branch (mark, status, review) */
+		CLI_ALIAS(0, "branch", "queue-branch"),
 		CLI_FLAG(0, "no-color", &no_color, "no colours, even on a terminal"),
 		CLI_OUTPUT(&output, "write the ranking to FILE (default: stdout)"),
 		CLI_END(),
