@@ -325,12 +325,16 @@ typedef struct {
 	size_t nonto;
 	int queue_extras;       /* read prerequisites the ranking lacks (mbox) */
 	/* review decisions (cmd/decisions_cli.h): list decided rows too (--all),
-	 * and the branch whose queue is written (NULL: the first --onto) */
+	 * and rank's --queue-branch, the branch whose queue is written (NULL:
+	 * the first --onto), which cli_ranking_run resolves once, before the
+	 * model and the ranking, into queue_b: an index into onto[] (a usage
+	 * error when it is none of them) */
 	int show_decided;
 	const char *queue_branch;
+	size_t queue_b;
 	/* the branch each --onto is for the decisions (index/index_decisions.h's
 	 * identity: "21.11" for origin/21.11 or a tag on it), resolved once
-	 * when the branches are opened, and --branch's (queue_ident); the
+	 * when the branches are opened, and --queue-branch's (queue_ident); the
 	 * --branch names of review (branch_named), which an --onto that is
 	 * no branch of the index (a tag, a commit) is taken for */
 	char *ident[SS_RANK_MAX_BRANCHES];
