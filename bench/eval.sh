@@ -79,7 +79,7 @@ for set in $SETS; do
 				before=""
 				[ $scope = all ] || before="--before $split"
 				# shellcheck disable=SC2086
-				/usr/bin/time -f '%e %M' -o "$TMP/t" "$STABLESEL" train --model $model \
+				/usr/bin/time -f '%e %M' -o "$TMP/t" "$STABLESEL" train --kind $model \
 					$before --mask-stable-tags "$mbox" $labels $EXTRA \
 					-o "$TMP/$model.model" > "$TMP/train.txt"
 				n=$(sed -n 's/^trained [a-z-]* on \([0-9]*\) commits.*/\1/p' "$TMP/train.txt")

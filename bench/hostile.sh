@@ -9,7 +9,7 @@
 # and on each times
 #     stablesel log FILE                        the reference: reading it
 #     stablesel rank FILE                       features, score, output
-#     stablesel explain --top 1000000 FILE ID   every feature named
+#     stablesel explain --top-features 1000000 FILE ID   every feature named
 # and reports seconds (best of RUNS), the ratio against log, peak RSS
 # (/usr/bin/time -v) and the load average (uptime) when each ran, also
 # into bench/out/hostile.txt.  Before the fix of issue 14 (insertion sort
@@ -102,7 +102,7 @@ for kind in files trailers; do
 	set -- $(best_of "'$STABLESEL' rank '$f'")
 	printf '%-9s %-8s %8s %7s %8sMB %6s\n' "$kind" rank "$1" \
 		"$(echo "scale=2; $1 / $ls" | bc)" $(($2 / 1024)) "$3"
-	set -- $(best_of "'$STABLESEL' explain --top 1000000 '$f' $ID")
+	set -- $(best_of "'$STABLESEL' explain --top-features 1000000 '$f' $ID")
 	printf '%-9s %-8s %8s %7s %8sMB %6s\n' "$kind" explain "$1" \
 		"$(echo "scale=2; $1 / $ls" | bc)" $(($2 / 1024)) "$3"
 done

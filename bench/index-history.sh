@@ -48,7 +48,7 @@ timed() {
 	echo "index: $(timed "$STABLESEL" index --no-progress --repo "$R" 2>/dev/null)"
 	"$STABLESEL" label --db "$R/stablesel/index.db" -o "$TMP/labels.tsv"
 	echo "train v16.11..v21.02: $(timed "$STABLESEL" train --no-progress --repo "$R" \
-		--rev v16.11..v21.02 --labels "$TMP/labels.tsv" --mask-stable-tags --model linear \
+		--rev v16.11..v21.02 --labels "$TMP/labels.tsv" --mask-stable-tags --kind linear \
 		-o "$TMP/m.model" 2>/dev/null)"
 	for mode in index no-index project builtin; do
 		case $mode in

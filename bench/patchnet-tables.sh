@@ -119,7 +119,7 @@ if [ "$TRAIN" = 1 ]; then
 			[ "$model" = patchnet ] || pn=$PF_EXTRA
 			l0=$(load)
 			# shellcheck disable=SC2086
-			/usr/bin/time -f '%e %M' -o "$TMP/t" "$STABLESEL" train --model $model \
+			/usr/bin/time -f '%e %M' -o "$TMP/t" "$STABLESEL" train --kind $model \
 				$before $src $pn -o "$TMP/p.model" > "$TMP/train.txt"
 			n=$(sed -n 's/^trained [a-z-]* on \([0-9]*\) commits.*/\1/p' "$TMP/train.txt")
 			secs=$(sed -n 's/.* in \([0-9.]*\)s$/\1/p' "$TMP/train.txt" | head -1)

@@ -45,7 +45,7 @@ for set in $SETS; do
 	esac
 	echo "$SETTINGS" | tr ';' '\n' | while IFS= read -r setting; do
 		# shellcheck disable=SC2086
-		/usr/bin/time -f '%e %M' -o "$TMP/t" "$STABLESEL" train --model "$MODEL" -v $args \
+		/usr/bin/time -f '%e %M' -o "$TMP/t" "$STABLESEL" train --kind "$MODEL" -v $args \
 			$setting -o "$TMP/p.model" > "$TMP/log" 2>&1 || die "training failed: $(tail -1 "$TMP/log")"
 		best=$(sed -n 's/.*epoch \([0-9]*\) loss .* PR-AUC \([0-9.]*\)$/\2 \1/p' "$TMP/log" |
 			sort -k1,1gr -k2,2n | head -1)

@@ -53,7 +53,7 @@ print(f"  {n} commits, {links} with a Link:, {ident} with a series identity; "
       f"({sum(len(v) for v in multi)} patches)")
 EOF
 done
-"$STABLESEL" train --model linear "$T/tip-before-2024-07-01.mbox.zst" --mask-stable-tags \
+"$STABLESEL" train --kind linear "$T/tip-before-2024-07-01.mbox.zst" --mask-stable-tags \
 	--labels "$T/labels-tip-before-2024-07-01.tsv" --label-column stable_tag \
 	--before 2023-07-01 -o "$tmp/tip.model" --no-progress 2>/dev/null
 "$STABLESEL" rank --model "$tmp/tip.model" "$T/tip-before-2024-07-01.mbox.zst" --mask-stable-tags \

@@ -6,7 +6,7 @@
 # in_stable of labels-v16.11-v22.03.tsv, stable tags masked) times
 #     stablesel log FILE > /dev/null                  the reference: reading
 #                                                     and parsing, no training
-#     stablesel train --model M FILE --labels ... -o  for each M in MODELS
+#     stablesel train --kind M FILE --labels ... -o  for each M in MODELS
 # and reports wall seconds, CPU seconds (user + sys), the training step's
 # seconds (the "in Xs" of train's summary, after reading), the epoch the
 # early stopping kept, the ratios of wall and CPU time to the reference,
@@ -88,7 +88,7 @@ commits=$(wc -l < "$TMP/log.out")
 train_row() {
 	bin=$1; tag=$2; model=$3
 	# shellcheck disable=SC2086
-	timed "train-$tag-$model" "$bin" train --model "$model" --mask-stable-tags "$MBOX" \
+	timed "train-$tag-$model" "$bin" train --kind "$model" --mask-stable-tags "$MBOX" \
 		--labels "$LABELS" $EXTRA -o "$TMP/$model.model"
 	o=$TMP/train-$tag-$model.out
 	train_s=$(sed -n 's/^trained .* in \([0-9.]*\)s$/\1/p' "$o")

@@ -105,7 +105,7 @@ TIP=$DATA/linux-tip
 if [ -f "$TIP/tip-before-2024-07-01.mbox.zst" ]; then
 	echo
 	echo "## Linux tip: the 20 best untagged picks from $TIP_SPLIT (built-in model's recipe, trained before it)"
-	"$STABLESEL" train --model linear --mask-stable-tags "$TIP/tip-before-2024-07-01.mbox.zst" \
+	"$STABLESEL" train --kind linear --mask-stable-tags "$TIP/tip-before-2024-07-01.mbox.zst" \
 		--labels "$TIP/labels-tip-before-2024-07-01.tsv" --label-column stable_tag \
 		--before "$TIP_SPLIT" -o "$OUT/tip.model" | grep "^trained\|^threshold"
 	"$STABLESEL" rank --model "$OUT/tip.model" --mask-stable-tags --since "$TIP_SPLIT" \

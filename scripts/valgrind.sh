@@ -62,7 +62,7 @@ echo "valgrind over the first $N DPDK commits ($(wc -c < "$tmp/in.mbox") bytes)"
 run log log "$tmp/in.mbox"
 run label label --stable "$stable" -o "$tmp/labels.tsv"
 for kind in linear mlp patchnet-feat; do
-	run "train-$kind" train --model $kind "$tmp/in.mbox" $labels --epochs 3 -o "$tmp/$kind.model"
+	run "train-$kind" train --kind $kind "$tmp/in.mbox" $labels --epochs 3 -o "$tmp/$kind.model"
 done
 run rank rank --model "$tmp/mlp.model" "$tmp/in.mbox" --top 20
 # without --model: the project model's training keeps the commits it reads

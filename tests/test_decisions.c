@@ -344,7 +344,7 @@ static void test_onto_older_point(void **state)
 	assert_null(strstr(out, "\tfix-intro\t"));
 	free(out);
 	/* --branch names the branch the tag is on: the queue is its accepted */
-	assert_int_equal(test_run(RANK "--onto stable-old --branch stable --format mbox -o '%s/q.mbox' "
+	assert_int_equal(test_run(RANK "--onto stable-old --queue-branch stable --format mbox -o '%s/q.mbox' "
 				  "2>'%s/err'", tmp, tmp, tmp), 0);
 	out = test_run_output("grep '^Subject:' '%s/q.mbox' | sed 's/.*\\] //'", tmp);
 	assert_string_equal(out, "fix-intro\n");
@@ -401,10 +401,39 @@ static void test_unknown_branch(void **state)
 	assert_int_equal(test_run("./stablesel mark --repo '%s/r' accept %s --branch 22.12 2>'%s/err'",
 				  tmp, other, tmp), 129);
 	assert_int_equal(test_run("./stablesel status --repo '%s/r' --branch stabel 2>/dev/null", tmp), 129);
-	assert_int_equal(test_run(RANK "--onto stable --branch stabel --format mbox >/dev/null 2>'%s/err'",
+	assert_int_equal(test_run(RANK "--onto stable --queue-branch stabel --format mbox >/dev/null 2>'%s/err'",
 				  tmp, tmp), 129);
 	assert_int_equal(test_run("grep -q \"did you mean 'stable'\" '%s/err'", tmp), 0);
 	assert_int_equal(test_run(DB "'SELECT count(*) FROM decision_log' | grep -qx 0", tmp), 0);
+}
+
+/*
+ * Case 3b: rank's --queue-branch (--branch, its old spelling) is resolved
+ * once, before any work (issue 37: it was checked after the whole run,
+ * and the decisions' queue fell back to the first branch silently): a
+ * branch the index knows but no --onto names is a usage error on one
+ * line naming it and the --onto branches, said before the model is
+ * chosen (no "rank: ... model" note), with nothing written.
+ */
+static void test_queue_branch_fails_fast(void **state)
+{
+	static const char *const spellings[] = { "--queue-branch", "--branch" };
+
+	(void)state;
+	for (size_t i = 0; i < 2; i++) {
+		assert_int_equal(test_run(RANK "--onto stable %s stable2 --format mbox -o '%s/q.mbox' "
+					  "2>'%s/err'", tmp, spellings[i], tmp, tmp), 129);
+		assert_int_equal(test_run("head -n 1 '%s/err' | grep -qx 'error: --queue-branch stable2 is "
+					  "none of the --onto branches (stable)' && "
+					  "test $(grep -c '^error:' '%s/err') = 1 && "
+					  "! grep -q '^rank: ' '%s/err' && test ! -e '%s/q.mbox'",
+					  tmp, tmp, tmp, tmp), 0);
+	}
+	/* an --onto branch: the run goes, the model said, the queue written */
+	assert_int_equal(test_run(RANK "--onto stable --onto stable2 --queue-branch stable2 --format mbox "
+				  "-o '%s/q.mbox' 2>'%s/err' && grep -q '^rank: .*model' '%s/err' && "
+				  "test -e '%s/q.mbox'",
+				  tmp, tmp, tmp, tmp, tmp), 0);
 }
 
 /* Case 4: --until on the real calendar, or a release that can come. */
@@ -685,6 +714,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_onto_older_point, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_remote_tracking, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_branch, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_queue_branch_fails_fast, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_until_checked, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_replay_clock, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reject_skips_carrier, setup, teardown),

@@ -223,7 +223,7 @@ static void test_label_cli(void **st)
 	snprintf(p, sizeof(p), "%s/labels.tsv", dir);
 	snprintf(body, sizeof(body), "sha\tin_stable\n%s\t1\n%s\t0\n", sha_of(1), sha_of(2));
 	test_write_file(p, body, strlen(body));
-	assert_int_equal(test_run("./stablesel train --model keyword --labels '%s/labels.tsv' "
+	assert_int_equal(test_run("./stablesel train --kind keyword --labels '%s/labels.tsv' "
 				  "-o '%s/k.model' '%s/m.mbox' >/dev/null 2>'%s/err'",
 				  dir, dir, dir, dir), 0);
 	snprintf(p, sizeof(p), "%s/err", dir);
@@ -240,7 +240,7 @@ static void test_label_cli(void **st)
 	snprintf(body, sizeof(body), "sha\tin_stable\n%s\t1\n%s\t1\n%s\t0\n%s\t0\n", sha_of(1),
 		 sha_of(2), sha_of(1), sha_of(2));
 	test_write_file(p, body, strlen(body));
-	assert_int_equal(test_run("./stablesel train --model keyword --labels '%s/labels.tsv' "
+	assert_int_equal(test_run("./stablesel train --kind keyword --labels '%s/labels.tsv' "
 				  "-o '%s/k.model' '%s/m.mbox' >/dev/null 2>'%s/err'",
 				  dir, dir, dir, dir), 128);
 	snprintf(p, sizeof(p), "%s/err", dir);

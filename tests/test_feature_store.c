@@ -488,7 +488,7 @@ static void test_interrupted_fill_completed(void **state)
 	assert_int_equal(test_cli("index --repo '%s' --db '%s' --no-features", repo, db), 0);
 	/* killed: not a normal exit */
 	assert_int_not_equal(test_run("SS_TEST_ABORT_AT=features#2 ./stablesel index --repo '%s' "
-				      "--db '%s' --batch 50 >/dev/null 2>&1", repo, db), 0);
+				      "--db '%s' --write-batch 50 >/dev/null 2>&1", repo, db), 0);
 	ss_feat_version(version, &fo, 0, 0);
 	assert_int_equal(ss_index_open(&ix, db, SS_INDEX_READ), 0);
 	assert_int_equal(ss_index_features_count(ix, version, &n), 0);
@@ -497,7 +497,7 @@ static void test_interrupted_fill_completed(void **state)
 	assert_string_equal(tip, "");
 	ss_index_free(ix);
 
-	assert_int_equal(test_cli("index --repo '%s' --db '%s' --batch 50", repo, db), 0);
+	assert_int_equal(test_cli("index --repo '%s' --db '%s' --write-batch 50", repo, db), 0);
 	assert_true(err_has("kept the features of 140 commits for the project model"));
 	assert_int_equal(ss_index_open(&ix, db, SS_INDEX_READ), 0);
 	assert_int_equal(ss_index_features_count(ix, version, &n), 0);

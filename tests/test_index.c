@@ -545,7 +545,7 @@ static void test_kill_anywhere(void **state)
 	snprintf(start, sizeof(start), "%s/kill-start.db", tmpdir);
 	assert_int_equal(test_run("rm -rf '%s' && cp -r '%s' '%s'", r2, repo, r2), 0);
 	/* a first build */
-	snprintf(args, sizeof(args), "--repo '%s' --batch 2", r2);
+	snprintf(args, sizeof(args), "--repo '%s' --write-batch 2", r2);
 	kill_anywhere("fresh", NULL, args, fresh_steps, sizeof(fresh_steps) / sizeof(*fresh_steps), 1);
 
 	/* new commits under v2.0, which the index knows already: main was
@@ -556,7 +556,7 @@ static void test_kill_anywhere(void **state)
 	assert_int_equal(test_run("./stablesel index --no-progress --repo '%s' --db '%s' 2>/dev/null",
 				  r2, start), 0);
 	assert_int_equal(test_run("cd '%s' && git reset -q --hard %s", r2, tip), 0);
-	snprintf(args, sizeof(args), "--repo '%s' --batch 1", r2);
+	snprintf(args, sizeof(args), "--repo '%s' --write-batch 1", r2);
 	{
 		static const char *const steps[] = { "batch#1", "batch#2", "ref", "derive", "releases" };
 
@@ -566,7 +566,7 @@ static void test_kill_anywhere(void **state)
 				 " first_release = 'v2.0'");
 		assert_true(atoi(out) >= 5);
 		free(out);
-		snprintf(args, sizeof(args), "--repo '%s' --batch 1", r2);
+		snprintf(args, sizeof(args), "--repo '%s' --write-batch 1", r2);
 	}
 
 	/* new commits on main and both stable branches, a new release v3.0 */
@@ -601,10 +601,10 @@ static void test_kill_anywhere(void **state)
 		assert_int_equal(test_run("git -C '%s' format-patch -q --stdout --no-merges --root v1.0 >'%s'"
 					  " && git -C '%s' format-patch -q --stdout --no-merges --root"
 					  " stable-1.y >'%s.2'", repo, mbox, repo, mbox), 0);
-		snprintf(args, sizeof(args), "--batch 1 --releases '%s' '%s' '%s.2'", rel, mbox, mbox);
+		snprintf(args, sizeof(args), "--write-batch 1 --releases '%s' '%s' '%s.2'", rel, mbox, mbox);
 		kill_anywhere("mail", NULL, args, mail_steps, sizeof(mail_steps) / sizeof(*mail_steps), 1);
 		copy_start(start, NULL);
-		snprintf(args, sizeof(args), "--batch 1 '%s'", mbox);
+		snprintf(args, sizeof(args), "--write-batch 1 '%s'", mbox);
 		assert_int_equal(test_run("./stablesel index --no-progress --db '%s' %s 2>/dev/null", start,
 					  args), 0);
 		assert_int_equal(test_run("git -C '%s' format-patch -q --stdout --no-merges v1.0..main >>'%s'",

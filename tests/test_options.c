@@ -201,7 +201,7 @@ static void test_usage_errors(void **state)
 	static const struct {
 		const char *cmd, *opt;
 	} valued[] = {
-		{ "log", "--repo" }, { "label", "--stable" }, { "train", "--model" },
+		{ "log", "--repo" }, { "label", "--stable" }, { "train", "--kind" },
 		{ "eval", "--split-date" }, { "rank", "--top" }, { "explain", "--model" },
 		{ "report", "--output" }, { "check", "--onto-repo" }, { "origin", "--history" },
 	};
@@ -239,7 +239,7 @@ static void test_usage_errors(void **state)
 	expect_usage_error("rank --format xml /dev/null",
 			   "error: option '--format' expects one of text, tsv, json, csv, mbox, not 'xml'");
 	/* a training option's range stays where it was */
-	expect_usage_error("train --model linear --hidden 0 --labels x -o y /dev/null",
+	expect_usage_error("train --kind linear --hidden 0 --labels x -o y /dev/null",
 			   "'--hidden'");
 }
 

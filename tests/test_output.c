@@ -278,7 +278,7 @@ static void test_bad_path_before_work(void **state)
 		"label --stable nosuch.mbox -o %s",
 		"rank nosuch.mbox -o %s",
 		"report nosuch.mbox -o %s",
-		"train --model linear nosuch.mbox --labels nosuch.tsv -o %s",
+		"train --kind linear nosuch.mbox --labels nosuch.tsv -o %s",
 		"eval --split-date 2020-01-01 nosuch.mbox --labels nosuch.tsv -o %s",
 		"eval --split-date 2020-01-01 nosuch.mbox --labels nosuch.tsv --scores %s",
 	};

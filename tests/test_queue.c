@@ -203,7 +203,7 @@ static void test_verdict_filter(void **state)
 static void am_queue(const char *branch, const char *line_re, int n)
 {
 	assert_int_equal(test_run("rm -rf '%s/am' && git clone -q -b %s '%s/r' '%s/am' && "
-				  RANK "--onto stable --onto stable2 --branch %s --format mbox "
+				  RANK "--onto stable --onto stable2 --queue-branch %s --format mbox "
 				  "-o '%s/q.mbox' 2>/dev/null && "
 				  "git -C '%s/am' -c user.name=T -c user.email=t@example.org am -q '%s/q.mbox' && "
 				  "test $(git -C '%s/am' rev-list --count origin/%s..HEAD) -eq %d && "
@@ -529,7 +529,7 @@ static void test_blame_shared(void **state)
 
 		multi = test_run_output(RANK_B "--onto stable --onto late --onto stable2 --precedents 0 "
 					"2>/dev/null | grep -E '^ +%s: ' && " RANK_B "--onto stable --onto late "
-					"--onto stable2 --branch %s --format mbox 2>/dev/null | " MBOX_OWN,
+					"--onto stable2 --queue-branch %s --format mbox 2>/dev/null | " MBOX_OWN,
 					tmp, br[b], tmp, br[b], br[b]);
 		one = test_run_output(RANK_B "--onto %s --precedents 0 2>/dev/null | grep -E '^ +%s: ' && "
 				      RANK_B "--onto %s --format mbox 2>/dev/null | " MBOX_OWN,
@@ -870,9 +870,9 @@ static char *verdict_lines(const char *dir, const char *extra)
 {
 	return test_run_output(RANK "--onto stable --onto stable2 --precedents 0 %s 2>/dev/null | "
 			       "grep -E '^ +stable2?: ' && "
-			       RANK "--onto stable --onto stable2 %s --format mbox --branch stable 2>/dev/null | "
+			       RANK "--onto stable --onto stable2 %s --format mbox --queue-branch stable 2>/dev/null | "
 			       "grep -E '^(From [0-9a-f]|Subject:|\\[ upstream commit|stablesel: stable)' && "
-			       RANK "--onto stable --onto stable2 %s --format mbox --branch stable2 2>/dev/null | "
+			       RANK "--onto stable --onto stable2 %s --format mbox --queue-branch stable2 2>/dev/null | "
 			       "grep -E '^(From [0-9a-f]|Subject:|commit [0-9a-f]* upstream)'",
 			       dir, extra, dir, extra, dir, extra);
 }

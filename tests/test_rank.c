@@ -41,7 +41,7 @@ static void test_mbox_git_am(void **state)
 	(void)state;
 	assert_int_equal(test_run("sh tests/gitrepo.sh '%s/repo' >/dev/null 2>&1", tmp), 0);
 	assert_int_equal(test_run("./stablesel rank --repo '%s/repo' --threshold 0 --format mbox "
-				  "--branch linux-6.1.y -o '%s/out.mbox'", tmp, tmp), 0);
+				  "--queue-branch linux-6.1.y -o '%s/out.mbox'", tmp, tmp), 0);
 	snprintf(path, sizeof(path), "%s/out.mbox", tmp);
 	mbox = slurp(path);
 	assert_non_null(strstr(mbox, "Subject: [PATCH stablesel linux-6.1.y 01/"));

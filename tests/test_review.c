@@ -689,7 +689,7 @@ static void test_failed_mail(void **state)
 	id_of(other, "other14");
 	assert_int_equal(test_run("./stablesel mark --repo '%s/r' fail %s --branch stable 2>/dev/null && "
 				  "git -C '%s/r' config stablesel.failedCc 'stable@example.org' && mkdir '%s/mail' && "
-				  "./stablesel review --repo '%s/r' --failed-mail -o '%s/mail' 2>'%s/err'",
+				  "./stablesel review --repo '%s/r' --failed-mail --mail-dir '%s/mail' 2>'%s/err'",
 				  tmp, helper, tmp, tmp, tmp, tmp, tmp), 0);
 	mail = test_run_output("cat '%s/mail/failed-stable-%.12s.eml'", tmp, helper);
 	assert_non_null(strstr(mail, "To: Ann Author <ann@example.org>\n"));
@@ -749,11 +749,11 @@ static void test_failed_mail_edges(void **state)
 	/* the maintainer's name with a comma stays one sender */
 	assert_int_equal(test_run("git -C '%s/r' config user.name 'Maint, Tess'", tmp), 0);
 	/* -o '': a usage error, nothing written anywhere */
-	assert_int_equal(test_run("./stablesel review --repo '%s/r' --failed-mail -o '' 2>'%s/err'",
+	assert_int_equal(test_run("./stablesel review --repo '%s/r' --failed-mail --mail-dir '' 2>'%s/err'",
 				  tmp, tmp), 129);
 	assert_int_equal(test_run("grep -q -- \"-o needs a folder\" '%s/err'", tmp), 0);
 	/* a folder that does not exist is made, parents too */
-	assert_int_equal(test_run("./stablesel review --repo '%s/r' --failed-mail -o '%s/new/mail' "
+	assert_int_equal(test_run("./stablesel review --repo '%s/r' --failed-mail --mail-dir '%s/new/mail' "
 				  "2>'%s/err'", tmp, tmp, tmp), 0);
 	assert_int_equal(test_run("test $(ls '%s/new/mail' | wc -l) = 3 && "
 				  "grep -q '3 mails for failed picks written' '%s/err'", tmp, tmp), 0);
@@ -777,7 +777,7 @@ static void test_failed_mail_edges(void **state)
 				  "\"branch\": \"stable\\\\nBcc: spy@evil.example\", \"state\": \"failed\", "
 				  "\"time\": 1}]}\\n' >'%s/evil.json' && "
 				  "./stablesel review --repo '%s/r' --import '%s/evil.json' >/dev/null 2>&1; "
-				  "./stablesel review --repo '%s/r' --failed-mail -o '%s/m2' 2>'%s/err'; "
+				  "./stablesel review --repo '%s/r' --failed-mail --mail-dir '%s/m2' 2>'%s/err'; "
 				  "! grep -rqi '^bcc:' '%s/m2'", comma, tmp, tmp, tmp, tmp, tmp, tmp, tmp), 0);
 }
 

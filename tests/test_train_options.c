@@ -59,18 +59,18 @@ static void expect_usage(const char *args, const char *msg)
 static void test_values_checked(void **state)
 {
 	(void)state;
-	expect_usage("train --model linear --features words,bogus --labels x -o y /dev/null",
+	expect_usage("train --kind linear --features words,bogus --labels x -o y /dev/null",
 		     "unknown feature group 'bogus' (words, subsystem, metrics, constructs, people, "
 		     "paths, trailers, history, effects, timing, series, merge, relcode, keys, default, "
 		     "all)");
-	expect_usage("train --model linear --hash-bits 25 --labels x -o y /dev/null", "'--hash-bits'");
-	expect_usage("train --model mlp --dropout 0.96 --labels x -o y /dev/null", "'--dropout'");
+	expect_usage("train --kind linear --hash-bits 25 --labels x -o y /dev/null", "'--hash-bits'");
+	expect_usage("train --kind mlp --dropout 0.96 --labels x -o y /dev/null", "'--dropout'");
 	expect_usage("eval --models linear --val-share 0 --split-date 2020-01-01 --labels x /dev/null",
 		     "'--val-share'");
-	expect_usage("train --model linear --target-precision 0.9 --target-recall 0.5 --labels x "
+	expect_usage("train --kind linear --target-precision 0.9 --target-recall 0.5 --labels x "
 		     "-o y /dev/null",
 		     "--target-precision and --target-recall");
-	expect_usage("train --model linear --release-tags 'v*' --labels x -o y /dev/null",
+	expect_usage("train --kind linear --release-tags 'v*' --labels x -o y /dev/null",
 		     "--release-tags needs --repo PATH");
 }
 

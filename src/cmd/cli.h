@@ -74,6 +74,9 @@ typedef struct {
 	const char *revs[64];
 	const char *repo;
 	struct cli_option options[8];
+	/* cli_history_source(): the bottoms of the ranges, which revs points
+	 * at (this struct's own: it is not copied once they are set) */
+	char bottom[64][256];
 } cli_source_args;
 
 void cli_source_args_init(cli_source_args *a);
@@ -153,7 +156,8 @@ typedef struct {
 /*
  * How --history sources are read: src's options, with the revisions of
  * --history-rev, or else the bottoms of src's ranges ("A" of "A..B", "X"
- * of "^X": everything before the commits read), or else src's own.
+ * of "^X": everything before the commits read, kept in out->bottom), or
+ * else src's own.
  */
 void cli_history_source(cli_source_args *out, const cli_history_args *ha,
 			const cli_source_args *src);
@@ -321,12 +325,16 @@ typedef struct {
 	size_t nonto;
 	int queue_extras;       /* read prerequisites the ranking lacks (mbox) */
 	/* review decisions (cmd/decisions_cli.h): list decided rows too (--all),
-	 * and the branch whose queue is written (NULL: the first --onto) */
+	 * and rank's --queue-branch, the branch whose queue is written (NULL:
+	 * the first --onto), which cli_ranking_run resolves once, before the
+	 * model and the ranking, into queue_b: an index into onto[] (a usage
+	 * error when it is none of them) */
 	int show_decided;
 	const char *queue_branch;
+	size_t queue_b;
 	/* the branch each --onto is for the decisions (index/index_decisions.h's
 	 * identity: "21.11" for origin/21.11 or a tag on it), resolved once
-	 * when the branches are opened, and --branch's (queue_ident); the
+	 * when the branches are opened, and --queue-branch's (queue_ident); the
 	 * --branch names of review (branch_named), which an --onto that is
 	 * no branch of the index (a tag, a commit) is taken for */
 	char *ident[SS_RANK_MAX_BRANCHES];

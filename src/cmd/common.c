@@ -456,8 +456,6 @@ static int prime_history(ss_commit *c, void *data)
 void cli_history_source(cli_source_args *out, const cli_history_args *ha,
 			const cli_source_args *src)
 {
-	/* the bottoms live as long as the process, as the argv they come from */
-	static char bottom[64][256];
 	size_t i, n;
 
 	*out = *src;
@@ -468,9 +466,9 @@ void cli_history_source(cli_source_args *out, const cli_history_args *ha,
 		out->opts.nrevs = ha->nhrevs;
 		return;
 	}
-	n = ss_run_history_bottoms(bottom, 64, src->opts.revs, src->opts.nrevs);
+	n = ss_run_history_bottoms(out->bottom, 64, src->opts.revs, src->opts.nrevs);
 	for (i = 0; i < n; i++)
-		out->revs[i] = bottom[i];
+		out->revs[i] = out->bottom[i];
 	if (n)
 		out->opts.nrevs = n;
 }

@@ -174,8 +174,7 @@ void cli_decisions_apply(cli_ranking *k, const char *repo)
 	char *names[SS_RANK_MAX_BRANCHES], *path = NULL;
 	size_t nb = 0, more = 0;
 	int any = 0;
-	ss_run_decisions_options o = { names, NULL, 0, k->queue_extras,
-				       k->queue_ident ? k->queue_ident : k->queue_branch,
+	ss_run_decisions_options o = { names, 0, k->queue_extras, k->queue_b,
 				       k->show_decided, (int64_t)time(NULL), cli_run_report() };
 	ss_index *ix;
 
@@ -191,7 +190,6 @@ void cli_decisions_apply(cli_ranking *k, const char *repo)
 				if (!(names[nb] = strdup(k->ident[nb] ? k->ident[nb]
 							 : ss_run_branches_name(k->br, nb))))
 					die("out of memory");
-			o.onto = k->onto;
 			/* a replay (an --onto set back) judges deferrals by its
 			 * own clock, not today's */
 			if (k->onto_repo || repo) {

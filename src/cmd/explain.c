@@ -141,8 +141,10 @@ int cmd_explain(int argc, const char **argv, const struct cli_context *ctx)
 		CLI_INCLUDE(hist.options),
 		CLI_INCLUDE(src.options),
 		CLI_GROUP("Output"),
-		CLI_COUNT("top", &x.top, "N", 1, SS_EXPLAIN_MAX_TOP,
+		CLI_COUNT("top-features", &x.top, "N", 1, SS_EXPLAIN_MAX_TOP,
 			  "show the N features that weigh most (default: 12)"),
+		/* --top is rank's rows */
+		CLI_ALIAS(0, "top", "top-features"),
 		CLI_END(),
 	};
 	ss_model *m;

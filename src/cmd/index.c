@@ -149,8 +149,10 @@ int cmd_index(int argc, const char **argv, const struct cli_context *ctx)
 			   "config stablesel.eol, else a year before the newest branch tip)"),
 		CLI_OPT_RELEASES(&opts.releases),
 		CLI_OPT_RELEASE_TAGS(&opts.release_tags),
-		CLI_COUNT("batch", &opts.batch, "N", 1, CLI_NO_MAX,
+		CLI_COUNT("write-batch", &opts.batch, "N", 1, CLI_NO_MAX,
 			  "commits written per transaction (default: 1000)"),
+		/* --batch is the training's mini-batch */
+		CLI_ALIAS(0, "batch", "write-batch"),
 		CLI_FLAG(0, "no-features", &no_features,
 			 "do not keep the features the project model learns from (its training "
 			 "then reads every diff of the history)"),

@@ -122,6 +122,43 @@ static const struct cli_option *walk_next(struct walk *w)
 	}
 }
 
+/*
+ * The option of options whose long name is name (a shared one as the
+ * table uses it), copied into *out: what an alias stands for.  0 when
+ * the table has none (aliases are never targets).
+ */
+static int find_option(struct cli_option *out, const struct cli_option *options, const char *name)
+{
+	const struct cli_option *o;
+	struct walk w;
+
+	walk_start(&w, options);
+	while ((o = walk_next(&w)))
+		if (o->type != CLI_OPT_GROUP && o->type != CLI_OPT_ALIAS && o->long_name &&
+		    !strcmp(o->long_name, name)) {
+			*out = *o;
+			out->help = NULL;   /* it may point into w */
+			return 1;
+		}
+	return 0;
+}
+
+/* An alias as the help and the man page show it: its names with the
+ * value of the option it stands for, "old spelling of --TARGET". */
+static const struct cli_option *alias_view(struct cli_option *out, char *help, size_t size,
+					   const struct cli_option *options,
+					   const struct cli_option *a)
+{
+	struct cli_option t;
+	int found = find_option(&t, options, a->target);
+
+	*out = *a;
+	out->argh = found ? t.argh : NULL;
+	snprintf(help, size, "old spelling of --%s%s", a->target, found ? "" : " (no such option)");
+	out->help = help;
+	return out;
+}
+
 const char *cli_option_name(const struct cli_option *opt)
 {
 	static char buf[128];
@@ -215,7 +252,7 @@ static void print_form(FILE *f, const char *prefix, const char *form,
 	first = opt > form && opt[-1] == ' ';
 	walk_start(&w, options);
 	while ((o = walk_next(&w))) {
-		if (o->type == CLI_OPT_GROUP || in_form(form, o) ||
+		if (o->type == CLI_OPT_GROUP || o->type == CLI_OPT_ALIAS || in_form(form, o) ||
 		    (o->long_name && !strcmp(o->long_name, "help")))
 			continue;
 		short_form(buf, sizeof(buf), o);
@@ -279,7 +316,8 @@ static void unknown_option(const struct cli_option *options, const char *typed, 
 	while (long_form && (o = walk_next(&w))) {
 		const char *before = best;
 
-		if (o->type == CLI_OPT_GROUP || !o->long_name)
+		/* an old spelling is not offered: the name it stands for is */
+		if (o->type == CLI_OPT_GROUP || o->type == CLI_OPT_ALIAS || !o->long_name)
 			continue;
 		ss_suggest_consider(&best, &dist, name, o->long_name);
 		if (best != before)
@@ -353,8 +391,9 @@ static void value_note(char *buf, size_t size, const struct cli_option *o)
 void cli_options_help(FILE *f, const struct cli_option *options, const char *const *usage)
 {
 	const struct cli_option *o;
+	struct cli_option view;
 	struct walk w;
-	char form[160], note[64];
+	char form[160], note[64], help[160];
 	int i;
 
 	for (i = 0; usage[i] && usage[i][0]; i++)
@@ -368,6 +407,8 @@ void cli_options_help(FILE *f, const struct cli_option *options, const char *con
 			fprintf(f, "\n%s\n", o->help);
 			continue;
 		}
+		if (o->type == CLI_OPT_ALIAS)
+			o = alias_view(&view, help, sizeof(help), options, o);
 		long_form(form, sizeof(form), o);
 		value_note(note, sizeof(note), o);
 		if (strlen(form) > 20)
@@ -398,8 +439,9 @@ void cli_options_man(FILE *f, const char *name, const char *summary,
 		     const struct cli_option *options, const char *const *usage)
 {
 	const struct cli_option *o;
+	struct cli_option view;
 	struct walk w;
-	char form[160], note[64], upper[64];
+	char form[160], note[64], upper[64], help[160];
 	size_t i;
 
 	for (i = 0; name[i] && i + 1 < sizeof(upper); i++)
@@ -443,6 +485,8 @@ void cli_options_man(FILE *f, const char *name, const char *summary,
 			fputc('\n', f);
 			continue;
 		}
+		if (o->type == CLI_OPT_ALIAS)
+			o = alias_view(&view, help, sizeof(help), options, o);
 		long_form(form, sizeof(form), o);
 		value_note(note, sizeof(note), o);
 		fprintf(f, ".TP\n.B ");
@@ -464,7 +508,8 @@ static void list_options(const struct cli_option *options)
 
 	walk_start(&w, options);
 	while ((o = walk_next(&w))) {
-		if (o->type == CLI_OPT_GROUP)
+		/* an old spelling is not offered: the name it stands for is */
+		if (o->type == CLI_OPT_GROUP || o->type == CLI_OPT_ALIAS)
 			continue;
 		if (o->long_name) {
 			printf("%s--%s", first ? "" : " ", o->long_name);
@@ -480,7 +525,8 @@ static void list_options(const struct cli_option *options)
 /*
  * One line an option: --name (or -o), its value's name ("-": none),
  * where it is declared (the shared declaration's file and line for a
- * shared one), its help; for tests/test_shared_options.c.
+ * shared one), its help; for tests/test_shared_options.c.  An alias
+ * declares nothing: its value's name is "->--TARGET", what it stands for.
  */
 static void list_declarations(const struct cli_option *options)
 {
@@ -491,6 +537,14 @@ static void list_declarations(const struct cli_option *options)
 	while ((o = walk_next(&w))) {
 		if (o->type == CLI_OPT_GROUP)
 			continue;
+		if (o->type == CLI_OPT_ALIAS) {
+			printf("%s\t->--%s\t%s\told spelling of --%s\n", cli_option_name(o), o->target,
+			       o->site, o->target);
+			if (o->long_name && o->short_name)
+				printf("-%c\t->--%s\t%s\told spelling of --%s\n", o->short_name,
+				       o->target, o->site, o->target);
+			continue;
+		}
 		printf("%s\t%s\t%s\t%s\n", cli_option_name(o), o->argh ? o->argh : "-",
 		       o->shared ? o->shared->site : o->site, o->help);
 	}
@@ -578,6 +632,20 @@ static void set_value(const struct cli_option *o, const char *v)
 	}
 }
 
+/* What the option found on the command line stands for: itself, or
+ * for an alias the option of the table it names (in *buf). */
+static const struct cli_option *alias_target(struct cli_option *buf,
+					     const struct cli_option *options,
+					     const struct cli_option *hit)
+{
+	if (hit->type != CLI_OPT_ALIAS)
+		return hit;
+	if (!find_option(buf, options, hit->target))
+		die("option '%s' is an old spelling of --%s, which this command lacks",
+		    cli_option_name(hit), hit->target);
+	return buf;
+}
+
 static void print_help_exit(const struct cli_option *options, const char *const *usage)
 {
 	cli_options_help(stdout, options, usage);
@@ -608,6 +676,7 @@ int cli_parse_options(const struct cli_context *ctx, int argc, const char **argv
 	for (i = 1; i < argc; i++) {
 		const char *arg = argv[i], *val = NULL, *eq = NULL;
 		const struct cli_option *o, *hit = NULL;
+		struct cli_option target;
 		int negated = 0;
 		struct walk w;
 
@@ -642,6 +711,7 @@ int cli_parse_options(const struct cli_context *ctx, int argc, const char **argv
 			}
 			if (!hit)
 				unknown_option(options, arg, len);
+			hit = alias_target(&target, options, hit);
 			if (eq && !hit->argh)
 				usage_die("option '%s' takes no value", cli_option_name(hit));
 			val = eq ? eq + 1 : NULL;
@@ -653,6 +723,7 @@ int cli_parse_options(const struct cli_context *ctx, int argc, const char **argv
 				}
 			if (!hit)
 				unknown_option(options, arg, 1);
+			hit = alias_target(&target, options, hit);
 			if (arg[2] && !hit->argh)
 				usage_die("option '-%c' takes no value", arg[1]);
 			val = arg[2] ? arg + 2 : NULL;

@@ -40,6 +40,9 @@ enum cli_option_type {
 	CLI_OPT_DATE,      /* int64_t *value, YYYY-MM-DD as UTC midnight */
 	CLI_OPT_CHOICE,    /* int *value = index of the value in choices */
 	CLI_OPT_CALLBACK,  /* cb(opt, arg): arg NULL when argh is NULL (a flag) */
+	CLI_OPT_ALIAS,     /* an old spelling of another option of the table (target):
+			    * parsed as it, said in the help as "old spelling of
+			    * --TARGET", left out of the short usage and the completion */
 };
 
 struct cli_option;
@@ -75,6 +78,9 @@ struct cli_option {
 	/* CLI_OPT_USE of a shared option whose default is each command's:
 	 * " (default: ...)" after the shared help */
 	const char *dflt;
+	/* CLI_OPT_ALIAS: the long name of the option it stands for, which
+	 * the same command's table holds (tests/test_shared_options.c) */
+	const char *target;
 };
 
 #define CLI_STR_(x) #x
@@ -109,6 +115,15 @@ struct cli_option {
 #define CLI_CHOICE(l, v, a, c, h) CLI_ENTRY(CLI_OPT_CHOICE, 0, (l), (a), (h), (v), .choices = (c))
 #define CLI_CALLBACK(l, a, h, fn, data) \
 	CLI_ENTRY(CLI_OPT_CALLBACK, 0, (l), (a), (h), NULL, .cb = (fn), .defval = (intptr_t)(data))
+/*
+ * An old spelling kept working after an option was renamed: --l (and -s
+ * when s is not 0) is parsed as --to, an option of the same table.  It
+ * declares no option of its own: the name means here what --to means,
+ * whatever another command's --l means (tests/test_shared_options.c).
+ */
+#define CLI_ALIAS(s, l, to) \
+	{ .type = CLI_OPT_ALIAS, .long_name = (l), .short_name = (s), .target = (to), \
+	  .site = CLI_SITE }
 
 /*
  * A shared option (declared once in shared_options.c, named by the

@@ -70,9 +70,11 @@ int cmd_rank(int argc, const char **argv, const struct cli_context *ctx)
 			  "show N reasons for each pick"),
 		CLI_COUNT("precedents", &wo.precedents, "N", 0, SS_RANK_MAX_PRECEDENTS,
 			  "show N earlier commits like each pick, and whether they reached stable"),
-		CLI_STRING(0, "branch", &wo.branch, "NAME",
+		CLI_STRING(0, "queue-branch", &wo.branch, "NAME",
 			   "mbox: subjects \"[PATCH stablesel NAME n/m]\"; with --onto, the branch whose "
-			   "queue is written (default: the first --onto)"),
+			   "queue is written, one of them (default: the first --onto)"),
+		/* --branch is the decisions' branch (mark, status, review) */
+		CLI_ALIAS(0, "branch", "queue-branch"),
 		CLI_FLAG(0, "no-color", &no_color, "no colours, even on a terminal"),
 		CLI_OUTPUT(&output, "write the ranking to FILE (default: stdout)"),
 		CLI_END(),
@@ -99,16 +101,8 @@ int cmd_rank(int argc, const char **argv, const struct cli_context *ctx)
 	k.queue_branch = wo.branch;
 	cli_ranking_run(&k, &src, argv, nspecs);
 	if (wo.format == SS_RANK_MBOX && k.nonto) {
-		size_t b;
-
-		for (b = 0; wo.branch && b < k.nonto; b++)
-			if (!strcmp(wo.branch, k.onto[b]) ||
-			    !strcmp(wo.branch, ss_run_branches_name(k.br, b)) ||
-			    (k.queue_ident && k.ident[b] && !strcmp(k.queue_ident, k.ident[b])))
-				break;
-		if (b == k.nonto)
-			usage_die("--branch %s is none of the --onto branches", wo.branch);
-		wo.queue_branch = wo.branch ? b : 0;
+		/* resolved once, before the ranking */
+		wo.queue_branch = k.queue_b;
 		ss_backport_line(backport, sizeof(backport), ss_carried_style(ss_run_branches_carried(k.br, wo.queue_branch)),
 				 "%s");
 		wo.backport_line = backport;

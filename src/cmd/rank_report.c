@@ -145,9 +145,10 @@ static char *onto_identity(cli_ranking *k, ss_index *ix, size_t b, char **hints,
 }
 
 /*
- * One branch identity for the whole run, before any work: --branch
- * (rank's, review's) must be a branch the index knows (a usage error
- * with the known ones), each --onto is mapped to its branch.
+ * One branch identity for the whole run, before any work: rank's
+ * --queue-branch and review's --branch must be a branch the index knows
+ * (a usage error with the known ones), each --onto is mapped to its
+ * branch.
  */
 static void branch_identities(cli_ranking *k, ss_index *ix, const char *repo)
 {
@@ -169,6 +170,41 @@ static void branch_identities(cli_ranking *k, ss_index *ix, const char *repo)
 			die("out of memory");
 	for (size_t i = 0; i < nh; i++)
 		free(hints[i]);
+}
+
+/*
+ * rank's --queue-branch, the one rule for which --onto branch's queue is
+ * written (the mbox, the decisions that fill it): the branch as given to
+ * --onto (or asked for, with --as-of), its short name or its identity
+ * for the decisions, or the identity --queue-branch names (a tag on a
+ * branch named by its branch).  None of them: a usage error naming it,
+ * before the model and the ranking.  Without --onto it is only the
+ * name in the mbox's subjects.
+ */
+static void queue_branch_resolve(cli_ranking *k)
+{
+	const char *q = k->queue_branch;
+	char known[512];
+	size_t used = 0;
+
+	k->queue_b = 0;
+	if (!q || !k->nonto)
+		return;
+	for (size_t b = 0; b < k->nonto; b++) {
+		const char *name = ss_run_branches_name(k->br, b);
+
+		if (!strcmp(q, k->onto[b]) || (k->onto_asked[b] && !strcmp(q, k->onto_asked[b])) ||
+		    (name && !strcmp(q, name)) || (k->ident[b] && !strcmp(q, k->ident[b])) ||
+		    (k->queue_ident && k->ident[b] && !strcmp(k->queue_ident, k->ident[b]))) {
+			k->queue_b = b;
+			return;
+		}
+	}
+	known[0] = '\0';
+	for (size_t b = 0; b < k->nonto && used < sizeof(known); b++)
+		used += (size_t)snprintf(known + used, sizeof(known) - used, "%s%s", b ? ", " : "",
+					 k->onto_asked[b] ? k->onto_asked[b] : k->onto[b]);
+	usage_die("--queue-branch %s is none of the --onto branches (%s)", q, known);
 }
 
 static void open_branches(cli_ranking *k, const char *repo)
@@ -199,6 +235,7 @@ static void open_branches(cli_ranking *k, const char *repo)
 		die("%s", ss_error_last());
 	progress_done();
 	branch_identities(k, ix, onto_repo);
+	queue_branch_resolve(k);
 	ss_index_free(ix);
 	free(ixpath);
 }
@@ -207,9 +244,10 @@ static void open_branches(cli_ranking *k, const char *repo)
  * An honest replay (run/replay_cut.h): with --onto branches set back and
  * the index's backports, k->label (and k->ko.stable) become the index's
  * backports up to the newest branch tip.  Nothing changes with --stable,
- * without --onto or an index.  Once the model is chosen.
+ * without --onto or an index.  Once the model is chosen; onto[0..nonto)
+ * the --onto branches as given (not the index's, not set back by --as-of).
  */
-static void replay_cut(cli_ranking *k, const char *repo)
+static void replay_cut(cli_ranking *k, const char *repo, const char *const *onto, size_t nonto)
 {
 	const char *onto_repo = k->onto_repo ? k->onto_repo : repo;
 	ss_backports *cut;
@@ -218,11 +256,11 @@ static void replay_cut(cli_ranking *k, const char *repo)
 
 	/* only the index's table is cut (a --stable tree is the user's) and
 	 * only for branches named: the index's own are at their tips */
-	if (!k->label || k->stable || !k->nonto || !onto_repo ||
+	if (!k->label || k->stable || !nonto || !onto_repo ||
 	    !(ix = cli_index_open(&k->hist_args.ix, onto_repo, &path)))
 		return;
-	if (ss_run_replay_cut(&cut, ix, path, onto_repo, ss_run_repo(k->run, onto_repo), k->onto,
-			      k->nonto, cli_run_report()))
+	if (ss_run_replay_cut(&cut, ix, path, onto_repo, ss_run_repo(k->run, onto_repo), onto,
+			      nonto, cli_run_report()))
 		die("%s", ss_error_last());
 	ss_index_free(ix);
 	free(path);
@@ -275,6 +313,8 @@ static int feed_one(ss_commit *c, void *data)
 void cli_ranking_run(cli_ranking *k, cli_source_args *src, const char *const *specs, int nspecs)
 {
 	struct feed f = { k, INT64_MAX, "reading history", 0 };
+	const char *given[SS_RANK_MAX_BRANCHES];
+	size_t ngiven = k->nonto;
 	float share;
 
 	if (ss_history_new(&k->hist))
@@ -298,8 +338,12 @@ void cli_ranking_run(cli_ranking *k, cli_source_args *src, const char *const *sp
 		}
 		k->ko.stable = k->label;
 	}
+	/* the stable branches before the model and the ranking: a bad --onto
+	 * or --queue-branch dies before any work */
+	memcpy(given, k->onto, ngiven * sizeof(*given));
+	open_branches(k, src->repo);
 	cli_ranking_model(k, src, specs, nspecs);
-	replay_cut(k, src->repo);
+	replay_cut(k, src->repo, given, ngiven);
 	share = k->builtin && k->ko.threshold < 0 ? ss_model_pick_share(k->m) : 0.0f;
 	if (share > 0.0f) {
 		/* the threshold moves once every score is known: every row
@@ -318,7 +362,6 @@ void cli_ranking_run(cli_ranking *k, cli_source_args *src, const char *const *sp
 		cli_for_each_history_commit(&hsrc, k->hist_args.specs, (int)k->hist_args.n, feed_one,
 					    &f);
 	}
-	open_branches(k, src->repo);
 	f = (struct feed){ k, k->since, k->nonto ? "ranking and placing commits" : "ranking commits", 0 };
 	if (k->replay) {
 		/* the project model's training read them just now */

@@ -24,7 +24,7 @@
 static const char *const review_usage[] = {
 	"stablesel review [options] [SOURCE...]",
 	"stablesel review --export FILE | --import FILE [--db FILE | --repo PATH]",
-	"stablesel review --failed-mail -o DIR [--branch B] [--repo PATH]",
+	"stablesel review --failed-mail --mail-dir DIR [--branch B] [--repo PATH]",
 	"",
 	"Walks the undecided candidates best first, as rank lists them, one at a",
 	"time, in the manner of git add -p: its subject, id, author, date, score",
@@ -407,10 +407,13 @@ int cmd_review(int argc, const char **argv, const struct cli_context *ctx)
 			   "merge the decisions of FILE (JSON, from --export) by time, list conflicts, "
 			   "and stop"),
 		CLI_FLAG(0, "failed-mail", &failed_mail,
-			 "write a mail to the author of each failed pick per branch into -o DIR and stop"),
+			 "write a mail to the author of each failed pick per branch into --mail-dir DIR "
+			 "and stop"),
 		CLI_STRING(0, "cc", &cc, "ADDR",
 			   "--failed-mail: Cc this list (default: git config stablesel.failedCc)"),
-		CLI_STRING('o', "output", &outdir, "DIR", "--failed-mail: the folder the mails go to"),
+		CLI_STRING(0, "mail-dir", &outdir, "DIR", "--failed-mail: the folder the mails go to"),
+		/* -o is a file everywhere else */
+		CLI_ALIAS('o', "output", "mail-dir"),
 		CLI_FLAG(0, "fresh", &fresh,
 			 "rank again, though the index, the model and the options are those of the "
 			 "last review (whose ranking is otherwise reused)"),
@@ -442,13 +445,13 @@ int cmd_review(int argc, const char **argv, const struct cli_context *ctx)
 		int rc;
 
 		if (!outdir)
-			usage_die("--failed-mail needs -o DIR");
+			usage_die("--failed-mail needs --mail-dir DIR");
 		rc = review_failed_mail(outdir, cc, named, nnamed, k.hist_args.ix.db, src.repo);
 		cli_ranking_free(&k);
 		return rc;
 	}
 	if (outdir || cc)
-		usage_die("-o and --cc go with --failed-mail");
+		usage_die("--mail-dir and --cc go with --failed-mail");
 	if (!isatty(0) || !isatty(1))
 		die("review needs a terminal: in scripts use 'stablesel mark accept|reject|defer "
 		    "COMMIT... [--branch B]' and 'stablesel status'");

@@ -1,5 +1,5 @@
 /*
- * review_mail.c - "stablesel review --failed-mail -o DIR": for each
+ * review_mail.c - "stablesel review --failed-mail --mail-dir DIR": for each
  * accepted pick marked failed on a branch, one mail to its author, ready
  * for git send-email (review_share.h; the picks, their check and the
  * mail's text are run/failed_mail.c's: one concept split across two

@@ -21,7 +21,7 @@ int review_share(const char *export_file, const char *import_file, const char *d
 		 const char *repo);
 
 /*
- * --failed-mail -o DIR: for each decision "failed" of the branches
+ * --failed-mail --mail-dir DIR: for each decision "failed" of the branches
  * (named, else every branch with one), a mail to the commit's author,
  * Cc cc (else git config stablesel.failedCc), ready for git send-email:
  * what failed, the prerequisites found, the commands that try the

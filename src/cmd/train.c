@@ -20,7 +20,7 @@
 #include "util/error.h"
 
 static const char *const train_usage[] = {
-	"stablesel train --model KIND [options] [SOURCE...] -o MODEL",
+	"stablesel train --kind KIND [options] [SOURCE...] -o MODEL",
 	"",
 	"Reads the commits of the sources (or of --repo PATH) once, each with its",
 	"label from --labels or --stable, trains one model (KIND: keyword, linear,",
@@ -51,8 +51,10 @@ int cmd_train(int argc, const char **argv, const struct cli_context *ctx)
 	cli_train_args t;
 	struct cli_option options[] = {
 		CLI_GROUP("Model"),
-		CLI_STRING(0, "model", &kind_name, "KIND",
-			   "keyword, linear, mlp, patchnet or patchnet-feat"),
+		CLI_STRING(0, "kind", &kind_name, "KIND",
+			   "the kind of model: keyword, linear, mlp, patchnet or patchnet-feat"),
+		/* --model is a model file everywhere else */
+		CLI_ALIAS(0, "model", "kind"),
 		CLI_OUTPUT(&output, "write the model to FILE"),
 		CLI_INCLUDE(src.options),
 		CLI_DATE("before", &before, "train only on the commits authored before DATE"),
@@ -75,7 +77,7 @@ int cmd_train(int argc, const char **argv, const struct cli_context *ctx)
 	cli_train_args_init(&t);
 	nspecs = cli_parse_options(ctx, argc, argv, options, train_usage);
 	if (!kind_name)
-		usage_die("--model is required");
+		usage_die("--kind is required");
 	if (ss_model_kind_parse(&kind, kind_name) || kind == SS_MODEL_TAG)
 		usage_die("%s", kind == SS_MODEL_TAG ?
 			  "'tag' is an evaluation baseline, not a model to train" : ss_error_last());

@@ -38,7 +38,6 @@ int ss_split_part(size_t **out, size_t *n, const ss_dataset *d, uint8_t part)
 	for (i = 0; i < total; i++)
 		if (ss_dataset_example(d, i)->part == part)
 			idx[k++] = i;
-	/* called from the CLI thread only: the static comparator context is safe */
 	ss_dataset_sort_by_time(idx, k, d);
 	*out = idx;
 	*n = k;

@@ -22,7 +22,6 @@
  * replace it only by beating it on validation.
  */
 #include <ctype.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -392,7 +391,6 @@ static int cmp_by_df(const void *a, const void *b, void *ud)
  * at most max, into a new map.  df[ndict] holds the document frequencies. */
 static int choose_vocab(ss_strmap **out, const ss_strmap *dict, const uint32_t *df, size_t max)
 {
-	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	size_t nd = ss_strmap_count(dict), k = 0;
 	uint32_t *ids = malloc((nd ? nd : 1) * sizeof(*ids)), id;
 	int rc;
@@ -404,13 +402,11 @@ static int choose_vocab(ss_strmap **out, const ss_strmap *dict, const uint32_t *
 	for (uint32_t i = 0; i < nd; i++)
 		if (df[i] >= PN_MIN_DF)
 			ids[k++] = i;
-	pthread_mutex_lock(&lock);
 	{
 		struct by_df c = { dict, df };
 
 		qsort_r(ids, k, sizeof(*ids), cmp_by_df, &c);
 	}
-	pthread_mutex_unlock(&lock);
 	if (k > max)
 		k = max;
 	for (size_t i = 0; i < k && !rc; i++)

@@ -130,12 +130,8 @@ int ss_run_decisions_apply(ss_ranking *r, ss_index *ix, const char *path,
 	ss_strbuf text = SS_STRBUF_INIT;
 
 	if (o->queue && nb) {
-		for (qb = 0; o->queue_branch && qb < nb; qb++)
-			if (!strcmp(o->queue_branch, names[qb]) ||
-			    (o->onto && !strcmp(o->queue_branch, o->onto[qb])))
-				break;
-		if (qb == nb)
-			qb = 0;
+		if ((qb = o->queue_branch) >= nb)
+			return ss_error_code(SS_EINVALID, "no stable branch %zu for a queue", qb);
 		if ((rc = ss_index_decisions_any(ix, names[qb], &queue)))
 			return ss_run_fail(rc, "cannot read the decisions of '%s'", path);
 	}

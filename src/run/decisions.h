@@ -38,10 +38,11 @@ int ss_run_decision_until_check(ss_index *ix, const char *path, const char *unti
 typedef struct {
 	char *const *branches;     /* the branches decided for (--onto's short
 				      names, else the index's stable ones) */
-	const char *const *onto;   /* --onto as given, beside branches (NULL: none) */
 	size_t nbranches;
 	int queue;                 /* an mbox queue is written (0) */
-	const char *queue_branch;  /* --branch (NULL: the first) */
+	/* the queue's branch, an index into branches, resolved by the caller
+	 * once before the run (cmd/rank_report.c: --queue-branch); (0) */
+	size_t queue_branch;
 	int show_decided;          /* --all: keep the rows decided everywhere (0) */
 	int64_t now;               /* what a deferral's date is compared with */
 	const ss_run_report *report; /* the number hidden, the queue's rule (NULL) */

@@ -1,6 +1,6 @@
 /*
  * failed_mail.c - the mails for accepted picks marked failed on a branch
- * (failed_mail.h; "stablesel review --failed-mail -o DIR", whose command
+ * (failed_mail.h; "stablesel review --failed-mail --mail-dir DIR", whose command
  * side, one concept split across two floors, is cmd/review_mail.c), in the manner of the kernel's "FAILED: patch ...
  * failed to apply to X-stable tree": what failed (the file and hunk,
  * checked again now with check/check.h), the prerequisites found (the
