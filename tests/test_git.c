@@ -429,6 +429,55 @@ static void test_without_diff(void **state)
 	assert_int_equal(compare_with_git(all, 2, 0), 16);
 }
 
+/*
+ * opts.newest: only the newest of the walk are read, the same commits a
+ * whole read ends with, the older ones counted (merges are in the walk
+ * and counted too, then skipped as in a whole read).
+ */
+static void test_newest(void **state)
+{
+	const char *all[] = { "stable-1.y", "main" };
+	char ids[64][41];
+	size_t n = 0, walk, k, m;
+	ss_source_options opts = SS_SOURCE_OPTIONS_INIT;
+	ss_source *src;
+	ss_commit *c;
+
+	(void)state;
+	open_source(&src, all, 2, 0, 0);
+	while (!ss_source_next(&c, src)) {
+		assert_true(n < 64);
+		memcpy(ids[n++], c->id, 41);
+		ss_commit_free(c);
+	}
+	walk = n + ss_source_stats_get(src)->skipped_merges;
+	assert_int_equal(ss_source_stats_get(src)->older, 0);
+	ss_source_free(src);
+	assert_true(n >= 10);
+	opts.repo = cur;
+	opts.revs = all;
+	opts.nrevs = 2;
+	opts.with_diff = 0;
+	for (k = 1; k <= walk + 1; k += 3) {
+		opts.newest = k;
+		assert_int_equal(ss_source_open(&src, cur, &opts), 0);
+		for (m = 0; !ss_source_next(&c, src); m++) {
+			assert_true(m < k);
+			ss_commit_free(c);
+		}
+		assert_int_equal(ss_source_stats_get(src)->older, k < walk ? walk - k : 0);
+		assert_int_equal(m + ss_source_stats_get(src)->skipped_merges, k < walk ? k : walk);
+		ss_source_free(src);
+		/* the same ones, in the same order: the end of the whole read */
+		assert_int_equal(ss_source_open(&src, cur, &opts), 0);
+		for (size_t i = 0; !ss_source_next(&c, src); i++) {
+			assert_string_equal(c->id, ids[n - m + i]);
+			ss_commit_free(c);
+		}
+		ss_source_free(src);
+	}
+}
+
 static ss_commit *find_subject(ss_commit **cs, size_t n, const char *subject)
 {
 	size_t i;
@@ -1282,6 +1331,7 @@ int main(void)
 		cmocka_unit_test(test_tiny_cache_match_git),
 		cmocka_unit_test(test_revisions_match_git),
 		cmocka_unit_test(test_without_diff),
+		cmocka_unit_test(test_newest),
 		cmocka_unit_test(test_file_details),
 		cmocka_unit_test(test_max_lines),
 		cmocka_unit_test(test_free_early),

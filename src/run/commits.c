@@ -60,6 +60,10 @@ int ss_run_read_commits(size_t *n, const char *spec, const ss_source_options *op
 	if ((rc = ss_source_open(&src, spec, opts)))
 		return rc;
 	rc = ss_source_each(src, read_one, skipped, &r);
+	if (ss_source_stats_get(src)->older)
+		ss_run_say(rp, SS_RUN_INFO, "%zu older commits of '%s' were not read: only the newest "
+			   "%zu of its walk (merges included)", ss_source_stats_get(src)->older, spec,
+			   opts->newest);
 	ss_source_free(src);
 	return rc == STOP ? 0 : rc;
 }

@@ -260,6 +260,10 @@ int ss_run_feature_store_read(int *got, ss_run_feature_store *fs, const char *re
 	}
 	/* the diffs are what the rows spare */
 	so.with_diff = 0;
+	/* past the newest max (and a quarter for the merges the walk
+	 * lists), nothing is read: not the commits, not their rows */
+	if (max)
+		so.newest = max + max / 4;
 	hr->walk(repo, &so, read_one, &r, hr->ud);
 	if (!sink->rc && max)
 		keep_last(&r);
@@ -274,9 +278,9 @@ int ss_run_feature_store_read(int *got, ss_run_feature_store *fs, const char *re
 		return 0;
 	}
 	if (r.dropped)
-		ss_run_say(rp, SS_RUN_INFO, "the project model reads the newest %zu of the %zu "
-			   "commits of the history before the ranked ones (at most %zu)",
-			   ss_dataset_count(sink->d), ss_dataset_count(sink->d) + r.dropped, max);
+		ss_run_say(rp, SS_RUN_INFO, "the project model reads the newest %zu commits of the "
+			   "history before the ranked ones (at most %zu)", ss_dataset_count(sink->d),
+			   max);
 	if (r.absent)
 		ss_run_say(rp, SS_RUN_WARNING,
 			   "%zu commits of the history have no stored features (they could not "

@@ -961,8 +961,14 @@ int ss_git_open(void **out, ss_source_ops *ops, const char *repo,
 		goto free_source;
 	if ((err = ss_git_shallow_load(&src->shallow, src->repo, src->path)) < 0 ||
 	    (err = ss_git_walk(&src->oids, &src->noids, &src->merges, src->repo, src->path,
-				&src->shallow, opts->revs, opts->nrevs, opts->merges_tip)) < 0 ||
-	    (err = start_workers(src, worker_count(src))) < 0)
+				&src->shallow, opts->revs, opts->nrevs, opts->merges_tip)) < 0)
+		goto free_source;
+	/* the walk is oldest first: its newest are its end */
+	if (opts->newest && src->noids > opts->newest) {
+		src->next = src->claimed = src->noids - opts->newest;
+		stats->older = src->next;
+	}
+	if ((err = start_workers(src, worker_count(src))) < 0)
 		goto free_source;
 	ops->next = git_next;
 	ops->free = git_source_free;

@@ -45,9 +45,14 @@ typedef struct {
 	/* the commits committed after it are passed over, counted in
 	 * stats.later: what was not yet known at that time (--as-of) */
 	int64_t until;             /* (0: none) */
+	/* git: read only the newest this many commits of the walk (merges
+	 * included: the walk lists them before they are read), the older
+	 * ones passed over unread and counted in stats.older: a bounded
+	 * read of a long history (the project model's training) */
+	size_t newest;             /* (0: all) */
 } ss_source_options;
 
-#define SS_SOURCE_OPTIONS_INIT { NULL, NULL, 0, 0, 1, 0, 0, 0, 0, NULL, 0 }
+#define SS_SOURCE_OPTIONS_INIT { NULL, NULL, 0, 0, 1, 0, 0, 0, 0, NULL, 0, 0 }
 
 /* What a source read and left out, for the summary line. */
 typedef struct {
@@ -59,6 +64,7 @@ typedef struct {
 	size_t masked;       /* commits whose stable tag was masked */
 	size_t truncated;    /* commits cut at max_lines */
 	size_t later;        /* commits committed after opts.until */
+	size_t older;        /* commits of the walk before opts.newest, unread */
 	unsigned long long bytes; /* input bytes read (compressed size for files) */
 	/* mbox with opts.resume, at SS_ITEROVER: */
 	unsigned long long decoded; /* decoded bytes, those passed over included */
