@@ -196,6 +196,13 @@ void ss_check_set_carried(ss_check *ck, const struct ss_carried *cr);
 int ss_check_in_branch(ss_check *ck, const char *id, char full[41], int64_t *time);
 
 /*
+ * How many commits ss_check_in_branch() read one by one for the branch's
+ * ancestry: 0 when it asked none, or when git's commit-graph file gave
+ * the ancestry (source/commit_graph.h).  NULL: 0.
+ */
+size_t ss_check_ancestry_walked(const ss_check *ck);
+
+/*
  * The history index the check resolves Fixes:/revert targets with (the
  * repository attached); commits added to it (ss_histidx_add_commit) are
  * found as targets too.  Borrowed, lives as long as ck.

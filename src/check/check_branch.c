@@ -523,9 +523,11 @@ static int build_ancestors(ss_check *ck)
 		ck->no_ancestors = 1;
 		goto free_walk;
 	}
-	while ((err = git_revwalk_next(&oid, walk)) == 0)
+	while ((err = git_revwalk_next(&oid, walk)) == 0) {
 		if ((rc = ss_u64map_find_or_put(&ck->ancestors, ss_check_oid_key(&oid), 1, &found)) < 0)
 			goto free_walk;
+		ck->walked++;
+	}
 	if (err != GIT_ITEROVER) {
 		ss_u64map_release(&ck->ancestors);
 		ck->no_ancestors = 1;
@@ -534,6 +536,11 @@ free_walk:
 	git_revwalk_free(walk);
 	ss_git_object_cache_hold(0);
 	return rc < 0 ? rc : 0;
+}
+
+size_t ss_check_ancestry_walked(const ss_check *ck)
+{
+	return ck ? ck->walked : 0;
 }
 
 /* Is the commit named by id (a full or abbreviated id) in the branch?  1

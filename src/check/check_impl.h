@@ -30,6 +30,8 @@ struct ss_check {
 	ss_u64map ancestors; /* the branch's commits (first 64 bits of each id),
 				built on the first look-up; cap 0: not yet */
 	int no_ancestors;    /* the walk failed: ask libgit2's graph each time */
+	size_t walked;       /* commits read one by one for ancestors (no
+				commit-graph file gave them) */
 	ss_histidx *idx;     /* no commits, the repository attached: Fixes:
 				and revert targets are resolved there */
 	ss_check_blame_cache *bc; /* borrowed, NULL: blames not shared */
