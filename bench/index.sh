@@ -56,7 +56,9 @@
 #         stablesel where <a backported mainline commit>
 #         stablesel review --rev <the week> --onto <branch>, started and
 #             quit at once, twice (the second reuses the first's ranking)
-#     each with its peak RSS, and the index file's size.  Goals (issue
+#     each with its peak RSS, and the index file's size.  E2E_REPO and
+#     E2E_DB (an index of E2E_REPO, copied first, left as it is) run the
+#     part alone on an earlier run's repository (PARTS=e2e).  Goals (issue
 #     38): first rank < 3 min and < 1.5 GB; weekly rank < 20 s; review
 #     start after the first < 2 s.
 #
@@ -375,6 +377,10 @@ part_gen() {
 part_e2e() {
 	repo=$TMP/gen.git
 	db=$TMP/gen.db
+	if [ -n "${E2E_DB:-}" ]; then
+		repo=${E2E_REPO:?E2E_REPO: the repository E2E_DB indexes}
+		cp "$E2E_DB" "$db" || die "cannot copy $E2E_DB"
+	fi
 	if [ ! -f "$db" ]; then
 		say "e2e: SKIP: no generated index (part gen before it, in the same run)"
 		return 0

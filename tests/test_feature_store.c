@@ -334,6 +334,10 @@ static void test_index_fills_training_reads(void **state)
 	assert_int_equal(test_run("sh '%s' '%s' 120", projrepo(), repo), 0);
 	assert_int_equal(test_cli("index --repo '%s' --db '%s/with.db'", repo, test_scratch), 0);
 	assert_true(err_has("kept the features of 240 commits for the project model"));
+	/* the first build is packed, rows and all: a VACUUM has no page to win */
+	assert_int_equal(test_run("cd '%s' && cp with.db packed.db && sqlite3 packed.db VACUUM && "
+				  "test \"$(sqlite3 with.db 'PRAGMA page_count')\" = "
+				  "\"$(sqlite3 packed.db 'PRAGMA page_count')\"", test_scratch), 0);
 	assert_int_equal(test_cli(RANK " --db '%s/with.db'", repo, test_scratch, "w1", test_scratch), 0);
 	assert_true(err_has("on 140 commits (60 in the stable tree"));
 	assert_true(err_has("features of 140 commits from the index, 0 read from their diffs"));
@@ -375,6 +379,48 @@ static void test_index_fills_training_reads(void **state)
 	/* the rows of the default set are still read */
 	assert_int_equal(test_cli(RANK " --db '%s/with.db'", repo, test_scratch, "w2", test_scratch), 0);
 	assert_true(err_has("features of 140 commits from the index, 0 read from their diffs"));
+	free(first);
+	free(repo);
+}
+
+/*
+ * An index of an earlier build: its rows in feature_rows (keyed by the
+ * version's text and the id's digits) with the tip they reached.  A
+ * reader finds no row there (the diffs are read, the ranking the same),
+ * and as it keeps what it read, drops that table and its tips; the next
+ * update keeps the rest in feature_data, which the next training reads.
+ */
+static void test_earlier_layout(void **state)
+{
+	char *repo = test_scratch_path("early"), *first, *out;
+
+	(void)state;
+	assert_int_equal(test_run("sh '%s' '%s' 120", projrepo(), repo), 0);
+	assert_int_equal(test_cli("index --repo '%s' --db '%s/e.db'", repo, test_scratch), 0);
+	assert_int_equal(test_cli(RANK " --db '%s/e.db'", repo, test_scratch, "e1", test_scratch), 0);
+	first = test_scratch_read("out");
+	/* as an earlier build left it */
+	assert_int_equal(test_run("sqlite3 '%s/e.db' \"CREATE TABLE feature_rows(version TEXT NOT NULL,"
+				  " id TEXT NOT NULL, data BLOB NOT NULL, PRIMARY KEY(version, id))"
+				  " WITHOUT ROWID; INSERT INTO feature_rows SELECT s.version, lower(hex(d.id)),"
+				  " d.data FROM feature_data d JOIN feature_sets s USING (vid);"
+				  " DROP TABLE feature_data; DROP TABLE feature_sets;\"", test_scratch), 0);
+	assert_int_equal(test_cli(RANK " --db '%s/e.db'", repo, test_scratch, "e2",
+				  test_scratch), 0);
+	assert_true(err_has("features of 0 commits from the index, 140 read from their diffs"));
+	out = test_scratch_read("out");
+	assert_string_equal(out, first);
+	free(out);
+	/* that training kept the 140 it read; the update keeps the rest */
+	assert_int_equal(test_cli("index --repo '%s' --db '%s/e.db'", repo, test_scratch), 0);
+	assert_true(err_has("kept the features of 100 commits for the project model"));
+	assert_int_equal(test_run("test \"$(sqlite3 '%s/e.db' \"SELECT count(*) FROM sqlite_master"
+				  " WHERE name = 'feature_rows'\")\" = 0", test_scratch), 0);
+	assert_int_equal(test_cli(RANK " --db '%s/e.db'", repo, test_scratch, "e3", test_scratch), 0);
+	assert_true(err_has("features of 140 commits from the index, 0 read from their diffs"));
+	out = test_scratch_read("out");
+	assert_string_equal(out, first);
+	free(out);
 	free(first);
 	free(repo);
 }
@@ -744,6 +790,7 @@ int main(void)
 		cmocka_unit_test(test_rows_equal_extraction),
 		cmocka_unit_test(test_index_fills_training_reads),
 		cmocka_unit_test(test_stale_rows_dropped),
+		cmocka_unit_test(test_earlier_layout),
 		cmocka_unit_test(test_interrupted_fill_completed),
 		cmocka_unit_test(test_parts_equal_diff_path),
 		cmocka_unit_test(test_read_only_index),

@@ -1619,8 +1619,8 @@ static void test_partial_clone_repaired(void **state)
 				  "cmp '%s/d1' '%s/d2' && test -s '%s/d1'",
 				  r, r, r, dump, r, r, dump, r, r, r, r), 0);
 	/* the features of the completed commits are extracted again */
-	assert_int_equal(test_run("sqlite3 '%s/p.db' \"SELECT id, hex(data) FROM feature_rows ORDER BY id\" >'%s/f1' && "
-				  "sqlite3 '%s/full.db' \"SELECT id, hex(data) FROM feature_rows ORDER BY id\" >'%s/f2' && "
+	assert_int_equal(test_run("sqlite3 '%s/p.db' \"SELECT hex(id), hex(data) FROM feature_data ORDER BY id\" >'%s/f1' && "
+				  "sqlite3 '%s/full.db' \"SELECT hex(id), hex(data) FROM feature_data ORDER BY id\" >'%s/f2' && "
 				  "cmp '%s/f1' '%s/f2' && test -s '%s/f1'", r, r, r, r, r, r, r), 0);
 }
 

@@ -223,6 +223,11 @@ int cmd_index(int argc, const char **argv, const struct cli_context *ctx)
 	/* after the update: the rows are extracted against the whole index */
 	if (!nspecs && !no_features)
 		cli_feature_store_fill(ix, db, opts.repo, opts.batch);
+	/* a first build's pages packed (a failure leaves them as they are) */
+	if (fresh && ss_index_compact(ix)) {
+		note("%s", ss_error_last());
+		ss_error_clear();
+	}
 	if (stats.mail_reread)
 		note("%zu mail sources changed before where the last update ended: read again "
 		     "from their start", stats.mail_reread);

@@ -5,7 +5,7 @@
  * The project model learns from every commit of a project's history; the
  * raw features of a commit are what its diff and message give (and the
  * history and releases before it), so keeping them (src/index/, table
- * feature_rows) spares reading every diff again at each training
+ * feature_data) spares reading every diff again at each training
  * (docs/index.md, "Stored features").  A kept row is only good for the
  * extractor and options it came from: ss_feat_version() names them, and a
  * row is read back only under the same name.

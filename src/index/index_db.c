@@ -702,6 +702,18 @@ ss_index *ss_index_share(ss_index *ix)
 	return ix;
 }
 
+int ss_index_compact(ss_index *ix)
+{
+	int rc = sqlite3_exec(ix->db, "VACUUM", NULL, NULL, NULL);
+
+	if (rc == SQLITE_OK)
+		return 0;
+	if ((rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED)
+		return ss_error_set("index '%s' is in use: not packed (%s)", ix->path,
+				    sqlite3_errmsg(ix->db));
+	return ss_index_sql_error(ix, "pack");
+}
+
 void ss_index_free(ss_index *ix)
 {
 	if (!ix)

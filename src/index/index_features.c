@@ -3,8 +3,14 @@
  * raw features under a feature-set version (index.h, "Stored features";
  * docs/index.md).
  *
- * One table, feature_rows(version, id, data), made by the first writer
- * (an index built before it has none: readers find no row).  Rows are
+ * Two tables, made by the first writer (an index built before them has
+ * none: readers find no row): feature_sets(vid, version) numbers each
+ * feature-set version once, and feature_data(vid, id, data) keys a row
+ * by that number and the commit's id as its 20 bytes: 56 bytes a row
+ * less than the version's text and the id's 40 digits (85 MB of the
+ * kernel's 1.5 M rows, bench/results/index-scale.md).  The text-keyed
+ * feature_rows table of earlier builds is dropped by the first writer,
+ * with the tips its rows reached: the next fill makes them again.  Rows are
  * written in transactions of SS_INDEX_FEATURE_BATCH (or the index's
  * --batch) and the mainline tip
  * the rows reach (meta "features <version>") only with the last one, so
@@ -23,18 +29,30 @@
 
 #include "index/index.h"
 #include "index/index_impl.h"
+#include "util/hexid.h"
 #include "util/error.h"
 #include "util/testhook.h"
 
 #define SS_INDEX_FEATURE_BATCH 1000
 
 static const char *const table_sql =
-	"CREATE TABLE IF NOT EXISTS feature_rows(version TEXT NOT NULL, id TEXT NOT NULL,"
-	" data BLOB NOT NULL, PRIMARY KEY(version, id)) WITHOUT ROWID";
+	"CREATE TABLE IF NOT EXISTS feature_sets(vid INTEGER PRIMARY KEY, version TEXT NOT NULL"
+	" UNIQUE);"
+	"CREATE TABLE IF NOT EXISTS feature_data(vid INTEGER NOT NULL, id BLOB NOT NULL,"
+	" data BLOB NOT NULL, PRIMARY KEY(vid, id)) WITHOUT ROWID";
+
+/* Earlier builds' table, its rows keyed by text, and the tips they reached. */
+static const char *const old_sql =
+	"BEGIN IMMEDIATE;"
+	"DROP TABLE feature_rows;"
+	"DELETE FROM meta WHERE key LIKE 'features %';"
+	"COMMIT";
 
 struct ss_index_features {
 	ss_index *ix;
 	char version[SS_INDEX_FEATURE_VERSION_SIZE];
+	sqlite3_int64 vid;    /* the version's number in feature_sets */
+	int parts;            /* reads temp.feature_parts (ids as text) */
 	sqlite3_stmt *get;    /* NULL when the index has no table */
 	sqlite3_stmt *put;    /* writers only */
 	size_t pending;       /* rows in the open transaction */
@@ -45,7 +63,36 @@ struct ss_index_features {
 
 static int has_table(ss_index *ix, int *out)
 {
-	return ss_index_table_exists(ix, "feature_rows", out);
+	return ss_index_table_exists(ix, "feature_data", out);
+}
+
+/* The number of version in feature_sets into *vid, made when make is
+ * set; 0 with *vid 0 when there is none. */
+static int version_id(ss_index *ix, const char *version, int make, sqlite3_int64 *vid)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*vid = 0;
+	if ((rc = ss_index_prepare(&st, ix, "SELECT vid FROM feature_sets WHERE version = ?")))
+		return rc;
+	sqlite3_bind_text(st, 1, version, -1, SQLITE_STATIC);
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		*vid = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return ss_index_sql_error(ix, "read the stored features' versions");
+	if (*vid || !make)
+		return 0;
+	if ((rc = ss_index_prepare(&st, ix, "INSERT INTO feature_sets(version) VALUES(?)")))
+		return rc;
+	sqlite3_bind_text(st, 1, version, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : ss_index_sql_error(ix, "write the stored "
+								       "features' versions");
+	sqlite3_finalize(st);
+	if (!rc)
+		*vid = sqlite3_last_insert_rowid(ix->db);
+	return rc;
 }
 
 static int version_ok(const char *version)
@@ -57,7 +104,7 @@ int ss_index_features_open(ss_index_features **out, ss_index *ix, const char *ve
 			   int write)
 {
 	ss_index_features *f;
-	int rc, have;
+	int rc, have, old = 0;
 
 	*out = NULL;
 	if (!version_ok(version))
@@ -67,15 +114,17 @@ int ss_index_features_open(ss_index_features **out, ss_index *ix, const char *ve
 	f->ix = ix;
 	f->batch = SS_INDEX_FEATURE_BATCH;
 	snprintf(f->version, sizeof(f->version), "%s", version);
-	if (write && (rc = ss_index_exec(ix, table_sql, "make the stored features' table")))
+	if (write && ((rc = ss_index_table_exists(ix, "feature_rows", &old)) ||
+		      (old && (rc = ss_index_exec(ix, old_sql, "drop the earlier stored features"))) ||
+		      (rc = ss_index_exec(ix, table_sql, "make the stored features' table"))))
 		goto fail;
-	if ((rc = has_table(ix, &have)))
+	if ((rc = has_table(ix, &have)) || (have && (rc = version_id(ix, version, write, &f->vid))))
 		goto fail;
-	if (have && (rc = ss_index_prepare(&f->get, ix, "SELECT data FROM feature_rows"
-					   " WHERE version = ? AND id = ?")))
+	if (f->vid && (rc = ss_index_prepare(&f->get, ix, "SELECT data FROM feature_data"
+					     " WHERE vid = ? AND id = ?")))
 		goto fail;
-	if (write && (rc = ss_index_prepare(&f->put, ix, "INSERT OR REPLACE INTO feature_rows"
-					    "(version, id, data) VALUES(?, ?, ?)")))
+	if (write && (rc = ss_index_prepare(&f->put, ix, "INSERT OR REPLACE INTO feature_data"
+					    "(vid, id, data) VALUES(?, ?, ?)")))
 		goto fail;
 	*out = f;
 	return 0;
@@ -94,8 +143,16 @@ int ss_index_features_get(ss_index_features *f, const char *id, const void **dat
 	if (!f->get)
 		return SS_ENOTFOUND;
 	sqlite3_reset(f->get);
-	sqlite3_bind_text(f->get, 1, f->version, -1, SQLITE_STATIC);
-	sqlite3_bind_text(f->get, 2, id, -1, SQLITE_TRANSIENT);
+	if (f->parts) {
+		sqlite3_bind_text(f->get, 2, id, -1, SQLITE_TRANSIENT);
+	} else {
+		unsigned char raw[20];
+
+		if (ss_hexid_raw(raw, id))
+			return SS_ENOTFOUND;
+		sqlite3_bind_int64(f->get, 1, f->vid);
+		sqlite3_bind_blob(f->get, 2, raw, sizeof(raw), SQLITE_TRANSIENT);
+	}
 	rc = sqlite3_step(f->get);
 	if (rc == SQLITE_DONE)
 		return SS_ENOTFOUND;
@@ -121,6 +178,7 @@ static int commit_batch(ss_index_features *f)
 
 int ss_index_features_put(ss_index_features *f, const char *id, const void *data, size_t len)
 {
+	unsigned char raw[20];
 	int rc;
 
 	if (!f->put)
@@ -130,9 +188,11 @@ int ss_index_features_put(ss_index_features *f, const char *id, const void *data
 			return rc;
 		f->writing = 1;
 	}
+	if (ss_hexid_raw(raw, id))
+		return ss_error_code(SS_EINVALID, "cannot store features of '%s': no commit id", id);
 	sqlite3_reset(f->put);
-	sqlite3_bind_text(f->put, 1, f->version, -1, SQLITE_STATIC);
-	sqlite3_bind_text(f->put, 2, id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(f->put, 1, f->vid);
+	sqlite3_bind_blob(f->put, 2, raw, sizeof(raw), SQLITE_TRANSIENT);
 	sqlite3_bind_blob(f->put, 3, data, (int)len, SQLITE_TRANSIENT);
 	if (sqlite3_step(f->put) != SQLITE_DONE)
 		return ss_index_sql_error(f->ix, "write stored features");
@@ -216,9 +276,9 @@ int ss_index_feature_parts_open(ss_index_features **out, ss_index *ix, const cha
 	if (!(f = calloc(1, sizeof(*f))))
 		return ss_error_code(SS_ENOMEM, "out of memory");
 	f->ix = ix;
-	/* ?1, the version ss_index_features_get() binds, is no key here */
+	f->parts = 1;
 	if ((rc = ss_index_prepare(&f->get, ix, "SELECT data FROM temp.feature_parts"
-				   " WHERE id = ?2 AND ?1 IS NOT NULL"))) {
+				   " WHERE id = ?2"))) {
 		free(f);
 		return rc;
 	}
@@ -234,9 +294,12 @@ void ss_index_features_drop_parts(ss_index_features *f)
 int ss_index_features_tip(ss_index *ix, const char *version, char out[41])
 {
 	char key[SS_INDEX_FEATURE_VERSION_SIZE + 16], buf[64];
-	int rc;
+	int rc, have;
 
 	out[0] = '\0';
+	/* an earlier build's tip, of rows in its feature_rows: none here */
+	if ((rc = has_table(ix, &have)) || !have)
+		return rc;
 	meta_key(key, sizeof(key), version);
 	if ((rc = ss_index_meta_get(ix, key, buf, sizeof(buf))))
 		return rc;
@@ -256,13 +319,20 @@ int ss_index_features_drop_stale(ss_index *ix, const char *prefix, size_t *dropp
 	if ((rc = ss_index_exec(ix, "BEGIN IMMEDIATE", "start a transaction")))
 		return rc;
 	/* substr, not LIKE: a version holds no wildcard, but LIKE ignores case */
-	if ((rc = ss_index_prepare(&st, ix, "DELETE FROM feature_rows"
-				   " WHERE substr(version, 1, length(?1)) <> ?1")))
+	if ((rc = ss_index_prepare(&st, ix, "DELETE FROM feature_data WHERE vid IN (SELECT vid"
+				   " FROM feature_sets WHERE substr(version, 1, length(?1)) <> ?1)")))
 		goto rollback;
 	sqlite3_bind_text(st, 1, prefix, -1, SQLITE_STATIC);
 	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : ss_index_sql_error(ix, "drop stored features");
 	sqlite3_finalize(st);
 	*dropped = rc ? 0 : (size_t)sqlite3_changes(ix->db);
+	if (!rc && (rc = ss_index_prepare(&st, ix, "DELETE FROM feature_sets"
+					  " WHERE substr(version, 1, length(?1)) <> ?1")) == 0) {
+		sqlite3_bind_text(st, 1, prefix, -1, SQLITE_STATIC);
+		rc = sqlite3_step(st) == SQLITE_DONE ? 0 : ss_index_sql_error(ix, "drop stored "
+									       "features");
+		sqlite3_finalize(st);
+	}
 	if (!rc && (rc = ss_index_prepare(&st, ix, "DELETE FROM meta WHERE key LIKE 'features %'"
 					  " AND substr(key, 10, length(?1)) <> ?1")) == 0) {
 		sqlite3_bind_text(st, 1, prefix, -1, SQLITE_STATIC);
@@ -284,7 +354,8 @@ int ss_index_features_count(ss_index *ix, const char *version, size_t *out)
 	*out = 0;
 	if ((rc = has_table(ix, &have)) || !have)
 		return rc;
-	if ((rc = ss_index_prepare(&st, ix, "SELECT count(*) FROM feature_rows WHERE version = ?")))
+	if ((rc = ss_index_prepare(&st, ix, "SELECT count(*) FROM feature_data WHERE vid ="
+				   " (SELECT vid FROM feature_sets WHERE version = ?)")))
 		return rc;
 	sqlite3_bind_text(st, 1, version, -1, SQLITE_STATIC);
 	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {

@@ -18,6 +18,7 @@
 #include "index/index_update.h"
 #include "source/git.h"
 #include "util/error.h"
+#include "util/hexid.h"
 #include "util/testhook.h"
 
 /* Record a stable-branch commit: its place on branch and its backport
@@ -383,7 +384,7 @@ static int repair_missing(struct updater *u)
 	sqlite3_finalize(st);
 	if (rc || !n)
 		goto free_ids;
-	if ((rc = ss_index_table_exists(u->ix, "feature_rows", &features)) ||
+	if ((rc = ss_index_table_exists(u->ix, "feature_data", &features)) ||
 	    (rc = ss_index_prepare(&set, u->ix, "UPDATE commits SET patch_id = ? WHERE id = ?")) ||
 	    (rc = ss_index_prepare(&del, u->ix, "DELETE FROM files WHERE commit_id = ?1;")) ||
 	    (rc = ss_index_prepare(&drop, u->ix, "DELETE FROM missing_blobs WHERE id = ?1")) ||
@@ -420,8 +421,11 @@ static int repair_missing(struct updater *u)
 		    features) {
 			sqlite3_stmt *f;
 
-			if (!(rc = ss_index_prepare(&f, u->ix, "DELETE FROM feature_rows WHERE id = ?"))) {
-				sqlite3_bind_text(f, 1, c->id, -1, SQLITE_TRANSIENT);
+			unsigned char raw[20];
+
+			if (!ss_hexid_raw(raw, c->id) &&
+			    !(rc = ss_index_prepare(&f, u->ix, "DELETE FROM feature_data WHERE id = ?"))) {
+				sqlite3_bind_blob(f, 1, raw, sizeof(raw), SQLITE_TRANSIENT);
 				rc = ss_index_step_done(u, f);
 				sqlite3_finalize(f);
 			}

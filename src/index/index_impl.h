@@ -76,7 +76,7 @@ int ss_index_sql_error(ss_index *ix, const char *what);
 int ss_index_exec(ss_index *ix, const char *sql, const char *what);
 int ss_index_prepare(sqlite3_stmt **out, ss_index *ix, const char *sql);
 /* *out: whether ix has a table of that name (the tables a writer makes
- * when it first needs them: feature_rows, missing_blobs).  0 or < 0. */
+ * when it first needs them: feature_data, missing_blobs).  0 or < 0. */
 int ss_index_table_exists(ss_index *ix, const char *name, int *out);
 
 /* Record the layout an update read (index_layout.c), in its own

@@ -38,3 +38,16 @@ uint64_t ss_hexid_key(const char *s)
 	}
 	return k ? k : 1;
 }
+
+int ss_hexid_raw(unsigned char raw[20], const char *s)
+{
+	if (!ss_hexid_is_full(s, strlen(s)))
+		return -1;
+	for (int i = 0; i < 20; i++) {
+		int hi = tolower((unsigned char)s[2 * i]), lo = tolower((unsigned char)s[2 * i + 1]);
+
+		raw[i] = (unsigned char)((hi <= '9' ? hi - '0' : hi - 'a' + 10) << 4 |
+					 (lo <= '9' ? lo - '0' : lo - 'a' + 10));
+	}
+	return 0;
+}

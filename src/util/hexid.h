@@ -27,4 +27,8 @@ int ss_hexid_is_prefix(const char *s);
  */
 uint64_t ss_hexid_key(const char *s);
 
+/* The 20 bytes of the full id s (40 hex digits, either case) into raw:
+ * 0, or -1 when s is no full id. */
+int ss_hexid_raw(unsigned char raw[20], const char *s);
+
 #endif
