@@ -2,8 +2,9 @@
 #
 #   make deps     install/check Debian packages (scripts/deps.sh)
 #   make          build ./stablesel
-#   make test     build and run the whole test suite (cmocka), then the
-#                 outputs on DPDK against scripts/identity.sums
+#   make test     build and run the whole test suite (cmocka) and the
+#                 outputs on DPDK against scripts/identity.sums, JOBS at a
+#                 time (default: the CPUs, or make's -jN)
 #   make asan     the test suite under AddressSanitizer + UBSan
 #   make valgrind the main commands under valgrind over real commits
 #   make bench    benchmarks in bench/ (need ../shared/data)
@@ -31,6 +32,10 @@ BUILD    ?= build
 # make test compares the outputs on DPDK with scripts/identity.sums
 # (scripts/identity.sh); the sanitizer build leaves it out (IDENTITY=0)
 IDENTITY ?= 1
+# tests run at once (scripts/run-tests.sh): JOBS=N, else make's own -jN,
+# else the number of CPUs; their logs and times stay in $(BUILD)/test-logs
+MAKE_J    = $(patsubst -j%,%,$(filter -j%,$(MAKEFLAGS)))
+JOBS     ?= $(if $(MAKE_J),$(lastword $(MAKE_J)),$(shell getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2))
 BIN      ?= stablesel
 
 CORE_SRC := $(filter-out src/stablesel.c src/cmd/%,$(shell find src -name '*.c' | sort))
@@ -82,10 +87,8 @@ tests: $(TEST_BIN)
 test: deps all tests
 	@scripts/layers.sh
 	@scripts/transport.sh
-	@SS_BIN=./$(BIN) scripts/run-tests.sh $(TEST_BIN)
-ifeq ($(IDENTITY),1)
-	@SS_BIN=./$(BIN) scripts/identity.sh
-endif
+	@JOBS='$(JOBS)' LOGS=$(BUILD)/test-logs SS_BIN=./$(BIN) SS_BUILD=$(BUILD) scripts/run-tests.sh $(TEST_BIN) \
+	  $(if $(filter 1,$(IDENTITY)),scripts/identity.sh)
 
 # The sanitizer build lives in build-asan/ (binary build-asan/stablesel, which
 # the tests run through SS_BIN); ./stablesel is left alone.  Any report

@@ -2,7 +2,9 @@
 # report_browser.sh - open a stablesel report in headless Chromium, open one
 # commit through "report.html#open=<sha>" (the page's script clicks its
 # summary), check what the DOM then shows, and keep a screenshot as a test
-# artefact in build/report.png.
+# artefact in $SS_BUILD/report.png (SS_BUILD: the build folder, build by
+# default; make test sets it, so that the sanitizer build's run writes
+# build-asan/report.png).
 #
 # Usage: tests/report_browser.sh      (from the project root, after make)
 # Exit: 0 passed, 77 skipped (no Chromium, and apt-get impossible), 1 failed.
@@ -13,6 +15,8 @@ set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 1
 bin=${SS_BIN:-./stablesel}  # the sanitizer build sets SS_BIN
+png=${SS_BUILD:-build}/report.png
+case $png in /*) ;; *) png=$root/$png ;; esac
 
 find_chromium() {
 	for c in chromium chromium-browser google-chrome; do
@@ -72,11 +76,14 @@ echo "$entry" | grep -q '<span class="a">+	if (!priv-&gt;buf)' || fail "diff not
 [ "$(grep -c ' open=""' "$tmp/dom.html")" = 1 ] || fail "more than one entry open"
 grep -q '<polyline' "$tmp/dom.html" || fail "no precision-recall curve"
 
-mkdir -p build
+# the last run's screenshot must not pass for this one's
+if ! mkdir -p "$(dirname "$png")" || ! rm -f "$png"; then
+	fail "cannot write $png"
+fi
 # shellcheck disable=SC2086
 timeout 120 "$chrome" $flags --virtual-time-budget=3000 --hide-scrollbars --window-size=1200,1400 \
-	--screenshot="$root/build/report.png" "$url&noscroll" >/dev/null 2>"$tmp/chrome.err" ||
+	--screenshot="$png" "$url&noscroll" >/dev/null 2>"$tmp/chrome.err" ||
 	{ cat "$tmp/chrome.err" >&2; fail "chromium --screenshot failed"; }
-[ -s build/report.png ] || fail "no screenshot"
-echo "ok: $short opened; screenshot in build/report.png"
+[ -s "$png" ] || fail "no screenshot"
+echo "ok: $short opened; screenshot in $png"
 exit 0

@@ -242,6 +242,16 @@ static void test_schema_3(void **state)
 	free(out);
 }
 
+/* A shell loop that returns once the index of tmp/r is found locked for
+ * writing twice in a row 50 ms apart (a writer paused at its test point,
+ * not a short write of its start), 10 s at most: the second writer then
+ * meets the lock whatever the load, where a fixed sleep could start it
+ * before the first took the lock. */
+#define WAIT_LOCKED                                                                         \
+	"i=0; n=0; while [ $n -lt 2 ] && [ $i -lt 200 ]; do "                               \
+	"if sqlite3 '%s/r/.git/stablesel/index.db' 'BEGIN IMMEDIATE; ROLLBACK' 2>/dev/null; " \
+	"then n=0; else n=$((n + 1)); fi; i=$((i + 1)); sleep 0.05; done; "
+
 /* Two writers at once: the second waits, both decisions are kept; a lock
  * held past the busy timeout is one clear line. */
 static void test_two_writers(void **state)
@@ -253,8 +263,8 @@ static void test_two_writers(void **state)
 	id_of(other, "other14");
 	assert_int_equal(test_run("(SS_TEST_PAUSE_AT=decision SS_TEST_PAUSE_MS=1500 "
 				  "./stablesel mark --repo '%s/r' accept %s --branch stable 2>/dev/null & "
-				  "sleep 0.3; ./stablesel mark --repo '%s/r' reject %s --branch stable 2>/dev/null; "
-				  "a=$?; wait $!; exit $((a + $?)))", tmp, fix, tmp, other), 0);
+				  WAIT_LOCKED "./stablesel mark --repo '%s/r' reject %s --branch stable 2>/dev/null; "
+				  "a=$?; wait $!; exit $((a + $?)))", tmp, fix, tmp, tmp, other), 0);
 	out = test_run_output("sqlite3 '%s/r/.git/stablesel/index.db' "
 			      "\"SELECT substr(commit_id, 1, 40) || ' ' || state FROM decisions ORDER BY state\"", tmp);
 	assert_non_null(strstr(out, "accepted"));
@@ -262,8 +272,8 @@ static void test_two_writers(void **state)
 	free(out);
 	assert_int_equal(test_run("(SS_TEST_PAUSE_AT=decision SS_TEST_PAUSE_MS=12000 "
 				  "./stablesel mark --repo '%s/r' defer %s --branch stable 2>/dev/null & "
-				  "sleep 0.5; ./stablesel mark --repo '%s/r' accept %s --branch stable 2>'%s/err'; "
-				  "a=$?; wait; exit $a)", tmp, fix, tmp, other, tmp), 128);
+				  WAIT_LOCKED "./stablesel mark --repo '%s/r' accept %s --branch stable 2>'%s/err'; "
+				  "a=$?; wait; exit $a)", tmp, fix, tmp, tmp, other, tmp), 128);
 	assert_int_equal(test_run("grep -q 'is locked by another writer' '%s/err' && "
 				  "test $(wc -l <'%s/err') = 1", tmp, tmp), 0);
 }

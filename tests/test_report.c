@@ -1,7 +1,8 @@
 /*
  * test_report.c - the HTML report: escaping, a self-contained page with
  * capped diffs, and the browser test (tests/report_browser.sh: headless
- * Chromium opens a commit, checks the DOM, keeps build/report.png).
+ * Chromium opens a commit, checks the DOM, keeps $SS_BUILD/report.png,
+ * build/report.png by default).
  */
 #include "testutil.h"
 
@@ -98,6 +99,8 @@ static void test_page(void **state)
 
 static void test_browser(void **state)
 {
+	const char *build = getenv("SS_BUILD");
+	char png[4096];
 	int rc;
 
 	(void)state;
@@ -107,7 +110,8 @@ static void test_browser(void **state)
 		skip();
 	}
 	assert_int_equal(rc, 0);
-	assert_int_equal(access("build/report.png", F_OK), 0);
+	snprintf(png, sizeof(png), "%s/report.png", build && *build ? build : "build");
+	assert_int_equal(access(png, F_OK), 0);
 }
 
 int main(void)
