@@ -177,7 +177,8 @@ void cli_history_check(const cli_history_args *ha, const char *repo);
  * with each commit's first release; then --releases or --release-tags,
  * when named, replace the index's releases.  A missing default index is
  * said once on stderr (history is then what the sources hold); a missing
- * --db, a damaged or foreign index dies.
+ * --db, a damaged or foreign index dies (run/history_load.h:
+ * ss_run_history_load, the index opened by cli_index_open()).
  */
 void cli_history_load(const cli_history_args *ha, struct ss_history *h, const char *repo);
 
@@ -228,6 +229,9 @@ size_t cli_index_branches(char **out, size_t max, size_t *more, struct ss_index 
 struct ss_backports;
 int cli_backports_from_index(struct ss_backports *l, ss_run *run, const char *db, const char *repo,
 			     int64_t as_of, char **used);
+/* The --history sources' commits into h, read with src's options
+ * (run/history_load.h: ss_run_history_prime); one that holds none is a
+ * warning, one that cannot be read dies. */
 void cli_history_prime(const cli_history_args *ha, struct ss_history *h, cli_source_args *src);
 
 /*

@@ -1,7 +1,8 @@
 /*
  * common.c - the option groups several commands take (sources, history,
  * labels and training), reading commits and the index (the work in
- * run/commits.c and run/index_open.c), output files (see cli.h).
+ * run/commits.c and run/index_open.c), the history loaded and primed
+ * (run/history_load.c), output files (see cli.h).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -20,6 +21,7 @@
 #include "index/index.h"
 #include "run/branches.h"
 #include "run/commits.h"
+#include "run/history_load.h"
 #include "run/index_open.h"
 #include "run/releases.h"
 #include "models/dataset.h"
@@ -160,22 +162,6 @@ ss_index *cli_index_open(const cli_index_args *x, const char *repo, char **used)
 	return ix;
 }
 
-/* Prime h from the index (see cli_history_load). */
-static void history_from_index(const cli_history_args *ha, ss_history *h, const char *repo)
-{
-	ss_releases_ask ask = { ha->rel.file, ha->rel.tags, repo, 0 };
-	char *path = NULL;
-	ss_index *ix = cli_index_open(&ha->ix, repo, &path);
-
-	if (!ix)
-		return;
-	if (ss_run_history_from_index(h, ix, path, &ask, repo, ss_run_repo(ha->ix.run, repo),
-				      cli_run_report()))
-		die("%s", ss_error_last());
-	ss_index_free(ix);
-	free(path);
-}
-
 int cli_backports_from_index(ss_backports *l, ss_run *run, const char *db, const char *repo,
 			     int64_t as_of, char **used)
 {
@@ -223,28 +209,37 @@ void cli_history_check(const cli_history_args *ha, const char *repo)
 		usage_die("--release-tags needs --repo PATH");
 }
 
+/* How the commands open the index and read --history sources, for
+ * run/history_load.c (ss_run_history_source). */
+struct history_reading {
+	const cli_history_args *ha;
+	const char *repo;
+	cli_source_args *src;
+};
+
+static ss_index *history_index(char **path, void *ud)
+{
+	const struct history_reading *r = ud;
+
+	return cli_index_open(&r->ha->ix, r->repo, path);
+}
+
+static size_t history_walk(const char *spec, ss_run_commit_fn fn, void *data, void *ud)
+{
+	const struct history_reading *r = ud;
+
+	return cli_for_each_history_commit(r->src, &spec, 1, fn, data);
+}
+
 void cli_history_load(const cli_history_args *ha, ss_history *h, const char *repo)
 {
-	ss_releases_ask ask = { ha->rel.file, ha->rel.tags, repo, 0 };
+	struct history_reading r = { ha, repo, NULL };
+	ss_run_history_source hs = { history_index, history_walk, &r };
 
 	cli_history_check(ha, repo);
-	/* the releases named first (run/releases.h: they come before the
-	 * index's): a bad file dies before the repository is opened */
-	if (ss_releases_given(&ask)) {
-		ss_releases_from from;
-		ss_releases *rel;
-
-		if (ss_releases_choose(&rel, &from, &ask, NULL))
-			die("%s", ss_error_last());
-		ss_history_take_releases(h, rel);
-	}
-	/* the code a commit changes is looked up in the last release (in
-	 * the run's repository when there is one) */
-	if (repo && (ss_run_repo(ha->ix.run, repo)
-			     ? ss_history_use_repo(h, ss_run_repo(ha->ix.run, repo))
-			     : ss_history_open_repo(h, repo)))
+	if (ss_run_history_load(h, ha->rel.file, ha->rel.tags, repo, ha->ix.run, &hs,
+				cli_run_report()))
 		die("%s", ss_error_last());
-	history_from_index(ha, h, repo);
 }
 
 /* --features GROUP,...: the names from models/options.c's table. */
@@ -438,21 +433,6 @@ void cli_note_copies(const char *cmd, const ss_dataset *d)
 			cmd, n.dropped);
 }
 
-/* --history: commits that are only the past of the sources */
-struct prime {
-	ss_history *hist;
-	int rc;
-};
-
-static int prime_history(ss_commit *c, void *data)
-{
-	struct prime *p = data;
-
-	p->rc = ss_history_add(p->hist, c);
-	ss_commit_free(c);
-	return p->rc;
-}
-
 void cli_history_source(cli_source_args *out, const cli_history_args *ha,
 			const cli_source_args *src)
 {
@@ -475,16 +455,11 @@ void cli_history_source(cli_source_args *out, const cli_history_args *ha,
 
 void cli_history_prime(const cli_history_args *ha, ss_history *h, cli_source_args *src)
 {
-	size_t i;
+	struct history_reading r = { ha, src->repo, src };
+	ss_run_history_source hs = { history_index, history_walk, &r };
 
-	for (i = 0; i < ha->n; i++) {
-		struct prime p = { h, 0 };
-
-		if (cli_for_each_history_commit(src, &ha->specs[i], 1, prime_history, &p) == 0)
-			warning("--history %s holds no commits", ha->specs[i]);
-		if (p.rc)
-			die("cannot read --history %s: %s", ha->specs[i], ss_error_last());
-	}
+	if (ss_run_history_prime(h, ha->specs, ha->n, &hs, cli_run_report()))
+		die("%s", ss_error_last());
 }
 
 void cli_dataset_history(ss_dataset *d, const cli_history_args *ha, cli_source_args *src)

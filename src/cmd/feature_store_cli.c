@@ -5,17 +5,14 @@
  * docs/index.md, "Stored features"): which index the options name, the
  * history walked and primed as the commands read it
  * (cli_for_each_history_commit(), cli_history_load()), and dying on what
- * run/ returns.
+ * run/ returns.  The project model's training reads and keeps the rows
+ * through run/project_choose.c.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "feature_store_cli.h"
 #include "util/error.h"
-
-struct cli_feature_store {
-	ss_run_feature_store *fs;
-};
 
 /* ss_run_history_reader.walk: the commands' walk of a history. */
 static void walk(const char *repo, const ss_source_options *so, ss_run_commit_fn fn, void *data,
@@ -48,10 +45,10 @@ const ss_run_history_reader *cli_history_reader(void)
 	return &reader;
 }
 
-cli_feature_store *cli_feature_store_open(const cli_history_args *ha, const char *repo,
-					  const ss_feat_options *fo, const ss_source_options *so)
+ss_run_feature_store *cli_feature_store_open(const cli_history_args *ha, const char *repo,
+					     const ss_feat_options *fo, const ss_source_options *so)
 {
-	cli_feature_store *fs;
+	ss_run_feature_store *fs;
 	char *path = NULL;
 	ss_index *ix;
 
@@ -60,47 +57,9 @@ cli_feature_store *cli_feature_store_open(const cli_history_args *ha, const char
 		return NULL;
 	if (!(ix = cli_index_open(&ha->ix, repo, &path)))
 		return NULL;
-	if (!(fs = calloc(1, sizeof(*fs))))
-		die("out of memory");
-	if (ss_run_feature_store_open(&fs->fs, ix, path, fo, so))
+	if (ss_run_feature_store_open(&fs, ix, path, fo, so))
 		die("%s", ss_error_last());
 	return fs;
-}
-
-void cli_feature_store_close(cli_feature_store *fs)
-{
-	if (!fs)
-		return;
-	ss_run_feature_store_close(fs->fs, cli_run_report());
-	free(fs);
-}
-
-int cli_feature_store_read(cli_feature_store *fs, const cli_source_args *hsrc,
-			   ss_split_sink *sink, size_t max, int64_t *newest)
-{
-	int got;
-
-	if (ss_run_feature_store_read(&got, fs->fs, hsrc->repo, &hsrc->opts, &reader, sink, max,
-				      newest, cli_run_report()))
-		die("%s", ss_error_last());
-	return got;
-}
-
-void cli_feature_store_walked(cli_feature_store *fs, const cli_source_args *hsrc)
-{
-	if (fs)
-		ss_run_feature_store_walked(fs->fs, hsrc->repo, &hsrc->opts);
-}
-
-void cli_feature_store_keep(cli_feature_store *fs, const ss_dataset *d)
-{
-	if (fs && ss_run_feature_store_keep(fs->fs, d, cli_run_report()))
-		die("%s", ss_error_last());
-}
-
-size_t cli_feature_store_kept(const cli_feature_store *fs)
-{
-	return fs ? ss_run_feature_store_kept(fs->fs) : 0;
 }
 
 void cli_feature_store_fill(ss_index *ix, const char *db, const char *repo, size_t batch)

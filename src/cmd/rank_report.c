@@ -118,33 +118,6 @@ static unsigned verdict_mask(const char *list)
 }
 
 /*
- * Open every --onto branch (without --onto, when --onto-repo or
- * --verdicts asks for branches, every stable branch of the project
- * index): its check, what it carries (from the index when it is up to
- * date with the branch), its verdicts.
- */
-/* The branch --onto b is for the decisions: the index's branch of that
- * name, else the --branch named for it, else the one branch the index
- * records its commit on, else (no such branch: no decision can be found
- * for it) its short name. */
-static char *onto_identity(cli_ranking *k, ss_index *ix, size_t b, char **hints, size_t nh)
-{
-	char name[256];
-	const char *id = ss_run_branches_name(k->br, b);
-
-	if (k->onto_asked[b] && ix &&
-	    !ss_index_branch_identity(name, sizeof(name), ix, k->onto_asked[b], NULL))
-		id = name;  /* --as-of: the branch asked for, at its commit of then */
-	else if (ix && !ss_index_branch_identity(name, sizeof(name), ix, k->onto[b],
-						 ss_run_branches_tip(k->br, b)))
-		id = name;
-	else if (nh == 1 || nh == k->nonto)
-		id = hints[nh == 1 ? 0 : b];
-	ss_error_clear();
-	return strdup(id);
-}
-
-/*
  * One branch identity for the whole run, before any work: rank's
  * --queue-branch and review's --branch must be a branch the index knows
  * (a usage error with the known ones), each --onto is mapped to its
@@ -166,8 +139,9 @@ static void branch_identities(cli_ranking *k, ss_index *ix, const char *repo)
 	else if (k->queue_ident && (hints[0] = strdup(k->queue_ident)))
 		nh = 1;
 	for (size_t b = 0; b < k->nonto; b++)
-		if (!(k->ident[b] = onto_identity(k, ix, b, hints, nh)))
-			die("out of memory");
+		if (ss_run_onto_identity(&k->ident[b], k->br, b, k->onto[b], k->onto_asked[b], ix, hints,
+					 nh, k->nonto))
+			die("%s", ss_error_last());
 	for (size_t i = 0; i < nh; i++)
 		free(hints[i]);
 }
@@ -177,36 +151,23 @@ static void branch_identities(cli_ranking *k, ss_index *ix, const char *repo)
  * written (the mbox, the decisions that fill it): the branch as given to
  * --onto (or asked for, with --as-of), its short name or its identity
  * for the decisions, or the identity --queue-branch names (a tag on a
- * branch named by its branch).  None of them: a usage error naming it,
- * before the model and the ranking.  Without --onto it is only the
- * name in the mbox's subjects.
+ * branch named by its branch; run/branches.h: ss_run_queue_branch).
+ * None of them: a usage error naming it, before the model and the
+ * ranking.  Without --onto it is only the name in the mbox's subjects.
  */
 static void queue_branch_resolve(cli_ranking *k)
 {
-	const char *q = k->queue_branch;
-	char known[512];
-	size_t used = 0;
-
-	k->queue_b = 0;
-	if (!q || !k->nonto)
-		return;
-	for (size_t b = 0; b < k->nonto; b++) {
-		const char *name = ss_run_branches_name(k->br, b);
-
-		if (!strcmp(q, k->onto[b]) || (k->onto_asked[b] && !strcmp(q, k->onto_asked[b])) ||
-		    (name && !strcmp(q, name)) || (k->ident[b] && !strcmp(q, k->ident[b])) ||
-		    (k->queue_ident && k->ident[b] && !strcmp(k->queue_ident, k->ident[b]))) {
-			k->queue_b = b;
-			return;
-		}
-	}
-	known[0] = '\0';
-	for (size_t b = 0; b < k->nonto && used < sizeof(known); b++)
-		used += (size_t)snprintf(known + used, sizeof(known) - used, "%s%s", b ? ", " : "",
-					 k->onto_asked[b] ? k->onto_asked[b] : k->onto[b]);
-	usage_die("--queue-branch %s is none of the --onto branches (%s)", q, known);
+	if (ss_run_queue_branch(&k->queue_b, k->queue_branch, k->queue_ident, k->br, k->onto,
+				k->onto_asked, k->ident, k->nonto))
+		usage_die("%s", ss_error_last());
 }
 
+/*
+ * Open every --onto branch (without --onto, when --onto-repo or
+ * --verdicts asks for branches, every stable branch of the project
+ * index): its check, what it carries (from the index when it is up to
+ * date with the branch), its verdicts.
+ */
 static void open_branches(cli_ranking *k, const char *repo)
 {
 	const char *onto_repo = k->onto_repo ? k->onto_repo : repo;

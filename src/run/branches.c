@@ -4,7 +4,7 @@
  * on a ranking as data.  Moved from cmd/common.c (cli_index_upstream,
  * cli_carried_load, cli_index_branches) and cmd/rank_report.c
  * (open_branches, decide_verdicts, add_extra, verdict_mask, dedupe_onto,
- * index_branches).
+ * index_branches, onto_identity, queue_branch_resolve).
  */
 #include "run/branches.h"
 
@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "eval/eval.h"
+#include "index/index_decisions.h"
 #include "source/git.h"
 #include "source/source.h"
 #include "util/error.h"
@@ -634,4 +635,51 @@ int ss_run_branches_decide(ss_run_branches *br, ss_ranking *r, unsigned mask, in
 	if (!rc && extras)
 		rc = add_extras(br, r, n);
 	return rc;
+}
+
+int ss_run_onto_identity(char **out, const ss_run_branches *br, size_t b, const char *onto,
+			 const char *asked, ss_index *ix, char *const *hints, size_t nh, size_t n)
+{
+	char name[256];
+	const char *id = ss_run_branches_name(br, b);
+
+	if (asked && ix && !ss_index_branch_identity(name, sizeof(name), ix, asked, NULL))
+		id = name;  /* --as-of: the branch asked for, at its commit of then */
+	else if (ix && !ss_index_branch_identity(name, sizeof(name), ix, onto,
+						 ss_run_branches_tip(br, b)))
+		id = name;
+	else if (nh == 1 || nh == n)
+		id = hints[nh == 1 ? 0 : b];
+	ss_error_clear();
+	if (!(*out = strdup(id)))
+		return ss_error_set("out of memory"), SS_ENOMEM;
+	return 0;
+}
+
+int ss_run_queue_branch(size_t *out, const char *q, const char *qident, const ss_run_branches *br,
+			const char *const *onto, const char *const *asked, char *const *ident,
+			size_t n)
+{
+	char known[512];
+	size_t used = 0;
+
+	*out = 0;
+	if (!q || !n)
+		return 0;
+	for (size_t b = 0; b < n; b++) {
+		const char *name = ss_run_branches_name(br, b);
+
+		if (!strcmp(q, onto[b]) || (asked[b] && !strcmp(q, asked[b])) ||
+		    (name && !strcmp(q, name)) || (ident[b] && !strcmp(q, ident[b])) ||
+		    (qident && ident[b] && !strcmp(qident, ident[b]))) {
+			*out = b;
+			return 0;
+		}
+	}
+	known[0] = '\0';
+	for (size_t b = 0; b < n && used < sizeof(known); b++)
+		used += (size_t)snprintf(known + used, sizeof(known) - used, "%s%s", b ? ", " : "",
+					 asked[b] ? asked[b] : onto[b]);
+	ss_error_set("--queue-branch %s is none of the --onto branches (%s)", q, known);
+	return SS_EINVALID;
 }

@@ -122,6 +122,30 @@ const char *ss_run_branches_name(const ss_run_branches *br, size_t b);
 /* Branch b's tip: the commit --onto names, 40 hex digits. */
 const char *ss_run_branches_tip(const ss_run_branches *br, size_t b);
 
+/*
+ * The branch --onto b of br is for the review decisions
+ * (index/index_decisions.h's identity), into *out (malloc'd): asked
+ * (with --as-of, the name asked for; may be NULL) as the index ix (may
+ * be NULL) knows it, else onto (the name br opened) at br's tip of b,
+ * else the branch the user named for it among hints[0..nh) (the one
+ * when nh is 1, hints[b] when nh is n, the number of branches), else
+ * br's short name.  0 or SS_ENOMEM.
+ */
+int ss_run_onto_identity(char **out, const ss_run_branches *br, size_t b, const char *onto,
+			 const char *asked, ss_index *ix, char *const *hints, size_t nh, size_t n);
+
+/*
+ * rank's --queue-branch q, the one rule for which of the --onto branches
+ * onto[0..n) (opened in br) gets its queue written, into *out: the
+ * branch as given to --onto (or asked[b], with --as-of; asked may hold
+ * NULLs), its short name or its identity ident[b] (may be NULL), or
+ * the identity qident (may be NULL) q names.  *out 0 when q is NULL or
+ * n is 0.  None of them: SS_EINVALID, the message naming the branches.
+ */
+int ss_run_queue_branch(size_t *out, const char *q, const char *qident, const ss_run_branches *br,
+			const char *const *onto, const char *const *asked, char *const *ident,
+			size_t n);
+
 /* What branch b carries (its backport-line style among it), borrowed. */
 const ss_carried *ss_run_branches_carried(const ss_run_branches *br, size_t b);
 

@@ -2,9 +2,10 @@
  * project_rules.c - the project model's rules (project_rules.h): whether
  * a kept model still fits, the window of history it learns from, the
  * relcode features kept or not.  Moved from cmd/project_model.c; the
- * reading of examples and the model's file stay there (one concept, the
- * project model, split: the rules here, project_keep.c and
- * project_train.c beside them, the command side in cmd/project_model.c).
+ * reading of examples and the model's file are project_choose.c's (one
+ * concept, the project model, split: the rules here, project_keep.c,
+ * project_train.c and project_choose.c beside them, the command side in
+ * cmd/project_model.c).
  */
 #include "run/project_rules.h"
 

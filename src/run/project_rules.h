@@ -1,7 +1,7 @@
 /*
  * project_rules.h - the project model's rules (docs/scores.md): when a
  * kept model is used again, which window of the history it learns from,
- * whether it keeps the relcode features.  cmd/project_model.c reads the
+ * whether it keeps the relcode features.  run/project_choose.c reads the
  * examples and keeps the file; the decisions are here, said through an
  * ss_run_report at level SS_RUN_INFO (the command's own words).
  */

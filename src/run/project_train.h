@@ -4,7 +4,7 @@
  * the newest commit read), enough of them (SS_PROJECT_MIN_COMMITS,
  * SS_PROJECT_MIN_POSITIVE) or none, the history window, a linear model,
  * then, with a repository, the relcode features kept or left out
- * (run/project_rules.h).  cmd/project_model.c reads the examples and
+ * (run/project_rules.h).  run/project_choose.c reads the examples and
  * keeps the file.
  */
 #ifndef SS_RUN_PROJECT_TRAIN_H

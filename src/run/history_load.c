@@ -1,0 +1,73 @@
+/*
+ * history_load.c - the past a run's history starts with
+ * (history_load.h): the releases named first (run/releases.h: they come
+ * before the index's, and a bad file fails before anything is opened),
+ * the repository for the code a commit changes, the project index's
+ * commits, paths and releases (run/index_open.c), then the --history
+ * sources' commits.
+ */
+#include <stdlib.h>
+
+#include "run/history_load.h"
+#include "run/index_open.h"
+#include "run/releases.h"
+
+int ss_run_history_load(ss_history *h, const char *file, const char *tags, const char *repo,
+			ss_run *run, const ss_run_history_source *src, const ss_run_report *rp)
+{
+	ss_releases_ask ask = { file, tags, repo, 0 };
+	ss_repo *rh;
+	char *path = NULL;
+	ss_index *ix;
+	int rc;
+
+	if (ss_releases_given(&ask)) {
+		ss_releases_from from;
+		ss_releases *rel;
+
+		if ((rc = ss_releases_choose(&rel, &from, &ask, NULL)))
+			return rc;
+		ss_history_take_releases(h, rel);
+	}
+	/* the code a commit changes is looked up in the last release (in
+	 * the run's repository when there is one) */
+	rh = ss_run_repo(run, repo);
+	if (repo && (rc = rh ? ss_history_use_repo(h, rh) : ss_history_open_repo(h, repo)))
+		return rc;
+	if (!(ix = src->index(&path, src->ud)))
+		return 0;
+	rc = ss_run_history_from_index(h, ix, path, &ask, repo, rh, rp);
+	ss_index_free(ix);
+	free(path);
+	return rc;
+}
+
+struct prime {
+	ss_history *hist;
+	int rc;
+};
+
+static int prime_one(ss_commit *c, void *data)
+{
+	struct prime *p = data;
+
+	p->rc = ss_history_add(p->hist, c);
+	ss_commit_free(c);
+	return p->rc;
+}
+
+int ss_run_history_prime(ss_history *h, const char *const *specs, size_t n,
+			 const ss_run_history_source *src, const ss_run_report *rp)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct prime p = { h, 0 };
+
+		if (src->walk(specs[i], prime_one, &p, src->ud) == 0)
+			ss_run_say(rp, SS_RUN_WARNING, "--history %s holds no commits", specs[i]);
+		if (p.rc)
+			return ss_run_fail(p.rc, "cannot read --history %s", specs[i]);
+	}
+	return 0;
+}

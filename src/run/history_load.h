@@ -1,0 +1,56 @@
+/*
+ * history_load.h - the past every history a run scores against starts
+ * with (history_load.c): the releases named (--releases FILE,
+ * --release-tags GLOB), the repository whose last release the changed
+ * code is looked up in, the project index's commits, paths and releases,
+ * then the commits of the --history sources.
+ *
+ * The front end opens the project index (which file, what a missing one
+ * says) and walks the --history sources (its reading of a source: which
+ * commits cannot be read and how that is said) through an
+ * ss_run_history_source, as run/feature_store.h takes an
+ * ss_run_history_reader.  Like the rest of src/run/ nothing prints or
+ * exits: 0 or a negative SS_E* code with the message set, the rest said
+ * through an ss_run_report (NULL: nothing is said).
+ */
+#ifndef SS_RUN_HISTORY_LOAD_H
+#define SS_RUN_HISTORY_LOAD_H
+
+#include <stddef.h>
+
+#include "features/history.h"
+#include "index/index.h"
+#include "run/commits.h"
+#include "run/run.h"
+
+typedef struct {
+	/* the project index to prime from, read-only, its path (malloc'd)
+	 * into *path; NULL when there is none (--no-index, a missing
+	 * default index: the front end says so) */
+	ss_index *(*index)(char **path, void *ud);
+	/* every commit of the --history source spec to fn(c, data); how
+	 * many were handed to fn */
+	size_t (*walk)(const char *spec, ss_run_commit_fn fn, void *data, void *ud);
+	void *ud;
+} ss_run_history_source;
+
+/*
+ * Give h the releases file or tags name (either may be NULL: the
+ * index's then), the repository repo (may be NULL; run, which may be
+ * NULL, lends it) and the index src->index gives: its commits and paths,
+ * its releases when none were named, and its freshness against repo
+ * (a warning through rp).  A bad releases file fails before the
+ * repository is opened.  0 or < 0 with the message set.
+ */
+int ss_run_history_load(ss_history *h, const char *file, const char *tags, const char *repo,
+			ss_run *run, const ss_run_history_source *src, const ss_run_report *rp);
+
+/*
+ * Add to h the commits of each --history source specs[0..n) through
+ * src->walk, in turn; a source that holds none is a warning through rp.
+ * 0, or < 0 with the message "cannot read --history SPEC: why".
+ */
+int ss_run_history_prime(ss_history *h, const char *const *specs, size_t n,
+			 const ss_run_history_source *src, const ss_run_report *rp);
+
+#endif

@@ -1,0 +1,110 @@
+/*
+ * project_choose.h - the project model a ranking scores with when no
+ * --model is given (project_choose.c; docs/scores.md): the kept one used
+ * again while it fits, else one trained from the stable tree's labels
+ * on the history before the ranked commits and kept for the next run.
+ * The rules are project_rules.h's (the fit, the window, the relcode
+ * features), project_keep.h's (the path, the cut, whether a kept model
+ * still fits) and project_train.h's (the training on the settled
+ * examples); this is the step that reads the examples, decides and keeps.
+ *
+ * The front end walks the commits (its reading of sources: which ones
+ * cannot be read and how that is said), primes the history, opens the
+ * stored features and reads the review's rejections through an
+ * ss_run_project_reader, as run/feature_store.h takes an
+ * ss_run_history_reader.  Like the rest of src/run/ nothing prints or
+ * exits: 0 or a negative SS_E* code with the message set, the rest said
+ * through the ss_run_reports of the options.
+ */
+#ifndef SS_RUN_PROJECT_CHOOSE_H
+#define SS_RUN_PROJECT_CHOOSE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "features/history.h"
+#include "labels/backports.h"
+#include "models/model.h"
+#include "run/feature_store.h"
+#include "run/project_keep.h"
+#include "run/run.h"
+#include "source/replay.h"
+#include "util/strmap.h"
+
+/* How the front end reads what the training learns from (its errors are
+ * its own to say: a walk that cannot read its source does not return). */
+typedef struct {
+	/* the history before the ranked commits (the --history sources, or
+	 * the repository before the ranked range's bottoms), each commit to
+	 * fn(c, data) */
+	void (*walk_history)(ss_run_commit_fn fn, void *data, void *ud);
+	/* the ranked commits (the sources), each commit to fn(c, data) */
+	void (*walk_ranked)(ss_run_commit_fn fn, void *data, void *ud);
+	/* prime h as the ranking's history is primed (the index, the
+	 * releases) */
+	void (*prime)(ss_history *h, void *ud);
+	/* the features the project index keeps, for commits extracted with
+	 * fo and read as the history is (ss_run_feature_store_open), NULL
+	 * when there are none that fit; the caller's to close */
+	ss_run_feature_store *(*store)(const ss_feat_options *fo, void *ud);
+	/* the commits review rejected (--learn-in-cycle), NULL when none are
+	 * known; the caller's to free */
+	ss_strmap *(*rejected)(void *ud);
+	void *ud;
+} ss_run_project_reader;
+
+typedef struct {
+	ss_backports *label;          /* the stable tree's backports (required) */
+	/* where the labels came from: --stable SOURCE, else (NULL) the
+	 * project index at index_path (one of them required) */
+	const char *stable;
+	const char *index_path;
+	const char *project_model;    /* --project-model FILE (NULL: beside the repository) */
+	const char *repo;             /* the sources' repository (NULL: none) */
+	ss_run *run;                  /* lends the repositories (NULL: each opens) */
+	int masked;                   /* --mask-stable-tags (0) */
+	/* what it learns from (ss_project_model_held()), the history's
+	 * repository and revisions (their bottoms are the RANGE cut), read
+	 * as hso says */
+	ss_project_held held;         /* SS_PROJECT_HELD_NONE */
+	const char *hrepo;            /* NULL */
+	const ss_source_options *hso; /* required */
+	int64_t since;                /* --since (0: none) */
+	/* --as-of (0: today) and --learn-in-cycle (0): train, without using
+	 * or replacing the kept model */
+	int64_t as_of;
+	int learn_in_cycle;
+	/* the model's source, for people: the --history sources, then the
+	 * ranked sources (learnt from only without a history) */
+	const char *const *hspecs;    /* NULL */
+	size_t nhspecs;               /* 0 */
+	const char *const *specs;     /* NULL */
+	size_t nspecs;                /* 0 */
+	const ss_history *hist;       /* the history the ranking reads (NULL) */
+	/* keep the ranked commits read in a replay (0), up to replay_cap
+	 * bytes compressed (0: no cap) */
+	int replay;
+	size_t replay_cap;
+	const ss_run_project_reader *reader;  /* required */
+	const ss_run_history_reader *hr;      /* the stored features' reader (required with store) */
+	const ss_run_report *rp;      /* the training's decisions and progress (NULL) */
+	const ss_run_report *store_rp; /* the stored features' (NULL) */
+} ss_run_project_model_options;
+
+#define SS_RUN_PROJECT_MODEL_OPTIONS_INIT { NULL, NULL, NULL, NULL, NULL, NULL, 0, \
+	SS_PROJECT_HELD_NONE, NULL, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL, NULL, \
+	NULL, NULL }
+
+/*
+ * The project model into *out: the kept one when it fits (said), else
+ * one trained (said) and kept (said; a file that cannot be written is a
+ * warning).  *out NULL when the labelled history is too small to learn
+ * from: why[size] says why, for the note of the built-in model the
+ * caller uses then.  *replay: the ranked commits as the training read
+ * them (with o->replay, when they were read and all kept), the caller's
+ * (ss_replay_free), else NULL.  0 or < 0 with the message set.
+ */
+int ss_run_project_model_choose(ss_model **out, ss_replay **replay, char *why, size_t size,
+			 const ss_run_project_model_options *o);
+
+#endif
