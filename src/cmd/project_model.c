@@ -126,7 +126,12 @@ static ss_run_feature_store *store(const ss_feat_options *fo, void *ud)
 {
 	struct reading *r = ud;
 
-	return cli_feature_store_open(&r->k->hist_args, r->src->repo, fo, &r->hsrc->opts);
+	ss_run_feature_store *fs = cli_feature_store_open(&r->k->hist_args, r->src->repo, fo,
+							  &r->hsrc->opts);
+
+	/* the run's repository, not one more open of it */
+	ss_run_feature_store_use_repo(fs, r->hsrc->repo, ss_run_repo(r->k->run, r->hsrc->repo));
+	return fs;
 }
 
 static ss_strmap *rejected(void *ud)

@@ -51,6 +51,9 @@ struct ss_run_feature_store {
 	char walked[41];             /* a bottom whose every ancestor was read
 				      * with its diff and kept ("": none) */
 	size_t kept;                 /* rows kept by this training */
+	ss_repo *repo;               /* the run's handle of repo_path (borrowed;
+				      * NULL: each check opens its own) */
+	const char *repo_path;
 	ss_feat_raw raw;
 	ss_strbuf buf;
 };
@@ -207,6 +210,26 @@ static int read_one(ss_commit *c, void *data)
 	return 0;
 }
 
+void ss_run_feature_store_use_repo(ss_run_feature_store *fs, const char *path, ss_repo *r)
+{
+	if (fs) {
+		fs->repo = r;
+		fs->repo_path = path;
+	}
+}
+
+/* repo's handle: the run's when it is that repository (*own 0), else
+ * one opened as given (*own 1, the caller frees it). */
+static int repo_of(ss_repo **out, int *own, ss_run_feature_store *fs, const char *repo)
+{
+	*own = !(fs->repo && fs->repo_path && !strcmp(fs->repo_path, repo));
+	if (!*own) {
+		*out = fs->repo;
+		return 0;
+	}
+	return ss_repo_open_as_given(out, repo);
+}
+
 /* Whether the rows hold every ancestor of each of hso's revisions (the
  * bottoms): the recorded tip of the fill has each in its history. */
 static int covers(ss_run_feature_store *fs, const char *repo, const ss_source_options *hso)
@@ -214,11 +237,11 @@ static int covers(ss_run_feature_store *fs, const char *repo, const ss_source_op
 	char tip[41], id[41];
 	ss_repo *r = NULL;
 	size_t i;
-	int yes = 0;
+	int yes = 0, own = 1;
 
 	/* one open for every bottom, as given (ss_git_resolve()'s way) */
 	if (ss_index_features_tip(fs->rix, fs->version, tip) || !tip[0] ||
-	    ss_repo_open_as_given(&r, repo)) {
+	    repo_of(&r, &own, fs, repo)) {
 		ss_error_clear();
 		return 0;
 	}
@@ -228,11 +251,13 @@ static int covers(ss_run_feature_store *fs, const char *repo, const ss_source_op
 		if (rev[0] == '^' || strstr(rev, "..") || ss_repo_resolve(id, r, rev) ||
 		    ss_repo_contains(&yes, r, tip, id) || !yes) {
 			ss_error_clear();
-			ss_repo_free(r);
+			if (own)
+				ss_repo_free(r);
 			return 0;
 		}
 	}
-	ss_repo_free(r);
+	if (own)
+		ss_repo_free(r);
 	return hso->nrevs > 0;
 }
 
@@ -294,15 +319,16 @@ void ss_run_feature_store_walked(ss_run_feature_store *fs, const char *repo,
 {
 	char tip[41];
 	ss_repo *r = NULL;
-	int yes = 0;
+	int yes = 0, own = 1;
 
 	if (!fs)
 		return;
 	if (hso->nrevs != 1 || strstr(hso->revs[0], "..") || hso->revs[0][0] == '^' ||
-	    ss_repo_open_as_given(&r, repo) || ss_repo_resolve(fs->walked, r, hso->revs[0])) {
+	    repo_of(&r, &own, fs, repo) || ss_repo_resolve(fs->walked, r, hso->revs[0])) {
 		fs->walked[0] = '\0';
 		ss_error_clear();
-		ss_repo_free(r);
+		if (own)
+			ss_repo_free(r);
 		return;
 	}
 	/* the recorded tip only moves forward: a bottom off its line (a
@@ -312,7 +338,8 @@ void ss_run_feature_store_walked(ss_run_feature_store *fs, const char *repo,
 		fs->walked[0] = '\0';
 		ss_error_clear();
 	}
-	ss_repo_free(r);
+	if (own)
+		ss_repo_free(r);
 }
 
 /* A row that cannot be kept: said once, none is tried again. */

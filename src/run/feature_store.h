@@ -53,6 +53,13 @@ int ss_run_feature_store_open(ss_run_feature_store **out, ss_index *ix, char *pa
 void ss_run_feature_store_close(ss_run_feature_store *fs, const ss_run_report *rp);
 
 /*
+ * r (borrowed, outliving fs): the run's handle of the repository at path,
+ * which the checks of what the rows reach use instead of opening that
+ * repository again (another path is opened as given).  NULL fs: no-op.
+ */
+void ss_run_feature_store_use_repo(ss_run_feature_store *fs, const char *path, ss_repo *r);
+
+/*
  * Add the commits of hso's revisions of repo (the walk of the history
  * before the ranked ones, read without diffs) to sink->d from their rows,
  * labelled as ss_split_add() labels them; newest gets the newest author
