@@ -386,9 +386,9 @@ static void test_index_fills_training_reads(void **state)
 /*
  * An index of an earlier build: its rows in feature_rows (keyed by the
  * version's text and the id's digits) with the tip they reached.  A
- * reader finds no row there (the diffs are read, the ranking the same),
- * and as it keeps what it read, drops that table and its tips; the next
- * update keeps the rest in feature_data, which the next training reads.
+ * reader reads them as they are (no diff, the ranking the same); the
+ * next update drops that table and its tips and keeps the rows again in
+ * feature_data, which the next training reads.
  */
 static void test_earlier_layout(void **state)
 {
@@ -407,13 +407,14 @@ static void test_earlier_layout(void **state)
 				  " DROP TABLE feature_data; DROP TABLE feature_sets;\"", test_scratch), 0);
 	assert_int_equal(test_cli(RANK " --db '%s/e.db'", repo, test_scratch, "e2",
 				  test_scratch), 0);
-	assert_true(err_has("features of 0 commits from the index, 140 read from their diffs"));
+	assert_true(err_has("features of 140 commits from the index, 0 read from their diffs"));
 	out = test_scratch_read("out");
 	assert_string_equal(out, first);
 	free(out);
-	/* that training kept the 140 it read; the update keeps the rest */
+	/* the update drops them and keeps them again */
 	assert_int_equal(test_cli("index --repo '%s' --db '%s/e.db'", repo, test_scratch), 0);
-	assert_true(err_has("kept the features of 100 commits for the project model"));
+	assert_true(err_has("dropped the 240 stored feature rows an earlier build kept"));
+	assert_true(err_has("kept the features of 240 commits for the project model"));
 	assert_int_equal(test_run("test \"$(sqlite3 '%s/e.db' \"SELECT count(*) FROM sqlite_master"
 				  " WHERE name = 'feature_rows'\")\" = 0", test_scratch), 0);
 	assert_int_equal(test_cli(RANK " --db '%s/e.db'", repo, test_scratch, "e3", test_scratch), 0);

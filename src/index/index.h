@@ -421,6 +421,10 @@ int ss_index_features_finish(ss_index_features *f, const char *tip);
 /* The tip recorded for version into out ("" when none). */
 int ss_index_features_tip(ss_index *ix, const char *version, char out[41]);
 
+/* Drop an earlier build's rows (its text-keyed feature_rows) and the tips
+ * they reached, for a fill to keep them again: *dropped, how many. */
+int ss_index_features_upgrade(ss_index *ix, size_t *dropped);
+
 /* Drop every row (and tip) whose version does not start with prefix:
  * another extractor's, never good again.  *dropped: rows dropped. */
 int ss_index_features_drop_stale(ss_index *ix, const char *prefix, size_t *dropped);

@@ -9,8 +9,9 @@
  * by that number and the commit's id as its 20 bytes: 56 bytes a row
  * less than the version's text and the id's 40 digits (85 MB of the
  * kernel's 1.5 M rows, bench/results/index-scale.md).  The text-keyed
- * feature_rows table of earlier builds is dropped by the first writer,
- * with the tips its rows reached: the next fill makes them again.  Rows are
+ * feature_rows table of earlier builds is read as it is until the first
+ * writer of this build drops it, with the tips its rows reached: that
+ * update's fill makes them again.  Rows are
  * written in transactions of SS_INDEX_FEATURE_BATCH (or the index's
  * --batch) and the mainline tip
  * the rows reach (meta "features <version>") only with the last one, so
@@ -53,6 +54,7 @@ struct ss_index_features {
 	char version[SS_INDEX_FEATURE_VERSION_SIZE];
 	sqlite3_int64 vid;    /* the version's number in feature_sets */
 	int parts;            /* reads temp.feature_parts (ids as text) */
+	int old;              /* reads an earlier build's feature_rows */
 	sqlite3_stmt *get;    /* NULL when the index has no table */
 	sqlite3_stmt *put;    /* writers only */
 	size_t pending;       /* rows in the open transaction */
@@ -123,6 +125,13 @@ int ss_index_features_open(ss_index_features **out, ss_index *ix, const char *ve
 	if (f->vid && (rc = ss_index_prepare(&f->get, ix, "SELECT data FROM feature_data"
 					     " WHERE vid = ? AND id = ?")))
 		goto fail;
+	/* a reader of an index no writer of this build has opened yet: its
+	 * rows as they are, until the next update keeps them again */
+	if (!write && !have && ((rc = ss_index_table_exists(ix, "feature_rows", &f->old)) ||
+				(f->old && (rc = ss_index_prepare(&f->get, ix, "SELECT data FROM"
+								  " feature_rows WHERE version = ?1"
+								  " AND id = ?2")))))
+		goto fail;
 	if (write && (rc = ss_index_prepare(&f->put, ix, "INSERT OR REPLACE INTO feature_data"
 					    "(vid, id, data) VALUES(?, ?, ?)")))
 		goto fail;
@@ -143,7 +152,9 @@ int ss_index_features_get(ss_index_features *f, const char *id, const void **dat
 	if (!f->get)
 		return SS_ENOTFOUND;
 	sqlite3_reset(f->get);
-	if (f->parts) {
+	if (f->parts || f->old) {
+		if (f->old)
+			sqlite3_bind_text(f->get, 1, f->version, -1, SQLITE_STATIC);
 		sqlite3_bind_text(f->get, 2, id, -1, SQLITE_TRANSIENT);
 	} else {
 		unsigned char raw[20];
@@ -297,8 +308,11 @@ int ss_index_features_tip(ss_index *ix, const char *version, char out[41])
 	int rc, have;
 
 	out[0] = '\0';
-	/* an earlier build's tip, of rows in its feature_rows: none here */
-	if ((rc = has_table(ix, &have)) || !have)
+	/* a tip is of rows in feature_data, or in an earlier build's
+	 * feature_rows while no writer of this build has dropped it */
+	if ((rc = has_table(ix, &have)) || (!have && (rc = ss_index_table_exists(ix, "feature_rows",
+										   &have))) ||
+	    !have)
 		return rc;
 	meta_key(key, sizeof(key), version);
 	if ((rc = ss_index_meta_get(ix, key, buf, sizeof(buf))))
@@ -306,6 +320,22 @@ int ss_index_features_tip(ss_index *ix, const char *version, char out[41])
 	if (strlen(buf) == 40)
 		memcpy(out, buf, 41);
 	return 0;
+}
+
+int ss_index_features_upgrade(ss_index *ix, size_t *dropped)
+{
+	sqlite3_stmt *st;
+	int rc, old;
+
+	*dropped = 0;
+	if ((rc = ss_index_table_exists(ix, "feature_rows", &old)) || !old)
+		return rc;
+	if ((rc = ss_index_prepare(&st, ix, "SELECT count(*) FROM feature_rows")))
+		return rc;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		*dropped = (size_t)sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return ss_index_exec(ix, old_sql, "drop the earlier stored features");
 }
 
 int ss_index_features_drop_stale(ss_index *ix, const char *prefix, size_t *dropped)

@@ -629,6 +629,12 @@ int ss_run_feature_store_fill(ss_index *ix, const char *db, const char *repo, si
 	/* the feature set rank's project model learns with (run/project_rules.c) */
 	version_of(version, &fo, &so);
 	ss_feat_version_prefix(prefix);
+	/* before the tip is read: the rows an earlier build kept reach it no more */
+	if (ss_index_features_upgrade(ix, &dropped))
+		return ss_run_fail(SS_ERROR, "cannot update the stored features of '%s'", db);
+	if (dropped)
+		ss_run_say(rp, SS_RUN_NOTE, "dropped the %zu stored feature rows an earlier build kept "
+			   "by text: kept again now, keyed by number (once)", dropped);
 	if (ss_index_features_drop_stale(ix, prefix, &dropped))
 		return ss_run_fail(SS_ERROR, "cannot update the stored features of '%s'", db);
 	if (dropped)
