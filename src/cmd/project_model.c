@@ -130,7 +130,9 @@ static ss_run_feature_store *store(const ss_feat_options *fo, void *ud)
 							  &r->hsrc->opts);
 
 	/* the run's repository, not one more open of it */
-	ss_run_feature_store_use_repo(fs, r->hsrc->repo, ss_run_repo(r->k->run, r->hsrc->repo));
+	if (fs)
+		ss_run_feature_store_use_repo(fs, r->hsrc->repo,
+					      ss_run_repo(r->k->run, r->hsrc->repo));
 	return fs;
 }
 

@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "commit/series.h"
+#include "util/hexid.h"
 
 /* s[0..len) all digits, 1 to 6 of them, the value 0..SS_SERIES_MAX_N. */
 static int number(unsigned *out, const char *s, size_t len)
@@ -205,11 +206,6 @@ int ss_series_msgid(ss_series *out, const char *msgid)
 	return gse_new(out, id) || gse_old(out, id) || b4(out, id);
 }
 
-static int hexval(int ch)
-{
-	return isdigit(ch) ? ch - '0' : isxdigit(ch) ? (tolower(ch) - 'a' + 10) : -1;
-}
-
 int ss_series_link(ss_series *out, const char *value)
 {
 	char seg[SS_SERIES_KEY_MAX];
@@ -236,8 +232,10 @@ int ss_series_link(ss_series *out, const char *value)
 		while (*p && *p != '/' && *p != ' ' && *p != '\t' && *p != '?' && *p != '#') {
 			int ch = (unsigned char)*p++;
 
-			if (ch == '%' && hexval((unsigned char)p[0]) >= 0 && hexval((unsigned char)p[1]) >= 0) {
-				ch = hexval((unsigned char)p[0]) * 16 + hexval((unsigned char)p[1]);
+			if (ch == '%' && ss_hexid_digit((unsigned char)p[0]) >= 0 &&
+			    ss_hexid_digit((unsigned char)p[1]) >= 0) {
+				ch = ss_hexid_digit((unsigned char)p[0]) * 16 +
+				     ss_hexid_digit((unsigned char)p[1]);
 				p += 2;
 			}
 			if (n + 1 >= sizeof(seg))

@@ -106,7 +106,8 @@ int ss_index_features_open(ss_index_features **out, ss_index *ix, const char *ve
 			   int write)
 {
 	ss_index_features *f;
-	int rc, have, old = 0;
+	size_t dropped;
+	int rc, have;
 
 	*out = NULL;
 	if (!version_ok(version))
@@ -116,8 +117,7 @@ int ss_index_features_open(ss_index_features **out, ss_index *ix, const char *ve
 	f->ix = ix;
 	f->batch = SS_INDEX_FEATURE_BATCH;
 	snprintf(f->version, sizeof(f->version), "%s", version);
-	if (write && ((rc = ss_index_table_exists(ix, "feature_rows", &old)) ||
-		      (old && (rc = ss_index_exec(ix, old_sql, "drop the earlier stored features"))) ||
+	if (write && ((rc = ss_index_features_upgrade(ix, &dropped)) ||
 		      (rc = ss_index_exec(ix, table_sql, "make the stored features' table"))))
 		goto fail;
 	if ((rc = has_table(ix, &have)) || (have && (rc = version_id(ix, version, write, &f->vid))))

@@ -87,8 +87,7 @@ int ss_dataset_add_raw(ss_dataset *d, const ss_commit *c, const ss_feat_raw *raw
 
 /*
  * Keep only the last keep examples added (the older ones dropped, their
- * words still interned): how a read of a long history in oldest-first
- * order holds its newest part in memory bounded by keep.  Only for a
+ * words still interned): the newest part of a history read oldest first.  Only for a
  * dataset filled by ss_dataset_add_raw() (no extractors, no folded
  * copies, no history): refused (SS_ERROR) otherwise.  Returns how many
  * it dropped, or < 0.

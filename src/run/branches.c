@@ -426,18 +426,23 @@ int ss_run_branches_open(ss_run_branches **out, const char *const *onto, size_t 
  */
 #define SS_RUN_WALK_HINT 200000
 
-void ss_run_branches_free(ss_run_branches *br)
+/* Said once, when the verdicts are decided. */
+static void walk_hint(const ss_run_branches *br)
 {
-	if (!br)
-		return;
 	for (size_t b = 0; b < br->n; b++)
 		if (ss_check_ancestry_walked(br->ck[b]) >= SS_RUN_WALK_HINT) {
 			ss_run_say(br->report, SS_RUN_NOTE, "the history of --onto %s (%zu commits) was "
 				   "read commit by commit: 'git commit-graph write --reachable' in the "
 				   "repository makes it a file read", br->name[b],
 				   ss_check_ancestry_walked(br->ck[b]));
-			break;
+			return;
 		}
+}
+
+void ss_run_branches_free(ss_run_branches *br)
+{
+	if (!br)
+		return;
 	for (size_t b = 0; b < br->n; b++) {
 		ss_verdicts_free(br->vs[b]);
 		ss_carried_free(br->carried[b]);
@@ -627,6 +632,7 @@ int ss_run_branches_decide(ss_run_branches *br, ss_ranking *r, unsigned mask, in
 	}
 	ss_run_progress_done(br->report);
 	ss_strmap_free(d.picks);
+	walk_hint(br);
 	if (!rc)
 		rc = ss_ranking_set_branches(r, names, br->n);
 	for (size_t i = 0; i < n && !rc; i++)

@@ -113,12 +113,6 @@ static int expect(struct reader *r, char c)
 	return 0;
 }
 
-static int hexval(char c)
-{
-	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-	       : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-}
-
 static void utf8(ss_strbuf *sb, unsigned cp)
 {
 	if (cp < 0x80) {
@@ -143,7 +137,7 @@ static int hex4(const char *p, unsigned *cp)
 {
 	*cp = 0;
 	for (int i = 0; i < 4; i++) {
-		int v = hexval(p[i]);
+		int v = ss_hexid_digit((unsigned char)p[i]);
 
 		if (v < 0)
 			return -1;

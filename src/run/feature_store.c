@@ -142,21 +142,8 @@ struct reading {
 	size_t n;
 	size_t absent;               /* commits the fill could not read */
 	int damaged;                 /* a row that cannot be decoded */
-	size_t max;                  /* keep the last max (0: all) */
-	size_t dropped;              /* older ones dropped for it */
 	char why[256];               /* the first one's commit and what is wrong */
 };
-
-/* Only the newest r->max of the rows read stay (the walk is oldest first). */
-static int keep_last(struct reading *r)
-{
-	long dropped = ss_dataset_keep_last(r->sink->d, r->max);
-
-	if (dropped < 0)
-		return r->sink->rc = (int)dropped;
-	r->dropped += (size_t)dropped;
-	return 0;
-}
 
 /* ss_split_add() with the features from the commit's row. */
 static int read_one(ss_commit *c, void *data)
@@ -204,9 +191,6 @@ static int read_one(ss_commit *c, void *data)
 	if (s->rc)
 		return 1;
 	s->kept++;
-	/* a quarter over max before dropping: each drop moves max rows */
-	if (r->max && ss_dataset_count(s->d) >= r->max + r->max / 4 && keep_last(r))
-		return 1;
 	return 0;
 }
 
@@ -266,7 +250,8 @@ int ss_run_feature_store_read(int *got, ss_run_feature_store *fs, const char *re
 			      ss_split_sink *sink, size_t max, int64_t *newest,
 			      const ss_run_report *rp)
 {
-	struct reading r = { fs, sink, newest, rp, 0, 0, 0, max, 0, "" };
+	long dropped = 0;
+	struct reading r = { fs, sink, newest, rp, 0, 0, 0, "" };
 	ss_source_options so = *hso;
 	int ro;
 
@@ -286,12 +271,13 @@ int ss_run_feature_store_read(int *got, ss_run_feature_store *fs, const char *re
 	/* the diffs are what the rows spare */
 	so.with_diff = 0;
 	/* past the newest max (and a quarter for the merges the walk
-	 * lists), nothing is read: not the commits, not their rows */
+	 * lists), nothing is read: not the commits, not their rows; of
+	 * those read, the newest max stay (the walk is oldest first) */
 	if (max)
 		so.newest = max + max / 4;
 	hr->walk(repo, &so, read_one, &r, hr->ud);
-	if (!sink->rc && max)
-		keep_last(&r);
+	if (!sink->rc && max && (dropped = ss_dataset_keep_last(sink->d, max)) < 0)
+		sink->rc = (int)dropped;
 	ss_run_progress_done(rp);
 	if (sink->rc)
 		return ss_run_fail(sink->rc, "cannot featurize commits");
@@ -302,7 +288,7 @@ int ss_run_feature_store_read(int *got, ss_run_feature_store *fs, const char *re
 		*got = -1;
 		return 0;
 	}
-	if (r.dropped)
+	if (dropped > 0)
 		ss_run_say(rp, SS_RUN_INFO, "the project model reads the newest %zu commits of the "
 			   "history before the ranked ones (at most %zu)", ss_dataset_count(sink->d),
 			   max);

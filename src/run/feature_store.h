@@ -63,9 +63,9 @@ void ss_run_feature_store_use_repo(ss_run_feature_store *fs, const char *path, s
  * Add the commits of hso's revisions of repo (the walk of the history
  * before the ranked ones, read without diffs) to sink->d from their rows,
  * labelled as ss_split_add() labels them; newest gets the newest author
- * time read.  max (0: no limit): only the last max commits of the walk
- * (oldest first, so its newest) stay in sink->d, the older ones dropped
- * as the read goes (memory bounded by max), said through rp.  *got:
+ * time read.  max (0: no limit): only the newest max + max / 4 commits
+ * of the walk are read (memory bounded by that, not by the history),
+ * and the newest max of them stay in sink->d, said through rp.  *got:
  *   1   done: every ancestor of the revisions has its row (a fill
  *       reached them), a commit without one is one the diff read skips
  *       and is left out as it would be (a warning says how many);

@@ -27,15 +27,18 @@ int ss_hexid_is_prefix(const char *s)
 	return n >= 4 && n <= 40 && ss_hexid_span(s, n) == n;
 }
 
+int ss_hexid_digit(int c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+	       : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
 uint64_t ss_hexid_key(const char *s)
 {
 	uint64_t k = 0;
 
-	for (int i = 0; i < 16 && s[i]; i++) {
-		int c = tolower((unsigned char)s[i]);
-
-		k = k << 4 | (uint64_t)(c <= '9' ? c - '0' : c - 'a' + 10);
-	}
+	for (int i = 0; i < 16 && s[i]; i++)
+		k = k << 4 | (uint64_t)ss_hexid_digit((unsigned char)s[i]);
 	return k ? k : 1;
 }
 
@@ -43,11 +46,8 @@ int ss_hexid_raw(unsigned char raw[20], const char *s)
 {
 	if (!ss_hexid_is_full(s, strlen(s)))
 		return -1;
-	for (int i = 0; i < 20; i++) {
-		int hi = tolower((unsigned char)s[2 * i]), lo = tolower((unsigned char)s[2 * i + 1]);
-
-		raw[i] = (unsigned char)((hi <= '9' ? hi - '0' : hi - 'a' + 10) << 4 |
-					 (lo <= '9' ? lo - '0' : lo - 'a' + 10));
-	}
+	for (int i = 0; i < 20; i++)
+		raw[i] = (unsigned char)(ss_hexid_digit((unsigned char)s[2 * i]) << 4 |
+					 ss_hexid_digit((unsigned char)s[2 * i + 1]));
 	return 0;
 }

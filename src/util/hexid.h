@@ -27,6 +27,9 @@ int ss_hexid_is_prefix(const char *s);
  */
 uint64_t ss_hexid_key(const char *s);
 
+/* The value of the hex digit c (either case), or -1 when c is none. */
+int ss_hexid_digit(int c);
+
 /* The 20 bytes of the full id s (40 hex digits, either case) into raw:
  * 0, or -1 when s is no full id. */
 int ss_hexid_raw(unsigned char raw[20], const char *s);
