@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <cmocka.h>
+#include <git2.h>
 
 #include "check/check.h"
 #include "commit/commit.h"
@@ -27,6 +28,7 @@
 #include "labels/carried.h"
 #include "source/source.h"
 #include "testutil.h"
+#include "util/error.h"
 
 static char *tmp;
 
@@ -987,6 +989,33 @@ static void test_index_branch_rows(void **state)
 		assert_int_equal(found, b ? 1 : 3);
 		ss_carried_read_style(fed, repo, branches[b], "main");
 		assert_int_equal(ss_carried_style(fed), b ? SS_BACKPORT_LINUX : SS_BACKPORT_DPDK);
+		/* the style from the rows' messages, no walk: the walk's */
+		{
+			git_repository *g = NULL;
+			ss_carried *learned, *bad;
+
+			assert_int_equal(git_libgit2_init() > 0, 1);
+			assert_int_equal(git_repository_open(&g, repo), 0);
+			assert_int_equal(ss_carried_new(&learned), 0);
+			assert_int_equal(ss_index_for_each_branch_commit(ix, branches[b], feed_row, learned),
+					 0);
+			assert_int_equal(ss_carried_learn_style(learned, g), 0);
+			assert_int_equal(ss_carried_style(learned), ss_carried_style(read));
+			assert_int_equal(ss_carried_style(learned), ss_carried_style(fed));
+			/* a row's commit the repository lacks: an error, no style */
+			assert_int_equal(ss_carried_new(&bad), 0);
+			assert_int_equal(ss_index_for_each_branch_commit(ix, branches[b], feed_row, bad), 0);
+			assert_int_equal(ss_carried_add(bad, NULL, 0, "00000000000000000000000000000000000000aa"),
+					 0);
+			assert_true(ss_carried_learn_style(bad, g) < 0);
+			assert_non_null(strstr(ss_error_last(), "cannot read branch commit 000000000000"));
+			assert_int_equal(ss_carried_style(bad), SS_BACKPORT_DPDK);
+			ss_error_clear();
+			ss_carried_free(bad);
+			ss_carried_free(learned);
+			git_repository_free(g);
+			git_libgit2_shutdown();
+		}
 		ss_carried_free(fed);
 		ss_carried_free(read);
 	}

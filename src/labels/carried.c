@@ -9,9 +9,13 @@
 #include <string.h>
 #include <strings.h>
 
+#include <git2.h>
+
 #include "commit/patchid.h"
 #include "labels/carried.h"
 #include "labels/upstream.h"
+#include "source/git.h"
+#include "source/git_repo.h"
 #include "source/source.h"
 #include "util/error.h"
 #include "util/grow.h"
@@ -201,6 +205,36 @@ int ss_carried_read(ss_carried *cr, const char *repo, const char *branch, const 
 int ss_carried_read_style(ss_carried *cr, const char *repo, const char *branch, const char *hide)
 {
 	return walk(cr, repo, branch, hide, 0);
+}
+
+int ss_carried_learn_style(ss_carried *cr, git_repository *repo)
+{
+	int style[SS_BACKPORT_CHERRY + 1] = { 0 };
+	int rc = 0;
+
+	/* a whole branch's commits: none stays in the object cache of a
+	 * handle shared as long as the run lasts */
+	ss_git_object_cache_hold(1);
+	for (size_t i = 0; i < cr->nids && !rc; i++) {
+		git_commit *c = NULL;
+		git_oid oid;
+		int st;
+
+		if (git_oid_fromstr(&oid, cr->ids[i]) < 0 || git_commit_lookup(&c, repo, &oid) < 0) {
+			rc = ss_error_set("cannot read branch commit %.12s: %s", cr->ids[i],
+					  ss_git_error());
+			break;
+		}
+		if ((st = line_style(git_commit_message(c))) >= 0)
+			style[st]++;
+		git_commit_free(c);
+	}
+	ss_git_object_cache_hold(0);
+	/* all or nothing: a failed read leaves the walk to learn them */
+	if (!rc)
+		for (int s = 0; s <= SS_BACKPORT_CHERRY; s++)
+			cr->style[s] += style[s];
+	return rc;
 }
 
 ss_carried_how ss_carried_find(const char **id, const ss_carried *cr, const char *sha,

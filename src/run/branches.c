@@ -118,9 +118,13 @@ int ss_run_carried_load(ss_carried **out, int *from_index, ss_index *ix, const c
 	if (ix && !why) {
 		if ((rc = ss_index_for_each_branch_commit(ix, m.ref, carried_row, cr)))
 			rc = ss_run_fail(rc, "cannot read stable branch '%s' from '%s'", m.ref, path);
-		/* the index's mainline tip, else (a repository rewound since)
-		 * the one named */
-		else if (ss_carried_read_style(cr, repo, m.tip, m.mainline) &&
+		/* the style from the messages of the rows' commits; when one
+		 * cannot be read, from a walk of the branch against the
+		 * index's mainline tip, else (a repository rewound since) the
+		 * one named */
+		else if (ss_carried_learn_style(cr, ss_repo_git(ss_check_repo(ck))) &&
+			 (ss_error_clear(), 1) &&
+			 ss_carried_read_style(cr, repo, m.tip, m.mainline) &&
 			 (rc = ss_carried_read_style(cr, repo, m.tip, upstream ? upstream : dflt)))
 			rc = ss_run_fail(rc, "cannot read stable branch '%s'", what);
 		if (rc) {
