@@ -198,11 +198,96 @@ static void test_in_branch(void **state)
 	assert_int_equal(test_run("mv '%s.good' '%s'", path, path), 0);
 }
 
+/*
+ * Open a check of main keeping its ancestry from keep_min commits
+ * (check_ancestry.c), answer "is it in main" for every commit as git
+ * merge-base does (and for extra, a commit main no longer holds: no),
+ * and say where the ancestry came from.
+ */
+static ss_check_kept check_kept(size_t keep_min, size_t *added, int *failed, const char *extra)
+{
+	ss_check_options co = SS_CHECK_OPTIONS_INIT;
+	ss_check *ck = NULL;
+	git_oid ids[200];
+	size_t n = all_commits(ids, 200);
+	const char *error;
+	ss_check_kept kept;
+
+	co.rev = "main";
+	co.ancestry_keep_min = keep_min;
+	assert_int_equal(ss_check_open(&ck, repo_path, &co), 0);
+	for (size_t i = 0; i < n; i++) {
+		char hex[41];
+		int want;
+
+		git_oid_tostr(hex, sizeof(hex), &ids[i]);
+		want = test_run("git -c core.commitGraph=false -C '%s' merge-base --is-ancestor %s main",
+				 repo_path, hex) == 0;
+		assert_int_equal(ss_check_in_branch(ck, hex, NULL, NULL), want);
+	}
+	if (extra)
+		assert_int_equal(ss_check_in_branch(ck, extra, NULL, NULL), 0);
+	kept = ss_check_ancestry_kept(ck, added, &error);
+	*failed = error != NULL;
+	ss_check_free(ck);
+	return kept;
+}
+
+/* The ancestry kept between runs: written, read, extended as the branch
+ * moves on, built again when it was rewritten or the file is damaged,
+ * never kept under its size, and a run that cannot write it goes on. */
+static void test_kept_ancestry(void **state)
+{
+	char dir[4200], *old;
+	size_t added;
+	int failed;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/.git/stablesel/ancestry", repo_path);
+	/* the default size: the earlier tests' small history kept nothing */
+	assert_int_not_equal(test_run("test -e '%s'", dir), 0);
+	assert_int_equal(check_kept(0, &added, &failed, NULL), SS_CHECK_KEPT_NONE);
+	assert_int_not_equal(test_run("test -e '%s'", dir), 0);
+	assert_int_equal(check_kept(SIZE_MAX, &added, &failed, NULL), SS_CHECK_KEPT_NONE);
+	/* kept from one commit: written, then read as it is */
+	assert_int_equal(check_kept(1, &added, &failed, NULL), SS_CHECK_KEPT_WRITTEN);
+	assert_false(failed);
+	assert_int_equal(test_run("test $(ls '%s' | wc -l) = 1", dir), 0);
+	assert_int_equal(check_kept(1, &added, &failed, NULL), SS_CHECK_KEPT_READ);
+	/* SIZE_MAX: the file is not read either */
+	assert_int_equal(check_kept(SIZE_MAX, &added, &failed, NULL), SS_CHECK_KEPT_NONE);
+	/* two commits more on main: the file and those two */
+	assert_int_equal(test_run("cd '%s' && for i in 1 2; do echo $i >>fk; git add fk; "
+				  "git commit -q -m k$i; done", repo_path), 0);
+	assert_int_equal(check_kept(1, &added, &failed, NULL), SS_CHECK_KEPT_EXTENDED);
+	assert_int_equal(added, 2);
+	assert_int_equal(check_kept(1, &added, &failed, NULL), SS_CHECK_KEPT_READ);
+	/* main rewritten: the old tip is no ancestor, the file not taken */
+	old = test_run_output("git -C '%s' rev-parse main", repo_path);
+	old[40] = '\0';
+	assert_int_equal(test_run("cd '%s' && git reset -q --hard main~2 && echo r >fr && git add fr && "
+				  "git commit -q -m rewritten", repo_path), 0);
+	assert_int_equal(check_kept(1, &added, &failed, old), SS_CHECK_KEPT_WRITTEN);
+	assert_int_equal(check_kept(1, &added, &failed, old), SS_CHECK_KEPT_READ);
+	free(old);
+	/* a damaged file (cut short): built again and written */
+	assert_int_equal(test_run("f=$(ls '%s'/*) && head -c -3 \"$f\" >'%s.cut' && mv '%s.cut' \"$f\"",
+				  dir, dir, dir), 0);
+	assert_int_equal(check_kept(1, &added, &failed, NULL), SS_CHECK_KEPT_WRITTEN);
+	assert_int_equal(check_kept(1, &added, &failed, NULL), SS_CHECK_KEPT_READ);
+	/* no folder can be made there: the answers all the same, and why */
+	assert_int_equal(test_run("rm -rf '%s' && echo no >'%s'", dir, dir), 0);
+	assert_int_equal(check_kept(1, &added, &failed, NULL), SS_CHECK_KEPT_NONE);
+	assert_true(failed);
+	assert_int_equal(test_run("rm -f '%s'", dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parents_as_git),
 		cmocka_unit_test(test_in_branch),
+		cmocka_unit_test(test_kept_ancestry),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

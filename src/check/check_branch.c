@@ -337,6 +337,7 @@ int ss_check_open(ss_check **out, const char *path, const ss_check_options *opts
 	}
 	git_oid_tostr(ck->id, sizeof(ck->id), git_commit_id(ck->branch));
 	ck->prereqs = opts->prereqs;
+	ck->keep_min = opts->ancestry_keep_min ? opts->ancestry_keep_min : SS_CHECK_ANCESTRY_KEEP_MIN;
 	if (!(ck->path = strdup(path))) {
 		rc = ss_error_code(SS_ENOMEM, "out of memory for a branch check");
 		goto free_check;
@@ -364,6 +365,7 @@ void ss_check_free(ss_check *ck)
 	free(ck->ambiguity);
 	free(ck->path);
 	ss_u64map_release(&ck->ancestors);
+	free(ck->kept_error);
 	git_tree_free(ck->tree);
 	git_commit_free(ck->branch);
 	ss_repo_free(ck->handle);
@@ -511,8 +513,17 @@ static int build_ancestors(ss_check *ck)
 	size_t found;
 	int rc = 0, err;
 
-	if ((rc = ancestors_from_graph(ck)) <= 0)
+	/* kept by an earlier run: read, and extended when the branch moved */
+	if ((rc = ss_check_ancestry_read(ck)) != 0) {
+		if (rc > 0 && ck->kept == SS_CHECK_KEPT_EXTENDED)
+			ss_check_ancestry_write(ck);
+		return rc < 0 ? rc : 0;
+	}
+	if ((rc = ancestors_from_graph(ck)) <= 0) {
+		if (rc == 0)
+			ss_check_ancestry_write(ck);
 		return rc;
+	}
 	rc = 0;
 	/* a walk of the whole history: none of its commits stays in the
 	 * object cache of the repository, which a run's other readers share
@@ -531,6 +542,8 @@ static int build_ancestors(ss_check *ck)
 	if (err != GIT_ITEROVER) {
 		ss_u64map_release(&ck->ancestors);
 		ck->no_ancestors = 1;
+	} else {
+		ss_check_ancestry_write(ck);
 	}
 free_walk:
 	git_revwalk_free(walk);

@@ -32,6 +32,10 @@ struct ss_check {
 	int no_ancestors;    /* the walk failed: ask libgit2's graph each time */
 	size_t walked;       /* commits read one by one for ancestors (no
 				commit-graph file gave them) */
+	size_t keep_min;     /* opts.ancestry_keep_min, 0 taken as the default */
+	ss_check_kept kept;  /* where ancestors came from (check_ancestry.c) */
+	size_t kept_added;   /* commits read to extend a kept one */
+	char *kept_error;    /* NULL, or why it could not be kept (owned) */
 	ss_histidx *idx;     /* no commits, the repository attached: Fixes:
 				and revert targets are resolved there */
 	ss_check_blame_cache *bc; /* borrowed, NULL: blames not shared */
@@ -113,5 +117,15 @@ int ss_check_has_path(ss_check *ck, const char *path);
 /* Does c's patch apply to the branch's tree: out's apply, path and hunk
  * (check_apply.c). */
 int ss_check_apply_tree(ss_check_result *out, ss_check *ck, const ss_commit *c);
+
+/*
+ * The branch's ancestry kept by an earlier run (check_ancestry.c): read
+ * into ck->ancestors, extended to the branch's tip when it moved on: 1,
+ * or 0 when there is none to use (ck->ancestors left empty), < 0 out of
+ * memory.  ss_check_ancestry_write() keeps ck->ancestors for the next
+ * run when it is big enough; a failure is recorded in ck->kept_error.
+ */
+int ss_check_ancestry_read(ss_check *ck);
+void ss_check_ancestry_write(ss_check *ck);
 
 #endif

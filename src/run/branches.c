@@ -430,9 +430,37 @@ int ss_run_branches_open(ss_run_branches **out, const char *const *onto, size_t 
  */
 #define SS_RUN_WALK_HINT 200000
 
-/* Said once, when the verdicts are decided. */
+/* Said once, when the verdicts are decided: where each big ancestry
+ * came from and whether it is kept for the next run (check_ancestry.c),
+ * then the hint for a walk. */
 static void walk_hint(const ss_run_branches *br)
 {
+	for (size_t b = 0; b < br->n; b++) {
+		const char *error;
+		size_t added;
+
+		switch (ss_check_ancestry_kept(br->ck[b], &added, &error)) {
+		case SS_CHECK_KEPT_READ:
+			ss_run_say(br->report, SS_RUN_NOTE, "the history of --onto %s: read from the "
+				   "copy an earlier run kept in the repository (stablesel/ancestry)",
+				   br->name[b]);
+			break;
+		case SS_CHECK_KEPT_EXTENDED:
+			ss_run_say(br->report, SS_RUN_NOTE, "the history of --onto %s: the copy an "
+				   "earlier run kept in the repository (stablesel/ancestry) and the %zu "
+				   "commits the branch gained since", br->name[b], added);
+			break;
+		case SS_CHECK_KEPT_WRITTEN:
+			ss_run_say(br->report, SS_RUN_NOTE, "the history of --onto %s is kept in the "
+				   "repository (stablesel/ancestry) for the next run", br->name[b]);
+			break;
+		case SS_CHECK_KEPT_NONE:
+			break;
+		}
+		if (error)
+			ss_run_say(br->report, SS_RUN_WARNING, "the history of --onto %s is not kept "
+				   "for the next run: %s", br->name[b], error);
+	}
 	for (size_t b = 0; b < br->n; b++)
 		if (ss_check_ancestry_walked(br->ck[b]) >= SS_RUN_WALK_HINT) {
 			ss_run_say(br->report, SS_RUN_NOTE, "the history of --onto %s (%zu commits) was "
