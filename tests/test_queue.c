@@ -1022,6 +1022,91 @@ static void test_index_branch_rows(void **state)
 	ss_index_free(ix);
 }
 
+struct text {
+	char *s;
+	size_t n;
+};
+
+static void text_add(struct text *t, const char *line)
+{
+	size_t len = strlen(line);
+
+	assert_non_null(t->s = realloc(t->s, t->n + len + 1));
+	memcpy(t->s + t->n, line, len + 1);
+	t->n += len;
+}
+
+static int path_line(const char *path, int64_t first, void *ud)
+{
+	char line[4200];
+
+	snprintf(line, sizeof(line), "%s\t%lld\n", path, (long long)first);
+	text_add(ud, line);
+	return 0;
+}
+
+static int commit_line(const ss_histidx_commit *c, void *ud)
+{
+	char line[100];
+
+	snprintf(line, sizeof(line), "%s\t%d\t%d\n", c->id, c->has_fixes, c->is_revert);
+	text_add(ud, line);
+	return 0;
+}
+
+/*
+ * The history's commits and paths as the index reads them (joined in
+ * memory, index_read.c) are SQLite's joins to the row and order: the
+ * paths with their oldest mainline author time, GROUP BY path; each
+ * mainline commit with whether it has a Fixes: and a revert trailer.
+ * Rows added so that each case is there: a revert trailer, a file of a
+ * commit the index does not have, one of a commit off the mainline.
+ */
+static void test_index_joins(void **state)
+{
+	char path[4200];
+	struct text got = { NULL, 0 };
+	ss_index *ix;
+	char *want;
+
+	(void)state;
+	make_indexed_copy();
+	snprintf(path, sizeof(path), "%s/rj.db", tmp);
+	assert_int_equal(test_run("cp '%s/ri/.git/stablesel/index.db' '%s' && sqlite3 '%s' \""
+				  "INSERT INTO trailers(commit_id, kind, value) SELECT id, 'reverts', 'x' "
+				  " FROM commits WHERE mainline = 1 ORDER BY id LIMIT 2;"
+				  "INSERT INTO files VALUES('00000000000000000000000000000000000000aa', 'zz.c', 1, 0);"
+				  "INSERT INTO files SELECT id, 'off.c', 1, 0 FROM commits WHERE mainline = 0 LIMIT 1;"
+				  "\"", tmp, path, path), 0);
+	assert_int_equal(test_run("test $(sqlite3 '%s' \"SELECT count(*) FROM commits WHERE mainline = 0\") "
+				  "-gt 0 && test $(sqlite3 '%s' \"SELECT count(*) FROM trailers WHERE "
+				  "kind = 'fixes'\") -gt 0", path, path), 0);
+	assert_int_equal(ss_index_open(&ix, path, SS_INDEX_READ), 0);
+	assert_int_equal(ss_index_for_each_path(ix, path_line, &got), 0);
+	want = test_run_output("sqlite3 -separator '\t' '%s' \"SELECT f.path, min(c.author_time) FROM files f"
+			       " JOIN commits c ON c.id = f.commit_id WHERE c.mainline = 1 GROUP BY f.path\"",
+			       path);
+	assert_non_null(got.s);
+	assert_non_null(strstr(want, "\n"));
+	assert_null(strstr(want, "zz.c"));
+	assert_string_equal(got.s, want);
+	free(want);
+	free(got.s);
+	got.s = NULL;
+	got.n = 0;
+	assert_int_equal(ss_index_for_each_commit(ix, commit_line, &got), 0);
+	want = test_run_output("sqlite3 -separator '\t' '%s' \"SELECT c.id, EXISTS(SELECT 1 FROM trailers t "
+			       "WHERE t.commit_id = c.id AND t.kind = 'fixes'), EXISTS(SELECT 1 FROM "
+			       "trailers t WHERE t.commit_id = c.id AND t.kind = 'reverts') FROM commits c "
+			       "WHERE c.mainline = 1\"", path);
+	assert_non_null(strstr(want, "\t1\n"));
+	assert_non_null(strstr(want, "\t1\t0\n"));
+	assert_string_equal(got.s, want);
+	free(want);
+	free(got.s);
+	ss_index_free(ix);
+}
+
 /*
  * DPDK: v20.11..v21.02 ranked onto the 20.11 branch as it stood on
  * 2022-03-17: every commit a backport line of the branch names is
@@ -1110,6 +1195,7 @@ int main(void)
 		cmocka_unit_test(test_upstream_warning),
 		cmocka_unit_test(test_check_backports),
 		cmocka_unit_test(test_index_branch_rows),
+		cmocka_unit_test(test_index_joins),
 		cmocka_unit_test(test_index_default_onto),
 		cmocka_unit_test(test_index_carried),
 		cmocka_unit_test(test_dpdk_already),

@@ -12,7 +12,10 @@
 #include "index/index.h"
 #include "index/index_impl.h"
 #include "util/error.h"
+#include "util/grow.h"
+#include "util/hexid.h"
 #include "util/strmap.h"
+#include "util/u64map.h"
 
 #define col_text ss_index_col_text
 
@@ -34,10 +37,98 @@ static int each_row(ss_index *ix, sqlite3_stmt *st, int (*row)(sqlite3_stmt *, v
 	return rc;
 }
 
+/*
+ * Full commit ids to a value, for the joins below done in memory: one
+ * scan of each table instead of one B-tree search per row (the kernel's
+ * 1.3 M mainline commits and 2.3 M file rows: 5.9 s of a weekly rank in
+ * SQLite's join and GROUP BY, 2.2 s in the EXISTS of each commit's
+ * trailers).  Keyed by the id's first 64 bits, each key's ids chained,
+ * so that a look-up is exact.
+ */
+struct idrow {
+	unsigned char raw[20];
+	int64_t value;
+	size_t next;            /* 1 + the next row of the same key, 0: none */
+};
+
+struct idset {
+	ss_u64map at;           /* key -> 1 + first row */
+	struct idrow *row;
+	size_t n, cap;
+};
+
+static uint64_t raw_key(const unsigned char raw[20])
+{
+	uint64_t k = 0;
+
+	for (int i = 0; i < 8; i++)
+		k = k << 8 | raw[i];
+	return k ? k : 1;
+}
+
+static struct idrow *idset_get(const struct idset *s, const unsigned char raw[20])
+{
+	size_t i;
+
+	if (ss_u64map_get(&s->at, raw_key(raw), &i) != 1)
+		return NULL;
+	for (; i; i = s->row[i - 1].next)
+		if (!memcmp(s->row[i - 1].raw, raw, 20))
+			return &s->row[i - 1];
+	return NULL;
+}
+
+/* The row of raw, added with value when there is none: NULL out of memory. */
+static struct idrow *idset_put(struct idset *s, const unsigned char raw[20], int64_t value)
+{
+	struct idrow *r = idset_get(s, raw);
+	size_t first;
+	int rc;
+
+	if (r)
+		return r;
+	if (SS_GROW(s->row, s->n + 1, s->cap))
+		return NULL;
+	if ((rc = ss_u64map_find_or_put(&s->at, raw_key(raw), s->n + 1, &first)) < 0)
+		return NULL;
+	r = &s->row[s->n++];
+	memcpy(r->raw, raw, 20);
+	r->value = value;
+	r->next = 0;
+	if (rc == 1) {          /* another id of the key: chained after it */
+		r->next = s->row[first - 1].next;
+		s->row[first - 1].next = s->n;
+	}
+	return r;
+}
+
+static void idset_release(struct idset *s)
+{
+	ss_u64map_release(&s->at);
+	free(s->row);
+	memset(s, 0, sizeof(*s));
+}
+
+/* A trailer row: its commit's flags (1 fixes, 2 reverts). */
+static int trailer_row(sqlite3_stmt *st, void *ud)
+{
+	unsigned char raw[20];
+	struct idrow *r;
+
+	/* an id no commit can have (not 40 hex digits) matches none */
+	if (ss_hexid_raw(raw, col_text(st, 0)))
+		return 0;
+	if (!(r = idset_put(ud, raw, 0)))
+		return SS_ENOMEM;
+	r->value |= strcmp(col_text(st, 1), "fixes") ? 2 : 1;
+	return 0;
+}
+
 struct commit_cb {
 	ss_index *ix;
 	int (*cb)(const ss_histidx_commit *, void *);
 	void *ud;
+	struct idset flags;     /* commits with a Fixes: or a revert trailer */
 };
 
 static int commit_row(sqlite3_stmt *st, void *ud)
@@ -45,6 +136,8 @@ static int commit_row(sqlite3_stmt *st, void *ud)
 	struct commit_cb *x = ud;
 	ss_histidx_commit c;
 	int64_t committed = ss_index_col_time(st, 3);
+	unsigned char raw[20];
+	const struct idrow *r;
 	int rc;
 
 	memset(&c, 0, sizeof(c));
@@ -53,54 +146,121 @@ static int commit_row(sqlite3_stmt *st, void *ud)
 	c.subject = col_text(st, 1);
 	/* as history/ times a commit: committer time, else author time */
 	c.time = committed > 0 ? committed : ss_index_col_time(st, 2);
-	c.has_fixes = sqlite3_column_int(st, 4);
-	c.is_revert = sqlite3_column_int(st, 5);
+	r = ss_hexid_raw(raw, c.id) ? NULL : idset_get(&x->flags, raw);
+	c.has_fixes = r && (r->value & 1);
+	c.is_revert = r && (r->value & 2);
 	return x->cb(&c, x->ud);
 }
 
 int ss_index_for_each_commit(ss_index *ix, int (*cb)(const ss_histidx_commit *c, void *ud),
 			     void *ud)
 {
-	struct commit_cb x = { ix, cb, ud };
+	struct commit_cb x = { ix, cb, ud, { SS_U64MAP_INIT, NULL, 0, 0 } };
 	sqlite3_stmt *st;
 	int rc;
 
+	if ((rc = ss_index_prepare(&st, ix, "SELECT commit_id, kind FROM trailers"
+				   " WHERE kind = 'fixes' OR kind = 'reverts'")) ||
+	    (rc = each_row(ix, st, trailer_row, &x.flags, "read trailers")))
+		goto out;
 	if ((rc = ss_index_prepare(&st, ix,
-				   "SELECT c.id, c.subject, c.author_time, c.committer_time,"
-				   " EXISTS(SELECT 1 FROM trailers t WHERE t.commit_id = c.id"
-				   "  AND t.kind = 'fixes'),"
-				   " EXISTS(SELECT 1 FROM trailers t WHERE t.commit_id = c.id"
-				   "  AND t.kind = 'reverts')"
+				   "SELECT c.id, c.subject, c.author_time, c.committer_time"
 				   " FROM commits c WHERE c.mainline = 1")))
-		return rc;
-	return each_row(ix, st, commit_row, &x, "read commits");
+		goto out;
+	rc = each_row(ix, st, commit_row, &x, "read commits");
+out:
+	idset_release(&x.flags);
+	return rc == SS_ENOMEM ? ss_error_code(SS_ENOMEM, "out of memory reading the index") : rc;
 }
 
-struct path_cb {
-	int (*cb)(const char *, int64_t, void *);
-	void *ud;
+struct path_join {
+	struct idset commits;   /* mainline commits -> author time */
+	ss_strmap *paths;
+	int64_t *first;         /* [path] the oldest author time */
+	size_t cap;
 };
 
-static int path_row(sqlite3_stmt *st, void *ud)
+static int mainline_row(sqlite3_stmt *st, void *ud)
 {
-	struct path_cb *x = ud;
+	struct path_join *j = ud;
+	unsigned char raw[20];
 
-	return x->cb(col_text(st, 0), ss_index_col_time(st, 1), x->ud);
+	if (ss_hexid_raw(raw, col_text(st, 0)))
+		return 0;
+	return idset_put(&j->commits, raw, sqlite3_column_int64(st, 1)) ? 0 : SS_ENOMEM;
 }
 
+static int file_row(sqlite3_stmt *st, void *ud)
+{
+	struct path_join *j = ud;
+	const char *path = col_text(st, 1);
+	size_t before = ss_strmap_count(j->paths);
+	unsigned char raw[20];
+	const struct idrow *r;
+	uint32_t k;
+
+	if (ss_hexid_raw(raw, col_text(st, 0)) || !(r = idset_get(&j->commits, raw)))
+		return 0;
+	if (ss_strmap_intern(j->paths, path, strlen(path), &k) ||
+	    SS_GROW(j->first, (size_t)k + 1, j->cap))
+		return SS_ENOMEM;
+	if (ss_strmap_count(j->paths) > before || r->value < j->first[k])
+		j->first[k] = r->value;
+	return 0;
+}
+
+static int cmp_path(const void *a, const void *b, void *paths)
+{
+	return strcmp(ss_strmap_str(paths, *(const uint32_t *)a),
+		      ss_strmap_str(paths, *(const uint32_t *)b));
+}
+
+/*
+ * Each path a mainline commit changed, with the oldest author time of
+ * those commits, in path order: what "SELECT f.path, min(c.author_time)
+ * FROM files f JOIN commits c ON c.id = f.commit_id WHERE c.mainline = 1
+ * GROUP BY f.path" gives, from one scan of each table (struct idset).
+ */
 int ss_index_for_each_path(ss_index *ix, int (*cb)(const char *path, int64_t first, void *ud),
 			   void *ud)
 {
-	struct path_cb x = { cb, ud };
+	struct path_join j = { { SS_U64MAP_INIT, NULL, 0, 0 }, NULL, NULL, 0 };
+	uint32_t *order = NULL;
 	sqlite3_stmt *st;
+	size_t n;
 	int rc;
 
-	if ((rc = ss_index_prepare(&st, ix,
-				   "SELECT f.path, min(c.author_time) FROM files f"
-				   " JOIN commits c ON c.id = f.commit_id WHERE c.mainline = 1"
-				   " GROUP BY f.path")))
-		return rc;
-	return each_row(ix, st, path_row, &x, "read files");
+	if ((rc = ss_strmap_new(&j.paths)))
+		goto out;
+	if ((rc = ss_index_prepare(&st, ix, "SELECT id, author_time FROM commits WHERE mainline = 1")) ||
+	    (rc = each_row(ix, st, mainline_row, &j, "read commits")))
+		goto out;
+	if ((rc = ss_index_prepare(&st, ix, "SELECT commit_id, path FROM files")) ||
+	    (rc = each_row(ix, st, file_row, &j, "read files")))
+		goto out;
+	idset_release(&j.commits);
+	n = ss_strmap_count(j.paths);
+	if (!(order = malloc((n ? n : 1) * sizeof(*order)))) {
+		rc = SS_ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		order[i] = (uint32_t)i;
+	/* SQLite's BINARY order of text without NULs: strcmp's */
+	qsort_r(order, n, sizeof(*order), cmp_path, j.paths);
+	for (size_t i = 0; i < n && !rc; i++) {
+		int64_t t = j.first[order[i]];
+
+		t = t > SS_INDEX_TIME_LIMIT ? SS_INDEX_TIME_LIMIT
+		    : t < -SS_INDEX_TIME_LIMIT ? -SS_INDEX_TIME_LIMIT : t;
+		rc = cb(ss_strmap_str(j.paths, order[i]), t, ud);
+	}
+out:
+	free(order);
+	free(j.first);
+	ss_strmap_free(j.paths);
+	idset_release(&j.commits);
+	return rc == SS_ENOMEM ? ss_error_code(SS_ENOMEM, "out of memory reading the index") : rc;
 }
 
 struct rel_load {
