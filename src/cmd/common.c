@@ -115,14 +115,7 @@ static ss_index *open_index(ss_run *run, const char *db, const char *repo, int64
 {
 	ss_index *ix;
 
-	if (run) {
-		if (ss_run_index(&ix, path, missing, run, db, repo, as_of))
-			die("%s", ss_error_last());
-		return ix;
-	}
-	if (ss_run_index_open(&ix, path, missing, db, repo, NULL))
-		die("%s", ss_error_last());
-	if (ix && as_of && ss_index_as_of(ix, as_of))
+	if (ss_run_index(&ix, path, missing, run, db, repo, as_of))
 		die("%s", ss_error_last());
 	return ix;
 }
@@ -436,19 +429,12 @@ void cli_note_copies(const char *cmd, const ss_dataset *d)
 void cli_history_source(cli_source_args *out, const cli_history_args *ha,
 			const cli_source_args *src)
 {
-	size_t i, n;
+	size_t n;
 
 	*out = *src;
 	out->opts.revs = out->revs;
-	if (ha->nhrevs) {
-		for (i = 0; i < ha->nhrevs; i++)
-			out->revs[i] = ha->hrevs[i];
-		out->opts.nrevs = ha->nhrevs;
-		return;
-	}
-	n = ss_run_history_bottoms(out->bottom, 64, src->opts.revs, src->opts.nrevs);
-	for (i = 0; i < n; i++)
-		out->revs[i] = out->bottom[i];
+	n = ss_run_history_revs(out->revs, out->bottom, 64, ha->hrevs, ha->nhrevs, src->opts.revs,
+				src->opts.nrevs);
 	if (n)
 		out->opts.nrevs = n;
 }
@@ -492,21 +478,13 @@ void cli_source_default(cli_source_args *a, int nspecs, const char *cmd, int req
 static size_t for_each(cli_source_args *a, const char *const *specs, int nspecs,
 		       cli_commit_fn fn, void *data, ss_run_skips *skips)
 {
-	size_t n = 0, one;
-	int i;
+	size_t n;
 
 	if (!nspecs && !a->repo)
 		usage_die(NO_COMMITS);
-	if (!nspecs) {
-		if (ss_run_read_commits(&n, a->repo, &a->opts, fn, data, skips, cli_run_report()))
-			die("%s", ss_error_last());
-		return n;
-	}
-	for (i = 0; i < nspecs; i++) {
-		if (ss_run_read_commits(&one, specs[i], &a->opts, fn, data, skips, cli_run_report()))
-			die("%s", ss_error_last());
-		n += one;
-	}
+	if (ss_run_read_sources(&n, a->repo, specs, (size_t)nspecs, &a->opts, fn, data, skips,
+				cli_run_report()))
+		die("%s", ss_error_last());
 	return n;
 }
 
