@@ -94,6 +94,9 @@ const char *cli_repo_here(const char *cmd);
  * is none either, a usage error if required (before any work: no model
  * announced first), else a->repo stays NULL for the command to decide. */
 void cli_source_default(cli_source_args *a, int nspecs, const char *cmd, int required);
+/* A usage error when there is no SOURCE (nspecs 0) and no --repo: no
+ * commits to read. */
+void cli_source_require(const cli_source_args *a, int nspecs);
 
 /*
  * Iterate the commits of every spec in turn (a repository when specs is

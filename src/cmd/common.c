@@ -465,6 +465,12 @@ void cli_dataset_history(ss_dataset *d, const cli_history_args *ha, cli_source_a
 #define NO_COMMITS "no commits to read: name an mbox, '-' for standard input, or --repo PATH " \
 	"(or run it in a repository)"
 
+void cli_source_require(const cli_source_args *a, int nspecs)
+{
+	if (!nspecs && !a->repo)
+		usage_die(NO_COMMITS);
+}
+
 void cli_source_default(cli_source_args *a, int nspecs, const char *cmd, int required)
 {
 	if (!nspecs && !a->repo)
@@ -480,8 +486,7 @@ static size_t for_each(cli_source_args *a, const char *const *specs, int nspecs,
 {
 	size_t n;
 
-	if (!nspecs && !a->repo)
-		usage_die(NO_COMMITS);
+	cli_source_require(a, nspecs);
 	if (ss_run_read_sources(&n, a->repo, specs, (size_t)nspecs, &a->opts, fn, data, skips,
 				cli_run_report()))
 		die("%s", ss_error_last());

@@ -15,7 +15,7 @@
 #include "features/history.h"
 #include "index/index.h"
 #include "rank/policy.h"
-#include "run/feed.h"
+#include "run/rank_stream.h"
 #include "run/replay_cut.h"
 #include "source/git.h"
 #include "util/error.h"
@@ -232,71 +232,26 @@ static void replay_cut(cli_ranking *k, const char *repo, const char *const *onto
 	}
 }
 
-/*
- * --as-of DATE: the index is read as it was then (ss_index_as_of()), the
- * sources' commits committed later are passed over, --min-age counts
- * from then, and each --onto branch is its newest commit of then.
- */
-static void as_of(cli_ranking *k, cli_source_args *src)
-{
-	char date[16];
-
-	if (!k->as_of)
-		return;
-	k->hist_args.ix.as_of = k->as_of;
-	src->opts.until = k->as_of;
-	if (!k->so.now)
-		k->so.now = k->as_of;
-	ss_format_date(date, k->as_of);
-	note("as of %s: the index is read as it was then (the backports committed, the releases "
-	     "tagged, the review decisions made by then) and the commits committed later are "
-	     "passed over", date);
-}
-
-struct feed {
-	cli_ranking *k;
-	int64_t since;      /* commits authored before it are history only */
-	const char *what;   /* progress label */
-	size_t n;
-};
-
-static int feed_one(ss_commit *c, void *data)
-{
-	struct feed *f = data;
-
-	if (ss_run_feed(f->k->r, f->k->hist, f->k->br, c, f->since))
-		die("%s", ss_error_last());
-	ss_commit_free(c);
-	progress(f->what, ++f->n, 0);
-	return 0;
-}
-
 void cli_ranking_run(cli_ranking *k, cli_source_args *src, const char *const *specs, int nspecs)
 {
-	struct feed f = { k, INT64_MAX, "reading history", 0 };
+	ss_run_rank_stream_options o = SS_RUN_RANK_STREAM_INIT;
 	const char *given[SS_RANK_MAX_BRANCHES];
 	size_t ngiven = k->nonto;
-	float share;
 
 	if (ss_history_new(&k->hist))
 		die("out of memory");
-	as_of(k, src);
+	/* --as-of DATE: the index too is read as it was then */
+	k->hist_args.ix.as_of = k->as_of;
+	ss_run_rank_as_of(k->as_of, &src->opts, &k->so.now, cli_run_report());
 	/* the releases and the index first: a bad file dies before a model is
 	 * trained or said */
 	cli_history_load(&k->hist_args, k->hist, src->repo);
+	/* the index's stable branches: what each carries, and the labels a
+	 * project model is trained from */
 	if (!k->stable && !k->hist_args.ix.no_index && (k->hist_args.ix.db || src->repo)) {
-		/* the index's stable branches: what each carries, and the
-		 * labels a project model is trained from */
-		ss_backports_options lo = SS_BACKPORTS_OPTIONS_INIT;
-
-		if (ss_backports_new(&k->label, &lo))
-			die("out of memory");
-		if (!cli_backports_from_index(k->label, k->run, k->hist_args.ix.db, src->repo,
-					      k->hist_args.ix.as_of, &k->index_path) ||
-		    !ss_backports_count(k->label)) {
-			ss_backports_free(k->label);
-			k->label = NULL;
-		}
+		if (ss_run_rank_stable(&k->label, &k->index_path, k->run, k->hist_args.ix.db,
+				       src->repo, k->hist_args.ix.as_of))
+			die("%s", ss_error_last());
 		k->ko.stable = k->label;
 	}
 	/* the stable branches before the model and the ranking: a bad --onto
@@ -305,50 +260,22 @@ void cli_ranking_run(cli_ranking *k, cli_source_args *src, const char *const *sp
 	open_branches(k, src->repo);
 	cli_ranking_model(k, src, specs, nspecs);
 	replay_cut(k, src->repo, given, ngiven);
-	share = k->builtin && k->ko.threshold < 0 ? ss_model_pick_share(k->m) : 0.0f;
-	if (share > 0.0f) {
-		/* the threshold moves once every score is known: every row
-		 * explained, a queue's text kept */
-		k->ko.explain_all = 1;
-		if (k->ko.keep == SS_RANK_KEEP_PATCH)
-			k->ko.keep = SS_RANK_KEEP_ALL;
-	}
-	if (ss_ranking_new(&k->r, k->m, &k->ko))
-		die("out of memory");
-	if (k->hist_args.n) {
-		cli_source_args hsrc;
-
-		/* every history commit is history, whatever its date */
-		cli_history_source(&hsrc, &k->hist_args, src);
-		cli_for_each_history_commit(&hsrc, k->hist_args.specs, (int)k->hist_args.n, feed_one,
-					    &f);
-	}
-	f = (struct feed){ k, k->since, k->nonto ? "ranking and placing commits" : "ranking commits", 0 };
-	if (k->replay) {
-		/* the project model's training read them just now */
-		ss_commit *c;
-		int rc;
-
-		while (!(rc = ss_replay_next(&c, k->replay)))
-			feed_one(c, &f);
-		if (rc != SS_ITEROVER)
-			die("%s", ss_error_last());
-		ss_replay_free(k->replay);
-		k->replay = NULL;
-	} else {
-		cli_for_each_commit(src, specs, nspecs, feed_one, &f);
-	}
-	progress_done();
-	if (share > 0.0f) {
-		size_t picked;
-		double t;
-
-		if (ss_ranking_pick_share(k->r, share, &picked, &t))
-			die("out of memory");
-		note("the built-in model proposes its share of a project it has never seen, the "
-		     "best %.0f%% of the commits ranked: %zu of %zu, scoring at least %.3f "
-		     "(--threshold sets one)", share * 100.0, picked, ss_ranking_count(k->r), t);
-	}
+	if (!k->replay)
+		cli_source_require(src, nspecs);
+	o.repo = src->repo;
+	o.specs = specs;
+	o.nspecs = (size_t)nspecs;
+	o.opts = &src->opts;
+	o.history = k->hist_args.specs;
+	o.nhistory = k->hist_args.n;
+	o.hrevs = k->hist_args.hrevs;
+	o.nhrevs = k->hist_args.nhrevs;
+	o.since = k->since;
+	o.builtin = k->builtin;
+	o.br = k->br;
+	o.rp = cli_run_report();
+	if (ss_run_rank_stream(&k->r, k->hist, k->m, &k->ko, &k->replay, &o))
+		die("%s", ss_error_last());
 	ss_ranking_select(k->r, &k->so);
 	cli_decisions_apply(k, src->repo);
 	if (k->nonto && ss_run_branches_decide(k->br, k->r, verdict_mask(k->verdicts), k->queue_extras))

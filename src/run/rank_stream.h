@@ -1,0 +1,84 @@
+/*
+ * rank_stream.h - the ranking of a rank, report or review run
+ * (rank_stream.c): what --as-of sets back, the stable tree the index's
+ * backports give when no --stable is named, and the stream itself once
+ * the model and the branches are chosen: the --history commits as
+ * history only, then the sources' (or the ones the project model's
+ * training kept in a replay) ranked and placed on the branches, and the
+ * built-in model's pick share.  Moved from cmd/rank_report.c
+ * (cli_ranking_run, as_of, feed_one), which keeps the options, the model,
+ * the branches, the decisions and the exits.
+ *
+ * Like the rest of src/run/ nothing prints or exits: 0 or a negative
+ * SS_E* code with the message set, the rest said through an
+ * ss_run_report (NULL: nothing is said).
+ */
+#ifndef SS_RUN_RANK_STREAM_H
+#define SS_RUN_RANK_STREAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "features/history.h"
+#include "labels/backports.h"
+#include "models/model.h"
+#include "rank/rank.h"
+#include "run/branches.h"
+#include "run/run.h"
+#include "source/replay.h"
+#include "source/source.h"
+
+/*
+ * --as-of DATE (as_of not 0): the sources' commits committed later are
+ * passed over (opts->until), --min-age counts from it unless --now set
+ * *now, and a note through rp says what is read as of then.  Nothing
+ * without it.
+ */
+void ss_run_rank_as_of(int64_t as_of, ss_source_options *opts, int64_t *now,
+		       const ss_run_report *rp);
+
+/*
+ * The stable tree of a run without --stable: the backports of the
+ * project index (db, else repo's default; as it was at as_of when not 0;
+ * run, which may be NULL, lends it).  *out the backports (new, the
+ * caller's) and *path the index's (malloc'd), both NULL when there is no
+ * index or it records no backport.  0 or < 0 with the message set.
+ */
+int ss_run_rank_stable(ss_backports **out, char **path, ss_run *run, const char *db,
+		       const char *repo, int64_t as_of);
+
+/* What ss_run_rank_stream() reads and how. */
+typedef struct {
+	const char *repo;                 /* the repository read without specs (NULL) */
+	const char *const *specs;         /* the sources (NULL: the repository) */
+	size_t nspecs;                    /* 0 */
+	const ss_source_options *opts;    /* how they are read (required) */
+	const char *const *history;       /* the --history sources (NULL: none) */
+	size_t nhistory;                  /* 0 */
+	const char *const *hrevs;         /* --history-rev (NULL: the sources' bottoms) */
+	size_t nhrevs;                    /* 0 */
+	int64_t since;                    /* commits authored before it are history only (0: none) */
+	int builtin;                      /* the model is the built-in one: its pick share (0) */
+	ss_run_branches *br;              /* the branches each ranked commit is placed on (NULL) */
+	const ss_run_report *rp;          /* notes and progress (NULL: none) */
+} ss_run_rank_stream_options;
+
+#define SS_RUN_RANK_STREAM_INIT { NULL, NULL, 0, NULL, NULL, 0, NULL, 0, 0, 0, NULL, NULL }
+
+/*
+ * Make *out (the caller's: ss_ranking_free) with model m and ko, and
+ * stream into it and hist: the --history sources, every commit history
+ * only (the ones that cannot be read are one warning at the end), then
+ * the commits of *replay when it is not NULL (taken: freed and set NULL)
+ * or else of the sources, each through run/feed.h's ss_run_feed.  The
+ * built-in model without a threshold of ko's own (o->builtin) proposes
+ * its share of the commits ranked: ko then explains every row and keeps
+ * a queue's whole text, and the threshold moves once all are read, said
+ * as a note.  0 or < 0 with the message set (at the first commit that
+ * fails).
+ */
+int ss_run_rank_stream(ss_ranking **out, ss_history *hist, const ss_model *m,
+		       ss_ranker_options *ko, ss_replay **replay,
+		       const ss_run_rank_stream_options *o);
+
+#endif
