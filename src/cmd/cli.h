@@ -270,8 +270,9 @@ void cli_train_args_finish(cli_train_args *t, const char *cmd);
  * cli_log_line() is a model log function printing "ud: msg" (ud the
  * command's name); cli_load_labels() reads --labels FILE [--label-column]
  * or the --stable sources (dies on error, warns of skipped mails);
- * cli_dataset_history() gives the dataset's history the releases and the
- * --history commits before any commit is added; cli_note_unlisted() says
+ * cli_history_fill() gives a dataset's history (run/split_read.h's
+ * history, ud a cli_history_filling) the releases and the --history
+ * commits before any commit is added, or dies; cli_note_unlisted() says
  * on stderr how many of the kept commits the labels do not list (they
  * train and count as negatives), unless there are none;
  * cli_note_copies() how many copies of a patch were folded into one
@@ -279,7 +280,11 @@ void cli_train_args_finish(cli_train_args *t, const char *cmd);
  */
 void cli_log_line(void *ud, const char *msg);
 ss_labels *cli_load_labels(const cli_train_args *t);
-void cli_dataset_history(ss_dataset *d, const cli_history_args *ha, cli_source_args *src);
+typedef struct {
+	const cli_history_args *ha;
+	cli_source_args *src;
+} cli_history_filling;
+int cli_history_fill(struct ss_history *h, void *ud);
 void cli_note_unlisted(const char *cmd, const ss_labels *labels, size_t unlisted, size_t kept);
 void cli_note_copies(const char *cmd, const ss_dataset *d);
 

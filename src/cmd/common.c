@@ -448,18 +448,15 @@ void cli_history_prime(const cli_history_args *ha, ss_history *h, cli_source_arg
 		die("%s", ss_error_last());
 }
 
-void cli_dataset_history(ss_dataset *d, const cli_history_args *ha, cli_source_args *src)
+int cli_history_fill(ss_history *h, void *ud)
 {
-	/* the dataset owns its history and hands it out read-only; it is
-	 * filled here, before any commit, as the past they are featurized
-	 * against */
-	ss_history *hist = ss_dataset_history_mut(d);
-
+	const cli_history_filling *f = ud;
 	cli_source_args hsrc;
 
-	cli_history_load(ha, hist, src->repo);
-	cli_history_source(&hsrc, ha, src);
-	cli_history_prime(ha, hist, &hsrc);
+	cli_history_load(f->ha, h, f->src->repo);
+	cli_history_source(&hsrc, f->ha, f->src);
+	cli_history_prime(f->ha, h, &hsrc);
+	return 0;
 }
 
 #define NO_COMMITS "no commits to read: name an mbox, '-' for standard input, or --repo PATH " \
