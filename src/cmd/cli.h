@@ -194,9 +194,6 @@ void cli_history_load(const cli_history_args *ha, struct ss_history *h, const ch
 struct ss_index;
 struct ss_index *cli_index_open(const cli_index_args *x, const char *repo, char **used);
 
-/* The mainline's ref name as the project index of repo (or --db) records
- * it, else "HEAD" (also when there is no index, or --no-index). */
-void cli_mainline_name(char *out, size_t size, const cli_history_args *ha, const char *repo);
 
 /*
  * What the stable branch ck (of the repository repo) carries under any

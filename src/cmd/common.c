@@ -120,22 +120,6 @@ static ss_index *open_index(ss_run *run, const char *db, const char *repo, int64
 	return ix;
 }
 
-void cli_mainline_name(char *out, size_t size, const cli_history_args *ha, const char *repo)
-{
-	char *path = NULL, tip[41];
-	ss_index *ix;
-	int missing;
-
-	snprintf(out, size, "HEAD");
-	if (ha->ix.no_index ||
-	    !(ix = open_index(ha->ix.run, ha->ix.db, repo, ha->ix.as_of, &path, &missing)))
-		return;
-	if (ss_index_ref_tip(tip, ix, "mainline", out, size))
-		snprintf(out, size, "HEAD");
-	ss_index_free(ix);
-	free(path);
-}
-
 ss_index *cli_index_open(const cli_index_args *x, const char *repo, char **used)
 {
 	static int said;
