@@ -86,22 +86,10 @@ void cli_ranking_init(cli_ranking *k)
 void cli_ranking_load(cli_ranking *k)
 {
 	/* without --model the model comes in cli_ranking_run, which knows the sources */
-	if (k->model && ss_model_load(&k->m, k->model))
-		die("%s", ss_error_last());
-	if (k->policy_file && ss_policy_load(&k->policy, k->policy_file))
-		die("%s", ss_error_last());
-	if (k->labels_file && ss_labels_from_tsv(&k->labels, k->labels_file, k->label_column))
-		die("%s", ss_error_last());
 	k->stable = k->nstable ? k->stable_arg[0] : NULL;
-	if (k->stable) {
-		ss_backports_options lo = SS_BACKPORTS_OPTIONS_INIT;
-		size_t skipped = 0;
-
-		if (ss_backports_new(&k->label, &lo) || ss_backports_read(k->label, k->stable, &skipped))
-			die("cannot read stable tree '%s': %s", k->stable, ss_error_last());
-		if (skipped)
-			warning("%zu malformed mails skipped in '%s'", skipped, k->stable);
-	}
+	if (ss_run_rank_load(&k->m, &k->policy, &k->labels, &k->label, k->model, k->policy_file,
+			     k->labels_file, k->label_column, k->stable, cli_run_report()))
+		die("%s", ss_error_last());
 	k->ko.policy = k->policy;
 	k->ko.stable = k->label;
 	k->ko.labels = k->labels;
@@ -284,15 +272,7 @@ void cli_ranking_run(cli_ranking *k, cli_source_args *src, const char *const *sp
 
 size_t cli_ranking_rows(const cli_ranking *k, int picks_only)
 {
-	size_t i, n = 0;
-
-	for (i = 0; i < ss_ranking_count(k->r); i++) {
-		ss_rank_row w;
-
-		ss_ranking_row(&w, k->r, i);
-		n += picks_only ? w.pick != 0 : w.shown != 0;
-	}
-	return n;
+	return ss_run_rank_rows(k->r, picks_only);
 }
 
 void cli_ranking_free(cli_ranking *k)

@@ -1,8 +1,9 @@
 /*
- * rank_stream.c - the ranking of a rank, report or review run: --as-of,
+ * rank_stream.c - the ranking of a rank, report or review run: the files
+ * it reads first, --as-of,
  * the index's stable tree, the --history and source commits streamed
- * through the ranking and the branches, the built-in model's pick share
- * (rank_stream.h).
+ * through the ranking and the branches, the built-in model's pick share,
+ * the rows an output lists (rank_stream.h).
  */
 #include "run/rank_stream.h"
 
@@ -14,6 +15,28 @@
 #include "run/feed.h"
 #include "run/index_open.h"
 #include "util/error.h"
+
+int ss_run_rank_load(ss_model **model, ss_policy **policy, ss_labels **labels,
+		     ss_backports **stable, const char *model_file, const char *policy_file,
+		     const char *labels_file, const char *label_column, const char *stable_src,
+		     const ss_run_report *rp)
+{
+	ss_backports_options lo = SS_BACKPORTS_OPTIONS_INIT;
+	size_t skipped = 0;
+	int rc;
+
+	if ((model_file && (rc = ss_model_load(model, model_file))) ||
+	    (policy_file && (rc = ss_policy_load(policy, policy_file))) ||
+	    (labels_file && (rc = ss_labels_from_tsv(labels, labels_file, label_column))))
+		return rc;
+	if (!stable_src)
+		return 0;
+	if ((rc = ss_backports_new(stable, &lo)) || (rc = ss_backports_read(*stable, stable_src, &skipped)))
+		return ss_run_fail(rc, "cannot read stable tree '%s'", stable_src);
+	if (skipped)
+		ss_run_say(rp, SS_RUN_WARNING, "%zu malformed mails skipped in '%s'", skipped, stable_src);
+	return 0;
+}
 
 void ss_run_rank_as_of(int64_t as_of, ss_source_options *opts, int64_t *now,
 		       const ss_run_report *rp)
@@ -175,4 +198,17 @@ int ss_run_rank_stream(ss_ranking **out, ss_history *hist, const ss_model *m,
 			   ss_ranking_count(*out), t);
 	}
 	return 0;
+}
+
+size_t ss_run_rank_rows(const ss_ranking *r, int picks_only)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < ss_ranking_count(r); i++) {
+		ss_rank_row w;
+
+		ss_ranking_row(&w, r, i);
+		n += picks_only ? w.pick != 0 : w.shown != 0;
+	}
+	return n;
 }

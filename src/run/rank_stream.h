@@ -1,12 +1,14 @@
 /*
  * rank_stream.h - the ranking of a rank, report or review run
- * (rank_stream.c): what --as-of sets back, the stable tree the index's
+ * (rank_stream.c): the files it reads first (model, policy, labels,
+ * stable tree), what --as-of sets back, the stable tree the index's
  * backports give when no --stable is named, and the stream itself once
  * the model and the branches are chosen: the --history commits as
  * history only, then the sources' (or the ones the project model's
  * training kept in a replay) ranked and placed on the branches, and the
- * built-in model's pick share.  Moved from cmd/rank_report.c
- * (cli_ranking_run, as_of, feed_one), which keeps the options, the model,
+ * built-in model's pick share, and the rows an output lists.  Moved from
+ * cmd/rank_report.c (cli_ranking_load, cli_ranking_run, as_of, feed_one,
+ * cli_ranking_rows), which keeps the options, the model,
  * the branches, the decisions and the exits.
  *
  * Like the rest of src/run/ nothing prints or exits: 0 or a negative
@@ -21,12 +23,29 @@
 
 #include "features/history.h"
 #include "labels/backports.h"
+#include "labels/labels.h"
 #include "models/model.h"
+#include "rank/policy.h"
 #include "rank/rank.h"
 #include "run/branches.h"
 #include "run/run.h"
 #include "source/replay.h"
 #include "source/source.h"
+
+/*
+ * What a rank run reads before its history, each only when named (NULL:
+ * not loaded, the out left as it is): the model file (without it the model
+ * comes once the sources are known), the tree's policy, a labels TSV
+ * (its column label_column, NULL: the first) and the --stable tree's
+ * mails, whose malformed ones are a warning through rp.  The outs are
+ * the caller's even on failure (what was loaded by then).  0 or < 0
+ * with the message set ("cannot read stable tree 'SRC': ..." for the
+ * tree).
+ */
+int ss_run_rank_load(ss_model **model, ss_policy **policy, ss_labels **labels,
+		     ss_backports **stable, const char *model_file, const char *policy_file,
+		     const char *labels_file, const char *label_column, const char *stable_src,
+		     const ss_run_report *rp);
 
 /*
  * --as-of DATE (as_of not 0): the sources' commits committed later are
@@ -80,5 +99,9 @@ typedef struct {
 int ss_run_rank_stream(ss_ranking **out, ss_history *hist, const ss_model *m,
 		       ss_ranker_options *ko, ss_replay **replay,
 		       const ss_run_rank_stream_options *o);
+
+/* The rows of r an output lists once selected: the proposed ones
+ * (picks_only, an mbox) or the shown ones. */
+size_t ss_run_rank_rows(const ss_ranking *r, int picks_only);
 
 #endif
