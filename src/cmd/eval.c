@@ -39,33 +39,6 @@ static void score_row(void *ud, const ss_example *e, ss_model_kind kind, float s
 		(double)score, decision, e->label, e->tagged, (long long)e->time);
 }
 
-static size_t parse_models(ss_model_kind *out, const char *list)
-{
-	char name[64];
-	size_t n = 0;
-	const char *p = list;
-
-	while (*p) {
-		size_t len = strcspn(p, ",");
-
-		if (len >= sizeof(name))
-			usage_die("unknown model '%.*s'", (int)len, p);
-		memcpy(name, p, len);
-		name[len] = '\0';
-		if (n == SS_EVAL_MAX_MODELS)
-			usage_die("too many models");
-		if (ss_model_kind_parse(&out[n], name))
-			usage_die("%s", ss_error_last());
-		n++;
-		p += len;
-		if (*p == ',')
-			p++;
-	}
-	if (!n)
-		usage_die("--models names no model");
-	return n;
-}
-
 int cmd_eval(int argc, const char **argv, const struct cli_context *ctx)
 {
 	static const char *const formats[] = { "text", "json", NULL };
@@ -114,7 +87,8 @@ int cmd_eval(int argc, const char **argv, const struct cli_context *ctx)
 	cli_history_args_init(&hist);
 	cli_train_args_init(&t);
 	nspecs = cli_parse_options(ctx, argc, argv, options, eval_usage);
-	nkinds = parse_models(kinds, models);
+	if (ss_model_kinds_parse(kinds, SS_EVAL_MAX_MODELS, &nkinds, models))
+		usage_die("%s", ss_error_last());
 	if (split && (ntrain || ntest))
 		usage_die("use either --split-date or --train/--test");
 	if (!split && (!ntrain || !ntest))
