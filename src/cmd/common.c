@@ -24,6 +24,7 @@
 #include "run/history_load.h"
 #include "run/index_open.h"
 #include "run/releases.h"
+#include "run/split_read.h"
 #include "models/dataset.h"
 #include "util/atomic.h"
 #include "util/error.h"
@@ -142,22 +143,11 @@ ss_index *cli_index_open(const cli_index_args *x, const char *repo, char **used)
 int cli_backports_from_index(ss_backports *l, ss_run *run, const char *db, const char *repo,
 			     int64_t as_of, char **used)
 {
-	char *path = NULL;
-	int missing;
-	ss_index *ix = open_index(run, db, repo, as_of, &path, &missing);
+	int read;
 
-	if (used)
-		*used = NULL;
-	if (!ix)
-		return 0;
-	if (ss_run_backports_from_index(l, ix, path))
+	if (ss_run_backports_index(&read, used, l, run, db, repo, as_of))
 		die("%s", ss_error_last());
-	ss_index_free(ix);
-	if (used)
-		*used = path;
-	else
-		free(path);
-	return 1;
+	return read;
 }
 
 ss_carried *cli_carried_load(ss_index *ix, const char *path, const char *repo, ss_check *ck,
@@ -186,12 +176,11 @@ void cli_history_check(const cli_history_args *ha, const char *repo)
 		usage_die("--release-tags needs --repo PATH");
 }
 
-/* How the commands open the index and read --history sources, for
- * run/history_load.c (ss_run_history_source). */
+/* How the commands open the index, for run/history_load.c
+ * (ss_run_history_source: it reads the --history sources itself). */
 struct history_reading {
 	const cli_history_args *ha;
 	const char *repo;
-	cli_source_args *src;
 };
 
 static ss_index *history_index(char **path, void *ud)
@@ -201,17 +190,10 @@ static ss_index *history_index(char **path, void *ud)
 	return cli_index_open(&r->ha->ix, r->repo, path);
 }
 
-static size_t history_walk(const char *spec, ss_run_commit_fn fn, void *data, void *ud)
-{
-	const struct history_reading *r = ud;
-
-	return cli_for_each_history_commit(r->src, &spec, 1, fn, data);
-}
-
 void cli_history_load(const cli_history_args *ha, ss_history *h, const char *repo)
 {
-	struct history_reading r = { ha, repo, NULL };
-	ss_run_history_source hs = { history_index, history_walk, &r };
+	struct history_reading r = { ha, repo };
+	ss_run_history_source hs = { history_index, NULL, &r, NULL };
 
 	cli_history_check(ha, repo);
 	if (ss_run_history_load(h, ha->rel.file, ha->rel.tags, repo, ha->ix.run, &hs,
@@ -370,17 +352,11 @@ void cli_log_line(void *ud, const char *msg)
 
 ss_labels *cli_load_labels(const cli_train_args *t)
 {
-	ss_labels *labels = NULL;
-	size_t skipped = 0;
+	ss_labels *labels;
 
-	if (t->labels_path && ss_labels_from_tsv(&labels, t->labels_path, t->column))
+	if (ss_run_labels_load(&labels, t->labels_path, t->column, t->stable, t->nstable,
+			       cli_run_report()))
 		die("%s", ss_error_last());
-	if (t->nstable) {
-		if (ss_labels_from_stable(&labels, t->stable, t->nstable, &skipped))
-			die("%s", ss_error_last());
-		if (skipped)
-			warning("%zu malformed stable messages skipped", skipped);
-	}
 	return labels;
 }
 
@@ -425,8 +401,8 @@ void cli_history_source(cli_source_args *out, const cli_history_args *ha,
 
 void cli_history_prime(const cli_history_args *ha, ss_history *h, cli_source_args *src)
 {
-	struct history_reading r = { ha, src->repo, src };
-	ss_run_history_source hs = { history_index, history_walk, &r };
+	struct history_reading r = { ha, src->repo };
+	ss_run_history_source hs = { history_index, NULL, &r, &src->opts };
 
 	if (ss_run_history_prime(h, ha->specs, ha->n, &hs, cli_run_report()))
 		die("%s", ss_error_last());

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 
 #include "eval/eval.h"
-#include "index/index.h"
 #include "run/commits.h"
 #include "run/feed.h"
 #include "run/index_open.h"
@@ -58,36 +57,18 @@ int ss_run_rank_stable(ss_backports **out, char **path, ss_run *run, const char 
 		       const char *repo, int64_t as_of)
 {
 	ss_backports_options lo = SS_BACKPORTS_OPTIONS_INIT;
-	ss_backports *l;
-	ss_index *ix;
-	char *p = NULL;
-	int missing, rc;
+	int read, rc;
 
 	*out = NULL;
 	*path = NULL;
-	if (ss_backports_new(&l, &lo))
+	if (ss_backports_new(out, &lo))
 		return ss_error_code(SS_ENOMEM, "out of memory");
-	if ((rc = ss_run_index(&ix, &p, &missing, run, db, repo, as_of))) {
-		ss_backports_free(l);
-		return rc;
+	if ((rc = ss_run_backports_index(&read, path, *out, run, db, repo, as_of)) || !read ||
+	    !ss_backports_count(*out)) {
+		ss_backports_free(*out);
+		*out = NULL;
 	}
-	if (ix && (rc = ss_run_backports_from_index(l, ix, p))) {
-		ss_index_free(ix);
-		ss_backports_free(l);
-		free(p);
-		return rc;
-	}
-	ss_index_free(ix);
-	if (!ix || !ss_backports_count(l)) {
-		ss_backports_free(l);
-		l = NULL;
-	}
-	*out = l;
-	if (ix)
-		*path = p;
-	else
-		free(p);
-	return 0;
+	return rc;
 }
 
 /* One stream's commits into the ranking: the first failure kept. */

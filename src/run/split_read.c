@@ -1,6 +1,6 @@
 /*
- * split_read.c - the commits of a train or eval run read into one dataset
- * and split by time (split_read.h).
+ * split_read.c - the labels of a train or eval run and its commits read
+ * into one dataset and split by time (split_read.h).
  */
 #include "run/split_read.h"
 
@@ -11,6 +11,24 @@
 #include "eval/split.h"
 #include "run/commits.h"
 #include "util/error.h"
+
+int ss_run_labels_load(ss_labels **out, const char *path, const char *column,
+		       const char *const *stable, size_t nstable, const ss_run_report *rp)
+{
+	size_t skipped = 0;
+	int rc;
+
+	*out = NULL;
+	if (path && (rc = ss_labels_from_tsv(out, path, column)))
+		return rc;
+	if (nstable) {
+		if ((rc = ss_labels_from_stable(out, stable, nstable, &skipped)))
+			return rc;
+		if (skipped)
+			ss_run_say(rp, SS_RUN_WARNING, "%zu malformed stable messages skipped", skipped);
+	}
+	return 0;
+}
 
 /* The commits of specs into the sink as part part; the sink's error
  * first, then the reading's. */

@@ -1,6 +1,7 @@
 /*
  * split_read.h - the commits of a train or eval run read into one
- * dataset and split by time (split_read.c): the dataset made for the
+ * dataset and split by time (split_read.c): their labels read, the
+ * dataset made for the
  * models it feeds, its history filled by the front end before any commit,
  * the sources featurized with their labels, then the training and test
  * parts, the unsettled training commits left out.  Moved from
@@ -24,6 +25,15 @@
 #include "models/options.h"
 #include "run/run.h"
 #include "source/source.h"
+
+/*
+ * The labels train and eval learn from: the TSV at path (its column,
+ * NULL: the first), else the --stable sources stable[0..nstable), whose
+ * malformed mails are a warning through rp.  *out new, the caller's.
+ * 0 or < 0 with the message set.
+ */
+int ss_run_labels_load(ss_labels **out, const char *path, const char *column,
+		       const char *const *stable, size_t nstable, const ss_run_report *rp);
 
 typedef struct {
 	const ss_feat_options *fo;       /* the features (required) */
