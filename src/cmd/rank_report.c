@@ -16,7 +16,6 @@
 #include "index/index.h"
 #include "rank/policy.h"
 #include "run/rank_stream.h"
-#include "run/replay_cut.h"
 #include "source/git.h"
 #include "util/error.h"
 #include "util/strmap.h"
@@ -163,25 +162,20 @@ static void open_branches(cli_ranking *k, const char *repo)
 				      ss_run_repo(k->run, onto_repo) };
 	ss_index *ix = NULL;
 	char *ixpath = NULL;
+	int usage;
 
 	verdict_mask(k->verdicts);
 	ss_run_onto_dedupe(k->onto, &k->nonto, cli_run_report());
 	if (onto_repo && (k->nonto || k->onto_repo || k->verdicts))
 		ix = cli_index_open(&k->hist_args.ix, onto_repo, &ixpath);
-	if (!k->nonto && ix &&
-	    ss_run_onto_from_index(k->onto_owned, k->onto, &k->nonto, SS_RANK_MAX_BRANCHES, ix, ixpath,
-				   cli_run_report()))
-		die("%s", ss_error_last());
-	if (ss_run_onto_check(k->nonto, onto_repo, k->verdicts))
-		usage_die("%s", ss_error_last());
-	if (k->as_of && onto_repo &&
-	    ss_run_onto_as_of(k->onto_at, k->onto_asked, k->onto, &k->nonto, onto_repo, k->as_of,
-			      cli_run_report()))
-		die("%s", ss_error_last());
 	o.ix = ix;
 	o.ixpath = ixpath;
-	if (k->nonto && ss_run_branches_open(&k->br, k->onto, k->nonto, &o))
+	if (ss_run_rank_onto(&k->br, &usage, k->onto, &k->nonto, k->onto_owned, k->onto_at,
+			     k->onto_asked, k->verdicts, k->as_of, &o)) {
+		if (usage)
+			usage_die("%s", ss_error_last());
 		die("%s", ss_error_last());
+	}
 	progress_done();
 	branch_identities(k, ix, onto_repo);
 	queue_branch_resolve(k);
@@ -199,7 +193,6 @@ static void open_branches(cli_ranking *k, const char *repo)
 static void replay_cut(cli_ranking *k, const char *repo, const char *const *onto, size_t nonto)
 {
 	const char *onto_repo = k->onto_repo ? k->onto_repo : repo;
-	ss_backports *cut;
 	char *path = NULL;
 	ss_index *ix;
 
@@ -208,16 +201,12 @@ static void replay_cut(cli_ranking *k, const char *repo, const char *const *onto
 	if (!k->label || k->stable || !nonto || !onto_repo ||
 	    !(ix = cli_index_open(&k->hist_args.ix, onto_repo, &path)))
 		return;
-	if (ss_run_replay_cut(&cut, ix, path, onto_repo, ss_run_repo(k->run, onto_repo), onto,
-			      nonto, cli_run_report()))
+	if (ss_run_rank_replay_cut(&k->label, ix, path, onto_repo, ss_run_repo(k->run, onto_repo),
+				   onto, nonto, cli_run_report()))
 		die("%s", ss_error_last());
+	k->ko.stable = k->label;
 	ss_index_free(ix);
 	free(path);
-	if (cut) {
-		ss_backports_free(k->label);
-		k->label = cut;
-		k->ko.stable = cut;
-	}
 }
 
 void cli_ranking_run(cli_ranking *k, cli_source_args *src, const char *const *specs, int nspecs)

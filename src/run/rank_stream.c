@@ -1,6 +1,6 @@
 /*
  * rank_stream.c - the ranking of a rank, report or review run: the files
- * it reads first, --as-of,
+ * it reads first, --as-of, the --onto branches, the honest replay's cut,
  * the index's stable tree, the --history and source commits streamed
  * through the ranking and the branches, the built-in model's pick share,
  * the rows an output lists (rank_stream.h).
@@ -13,6 +13,7 @@
 #include "run/commits.h"
 #include "run/feed.h"
 #include "run/index_open.h"
+#include "run/replay_cut.h"
 #include "util/error.h"
 
 int ss_run_rank_load(ss_model **model, ss_policy **policy, ss_labels **labels,
@@ -69,6 +70,43 @@ int ss_run_rank_stable(ss_backports **out, char **path, ss_run *run, const char 
 		*out = NULL;
 	}
 	return rc;
+}
+
+int ss_run_rank_onto(ss_run_branches **out, int *usage, const char **onto, size_t *n,
+		     char **owned, char **at, const char **asked, const char *verdicts,
+		     int64_t as_of, const ss_run_branches_options *bo)
+{
+	int rc;
+
+	*out = NULL;
+	*usage = 0;
+	if (!*n && bo->ix &&
+	    (rc = ss_run_onto_from_index(owned, onto, n, SS_RANK_MAX_BRANCHES, bo->ix, bo->ixpath,
+					 bo->report)))
+		return rc;
+	if ((rc = ss_run_onto_check(*n, bo->repo, verdicts))) {
+		*usage = 1;
+		return rc;
+	}
+	if (as_of && bo->repo && (rc = ss_run_onto_as_of(at, asked, onto, n, bo->repo, as_of, bo->report)))
+		return rc;
+	return *n ? ss_run_branches_open(out, onto, *n, bo) : 0;
+}
+
+int ss_run_rank_replay_cut(ss_backports **stable, ss_index *ix, const char *path,
+			   const char *repo, ss_repo *rh, const char *const *onto, size_t n,
+			   const ss_run_report *rp)
+{
+	ss_backports *cut;
+	int rc;
+
+	if ((rc = ss_run_replay_cut(&cut, ix, path, repo, rh, onto, n, rp)))
+		return rc;
+	if (cut) {
+		ss_backports_free(*stable);
+		*stable = cut;
+	}
+	return 0;
 }
 
 /* One stream's commits into the ranking: the first failure kept. */

@@ -2,13 +2,14 @@
  * rank_stream.h - the ranking of a rank, report or review run
  * (rank_stream.c): the files it reads first (model, policy, labels,
  * stable tree), what --as-of sets back, the stable tree the index's
- * backports give when no --stable is named, and the stream itself once
+ * backports give when no --stable is named, the --onto branches opened
+ * and the stable tree cut for an honest replay, and the stream itself once
  * the model and the branches are chosen: the --history commits as
  * history only, then the sources' (or the ones the project model's
  * training kept in a replay) ranked and placed on the branches, and the
  * built-in model's pick share, and the rows an output lists.  Moved from
  * cmd/rank_report.c (cli_ranking_load, cli_ranking_run, as_of, feed_one,
- * cli_ranking_rows), which keeps the options, the model,
+ * open_branches, replay_cut, cli_ranking_rows), which keeps the options, the model,
  * the branches, the decisions and the exits.
  *
  * Like the rest of src/run/ nothing prints or exits: 0 or a negative
@@ -22,6 +23,7 @@
 #include <stdint.h>
 
 #include "features/history.h"
+#include "index/index.h"
 #include "labels/backports.h"
 #include "labels/labels.h"
 #include "models/model.h"
@@ -29,6 +31,7 @@
 #include "rank/rank.h"
 #include "run/branches.h"
 #include "run/run.h"
+#include "source/git.h"
 #include "source/replay.h"
 #include "source/source.h"
 
@@ -65,6 +68,33 @@ void ss_run_rank_as_of(int64_t as_of, ss_source_options *opts, int64_t *now,
  */
 int ss_run_rank_stable(ss_backports **out, char **path, ss_run *run, const char *db,
 		       const char *repo, int64_t as_of);
+
+/*
+ * The --onto branches of a rank run, opened before its model, so that a
+ * bad one fails before any work: onto[0..*n) as given (deduplicated:
+ * run/branches.h's ss_run_onto_dedupe; room for SS_RANK_MAX_BRANCHES),
+ * else, when bo->ix is given, the index's stable branches (their names
+ * malloc'd into owned[], the caller's, which onto[] points at); with
+ * as_of, each set back to its commit of then (at[] and asked[]:
+ * ss_run_onto_as_of); then each opened with bo (its check, what it
+ * carries, its verdicts) into *out, NULL without branches.  verdicts:
+ * --verdicts (NULL).  0 or < 0 with the message set; *usage 1 when the
+ * options cannot go together (ss_run_onto_check: a usage error), else 0.
+ */
+int ss_run_rank_onto(ss_run_branches **out, int *usage, const char **onto, size_t *n,
+		     char **owned, char **at, const char **asked, const char *verdicts,
+		     int64_t as_of, const ss_run_branches_options *bo);
+
+/*
+ * An honest replay (run/replay_cut.h): *stable, the index's backports
+ * (read from ix at path), becomes those up to the newest tip of the
+ * branches onto[0..n) of repo (rh: a run's handle of it, or NULL) when
+ * one of them is set back; unchanged otherwise.  0 or < 0 with the
+ * message set (*stable then unchanged).
+ */
+int ss_run_rank_replay_cut(ss_backports **stable, ss_index *ix, const char *path,
+			   const char *repo, ss_repo *rh, const char *const *onto, size_t n,
+			   const ss_run_report *rp);
 
 /* What ss_run_rank_stream() reads and how. */
 typedef struct {
