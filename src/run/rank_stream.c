@@ -31,7 +31,8 @@ int ss_run_rank_load(ss_model **model, ss_policy **policy, ss_labels **labels,
 		return rc;
 	if (!stable_src)
 		return 0;
-	if ((rc = ss_backports_new(stable, &lo)) || (rc = ss_backports_read(*stable, stable_src, &skipped)))
+	if ((rc = ss_backports_new(stable, &lo)) ||
+	    (rc = ss_backports_read(*stable, stable_src, &skipped)))
 		return ss_run_fail(rc, "cannot read stable tree '%s'", stable_src);
 	if (skipped)
 		ss_run_say(rp, SS_RUN_WARNING, "%zu malformed mails skipped in '%s'", skipped, stable_src);

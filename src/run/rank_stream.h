@@ -124,7 +124,7 @@ typedef struct {
  * its share of the commits ranked: ko then explains every row and keeps
  * a queue's whole text, and the threshold moves once all are read, said
  * as a note.  0 or < 0 with the message set (at the first commit that
- * fails).
+ * fails; *out, when made, is still the caller's).
  */
 int ss_run_rank_stream(ss_ranking **out, ss_history *hist, const ss_model *m,
 		       ss_ranker_options *ko, ss_replay **replay,
