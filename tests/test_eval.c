@@ -2,7 +2,7 @@
  * test_eval.c - eval's tables carry calibration: the ECE and picks' mean
  * score columns, a reliability table per model in the text, the test
  * commits per verdict band, and the same figures in the JSON, on a result
- * built from known scores.
+ * built from known scores; the --models list parsed.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +16,8 @@
 
 #include "eval/eval.h"
 #include "models/calib.h"
+#include "models/model.h"
+#include "util/error.h"
 #include "util/strbuf.h"
 
 static void test_calibration_tables(void **state)
@@ -98,10 +100,35 @@ static void test_calibration_tables(void **state)
 	ss_strbuf_release(&sb);
 }
 
+/* --models KIND,...: the kinds in order; an unknown one, too many or none
+ * an error. */
+static void test_models_list(void **state)
+{
+	ss_model_kind k[SS_EVAL_MAX_MODELS];
+	size_t n = 99;
+
+	(void)state;
+	assert_int_equal(ss_model_kinds_parse(k, SS_EVAL_MAX_MODELS, &n, "keyword,tag,linear"), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(k[0], SS_MODEL_KEYWORD);
+	assert_int_equal(k[1], SS_MODEL_TAG);
+	assert_int_equal(k[2], SS_MODEL_LINEAR);
+	assert_int_equal(ss_model_kinds_parse(k, SS_EVAL_MAX_MODELS, &n, "keyword,"), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(ss_model_kinds_parse(k, SS_EVAL_MAX_MODELS, &n, "keyword,nosuch"),
+			 SS_EINVALID);
+	assert_non_null(strstr(ss_error_last(), "unknown model kind 'nosuch'"));
+	assert_int_equal(ss_model_kinds_parse(k, 1, &n, "keyword,tag"), SS_EINVALID);
+	assert_string_equal(ss_error_last(), "too many models");
+	assert_int_equal(ss_model_kinds_parse(k, SS_EVAL_MAX_MODELS, &n, ""), SS_EINVALID);
+	assert_string_equal(ss_error_last(), "--models names no model");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_calibration_tables),
+		cmocka_unit_test(test_models_list),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

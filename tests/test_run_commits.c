@@ -2,8 +2,9 @@
  * test_run_commits.c - reading a run's sources without the CLI
  * (run/commits.h): every commit of a repository's range handed over in
  * order, a stop asked by the callee, a revision missing, a malformed mail said as an error
- * or (a history source) counted quietly and said once; the bottoms of
- * a ranked range that are its history.
+ * or (a history source) counted quietly and said once; several sources
+ * in turn; the bottoms of a ranked range that are its history and the
+ * revisions --history sources are read with.
  */
 #include "testutil.h"
 #include "testrun.h"
@@ -162,12 +163,64 @@ static void test_bottoms(void **state)
 	assert_int_equal(ss_run_history_bottoms(bottom, 4, revs + 2, 2), 0);
 }
 
+/* Every source in turn (the repository without one), the first that
+ * cannot be read an error. */
+static void test_sources(void **state)
+{
+	ss_source_options o = SS_SOURCE_OPTIONS_INIT;
+	const char *revs[] = { "main~2..main" }, *specs[3];
+	struct got g = { SS_STRBUF_INIT, 0, 0 };
+	char repo[4096], mbox[4096], missing[4096];
+	size_t n;
+
+	(void)state;
+	snprintf(repo, sizeof(repo), "%s/repo", test_scratch);
+	snprintf(mbox, sizeof(mbox), "%s/two.mbox", test_scratch);
+	snprintf(missing, sizeof(missing), "%s/none.mbox", test_scratch);
+	o.revs = revs;
+	o.nrevs = 1;
+	/* no source: the repository's range */
+	assert_int_equal(ss_run_read_sources(&n, repo, NULL, 0, &o, take, &g, NULL, NULL), 0);
+	assert_int_equal(n, 2);
+	/* two sources, the counts added up; the repository is not read */
+	specs[0] = mbox;
+	specs[1] = mbox;
+	assert_int_equal(ss_run_read_sources(&n, repo, specs, 2, &o, take, &g, NULL, NULL), 0);
+	assert_int_equal(n, 2);
+	/* the second cannot be opened: its error */
+	specs[1] = missing;
+	assert_true(ss_run_read_sources(&n, NULL, specs, 2, &o, take, &g, NULL, NULL) < 0);
+	assert_non_null(strstr(ss_error_last(), "none.mbox"));
+	ss_error_clear();
+	ss_strbuf_release(&g.ids);
+}
+
+/* --history-rev when given, else the bottoms of the ranked range. */
+static void test_history_revs(void **state)
+{
+	const char *ranked[] = { "v1.0..main", "^old" }, *hrevs[] = { "a", "b" }, *out[4];
+	char bottom[4][256];
+
+	(void)state;
+	assert_int_equal(ss_run_history_revs(out, bottom, 4, hrevs, 2, ranked, 2), 2);
+	assert_string_equal(out[0], "a");
+	assert_string_equal(out[1], "b");
+	assert_int_equal(ss_run_history_revs(out, bottom, 4, NULL, 0, ranked, 2), 2);
+	assert_string_equal(out[0], "v1.0");
+	assert_string_equal(out[1], "old");
+	assert_ptr_equal(out[0], bottom[0]);
+	/* neither: none, the sources' own revisions stay */
+	assert_int_equal(ss_run_history_revs(out, bottom, 4, NULL, 0, ranked + 1, 0), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_repository),
 		cmocka_unit_test(test_skips),
 		cmocka_unit_test(test_bottoms),
+		cmocka_unit_test(test_sources),
+		cmocka_unit_test(test_history_revs),
 	};
 	int rc;
 

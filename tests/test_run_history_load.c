@@ -1,12 +1,16 @@
 /*
  * test_run_history_load.c - the past a run's history starts with,
  * without the CLI (run/history_load.h): the --history sources' commits
- * added through the front end's walk, one that holds none a warning;
+ * added through the front end's walk, one that holds none a warning, or
+ * read by run/ itself, a mail that cannot be read one warning at the end;
  * a bad releases file failing before the index is asked for; without
  * releases, repository or index, nothing added and nothing said.
  */
 #include "testutil.h"
 #include "testrun.h"
+
+#include <git2.h>
+#include <gmime/gmime.h>
 
 #include "run/history_load.h"
 #include "util/error.h"
@@ -48,7 +52,7 @@ static void test_prime(void **state)
 {
 	const char *specs[] = { "two", "none" };
 	struct front f = { 0 };
-	ss_run_history_source src = { no_index, walk, &f };
+	ss_run_history_source src = { no_index, walk, &f, NULL };
 	struct heard heard = { "", 0 };
 	ss_run_report rp = TEST_RUN_REPORT(&heard);
 	ss_history *h = NULL;
@@ -62,10 +66,69 @@ static void test_prime(void **state)
 	ss_history_free(h);
 }
 
+/* Without the front end's walk, run/ reads the sources itself with the
+ * options given: a mail that cannot be read is one warning at the end,
+ * a source that cannot be opened the reading's error. */
+static void test_prime_read(void **state)
+{
+	static const char *mails =
+		"From 1111111111111111111111111111111111111111 Mon Sep 17 00:00:00 2001\n"
+		"From: Ann <ann@example.com>\n"
+		"Date: Wed, 15 Feb 2017 10:00:00 +0100\n"
+		"Subject: [PATCH] a: one\n"
+		"\n"
+		"Signed-off-by: Ann <ann@example.com>\n"
+		"---\n"
+		"diff --git a/a.c b/a.c\n"
+		"--- a/a.c\n"
+		"+++ b/a.c\n"
+		"@@ -1 +1 @@\n"
+		"-a\n"
+		"+b\n"
+		"\n"
+		"From 2222222222222222222222222222222222222222 Mon Sep 17 00:00:00 2001\n"
+		"From: Ann <ann@example.com>\n"
+		"Date: Wed, 15 Feb 2017 11:00:00 +0100\n"
+		"Subject: [PATCH] b: two\n"
+		"\n"
+		"---\n"
+		"diff --git a/b.c b/b.c\n"
+		"--- a/b.c\n"
+		"+++ b/b.c\n"
+		"@@ -1,3 +1,3 @@\n"
+		"-a\n";
+	ss_source_options o = SS_SOURCE_OPTIONS_INIT;
+	struct front f = { 0 };
+	ss_run_history_source src = { no_index, NULL, &f, &o };
+	struct heard heard = { "", 0 };
+	ss_run_report rp = TEST_RUN_REPORT(&heard);
+	ss_history *h = NULL;
+	char path[4096], missing[4096];
+	const char *specs[1] = { path }, *none[1] = { missing };
+	FILE *fp;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/two.mbox", test_scratch);
+	snprintf(missing, sizeof(missing), "%s/none.mbox", test_scratch);
+	assert_non_null(fp = fopen(path, "w"));
+	assert_true(fputs(mails, fp) >= 0);
+	assert_int_equal(fclose(fp), 0);
+	assert_int_equal(ss_history_new(&h), 0);
+	assert_int_equal(ss_run_history_prime(h, specs, 1, &src, &rp), 0);
+	assert_int_equal(ss_history_count(h), 1);
+	assert_non_null(strstr(heard.text, "W 1 commits of the history could not be read"));
+	assert_int_equal(f.index_asked, 0);
+	assert_true(ss_run_history_prime(h, none, 1, &src, &rp) < 0);
+	assert_non_null(strstr(ss_error_last(), "none.mbox"));
+	assert_null(strstr(ss_error_last(), "--history"));
+	ss_error_clear();
+	ss_history_free(h);
+}
+
 static void test_load(void **state)
 {
 	struct front f = { 0 };
-	ss_run_history_source src = { no_index, walk, &f };
+	ss_run_history_source src = { no_index, walk, &f, NULL };
 	struct heard heard = { "", 0 };
 	ss_run_report rp = TEST_RUN_REPORT(&heard);
 	ss_history *h = NULL;
@@ -92,8 +155,16 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_prime),
+		cmocka_unit_test(test_prime_read),
 		cmocka_unit_test(test_load),
 	};
 
-	return cmocka_run_group_tests(tests, test_scratch_setup, test_scratch_teardown);
+	int rc;
+
+	git_libgit2_init();
+	g_mime_init();
+	rc = cmocka_run_group_tests(tests, test_scratch_setup, test_scratch_teardown);
+	g_mime_shutdown();
+	git_libgit2_shutdown();
+	return rc;
 }

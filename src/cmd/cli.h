@@ -94,6 +94,9 @@ const char *cli_repo_here(const char *cmd);
  * is none either, a usage error if required (before any work: no model
  * announced first), else a->repo stays NULL for the command to decide. */
 void cli_source_default(cli_source_args *a, int nspecs, const char *cmd, int required);
+/* A usage error when there is no SOURCE (nspecs 0) and no --repo: no
+ * commits to read. */
+void cli_source_require(const cli_source_args *a, int nspecs);
 
 /*
  * Iterate the commits of every spec in turn (a repository when specs is
@@ -191,9 +194,6 @@ void cli_history_load(const cli_history_args *ha, struct ss_history *h, const ch
 struct ss_index;
 struct ss_index *cli_index_open(const cli_index_args *x, const char *repo, char **used);
 
-/* The mainline's ref name as the project index of repo (or --db) records
- * it, else "HEAD" (also when there is no index, or --no-index). */
-void cli_mainline_name(char *out, size_t size, const cli_history_args *ha, const char *repo);
 
 /*
  * What the stable branch ck (of the repository repo) carries under any
@@ -267,8 +267,9 @@ void cli_train_args_finish(cli_train_args *t, const char *cmd);
  * cli_log_line() is a model log function printing "ud: msg" (ud the
  * command's name); cli_load_labels() reads --labels FILE [--label-column]
  * or the --stable sources (dies on error, warns of skipped mails);
- * cli_dataset_history() gives the dataset's history the releases and the
- * --history commits before any commit is added; cli_note_unlisted() says
+ * cli_history_fill() gives a dataset's history (run/split_read.h's
+ * history, ud a cli_history_filling) the releases and the --history
+ * commits before any commit is added, or dies; cli_note_unlisted() says
  * on stderr how many of the kept commits the labels do not list (they
  * train and count as negatives), unless there are none;
  * cli_note_copies() how many copies of a patch were folded into one
@@ -276,7 +277,11 @@ void cli_train_args_finish(cli_train_args *t, const char *cmd);
  */
 void cli_log_line(void *ud, const char *msg);
 ss_labels *cli_load_labels(const cli_train_args *t);
-void cli_dataset_history(ss_dataset *d, const cli_history_args *ha, cli_source_args *src);
+typedef struct {
+	const cli_history_args *ha;
+	cli_source_args *src;
+} cli_history_filling;
+int cli_history_fill(struct ss_history *h, void *ud);
 void cli_note_unlisted(const char *cmd, const ss_labels *labels, size_t unlisted, size_t kept);
 void cli_note_copies(const char *cmd, const ss_dataset *d);
 

@@ -24,6 +24,7 @@
 #include "run/history_load.h"
 #include "run/index_open.h"
 #include "run/releases.h"
+#include "run/split_read.h"
 #include "models/dataset.h"
 #include "util/atomic.h"
 #include "util/error.h"
@@ -115,32 +116,9 @@ static ss_index *open_index(ss_run *run, const char *db, const char *repo, int64
 {
 	ss_index *ix;
 
-	if (run) {
-		if (ss_run_index(&ix, path, missing, run, db, repo, as_of))
-			die("%s", ss_error_last());
-		return ix;
-	}
-	if (ss_run_index_open(&ix, path, missing, db, repo, NULL))
-		die("%s", ss_error_last());
-	if (ix && as_of && ss_index_as_of(ix, as_of))
+	if (ss_run_index(&ix, path, missing, run, db, repo, as_of))
 		die("%s", ss_error_last());
 	return ix;
-}
-
-void cli_mainline_name(char *out, size_t size, const cli_history_args *ha, const char *repo)
-{
-	char *path = NULL, tip[41];
-	ss_index *ix;
-	int missing;
-
-	snprintf(out, size, "HEAD");
-	if (ha->ix.no_index ||
-	    !(ix = open_index(ha->ix.run, ha->ix.db, repo, ha->ix.as_of, &path, &missing)))
-		return;
-	if (ss_index_ref_tip(tip, ix, "mainline", out, size))
-		snprintf(out, size, "HEAD");
-	ss_index_free(ix);
-	free(path);
 }
 
 ss_index *cli_index_open(const cli_index_args *x, const char *repo, char **used)
@@ -165,22 +143,11 @@ ss_index *cli_index_open(const cli_index_args *x, const char *repo, char **used)
 int cli_backports_from_index(ss_backports *l, ss_run *run, const char *db, const char *repo,
 			     int64_t as_of, char **used)
 {
-	char *path = NULL;
-	int missing;
-	ss_index *ix = open_index(run, db, repo, as_of, &path, &missing);
+	int read;
 
-	if (used)
-		*used = NULL;
-	if (!ix)
-		return 0;
-	if (ss_run_backports_from_index(l, ix, path))
+	if (ss_run_backports_index(&read, used, l, run, db, repo, as_of))
 		die("%s", ss_error_last());
-	ss_index_free(ix);
-	if (used)
-		*used = path;
-	else
-		free(path);
-	return 1;
+	return read;
 }
 
 ss_carried *cli_carried_load(ss_index *ix, const char *path, const char *repo, ss_check *ck,
@@ -209,12 +176,11 @@ void cli_history_check(const cli_history_args *ha, const char *repo)
 		usage_die("--release-tags needs --repo PATH");
 }
 
-/* How the commands open the index and read --history sources, for
- * run/history_load.c (ss_run_history_source). */
+/* How the commands open the index, for run/history_load.c
+ * (ss_run_history_source: it reads the --history sources itself). */
 struct history_reading {
 	const cli_history_args *ha;
 	const char *repo;
-	cli_source_args *src;
 };
 
 static ss_index *history_index(char **path, void *ud)
@@ -224,17 +190,10 @@ static ss_index *history_index(char **path, void *ud)
 	return cli_index_open(&r->ha->ix, r->repo, path);
 }
 
-static size_t history_walk(const char *spec, ss_run_commit_fn fn, void *data, void *ud)
-{
-	const struct history_reading *r = ud;
-
-	return cli_for_each_history_commit(r->src, &spec, 1, fn, data);
-}
-
 void cli_history_load(const cli_history_args *ha, ss_history *h, const char *repo)
 {
-	struct history_reading r = { ha, repo, NULL };
-	ss_run_history_source hs = { history_index, history_walk, &r };
+	struct history_reading r = { ha, repo };
+	ss_run_history_source hs = { history_index, NULL, &r, NULL };
 
 	cli_history_check(ha, repo);
 	if (ss_run_history_load(h, ha->rel.file, ha->rel.tags, repo, ha->ix.run, &hs,
@@ -393,17 +352,11 @@ void cli_log_line(void *ud, const char *msg)
 
 ss_labels *cli_load_labels(const cli_train_args *t)
 {
-	ss_labels *labels = NULL;
-	size_t skipped = 0;
+	ss_labels *labels;
 
-	if (t->labels_path && ss_labels_from_tsv(&labels, t->labels_path, t->column))
+	if (ss_run_labels_load(&labels, t->labels_path, t->column, t->stable, t->nstable,
+			       cli_run_report()))
 		die("%s", ss_error_last());
-	if (t->nstable) {
-		if (ss_labels_from_stable(&labels, t->stable, t->nstable, &skipped))
-			die("%s", ss_error_last());
-		if (skipped)
-			warning("%zu malformed stable messages skipped", skipped);
-	}
 	return labels;
 }
 
@@ -436,48 +389,44 @@ void cli_note_copies(const char *cmd, const ss_dataset *d)
 void cli_history_source(cli_source_args *out, const cli_history_args *ha,
 			const cli_source_args *src)
 {
-	size_t i, n;
+	size_t n;
 
 	*out = *src;
 	out->opts.revs = out->revs;
-	if (ha->nhrevs) {
-		for (i = 0; i < ha->nhrevs; i++)
-			out->revs[i] = ha->hrevs[i];
-		out->opts.nrevs = ha->nhrevs;
-		return;
-	}
-	n = ss_run_history_bottoms(out->bottom, 64, src->opts.revs, src->opts.nrevs);
-	for (i = 0; i < n; i++)
-		out->revs[i] = out->bottom[i];
+	n = ss_run_history_revs(out->revs, out->bottom, 64, ha->hrevs, ha->nhrevs, src->opts.revs,
+				src->opts.nrevs);
 	if (n)
 		out->opts.nrevs = n;
 }
 
 void cli_history_prime(const cli_history_args *ha, ss_history *h, cli_source_args *src)
 {
-	struct history_reading r = { ha, src->repo, src };
-	ss_run_history_source hs = { history_index, history_walk, &r };
+	struct history_reading r = { ha, src->repo };
+	ss_run_history_source hs = { history_index, NULL, &r, &src->opts };
 
 	if (ss_run_history_prime(h, ha->specs, ha->n, &hs, cli_run_report()))
 		die("%s", ss_error_last());
 }
 
-void cli_dataset_history(ss_dataset *d, const cli_history_args *ha, cli_source_args *src)
+int cli_history_fill(ss_history *h, void *ud)
 {
-	/* the dataset owns its history and hands it out read-only; it is
-	 * filled here, before any commit, as the past they are featurized
-	 * against */
-	ss_history *hist = ss_dataset_history_mut(d);
-
+	const cli_history_filling *f = ud;
 	cli_source_args hsrc;
 
-	cli_history_load(ha, hist, src->repo);
-	cli_history_source(&hsrc, ha, src);
-	cli_history_prime(ha, hist, &hsrc);
+	cli_history_load(f->ha, h, f->src->repo);
+	cli_history_source(&hsrc, f->ha, f->src);
+	cli_history_prime(f->ha, h, &hsrc);
+	return 0;
 }
 
 #define NO_COMMITS "no commits to read: name an mbox, '-' for standard input, or --repo PATH " \
 	"(or run it in a repository)"
+
+void cli_source_require(const cli_source_args *a, int nspecs)
+{
+	if (!nspecs && !a->repo)
+		usage_die(NO_COMMITS);
+}
 
 void cli_source_default(cli_source_args *a, int nspecs, const char *cmd, int required)
 {
@@ -492,21 +441,12 @@ void cli_source_default(cli_source_args *a, int nspecs, const char *cmd, int req
 static size_t for_each(cli_source_args *a, const char *const *specs, int nspecs,
 		       cli_commit_fn fn, void *data, ss_run_skips *skips)
 {
-	size_t n = 0, one;
-	int i;
+	size_t n;
 
-	if (!nspecs && !a->repo)
-		usage_die(NO_COMMITS);
-	if (!nspecs) {
-		if (ss_run_read_commits(&n, a->repo, &a->opts, fn, data, skips, cli_run_report()))
-			die("%s", ss_error_last());
-		return n;
-	}
-	for (i = 0; i < nspecs; i++) {
-		if (ss_run_read_commits(&one, specs[i], &a->opts, fn, data, skips, cli_run_report()))
-			die("%s", ss_error_last());
-		n += one;
-	}
+	cli_source_require(a, nspecs);
+	if (ss_run_read_sources(&n, a->repo, specs, (size_t)nspecs, &a->opts, fn, data, skips,
+				cli_run_report()))
+		die("%s", ss_error_last());
 	return n;
 }
 

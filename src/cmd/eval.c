@@ -15,9 +15,9 @@
 #include "cli.h"
 #include "eval/eval.h"
 #include "labels/labels.h"
-#include "eval/split.h"
 #include "models/model.h"
 #include "models/options.h"
+#include "run/split_read.h"
 #include "util/atomic.h"
 #include "util/error.h"
 
@@ -37,33 +37,6 @@ static void score_row(void *ud, const ss_example *e, ss_model_kind kind, float s
 {
 	fprintf(ud, "%s\t%s\t%.6f\t%d\t%d\t%d\t%lld\n", e->id, ss_model_kind_name(kind),
 		(double)score, decision, e->label, e->tagged, (long long)e->time);
-}
-
-static size_t parse_models(ss_model_kind *out, const char *list)
-{
-	char name[64];
-	size_t n = 0;
-	const char *p = list;
-
-	while (*p) {
-		size_t len = strcspn(p, ",");
-
-		if (len >= sizeof(name))
-			usage_die("unknown model '%.*s'", (int)len, p);
-		memcpy(name, p, len);
-		name[len] = '\0';
-		if (n == SS_EVAL_MAX_MODELS)
-			usage_die("too many models");
-		if (ss_model_kind_parse(&out[n], name))
-			usage_die("%s", ss_error_last());
-		n++;
-		p += len;
-		if (*p == ',')
-			p++;
-	}
-	if (!n)
-		usage_die("--models names no model");
-	return n;
 }
 
 int cmd_eval(int argc, const char **argv, const struct cli_context *ctx)
@@ -102,20 +75,20 @@ int cmd_eval(int argc, const char **argv, const struct cli_context *ctx)
 	const char **specs = argv;
 	ss_model_kind kinds[SS_EVAL_MAX_MODELS];
 	ss_atomic *scores_out = NULL, *dump_out[3] = { NULL, NULL, NULL };
-	ss_split_sink sink;
+	ss_run_split_options so = SS_RUN_SPLIT_OPTIONS_INIT;
+	cli_history_filling fill = { &hist, &src };
 	ss_labels *labels = NULL;
-	ss_dataset *d;
-	size_t *tr, *te, ntr, nte, dropped;
+	ss_run_split sp;
 	ss_eval_result *res;
 	ss_strbuf sb = SS_STRBUF_INIT;
 	ss_atomic *out;
-	double t0;
 
 	cli_source_args_init(&src);
 	cli_history_args_init(&hist);
 	cli_train_args_init(&t);
 	nspecs = cli_parse_options(ctx, argc, argv, options, eval_usage);
-	nkinds = parse_models(kinds, models);
+	if (ss_model_kinds_parse(kinds, SS_EVAL_MAX_MODELS, &nkinds, models))
+		usage_die("%s", ss_error_last());
 	if (split && (ntrain || ntest))
 		usage_die("use either --split-date or --train/--test");
 	if (!split && (!ntrain || !ntest))
@@ -138,43 +111,36 @@ int cmd_eval(int argc, const char **argv, const struct cli_context *ctx)
 	out = cli_output_open(output);
 
 	labels = cli_load_labels(&t);
-	if (ss_dataset_new(&d, &t.fo))
+	so.fo = &t.fo;
+	so.fold_copies = !t.keep_copies;
+	so.kinds = kinds;
+	so.nkinds = nkinds;
+	so.labels = labels;
+	so.history = cli_history_fill;
+	so.history_ud = &fill;
+	so.repo = src.repo;
+	so.opts = &src.opts;
+	so.specs = split ? specs : train;
+	so.nspecs = split ? (size_t)nspecs : ntrain;
+	so.test = split ? NULL : test;
+	so.ntest = ntest;
+	so.split = split;
+	so.settle = t.settle;
+	so.rp = cli_run_report();
+	if (ss_run_split_read(&sp, &so))
 		die("%s", ss_error_last());
-	ss_dataset_set_fold_copies(d, !t.keep_copies);
-	for (k = 0; k < nkinds; k++)
-		if (ss_model_prepare_dataset(kinds[k], d))
-			die("%s", ss_error_last());
-	cli_dataset_history(d, &hist, &src);
-	memset(&sink, 0, sizeof(sink));
-	sink.d = d;
-	sink.labels = labels;
-	t0 = ss_now();
-	if (split) {
-		cli_for_each_commit(&src, specs, nspecs, ss_split_add, &sink);
-		if (!sink.rc)
-			ss_split_by_date(d, split);
-	} else {
-		cli_for_each_commit(&src, train, (int)ntrain, ss_split_add, &sink);
-		sink.part = 1;
-		if (!sink.rc)
-			cli_for_each_commit(&src, test, (int)ntest, ss_split_add, &sink);
-	}
-	if (sink.rc)
-		die("cannot featurize commits: %s", ss_error_last());
-	cli_note_unlisted("eval", labels, sink.unlisted, sink.kept);
-	cli_note_copies("eval", d);
-	if (ss_split_part(&tr, &ntr, d, 0) || ss_split_part(&te, &nte, d, 1))
-		die("%s", ss_error_last());
-	dropped = ss_split_settle(tr, &ntr, d, t.settle, split);
+	cli_note_unlisted("eval", labels, sp.unlisted, sp.kept);
+	cli_note_copies("eval", sp.d);
 	if (t.verbose)
 		fprintf(stderr, "eval: %zu commits read and featurized in %.1fs (%zu train, %zu test, "
-			"%zu dropped as unsettled, %zu not in the labels)\n", sink.kept, ss_now() - t0,
-			ntr, nte, dropped, sink.unlisted);
-	if (!ntr || !nte)
-		die("the split leaves %s", !ntr ? "no training commits" : "no test commits");
+			"%zu dropped as unsettled, %zu not in the labels)\n", sp.kept, sp.seconds,
+			sp.ntrain, sp.ntest, sp.dropped, sp.unlisted);
+	if (!sp.ntrain || !sp.ntest)
+		die("the split leaves %s", !sp.ntrain ? "no training commits" : "no test commits");
 	if (dump) {
-		if (ss_model_write_rows(d, tr, ntr, te, nte, ss_atomic_file(dump_out[0]),
-					ss_atomic_file(dump_out[1]), ss_atomic_file(dump_out[2])))
+		if (ss_model_write_rows(sp.d, sp.train, sp.ntrain, sp.test, sp.ntest,
+					ss_atomic_file(dump_out[0]), ss_atomic_file(dump_out[1]),
+					ss_atomic_file(dump_out[2])))
 			die("cannot write the rows to %s.*: %s", dump, ss_error_last());
 		for (k = 0; k < 3; k++)
 			cli_output_commit(dump_out[k], SIZE_MAX, "rows");
@@ -185,7 +151,7 @@ int cmd_eval(int argc, const char **argv, const struct cli_context *ctx)
 		die("out of memory");
 	if (scores)
 		fprintf(ss_atomic_file(scores_out), "sha\tmodel\tscore\tdecision\tlabel\ttagged\tauthor_time\n");
-	if (ss_eval_run(res, d, tr, ntr, te, nte, kinds, nkinds, &t.o, scores ? score_row : NULL,
+	if (ss_eval_run(res, sp.d, sp.train, sp.ntrain, sp.test, sp.ntest, kinds, nkinds, &t.o, scores ? score_row : NULL,
 			scores ? ss_atomic_file(scores_out) : NULL))
 		die("%s", ss_error_last());
 	if (scores_out)
@@ -197,9 +163,7 @@ int cmd_eval(int argc, const char **argv, const struct cli_context *ctx)
 	cli_output_commit(out, SIZE_MAX, "results");
 	ss_strbuf_release(&sb);
 	free(res);
-	free(tr);
-	free(te);
-	ss_dataset_free(d);
+	ss_run_split_free(&sp);
 	ss_labels_free(labels);
 	return 0;
 }

@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "cli.h"
 #include "eval/eval.h"
@@ -20,6 +19,7 @@
 #include "features/history.h"
 #include "models/model.h"
 #include "models/patchnet_net.h"
+#include "run/explain_commits.h"
 #include "util/error.h"
 #include "util/hexid.h"
 
@@ -38,101 +38,72 @@ static const char *const explain_usage[] = {
 	NULL
 };
 
-struct explain_ctx {
+/* The printing of one explained commit: a feature's name in words
+ * (ss_feat_name_words), the model's threshold and kind. */
+struct printing {
 	const ss_model *m;
-	ss_history *hist;
-	const char **want;
-	int nwant;
-	int *found;
-	size_t top;
-	ss_contrib *why;
-	ss_strbuf words;  /* a feature's name in words (ss_feat_name_words) */
+	ss_strbuf words;
 };
-
-static int matches(const char *id, const char *prefix)
-{
-	return strlen(prefix) >= 4 && !strncasecmp(id, prefix, strlen(prefix));
-}
 
 /* PatchNet: the message words and code lines that won its max-pools,
  * with their share of all contributions and the signed logit change. */
-static void explain_patchnet(struct explain_ctx *x, const ss_commit *c)
+static void print_patchnet(struct printing *p, const ss_run_explained *e)
 {
-	ss_patchnet_reason *why = calloc(x->top ? x->top : 1, sizeof(*why));
-	size_t n = 0, i;
-
-	if (!why)
-		die("out of memory");
-	if (ss_patchnet_explain_commit(why, x->top, &n, x->m, c, x->hist, 0))
-		die("cannot explain %s: %s", c->id, ss_error_last());
 	printf("  %8s  %6s  %s\n", "logit", "share", "message word / code line / feature");
-	for (i = 0; i < n; i++) {
-		ss_strbuf_reset(&x->words);
-		if (why[i].side == SS_PATCHNET_FEATURES &&
-		    (ss_feat_name_words(&x->words, why[i].text) ||
-		     ss_strbuf_addf(&x->words, " (%s)", why[i].text)))
+	for (size_t i = 0; i < e->nreasons; i++) {
+		const ss_patchnet_reason *why = &e->reasons[i];
+
+		ss_strbuf_reset(&p->words);
+		if (why->side == SS_PATCHNET_FEATURES &&
+		    (ss_feat_name_words(&p->words, why->text) ||
+		     ss_strbuf_addf(&p->words, " (%s)", why->text)))
 			die("out of memory");
-		printf("  %+8.4f  %5.1f%%  %s%s\n", (double)why[i].contrib, 100.0 * why[i].share,
-		       why[i].side < 0 ? "word: " :
-		       why[i].side == SS_PATCHNET_FEATURES ? "feature: " : "",
-		       why[i].side == SS_PATCHNET_FEATURES ? x->words.buf : why[i].text);
+		printf("  %+8.4f  %5.1f%%  %s%s\n", (double)why->contrib, 100.0 * why->share,
+		       why->side < 0 ? "word: " :
+		       why->side == SS_PATCHNET_FEATURES ? "feature: " : "",
+		       why->side == SS_PATCHNET_FEATURES ? p->words.buf : why->text);
 	}
-	free(why);
 }
 
-static int explain_one(ss_commit *c, void *data)
+static void print_one(const ss_run_explained *e, void *ud)
 {
-	struct explain_ctx *x = data;
-	size_t n, i;
-	float score;
-	int k, hit = 0;
+	struct printing *p = ud;
+	float t = ss_model_threshold(p->m);
 
-	for (k = 0; k < x->nwant; k++)
-		if (matches(c->id, x->want[k])) {
-			x->found[k] = 1;
-			hit = 1;
+	printf("commit %s\n%s\nscore %.4f (threshold %.4f): %s\n", e->c->id, e->c->subject,
+	       (double)e->score, (double)t, e->score >= t ? "stable candidate" : "not picked");
+	if (e->patchnet) {
+		print_patchnet(p, e);
+	} else {
+		if (!e->nwhy)
+			printf("  (a %s model has no per-feature contributions)\n",
+			       ss_model_kind_name(ss_model_get_kind(p->m)));
+		else
+			printf("  %8s  %s\n", "logit", "feature in words (name = value)");
+		for (size_t i = 0; i < e->nwhy; i++) {
+			ss_strbuf_reset(&p->words);
+			if (ss_feat_name_words(&p->words, e->why[i].name))
+				die("out of memory");
+			printf("  %+8.4f  %s (%s = %g)\n", (double)e->why[i].contrib, p->words.buf,
+			       e->why[i].name, (double)e->why[i].value);
 		}
-	if (hit) {
-		if (ss_model_score_commit(&score, x->m, c, x->hist) ||
-		    ss_model_explain(x->why, x->top, &n, x->m, c, x->hist, 0))
-			die("cannot explain %s: %s", c->id, ss_error_last());
-		printf("commit %s\n%s\nscore %.4f (threshold %.4f): %s\n", c->id, c->subject,
-		       (double)score, (double)ss_model_threshold(x->m),
-		       score >= ss_model_threshold(x->m) ? "stable candidate" : "not picked");
-		if (ss_model_get_kind(x->m) == SS_MODEL_PATCHNET ||
-		    ss_model_get_kind(x->m) == SS_MODEL_PATCHNET_FEAT) {
-			explain_patchnet(x, c);
-		} else {
-			if (!n)
-				printf("  (a %s model has no per-feature contributions)\n",
-				       ss_model_kind_name(ss_model_get_kind(x->m)));
-			else
-				printf("  %8s  %s\n", "logit", "feature in words (name = value)");
-			for (i = 0; i < n; i++) {
-				ss_strbuf_reset(&x->words);
-				if (ss_feat_name_words(&x->words, x->why[i].name))
-					die("out of memory");
-				printf("  %+8.4f  %s (%s = %g)\n", (double)x->why[i].contrib, x->words.buf,
-				       x->why[i].name, (double)x->why[i].value);
-			}
-		}
-		printf("\n");
 	}
-	if (ss_history_add(x->hist, c))
-		die("out of memory");
-	ss_commit_free(c);
-	return 0;
+	printf("\n");
 }
 
 int cmd_explain(int argc, const char **argv, const struct cli_context *ctx)
 {
-	const char *want[256], *model = NULL, *project_model = NULL, *revs[2];
-	char *kept = NULL, date[16], mainline[256];
+	const char *want[256], *model = NULL, *project_model = NULL;
+	char *kept = NULL, date[16], mainline[256] = "HEAD";
 	const char **specs;
-	int nargs, nspecs = 0, nwant = 0, a, k, missing = 0;
-	struct explain_ctx x;
+	int nargs, nspecs = 0, nwant = 0, a, k, missing = 0, *found;
+	size_t top = 12;
+	struct printing p = { NULL, SS_STRBUF_INIT };
+	ss_run_explain_options o = SS_RUN_EXPLAIN_OPTIONS_INIT;
 	cli_source_args src;
 	cli_history_args hist;
+	cli_history_filling fill = { &hist, &src };
+	ss_history *h;
 	ss_run *run = NULL;
 	struct cli_option options[] = {
 		CLI_GROUP("Model"),
@@ -141,7 +112,7 @@ int cmd_explain(int argc, const char **argv, const struct cli_context *ctx)
 		CLI_INCLUDE(hist.options),
 		CLI_INCLUDE(src.options),
 		CLI_GROUP("Output"),
-		CLI_COUNT("top-features", &x.top, "N", 1, SS_EXPLAIN_MAX_TOP,
+		CLI_COUNT("top-features", &top, "N", 1, SS_EXPLAIN_MAX_TOP,
 			  "show the N features that weigh most (default: 12)"),
 		/* --top is rank's rows */
 		CLI_ALIAS(0, "top", "top-features"),
@@ -149,9 +120,6 @@ int cmd_explain(int argc, const char **argv, const struct cli_context *ctx)
 	};
 	ss_model *m;
 
-	memset(&x, 0, sizeof(x));
-	x.words = (ss_strbuf)SS_STRBUF_INIT;
-	x.top = 12;
 	cli_source_args_init(&src);
 	cli_history_args_init(&hist);
 	nargs = cli_parse_options(ctx, argc, argv, options, explain_usage);
@@ -189,51 +157,36 @@ int cmd_explain(int argc, const char **argv, const struct cli_context *ctx)
 		fprintf(stderr, "explain: no --model: using the built-in model, which %s\n",
 			cli_builtin_words(m));
 	}
-	x.m = m;
-	x.want = want;
-	x.nwant = nwant;
-	x.found = calloc((size_t)nwant, sizeof(*x.found));
-	x.why = calloc(x.top ? x.top : 1, sizeof(*x.why));
-	if (!x.found || !x.why || ss_history_new(&x.hist))
+	if (!(found = calloc((size_t)nwant, sizeof(*found))) || ss_history_new(&h))
 		die("out of memory");
 	/* the history rank scores against: releases, then --history */
-	cli_history_load(&hist, x.hist, src.repo);
-	if (hist.n) {
-		cli_source_args hsrc;
-
-		cli_history_source(&hsrc, &hist, &src);
-		cli_history_prime(&hist, x.hist, &hsrc);
-	}
-	if (!nspecs && src.repo && !src.opts.nrevs) {
-		/* only the named commits, each read alone ("C" without its
-		 * parents): one walk of all would hide an older named commit
-		 * behind a newer one's parents */
-		char parents[320];
-
-		/* the pull request's merge is the one the mainline's walk
-		 * gives the commit, as in rank's ranged walk */
-		cli_mainline_name(mainline, sizeof(mainline), &hist, src.repo);
-		src.opts.merges_tip = mainline;
-		for (k = 0; k < nwant; k++) {
-			revs[0] = want[k];
-			snprintf(parents, sizeof(parents), "^%s^", want[k]);
-			revs[1] = parents;
-			src.opts.revs = revs;
-			src.opts.nrevs = 2;
-			cli_for_each_commit(&src, specs, nspecs, explain_one, &x);
-		}
-	} else {
-		cli_for_each_commit(&src, specs, nspecs, explain_one, &x);
-	}
+	cli_history_fill(h, &fill);
+	/* each named commit read alone: its merge the mainline's */
+	if (!nspecs && src.repo && !src.opts.nrevs && !hist.ix.no_index &&
+	    ss_run_mainline_name(mainline, sizeof(mainline), run, hist.ix.db, src.repo, hist.ix.as_of))
+		die("%s", ss_error_last());
+	p.m = o.m = m;
+	o.want = want;
+	o.nwant = (size_t)nwant;
+	o.top = top;
+	o.repo = src.repo;
+	o.specs = specs;
+	o.nspecs = (size_t)nspecs;
+	o.opts = &src.opts;
+	o.mainline = mainline;
+	o.explained = print_one;
+	o.ud = &p;
+	o.rp = cli_run_report();
+	if (ss_run_explain_commits(found, h, &o))
+		die("%s", ss_error_last());
 	for (k = 0; k < nwant; k++)
-		if (!x.found[k]) {
+		if (!found[k]) {
 			error("commit '%s' not found", want[k]);
 			missing = 1;
 		}
-	ss_history_free(x.hist);
-	free(x.found);
-	free(x.why);
-	ss_strbuf_release(&x.words);
+	ss_history_free(h);
+	free(found);
+	ss_strbuf_release(&p.words);
 	ss_model_free(m);
 	ss_run_free(run);
 	return missing ? SS_EXIT_BADINPUT : 0;

@@ -15,8 +15,7 @@
 #include "features/history.h"
 #include "index/index.h"
 #include "rank/policy.h"
-#include "run/feed.h"
-#include "run/replay_cut.h"
+#include "run/rank_stream.h"
 #include "source/git.h"
 #include "util/error.h"
 #include "util/strmap.h"
@@ -86,22 +85,10 @@ void cli_ranking_init(cli_ranking *k)
 void cli_ranking_load(cli_ranking *k)
 {
 	/* without --model the model comes in cli_ranking_run, which knows the sources */
-	if (k->model && ss_model_load(&k->m, k->model))
-		die("%s", ss_error_last());
-	if (k->policy_file && ss_policy_load(&k->policy, k->policy_file))
-		die("%s", ss_error_last());
-	if (k->labels_file && ss_labels_from_tsv(&k->labels, k->labels_file, k->label_column))
-		die("%s", ss_error_last());
 	k->stable = k->nstable ? k->stable_arg[0] : NULL;
-	if (k->stable) {
-		ss_backports_options lo = SS_BACKPORTS_OPTIONS_INIT;
-		size_t skipped = 0;
-
-		if (ss_backports_new(&k->label, &lo) || ss_backports_read(k->label, k->stable, &skipped))
-			die("cannot read stable tree '%s': %s", k->stable, ss_error_last());
-		if (skipped)
-			warning("%zu malformed mails skipped in '%s'", skipped, k->stable);
-	}
+	if (ss_run_rank_load(&k->m, &k->policy, &k->labels, &k->label, k->model, k->policy_file,
+			     k->labels_file, k->label_column, k->stable, cli_run_report()))
+		die("%s", ss_error_last());
 	k->ko.policy = k->policy;
 	k->ko.stable = k->label;
 	k->ko.labels = k->labels;
@@ -175,25 +162,20 @@ static void open_branches(cli_ranking *k, const char *repo)
 				      ss_run_repo(k->run, onto_repo) };
 	ss_index *ix = NULL;
 	char *ixpath = NULL;
+	int usage;
 
 	verdict_mask(k->verdicts);
 	ss_run_onto_dedupe(k->onto, &k->nonto, cli_run_report());
 	if (onto_repo && (k->nonto || k->onto_repo || k->verdicts))
 		ix = cli_index_open(&k->hist_args.ix, onto_repo, &ixpath);
-	if (!k->nonto && ix &&
-	    ss_run_onto_from_index(k->onto_owned, k->onto, &k->nonto, SS_RANK_MAX_BRANCHES, ix, ixpath,
-				   cli_run_report()))
-		die("%s", ss_error_last());
-	if (ss_run_onto_check(k->nonto, onto_repo, k->verdicts))
-		usage_die("%s", ss_error_last());
-	if (k->as_of && onto_repo &&
-	    ss_run_onto_as_of(k->onto_at, k->onto_asked, k->onto, &k->nonto, onto_repo, k->as_of,
-			      cli_run_report()))
-		die("%s", ss_error_last());
 	o.ix = ix;
 	o.ixpath = ixpath;
-	if (k->nonto && ss_run_branches_open(&k->br, k->onto, k->nonto, &o))
+	if (ss_run_rank_onto(&k->br, &usage, k->onto, &k->nonto, k->onto_owned, k->onto_at,
+			     k->onto_asked, k->verdicts, k->as_of, &o)) {
+		if (usage)
+			usage_die("%s", ss_error_last());
 		die("%s", ss_error_last());
+	}
 	progress_done();
 	branch_identities(k, ix, onto_repo);
 	queue_branch_resolve(k);
@@ -211,7 +193,6 @@ static void open_branches(cli_ranking *k, const char *repo)
 static void replay_cut(cli_ranking *k, const char *repo, const char *const *onto, size_t nonto)
 {
 	const char *onto_repo = k->onto_repo ? k->onto_repo : repo;
-	ss_backports *cut;
 	char *path = NULL;
 	ss_index *ix;
 
@@ -220,83 +201,34 @@ static void replay_cut(cli_ranking *k, const char *repo, const char *const *onto
 	if (!k->label || k->stable || !nonto || !onto_repo ||
 	    !(ix = cli_index_open(&k->hist_args.ix, onto_repo, &path)))
 		return;
-	if (ss_run_replay_cut(&cut, ix, path, onto_repo, ss_run_repo(k->run, onto_repo), onto,
-			      nonto, cli_run_report()))
+	if (ss_run_rank_replay_cut(&k->label, ix, path, onto_repo, ss_run_repo(k->run, onto_repo),
+				   onto, nonto, cli_run_report()))
 		die("%s", ss_error_last());
+	k->ko.stable = k->label;
 	ss_index_free(ix);
 	free(path);
-	if (cut) {
-		ss_backports_free(k->label);
-		k->label = cut;
-		k->ko.stable = cut;
-	}
-}
-
-/*
- * --as-of DATE: the index is read as it was then (ss_index_as_of()), the
- * sources' commits committed later are passed over, --min-age counts
- * from then, and each --onto branch is its newest commit of then.
- */
-static void as_of(cli_ranking *k, cli_source_args *src)
-{
-	char date[16];
-
-	if (!k->as_of)
-		return;
-	k->hist_args.ix.as_of = k->as_of;
-	src->opts.until = k->as_of;
-	if (!k->so.now)
-		k->so.now = k->as_of;
-	ss_format_date(date, k->as_of);
-	note("as of %s: the index is read as it was then (the backports committed, the releases "
-	     "tagged, the review decisions made by then) and the commits committed later are "
-	     "passed over", date);
-}
-
-struct feed {
-	cli_ranking *k;
-	int64_t since;      /* commits authored before it are history only */
-	const char *what;   /* progress label */
-	size_t n;
-};
-
-static int feed_one(ss_commit *c, void *data)
-{
-	struct feed *f = data;
-
-	if (ss_run_feed(f->k->r, f->k->hist, f->k->br, c, f->since))
-		die("%s", ss_error_last());
-	ss_commit_free(c);
-	progress(f->what, ++f->n, 0);
-	return 0;
 }
 
 void cli_ranking_run(cli_ranking *k, cli_source_args *src, const char *const *specs, int nspecs)
 {
-	struct feed f = { k, INT64_MAX, "reading history", 0 };
+	ss_run_rank_stream_options o = SS_RUN_RANK_STREAM_INIT;
 	const char *given[SS_RANK_MAX_BRANCHES];
 	size_t ngiven = k->nonto;
-	float share;
 
 	if (ss_history_new(&k->hist))
 		die("out of memory");
-	as_of(k, src);
+	/* --as-of DATE: the index too is read as it was then */
+	k->hist_args.ix.as_of = k->as_of;
+	ss_run_rank_as_of(k->as_of, &src->opts, &k->so.now, cli_run_report());
 	/* the releases and the index first: a bad file dies before a model is
 	 * trained or said */
 	cli_history_load(&k->hist_args, k->hist, src->repo);
+	/* the index's stable branches: what each carries, and the labels a
+	 * project model is trained from */
 	if (!k->stable && !k->hist_args.ix.no_index && (k->hist_args.ix.db || src->repo)) {
-		/* the index's stable branches: what each carries, and the
-		 * labels a project model is trained from */
-		ss_backports_options lo = SS_BACKPORTS_OPTIONS_INIT;
-
-		if (ss_backports_new(&k->label, &lo))
-			die("out of memory");
-		if (!cli_backports_from_index(k->label, k->run, k->hist_args.ix.db, src->repo,
-					      k->hist_args.ix.as_of, &k->index_path) ||
-		    !ss_backports_count(k->label)) {
-			ss_backports_free(k->label);
-			k->label = NULL;
-		}
+		if (ss_run_rank_stable(&k->label, &k->index_path, k->run, k->hist_args.ix.db,
+				       src->repo, k->hist_args.ix.as_of))
+			die("%s", ss_error_last());
 		k->ko.stable = k->label;
 	}
 	/* the stable branches before the model and the ranking: a bad --onto
@@ -305,50 +237,22 @@ void cli_ranking_run(cli_ranking *k, cli_source_args *src, const char *const *sp
 	open_branches(k, src->repo);
 	cli_ranking_model(k, src, specs, nspecs);
 	replay_cut(k, src->repo, given, ngiven);
-	share = k->builtin && k->ko.threshold < 0 ? ss_model_pick_share(k->m) : 0.0f;
-	if (share > 0.0f) {
-		/* the threshold moves once every score is known: every row
-		 * explained, a queue's text kept */
-		k->ko.explain_all = 1;
-		if (k->ko.keep == SS_RANK_KEEP_PATCH)
-			k->ko.keep = SS_RANK_KEEP_ALL;
-	}
-	if (ss_ranking_new(&k->r, k->m, &k->ko))
-		die("out of memory");
-	if (k->hist_args.n) {
-		cli_source_args hsrc;
-
-		/* every history commit is history, whatever its date */
-		cli_history_source(&hsrc, &k->hist_args, src);
-		cli_for_each_history_commit(&hsrc, k->hist_args.specs, (int)k->hist_args.n, feed_one,
-					    &f);
-	}
-	f = (struct feed){ k, k->since, k->nonto ? "ranking and placing commits" : "ranking commits", 0 };
-	if (k->replay) {
-		/* the project model's training read them just now */
-		ss_commit *c;
-		int rc;
-
-		while (!(rc = ss_replay_next(&c, k->replay)))
-			feed_one(c, &f);
-		if (rc != SS_ITEROVER)
-			die("%s", ss_error_last());
-		ss_replay_free(k->replay);
-		k->replay = NULL;
-	} else {
-		cli_for_each_commit(src, specs, nspecs, feed_one, &f);
-	}
-	progress_done();
-	if (share > 0.0f) {
-		size_t picked;
-		double t;
-
-		if (ss_ranking_pick_share(k->r, share, &picked, &t))
-			die("out of memory");
-		note("the built-in model proposes its share of a project it has never seen, the "
-		     "best %.0f%% of the commits ranked: %zu of %zu, scoring at least %.3f "
-		     "(--threshold sets one)", share * 100.0, picked, ss_ranking_count(k->r), t);
-	}
+	if (!k->replay)
+		cli_source_require(src, nspecs);
+	o.repo = src->repo;
+	o.specs = specs;
+	o.nspecs = (size_t)nspecs;
+	o.opts = &src->opts;
+	o.history = k->hist_args.specs;
+	o.nhistory = k->hist_args.n;
+	o.hrevs = k->hist_args.hrevs;
+	o.nhrevs = k->hist_args.nhrevs;
+	o.since = k->since;
+	o.builtin = k->builtin;
+	o.br = k->br;
+	o.rp = cli_run_report();
+	if (ss_run_rank_stream(&k->r, k->hist, k->m, &k->ko, &k->replay, &o))
+		die("%s", ss_error_last());
 	ss_ranking_select(k->r, &k->so);
 	cli_decisions_apply(k, src->repo);
 	if (k->nonto && ss_run_branches_decide(k->br, k->r, verdict_mask(k->verdicts), k->queue_extras))
@@ -357,15 +261,7 @@ void cli_ranking_run(cli_ranking *k, cli_source_args *src, const char *const *sp
 
 size_t cli_ranking_rows(const cli_ranking *k, int picks_only)
 {
-	size_t i, n = 0;
-
-	for (i = 0; i < ss_ranking_count(k->r); i++) {
-		ss_rank_row w;
-
-		ss_ranking_row(&w, k->r, i);
-		n += picks_only ? w.pick != 0 : w.shown != 0;
-	}
-	return n;
+	return ss_run_rank_rows(k->r, picks_only);
 }
 
 void cli_ranking_free(cli_ranking *k)

@@ -13,7 +13,7 @@
 #include "cli.h"
 #include "eval/eval.h"
 #include "labels/labels.h"
-#include "eval/split.h"
+#include "run/split_read.h"
 #include "models/model.h"
 #include "models/options.h"
 #include "util/atomic.h"
@@ -63,13 +63,13 @@ int cmd_train(int argc, const char **argv, const struct cli_context *ctx)
 		CLI_END(),
 	};
 	const char **specs = argv;
-	ss_split_sink sink;
+	ss_run_split_options so = SS_RUN_SPLIT_OPTIONS_INIT;
+	cli_history_filling fill = { &hist, &src };
 	ss_labels *labels = NULL;
-	ss_dataset *d;
+	ss_run_split sp;
 	ss_model_kind kind;
 	ss_model *m;
 	ss_atomic *out;
-	size_t *idx, n, dropped;
 	double t0;
 
 	cli_source_args_init(&src);
@@ -89,30 +89,31 @@ int cmd_train(int argc, const char **argv, const struct cli_context *ctx)
 	out = cli_output_open(output);
 
 	labels = cli_load_labels(&t);
-	if (ss_dataset_new(&d, &t.fo) || ss_model_prepare_dataset(kind, d))
+	so.fo = &t.fo;
+	so.fold_copies = !t.keep_copies;
+	so.kinds = &kind;
+	so.nkinds = 1;
+	so.labels = labels;
+	so.history = cli_history_fill;
+	so.history_ud = &fill;
+	so.repo = src.repo;
+	so.opts = &src.opts;
+	so.specs = specs;
+	so.nspecs = (size_t)nspecs;
+	so.before = before;
+	so.settle = t.settle;
+	so.rp = cli_run_report();
+	if (ss_run_split_read(&sp, &so))
 		die("%s", ss_error_last());
-	ss_dataset_set_fold_copies(d, !t.keep_copies);
-	cli_dataset_history(d, &hist, &src);
-	memset(&sink, 0, sizeof(sink));
-	sink.d = d;
-	sink.labels = labels;
-	sink.before = before;
-	t0 = ss_now();
-	cli_for_each_commit(&src, specs, nspecs, ss_split_add, &sink);
-	if (sink.rc)
-		die("cannot featurize commits: %s", ss_error_last());
-	cli_note_unlisted("train", labels, sink.unlisted, sink.kept);
-	cli_note_copies("train", d);
-	if (ss_split_part(&idx, &n, d, 0))
-		die("%s", ss_error_last());
-	dropped = ss_split_settle(idx, &n, d, t.settle, 0);
-	if (!n)
+	cli_note_unlisted("train", labels, sp.unlisted, sp.kept);
+	cli_note_copies("train", sp.d);
+	if (!sp.ntrain)
 		die("no commits to train on");
 	if (t.verbose)
 		fprintf(stderr, "train: %zu commits read and featurized in %.1fs (%zu dropped as unsettled, "
-			"%zu not in the labels)\n", sink.kept, ss_now() - t0, dropped, sink.unlisted);
+			"%zu not in the labels)\n", sp.kept, sp.seconds, sp.dropped, sp.unlisted);
 	t0 = ss_now();
-	if (ss_model_train(&m, kind, d, idx, n, &t.o))
+	if (ss_model_train(&m, kind, sp.d, sp.train, sp.ntrain, &t.o))
 		die("cannot train: %s", ss_error_last());
 	{
 		ss_model_info *info = ss_model_get_info(m);
@@ -142,8 +143,7 @@ int cmd_train(int argc, const char **argv, const struct cli_context *ctx)
 		cli_print_calibration(m);
 	}
 	ss_model_free(m);
-	free(idx);
-	ss_dataset_free(d);
+	ss_run_split_free(&sp);
 	ss_labels_free(labels);
 	return 0;
 }

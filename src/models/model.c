@@ -73,6 +73,33 @@ int ss_model_kind_parse(ss_model_kind *out, const char *name)
 			     name);
 }
 
+int ss_model_kinds_parse(ss_model_kind *out, size_t max, size_t *n, const char *list)
+{
+	char name[64];
+	const char *p = list;
+
+	*n = 0;
+	while (*p) {
+		size_t len = strcspn(p, ",");
+
+		if (len >= sizeof(name))
+			return ss_error_code(SS_EINVALID, "unknown model '%.*s'", (int)len, p);
+		memcpy(name, p, len);
+		name[len] = '\0';
+		if (*n == max)
+			return ss_error_code(SS_EINVALID, "too many models");
+		if (ss_model_kind_parse(&out[*n], name))
+			return SS_EINVALID;
+		++*n;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	if (!*n)
+		return ss_error_code(SS_EINVALID, "--models names no model");
+	return 0;
+}
+
 float ss_sigmoid(float z)
 {
 	if (z >= 0)

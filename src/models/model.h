@@ -219,6 +219,12 @@ void ss_model_logf(const ss_train_options *o, const char *fmt, ...)
 const char *ss_model_kind_name(ss_model_kind kind);
 /* SS_ENOTFOUND (message set) for an unknown name. */
 int ss_model_kind_parse(ss_model_kind *out, const char *name);
+/*
+ * A comma-separated list of kinds ("keyword,linear": eval's --models)
+ * into out[0..max), *n how many.  SS_EINVALID (message set) for an
+ * unknown kind, more than max or none.
+ */
+int ss_model_kinds_parse(ss_model_kind *out, size_t max, size_t *n, const char *list);
 
 /*
  * How many of n training examples ss_model_train() holds out as the

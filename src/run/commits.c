@@ -1,7 +1,8 @@
 /*
  * commits.c - reading the commits of a run's sources (commits.h).  Moved
- * from cmd/common.c (iterate, the history's skipped commits, the bottoms
- * of cli_history_source), which keeps the options and the exits.
+ * from cmd/common.c (iterate, every source in turn, the history's skipped
+ * commits, the revisions of cli_history_source), which keeps the options
+ * and the exits.
  */
 #include "run/commits.h"
 
@@ -68,6 +69,24 @@ int ss_run_read_commits(size_t *n, const char *spec, const ss_source_options *op
 	return rc == STOP ? 0 : rc;
 }
 
+int ss_run_read_sources(size_t *n, const char *repo, const char *const *specs, size_t nspecs,
+			const ss_source_options *opts, ss_run_commit_fn fn, void *data,
+			ss_run_skips *skips, const ss_run_report *rp)
+{
+	size_t one;
+	int rc;
+
+	*n = 0;
+	if (!nspecs)
+		return ss_run_read_commits(n, repo, opts, fn, data, skips, rp);
+	for (size_t i = 0; i < nspecs; i++) {
+		if ((rc = ss_run_read_commits(&one, specs[i], opts, fn, data, skips, rp)))
+			return rc;
+		*n += one;
+	}
+	return 0;
+}
+
 void ss_run_skips_say(const ss_run_skips *skips, const ss_run_report *rp)
 {
 	if (skips->n)
@@ -91,5 +110,22 @@ size_t ss_run_history_bottoms(char (*bottom)[256], size_t max, const char *const
 			continue;
 		n++;
 	}
+	return n;
+}
+
+size_t ss_run_history_revs(const char **out, char (*bottom)[256], size_t max,
+			   const char *const *hrevs, size_t nhrevs, const char *const *revs,
+			   size_t nrevs)
+{
+	size_t i, n;
+
+	if (nhrevs) {
+		for (i = 0; i < nhrevs && i < max; i++)
+			out[i] = hrevs[i];
+		return i;
+	}
+	n = ss_run_history_bottoms(bottom, max, revs, nrevs);
+	for (i = 0; i < n; i++)
+		out[i] = bottom[i];
 	return n;
 }

@@ -37,6 +37,17 @@ int ss_run_read_commits(size_t *n, const char *spec, const ss_source_options *op
 			ss_run_commit_fn fn, void *data, ss_run_skips *skips,
 			const ss_run_report *rp);
 
+/*
+ * Read the commits of each spec of specs[0..nspecs) in turn, or, with
+ * none, of the repository repo (opts' revisions), into fn as
+ * ss_run_read_commits() reads one; *n how many in all.  The caller names
+ * at least one of them (a usage error of its own).  0, or < 0 with the
+ * message set at the first source that cannot be read.
+ */
+int ss_run_read_sources(size_t *n, const char *repo, const char *const *specs, size_t nspecs,
+			const ss_source_options *opts, ss_run_commit_fn fn, void *data,
+			ss_run_skips *skips, const ss_run_report *rp);
+
 /* Say once through rp (a warning) how many history commits were left
  * out and the first one's message; nothing when none was. */
 void ss_run_skips_say(const ss_run_skips *skips, const ss_run_report *rp);
@@ -49,5 +60,16 @@ void ss_run_skips_say(const ss_run_skips *skips, const ss_run_report *rp);
  */
 size_t ss_run_history_bottoms(char (*bottom)[256], size_t max, const char *const *revs,
 			      size_t nrevs);
+
+/*
+ * The revisions --history sources are read with, into out[0..max): the
+ * --history-rev ones hrevs[0..nhrevs) when given, else the bottoms of
+ * the ranked revisions revs[0..nrevs) (copied into bottom[0..max), which
+ * out then points into).  Returns how many; 0: none of either, the
+ * sources' own revisions are kept.
+ */
+size_t ss_run_history_revs(const char **out, char (*bottom)[256], size_t max,
+			   const char *const *hrevs, size_t nhrevs, const char *const *revs,
+			   size_t nrevs);
 
 #endif

@@ -1,7 +1,7 @@
 /*
  * feed.c - one commit of a run's batch through the ranking, the stable
  * branches and the history (feed.h).  Moved from cmd/rank_report.c
- * (feed_one), which keeps the reading and the progress.
+ * (feed_one); the reading and the progress are run/rank_stream.c's.
  */
 #include "run/feed.h"
 

@@ -59,12 +59,22 @@ static int prime_one(ss_commit *c, void *data)
 int ss_run_history_prime(ss_history *h, const char *const *specs, size_t n,
 			 const ss_run_history_source *src, const ss_run_report *rp)
 {
-	size_t i;
+	size_t i, got;
+	int rc;
 
 	for (i = 0; i < n; i++) {
 		struct prime p = { h, 0 };
+		ss_run_skips skips = SS_RUN_SKIPS_INIT;
 
-		if (src->walk(specs[i], prime_one, &p, src->ud) == 0)
+		if (src->walk) {
+			got = src->walk(specs[i], prime_one, &p, src->ud);
+		} else {
+			if ((rc = ss_run_read_commits(&got, specs[i], src->opts, prime_one, &p, &skips,
+						      rp)))
+				return rc;
+			ss_run_skips_say(&skips, rp);
+		}
+		if (got == 0)
 			ss_run_say(rp, SS_RUN_WARNING, "--history %s holds no commits", specs[i]);
 		if (p.rc)
 			return ss_run_fail(p.rc, "cannot read --history %s", specs[i]);

@@ -29,9 +29,12 @@ typedef struct {
 	 * default index: the front end says so) */
 	ss_index *(*index)(char **path, void *ud);
 	/* every commit of the --history source spec to fn(c, data); how
-	 * many were handed to fn */
+	 * many were handed to fn.  NULL: read here with opts (run/commits.h:
+	 * the commits that cannot be read one warning at the end of each
+	 * source, one that cannot be opened an error) */
 	size_t (*walk)(const char *spec, ss_run_commit_fn fn, void *data, void *ud);
 	void *ud;
+	const ss_source_options *opts;  /* how the sources are read without walk */
 } ss_run_history_source;
 
 /*
@@ -47,8 +50,9 @@ int ss_run_history_load(ss_history *h, const char *file, const char *tags, const
 
 /*
  * Add to h the commits of each --history source specs[0..n) through
- * src->walk, in turn; a source that holds none is a warning through rp.
- * 0, or < 0 with the message "cannot read --history SPEC: why".
+ * src->walk (or read with src->opts), in turn; a source that holds none
+ * is a warning through rp.  0, or < 0 with the message "cannot read
+ * --history SPEC: why" (a source that cannot be read: the reading's).
  */
 int ss_run_history_prime(ss_history *h, const char *const *specs, size_t n,
 			 const ss_run_history_source *src, const ss_run_report *rp);

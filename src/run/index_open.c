@@ -6,6 +6,8 @@
  */
 #include "run/index_open.h"
 
+#include "run/run.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -108,5 +110,33 @@ int ss_run_backports_from_index(ss_backports *l, ss_index *ix, const char *path)
 
 	if ((rc = ss_index_for_each_backport(ix, add_backport, l)))
 		return ss_run_fail(rc, "cannot read the backports from '%s'", path);
+	return 0;
+}
+
+int ss_run_backports_index(int *read, char **path, ss_backports *l, ss_run *run, const char *db,
+			   const char *repo, int64_t as_of)
+{
+	char *p = NULL;
+	ss_index *ix;
+	int missing, rc;
+
+	*read = 0;
+	if (path)
+		*path = NULL;
+	if ((rc = ss_run_index(&ix, &p, &missing, run, db, repo, as_of)))
+		return rc;
+	if (!ix)
+		return 0;
+	rc = ss_run_backports_from_index(l, ix, p);
+	ss_index_free(ix);
+	if (rc) {
+		free(p);
+		return rc;
+	}
+	*read = 1;
+	if (path)
+		*path = p;
+	else
+		free(p);
 	return 0;
 }

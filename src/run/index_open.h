@@ -51,4 +51,15 @@ int ss_run_history_from_index(ss_history *h, ss_index *ix, const char *path,
 /* Add ix's backports (read from path) into l.  0 or < 0. */
 int ss_run_backports_from_index(ss_backports *l, ss_index *ix, const char *path);
 
+/*
+ * Add the backports of the project index db (else repo's default; as
+ * it was at as_of when not 0; run, which may be NULL, lends it:
+ * run.h's ss_run_index) into l: *read 1 and *path (may be NULL) the
+ * index's path (malloc'd) when there is one, else *read 0 and *path
+ * NULL.  0 or < 0 with the message set.
+ */
+struct ss_run;
+int ss_run_backports_index(int *read, char **path, ss_backports *l, struct ss_run *run,
+			   const char *db, const char *repo, int64_t as_of);
+
 #endif

@@ -203,7 +203,7 @@ int ss_run_index(ss_index **out, char **path, int *missing, ss_run *run, const c
 	*out = NULL;
 	*path = NULL;
 	*missing = 0;
-	if ((e = find_index(run, db, repo, as_of)))
+	if (run && (e = find_index(run, db, repo, as_of)))
 		return lend(out, path, missing, e);
 	if ((rc = ss_run_index_open(&ix, path, missing, db, repo, ss_run_repo(run, repo))))
 		return rc;
@@ -212,6 +212,10 @@ int ss_run_index(ss_index **out, char **path, int *missing, ss_run *run, const c
 		free(*path);
 		*path = NULL;
 		return rc;
+	}
+	if (!run) {
+		*out = ix;  /* no run: the caller's alone */
+		return 0;
 	}
 	run->opened_indexes += ix != NULL;
 	rc = keep_index(run, ix, *path, *missing, db, repo, as_of);

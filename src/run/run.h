@@ -75,7 +75,8 @@ struct ss_repo *ss_run_repo(ss_run *run, const char *path);
 /*
  * The project index a step reads (run/index_open.h: ss_run_index_open,
  * then ss_index_as_of when as_of is not 0), opened once per (db, repo,
- * as_of) for the run: *out a reference of the caller's (ss_index_free),
+ * as_of) for the run (run NULL: opened for the caller alone, each call
+ * its own): *out a reference of the caller's (ss_index_free),
  * *path its path (malloc'd), *missing as ss_run_index_open() says (a
  * missing index is remembered too).  Errors as ss_run_index_open() and
  * ss_index_as_of(); they are not remembered.
