@@ -235,14 +235,14 @@ static int file_lines(const git_oid *commit, const char *path)
 	return n;
 }
 
-/* The walk's trees compared on lanes threads (1: the caller's alone). */
-static void same_as_git_blame(size_t lanes)
+static void test_same_as_git_blame(void **state)
 {
 	const char *paths[] = { "src/dir/f.c", "src/dir/g.c", "src/dir/new.c", "lib/h.c" };
 	git_oid tops[NCOMMITS + 8], bottom, want[400];
 	ss_check_lines *h = NULL;
 	size_t ntops = 0, checked = 0, nonempty = 0;
 
+	(void)state;
 	assert_int_equal(git_oid_fromstr(&bottom, "0000000000000000000000000000000000000000"), 0);
 	{
 		char *out = test_run_output("git -C '%s' rev-parse stable", repo_path);
@@ -259,7 +259,7 @@ static void same_as_git_blame(size_t lanes)
 			git_oid_cpy(&tops[ntops++], git_commit_parent_id(c, 0));
 		git_commit_free(c);
 	}
-	assert_int_equal(ss_check_lines_new(&h, repo, &bottom, tops, ntops, paths, 4, lanes), 0);
+	assert_int_equal(ss_check_lines_new(&h, repo, &bottom, tops, ntops, paths, 4), 0);
 	assert_true(git_oid_equal(ss_check_lines_bottom(h), &bottom));
 	for (size_t i = 0; i < ntops; i++) {
 		for (size_t p = 0; p < 4; p++) {
@@ -301,24 +301,10 @@ static void same_as_git_blame(size_t lanes)
 	ss_check_lines_free(h);
 }
 
-static void test_same_as_git_blame(void **state)
-{
-	(void)state;
-	same_as_git_blame(1);
-}
-
-/* Three threads, each with a share of the walk: the same owners. */
-static void test_lanes_same_as_git_blame(void **state)
-{
-	(void)state;
-	same_as_git_blame(3);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_same_as_git_blame),
-		cmocka_unit_test(test_lanes_same_as_git_blame),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

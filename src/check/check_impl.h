@@ -82,18 +82,8 @@ struct ss_check_blame_cache {
  * set.
  */
 typedef struct ss_check_lines ss_check_lines;
-/*
- * lanes: the threads the walk's trees are compared on, each reading the
- * repository through an object of its own (0: one a CPU, at most
- * SS_CHECK_LINES_MAX_LANES, for a walk of SS_CHECK_LINES_LANE_MIN
- * commits or more, else the caller's thread alone).  The result does not
- * depend on it.
- */
-#define SS_CHECK_LINES_LANE_MIN 20000
-#define SS_CHECK_LINES_MAX_LANES 4
 int ss_check_lines_new(ss_check_lines **out, git_repository *repo, const git_oid *bottom,
-		       const git_oid *tops, size_t ntops, const char *const *paths, size_t npaths,
-		       size_t lanes);
+		       const git_oid *tops, size_t ntops, const char *const *paths, size_t npaths);
 void ss_check_lines_free(ss_check_lines *h); /* NULL is a no-op */
 /* The fork h was walked down to. */
 const git_oid *ss_check_lines_bottom(const ss_check_lines *h);

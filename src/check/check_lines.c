@@ -32,11 +32,8 @@
  * own no lines.  tests/test_check_lines.c compares it with
  * git_blame_file().
  */
-#include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <git2.h>
 
@@ -138,42 +135,24 @@ static int trie_add(struct node *root, const char *path, int i)
 	return 0;
 }
 
-/*
- * A share of the walk's commits whose trees are compared on one thread
- * (the walk's first share on the caller's): its own repository object
- * (libgit2's objects are not shared between threads) and its own lists
- * of the commits that changed each file, appended to the walk's in
- * share order, which keeps each list newest first.
- */
-struct lane {
-	ss_check_lines *h;
-	git_repository *repo;   /* h's for the first share, else owned */
-	const git_oid *tree;    /* [h->n] each walked commit's tree */
-	size_t from, to;        /* commits [from, to) */
-	size_t **touch, *ntouch, *captouch;  /* [path] */
-	int rc;
-	char error[256];        /* the message of rc, set on its thread */
-	pthread_t thread;
-};
-
 /* Commit index ci changed the file of node t (when one ends there). */
-static int touched(struct lane *l, const struct node *t, size_t ci)
+static int touched(ss_check_lines *h, const struct node *t, size_t ci)
 {
 	size_t p = (size_t)t->path;
 
 	if (t->path < 0)
 		return 0;
-	if (SS_GROW(l->touch[p], l->ntouch[p] + 1, l->captouch[p]))
+	if (SS_GROW(h->touch[p], h->ntouch[p] + 1, h->captouch[p]))
 		return SS_ENOMEM;
-	l->touch[p][l->ntouch[p]++] = ci;
+	h->touch[p][h->ntouch[p]++] = ci;
 	return 0;
 }
 
 /* Commit index ci changed every file under t and its siblings. */
-static int touch_all(struct lane *l, const struct node *t, size_t ci)
+static int touch_all(ss_check_lines *h, const struct node *t, size_t ci)
 {
 	for (; t; t = t->next)
-		if (touched(l, t, ci) || (t->kid && touch_all(l, t->kid, ci)))
+		if (touched(h, t, ci) || (t->kid && touch_all(h, t->kid, ci)))
 			return SS_ENOMEM;
 	return 0;
 }
@@ -182,7 +161,7 @@ static int touch_all(struct lane *l, const struct node *t, size_t ci)
  * The files of the trie's children of t that differ between trees a and
  * b (either may be NULL: no such tree), recorded as changed by commit ci.
  */
-static int compare(struct lane *l, const struct node *t, git_tree *a, git_tree *b, size_t ci)
+static int compare(ss_check_lines *h, const struct node *t, git_tree *a, git_tree *b, size_t ci)
 {
 	int rc = 0;
 
@@ -195,154 +174,30 @@ static int compare(struct lane *l, const struct node *t, git_tree *a, git_tree *
 			continue;
 		if (ea && eb && git_oid_equal(git_tree_entry_id(ea), git_tree_entry_id(eb)))
 			continue;
-		if (touched(l, k, ci))
+		if (touched(h, k, ci))
 			return SS_ENOMEM;
 		if (!k->kid)
 			continue;
 		if (ea && git_tree_entry_type(ea) == GIT_OBJECT_TREE &&
-		    git_tree_lookup(&sa, l->repo, git_tree_entry_id(ea)) < 0)
+		    git_tree_lookup(&sa, h->repo, git_tree_entry_id(ea)) < 0)
 			sa = NULL;
 		if (eb && git_tree_entry_type(eb) == GIT_OBJECT_TREE &&
-		    git_tree_lookup(&sb, l->repo, git_tree_entry_id(eb)) < 0)
+		    git_tree_lookup(&sb, h->repo, git_tree_entry_id(eb)) < 0)
 			sb = NULL;
 		if (sa || sb)
-			rc = compare(l, k, sa, sb, ci);
+			rc = compare(h, k, sa, sb, ci);
 		else
-			rc = touch_all(l, k->kid, ci);
+			rc = touch_all(h, k->kid, ci);
 		git_tree_free(sa);
 		git_tree_free(sb);
 	}
 	return rc;
 }
 
-/* The files each commit of l's share changed against its only parent (a
- * merge changes none of them: its sides' commits did). */
-static void *lane_run(void *arg)
-{
-	struct lane *l = arg;
-	ss_check_lines *h = l->h;
-
-	for (size_t i = l->from; i < l->to && !l->rc; i++) {
-		size_t np = h->par0[i + 1] - h->par0[i];
-		git_commit *c = NULL, *p = NULL;
-		git_tree *tc = NULL, *tp = NULL;
-		int bad;
-
-		if (np > 1)
-			continue;
-		bad = git_tree_lookup(&tc, l->repo, &l->tree[i]) < 0;
-		if (!bad && np == 1)
-			bad = git_commit_lookup(&c, l->repo, &h->id[i]) < 0 ||
-			      git_commit_parent(&p, c, 0) < 0 || git_commit_tree(&tp, p) < 0;
-		if (bad) {
-			l->rc = SS_ERROR;
-			snprintf(l->error, sizeof(l->error), "cannot read the tree of %s: %s",
-				 git_oid_tostr_s(&h->id[i]), ss_git_error());
-		} else if ((l->rc = compare(l, h->root, tc, tp, i)) == SS_ENOMEM) {
-			snprintf(l->error, sizeof(l->error), "out of memory for the picks' history");
-		}
-		git_tree_free(tc);
-		git_tree_free(tp);
-		git_commit_free(p);
-		git_commit_free(c);
-	}
-	return NULL;
-}
-
-/* Lanes for a walk of n commits (check_impl.h: 0 chooses). */
-static size_t lanes_for(size_t lanes, size_t n)
-{
-	long cpus;
-
-	if (lanes)
-		return lanes > n ? (n ? n : 1) : lanes;
-	if (n < SS_CHECK_LINES_LANE_MIN || (cpus = sysconf(_SC_NPROCESSORS_ONLN)) < 2)
-		return 1;
-	return cpus > SS_CHECK_LINES_MAX_LANES ? SS_CHECK_LINES_MAX_LANES : (size_t)cpus;
-}
-
-/*
- * Compare the trees of h's commits on nl lanes, their lists appended to
- * h->touch in order.  A lane whose repository cannot be opened leaves its
- * share to the caller's lane.  0 or < 0 with the message set.
- */
-static int compare_all(ss_check_lines *h, const git_oid *tree, size_t npaths, size_t nl)
-{
-	struct lane *l = calloc(nl, sizeof(*l));
-	size_t started = 0;
-	int rc = 0;
-
-	if (!l)
-		return SS_ENOMEM;
-	for (size_t k = 0; k < nl; k++) {
-		l[k].h = h;
-		l[k].tree = tree;
-		l[k].from = h->n * k / nl;
-		l[k].to = h->n * (k + 1) / nl;
-		if (k == 0) {
-			l[k].repo = h->repo;
-			l[k].touch = h->touch;
-			l[k].ntouch = h->ntouch;
-			l[k].captouch = h->captouch;
-		} else if (!(l[k].touch = calloc(npaths, sizeof(*l[k].touch))) ||
-			   !(l[k].ntouch = calloc(npaths, sizeof(*l[k].ntouch))) ||
-			   !(l[k].captouch = calloc(npaths, sizeof(*l[k].captouch)))) {
-			rc = SS_ENOMEM;
-		}
-	}
-	/* the other lanes on threads of their own, each with a repository
-	 * object of its own; from one that cannot start on, the shares are
-	 * compared on the caller's thread after its own */
-	for (size_t k = 1; k < nl && !rc; k++) {
-		if (started == k - 1 && git_repository_open(&l[k].repo, git_repository_path(h->repo)) == 0) {
-			if (!pthread_create(&l[k].thread, NULL, lane_run, &l[k])) {
-				started = k;
-				continue;
-			}
-			git_repository_free(l[k].repo);
-		}
-		l[k].repo = h->repo;
-	}
-	if (!rc) {
-		lane_run(&l[0]);
-		for (size_t k = started + 1; k < nl; k++)
-			lane_run(&l[k]);
-	}
-	for (size_t k = 1; k <= started; k++)
-		pthread_join(l[k].thread, NULL);
-	for (size_t k = 0; k < nl && !rc; k++)
-		if (l[k].rc)
-			rc = l[k].rc == SS_ENOMEM ? ss_error_code(SS_ENOMEM, "%s", l[k].error)
-						  : ss_error_set("%s", l[k].error);
-	for (size_t k = 1; k < nl && !rc; k++)
-		for (size_t p = 0; p < npaths && !rc; p++) {
-			if (SS_GROW(h->touch[p], h->ntouch[p] + l[k].ntouch[p], h->captouch[p])) {
-				rc = SS_ENOMEM;
-				break;
-			}
-			memcpy(h->touch[p] + h->ntouch[p], l[k].touch[p],
-			       l[k].ntouch[p] * sizeof(**l[k].touch));
-			h->ntouch[p] += l[k].ntouch[p];
-		}
-	for (size_t k = 1; k < nl; k++) {
-		for (size_t p = 0; l[k].touch && p < npaths; p++)
-			free(l[k].touch[p]);
-		free(l[k].touch);
-		free(l[k].ntouch);
-		free(l[k].captouch);
-		if (k <= started)
-			git_repository_free(l[k].repo);
-	}
-	free(l);
-	return rc;
-}
-
 int ss_check_lines_new(ss_check_lines **out, git_repository *repo, const git_oid *bottom,
-		       const git_oid *tops, size_t ntops, const char *const *paths, size_t npaths,
-		       size_t lanes)
+		       const git_oid *tops, size_t ntops, const char *const *paths, size_t npaths)
 {
 	ss_check_lines *h = calloc(1, sizeof(*h));
-	git_oid *tree = NULL;   /* [n] each walked commit's tree */
 	git_revwalk *walk = NULL;
 	size_t cap = 0, npar = 0, parcap = 0, found;
 	git_oid oid;
@@ -410,13 +265,11 @@ int ss_check_lines_new(ss_check_lines **out, git_repository *repo, const git_oid
 		rc = SS_ENOMEM;
 		goto fail_walk;
 	}
-	/* each commit's time, parents and tree */
-	if (!(tree = malloc((h->n ? h->n : 1) * sizeof(*tree)))) {
-		rc = SS_ENOMEM;
-		goto fail_walk;
-	}
+	/* each commit's parents, and the files it changed against its only
+	 * parent (a merge changes none of them: its sides' commits did) */
 	for (size_t i = 0; i < h->n && !rc; i++) {
-		git_commit *c = NULL;
+		git_commit *c = NULL, *p = NULL;
+		git_tree *tc = NULL, *tp = NULL;
 		unsigned np;
 
 		if (git_commit_lookup(&c, repo, &h->id[i]) < 0) {
@@ -425,7 +278,6 @@ int ss_check_lines_new(ss_check_lines **out, git_repository *repo, const git_oid
 			break;
 		}
 		h->atime[i] = git_commit_author(c)->when.time;
-		git_oid_cpy(&tree[i], git_commit_tree_id(c));
 		np = git_commit_parentcount(c);
 		h->par0[i] = npar;
 		for (unsigned k = 0; k < np; k++) {
@@ -439,23 +291,28 @@ int ss_check_lines_new(ss_check_lines **out, git_repository *repo, const git_oid
 			}
 			h->par[npar++] = pi;
 		}
+		if (!rc && np <= 1 && npaths) {
+			if (git_commit_tree(&tc, c) < 0 ||
+			    (np == 1 && (git_commit_parent(&p, c, 0) < 0 || git_commit_tree(&tp, p) < 0)))
+				rc = ss_error_set("cannot read the tree of %s: %s",
+						  git_oid_tostr_s(&h->id[i]), ss_git_error());
+			else
+				rc = compare(h, h->root, tc, tp, i);
+		}
+		git_tree_free(tc);
+		git_tree_free(tp);
+		git_commit_free(p);
 		git_commit_free(c);
 	}
-	if (!rc)
-		h->par0[h->n] = npar;
-	/* the files each commit changed, on lanes */
-	if (!rc && npaths)
-		rc = compare_all(h, tree, npaths, lanes_for(lanes, h->n));
 	if (rc)
 		goto fail_walk;
-	free(tree);
+	h->par0[h->n] = npar;
 	git_revwalk_free(walk);
 	ss_git_object_cache_hold(0);
 	*out = h;
 	return 0;
 
 fail_walk:
-	free(tree);
 	git_revwalk_free(walk);
 	ss_git_object_cache_hold(0);
 fail:
