@@ -27,8 +27,7 @@ ss_index *cli_decisions_open(const char *db, const char *repo, int write, char *
 	return ix;
 }
 
-/* A name no branch of the index has is the user's mistake (exit 129). */
-static void identity_fail(int rc)
+void cli_decisions_fail(int rc)
 {
 	if (rc == SS_ENOTFOUND || rc == SS_EINVALID)
 		usage_die("%s", ss_error_last());
@@ -40,7 +39,7 @@ void cli_branch_identity(char *out, size_t size, ss_index *ix, const char *repo,
 	int rc = ss_run_decision_identity(out, size, ix, repo, name);
 
 	if (rc)
-		identity_fail(rc);
+		cli_decisions_fail(rc);
 }
 
 size_t cli_decision_branches(char **out, size_t max, ss_index *ix, const char *path,
@@ -51,7 +50,7 @@ size_t cli_decision_branches(char **out, size_t max, ss_index *ix, const char *p
 					  cli_run_report());
 
 	if (rc)
-		identity_fail(rc);
+		cli_decisions_fail(rc);
 	return kept;
 }
 
@@ -112,7 +111,7 @@ void cli_decisions_apply(cli_ranking *k, const char *repo)
 	if (k->hist_args.ix.no_index || !(ix = cli_index_open(&k->hist_args.ix, repo, &path)))
 		return;
 	if ((rc = ss_run_decisions_apply_onto(k->r, ix, path, &on, &o)))
-		identity_fail(rc);
+		cli_decisions_fail(rc);
 	ss_index_free(ix);
 	free(path);
 }

@@ -50,7 +50,8 @@ static void run_session(ss_run_review_session *s, const ss_review_item *items, s
 	progress_done();
 	for (size_t b = 0; b < s->nb; b++)
 		ss_strbuf_addf(&what, "%s%s", b ? ", " : "", s->branches[b]);
-	if (ss_review_new(&rv, items, n, what.buf, &(ss_review_ops){ ss_run_review_decide, ss_run_review_undo }, s))
+	if (ss_review_new(&rv, items, n, what.buf,
+			  &(ss_review_ops){ ss_run_review_decide, ss_run_review_undo }, s))
 		die("out of memory");
 	for (;;) {
 		const char *in;
@@ -89,43 +90,41 @@ static int reuse(ss_run_review_session *s, const char *cache, const ss_review_ca
 		 const char *const *named, size_t nnamed, const char *repo)
 {
 	char *branches[SS_RANK_MAX_BRANCHES], when[32];
-	const ss_review_cache_data *d;
+	ss_run_review_branch_source from = { named, nnamed, NULL, NULL, NULL, 0 };
 	ss_review_cache *c;
 	ss_review_item *items;
 	size_t m;
 	struct tm tm;
 	time_t t;
-	int rc;
+	int rc, reused;
 
 	if ((rc = ss_review_cache_load(&c, cache, key))) {
 		if (rc != SS_ENOTFOUND)
 			die("%s", ss_error_last());
 		return 0;
 	}
-	d = ss_review_cache_get(c);
-	if (nnamed)
-		s->nb = cli_decision_branches(branches, SS_RANK_MAX_BRANCHES, s->ix, s->path, repo,
-					      named, nnamed);
-	else if (ss_run_review_kept_branches(branches, &s->nb, SS_RANK_MAX_BRANCHES, d))
-		die("%s", ss_error_last());
+	from.kept = ss_review_cache_get(c);
+	if ((rc = ss_run_review_branches(branches, &s->nb, SS_RANK_MAX_BRANCHES, s->ix, s->path,
+					 repo, &from, cli_run_report())))
+		cli_decisions_fail(rc);
 	s->branches = branches;
-	if (ss_run_review_undecided(&items, &m, d, s, (int64_t)time(NULL)))
+	if (ss_run_review_undecided(&items, &m, from.kept, s, (int64_t)time(NULL)))
 		die("%s", ss_error_last());
-	if (items) {
-		t = (time_t)d->made;
+	if ((reused = items != NULL)) {
+		t = (time_t)from.kept->made;
 		snprintf(when, sizeof(when), "?");
 		if (localtime_r(&t, &tm))
 			strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
 		note("reusing the ranking of %s: the index, the model and the options are "
 		     "unchanged (%zu of its %zu candidates undecided; --fresh ranks again)", when, m,
-		     d->n);
+		     from.kept->n);
 		run_session(s, items, m);
 		free(items);
 	}
 	for (size_t b = 0; b < s->nb; b++)
 		free(branches[b]);
 	ss_review_cache_free(c);
-	return items != NULL;
+	return reused;
 }
 
 static void interactive(cli_ranking *k, cli_source_args *src, const char *const *named,
@@ -137,6 +136,7 @@ static void interactive(cli_ranking *k, cli_source_args *src, const char *const 
 	ss_run_review_items *it;
 	const ss_review_item *items;
 	size_t n, nb;
+	int rc;
 
 	if (ss_run_review_open(&s.ix, &path, &who, &cache, k->hist_args.ix.db, src->repo, k->run))
 		die("%s", ss_error_last());
@@ -149,15 +149,10 @@ static void interactive(cli_ranking *k, cli_source_args *src, const char *const 
 	}
 	cli_ranking_load(k);
 	cli_ranking_run(k, src, specs, nspecs);
-	if (nnamed || !k->nonto) {
-		nb = cli_decision_branches(branches, SS_RANK_MAX_BRANCHES, s.ix, path, src->repo,
-					   named, nnamed);
-	} else {
-		for (nb = 0; nb < k->nonto; nb++)
-			if (!(branches[nb] = strdup(k->ident[nb] ? k->ident[nb]
-						    : ss_run_branches_name(k->br, nb))))
-				die("out of memory");
-	}
+	if ((rc = ss_run_review_branches(branches, &nb, SS_RANK_MAX_BRANCHES, s.ix, path, src->repo,
+					 &(ss_run_review_branch_source){ named, nnamed, NULL,
+					 k->ident, k->br, k->nonto }, cli_run_report())))
+		cli_decisions_fail(rc);
 	s.branches = branches;
 	s.nb = nb;
 	if (ss_run_review_items_new(&it, k->r))

@@ -218,11 +218,22 @@ int ss_run_review_key(ss_review_cache_key out, ss_index *ix, const char *path, c
 	return ss_review_cache_key_of(out, ix, path, model, parts, 3);
 }
 
-int ss_run_review_kept_branches(char **out, size_t *n, size_t max, const ss_review_cache_data *d)
+int ss_run_review_branches(char **out, size_t *n, size_t max, ss_index *ix, const char *path,
+			   const char *repo, const ss_run_review_branch_source *src,
+			   const ss_run_report *rp)
 {
-	for (*n = 0; *n < d->nbranches && *n < max; ++*n)
-		if (!(out[*n] = strdup(d->branches[*n])))
+	const char *name;
+
+	*n = 0;
+	if (src->nnamed || (!src->kept && !src->nonto))
+		return ss_run_decision_branches(out, n, max, ix, path, repo, src->named,
+						src->nnamed, rp);
+	for (; *n < (src->kept ? src->kept->nbranches : src->nonto) && *n < max; ++*n) {
+		name = src->kept ? src->kept->branches[*n]
+		     : src->ident[*n] ? src->ident[*n] : ss_run_branches_name(src->br, *n);
+		if (!(out[*n] = strdup(name)))
 			return ss_error_code(SS_ENOMEM, "out of memory");
+	}
 	return 0;
 }
 

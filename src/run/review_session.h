@@ -17,6 +17,7 @@
 #include "index/index.h"
 #include "rank/rank.h"
 #include "rank/review_loop.h"
+#include "run/branches.h"
 #include "run/review_cache.h"
 #include "run/run.h"
 
@@ -70,11 +71,26 @@ void ss_run_review_items_free(ss_run_review_items *it); /* NULL is a no-op */
 int ss_run_review_key(ss_review_cache_key out, ss_index *ix, const char *path, const char *model,
 		      const char *cmdline);
 
+/* Where a session's branches come from, the first given first. */
+typedef struct {
+	const char *const *named;         /* --branch, as spelled */
+	size_t nnamed;
+	const ss_review_cache_data *kept; /* a kept start's branches (NULL) */
+	char *const *ident;               /* the ranking's --onto identities
+					     (NULL entries: br's names) */
+	ss_run_branches *br;
+	size_t nonto;                     /* else the index's live stable ones */
+} ss_run_review_branch_source;
+
 /*
- * The branches a kept start decided for (d's, at most max) malloc'd
- * into out, *n how many.
+ * The session's branches from src malloc'd into out (at most max), *n
+ * how many: the named ones and the index's as
+ * run/decisions_open.h's ss_run_decision_branches() gives them (its
+ * codes: SS_ENOTFOUND or SS_EINVALID for a name no branch has).
  */
-int ss_run_review_kept_branches(char **out, size_t *n, size_t max, const ss_review_cache_data *d);
+int ss_run_review_branches(char **out, size_t *n, size_t max, ss_index *ix, const char *path,
+			   const char *repo, const ss_run_review_branch_source *src,
+			   const ss_run_report *rp);
 
 /*
  * The candidates d keeps that are undecided at now for the session's
