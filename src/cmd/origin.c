@@ -249,27 +249,16 @@ int cmd_origin(int argc, const char **argv, const struct cli_context *ctx)
 	}
 
 	for (i = 0; i < nw; i++) {
-		ss_commit *c = w[i].commit;
+		ss_commit *c;
+		int rc = ss_run_origin_pick(&c, &w[i], nspecs > 0, h, a.repo, &a.opts,
+					    cli_run_report());
 
-		if (nspecs && !w[i].nmatch) {
-			error("no commit '%s' in the sources", w[i].arg);
+		if (rc == SS_ESKIP)
+			error("%s", ss_error_last());
+		else if (rc)
+			die("%s", ss_error_last());
+		if (!c)
 			continue;
-		}
-		if (nspecs && w[i].nmatch > 1) {
-			error("commit id '%s' is ambiguous: %d commits match", w[i].arg, w[i].nmatch);
-			continue;
-		}
-		if (!nspecs) {
-			int rc = ss_run_origin_commit(&w[i].commit, h, a.repo, &a.opts, w[i].arg,
-						      cli_run_report());
-
-			if (rc == SS_ESKIP)
-				error("%s", ss_error_last());
-			else if (rc)
-				die("%s", ss_error_last());
-			if (!(c = w[i].commit))
-				continue;
-		}
 		if (i)
 			putchar('\n');
 		explain(h, c, rel, a.repo && !no_blame);

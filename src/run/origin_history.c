@@ -164,6 +164,23 @@ int ss_run_origin_read_history(ss_histidx *h, const char *const *specs, size_t n
 	return 0;
 }
 
+int ss_run_origin_pick(ss_commit **out, ss_run_origin_wanted *w, int from_sources, ss_histidx *h,
+		       const char *repo, const ss_source_options *opts, const ss_run_report *rp)
+{
+	int rc;
+
+	*out = NULL;
+	if (from_sources && !w->nmatch)
+		return ss_error_code(SS_ESKIP, "no commit '%s' in the sources", w->arg);
+	if (from_sources && w->nmatch > 1)
+		return ss_error_code(SS_ESKIP, "commit id '%s' is ambiguous: %d commits match", w->arg,
+				     w->nmatch);
+	if (!from_sources && (rc = ss_run_origin_commit(&w->commit, h, repo, opts, w->arg, rp)))
+		return rc;
+	*out = w->commit;
+	return 0;
+}
+
 void ss_run_origin_wanted_release(ss_run_origin_wanted *w, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {

@@ -80,6 +80,16 @@ int ss_run_origin_read(ss_histidx *h, ss_run_origin_wanted *w, size_t nw,
 int ss_run_origin_read_history(ss_histidx *h, const char *const *specs, size_t n, int mask,
 			       const ss_run_report *rp);
 
+/*
+ * The commit w names into *out (w's): the one the sources held when they
+ * were read (from_sources), else rev w->arg read alone from repo
+ * (ss_run_origin_commit(), kept in w->commit).  SS_ESKIP with the
+ * message set when it cannot be explained (no such commit in the
+ * sources, an ambiguous id, ss_run_origin_commit()'s reasons).
+ */
+int ss_run_origin_pick(ss_commit **out, ss_run_origin_wanted *w, int from_sources, ss_histidx *h,
+		       const char *repo, const ss_source_options *opts, const ss_run_report *rp);
+
 /* Free the commits of w[0..n), each once (two may share one). */
 void ss_run_origin_wanted_release(ss_run_origin_wanted *w, size_t n);
 
