@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "run/replay_cut.h"
 #include "source/git.h"
@@ -142,6 +143,60 @@ int ss_run_decision_commit(char out[41], ss_index *ix, const char *repo, const c
 		return ss_error_code(SS_ENOTFOUND, "unknown commit '%s': not in the index%s", arg,
 				     repo ? " nor in the repository" : "");
 	return rc;
+}
+
+/* Whether the index records commit on branch (a decision's name). */
+static int carries(ss_index *ix, const char *commit, const char *branch)
+{
+	ss_index_place p;
+	int yes = 0;
+
+	if (ss_index_where(&p, ix, commit))
+		return 0;
+	for (size_t i = 0; i < p.ncarriers && !yes; i++)
+		yes = !strcmp(p.carriers[i].branch, branch) ||
+		      !strcmp(ss_git_branch_local(p.carriers[i].branch), branch);
+	ss_index_place_release(&p);
+	return yes;
+}
+
+int ss_run_decision_mark_commit(size_t *done, ss_index *ix, const char commit[41],
+				char *const *branches, size_t nb, const ss_run_decision_mark *m,
+				const ss_run_report *rp)
+{
+	ss_decision d;
+	int rc;
+
+	*done = 0;
+	memset(&d, 0, sizeof(d));
+	memcpy(d.commit, commit, 41);
+	for (size_t b = 0; b < nb; b++) {
+		int removed = 0;
+
+		/* without --branch, a branch that has the commit already is
+		 * none to decide for */
+		if (m->skip_carried && m->state != SS_DECISION_NONE &&
+		    carries(ix, d.commit, branches[b])) {
+			ss_run_say(rp, SS_RUN_WARNING, "%.12s: skipped on %s, which carries it already",
+				   d.commit, branches[b]);
+			continue;
+		}
+		if (m->state == SS_DECISION_NONE) {
+			rc = ss_index_decision_reset(ix, d.commit, branches[b], &removed);
+		} else {
+			d.branch = branches[b];
+			d.state = m->state;
+			d.until = m->until;
+			d.who = m->who;
+			d.note = m->note;
+			d.time = (int64_t)time(NULL);
+			rc = ss_index_decision_set(ix, &d);
+		}
+		if (rc)
+			return rc;
+		*done += m->state != SS_DECISION_NONE || removed;
+	}
+	return 0;
 }
 
 /* The branches the decisions are applied for into names, *nb how many

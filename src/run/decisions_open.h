@@ -56,6 +56,27 @@ int ss_run_decision_branches(char **out, size_t *count, size_t max, ss_index *ix
  * be NULL).  SS_ENOTFOUND ("unknown commit ...") when neither knows it. */
 int ss_run_decision_commit(char out[41], ss_index *ix, const char *repo, const char *arg);
 
+/* A decision "mark" records (index/index_decisions.h). */
+typedef struct {
+	ss_decision_state state;   /* SS_DECISION_NONE: reset (SS_DECISION_NONE) */
+	const char *who;           /* "Name <mail>" ("") */
+	const char *note;          /* ("") */
+	const char *until;         /* a deferral's end ("") */
+	int skip_carried;          /* a branch the index records commit on
+				      already is skipped, said (0) */
+} ss_run_decision_mark;
+
+#define SS_RUN_DECISION_MARK_INIT { SS_DECISION_NONE, "", "", "", 0 }
+
+/*
+ * Record m for commit on each of branches[0..nb) of ix (a reset removes
+ * what each holds), a skipped branch a warning through rp; *done how
+ * many were recorded or removed.  0 or < 0 with the message set.
+ */
+int ss_run_decision_mark_commit(size_t *done, ss_index *ix, const char commit[41],
+				char *const *branches, size_t nb, const ss_run_decision_mark *m,
+				const ss_run_report *rp);
+
 /* The --onto branches of a ranking, as the decisions are applied to it. */
 typedef struct {
 	ss_run_branches *br;       /* the branches opened (names where ident has none) */
