@@ -5,7 +5,6 @@
  * run/corpus_train.c trains and computes the rows; this file prints.
  */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"

@@ -10,10 +10,7 @@
  * --model, the one rank kept, is read here too (cli_project_model_kept).
  */
 #include <stdarg.h>
-#include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "cli.h"
 #include "decisions_cli.h"
