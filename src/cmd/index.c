@@ -99,23 +99,6 @@ int cmd_index(int argc, const char **argv, const struct cli_context *ctx)
 	o.hr = cli_history_reader();
 	if (ss_run_index_build(&stats, &path, &o, cli_run_report()))
 		die("%s", ss_error_last());
-	if (stats.mail_reread)
-		note("%zu mail sources changed before where the last update ended: read again "
-		     "from their start", stats.mail_reread);
-	/* as log does on the same input: what was skipped is an error (exit
-	 * 1), the rest is indexed */
-	if (stats.skipped)
-		error("%zu commits could not be read and are not indexed (first: %s)",
-		      stats.skipped, stats.first_skip);
-	if (stats.repaired)
-		note("%zu commit%s indexed while a blob was missing (a partial clone) read whole "
-		     "now: patch ids and files complete", stats.repaired,
-		     stats.repaired == 1 ? "" : "s");
-	if (stats.still_missing)
-		note("%zu commit%s indexed without a blob still miss one: fetch the blobs (git "
-		     "fetch --refetch, or git rev-list --objects --missing=print --all) and run "
-		     "'stablesel index' again to complete them", stats.still_missing,
-		     stats.still_missing == 1 ? "" : "s");
 	fprintf(stderr, "indexed %zu new commits (%zu refs moved), %zu new backports, "
 		"%zu releases: %s\n", stats.commits, stats.refs_walked, stats.backports,
 		stats.releases, path);

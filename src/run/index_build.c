@@ -49,23 +49,49 @@ static int find_layout(ss_layout **out, const ss_index_options *opts, const char
 	return 0;
 }
 
+/* msg through rp whole (ss_run_say() would cut it at its buffer: the
+ * layout's words name branches of any length). */
+static void say_whole(const ss_run_report *rp, ss_run_level level, const char *msg)
+{
+	if (msg && rp && rp->say)
+		rp->say(level, msg, rp->ud);
+}
+
 /* Say what the update found (and why HEAD is not the mainline), once it
  * was recorded: a refused update says only why. */
 static void say_layout(const ss_layout *l, const ss_run_report *rp)
 {
-	char *what;
+	char *what = ss_layout_describe(l);
 
-	if (l->warning)
-		ss_run_say(rp, SS_RUN_WARNING, "%s", l->warning);
-	if (l->note)
-		ss_run_say(rp, SS_RUN_NOTE, "%s", l->note);
-	if (l->series)
-		ss_run_say(rp, SS_RUN_NOTE, "%s", l->series);
-	if (l->eol_note)
-		ss_run_say(rp, SS_RUN_NOTE, "%s", l->eol_note);
-	if ((what = ss_layout_describe(l)))
-		ss_run_say(rp, SS_RUN_NOTE, "%s", what);
+	say_whole(rp, SS_RUN_WARNING, l->warning);
+	say_whole(rp, SS_RUN_NOTE, l->note);
+	say_whole(rp, SS_RUN_NOTE, l->series);
+	say_whole(rp, SS_RUN_NOTE, l->eol_note);
+	say_whole(rp, SS_RUN_NOTE, what);
 	free(what);
+}
+
+/* What the update read again, left out or completed (the count is the
+ * front end's to say). */
+static void say_stats(const ss_index_stats *stats, const ss_run_report *rp)
+{
+	if (stats->mail_reread)
+		ss_run_say(rp, SS_RUN_NOTE, "%zu mail sources changed before where the last update "
+			   "ended: read again from their start", stats->mail_reread);
+	/* as log does on the same input: what was skipped is an error, the
+	 * rest is indexed */
+	if (stats->skipped)
+		ss_run_say(rp, SS_RUN_ERROR, "%zu commits could not be read and are not indexed "
+			   "(first: %s)", stats->skipped, stats->first_skip);
+	if (stats->repaired)
+		ss_run_say(rp, SS_RUN_NOTE, "%zu commit%s indexed while a blob was missing (a "
+			   "partial clone) read whole now: patch ids and files complete",
+			   stats->repaired, stats->repaired == 1 ? "" : "s");
+	if (stats->still_missing)
+		ss_run_say(rp, SS_RUN_NOTE, "%zu commit%s indexed without a blob still miss one: "
+			   "fetch the blobs (git fetch --refetch, or git rev-list --objects "
+			   "--missing=print --all) and run 'stablesel index' again to complete them",
+			   stats->still_missing, stats->still_missing == 1 ? "" : "s");
 }
 
 /*
@@ -152,9 +178,10 @@ int ss_run_index_build(ss_index_stats *stats, char **path, const ss_run_index_bu
 		goto free_index;
 	/* a first build's pages packed (a failure leaves them as they are) */
 	if (fresh && ss_index_compact(ix)) {
-		ss_run_say(rp, SS_RUN_NOTE, "%s", ss_error_last());
+		say_whole(rp, SS_RUN_NOTE, ss_error_last());
 		ss_error_clear();
 	}
+	say_stats(stats, rp);
 free_index:
 	ss_index_free(ix);
 free_layout:

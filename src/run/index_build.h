@@ -46,7 +46,9 @@ typedef struct {
  * the index's path (malloc'd, the caller's, set on error too when
  * known).  Through rp: the update's end of progress, what the layout
  * found (a warning, notes), what the fill kept, a first build that
- * could not be packed (a note).  A first build refused is removed with
+ * could not be packed (a note), then what stats hold besides the counts:
+ * mail read again, commits repaired or still missing a blob (notes),
+ * commits that could not be read (an error: the rest is indexed).  A first build refused is removed with
  * its folder when the build made it; the update's message is kept.
  */
 int ss_run_index_build(ss_index_stats *stats, char **path, const ss_run_index_build_options *o,
