@@ -462,11 +462,13 @@ int ss_run_decisions_identities(ss_run_decision_file *ds, ss_index *ix, const ss
 
 			for (size_t j = 0; j < i && !said; j++)
 				said = !strcmp(ds->d[j].branch, ds->d[i].branch);
-			if (!said && ss_strbuf_add_escaped(&e, ss_error_last()))
+			/* whole (ss_run_say() would cut it): escaped, it may be
+			 * longer than the message was */
+			if (!said && (ss_strbuf_add_escaped(&e, ss_error_last()) ||
+				      ss_strbuf_adds(&e, ": imported under that name")))
 				return ss_error_code(SS_ENOMEM, "out of memory");
-			if (!said)
-				ss_run_say(rp, SS_RUN_WARNING, "%s: imported under that name",
-					   e.buf ? e.buf : "");
+			if (!said && rp && rp->say)
+				rp->say(SS_RUN_WARNING, e.buf, rp->ud);
 			ss_strbuf_release(&e);
 			continue;
 		}
