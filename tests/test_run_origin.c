@@ -3,7 +3,9 @@
  * without the CLI (run/origin_history.h): the history with the repository
  * attached and the index's commits known; a commit read alone with its
  * diff; a merge, an unknown revision and a history that cannot be opened
- * told apart (SS_ESKIP: that commit only) from what stops the run.
+ * told apart (SS_ESKIP: that commit only) from what stops the run; the
+ * sources read with the commits asked for found by id (none, one,
+ * ambiguous); the releases, and a warning when there are none.
  */
 #include "testutil.h"
 #include "testrun.h"
@@ -100,11 +102,83 @@ static void test_known(void **state)
 	ss_histidx_free(hx);
 }
 
+static void test_sources(void **state)
+{
+	ss_source_options o = SS_SOURCE_OPTIONS_INIT;
+	struct heard h = { "", 0 };
+	ss_run_report rp = TEST_RUN_REPORT(&h);
+	ss_run_origin_wanted w[3];
+	const char *specs[1];
+	char repo[4096], id[41], prefix[9];
+	ss_histidx *hx = NULL;
+	ss_commit *c = NULL;
+
+	(void)state;
+	snprintf(repo, sizeof(repo), "%s/repo", test_scratch);
+	specs[0] = repo;
+	assert_true(ss_run_origin_is_source(repo));
+	assert_true(ss_run_origin_is_source("-"));
+	assert_false(ss_run_origin_is_source("deadbeef"));
+	rev_id(id, "leak-fix");
+	snprintf(prefix, sizeof(prefix), "%.8s", id);
+	memset(w, 0, sizeof(w));
+	w[0].arg = prefix;      /* one commit */
+	w[1].arg = "ffffffffff"; /* none */
+	w[2].arg = "";          /* every commit: ambiguous */
+	assert_int_equal(ss_run_origin_history(&hx, NULL, NULL), 0);
+	o.with_diff = 0;
+	assert_int_equal(ss_run_origin_read(hx, w, 3, specs, 1, &o, &rp), 0);
+	assert_true(ss_histidx_count(hx) >= 12);
+	assert_int_equal(w[0].nmatch, 1);
+	assert_int_equal(ss_run_origin_pick(&c, &w[0], 1, hx, NULL, &o, &rp), 0);
+	assert_non_null(c);
+	assert_string_equal(c->id, id);
+	assert_int_equal(ss_run_origin_pick(&c, &w[1], 1, hx, NULL, &o, &rp), SS_ESKIP);
+	assert_null(c);
+	assert_non_null(strstr(ss_error_last(), "no commit 'ffffffffff' in the sources"));
+	assert_true(w[2].nmatch > 1);
+	assert_int_equal(ss_run_origin_pick(&c, &w[2], 1, hx, NULL, &o, &rp), SS_ESKIP);
+	assert_non_null(strstr(ss_error_last(), "is ambiguous"));
+	assert_int_equal(h.len, 0);
+	/* w[2] holds the first commit read, w[0] its own: each freed once */
+	ss_run_origin_wanted_release(w, 3);
+	ss_histidx_free(hx);
+}
+
+static void test_releases(void **state)
+{
+	ss_releases_ask ask = SS_RELEASES_ASK_INIT;
+	struct heard h = { "", 0 };
+	ss_run_report rp = TEST_RUN_REPORT(&h);
+	ss_releases *rel = NULL;
+	ss_histidx *hx = NULL;
+	ss_index *ix = NULL;
+	char db[4096];
+
+	(void)state;
+	assert_int_equal(ss_run_origin_history(&hx, NULL, NULL), 0);
+	/* nothing to read releases from: said, not an error */
+	assert_int_equal(ss_run_origin_releases(&rel, hx, NULL, NULL, &ask, &rp), 0);
+	assert_null(rel);
+	assert_non_null(strstr(h.text, "W no releases known"));
+	/* the index's: its commits known to the history too */
+	test_heard_reset(&h);
+	snprintf(db, sizeof(db), "%s/ix.db", test_scratch);
+	assert_int_equal(ss_index_open(&ix, db, SS_INDEX_READ), 0);
+	assert_int_equal(ss_run_origin_releases(&rel, hx, ix, db, &ask, &rp), 0);
+	assert_true(ss_histidx_count(hx) >= 12);
+	ss_releases_free(rel);
+	ss_index_free(ix);
+	ss_histidx_free(hx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_commit),
 		cmocka_unit_test(test_known),
+		cmocka_unit_test(test_sources),
+		cmocka_unit_test(test_releases),
 	};
 	int rc;
 

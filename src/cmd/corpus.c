@@ -2,9 +2,9 @@
  * corpus.c - "stablesel corpus": the general model, trained on the
  * projects of a corpus (run/corpus_rows.h; scripts/corpus.sh builds the
  * folder), and the leave-one-project-out table (eval/lopo.h).
+ * run/corpus_train.c trains and computes the rows; this file prints.
  */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -13,6 +13,7 @@
 #include "feature_store_cli.h"
 #include "models/model.h"
 #include "run/corpus_rows.h"
+#include "run/corpus_train.h"
 #include "util/atomic.h"
 #include "util/error.h"
 
@@ -106,47 +107,25 @@ static void print_unseen(const ss_corpus *c, const ss_lopo_row *rows)
 static void leave_one_out(const ss_dataset *d, ss_corpus *c, const ss_train_options *o,
 			  double test_share, ss_lopo_row *rows)
 {
-	ss_lopo_project p[SS_CORPUS_MAX];
-	size_t *idx[SS_CORPUS_MAX], i, n;
+	ss_run_corpus_lopo *l;
 	ss_lopo_row sum;
 	size_t done = 0;
 
 	memset(&sum, 0, sizeof(sum));
-	for (i = 0; i < c->n; i++) {
-		ss_corpus one = { .n = 1 };
-
-		one.p[0] = c->p[i];
-		if (ss_corpus_examples(&idx[i], &n, &one, NULL, d, 0))
-			die("%s", ss_error_last());
-		p[i].name = c->p[i].name;
-		p[i].idx = idx[i];
-		p[i].n = n;
-		p[i].weight = c->p[i].weight;
-	}
+	if (ss_run_corpus_lopo_new(&l, d, c))
+		die("%s", ss_error_last());
 	print_row_header();
-	for (i = 0; i < c->n; i++) {
-		ss_lopo_row *r = &rows[i];
-
+	for (size_t i = 0; i < c->n; i++) {
 		progress("holding out each project in turn", i + 1, c->n);
-		if (ss_lopo_run(r, d, p, c->n, i, test_share, o)) {
+		if (ss_run_corpus_lopo_one(&rows[i], l, i, test_share, o)) {
 			progress_done();
 			error("%s", ss_error_last());
 			continue;
 		}
 		progress_done();
-		print_row(c->p[i].name, r);
+		print_row(c->p[i].name, &rows[i]);
 		done++;
-		sum.base += r->base;
-		sum.keyword_f1 += r->keyword_f1;
-		sum.rule_f1 += r->rule_f1;
-		sum.general.ap += r->general.ap;
-		sum.general.f1 += r->general.f1;
-		sum.project.ap += r->project.ap;
-		sum.project.f1 += r->project.f1;
-		sum.adapted.ap += r->adapted.ap;
-		sum.adapted.f1 += r->adapted.f1;
-		sum.near.ap += r->near.ap;
-		sum.near.f1 += r->near.f1;
+		ss_run_corpus_lopo_add(&sum, &rows[i]);
 	}
 	if (done) {
 		double k = 1.0 / (double)done;
@@ -158,8 +137,7 @@ static void leave_one_out(const ss_dataset *d, ss_corpus *c, const ss_train_opti
 		       sum.near.f1 * k);
 		print_unseen(c, rows);
 	}
-	for (i = 0; i < c->n; i++)
-		free(idx[i]);
+	ss_run_corpus_lopo_free(l);
 }
 
 /* Train on every project and write the model; rows (NULL: none) set its
@@ -168,36 +146,19 @@ static void train_general(const ss_dataset *d, ss_corpus *c, const ss_train_opti
 			  const char *output, const char *list, const ss_lopo_row *rows)
 {
 	ss_atomic *out = cli_output_open(output);
+	ss_run_corpus_general g;
 	ss_model *m = NULL;
-	size_t *idx, n, npos = 0, i;
 	double t0 = ss_now();
 
-	if (ss_corpus_examples(&idx, &n, c, NULL, d, 1))
+	if (ss_run_corpus_train(&m, &g, d, c, o, list, rows))
 		die("%s", ss_error_last());
-	for (i = 0; i < n; i++)
-		npos += ss_dataset_example(d, idx[i])->label;
-	if (ss_model_train(&m, SS_MODEL_LINEAR, d, idx, n, o))
-		die("cannot train: %s", ss_error_last());
 	if (rows) {
-		float t = ss_lopo_threshold(rows, c->n, SIZE_MAX);
-
 		printf("threshold %.4f (on the pooled validation slice: %.4f): the median of the "
 		       "projects' best thresholds when held out, for a project it has never seen\n",
-		       (double)t, (double)ss_model_threshold(m));
-		ss_model_set_threshold(m, t);
-		/* what rank uses on a project the model never saw: the
-		 * projects' own score scales differ (lopo.h) */
-		ss_model_set_pick_share(m, ss_lopo_share(rows, c->n, SIZE_MAX));
+		       (double)ss_model_threshold(m), (double)g.pooled);
 		printf("pick share %.4f: the median share of the projects' commits at their best "
 		       "thresholds when held out; rank proposes that share of a project it has "
 		       "never seen\n", (double)ss_model_pick_share(m));
-	}
-	{
-		ss_model_info *in = ss_model_get_info(m);
-
-		snprintf(in->source, sizeof(in->source), "corpus:%s (%zu projects)", list, c->n);
-		snprintf(in->labels, sizeof(in->labels), "the projects' stable branches");
-		in->masked = 1;
 	}
 	cli_model_write(out, m, output);
 	{
@@ -211,15 +172,14 @@ static void train_general(const ss_dataset *d, ss_corpus *c, const ss_train_opti
 		       "settings: %s\n"
 		       "pooled validation (%llu newest commits, %llu positive) at the "
 		       "pooled threshold: P %.3f R %.3f F1 %.3f PR-AUC %.3f\n"
-		       "wrote %s (%zu weights)\n", n, c->n, first, last, npos,
-		       n ? 100.0 * (double)npos / (double)n : 0.0, ss_now() - t0, in->params,
+		       "wrote %s (%zu weights)\n", g.n, c->n, first, last, g.npos,
+		       g.n ? 100.0 * (double)g.npos / (double)g.n : 0.0, ss_now() - t0, in->params,
 		       (unsigned long long)in->nval,
 		       (unsigned long long)in->nval_pos, in->val_precision, in->val_recall,
 		       in->val_f1, in->val_pr_auc, output, ss_model_nweights(m));
 		cli_print_calibration(m);
 	}
 	ss_model_free(m);
-	free(idx);
 }
 
 int cmd_corpus(int argc, const char **argv, const struct cli_context *ctx)

@@ -40,6 +40,11 @@ ss_index *cli_decisions_open(const char *db, const char *repo, int write, char *
  */
 void cli_branch_identity(char *out, size_t size, ss_index *ix, const char *repo, const char *name);
 
+/* Die with the message of run/decisions_open.h's rc: a name no branch of
+ * the index has (SS_ENOTFOUND, SS_EINVALID) is the user's mistake (exit
+ * 129, usage_die()), anything else die(). */
+__attribute__((noreturn)) void cli_decisions_fail(int rc);
+
 /*
  * The branches decided for: the n names of --branch when n > 0, else the
  * index's live stable branches (cli_index_branches()), each as

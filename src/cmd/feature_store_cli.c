@@ -61,9 +61,3 @@ ss_run_feature_store *cli_feature_store_open(const cli_history_args *ha, const c
 		die("%s", ss_error_last());
 	return fs;
 }
-
-void cli_feature_store_fill(ss_index *ix, const char *db, const char *repo, size_t batch)
-{
-	if (ss_run_feature_store_fill(ix, db, repo, batch, &reader, cli_run_report()))
-		die("%s", ss_error_last());
-}

@@ -3,7 +3,8 @@
  * index, as the commands name them (feature_store_cli.c; the work is
  * run/feature_store.h's; docs/index.md, "Stored features").
  *
- * "stablesel index" fills them (cli_feature_store_fill); the project
+ * "stablesel index" fills them (run/index_build.c, walking the history
+ * through cli_history_reader()); the project
  * model's training (run/project_choose.c) reads them instead of the diffs
  * from the index cli_feature_store_open() opens, and keeps the rows it
  * had to extract when the index can be written.
@@ -31,14 +32,5 @@ const ss_run_history_reader *cli_history_reader(void);
  */
 ss_run_feature_store *cli_feature_store_open(const cli_history_args *ha, const char *repo,
 					     const ss_feat_options *fo, const ss_source_options *so);
-
-/*
- * Extract and keep the features of the mainline commits of the index ix
- * (at db, from repo) that have none under the project model's feature
- * set, walking only what came since the last fill; drop the rows of
- * other extractors; rows are committed batch at a time (0: 1000), the
- * tip with the last.  Says on stderr what it kept; dies on error.
- */
-void cli_feature_store_fill(ss_index *ix, const char *db, const char *repo, size_t batch);
 
 #endif

@@ -1,32 +1,17 @@
 /*
  * mark.c - "stablesel mark": record review decisions from a script
- * (index/index_decisions.h; docs/review.md).
+ * (index/index_decisions.h; docs/review.md); run/decisions_open.c
+ * records each.
  */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cli.h"
 #include "decisions_cli.h"
 #include "run/decisions.h"
-#include "source/git.h"
+#include "run/decisions_open.h"
 #include "source/ident.h"
 #include "util/error.h"
-
-/* Whether the index records commit on branch (a decision's name). */
-static int carries(ss_index *ix, const char *commit, const char *branch)
-{
-	ss_index_place p;
-	int yes = 0;
-
-	if (ss_index_where(&p, ix, commit))
-		return 0;
-	for (size_t i = 0; i < p.ncarriers && !yes; i++)
-		yes = !strcmp(p.carriers[i].branch, branch) ||
-		      !strcmp(ss_git_branch_local(p.carriers[i].branch), branch);
-	ss_index_place_release(&p);
-	return yes;
-}
 
 /* --until: a real date, a release the index has, or one to come. */
 static void check_until(ss_index *ix, const char *path, const char *until)
@@ -73,6 +58,7 @@ int cmd_mark(int argc, const char **argv, const struct cli_context *ctx)
 			   "defer: until the date (YYYY-MM-DD) or until the index has the release"),
 		CLI_END(),
 	};
+	ss_run_decision_mark m = SS_RUN_DECISION_MARK_INIT;
 	ss_index *ix;
 
 	nargs = cli_parse_options(ctx, argc, argv, options, mark_usage);
@@ -89,38 +75,20 @@ int cmd_mark(int argc, const char **argv, const struct cli_context *ctx)
 	ix = cli_decisions_open(db, repo, 1, &path, NULL);
 	check_until(ix, path, until);
 	nb = cli_decision_branches(branches, SS_RANK_MAX_BRANCHES, ix, path, repo, named, nnamed);
+	m.state = states[verb];
+	m.who = who;
+	m.note = text;
+	m.until = until;
+	m.skip_carried = !nnamed;
 	for (int i = 1; i < nargs; i++) {
-		ss_decision d;
+		char commit[41];
+		size_t one;
 
-		memset(&d, 0, sizeof(d));
-		if (cli_decision_commit(d.commit, ix, repo, argv[i]))
+		if (cli_decision_commit(commit, ix, repo, argv[i]))
 			continue;
-		for (size_t b = 0; b < nb; b++) {
-			int removed = 0, rc;
-
-			/* without --branch, a branch that has the commit already
-			 * is none to decide for */
-			if (!nnamed && states[verb] != SS_DECISION_NONE &&
-			    carries(ix, d.commit, branches[b])) {
-				warning("%.12s: skipped on %s, which carries it already", d.commit,
-					branches[b]);
-				continue;
-			}
-			if (states[verb] == SS_DECISION_NONE) {
-				rc = ss_index_decision_reset(ix, d.commit, branches[b], &removed);
-			} else {
-				d.branch = branches[b];
-				d.state = states[verb];
-				d.until = until;
-				d.who = who;
-				d.note = text;
-				d.time = (int64_t)time(NULL);
-				rc = ss_index_decision_set(ix, &d);
-			}
-			if (rc)
-				die("%s", ss_error_last());
-			done += states[verb] != SS_DECISION_NONE || removed;
-		}
+		if (ss_run_decision_mark_commit(&one, ix, commit, branches, nb, &m, cli_run_report()))
+			die("%s", ss_error_last());
+		done += one;
 	}
 	note("%zu %s %s in '%s'", done, cli_decisions_word(done),
 	     states[verb] == SS_DECISION_NONE ? "removed" : "recorded", path);

@@ -8,12 +8,12 @@
  * index over the sources and --history sources (and the repository);
  * releases come from --releases FILE, else from the repository's tags.
  * Without Fixes: or revert, a repository's fix is blamed (SZZ).
+ * run/origin_history.c reads the history, the releases and the commits
+ * asked for; this file prints what each fixes.
  */
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include "cli.h"
@@ -36,49 +36,6 @@ static const char *const origin_usage[] = {
 };
 
 #define MAX_ARGS 256
-
-struct wanted {
-	const char *arg;      /* as given */
-	char prefix[41];      /* lower case, mail mode */
-	ss_commit *commit;    /* the match among the sources (owned) */
-	int nmatch;
-};
-
-struct run {
-	ss_histidx *h;
-	struct wanted *w;
-	int nw;
-	int select;           /* pick the wanted commits while indexing */
-};
-
-static int is_source(const char *arg)
-{
-	struct stat st;
-
-	return !strcmp(arg, "-") || !strncmp(arg, "git:", 4) || !stat(arg, &st);
-}
-
-static int index_commit(ss_commit *c, void *data)
-{
-	struct run *r = data;
-	int i, kept = 0;
-
-	if (ss_histidx_add_commit(r->h, c))
-		die("%s", ss_error_last());
-	for (i = 0; r->select && i < r->nw; i++) {
-		struct wanted *w = &r->w[i];
-
-		if (strncasecmp(c->id, w->prefix, strlen(w->prefix)))
-			continue;
-		if (w->nmatch++)
-			continue;  /* reported as ambiguous */
-		w->commit = c;
-		kept = 1;
-	}
-	if (!kept)
-		ss_commit_free(c);
-	return 0;
-}
 
 static void print_date(int64_t t)
 {
@@ -222,7 +179,7 @@ static void explain(ss_histidx *h, const ss_commit *c, const ss_releases *rel, i
 int cmd_origin(int argc, const char **argv, const struct cli_context *ctx)
 {
 	const char *specs[MAX_ARGS];
-	struct wanted w[MAX_ARGS];
+	ss_run_origin_wanted w[MAX_ARGS];
 	int i, nargs, nspecs = 0, nw = 0, no_blame = 0;
 	ss_releases *rel = NULL;
 	cli_source_args a;
@@ -234,20 +191,16 @@ int cmd_origin(int argc, const char **argv, const struct cli_context *ctx)
 			    "without Fixes: or revert, do not blame the fix's lines"),
 		CLI_END(),
 	};
-	struct run run;
+	ss_histidx *h;
 	ss_run *owner = NULL;   /* the repository and the index of every step */
-	const char **history;
-	size_t nhistory;
 
 	cli_source_args_init(&a);
 	cli_history_args_init(&hist);
 	nargs = cli_parse_options(ctx, argc, argv, options, origin_usage);
-	history = hist.specs;
-	nhistory = hist.n;
 	if (nargs > MAX_ARGS)
 		usage_die("too many arguments");
 	for (i = 0; i < nargs; i++) {
-		if (is_source(argv[i])) {
+		if (ss_run_origin_is_source(argv[i])) {
 			specs[nspecs++] = argv[i];
 		} else {
 			memset(&w[nw], 0, sizeof(w[nw]));
@@ -260,100 +213,59 @@ int cmd_origin(int argc, const char **argv, const struct cli_context *ctx)
 	if (!nspecs && !a.repo)
 		usage_die("name the SOURCES the commits are in, or --repo PATH");
 
-	memset(&run, 0, sizeof(run));
-	run.w = w;
-	run.nw = nw;
 	/* the repository and the index, opened once for every step */
 	if (ss_run_new(&owner))
 		die("%s", ss_error_last());
 	hist.ix.run = owner;
-	if (ss_run_origin_history(&run.h, a.repo, ss_run_repo(owner, a.repo)))
+	if (ss_run_origin_history(&h, a.repo, ss_run_repo(owner, a.repo)))
 		die("%s", ss_error_last());
 	{
 		/* the project index: every mainline commit as a target; the
 		 * releases as every command chooses them (run/releases.h), with
 		 * the repository's tags when nothing else has any */
 		ss_releases_ask ask = { hist.rel.file, hist.rel.tags, a.repo, 1 };
-		ss_releases_from from;
 		char *path = NULL;
 		ss_index *ix = cli_index_open(&hist.ix, a.repo, &path);
 
-		if (ix && ss_run_origin_known(run.h, ix, path))
+		if (ss_run_origin_releases(&rel, h, ix, path, &ask, cli_run_report()))
 			die("%s", ss_error_last());
-		if (ss_releases_choose(&rel, &from, &ask, ix)) {
-			if (from == SS_RELEASES_INDEX)
-				die("cannot read the releases from '%s': %s", path, ss_error_last());
-			die("%s", ss_error_last());
-		}
 		ss_index_free(ix);
 		free(path);
-		if (from == SS_RELEASES_NONE)
-			warning("no releases known: give --releases FILE or --repo PATH");
-		else if (from != SS_RELEASES_INDEX && !ask.file && !ss_releases_count(rel))
-			warning("no release tags in '%s'%s%s", a.repo, ask.tags ? " match " : "",
-				ask.tags ? ask.tags : "");
 	}
-
-	for (i = 0; i < (int)nhistory; i++) {
-		cli_source_args ha;
-		const char *spec[1] = { history[i] };
-
-		cli_source_args_init(&ha);
-		ha.opts.with_diff = 0;
-		ha.opts.mask_stable_tags = a.opts.mask_stable_tags;
-		cli_for_each_commit(&ha, spec, 1, index_commit, &run);
-	}
+	if (ss_run_origin_read_history(h, hist.specs, hist.n, a.opts.mask_stable_tags,
+				       cli_run_report()))
+		die("%s", ss_error_last());
 	if (nspecs) {
-		for (i = 0; i < nw; i++) {
+		for (i = 0; i < nw; i++)
 			if (!ss_hexid_is_prefix(w[i].arg))
 				usage_die("'%s' is neither a source nor a commit id (4 to 40 hex digits)",
 					  w[i].arg);
-			snprintf(w[i].prefix, sizeof(w[i].prefix), "%s", w[i].arg);
-		}
 		/* only a repository can be blamed, so only then is the diff read */
 		if (!a.repo)
 			a.opts.with_diff = 0;
-		run.select = 1;
-		cli_for_each_commit(&a, specs, nspecs, index_commit, &run);
+		if (ss_run_origin_read(h, w, (size_t)nw, specs, (size_t)nspecs, &a.opts,
+				       cli_run_report()))
+			die("%s", ss_error_last());
 	}
 
 	for (i = 0; i < nw; i++) {
-		ss_commit *c = w[i].commit;
+		ss_commit *c;
+		int rc = ss_run_origin_pick(&c, &w[i], nspecs > 0, h, a.repo, &a.opts,
+					    cli_run_report());
 
-		if (nspecs && !w[i].nmatch) {
-			error("no commit '%s' in the sources", w[i].arg);
+		if (rc == SS_ESKIP)
+			error("%s", ss_error_last());
+		else if (rc)
+			die("%s", ss_error_last());
+		if (!c)
 			continue;
-		}
-		if (nspecs && w[i].nmatch > 1) {
-			error("commit id '%s' is ambiguous: %d commits match", w[i].arg, w[i].nmatch);
-			continue;
-		}
-		if (!nspecs) {
-			int rc = ss_run_origin_commit(&w[i].commit, run.h, a.repo, &a.opts, w[i].arg,
-						      cli_run_report());
-
-			if (rc == SS_ESKIP)
-				error("%s", ss_error_last());
-			else if (rc)
-				die("%s", ss_error_last());
-			if (!(c = w[i].commit))
-				continue;
-		}
 		if (i)
 			putchar('\n');
-		explain(run.h, c, rel, a.repo && !no_blame);
+		explain(h, c, rel, a.repo && !no_blame);
 	}
-
-	for (i = 0; i < nw; i++) {
-		int j, shared = 0;
-
-		for (j = 0; j < i; j++)
-			shared |= w[j].commit == w[i].commit;
-		if (!shared)
-			ss_commit_free(w[i].commit);
-	}
+	ss_run_origin_wanted_release(w, (size_t)nw);
 	ss_releases_free(rel);
-	ss_histidx_free(run.h);
+	ss_histidx_free(h);
 	ss_run_free(owner);
 	return ss_had_error ? SS_EXIT_BADINPUT : 0;
 }

@@ -10,10 +10,7 @@
  * --model, the one rank kept, is read here too (cli_project_model_kept).
  */
 #include <stdarg.h>
-#include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "cli.h"
 #include "decisions_cli.h"
@@ -57,26 +54,11 @@ static void use_builtin(cli_ranking *k, const char *why)
 ss_model *cli_project_model_kept(const char *project_model, const char *repo, ss_run *run,
 				 char **used)
 {
-	ss_model *m = NULL;
-	char *path;
-	int rc;
+	ss_model *m;
 
-	*used = NULL;
-	/* where the project model lives (run/project_keep.h), if anywhere */
-	if (ss_project_model_path(&path, project_model, repo, ss_run_repo(run, repo), NULL, NULL))
+	if (ss_project_model_kept(&m, used, project_model, repo, ss_run_repo(run, repo),
+				  cli_run_report()))
 		die("%s", ss_error_last());
-	if (!path)
-		return NULL;
-	if ((rc = ss_project_model_read(&m, path))) {
-		if (project_model)
-			die("%s", ss_error_last());
-		if (rc != SS_ENOTFOUND)
-			warning("%s", ss_error_last());
-		ss_error_clear();
-		free(path);
-		return NULL;
-	}
-	*used = path;
 	return m;
 }
 
@@ -143,32 +125,6 @@ static ss_strmap *rejected(void *ud)
 	return cli_decisions_rejected(r->k, r->src->repo);
 }
 
-/*
- * The ranking reads the sources again after training; keeping them as
- * they are read here spares that second read (most of a first rank's
- * time, docs/scores.md), up to SS_REPLAY_KIB of compressed commits
- * (SS_REPLAY_DEFAULT_KIB; 0: keep nothing).  Past it they are read again,
- * but standard input cannot be: with "-" among the sources there is no
- * cap (unless SS_REPLAY_KIB says 0).
- */
-#define SS_REPLAY_DEFAULT_KIB (256 * 1024)
-
-static void replay_size(ss_run_project_model_options *o, const char *const *specs, int nspecs)
-{
-	const char *env = getenv("SS_REPLAY_KIB");
-	unsigned long long kib = SS_REPLAY_DEFAULT_KIB;
-	int a;
-
-	if (env && *env)
-		kib = strtoull(env, NULL, 10);
-	if (!(o->replay = kib != 0))
-		return;
-	for (a = 0; a < nspecs; a++)
-		if (!strcmp(specs[a], "-"))
-			kib = 0;
-	o->replay_cap = kib > SIZE_MAX / 1024 ? SIZE_MAX : (size_t)kib * 1024;
-}
-
 static void run_progress(const char *what, size_t done, size_t total, void *ud)
 {
 	(void)ud;
@@ -215,7 +171,7 @@ void cli_ranking_model(cli_ranking *k, cli_source_args *src, const char *const *
 	o.specs = specs;
 	o.nspecs = nspecs > 0 ? (size_t)nspecs : 0;
 	o.hist = k->hist;
-	replay_size(&o, specs, nspecs);
+	ss_run_project_replay_size(&o, specs, o.nspecs);
 	o.reader = &reader;
 	o.hr = cli_history_reader();
 	o.rp = &rp;

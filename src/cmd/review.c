@@ -1,7 +1,9 @@
 /*
  * review.c - "stablesel review": the maintainer's interactive review on a
- * terminal (the loop is rank/review_loop.h's; this file reads the keys and
- * prints the screen), and its non-interactive forms: --export and
+ * terminal (the loop is rank/review_loop.h's, the session around it
+ * run/review_session.h's: the candidates, the decisions recorded, the
+ * ranking kept for the next start; this file reads the keys and prints
+ * the screen), and its non-interactive forms: --export and
  * --import of the decisions as JSON (review_share.c), --failed-mail
  * (review_mail.c).  docs/review.md.
  */
@@ -15,9 +17,7 @@
 #include "decisions_cli.h"
 #include "rank/review_loop.h"
 #include "review_share.h"
-#include "run/decisions.h"
-#include "run/review_cache.h"
-#include "source/ident.h"
+#include "run/review_session.h"
 #include "util/error.h"
 #include "util/strbuf.h"
 
@@ -39,158 +39,8 @@ static const char *const review_usage[] = {
 	NULL
 };
 
-struct session {
-	ss_index *ix;
-	const char *path;        /* the index's, for messages */
-	char **branches;
-	size_t nb;
-	const char *who;
-};
-
-static int on_decide(const ss_review_item *it, ss_decision_state state, const char *text,
-		     const char *until, void *ud)
-{
-	struct session *s = ud;
-	ss_decision d;
-	int rc;
-
-	memset(&d, 0, sizeof(d));
-	memcpy(d.commit, it->id, 40);
-	d.state = state;
-	/* d's "until when": a real date, a release of the index or one to
-	 * come (else the screen says why and asks again) */
-	{
-		int future;
-
-		if (until && (rc = ss_run_decision_until_check(s->ix, s->path, until, &future)))
-			return rc;
-	}
-	d.who = s->who;
-	d.note = text;
-	d.until = until;
-	d.time = (int64_t)time(NULL);
-	for (size_t b = 0; b < s->nb; b++) {
-		d.branch = s->branches[b];
-		if ((rc = ss_index_decision_set(s->ix, &d)))
-			return rc;
-	}
-	return 0;
-}
-
-static int on_undo(const ss_review_item *it, void *ud)
-{
-	struct session *s = ud;
-	int rc;
-
-	/* what each branch held before comes back (a colleague's decision
-	 * too): the log keeps it */
-	for (size_t b = 0; b < s->nb; b++)
-		if ((rc = ss_index_decision_undo(s->ix, it->id, s->branches[b], NULL)))
-			return rc;
-	return 0;
-}
-
-/* Is row w offered: a pick, or above the threshold with a branch it does
- * not apply to as it is (unknown: a conflict, a file missing), which only
- * a manual backport takes (f). */
-static int offered(const ss_rank_row *w)
-{
-	if (!w->shown || (w->flags & SS_RANK_EXTRA))
-		return 0;
-	if (w->pick)
-		return 1;
-	if (w->band != SS_BAND_YES && w->band != SS_BAND_LIKELY)
-		return 0;
-	for (size_t b = 0; b < w->nverdicts; b++)
-		if (w->verdicts[b].word == SS_VERDICT_UNKNOWN)
-			return 1;
-	return 0;
-}
-
-enum { S_VERDICTS, S_FLAGS, S_REASONS, S_DATE, S_CONFLICT, S_PER_ITEM };
-
-/* Row i's strings: its verdicts (with the prerequisites accepting it pulls
- * in), flags, the explanation (reasons in words as rank gives them, its
- * precedents from settled history), date, conflicts. */
-static void item_text(ss_strbuf *s, const cli_ranking *k, size_t i, const ss_rank_row *w)
-{
-	ss_rank_precedent pr[3];
-	size_t np;
-	char date[16];
-
-	for (size_t b = 0; b < w->nverdicts; b++) {
-		const ss_verdict_data *v = &w->verdicts[b];
-
-		ss_strbuf_addf(&s[S_VERDICTS], "%s: %s%s%s%s\n", ss_ranking_branch(k->r, b), v->text,
-			       *v->detail ? " (" : "", v->detail, *v->detail ? ")" : "");
-		if (v->propose && v->nneeds) {
-			ss_strbuf_adds(&s[S_VERDICTS], "  accepting it pulls into the queue: ");
-			ss_ranking_needs_text(&s[S_VERDICTS], k->r, v);
-			ss_strbuf_adds(&s[S_VERDICTS], "\n");
-		}
-		if (v->word == SS_VERDICT_UNKNOWN)
-			ss_strbuf_addf(&s[S_CONFLICT], "%s%s: %s", s[S_CONFLICT].len ? "; " : "",
-				       ss_ranking_branch(k->r, b), *v->detail ? v->detail : "unknown");
-	}
-	ss_rank_flags_text(&s[S_FLAGS], w, "; ");
-	if (w->nreasons) {
-		ss_strbuf_adds(&s[S_REASONS], "because\n  ");
-		ss_rank_reasons_text(&s[S_REASONS], w, w->nreasons, "\n  ");
-		ss_strbuf_adds(&s[S_REASONS], "\n");
-	}
-	np = ss_ranking_precedents(pr, 3, k->r, i);
-	for (size_t j = 0; j < np; j++) {
-		ss_strbuf_adds(&s[S_REASONS], j ? "      " : "like  ");
-		ss_rank_precedent_text(&s[S_REASONS], &pr[j], 0);
-		ss_strbuf_adds(&s[S_REASONS], "\n");
-	}
-	ss_strbuf_adds(&s[S_DATE], cli_decision_date(date, w->author_time));
-}
-
-/* The rows to review (picks and the above-threshold rows that need a
- * manual backport, best first) as review items; the strings live in
- * bufs (S_PER_ITEM strbufs per item). */
-static size_t make_items(ss_review_item **out, ss_strbuf **bufs, const cli_ranking *k)
-{
-	size_t n = ss_ranking_count(k->r), m = 0;
-	ss_review_item *items = calloc(n + 1, sizeof(*items));
-	ss_strbuf *sb = calloc(S_PER_ITEM * (n + 1), sizeof(*sb));
-
-	if (!items || !sb)
-		die("out of memory");
-	for (size_t i = 0; i < n; i++) {
-		ss_strbuf *s = &sb[S_PER_ITEM * m];
-		ss_rank_row w;
-
-		ss_ranking_row(&w, k->r, i);
-		if (!offered(&w))
-			continue;
-		for (int j = 0; j < S_PER_ITEM; j++)
-			s[j] = (ss_strbuf)SS_STRBUF_INIT;
-		item_text(s, k, i, &w);
-		items[m] = (ss_review_item){ .id = w.id, .subject = w.subject, .author = w.author,
-					     .score = w.score, .band = ss_band_name(w.band),
-					     .message = w.message, .diff = w.diff,
-					     .manual_only = !w.pick };
-		m++;
-	}
-	/* the strings moved while they grew: take them now */
-	for (size_t i = 0; i < m; i++) {
-		ss_strbuf *s = &sb[S_PER_ITEM * i];
-
-		items[i].verdicts = s[S_VERDICTS].buf ? s[S_VERDICTS].buf : "";
-		items[i].flags = s[S_FLAGS].buf ? s[S_FLAGS].buf : "";
-		items[i].reasons = s[S_REASONS].buf ? s[S_REASONS].buf : "";
-		items[i].date = s[S_DATE].buf ? s[S_DATE].buf : "";
-		items[i].conflict = s[S_CONFLICT].buf ? s[S_CONFLICT].buf : "";
-	}
-	*out = items;
-	*bufs = sb;
-	return m;
-}
-
 /* The loop on the terminal over items[0..n) for the session s. */
-static void run_session(struct session *s, const ss_review_item *items, size_t n)
+static void run_session(ss_run_review_session *s, const ss_review_item *items, size_t n)
 {
 	ss_strbuf what = SS_STRBUF_INIT;
 	char line[4096];
@@ -200,7 +50,8 @@ static void run_session(struct session *s, const ss_review_item *items, size_t n
 	progress_done();
 	for (size_t b = 0; b < s->nb; b++)
 		ss_strbuf_addf(&what, "%s%s", b ? ", " : "", s->branches[b]);
-	if (ss_review_new(&rv, items, n, what.buf, &(ss_review_ops){ on_decide, on_undo }, s))
+	if (ss_review_new(&rv, items, n, what.buf,
+			  &(ss_review_ops){ ss_run_review_decide, ss_run_review_undo }, s))
 		die("out of memory");
 	for (;;) {
 		const char *in;
@@ -222,13 +73,10 @@ static void run_session(struct session *s, const ss_review_item *items, size_t n
 
 /* What a start is kept under: the index, the model files, the command
  * line and its folder, this version. */
-static void start_key(ss_review_cache_key out, ss_index *ix, const char *path, const cli_ranking *k,
-		      const char *cmdline)
+static void start_key(ss_review_cache_key out, const ss_run_review_session *s,
+		      const cli_ranking *k, const char *cmdline)
 {
-	char cwd[4096];
-	const char *parts[] = { SS_VERSION, getcwd(cwd, sizeof(cwd)) ? cwd : "", cmdline };
-
-	if (ss_review_cache_key_of(out, ix, path, k->model, parts, 3))
+	if (ss_run_review_key(out, s->ix, s->path, k->model, cmdline))
 		die("%s", ss_error_last());
 }
 
@@ -238,93 +86,45 @@ static void start_key(ss_review_cache_key out, ss_index *ix, const char *path, c
  * to reuse (none kept, another key, or a row hidden as decided then that
  * is undecided now).
  */
-static int reuse(struct session *s, const char *cache, const ss_review_cache_key key,
-		 const char *const *named, size_t nnamed, const char *path, const char *repo)
+static int reuse(ss_run_review_session *s, const char *cache, const ss_review_cache_key key,
+		 const char *const *named, size_t nnamed, const char *repo)
 {
 	char *branches[SS_RANK_MAX_BRANCHES], when[32];
-	const ss_review_cache_data *d;
+	ss_run_review_branch_source from = { named, nnamed, NULL, NULL, NULL, 0 };
 	ss_review_cache *c;
 	ss_review_item *items;
-	int64_t now = (int64_t)time(NULL);
-	size_t m = 0;
+	size_t m;
 	struct tm tm;
 	time_t t;
-	int rc, decided;
+	int rc, reused;
 
 	if ((rc = ss_review_cache_load(&c, cache, key))) {
 		if (rc != SS_ENOTFOUND)
 			die("%s", ss_error_last());
 		return 0;
 	}
-	d = ss_review_cache_get(c);
-	if (nnamed) {
-		s->nb = cli_decision_branches(branches, SS_RANK_MAX_BRANCHES, s->ix, path, repo, named,
-					      nnamed);
-	} else {
-		for (s->nb = 0; s->nb < d->nbranches && s->nb < SS_RANK_MAX_BRANCHES; s->nb++)
-			if (!(branches[s->nb] = strdup(d->branches[s->nb])))
-				die("out of memory");
-	}
+	from.kept = ss_review_cache_get(c);
+	if ((rc = ss_run_review_branches(branches, &s->nb, SS_RANK_MAX_BRANCHES, s->ix, s->path,
+					 repo, &from, cli_run_report())))
+		cli_decisions_fail(rc);
 	s->branches = branches;
-	/* a decision taken back since: that row is a candidate again */
-	for (size_t i = 0; i < d->nhidden; i++) {
-		if (ss_review_cache_decided(&decided, s->ix, d->hidden[i],
-					    (const char *const *)branches, s->nb, now))
-			die("cannot read the decisions of '%s': %s", path, ss_error_last());
-		if (!decided) {
-			for (size_t b = 0; b < s->nb; b++)
-				free(branches[b]);
-			ss_review_cache_free(c);
-			return 0;
-		}
+	if (ss_run_review_undecided(&items, &m, from.kept, s, (int64_t)time(NULL)))
+		die("%s", ss_error_last());
+	if ((reused = items != NULL)) {
+		t = (time_t)from.kept->made;
+		snprintf(when, sizeof(when), "?");
+		if (localtime_r(&t, &tm))
+			strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+		note("reusing the ranking of %s: the index, the model and the options are "
+		     "unchanged (%zu of its %zu candidates undecided; --fresh ranks again)", when, m,
+		     from.kept->n);
+		run_session(s, items, m);
+		free(items);
 	}
-	if (!(items = calloc(d->n + 1, sizeof(*items))))
-		die("out of memory");
-	for (size_t i = 0; i < d->n; i++) {
-		if (ss_review_cache_decided(&decided, s->ix, d->items[i].id,
-					    (const char *const *)branches, s->nb, now))
-			die("cannot read the decisions of '%s': %s", path, ss_error_last());
-		if (!decided)
-			items[m++] = d->items[i];
-	}
-	t = (time_t)d->made;
-	snprintf(when, sizeof(when), "?");
-	if (localtime_r(&t, &tm))
-		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
-	note("reusing the ranking of %s: the index, the model and the options are unchanged "
-	     "(%zu of its %zu candidates undecided; --fresh ranks again)", when, m, d->n);
-	run_session(s, items, m);
-	free(items);
 	for (size_t b = 0; b < s->nb; b++)
 		free(branches[b]);
 	ss_review_cache_free(c);
-	return 1;
-}
-
-/* Keep the candidates of this start for the next one; a failure to keep
- * them is said and the review goes on. */
-static void keep(const char *cache, const ss_review_cache_key key, const cli_ranking *k,
-		 const ss_review_item *items, size_t n, char *const *branches, size_t nb)
-{
-	size_t rows = ss_ranking_count(k->r), nh = 0;
-	const char **hidden = calloc(rows + 1, sizeof(*hidden));
-	ss_review_cache_data d;
-
-	if (!hidden)
-		die("out of memory");
-	/* the rows rank hid as decided for every branch */
-	for (size_t i = 0; i < rows; i++) {
-		ss_rank_row w;
-
-		ss_ranking_row(&w, k->r, i);
-		if (!w.shown && *w.review && !(w.flags & SS_RANK_EXTRA))
-			hidden[nh++] = w.id;
-	}
-	d = (ss_review_cache_data){ items, n, (const char *const *)branches, nb, hidden, nh,
-				    (int64_t)time(NULL) };
-	if (ss_review_cache_save(cache, key, &d))
-		warning("cannot keep the ranking for the next review: %s", ss_error_last());
-	free(hidden);
+	return reused;
 }
 
 static void interactive(cli_ranking *k, cli_source_args *src, const char *const *named,
@@ -332,52 +132,39 @@ static void interactive(cli_ranking *k, cli_source_args *src, const char *const 
 {
 	char *branches[SS_RANK_MAX_BRANCHES], *path = NULL, *who = NULL, *cache = NULL;
 	ss_review_cache_key key;
-	struct session s;
-	ss_review_item *items;
-	ss_strbuf *bufs;
+	ss_run_review_session s = { NULL, NULL, NULL, 0, NULL };
+	ss_run_review_items *it;
+	const ss_review_item *items;
 	size_t n, nb;
-	const char *repo = src->repo ? src->repo : ".";
+	int rc;
 
-	if (ss_run_repo(k->run, repo) ? ss_repo_identity(&who, ss_run_repo(k->run, repo))
-				      : ss_git_identity(&who, repo))
-		die("%s", ss_error_last());
-	s.ix = cli_decisions_open(k->hist_args.ix.db, src->repo, 1, &path, k->run);
-	/* the ranking reads the index through the one connection that
-	 * writes the decisions (without --db and --repo it reads none) */
-	if ((k->hist_args.ix.db || src->repo) &&
-	    ss_run_index_use(k->run, s.ix, path, k->hist_args.ix.db, src->repo))
+	if (ss_run_review_open(&s.ix, &path, &who, &cache, k->hist_args.ix.db, src->repo, k->run))
 		die("%s", ss_error_last());
 	s.path = path;
 	s.who = who;
-	if (ss_review_cache_path(&cache, path))
-		die("out of memory");
 	if (!fresh) {
-		start_key(key, s.ix, path, k, cmdline);
-		if (reuse(&s, cache, key, named, nnamed, path, src->repo))
+		start_key(key, &s, k, cmdline);
+		if (reuse(&s, cache, key, named, nnamed, src->repo))
 			goto free_all;
 	}
 	cli_ranking_load(k);
 	cli_ranking_run(k, src, specs, nspecs);
-	if (nnamed || !k->nonto) {
-		nb = cli_decision_branches(branches, SS_RANK_MAX_BRANCHES, s.ix, path, src->repo,
-					   named, nnamed);
-	} else {
-		for (nb = 0; nb < k->nonto; nb++)
-			if (!(branches[nb] = strdup(k->ident[nb] ? k->ident[nb]
-						    : ss_run_branches_name(k->br, nb))))
-				die("out of memory");
-	}
+	if ((rc = ss_run_review_branches(branches, &nb, SS_RANK_MAX_BRANCHES, s.ix, path, src->repo,
+					 &(ss_run_review_branch_source){ named, nnamed, NULL,
+					 k->ident, k->br, k->nonto }, cli_run_report())))
+		cli_decisions_fail(rc);
 	s.branches = branches;
 	s.nb = nb;
-	n = make_items(&items, &bufs, k);
-	/* the key as the run left the index (it may keep features) */
-	start_key(key, s.ix, path, k, cmdline);
-	keep(cache, key, k, items, n, branches, nb);
+	if (ss_run_review_items_new(&it, k->r))
+		die("%s", ss_error_last());
+	items = ss_run_review_items_get(it, &n);
+	/* the key as the run left the index (it may keep features); a
+	 * failure to keep the candidates is said and the review goes on */
+	start_key(key, &s, k, cmdline);
+	if (ss_run_review_keep(cache, key, k->r, items, n, &s))
+		warning("cannot keep the ranking for the next review: %s", ss_error_last());
 	run_session(&s, items, n);
-	for (size_t i = 0; i < S_PER_ITEM * n; i++)
-		ss_strbuf_release(&bufs[i]);
-	free(bufs);
-	free(items);
+	ss_run_review_items_free(it);
 	for (size_t b = 0; b < nb; b++)
 		free(branches[b]);
 free_all:

@@ -2,8 +2,8 @@
  * review_share.c - "stablesel review --export FILE / --import FILE": the
  * review decisions as JSON a team keeps in git (review_share.h; the file's
  * writer and reader are run/decisions_json.c's: one concept split
- * across two floors): the output file, the index,
- * the conflicts and counts on stderr.
+ * across two floors, with the branches named as the index names them):
+ * the output file, the index, the conflicts and counts on stderr.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,45 +35,6 @@ static void conflict(const ss_decision *theirs, const ss_decision *ours, int the
 		ss_strbuf_release(&e[i]);
 }
 
-/* The index's message for a branch of the file it does not know, escaped
- * (the name is the file's). */
-static void unknown_branch(void)
-{
-	ss_strbuf e = SS_STRBUF_INIT;
-
-	warning("%s: imported under that name", cli_escaped(&e, ss_error_last()));
-	ss_strbuf_release(&e);
-}
-
-/* Each decision's branch under the index's name for it ("origin/21.11"
- * is "21.11"); one the index does not know is imported as it is, said
- * once a branch. */
-static void branch_identities(ss_run_decision_file *ds, ss_index *ix)
-{
-	char name[256];
-
-	for (size_t i = 0; i < ds->n; i++) {
-		int rc = ss_index_branch_identity(name, sizeof(name), ix, ds->d[i].branch, NULL);
-		int said = 0;
-
-		if (rc == SS_ENOTFOUND) {
-			for (size_t j = 0; j < i && !said; j++)
-				said = !strcmp(ds->d[j].branch, ds->d[i].branch);
-			if (!said)
-				unknown_branch();
-			continue;
-		}
-		if (rc)
-			die("%s", ss_error_last());
-		if (strcmp(name, ds->d[i].branch)) {
-			free(ds->owned[i][0]);
-			if (!(ds->owned[i][0] = strdup(name)))
-				die("out of memory");
-			ds->d[i].branch = ds->owned[i][0];
-		}
-	}
-}
-
 int review_share(const char *export_file, const char *import_file, const char *db,
 		 const char *repo)
 {
@@ -100,8 +61,8 @@ int review_share(const char *export_file, const char *import_file, const char *d
 		if (ss_run_decisions_read(&ds, import_file))
 			die("%s", ss_error_last());
 		ix = cli_decisions_open(db, repo, 1, &path, NULL);
-		branch_identities(&ds, ix);
-		if (ss_index_decisions_import(ix, ds.d, ds.n, conflict, NULL, stats))
+		if (ss_run_decisions_identities(&ds, ix, cli_run_report()) ||
+		    ss_index_decisions_import(ix, ds.d, ds.n, conflict, NULL, stats))
 			die("%s", ss_error_last());
 		note("%zu %s read from '%s': %zu written, %zu kept as they were, %zu %s", ds.n,
 		     cli_decisions_word(ds.n), import_file, stats[0], stats[1], stats[2],

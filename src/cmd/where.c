@@ -4,6 +4,7 @@
  * branch that carries it, under which id, found how, since when; for a
  * stable branch's commit, its upstream commit and where that went; for a
  * release tag, its kind, commit, date and the branches that carry it.
+ * run/where_lookup.c opens the index and looks them up; this file prints.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,9 +13,8 @@
 
 #include "cli.h"
 #include "index/index.h"
-#include "source/git.h"
+#include "run/where_lookup.h"
 #include "util/error.h"
-#include "util/hexid.h"
 #include "util/strbuf.h"
 
 static const char *const where_usage[] = {
@@ -71,43 +71,12 @@ static void print_place(ss_index *ix, const ss_index_place *p)
 	}
 }
 
-struct tag_refs {
-	const ss_index_tag_place *t;
-	const char *repo;
-	ss_repo *r;          /* repo, opened for the first branch asked (as given) */
-	ss_strbuf *forked;   /* stable branches that fork after it */
-	int unknown;         /* the repository could not tell */
-};
-
-/* A stable branch of the index that forks from the mainline after the
- * tag's commit: the index keeps only a branch's own commits, so ask git. */
-static int tag_ref(const ss_index_ref *r, void *ud)
-{
-	struct tag_refs *x = ud;
-	size_t i;
-	int yes = 0;
-
-	if (strcmp(r->kind, "stable") || x->unknown)
-		return 0;
-	for (i = 0; i < x->t->nbranches; i++)
-		if (!strcmp(x->t->branches[i], r->name))
-			return 0;
-	if ((!x->r && ss_repo_open_as_given(&x->r, x->repo)) ||
-	    ss_repo_contains(&yes, x->r, r->tip, x->t->commit)) {
-		x->unknown = 1;
-		return 0;
-	}
-	if (yes)
-		ss_strbuf_addf(x->forked, "%s%s", x->forked->len ? ", " : "", r->name);
-	return 0;
-}
-
 static void print_tag(ss_index *ix, const ss_index_tag_place *t, const char *repo)
 {
 	ss_strbuf forked = SS_STRBUF_INIT;
-	struct tag_refs x = { t, repo, NULL, &forked, 0 };
 	char date[32];
 	size_t i;
+	int unknown = 0;
 
 	format_date(date, t->time);
 	printf("%s (%s release)\n", t->tag, t->kind);
@@ -116,21 +85,20 @@ static void print_tag(ss_index *ix, const ss_index_tag_place *t, const char *rep
 	printf("  on:");
 	for (i = 0; i < t->nbranches; i++)
 		printf("%s %s", i ? "," : "", t->branches[i]);
-	if (t->mainline && ss_index_for_each_ref(ix, tag_ref, &x) == 0 && forked.len)
+	if (t->mainline && ss_run_where_forked(&forked, &unknown, ix, t, repo) == 0 && forked.len)
 		printf("%s %s", t->nbranches ? "," : "", forked.buf);
 	if (!t->nbranches && !forked.len)
 		printf(" no indexed branch");
 	printf("\n");
-	if (t->mainline && x.unknown)
+	if (t->mainline && unknown)
 		printf("  (the stable branches that fork after it are not known without the repository: --repo)\n");
-	ss_repo_free(x.r);
 	ss_strbuf_release(&forked);
 }
 
 int cmd_where(int argc, const char **argv, const struct cli_context *ctx)
 {
 	const char *db = NULL, *repo = NULL;
-	char *path = NULL, id[41];
+	char *path = NULL;
 	ss_index *ix;
 	int nargs, i;
 	int64_t as_of = 0;
@@ -145,43 +113,22 @@ int cmd_where(int argc, const char **argv, const struct cli_context *ctx)
 	nargs = cli_parse_options(ctx, argc, argv, options, where_usage);
 	if (!nargs)
 		usage_die("name at least one COMMIT");
-	if (!db) {
-		if (ss_index_default_path(&path, repo ? repo : "."))
-			die("%s", ss_error_last());
-		db = path;
-	}
-	if (ss_index_open(&ix, db, SS_INDEX_READ) || (as_of && ss_index_as_of(ix, as_of)))
+	if (ss_run_where_open(&ix, &path, db, repo, as_of))
 		die("%s", ss_error_last());
-	if (repo && ss_index_check_repository(ix, repo)) {
-		char *msg = strdup(ss_error_last());
-
-		ss_index_free(ix);
-		die("%s", msg ? msg : "out of memory");
-	}
 	for (i = 0; i < nargs; i++) {
+		ss_run_where_kind kind;
 		ss_index_tag_place t;
 		ss_index_place p;
-		int rc = SS_ENOTFOUND;
 
-		/* an id first; a name that is no indexed id may be a tag */
-		if (ss_hexid_is_prefix(argv[i]) && (rc = ss_index_resolve(id, ix, argv[i])) != SS_ENOTFOUND) {
-			if (rc || ss_index_where(&p, ix, id)) {
-				error("%s", ss_error_last());
-				continue;
-			}
+		if (ss_run_where_lookup(&kind, &p, &t, ix, path, argv[i])) {
+			error("%s", ss_error_last());
+		} else if (kind == SS_RUN_WHERE_COMMIT) {
 			print_place(ix, &p);
 			ss_index_place_release(&p);
-			continue;
+		} else {
+			print_tag(ix, &t, repo ? repo : ".");
+			ss_index_tag_place_release(&t);
 		}
-		if (ss_index_where_tag(&t, ix, argv[i])) {
-			if (rc == SS_ENOTFOUND && ss_hexid_is_prefix(argv[i]))
-				error("unknown commit '%s': not in index '%s' (nor a release tag)", argv[i], db);
-			else
-				error("%s", ss_error_last());
-			continue;
-		}
-		print_tag(ix, &t, repo ? repo : ".");
-		ss_index_tag_place_release(&t);
 	}
 	ss_index_free(ix);
 	free(path);

@@ -1,6 +1,6 @@
 /*
  * index_db.c - the project index: opening, the schema, meta (index.h;
- * "stablesel index" is cmd/index.c).
+ * "stablesel index" is cmd/index.c over run/index_build.c).
  * The updates: index_git.c (from a repository), index_mail.c (from
  * mail), index_releases.c (the releases table), over index_update.c (the
  * writer they share, index_update.h).

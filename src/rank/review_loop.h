@@ -9,7 +9,8 @@
  * answer asked for), screen text comes out (ss_review_screen()), and
  * decisions go to the caller's callbacks, which record them at once, so
  * that a session stopped at any point (Ctrl-C) keeps every decision
- * made.  cmd/review.c reads the terminal; tests/test_review.c drives it
+ * made.  cmd/review.c reads the terminal (run/review_session.c records
+ * the decisions); tests/test_review.c drives it
  * through a pseudo-terminal.
  */
 #ifndef SS_RANK_REVIEW_LOOP_H

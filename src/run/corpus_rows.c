@@ -1,7 +1,7 @@
 /*
  * corpus_rows.c - the multi-project corpus: its file parsed, each
  * project's labelled feature rows read from its project index
- * (corpus_rows.h; "stablesel corpus", cmd/corpus.c, trains on them).
+ * (corpus_rows.h; "stablesel corpus", run/corpus_train.c, trains on them).
  */
 #include "run/corpus_rows.h"
 

@@ -448,3 +448,38 @@ void ss_run_decision_file_release(ss_run_decision_file *ds)
 	free(ds->d);
 	memset(ds, 0, sizeof(*ds));
 }
+
+int ss_run_decisions_identities(ss_run_decision_file *ds, ss_index *ix, const ss_run_report *rp)
+{
+	char name[256];
+
+	for (size_t i = 0; i < ds->n; i++) {
+		int rc = ss_index_branch_identity(name, sizeof(name), ix, ds->d[i].branch, NULL);
+		int said = 0;
+
+		if (rc == SS_ENOTFOUND) {
+			ss_strbuf e = SS_STRBUF_INIT;
+
+			for (size_t j = 0; j < i && !said; j++)
+				said = !strcmp(ds->d[j].branch, ds->d[i].branch);
+			/* whole (ss_run_say() would cut it): escaped, it may be
+			 * longer than the message was */
+			if (!said && (ss_strbuf_add_escaped(&e, ss_error_last()) ||
+				      ss_strbuf_adds(&e, ": imported under that name")))
+				return ss_error_code(SS_ENOMEM, "out of memory");
+			if (!said && rp && rp->say)
+				rp->say(SS_RUN_WARNING, e.buf, rp->ud);
+			ss_strbuf_release(&e);
+			continue;
+		}
+		if (rc)
+			return rc;
+		if (strcmp(name, ds->d[i].branch)) {
+			free(ds->owned[i][0]);
+			if (!(ds->owned[i][0] = strdup(name)))
+				return ss_error_code(SS_ENOMEM, "out of memory");
+			ds->d[i].branch = ds->owned[i][0];
+		}
+	}
+	return 0;
+}

@@ -1,8 +1,9 @@
 /*
  * decisions_json.h - the review decisions (index/index_decisions.h) as the
  * JSON file a team keeps in git (decisions_json.c; docs/review.md): written from
- * an index, read and checked whole.  cmd/review_share.c opens the files
- * and the index and says what was done.
+ * an index, read and checked whole, its branches named as the index names
+ * them.  cmd/review_share.c opens the files and the index and says what
+ * was done.
  */
 #ifndef SS_RUN_DECISIONS_JSON_H
 #define SS_RUN_DECISIONS_JSON_H
@@ -12,6 +13,7 @@
 
 #include "index/index_decisions.h"
 #include "index/index.h"
+#include "run/run.h"
 
 /*
  * Every decision of ix to f, one object a line, by branch then commit,
@@ -34,5 +36,13 @@ typedef struct {
  */
 int ss_run_decisions_read(ss_run_decision_file *out, const char *path);
 void ss_run_decision_file_release(ss_run_decision_file *ds);
+
+/*
+ * Each decision of ds under ix's name for its branch ("origin/21.11" is
+ * "21.11"); a branch ix does not know is imported as it is, a warning
+ * through rp once a branch (the index's message, escaped: the name is
+ * the file's).  0 or < 0 with the message set.
+ */
+int ss_run_decisions_identities(ss_run_decision_file *ds, ss_index *ix, const ss_run_report *rp);
 
 #endif

@@ -1,7 +1,9 @@
 /*
  * origin_history.h - what "origin" reads before it explains a commit, for any
  * front end (cmd/origin.c prints): the history its Fixes: and reverts are
- * resolved against, and a commit read from the repository with its diff
+ * resolved against (the project index's commits, the --history sources,
+ * the sources), the releases, the commits asked for found among the
+ * sources by id, and a commit read from the repository with its diff
  * for blame.
  *
  * Nothing here prints or exits: 0 or a negative SS_* code with the
@@ -13,6 +15,7 @@
 
 #include "history/histidx.h"
 #include "index/index.h"
+#include "run/releases.h"
 #include "run/run.h"
 #include "source/source.h"
 
@@ -37,5 +40,57 @@ int ss_run_origin_known(ss_histidx *h, ss_index *ix, const char *path);
  */
 int ss_run_origin_commit(ss_commit **out, ss_histidx *h, const char *repo,
 			 const ss_source_options *opts, const char *rev, const ss_run_report *rp);
+
+/* Whether an argument of origin names a source (an mbox, a maildir,
+ * "-", "git:PATH": a path that exists) rather than a commit. */
+int ss_run_origin_is_source(const char *arg);
+
+/*
+ * The releases origin dates bugs with (run/releases.h: what ask names,
+ * else the project index's, else the repository's tags), into *out (the
+ * caller's, NULL: none), after every commit of the project index ix
+ * (NULL: none; read from path) was made known to h as a target.  No
+ * releases at all, or no release tags in the repository, is a warning
+ * through rp.
+ */
+int ss_run_origin_releases(ss_releases **out, ss_histidx *h, ss_index *ix, const char *path,
+			   const ss_releases_ask *ask, const ss_run_report *rp);
+
+/* A commit asked for, named by id among the sources. */
+typedef struct {
+	const char *arg;      /* as given */
+	char prefix[41];      /* the id or prefix (set by ss_run_origin_read) */
+	ss_commit *commit;    /* the first match (owned; see
+				 ss_run_origin_wanted_release()) */
+	int nmatch;           /* how many commits matched (> 1: ambiguous) */
+} ss_run_origin_wanted;
+
+/*
+ * Every commit of specs[0..n) read with opts into h's history, through
+ * rp (progress, a commit that cannot be read an error); given w[0..nw),
+ * each commit whose id starts with w[i].arg is counted in w[i].nmatch
+ * and the first kept in w[i].commit.  0 or < 0 with the message set.
+ */
+int ss_run_origin_read(ss_histidx *h, ss_run_origin_wanted *w, size_t nw,
+		       const char *const *specs, size_t n, const ss_source_options *opts,
+		       const ss_run_report *rp);
+
+/* The --history sources specs[0..n) into h: read as ss_run_origin_read()
+ * reads them, without their diffs, the stable tags masked as mask says. */
+int ss_run_origin_read_history(ss_histidx *h, const char *const *specs, size_t n, int mask,
+			       const ss_run_report *rp);
+
+/*
+ * The commit w names into *out (w's): the one the sources held when they
+ * were read (from_sources), else rev w->arg read alone from repo
+ * (ss_run_origin_commit(), kept in w->commit).  SS_ESKIP with the
+ * message set when it cannot be explained (no such commit in the
+ * sources, an ambiguous id, ss_run_origin_commit()'s reasons).
+ */
+int ss_run_origin_pick(ss_commit **out, ss_run_origin_wanted *w, int from_sources, ss_histidx *h,
+		       const char *repo, const ss_source_options *opts, const ss_run_report *rp);
+
+/* Free the commits of w[0..n), each once (two may share one). */
+void ss_run_origin_wanted_release(ss_run_origin_wanted *w, size_t n);
 
 #endif

@@ -387,3 +387,19 @@ int ss_run_project_model_choose(ss_model **out, ss_replay **replay, char *why, s
 	free(path);
 	return 0;
 }
+
+void ss_run_project_replay_size(ss_run_project_model_options *o, const char *const *specs,
+				size_t nspecs)
+{
+	const char *env = getenv("SS_REPLAY_KIB");
+	unsigned long long kib = SS_REPLAY_DEFAULT_KIB;
+
+	if (env && *env)
+		kib = strtoull(env, NULL, 10);
+	if (!(o->replay = kib != 0))
+		return;
+	for (size_t a = 0; a < nspecs; a++)
+		if (!strcmp(specs[a], "-"))
+			kib = 0;
+	o->replay_cap = kib > SIZE_MAX / 1024 ? SIZE_MAX : (size_t)kib * 1024;
+}

@@ -96,6 +96,20 @@ typedef struct {
 	NULL, NULL }
 
 /*
+ * The ranking reads the sources again after training; keeping them as
+ * they are read spares that second read (most of a first rank's time,
+ * docs/scores.md): o->replay and o->replay_cap set to keep up to
+ * SS_REPLAY_KIB (the environment's) of compressed commits
+ * (SS_REPLAY_DEFAULT_KIB; 0: keep nothing).  Past it they are read again,
+ * but standard input cannot be: with "-" among specs[0..nspecs) there is
+ * no cap (unless SS_REPLAY_KIB says 0).
+ */
+#define SS_REPLAY_DEFAULT_KIB (256 * 1024)
+
+void ss_run_project_replay_size(ss_run_project_model_options *o, const char *const *specs,
+				size_t nspecs);
+
+/*
  * The project model into *out: the kept one when it fits (said), else
  * one trained (said) and kept (said; a file that cannot be written is a
  * warning).  *out NULL when the labelled history is too small to learn

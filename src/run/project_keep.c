@@ -134,6 +134,30 @@ int ss_project_model_read(ss_model **out, const char *path)
 	return rc;
 }
 
+int ss_project_model_kept(ss_model **out, char **used, const char *project_model,
+			  const char *repo, ss_repo *rh, const ss_run_report *rp)
+{
+	char *path;
+	int rc;
+
+	*out = NULL;
+	*used = NULL;
+	/* where the project model lives, if anywhere */
+	if ((rc = ss_project_model_path(&path, project_model, repo, rh, NULL, NULL)) || !path)
+		return rc;
+	if ((rc = ss_project_model_read(out, path))) {
+		free(path);
+		if (project_model)
+			return rc;
+		if (rc != SS_ENOTFOUND)
+			ss_run_say(rp, SS_RUN_WARNING, "%s", ss_error_last());
+		ss_error_clear();
+		return 0;
+	}
+	*used = path;
+	return 0;
+}
+
 int ss_project_model_write(const ss_model *m, const char *path)
 {
 	ss_atomic *a = NULL;

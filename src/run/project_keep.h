@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "models/model.h"
+#include "run/run.h"
 #include "util/strbuf.h"
 
 /*
@@ -43,6 +44,17 @@ int ss_project_model_make_parent(const char *path);
  * else < 0 with the message set.
  */
 int ss_project_model_read(ss_model **out, const char *path);
+
+/*
+ * The kept project model a front end scores with when no model is
+ * named, as rank scored (explain): the one at project_model
+ * (--project-model, which must load), else the one kept for repo (rh as
+ * above), into *out, its path (malloc'd) into *used.  *out NULL and 0
+ * when there is none; one kept for repo that cannot be read is a warning
+ * through rp.
+ */
+int ss_project_model_kept(ss_model **out, char **used, const char *project_model,
+			  const char *repo, ss_repo *rh, const ss_run_report *rp);
 
 /*
  * Keep m at path (temporary file + rename), only over a regular file or
