@@ -8,7 +8,8 @@
  * 12th commit.  For every commit after the fork, blamed at its parent,
  * for several line ranges of f.c, the owners (the commits after the fork
  * that last changed those lines, newest first, each once) must be the
- * ones git_blame_file() names down to the fork.  A file missing at the
+ * ones git_blame_file() names down to the fork, the changed files taken
+ * from the commits' trees or from a project index.  A file missing at the
  * parent has none; a commit outside the walk is not covered.
  */
 #include <stdarg.h>
@@ -22,6 +23,7 @@
 #include <git2.h>
 
 #include "check/check_impl.h"
+#include "index/index.h"
 #include "testutil.h"
 
 #define NCOMMITS 80
@@ -235,14 +237,14 @@ static int file_lines(const git_oid *commit, const char *path)
 	return n;
 }
 
-static void test_same_as_git_blame(void **state)
+/* The walk's files from the trees, or from the project index ix. */
+static void same_as_git_blame(ss_index *ix)
 {
 	const char *paths[] = { "src/dir/f.c", "src/dir/g.c", "src/dir/new.c", "lib/h.c" };
 	git_oid tops[NCOMMITS + 8], bottom, want[400];
 	ss_check_lines *h = NULL;
 	size_t ntops = 0, checked = 0, nonempty = 0;
 
-	(void)state;
 	assert_int_equal(git_oid_fromstr(&bottom, "0000000000000000000000000000000000000000"), 0);
 	{
 		char *out = test_run_output("git -C '%s' rev-parse stable", repo_path);
@@ -259,7 +261,7 @@ static void test_same_as_git_blame(void **state)
 			git_oid_cpy(&tops[ntops++], git_commit_parent_id(c, 0));
 		git_commit_free(c);
 	}
-	assert_int_equal(ss_check_lines_new(&h, repo, &bottom, tops, ntops, paths, 4), 0);
+	assert_int_equal(ss_check_lines_new(&h, repo, &bottom, tops, ntops, paths, 4, ix), 0);
 	assert_true(git_oid_equal(ss_check_lines_bottom(h), &bottom));
 	for (size_t i = 0; i < ntops; i++) {
 		for (size_t p = 0; p < 4; p++) {
@@ -281,8 +283,17 @@ static void test_same_as_git_blame(void **state)
 						      paths[p], git_oid_tostr_s(&tops[i]), start, lines,
 						      nown, nwant);
 				assert_int_equal(nown, nwant);
-				for (size_t k = 0; k < nown; k++)
+				for (size_t k = 0; k < nown; k++) {
+					char a[41], b[41], c[41];
+
+					if (!git_oid_equal(&own[k], &want[k]))
+						print_message("%s at %s lines %d+%d: owner %zu %s, git "
+							      "blame %s\n", paths[p],
+							      git_oid_tostr(a, sizeof(a), &tops[i]), start,
+							      lines, k, git_oid_tostr(b, sizeof(b), &own[k]),
+							      git_oid_tostr(c, sizeof(c), &want[k]));
 					assert_true(git_oid_equal(&own[k], &want[k]));
+				}
 				checked++;
 				nonempty += nown > 0;
 				free(own);
@@ -301,10 +312,45 @@ static void test_same_as_git_blame(void **state)
 	ss_check_lines_free(h);
 }
 
+static void test_same_as_git_blame(void **state)
+{
+	(void)state;
+	same_as_git_blame(NULL);
+}
+
+/*
+ * The files each commit changed from the project index's rows: the same
+ * owners; and with every row of the commits whose id starts with 0-5
+ * taken out of the index (as a stale one lacks commits: their trees are
+ * compared), the same again.
+ */
+static void test_from_index(void **state)
+{
+	char db[4200];
+	ss_index *ix = NULL;
+
+	(void)state;
+	snprintf(db, sizeof(db), "%s/index.db", tmpdir);
+	assert_int_equal(test_run("./stablesel index --no-progress --repo '%s' --db '%s' >/dev/null 2>&1",
+				  repo_path, db), 0);
+	assert_int_equal(test_run("test $(sqlite3 '%s' \"SELECT count(*) FROM files WHERE "
+				  "path = 'src/dir/f.c'\") -ge %d", db, NCOMMITS / 2), 0);
+	assert_int_equal(ss_index_open(&ix, db, SS_INDEX_READ), 0);
+	same_as_git_blame(ix);
+	ss_index_free(ix);
+	assert_int_equal(test_run("sqlite3 '%s' \"DELETE FROM files WHERE substr(commit_id, 1, 1) < '6'\" "
+				  "&& test $(sqlite3 '%s' \"SELECT count(DISTINCT commit_id) FROM files\") -gt 20",
+				  db, db), 0);
+	assert_int_equal(ss_index_open(&ix, db, SS_INDEX_READ), 0);
+	same_as_git_blame(ix);
+	ss_index_free(ix);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_same_as_git_blame),
+		cmocka_unit_test(test_from_index),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

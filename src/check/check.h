@@ -54,6 +54,8 @@ void ss_check_blame_cache_free(ss_check_blame_cache *bc); /* NULL is a no-op */
 /* Blames run and blames reused so far (for tests and benchmarks). */
 void ss_check_blame_cache_stats(const ss_check_blame_cache *bc, size_t *blamed, size_t *reused);
 
+struct ss_index;
+
 typedef struct {
 	const char *rev;  /* the branch: local, remote-tracking, tag or id ("HEAD") */
 	int prereqs;      /* name what a conflicting commit needs first (0) */
@@ -68,9 +70,14 @@ typedef struct {
 	 * (check_ancestry.c) when it holds at least this many commits; 0:
 	 * SS_CHECK_ANCESTRY_KEEP_MIN, SIZE_MAX: never keep nor read one */
 	size_t ancestry_keep_min;
+	/* NULL, or the project index of the repository (borrowed: it must
+	 * outlive the check): the walk of a batch's history for the
+	 * prerequisites takes the files each commit changed from its rows
+	 * instead of comparing the commit's trees (check_lines.c) */
+	struct ss_index *index;
 } ss_check_options;
 
-#define SS_CHECK_OPTIONS_INIT { "HEAD", 0, NULL, NULL, 0 }
+#define SS_CHECK_OPTIONS_INIT { "HEAD", 0, NULL, NULL, 0, NULL }
 
 /* A branch's ancestry below this is read again each run: DPDK's and
  * systemd's (under 100,000 commits) in well under a second. */

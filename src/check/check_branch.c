@@ -337,6 +337,7 @@ int ss_check_open(ss_check **out, const char *path, const ss_check_options *opts
 	}
 	git_oid_tostr(ck->id, sizeof(ck->id), git_commit_id(ck->branch));
 	ck->prereqs = opts->prereqs;
+	ck->index = opts->index;
 	ck->keep_min = opts->ancestry_keep_min ? opts->ancestry_keep_min : SS_CHECK_ANCESTRY_KEEP_MIN;
 	if (!(ck->path = strdup(path))) {
 		rc = ss_error_code(SS_ENOMEM, "out of memory for a branch check");

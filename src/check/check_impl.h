@@ -32,6 +32,7 @@ struct ss_check {
 	int no_ancestors;    /* the walk failed: ask libgit2's graph each time */
 	size_t walked;       /* commits read one by one for ancestors (no
 				commit-graph file gave them) */
+	struct ss_index *index; /* opts.index: borrowed, NULL */
 	size_t keep_min;     /* opts.ancestry_keep_min, 0 taken as the default */
 	ss_check_kept kept;  /* where ancestors came from (check_ancestry.c) */
 	size_t kept_added;   /* commits read to extend a kept one */
@@ -82,8 +83,11 @@ struct ss_check_blame_cache {
  * set.
  */
 typedef struct ss_check_lines ss_check_lines;
+/* ix: NULL, or the repository's project index, whose rows give the files
+ * of the commits it holds (the others' trees are compared). */
 int ss_check_lines_new(ss_check_lines **out, git_repository *repo, const git_oid *bottom,
-		       const git_oid *tops, size_t ntops, const char *const *paths, size_t npaths);
+		       const git_oid *tops, size_t ntops, const char *const *paths, size_t npaths,
+		       struct ss_index *ix);
 void ss_check_lines_free(ss_check_lines *h); /* NULL is a no-op */
 /* The fork h was walked down to. */
 const git_oid *ss_check_lines_bottom(const ss_check_lines *h);

@@ -107,7 +107,7 @@ static int blame_owners(git_oid **own, size_t *nown, ss_check *ck, git_commit *c
 		}
 		if (!ck->lines && !ck->lines_failed &&
 		    (rc = ss_check_lines_new(&ck->lines, ck->repo, boundary, ck->plan_tops, ck->nplan,
-					     (const char *const *)ck->plan_paths, ck->nplan))) {
+					     (const char *const *)ck->plan_paths, ck->nplan, ck->index))) {
 			if (rc == SS_ENOMEM)
 				return rc;
 			/* a history that cannot be walked (a partial clone):

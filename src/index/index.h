@@ -291,6 +291,15 @@ void ss_index_tag_place_release(ss_index_tag_place *p); /* NULL is a no-op */
 int ss_index_for_each_commit(ss_index *ix, int (*cb)(const ss_histidx_commit *c, void *ud),
 			     void *ud);
 
+/*
+ * Every row of the files each commit changed (against its first parent,
+ * a rename under its new path, a deletion under its old one): the
+ * commit's id and the path, in no particular order.  A commit the index
+ * holds has all its rows or, when it changed no file, none.
+ */
+int ss_index_for_each_file(ss_index *ix, int (*cb)(const char *commit, const char *path, void *ud),
+			   void *ud);
+
 /* Every path the mainline touched, with the earliest author time of the
  * mainline commits touching it. */
 int ss_index_for_each_path(ss_index *ix, int (*cb)(const char *path, int64_t first, void *ud),

@@ -173,6 +173,30 @@ out:
 	return rc == SS_ENOMEM ? ss_error_code(SS_ENOMEM, "out of memory reading the index") : rc;
 }
 
+struct file_cb {
+	int (*cb)(const char *, const char *, void *);
+	void *ud;
+};
+
+static int any_file_row(sqlite3_stmt *st, void *ud)
+{
+	struct file_cb *x = ud;
+
+	return x->cb(col_text(st, 0), col_text(st, 1), x->ud);
+}
+
+int ss_index_for_each_file(ss_index *ix, int (*cb)(const char *commit, const char *path, void *ud),
+			   void *ud)
+{
+	struct file_cb x = { cb, ud };
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((rc = ss_index_prepare(&st, ix, "SELECT commit_id, path FROM files")))
+		return rc;
+	return each_row(ix, st, any_file_row, &x, "read files");
+}
+
 struct path_join {
 	struct idset commits;   /* mainline commits -> author time */
 	ss_strmap *paths;

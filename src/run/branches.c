@@ -356,6 +356,7 @@ static int open_one(ss_run_branches *br, size_t b, const char *up, const ss_run_
 	co.rev = br->name[b];
 	co.blame_cache = br->blame_cache;
 	co.repo = o->handle;
+	co.index = o->ix;
 	if ((rc = ss_check_open(&br->ck[b], o->repo, &co)))
 		return rc;
 	if (ss_check_ambiguity(br->ck[b]))
