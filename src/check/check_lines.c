@@ -19,12 +19,13 @@
  * of commits that changed it, newest first.  With the project index,
  * the commits it holds take that list from its rows of the files each
  * changed instead (one scan of the table: a dozen tree objects a commit
- * are read otherwise), and only the others' trees are compared.  A hunk's lines are then
- * followed from the pick's parent down that list, only through the
- * commits the parent has in its history (a stamp per walked commit, set
- * by a walk of the parent's ancestors among them), with one blob diff
- * (no context) for each: a line inside a change is that commit's, the
- * others move by what the change added and removed before them.
+ * are read otherwise), and only the others' trees are compared.  A
+ * hunk's lines are then followed from the pick's parent down that list,
+ * only through the commits the parent has in its history (a stamp per
+ * walked commit, set by a walk of the parent's ancestors among them),
+ * with one blob diff (no context) for each: a line inside a change is
+ * that commit's, the others move by what the change added and removed
+ * before them.
  *
  * Where it differs from git_blame_file(): a file changed on two sides of
  * a merge is followed through both sides' commits in the walk's
@@ -202,7 +203,6 @@ static int compare(ss_check_lines *h, const struct node *t, git_tree *a, git_tre
 struct from_index {
 	ss_check_lines *h;
 	uint8_t *known;         /* [n] 1: the index holds the commit's files */
-	int rc;
 };
 
 static int index_file(const char *commit, const char *path, void *ud)
@@ -345,7 +345,7 @@ int ss_check_lines_new(ss_check_lines **out, git_repository *repo, const git_oid
 	 * later blob has (ss_check_lines_owners passes over a commit without
 	 * the file), so the rows' paths are the changes that count */
 	if (ix && npaths) {
-		struct from_index x = { h, NULL, 0 };
+		struct from_index x = { h, NULL };
 
 		if (!(known = calloc(h->n ? h->n : 1, 1))) {
 			rc = SS_ENOMEM;
