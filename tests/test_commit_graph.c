@@ -256,6 +256,24 @@ static void test_kept_ancestry(void **state)
 	assert_int_equal(check_kept(1, &added, &failed, NULL), SS_CHECK_KEPT_READ);
 	/* SIZE_MAX: the file is not read either */
 	assert_int_equal(check_kept(SIZE_MAX, &added, &failed, NULL), SS_CHECK_KEPT_NONE);
+	/* --onto a commit by id: nothing kept (a replay's points would each
+	 * leave a file) */
+	{
+		ss_check_options co = SS_CHECK_OPTIONS_INIT;
+		ss_check *ck = NULL;
+		char *tip = test_run_output("git -C '%s' rev-parse main~1 main~3", repo_path);
+
+		tip[40] = tip[81] = '\0';
+		co.rev = tip;
+		co.ancestry_keep_min = 1;
+		assert_int_equal(ss_check_open(&ck, repo_path, &co), 0);
+		/* not the tip itself: the ancestry is built for it */
+		assert_int_equal(ss_check_in_branch(ck, tip + 41, NULL, NULL), 1);
+		assert_int_equal(ss_check_ancestry_kept(ck, NULL, NULL), SS_CHECK_KEPT_NONE);
+		ss_check_free(ck);
+		free(tip);
+		assert_int_equal(test_run("test $(ls '%s' | wc -l) = 1", dir), 0);
+	}
 	/* two commits more on main: the file and those two */
 	assert_int_equal(test_run("cd '%s' && for i in 1 2; do echo $i >>fk; git add fk; "
 				  "git commit -q -m k$i; done", repo_path), 0);

@@ -17,7 +17,8 @@
  *     stablesel ancestry 1 <tip: 40 hex> <count>\n<ref>\n
  *
  * It lives in <gitdir>/stablesel/ancestry/, named by a hash of the ref
- * --onto named (one file a branch, replaced as it moves), and is written
+ * --onto named (one file a branch, replaced as it moves; none for a
+ * commit named by id), and is written
  * through a temporary file renamed over it (util/atomic.h).  A file whose
  * header, ref or size does not match is not used (the set is built as
  * without it and the file written again).
@@ -46,11 +47,16 @@
 #define MAGIC "stablesel ancestry 1 "
 
 /* The file of ck's branch: <gitdir>/stablesel/ancestry/<hash of ref>.
- * 0, or -1 when the path does not fit. */
+ * 0, or -1 when the path does not fit or --onto named no ref: a commit
+ * or an expression (a replay's point set back by --as-of) is a new file
+ * each time, never extended. */
 static int file_path(char *out, size_t size, const ss_check *ck)
 {
 	uint64_t h = 0xcbf29ce484222325ull;   /* FNV-1a */
 	int n;
+
+	if (strncmp(ck->ref, "refs/", 5))
+		return -1;
 
 	for (const char *p = ck->ref; *p; p++)
 		h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
