@@ -105,34 +105,23 @@ void cli_index_args_init(cli_index_args *x)
 	}
 }
 
-/*
- * Open db, else repo's default index, for reading
- * (run/index_open.h: ss_run_index_open), or borrow run's, which opens it
- * once (run/run.h: ss_run_index).  Dies on a damaged index or a missing
- * db.
- */
-static ss_index *open_index(ss_run *run, const char *db, const char *repo, int64_t as_of,
-			    char **path, int *missing)
-{
-	ss_index *ix;
-
-	if (ss_run_index(&ix, path, missing, run, db, repo, as_of))
-		die("%s", ss_error_last());
-	return ix;
-}
-
 ss_index *cli_index_open(const cli_index_args *x, const char *repo, char **used)
 {
 	static int said;
 	char *path = NULL;
+	ss_index *ix = NULL;
 	int missing = 0;
-	ss_index *ix = x->no_index ? NULL
-				   : open_index(x->run, x->db, repo, x->as_of, &path, &missing);
 
+	/* a run says a missing index once (run/run.h: ss_run_index_read);
+	 * without one, the process does */
+	if (x->no_index)
+		;
+	else if (x->run ? ss_run_index_read(&ix, &path, x->run, x->db, repo, x->as_of,
+					    cli_run_report())
+			: ss_run_index(&ix, &path, &missing, NULL, x->db, repo, x->as_of))
+		die("%s", ss_error_last());
 	if (missing && !said++)
-		note("no project index for '%s': history features see only the commits "
-		     "read, stable branches are read from git (build it with 'stablesel index "
-		     "--repo %s')", repo, repo);
+		ss_run_index_missing_say(repo, cli_run_report());
 	if (used)
 		*used = path;
 	else
