@@ -23,6 +23,7 @@
 #include "parse-options.h"
 #include "rank/rank.h"
 #include "run/branches.h"
+#include "run/rank_onto.h"
 #include "shared_options.h"
 #include "source/replay.h"
 #include "source/source.h"
@@ -325,29 +326,19 @@ typedef struct {
 	int builtin;
 	/* stable branches ("Stable branches"): a verdict per row per branch */
 	const char *onto_repo, *onto_upstream, *verdicts;
-	const char *onto[SS_RANK_MAX_BRANCHES];
-	char *onto_owned[SS_RANK_MAX_BRANCHES]; /* onto[] from the index, malloc'd */
-	/* with --as-of: onto[b] became the commit its branch had then
-	 * (onto_at[b], malloc'd); onto_asked[b] is the name asked for */
-	char *onto_at[SS_RANK_MAX_BRANCHES];
-	const char *onto_asked[SS_RANK_MAX_BRANCHES];
-	size_t nonto;
+	/* the --onto names (on.onto, on.n), then the branches opened, their
+	 * identities for the decisions and the queue's branch (run/rank_onto.h) */
+	ss_run_onto_set on;
 	int queue_extras;       /* read prerequisites the ranking lacks (mbox) */
 	/* review decisions (cmd/decisions_cli.h): list decided rows too (--all),
 	 * and rank's --queue-branch, the branch whose queue is written (NULL:
 	 * the first --onto), which cli_ranking_run resolves once, before the
-	 * model and the ranking, into queue_b: an index into onto[] (a usage
-	 * error when it is none of them) */
+	 * model and the ranking, into on.queue_b: an index into on.onto[] (a
+	 * usage error when it is none of them) */
 	int show_decided;
 	const char *queue_branch;
-	size_t queue_b;
-	/* the branch each --onto is for the decisions (index/index_decisions.h's
-	 * identity: "21.11" for origin/21.11 or a tag on it), resolved once
-	 * when the branches are opened, and --queue-branch's (queue_ident); the
-	 * --branch names of review (branch_named), which an --onto that is
+	/* the --branch names of review (branch_named), which an --onto that is
 	 * no branch of the index (a tag, a commit) is taken for */
-	char *ident[SS_RANK_MAX_BRANCHES];
-	char *queue_ident;
 	const char *const *branch_named;
 	size_t nbranch_named;
 	struct cli_option options[30];
@@ -362,8 +353,6 @@ typedef struct {
 	/* the sources' commits as the project model's training read them,
 	 * ranked from memory instead of read again (NULL: read them) */
 	ss_replay *replay;
-	/* the --onto branches: checks, what they carry, verdicts (run/branches.h) */
-	ss_run_branches *br;
 	/* the run's repositories and index, opened once (run/run.h);
 	 * hist_args.ix.run borrows it */
 	ss_run *run;

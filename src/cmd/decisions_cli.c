@@ -97,25 +97,6 @@ const char *cli_decisions_word(size_t n)
 	return n == 1 ? "decision" : "decisions";
 }
 
-void cli_decisions_apply(cli_ranking *k, const char *repo)
-{
-	const char *onto_repo = k->onto_repo ? k->onto_repo : repo;
-	ss_run_decisions_options o = { NULL, 0, k->queue_extras, k->queue_b,
-				       k->show_decided, (int64_t)time(NULL), cli_run_report() };
-	ss_run_decisions_onto on = { k->br, k->ident, k->onto, k->nonto, onto_repo, k->run,
-				     k->as_of };
-	char *path = NULL;
-	ss_index *ix;
-	int rc;
-
-	if (k->hist_args.ix.no_index || !(ix = cli_index_open(&k->hist_args.ix, repo, &path)))
-		return;
-	if ((rc = ss_run_decisions_apply_onto(k->r, ix, path, &on, &o)))
-		cli_decisions_fail(rc);
-	ss_index_free(ix);
-	free(path);
-}
-
 ss_strmap *cli_decisions_rejected(cli_ranking *k, const char *repo)
 {
 	ss_strmap *set = NULL;

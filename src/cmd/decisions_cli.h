@@ -71,18 +71,6 @@ const char *cli_escaped(ss_strbuf *sb, const char *s);
 /* "decision" or "decisions" as n says: "1 decision recorded". */
 const char *cli_decisions_word(size_t n);
 
-/*
- * The rank/report hook (cli_ranking_run(), after the selection and
- * before the verdicts): each row gets its decisions for the branches
- * (--onto, else the index's stable branches) among its flags; a row
- * decided for every branch is hidden (unless k->show_decided), and the
- * number hidden is said on stderr; a queue (k->queue_extras) for a branch
- * with any decision holds exactly the rows accepted (queued, failed) for
- * it, whatever they score, and their prerequisites.  No index: nothing.
- * The rules are run/decisions.h's ss_run_decisions_apply().
- */
-void cli_decisions_apply(cli_ranking *k, const char *repo);
-
 /* The commits review rejected for some branch, in the index k's history
  * options name for repo (as of --as-of): a set of ids, the caller's;
  * NULL without an index.  Dies on a damaged one. */

@@ -67,7 +67,7 @@ void cli_ranking_init(cli_ranking *k)
 			CLI_OPT_PROJECT_MODEL(&k->project_model),
 			CLI_GROUP("Stable branches (--onto-repo: --repo unless named; without --onto, with --onto-repo or --verdicts: every stable branch of the project index)"),
 			CLI_OPT_ONTO_REPO(&k->onto_repo),
-			CLI_OPT_ONTO(k->onto, &k->nonto),
+			CLI_OPT_ONTO(k->on.onto, &k->on.n),
 			CLI_OPT_ONTO_UPSTREAM(&k->onto_upstream),
 			CLI_STRING_DEFAULT("verdicts", &k->verdicts, "LIST", "applies",
 				   "list only the rows with one of these verdicts: applies (applies and "
@@ -94,126 +94,43 @@ void cli_ranking_load(cli_ranking *k)
 	k->ko.labels = k->labels;
 }
 
-/* Which verdict words --verdicts names: a bit per ss_verdict_word. */
-static unsigned verdict_mask(const char *list)
+/* What the branches' steps read (run/rank_onto.h), from the options. */
+static ss_run_onto_options onto_options(const cli_ranking *k, const char *repo)
 {
-	unsigned mask;
+	ss_run_onto_options o = SS_RUN_ONTO_OPTIONS_INIT;
 
-	if (ss_run_verdict_mask(&mask, list))
+	o.repo = repo;
+	o.onto_repo = k->onto_repo;
+	o.upstream = k->onto_upstream;
+	o.verdicts = k->verdicts;
+	o.queue_branch = k->queue_branch;
+	o.named = k->branch_named;
+	o.nnamed = k->nbranch_named;
+	o.as_of = k->hist_args.ix.as_of;
+	o.run = k->run;
+	o.db = k->hist_args.ix.db;
+	o.no_index = k->hist_args.ix.no_index;
+	o.stable = k->stable;
+	o.queue_extras = k->queue_extras;
+	o.show_decided = k->show_decided;
+	o.rp = cli_run_report();
+	return o;
+}
+
+static void onto_fail(int usage)
+{
+	if (usage)
 		usage_die("%s", ss_error_last());
-	return mask;
-}
-
-/*
- * One branch identity for the whole run, before any work: rank's
- * --queue-branch and review's --branch must be a branch the index knows
- * (a usage error with the known ones), each --onto is mapped to its
- * branch.
- */
-static void branch_identities(cli_ranking *k, ss_index *ix, const char *repo)
-{
-	char *hints[SS_RANK_MAX_BRANCHES], name[256];
-	size_t nh = 0;
-
-	if (ix && k->queue_branch) {
-		cli_branch_identity(name, sizeof(name), ix, repo, k->queue_branch);
-		if (!(k->queue_ident = strdup(name)))
-			die("out of memory");
-	}
-	if (ix && k->nbranch_named)
-		nh = cli_decision_branches(hints, SS_RANK_MAX_BRANCHES, ix, "", repo, k->branch_named,
-					   k->nbranch_named);
-	else if (k->queue_ident && (hints[0] = strdup(k->queue_ident)))
-		nh = 1;
-	for (size_t b = 0; b < k->nonto; b++)
-		if (ss_run_onto_identity(&k->ident[b], k->br, b, k->onto[b], k->onto_asked[b], ix, hints,
-					 nh, k->nonto))
-			die("%s", ss_error_last());
-	for (size_t i = 0; i < nh; i++)
-		free(hints[i]);
-}
-
-/*
- * rank's --queue-branch, the one rule for which --onto branch's queue is
- * written (the mbox, the decisions that fill it): the branch as given to
- * --onto (or asked for, with --as-of), its short name or its identity
- * for the decisions, or the identity --queue-branch names (a tag on a
- * branch named by its branch; run/branches.h: ss_run_queue_branch).
- * None of them: a usage error naming it, before the model and the
- * ranking.  Without --onto it is only the name in the mbox's subjects.
- */
-static void queue_branch_resolve(cli_ranking *k)
-{
-	if (ss_run_queue_branch(&k->queue_b, k->queue_branch, k->queue_ident, k->br, k->onto,
-				k->onto_asked, k->ident, k->nonto))
-		usage_die("%s", ss_error_last());
-}
-
-/*
- * Open every --onto branch (without --onto, when --onto-repo or
- * --verdicts asks for branches, every stable branch of the project
- * index): its check, what it carries (from the index when it is up to
- * date with the branch), its verdicts.
- */
-static void open_branches(cli_ranking *k, const char *repo)
-{
-	const char *onto_repo = k->onto_repo ? k->onto_repo : repo;
-	ss_run_branches_options o = { onto_repo, k->onto_upstream, NULL, NULL, cli_run_report(),
-				      ss_run_repo(k->run, onto_repo) };
-	ss_index *ix = NULL;
-	char *ixpath = NULL;
-	int usage;
-
-	verdict_mask(k->verdicts);
-	ss_run_onto_dedupe(k->onto, &k->nonto, cli_run_report());
-	if (onto_repo && (k->nonto || k->onto_repo || k->verdicts))
-		ix = cli_index_open(&k->hist_args.ix, onto_repo, &ixpath);
-	o.ix = ix;
-	o.ixpath = ixpath;
-	if (ss_run_rank_onto(&k->br, &usage, k->onto, &k->nonto, k->onto_owned, k->onto_at,
-			     k->onto_asked, k->verdicts, k->as_of, &o)) {
-		if (usage)
-			usage_die("%s", ss_error_last());
-		die("%s", ss_error_last());
-	}
-	progress_done();
-	branch_identities(k, ix, onto_repo);
-	queue_branch_resolve(k);
-	ss_index_free(ix);
-	free(ixpath);
-}
-
-/*
- * An honest replay (run/replay_cut.h): with --onto branches set back and
- * the index's backports, k->label (and k->ko.stable) become the index's
- * backports up to the newest branch tip.  Nothing changes with --stable,
- * without --onto or an index.  Once the model is chosen; onto[0..nonto)
- * the --onto branches as given (not the index's, not set back by --as-of).
- */
-static void replay_cut(cli_ranking *k, const char *repo, const char *const *onto, size_t nonto)
-{
-	const char *onto_repo = k->onto_repo ? k->onto_repo : repo;
-	char *path = NULL;
-	ss_index *ix;
-
-	/* only the index's table is cut (a --stable tree is the user's) and
-	 * only for branches named: the index's own are at their tips */
-	if (!k->label || k->stable || !nonto || !onto_repo ||
-	    !(ix = cli_index_open(&k->hist_args.ix, onto_repo, &path)))
-		return;
-	if (ss_run_rank_replay_cut(&k->label, ix, path, onto_repo, ss_run_repo(k->run, onto_repo),
-				   onto, nonto, cli_run_report()))
-		die("%s", ss_error_last());
-	k->ko.stable = k->label;
-	ss_index_free(ix);
-	free(path);
+	die("%s", ss_error_last());
 }
 
 void cli_ranking_run(cli_ranking *k, cli_source_args *src, const char *const *specs, int nspecs)
 {
 	ss_run_rank_stream_options o = SS_RUN_RANK_STREAM_INIT;
 	const char *given[SS_RANK_MAX_BRANCHES];
-	size_t ngiven = k->nonto;
+	ss_run_onto_options oo;
+	size_t ngiven;
+	int usage;
 
 	if (ss_history_new(&k->hist))
 		die("out of memory");
@@ -233,10 +150,15 @@ void cli_ranking_run(cli_ranking *k, cli_source_args *src, const char *const *sp
 	}
 	/* the stable branches before the model and the ranking: a bad --onto
 	 * or --queue-branch dies before any work */
-	memcpy(given, k->onto, ngiven * sizeof(*given));
-	open_branches(k, src->repo);
+	ngiven = k->on.n;
+	memcpy(given, k->on.onto, ngiven * sizeof(*given));
+	oo = onto_options(k, src->repo);
+	if (ss_run_onto_open(&k->on, &usage, &oo))
+		onto_fail(usage);
 	cli_ranking_model(k, src, specs, nspecs);
-	replay_cut(k, src->repo, given, ngiven);
+	if (ss_run_onto_cut(&k->label, given, ngiven, &oo))
+		die("%s", ss_error_last());
+	k->ko.stable = k->label;
 	if (!k->replay)
 		cli_source_require(src, nspecs);
 	o.repo = src->repo;
@@ -249,14 +171,13 @@ void cli_ranking_run(cli_ranking *k, cli_source_args *src, const char *const *sp
 	o.nhrevs = k->hist_args.nhrevs;
 	o.since = k->since;
 	o.builtin = k->builtin;
-	o.br = k->br;
+	o.br = k->on.br;
 	o.rp = cli_run_report();
 	if (ss_run_rank_stream(&k->r, k->hist, k->m, &k->ko, &k->replay, &o))
 		die("%s", ss_error_last());
 	ss_ranking_select(k->r, &k->so);
-	cli_decisions_apply(k, src->repo);
-	if (k->nonto && ss_run_branches_decide(k->br, k->r, verdict_mask(k->verdicts), k->queue_extras))
-		die("%s", ss_error_last());
+	if (ss_run_onto_decide(k->r, &k->on, &usage, &oo))
+		onto_fail(usage);
 }
 
 size_t cli_ranking_rows(const cli_ranking *k, int picks_only)
@@ -274,13 +195,7 @@ void cli_ranking_free(cli_ranking *k)
 	ss_replay_free(k->replay);
 	free(k->index_path);
 	ss_model_free(k->m);
-	ss_run_branches_free(k->br);
-	for (size_t b = 0; b < SS_RANK_MAX_BRANCHES; b++) {
-		free(k->onto_owned[b]);
-		free(k->onto_at[b]);
-		free(k->ident[b]);
-	}
-	free(k->queue_ident);
+	ss_run_onto_set_clear(&k->on);
 	ss_run_free(k->run);  /* after every step that borrowed from it */
 	memset(k, 0, sizeof(*k));
 }

@@ -151,7 +151,7 @@ static void interactive(cli_ranking *k, cli_source_args *src, const char *const 
 	cli_ranking_run(k, src, specs, nspecs);
 	if ((rc = ss_run_review_branches(branches, &nb, SS_RANK_MAX_BRANCHES, s.ix, path, src->repo,
 					 &(ss_run_review_branch_source){ named, nnamed, NULL,
-					 k->ident, k->br, k->nonto }, cli_run_report())))
+					 k->on.ident, k->on.br, k->on.n }, cli_run_report())))
 		cli_decisions_fail(rc);
 	s.branches = branches;
 	s.nb = nb;
