@@ -96,18 +96,3 @@ const char *cli_decisions_word(size_t n)
 {
 	return n == 1 ? "decision" : "decisions";
 }
-
-ss_strmap *cli_decisions_rejected(cli_ranking *k, const char *repo)
-{
-	ss_strmap *set = NULL;
-	char *path = NULL;
-	ss_index *ix;
-
-	if (k->hist_args.ix.no_index || !(ix = cli_index_open(&k->hist_args.ix, repo, &path)))
-		return NULL;
-	if (ss_run_decisions_rejected(&set, ix, path))
-		die("%s", ss_error_last());
-	ss_index_free(ix);
-	free(path);
-	return set;
-}

@@ -71,9 +71,4 @@ const char *cli_escaped(ss_strbuf *sb, const char *s);
 /* "decision" or "decisions" as n says: "1 decision recorded". */
 const char *cli_decisions_word(size_t n);
 
-/* The commits review rejected for some branch, in the index k's history
- * options name for repo (as of --as-of): a set of ids, the caller's;
- * NULL without an index.  Dies on a damaged one. */
-ss_strmap *cli_decisions_rejected(cli_ranking *k, const char *repo);
-
 #endif

@@ -4,19 +4,19 @@
  *
  * The step is the run floor's (run/project_choose.c, which says what the
  * project model learns from, where it is kept and when it is used
- * again); this file reads the options, walks the commits as the
- * commands read them (ss_run_project_reader), dies on its error and
- * says what it decided as "rank: ..." lines.  explain's model without
+ * again, reading the sources and the index through run/project_read.c);
+ * this file hands it the options, dies on its error and says what it
+ * decided as "rank: ..." lines.  explain's model without
  * --model, the one rank kept, is read here too (cli_project_model_kept).
  */
 #include <stdarg.h>
 #include <stdio.h>
 
 #include "cli.h"
-#include "decisions_cli.h"
 #include "feature_store_cli.h"
 #include "run/project_keep.h"
 #include "run/project_choose.h"
+#include "run/project_read.h"
 #include "util/error.h"
 
 static void say(const cli_ranking *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -73,58 +73,6 @@ static ss_project_held history_before(const cli_ranking *k, const cli_source_arg
 				     hsrc->opts.nrevs != src->opts.nrevs, k->since);
 }
 
-/* What the training reads, as the commands read it
- * (run/project_choose.h: ss_run_project_reader). */
-struct reading {
-	cli_ranking *k;
-	cli_source_args *src, *hsrc;
-	const char *const *specs;
-	int nspecs;
-};
-
-static void walk_history(ss_run_commit_fn fn, void *data, void *ud)
-{
-	struct reading *r = ud;
-
-	cli_for_each_history_commit(r->hsrc, r->k->hist_args.n ? r->k->hist_args.specs : NULL,
-				    (int)r->k->hist_args.n, fn, data);
-}
-
-static void walk_ranked(ss_run_commit_fn fn, void *data, void *ud)
-{
-	struct reading *r = ud;
-
-	cli_for_each_commit(r->src, r->specs, r->nspecs, fn, data);
-}
-
-static void prime(ss_history *h, void *ud)
-{
-	struct reading *r = ud;
-
-	cli_history_load(&r->k->hist_args, h, r->src->repo);
-}
-
-static ss_run_feature_store *store(const ss_feat_options *fo, void *ud)
-{
-	struct reading *r = ud;
-
-	ss_run_feature_store *fs = cli_feature_store_open(&r->k->hist_args, r->src->repo, fo,
-							  &r->hsrc->opts);
-
-	/* the run's repository, not one more open of it */
-	if (fs)
-		ss_run_feature_store_use_repo(fs, r->hsrc->repo,
-					      ss_run_repo(r->k->run, r->hsrc->repo));
-	return fs;
-}
-
-static ss_strmap *rejected(void *ud)
-{
-	struct reading *r = ud;
-
-	return cli_decisions_rejected(r->k, r->src->repo);
-}
-
 static void run_progress(const char *what, size_t done, size_t total, void *ud)
 {
 	(void)ud;
@@ -141,9 +89,9 @@ void cli_ranking_model(cli_ranking *k, cli_source_args *src, const char *const *
 {
 	ss_run_project_model_options o = SS_RUN_PROJECT_MODEL_OPTIONS_INIT;
 	ss_run_report rp = { run_say, run_progress, run_progress_done, k };
+	ss_run_project_sources s = SS_RUN_PROJECT_SOURCES_INIT;
+	ss_run_project_reader reader;
 	cli_source_args hsrc;
-	struct reading r = { k, src, &hsrc, specs, nspecs };
-	ss_run_project_reader reader = { walk_history, walk_ranked, prime, store, rejected, &r };
 	char why[256];
 
 	if (k->m)
@@ -172,12 +120,32 @@ void cli_ranking_model(cli_ranking *k, cli_source_args *src, const char *const *
 	o.nspecs = nspecs > 0 ? (size_t)nspecs : 0;
 	o.hist = k->hist;
 	ss_run_project_replay_size(&o, specs, o.nspecs);
+	/* what it reads: the sources, the index and the releases as the
+	 * ranking reads them (run/project_read.h) */
+	s.repo = src->repo;
+	s.specs = specs;
+	s.nspecs = o.nspecs;
+	s.opts = &src->opts;
+	s.hspecs = k->hist_args.specs;
+	s.nhspecs = k->hist_args.n;
+	s.hopts = &hsrc.opts;
+	s.releases = k->hist_args.rel.file;
+	s.release_tags = k->hist_args.rel.tags;
+	s.db = k->hist_args.ix.db;
+	s.no_index = k->hist_args.ix.no_index;
+	s.as_of = k->hist_args.ix.as_of;
+	s.run = k->run;
+	s.rp = cli_run_report();
+	ss_run_project_reader_init(&reader, &s);
 	o.reader = &reader;
 	o.hr = cli_history_reader();
 	o.rp = &rp;
 	o.store_rp = cli_run_report();
-	if (ss_run_project_model_choose(&k->m, &k->replay, why, sizeof(why), &o))
+	if (ss_run_project_model_choose(&k->m, &k->replay, why, sizeof(why), &o)) {
+		if (s.usage)
+			usage_die("%s", ss_error_last());
 		die("%s", ss_error_last());
+	}
 	if (!k->m)
 		use_builtin(k, why);
 }

@@ -176,7 +176,9 @@ static int read_history(struct examples *e, ss_dataset **d, ss_labels *labels,
 	ss_run_feature_store *fs = NULL;
 	int rc = 0, stored = 0;
 
-	if (o->held == SS_PROJECT_HELD_RANGE && rd->store && (fs = rd->store(fo, rd->ud))) {
+	if (o->held == SS_PROJECT_HELD_RANGE && rd->store && (rc = rd->store(&fs, fo, rd->ud)))
+		return rc;
+	if (fs) {
 		if ((rc = ss_run_feature_store_read(&stored, fs, o->hrepo, o->hso, o->hr, &e->sink,
 						    SS_PROJECT_READ_COMMITS, &e->newest, o->store_rp)))
 			goto close;
@@ -188,17 +190,23 @@ static int read_history(struct examples *e, ss_dataset **d, ss_labels *labels,
 			e->newest = 0;
 		}
 	}
-	if (stored <= 0)
-		rd->prime(ss_dataset_history_mut(*d), rd->ud);
+	if (stored <= 0 && (rc = rd->prime(ss_dataset_history_mut(*d), rd->ud)))
+		goto drop;
 	if (o->held == SS_PROJECT_HELD_HISTORY || (o->held == SS_PROJECT_HELD_RANGE && stored <= 0)) {
 		e->store = fs;
-		rd->walk_history(add_example, e, rd->ud);
+		rc = rd->walk_history(add_example, e, rd->ud);
 		e->store = NULL;
+		if (rc)
+			goto drop;
 		if (!e->sink.rc && !e->rc && fs)
 			ss_run_feature_store_walked(fs, o->hrepo, o->hso);
 	}
 close:
 	ss_run_feature_store_close(fs, o->store_rp);
+	return rc;
+drop:
+	/* the reading failed: the rows not yet committed are not kept */
+	ss_run_feature_store_drop(fs);
 	return rc;
 }
 
@@ -246,11 +254,15 @@ static int train(ss_model **out, ss_replay **replay, char *why, size_t size,
 			e.sink.before = o->since;
 		if (!e.train && o->learn_in_cycle) {
 			e.taken = o->label;
-			e.rejected = rejected = rd->rejected ? rd->rejected(rd->ud) : NULL;
+			if (rd->rejected && (rc = rd->rejected(&rejected, rd->ud)))
+				goto free_all;
+			e.rejected = rejected;
 		}
-		rd->walk_ranked(add_example, &e, rd->ud);
+		rc = rd->walk_ranked(add_example, &e, rd->ud);
 		e.taken = NULL;
 		e.keep = NULL;
+		if (rc)
+			goto free_all;
 		if (*replay && !e.rc && ss_replay_dropped(*replay)) {
 			ss_run_say(o->rp, SS_RUN_INFO, "the commits read for training are more than "
 				   "SS_REPLAY_KIB keeps in memory: the ranking reads them again");
