@@ -43,14 +43,6 @@ static void run_say(ss_run_level level, const char *msg, void *ud)
 		say(ud, "%s", msg);
 }
 
-static void use_builtin(cli_ranking *k, const char *why)
-{
-	if (ss_model_load_default(&k->m))
-		die("%s", ss_error_last());
-	k->builtin = 1;
-	say(k, "%s: using the built-in model, which %s", why, cli_builtin_words(k->m));
-}
-
 ss_model *cli_project_model_kept(const char *project_model, const char *repo, ss_run *run,
 				 char **used)
 {
@@ -92,15 +84,9 @@ void cli_ranking_model(cli_ranking *k, cli_source_args *src, const char *const *
 	ss_run_project_sources s = SS_RUN_PROJECT_SOURCES_INIT;
 	ss_run_project_reader reader;
 	cli_source_args hsrc;
-	char why[256];
 
 	if (k->m)
 		return;
-	if (!k->label) {
-		use_builtin(k, "no --model, no --stable SOURCE and no project index with stable "
-			    "branches to train one for this project from");
-		return;
-	}
 	o.label = k->label;
 	o.stable = k->stable;
 	o.index_path = k->index_path;
@@ -141,11 +127,9 @@ void cli_ranking_model(cli_ranking *k, cli_source_args *src, const char *const *
 	o.hr = cli_history_reader();
 	o.rp = &rp;
 	o.store_rp = cli_run_report();
-	if (ss_run_project_model_choose(&k->m, &k->replay, why, sizeof(why), &o)) {
+	if (ss_run_rank_model(&k->m, &k->replay, &k->builtin, &o)) {
 		if (s.usage)
 			usage_die("%s", ss_error_last());
 		die("%s", ss_error_last());
 	}
-	if (!k->m)
-		use_builtin(k, why);
 }

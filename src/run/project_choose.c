@@ -415,3 +415,59 @@ void ss_run_project_replay_size(ss_run_project_model_options *o, const char *con
 			kib = 0;
 	o->replay_cap = kib > SIZE_MAX / 1024 ? SIZE_MAX : (size_t)kib * 1024;
 }
+
+const char *ss_run_builtin_words(char *buf, size_t size, const ss_model *m)
+{
+	const ss_model_info *in = ss_model_info_of(m);
+
+	if (!strncmp(in->source, "corpus:", 7))
+		snprintf(buf, size, "learnt from other projects (%s, labelled by their stable "
+			 "branches; docs/scores.md, \"The general model\"): its scores may not carry "
+			 "over to this one", in->source + 7);
+	else
+		snprintf(buf, size, "was trained on another project (%s, labels %s): its "
+			 "scores may not carry over to this one", in->source, in->labels);
+	return buf;
+}
+
+/* The built-in model into *out, said with why (whole: the model's words
+ * may outgrow ss_run_say's buffer). */
+static int use_builtin(ss_model **out, int *builtin, const char *why,
+		       const ss_run_project_model_options *o)
+{
+	ss_strbuf msg = SS_STRBUF_INIT;
+	char words[1400];
+	int rc;
+
+	if ((rc = ss_model_load_default(out)))
+		return rc;
+	*builtin = 1;
+	if (o->rp && o->rp->say) {
+		if (ss_strbuf_addf(&msg, "%s: using the built-in model, which %s", why,
+				   ss_run_builtin_words(words, sizeof(words), *out))) {
+			ss_model_free(*out);
+			*out = NULL;
+			return ss_error_code(SS_ENOMEM, "out of memory");
+		}
+		o->rp->say(SS_RUN_INFO, msg.buf, o->rp->ud);
+		ss_strbuf_release(&msg);
+	}
+	return 0;
+}
+
+int ss_run_rank_model(ss_model **out, ss_replay **replay, int *builtin,
+		      const ss_run_project_model_options *o)
+{
+	char why[256];
+	int rc;
+
+	*out = NULL;
+	*replay = NULL;
+	*builtin = 0;
+	if (!o->label)
+		return use_builtin(out, builtin, "no --model, no --stable SOURCE and no project "
+				   "index with stable branches to train one for this project from", o);
+	if ((rc = ss_run_project_model_choose(out, replay, why, sizeof(why), o)))
+		return rc;
+	return *out ? 0 : use_builtin(out, builtin, why, o);
+}

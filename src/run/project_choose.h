@@ -121,4 +121,24 @@ void ss_run_project_replay_size(ss_run_project_model_options *o, const char *con
 int ss_run_project_model_choose(ss_model **out, ss_replay **replay, char *why, size_t size,
 			 const ss_run_project_model_options *o);
 
+/*
+ * The words of the built-in model m for a note ("...: using the built-in
+ * model, which <words>"): learnt from other projects or trained on
+ * another, its scores may not carry over, into buf (size bytes), which
+ * is returned.
+ */
+const char *ss_run_builtin_words(char *buf, size_t size, const ss_model *m);
+
+/*
+ * The model of a ranking without --model (rank, report, review): without
+ * labels (o->label NULL) the built-in one, said with why; else the
+ * project model (ss_run_project_model_choose), or the built-in one when
+ * the labelled history is too small, said with the reason.  The built-in
+ * model is said through o->rp (SS_RUN_INFO, whole) and *builtin set to
+ * 1 (else 0).  *out and *replay as ss_run_project_model_choose() gives
+ * them.  0 or < 0 with the message set.
+ */
+int ss_run_rank_model(ss_model **out, ss_replay **replay, int *builtin,
+		      const ss_run_project_model_options *o);
+
 #endif
