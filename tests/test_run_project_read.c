@@ -4,7 +4,8 @@
  * and the history before them walked, no source at all the user's
  * mistake, the history primed from the index (a missing one said once a
  * run), the index's stored features only when they fit, the commits
- * review rejected.
+ * review rejected; without labels the ranking's model is the built-in
+ * one, said with why (run/project_choose.h: ss_run_rank_model).
  */
 #include "testutil.h"
 #include "testrun.h"
@@ -154,10 +155,36 @@ static void test_prime_store_rejected(void **state)
 	ss_run_free(run);
 }
 
+static void test_rank_model(void **state)
+{
+	struct heard h = { "", 0 };
+	ss_run_report rp = TEST_RUN_REPORT(&h);
+	ss_run_project_model_options o = SS_RUN_PROJECT_MODEL_OPTIONS_INIT;
+	ss_model *m = NULL;
+	ss_replay *replay = (ss_replay *)1;
+	char words[1400], want[2048];
+	int builtin = -1;
+
+	(void)state;
+	o.rp = &rp;
+	assert_int_equal(ss_run_rank_model(&m, &replay, &builtin, &o), 0);
+	assert_non_null(m);
+	assert_null(replay);
+	assert_int_equal(builtin, 1);
+	ss_run_builtin_words(words, sizeof(words), m);
+	assert_non_null(strstr(words, "its scores may not carry over to this one"));
+	snprintf(want, sizeof(want), "N no --model, no --stable SOURCE and no project index with "
+		 "stable branches to train one for this project from: using the built-in model, "
+		 "which %s\n", words);
+	assert_string_equal(h.text, want);
+	ss_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_walks),
+		cmocka_unit_test(test_rank_model),
 		cmocka_unit_test(test_prime_store_rejected),
 	};
 
