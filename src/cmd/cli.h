@@ -23,7 +23,7 @@
 #include "parse-options.h"
 #include "rank/rank.h"
 #include "run/branches.h"
-#include "run/rank_onto.h"
+#include "run/rank_run.h"
 #include "shared_options.h"
 #include "source/replay.h"
 #include "source/source.h"
@@ -289,7 +289,7 @@ void cli_note_copies(const char *cmd, const ss_dataset *d);
 /*
  * What rank and report share (cmd/rank_report.c): the model (--model, else
  * the project's own model when --stable is given, else the built-in one:
- * cli_ranking_model, cmd/project_model.c), the history options, selection (--top, --min-score,
+ * run/rank_run.c), the history options, selection (--top, --min-score,
  * --since, --budget, --min-age, --now, --untagged-only), --threshold, and
  * the checks against --policy, --stable and --labels, and the verdicts
  * for the stable branches of --onto-repo/--onto (check/verdict.h: every
@@ -300,7 +300,7 @@ void cli_note_copies(const char *cmd, const ss_dataset *d);
  * cli_ranking_init() and CLI_INCLUDE(k.options) in the command's table;
  * cli_ranking_load() (dies on error); set what the command needs in ko
  * (keep, precedents...); cli_ranking_run() streams --history then the
- * sources through the ranking and selects; write from r;
+ * sources through the ranking and selects; write from st.r;
  * cli_ranking_free().
  */
 typedef struct {
@@ -318,22 +318,15 @@ typedef struct {
 	int64_t as_of;
 	/* --learn-in-cycle: the project model learns from the ranked commits
 	 * whose fate is known too (taken by a stable branch, rejected in
-	 * review; project_model.c) */
+	 * review; run/project_choose.c) */
 	int learn_in_cycle;
-	/* the model is the built-in one, chosen because the project has no
-	 * stable history to train its own (project_model.c): it proposes
-	 * its pick share of the ranked commits */
-	int builtin;
 	/* stable branches ("Stable branches"): a verdict per row per branch */
 	const char *onto_repo, *onto_upstream, *verdicts;
-	/* the --onto names (on.onto, on.n), then the branches opened, their
-	 * identities for the decisions and the queue's branch (run/rank_onto.h) */
-	ss_run_onto_set on;
 	int queue_extras;       /* read prerequisites the ranking lacks (mbox) */
 	/* review decisions (cmd/decisions_cli.h): list decided rows too (--all),
 	 * and rank's --queue-branch, the branch whose queue is written (NULL:
 	 * the first --onto), which cli_ranking_run resolves once, before the
-	 * model and the ranking, into on.queue_b: an index into on.onto[] (a
+	 * model and the ranking, into st.on.queue_b: an index into st.on.onto[] (a
 	 * usage error when it is none of them) */
 	int show_decided;
 	const char *queue_branch;
@@ -342,17 +335,10 @@ typedef struct {
 	const char *const *branch_named;
 	size_t nbranch_named;
 	struct cli_option options[30];
-	/* loaded and made, owned until cli_ranking_free() */
-	ss_model *m;
-	ss_policy *policy;
-	ss_backports *label;
-	ss_labels *labels;
-	ss_history *hist;
-	ss_ranking *r;
-	char *index_path;       /* the index k->label came from, when not --stable */
-	/* the sources' commits as the project model's training read them,
-	 * ranked from memory instead of read again (NULL: read them) */
-	ss_replay *replay;
+	/* loaded and made, owned until cli_ranking_free() (run/rank_run.h):
+	 * the model, the stable tree, the history, the --onto branches
+	 * (st.on.onto, st.on.n: the names given), the ranking */
+	ss_run_rank_state st;
 	/* the run's repositories and index, opened once (run/run.h);
 	 * hist_args.ix.run borrows it */
 	ss_run *run;
@@ -363,21 +349,6 @@ void cli_ranking_init(cli_ranking *k);
 void cli_ranking_load(cli_ranking *k);
 void cli_ranking_run(cli_ranking *k, cli_source_args *src, const char *const *specs, int nspecs);
 void cli_ranking_free(cli_ranking *k);
-/*
- * Give k->m when --model did not: the project model (trained from the
- * --stable tree, kept and reused; project_model.c) or the built-in one,
- * saying which on stderr.  Called by cli_ranking_run; dies on error.
- */
-void cli_ranking_model(cli_ranking *k, cli_source_args *src, const char *const *specs, int nspecs);
-/*
- * explain's model without --model, so that it scores as rank did: the
- * project model rank kept for the repository at repo (or in the file
- * project_model names, which must load), NULL when there is none.  *used
- * is its path (malloc'd).  Dies when project_model cannot be loaded.
- * run (may be NULL) lends the repository.
- */
-ss_model *cli_project_model_kept(const char *project_model, const char *repo, ss_run *run,
-				 char **used);
 /* The rows an output lists after selection: shown, or proposed (mbox). */
 size_t cli_ranking_rows(const cli_ranking *k, int picks_only);
 
