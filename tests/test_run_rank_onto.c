@@ -6,12 +6,18 @@
  * --queue-branch no --onto is each a usage error; the replay's cut that
  * leaves a --stable tree and a run without branches alone; the missing
  * index said once a run (run/run.h: ss_run_index_read), each time
- * without a run.
+ * without a run; the whole ranking as one call (run/rank_run.h:
+ * ss_run_rank): the index's tree, its branches, the built-in model for
+ * a history too small, the rows listed, and no commits to read, or
+ * --release-tags without a repository, a usage error.
  */
 #include "testutil.h"
 #include "testrun.h"
 
 #include "run/rank_onto.h"
+#include "run/rank_run.h"
+#include "run/rank_stream.h"
+#include "run/commits.h"
 #include "util/error.h"
 
 static int setup(void **state)
@@ -153,9 +159,94 @@ static void test_cut(void **state)
 	ss_backports_free(label);
 }
 
+/* The stored features' reader a front end gives (cmd/feature_store_cli.c's
+ * in the commands): the walk read here, the history primed from nothing. */
+static void hr_walk(const char *repo, const ss_source_options *so, ss_run_commit_fn fn, void *data,
+		    void *ud)
+{
+	size_t n;
+
+	(void)ud;
+	assert_int_equal(ss_run_read_sources(&n, repo, NULL, 0, so, fn, data, NULL, NULL), 0);
+}
+
+static void hr_history(ss_history *h, const char *db, const char *repo, void *ud)
+{
+	(void)h;
+	(void)db;
+	(void)repo;
+	(void)ud;
+}
+
+static const ss_run_history_reader hr = { hr_walk, hr_history, NULL };
+
+static void test_rank_run(void **state)
+{
+	struct heard h = { "", 0 }, hm = { "", 0 };
+	ss_run_report rp = TEST_RUN_REPORT(&h), mrp = TEST_RUN_REPORT(&hm);
+	ss_run_rank_options o = SS_RUN_RANK_OPTIONS_INIT;
+	ss_source_options so = SS_SOURCE_OPTIONS_INIT;
+	ss_ranker_options ko = SS_RANKER_OPTIONS_INIT;
+	ss_rank_select sel = SS_RANK_SELECT_INIT;
+	const char *revs[1] = { "v1.0..main" };
+	ss_run_rank_state st;
+	char repo[4096];
+	ss_run *run = NULL;
+	int usage = -1;
+
+	(void)state;
+	snprintf(repo, sizeof(repo), "%s/repo", test_scratch);
+	so.repo = repo;
+	so.revs = revs;
+	so.nrevs = 1;
+	assert_int_equal(ss_run_new(&run), 0);
+	o.repo = repo;
+	o.opts = &so;
+	o.ko = &ko;
+	o.so = &sel;
+	o.onto.verdicts = "applies";
+	o.hr = &hr;
+	o.run = run;
+	o.rp = &rp;
+	o.model_rp = &mrp;
+	memset(&st, 0, sizeof(st));
+	assert_int_equal(ss_run_rank(&st, &usage, &o), 0);
+	assert_int_equal(usage, 0);
+	/* the index's tree and branches, the built-in model (too few
+	 * settled commits to train one), said in the model's words */
+	assert_non_null(st.label);
+	assert_non_null(st.index_path);
+	assert_ptr_equal(ko.stable, st.label);
+	assert_int_equal(st.on.n, 2);
+	assert_int_equal(st.builtin, 1);
+	assert_non_null(st.m);
+	assert_non_null(strstr(hm.text, "using the built-in model, which "));
+	assert_non_null(st.r);
+	assert_true(ss_run_rank_rows(st.r, 0) > 0);
+	ss_run_rank_state_clear(&st);
+	assert_null(st.r);
+	/* nothing to read: the user's mistake, once the model is chosen */
+	o.repo = NULL;
+	so.repo = NULL;
+	o.onto.verdicts = NULL;
+	assert_true(ss_run_rank(&st, &usage, &o) < 0);
+	assert_int_equal(usage, 1);
+	assert_non_null(strstr(ss_error_last(), "no commits to read"));
+	ss_run_rank_state_clear(&st);
+	/* --release-tags needs the repository, before anything is read */
+	o.release_tags = "v*";
+	assert_true(ss_run_rank(&st, &usage, &o) < 0);
+	assert_int_equal(usage, 1);
+	assert_string_equal(ss_error_last(), "--release-tags needs --repo PATH");
+	assert_null(st.m);
+	ss_run_rank_state_clear(&st);
+	ss_run_free(run);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rank_run),
 		cmocka_unit_test(test_index_read),
 		cmocka_unit_test(test_open),
 		cmocka_unit_test(test_cut),
