@@ -197,31 +197,6 @@ struct ss_index *cli_index_open(const cli_index_args *x, const char *repo, char 
 
 
 /*
- * What the stable branch ck (of the repository repo) carries under any
- * id (labels/carried.h), new, the caller's: from the project index ix
- * (may be NULL; path its path) when it recorded the branch at the tip ck
- * has, with only the messages read for the backport-line style; else read
- * from the branch with its diffs, the commits upstream (NULL: the index's
- * mainline, else HEAD) lacks, saying on stderr why the index was not used
- * when it was open.  A named upstream that is not the index's mainline
- * reads the branch too.  what names the branch in messages; *from_index
- * (may be NULL) says which was done.  run/branches.h's
- * ss_run_carried_load(), dying on error.
- */
-ss_carried *cli_carried_load(struct ss_index *ix, const char *path, const char *repo, ss_check *ck,
-			     const char *upstream, const char *what, int *from_index);
-
-/*
- * The stable branches the index ix knows (refs of kind stable), newest
- * version first, a remote-tracking ref left out when a local branch of
- * its name is there too: at most max names (malloc'd) into out, the count
- * returned; *more those left out beyond max.  run/branches.h's
- * ss_run_index_branches(), dying on error.
- */
-size_t cli_index_branches(char **out, size_t max, size_t *more, struct ss_index *ix,
-			  const char *path);
-
-/*
  * Fill l with the backports of the project index db (or, when db is NULL,
  * repo's default index), those committed by as_of when it is not 0: 1 when read (*used, when used is not NULL, the
  * index's path, malloc'd), 0 when db is NULL and repo has no index; dies

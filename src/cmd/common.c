@@ -139,26 +139,6 @@ int cli_backports_from_index(ss_backports *l, ss_run *run, const char *db, const
 	return read;
 }
 
-ss_carried *cli_carried_load(ss_index *ix, const char *path, const char *repo, ss_check *ck,
-			     const char *upstream, const char *what, int *from_index)
-{
-	ss_carried *cr;
-
-	if (ss_run_carried_load(&cr, from_index, ix, path, repo, ck, upstream, what, cli_run_report()))
-		die("%s", ss_error_last());
-	return cr;
-}
-
-size_t cli_index_branches(char **out, size_t max, size_t *more, ss_index *ix,
-			  const char *path)
-{
-	size_t n;
-
-	if (ss_run_index_branches(out, &n, max, more, ix, path))
-		die("%s", ss_error_last());
-	return n;
-}
-
 void cli_history_check(const cli_history_args *ha, const char *repo)
 {
 	if (ha->rel.tags && !repo)

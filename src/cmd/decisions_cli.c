@@ -34,14 +34,6 @@ void cli_decisions_fail(int rc)
 	die("%s", ss_error_last());
 }
 
-void cli_branch_identity(char *out, size_t size, ss_index *ix, const char *repo, const char *name)
-{
-	int rc = ss_run_decision_identity(out, size, ix, repo, name);
-
-	if (rc)
-		cli_decisions_fail(rc);
-}
-
 size_t cli_decision_branches(char **out, size_t max, ss_index *ix, const char *path,
 			     const char *repo, const char *const *named, size_t n)
 {

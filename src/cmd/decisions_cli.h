@@ -30,16 +30,6 @@
 ss_index *cli_decisions_open(const char *db, const char *repo, int write, char **path,
 			     ss_run *run);
 
-/*
- * The branch name decisions are kept under for name as spelled
- * (ss_index_branch_identity(): "origin/21.11", "refs/heads/21.11", a tag
- * of the branch are "21.11"; a tag or commit of repo, may be NULL, on one
- * branch of the index too) into out (size bytes).  A branch the index
- * does not know is a usage error (exit 129) naming the known ones and
- * the nearest.
- */
-void cli_branch_identity(char *out, size_t size, ss_index *ix, const char *repo, const char *name);
-
 /* Die with the message of run/decisions_open.h's rc: a name no branch of
  * the index has (SS_ENOTFOUND, SS_EINVALID) is the user's mistake (exit
  * 129, usage_die()), anything else die(). */
@@ -47,9 +37,12 @@ __attribute__((noreturn)) void cli_decisions_fail(int rc);
 
 /*
  * The branches decided for: the n names of --branch when n > 0, else the
- * index's live stable branches (cli_index_branches()), each as
- * cli_branch_identity() names it, each once.  Returns the count, names
- * malloc'd into out (at most max).  Dies when there is none.
+ * index's live stable branches (run/branches.h: ss_run_index_branches()),
+ * each as the decisions name it (run/decisions_open.h:
+ * ss_run_decision_identity(); a branch the index does not know is a
+ * usage error naming the known ones and the nearest), each once.
+ * Returns the count, names malloc'd into out (at most max).  Dies when
+ * there is none.
  */
 size_t cli_decision_branches(char **out, size_t max, ss_index *ix, const char *path,
 			     const char *repo, const char *const *named, size_t n);
