@@ -388,13 +388,10 @@ int cli_history_fill(ss_history *h, void *ud)
 	return 0;
 }
 
-#define NO_COMMITS "no commits to read: name an mbox, '-' for standard input, or --repo PATH " \
-	"(or run it in a repository)"
-
 void cli_source_require(const cli_source_args *a, int nspecs)
 {
 	if (!nspecs && !a->repo)
-		usage_die(NO_COMMITS);
+		usage_die(SS_RUN_NO_COMMITS);
 }
 
 void cli_source_default(cli_source_args *a, int nspecs, const char *cmd, int required)
@@ -402,7 +399,7 @@ void cli_source_default(cli_source_args *a, int nspecs, const char *cmd, int req
 	if (!nspecs && !a->repo)
 		a->repo = a->opts.repo = cli_repo_here(cmd);
 	if (required && !nspecs && !a->repo)
-		usage_die(NO_COMMITS);
+		usage_die(SS_RUN_NO_COMMITS);
 }
 
 /* Every commit of the sources (the repository without specs), the

@@ -7,13 +7,11 @@
  */
 #include <stdlib.h>
 
+#include "run/commits.h"
 #include "run/decisions.h"
 #include "run/history_load.h"
 #include "run/project_read.h"
 #include "util/error.h"
-
-#define NO_COMMITS "no commits to read: name an mbox, '-' for standard input, or --repo PATH " \
-	"(or run it in a repository)"
 
 /* The index of s for repo, NULL (and 0) with --no-index or without one. */
 static int index_read(ss_index **ix, char **path, const ss_run_project_sources *s)
@@ -37,7 +35,7 @@ static int walk(ss_run_project_sources *s, const char *const *specs, size_t nspe
 
 	if (!nspecs && !s->repo) {
 		s->usage = 1;
-		return ss_error_code(SS_EINVALID, NO_COMMITS);
+		return ss_error_code(SS_EINVALID, SS_RUN_NO_COMMITS);
 	}
 	if ((rc = ss_run_read_sources(&n, s->repo, specs, nspecs, opts, fn, data, skips, s->rp)))
 		return rc;

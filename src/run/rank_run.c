@@ -17,8 +17,6 @@
 #include "run/rank_stream.h"
 #include "util/error.h"
 
-#define NO_COMMITS "no commits to read: name an mbox, '-' for standard input, or --repo PATH " \
-	"(or run it in a repository)"
 #define MAX_HREVS 64
 
 struct reading {
@@ -169,7 +167,7 @@ int ss_run_rank(ss_run_rank_state *st, int *usage, ss_run_rank_options *o)
 	o->ko->stable = st->label;
 	if (!st->replay && !o->nspecs && !o->repo) {
 		*usage = 1;
-		return ss_error_code(SS_EINVALID, NO_COMMITS);
+		return ss_error_code(SS_EINVALID, SS_RUN_NO_COMMITS);
 	}
 	so.repo = o->repo;
 	so.specs = o->specs;
