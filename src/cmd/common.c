@@ -141,8 +141,8 @@ int cli_backports_from_index(ss_backports *l, ss_run *run, const char *db, const
 
 void cli_history_check(const cli_history_args *ha, const char *repo)
 {
-	if (ha->rel.tags && !repo)
-		usage_die("--release-tags needs --repo PATH");
+	if (ss_run_history_check(ha->rel.tags, repo))
+		usage_die("%s", ss_error_last());
 }
 
 /* How the commands open the index, for run/history_load.c
@@ -163,7 +163,26 @@ void cli_history_load(const cli_history_args *ha, ss_history *h, const char *rep
 {
 	struct history_reading r = { ha, repo };
 	ss_run_history_source hs = { history_index, NULL, &r, NULL };
+	ss_run_history_options o = SS_RUN_HISTORY_OPTIONS_INIT;
+	int usage;
 
+	/* a run reads the index itself (run/history_load.h) */
+	if (ha->ix.run) {
+		o.releases = ha->rel.file;
+		o.release_tags = ha->rel.tags;
+		o.repo = repo;
+		o.db = ha->ix.db;
+		o.no_index = ha->ix.no_index;
+		o.as_of = ha->ix.as_of;
+		o.run = ha->ix.run;
+		o.rp = cli_run_report();
+		if (ss_run_history_index_load(h, &usage, &o)) {
+			if (usage)
+				usage_die("%s", ss_error_last());
+			die("%s", ss_error_last());
+		}
+		return;
+	}
 	cli_history_check(ha, repo);
 	if (ss_run_history_load(h, ha->rel.file, ha->rel.tags, repo, ha->ix.run, &hs,
 				cli_run_report()))

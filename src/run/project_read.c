@@ -59,27 +59,22 @@ static int walk_ranked(ss_run_commit_fn fn, void *data, void *ud)
 	return walk(s, s->specs, s->nspecs, s->opts, NULL, fn, data);
 }
 
-/* ss_run_history_source.index: its error kept in s->rc (NULL returned). */
-static ss_index *history_index(char **path, void *ud)
-{
-	ss_run_project_sources *s = ud;
-	ss_index *ix;
-
-	if ((s->rc = index_read(&ix, path, s)))
-		return NULL;
-	return ix;
-}
-
+/* Primed as the ranking's history is (run/history_load.h). */
 static int prime(ss_history *h, void *ud)
 {
 	ss_run_project_sources *s = ud;
-	ss_run_history_source hs = { history_index, NULL, s, NULL };
-	int rc;
+	ss_run_history_options ho = SS_RUN_HISTORY_OPTIONS_INIT;
+	int usage;
 
-	s->rc = 0;
-	if ((rc = ss_run_history_load(h, s->releases, s->release_tags, s->repo, s->run, &hs, s->rp)))
-		return rc;
-	return s->rc;
+	ho.releases = s->releases;
+	ho.release_tags = s->release_tags;
+	ho.repo = s->repo;
+	ho.db = s->db;
+	ho.no_index = s->no_index;
+	ho.as_of = s->as_of;
+	ho.run = s->run;
+	ho.rp = s->rp;
+	return ss_run_history_index_load(h, &usage, &ho);
 }
 
 static int store(ss_run_feature_store **out, const ss_feat_options *fo, void *ud)

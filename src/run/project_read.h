@@ -44,11 +44,10 @@ typedef struct {
 	ss_run *run;
 	const ss_run_report *rp;          /* skipped commits, the missing index (NULL) */
 	int usage;                        /* out: a walk had no commits to read */
-	int rc;                           /* the index's error while priming */
 } ss_run_project_sources;
 
 #define SS_RUN_PROJECT_SOURCES_INIT { NULL, NULL, 0, NULL, NULL, 0, NULL, NULL, NULL, NULL, \
-	0, 0, NULL, NULL, 0, 0 }
+	0, 0, NULL, NULL, 0 }
 
 /* *out reads through s (which must outlive it): every callback set. */
 void ss_run_project_reader_init(ss_run_project_reader *out, ss_run_project_sources *s);

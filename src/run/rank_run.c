@@ -19,39 +19,21 @@
 
 #define MAX_HREVS 64
 
-struct reading {
-	const ss_run_rank_options *o;
-	int rc;
-};
-
-/* ss_run_history_source.index: the options' index, its error kept. */
-static ss_index *history_index(char **path, void *ud)
-{
-	struct reading *r = ud;
-	ss_index *ix = NULL;
-
-	if (!r->o->no_index && (r->rc = ss_run_index_read(&ix, path, r->o->run, r->o->db,
-							   r->o->repo, r->o->as_of, r->o->rp)))
-		return NULL;
-	return ix;
-}
-
 /* The releases and the index first: a bad file fails before a model is
  * trained or said. */
 static int history_load(ss_run_rank_state *st, int *usage, const ss_run_rank_options *o)
 {
-	struct reading r = { o, 0 };
-	ss_run_history_source hs = { history_index, NULL, &r, NULL };
-	int rc;
+	ss_run_history_options ho = SS_RUN_HISTORY_OPTIONS_INIT;
 
-	if (o->release_tags && !o->repo) {
-		*usage = 1;
-		return ss_error_code(SS_EINVALID, "--release-tags needs --repo PATH");
-	}
-	if ((rc = ss_run_history_load(st->hist, o->releases, o->release_tags, o->repo, o->run, &hs,
-				      o->rp)))
-		return rc;
-	return r.rc;
+	ho.releases = o->releases;
+	ho.release_tags = o->release_tags;
+	ho.repo = o->repo;
+	ho.db = o->db;
+	ho.no_index = o->no_index;
+	ho.as_of = o->as_of;
+	ho.run = o->run;
+	ho.rp = o->rp;
+	return ss_run_history_index_load(st->hist, usage, &ho);
 }
 
 /* The model without --model: the project's own, else the built-in one. */
