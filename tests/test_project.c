@@ -1,6 +1,6 @@
 /*
  * test_project.c - the model "rank" and "report" use without --model
- * (cmd/project_model.c): trained from the --stable tree on first use and
+ * (run/project_choose.c, through run/rank_run.c): trained from the --stable tree on first use and
  * kept beside the repository's data, reused while the stable tree has not
  * grown by a release, retrained when it has or when the labels change;
  * learning from the history before the ranked commits, never from them,

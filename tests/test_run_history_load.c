@@ -4,7 +4,10 @@
  * added through the front end's walk, one that holds none a warning, or
  * read by run/ itself, a mail that cannot be read one warning at the end;
  * a bad releases file failing before the index is asked for; without
- * releases, repository or index, nothing added and nothing said.
+ * releases, repository or index, nothing added and nothing said; the
+ * index the options name read through the run (ss_run_history_index_load:
+ * --release-tags without a repository a usage error first, --no-index
+ * and a --db that does not exist).
  */
 #include "testutil.h"
 #include "testrun.h"
@@ -151,12 +154,49 @@ static void test_load(void **state)
 	ss_history_free(h);
 }
 
+static void test_index_load(void **state)
+{
+	ss_run_history_options o = SS_RUN_HISTORY_OPTIONS_INIT;
+	struct heard heard = { "", 0 };
+	ss_run_report rp = TEST_RUN_REPORT(&heard);
+	ss_history *h = NULL;
+	char missing[4096];
+	int usage = -1;
+
+	(void)state;
+	assert_int_equal(ss_history_new(&h), 0);
+	o.rp = &rp;
+	/* --release-tags reads a repository's tags */
+	assert_int_equal(ss_run_history_check("v*", NULL), SS_EINVALID);
+	assert_int_equal(ss_run_history_check("v*", "repo"), 0);
+	o.release_tags = "v*";
+	assert_int_equal(ss_run_history_index_load(h, &usage, &o), SS_EINVALID);
+	assert_int_equal(usage, 1);
+	assert_string_equal(ss_error_last(), "--release-tags needs --repo PATH");
+	/* no index asked for: nothing added, nothing said */
+	o.release_tags = NULL;
+	o.no_index = 1;
+	snprintf(missing, sizeof(missing), "%s/none.db", test_scratch);
+	o.db = missing;
+	assert_int_equal(ss_run_history_index_load(h, &usage, &o), 0);
+	assert_int_equal(usage, 0);
+	assert_int_equal(ss_history_count(h), 0);
+	/* a --db that does not exist: the index's error, not a usage one */
+	o.no_index = 0;
+	assert_true(ss_run_history_index_load(h, &usage, &o) < 0);
+	assert_int_equal(usage, 0);
+	assert_string_equal(heard.text, "");
+	ss_error_clear();
+	ss_history_free(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_prime),
 		cmocka_unit_test(test_prime_read),
 		cmocka_unit_test(test_load),
+		cmocka_unit_test(test_index_load),
 	};
 
 	int rc;

@@ -23,10 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check/check.h"
 #include "cli.h"
-#include "index/index.h"
-#include "labels/carried.h"
+#include "run/check_commits.h"
 #include "util/atomic.h"
 #include "util/error.h"
 
@@ -41,13 +39,6 @@ static const char *const check_usage[] = {
 	NULL
 };
 
-struct check_run {
-	ss_check *ck;
-	FILE *out;
-	size_t n[SS_APPLY_UNKNOWN + 1];
-	size_t in_branch, carried, bug_absent;
-};
-
 /* A TSV field: tabs and newlines would break the row. */
 static void put_field(FILE *out, const char *s)
 {
@@ -55,53 +46,45 @@ static void put_field(FILE *out, const char *s)
 		putc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, out);
 }
 
-static int check_one(ss_commit *c, void *data)
+/* One row of the TSV (run/check_commits.h: ss_run_check_fn). */
+static int put_row(const ss_commit *c, const ss_check_result *res, void *ud)
 {
-	struct check_run *r = data;
-	ss_check_result res;
+	FILE *out = ud;
 
-	if (ss_check_commit(&res, r->ck, c)) {
-		error("cannot check commit %s: %s", c->id, ss_error_last());
-		ss_commit_free(c);
-		return 0;
-	}
-	r->n[res.apply]++;
-	r->in_branch += res.in_branch;
-	r->carried += res.carried_as[0] != 0;
-	r->bug_absent += res.bug_in_branch == 0;
-	fprintf(r->out, "%.12s\t%s\t", c->id, ss_apply_status_name(res.apply));
-	put_field(r->out, res.path);
-	fprintf(r->out, "\t%d\t", res.hunk);
-	for (int k = 0; k < res.nneeds; k++)
-		fprintf(r->out, "%s%.12s", k ? "," : "", res.needs[k]);
-	if (res.carried_as[0])
-		fprintf(r->out, "\tbackport %.12s", res.carried_as);
+	fprintf(out, "%.12s\t%s\t", c->id, ss_apply_status_name(res->apply));
+	put_field(out, res->path);
+	fprintf(out, "\t%d\t", res->hunk);
+	for (int k = 0; k < res->nneeds; k++)
+		fprintf(out, "%s%.12s", k ? "," : "", res->needs[k]);
+	if (res->carried_as[0])
+		fprintf(out, "\tbackport %.12s", res->carried_as);
 	else
-		fprintf(r->out, "\t%s", res.in_branch ? "yes" : "no");
-	fprintf(r->out, "\t%s\t%.12s\t",
-	       res.bug_in_branch > 0 ? "yes" : res.bug_in_branch == 0 ? "no" : "unknown",
-	       res.target);
-	put_field(r->out, c->subject);
-	putc('\n', r->out);
-	ss_commit_free(c);
+		fprintf(out, "\t%s", res->in_branch ? "yes" : "no");
+	fprintf(out, "\t%s\t%.12s\t",
+	       res->bug_in_branch > 0 ? "yes" : res->bug_in_branch == 0 ? "no" : "unknown",
+	       res->target);
+	put_field(out, c->subject);
+	putc('\n', out);
 	return 0;
 }
 
 int cmd_check(int argc, const char **argv, const struct cli_context *ctx)
 {
-	struct check_run r = { 0 };
-	ss_check_options co = SS_CHECK_OPTIONS_INIT;
+	ss_run_check_options co = SS_RUN_CHECK_OPTIONS_INIT;
+	ss_run_check_counts n = { 0 };
+	ss_run_check *rc = NULL;
 	cli_source_args a;
 	cli_index_args ixa;
 	const char *onto_repo = NULL, *output = "-", *upstream = NULL, *onto[1];
 	size_t nonto = 0;
-	ss_carried *carried = NULL;
+	const ss_check *ck;
 	ss_run *run = NULL;
+	FILE *f;
 	struct cli_option options[] = {
 		CLI_GROUP("Stable branch (--onto: HEAD of --onto-repo unless named; --onto-upstream is read with --prereqs)"),
 		CLI_OPT_ONTO_REPO(&onto_repo),
 		CLI_OPT_ONTO(onto, &nonto),
-		CLI_FLAG(0, "prereqs", &co.prereqs,
+		CLI_FLAG(0, "prereqs", &co.co.prereqs,
 			 "for a conflict, the commits to take first (and which commits the branch "
 			 "carries under another id)"),
 		CLI_OPT_ONTO_UPSTREAM(&upstream),
@@ -112,7 +95,6 @@ int cmd_check(int argc, const char **argv, const struct cli_context *ctx)
 		CLI_END(),
 	};
 	ss_atomic *out;
-	size_t total;
 	int nspecs;
 
 	cli_source_args_init(&a);
@@ -123,42 +105,35 @@ int cmd_check(int argc, const char **argv, const struct cli_context *ctx)
 	if (!onto_repo)
 		usage_die("--onto-repo is required (or run it in a repository)");
 	if (nonto)
-		co.rev = onto[0];
+		co.co.rev = onto[0];
 	if (!nspecs && !a.repo)
 		usage_die("no SOURCE and no --repo: nothing to check");
 	out = cli_output_open(output);
 	/* the branch's repository and its index, opened once */
 	if (ss_run_new(&run))
 		die("%s", ss_error_last());
-	ixa.run = run;
-	co.repo = ss_run_repo(run, onto_repo);
-	if (ss_check_open(&r.ck, onto_repo, &co))
+	co.onto_repo = onto_repo;
+	co.upstream = upstream;
+	co.db = ixa.db;
+	co.no_index = ixa.no_index;
+	co.run = run;
+	co.rp = cli_run_report();
+	if (ss_run_check_new(&rc, &co))
 		die("%s", ss_error_last());
-	if (ss_check_ambiguity(r.ck))
-		warning("%s", ss_check_ambiguity(r.ck));
-	if (co.prereqs) {
-		/* what the branch carries: no blame for those, none named; from
-		 * the project index when it is up to date with the branch */
-		char *ixpath = NULL;
-		ss_index *ix = cli_index_open(&ixa, onto_repo, &ixpath);
-
-		carried = cli_carried_load(ix, ixpath, onto_repo, r.ck, upstream, co.rev, NULL);
-		ss_check_set_carried(r.ck, carried);
-		ss_index_free(ix);
-		free(ixpath);
-	}
-	r.out = ss_atomic_file(out);
-	fputs("commit\tapply\tpath\thunk\tneeds\tin_branch\tbug\ttarget\tsubject\n", r.out);
-	total = cli_for_each_commit(&a, argv, nspecs, check_one, &r);
-	cli_output_commit(out, total, "commits");
+	f = ss_atomic_file(out);
+	fputs("commit\tapply\tpath\thunk\tneeds\tin_branch\tbug\ttarget\tsubject\n", f);
+	if (ss_run_check_commits(rc, &n, a.repo, argv, (size_t)nspecs, &a.opts, put_row, f))
+		die("%s", ss_error_last());
+	cli_output_commit(out, n.total, "commits");
+	ck = ss_run_check_branch(rc);
 	fprintf(stderr, "checked %zu commits against %s (%s %.12s): %zu apply, %zu conflict, "
 		"%zu missing a file, %zu adding an existing file, %zu unknown; %zu already "
-		"in the branch, %zu carried as backports, %zu fixing a bug the branch does not have\n", total,
-		ss_check_branch_name(r.ck), ss_check_branch_ref(r.ck), ss_check_branch_id(r.ck), r.n[SS_APPLY_CLEAN],
-		r.n[SS_APPLY_CONFLICT], r.n[SS_APPLY_MISSING], r.n[SS_APPLY_EXISTS],
-		r.n[SS_APPLY_UNKNOWN], r.in_branch, r.carried, r.bug_absent);
-	ss_check_free(r.ck);
-	ss_carried_free(carried);
+		"in the branch, %zu carried as backports, %zu fixing a bug the branch does not have\n",
+		n.total, ss_check_branch_name(ck), ss_check_branch_ref(ck), ss_check_branch_id(ck),
+		n.apply[SS_APPLY_CLEAN], n.apply[SS_APPLY_CONFLICT], n.apply[SS_APPLY_MISSING],
+		n.apply[SS_APPLY_EXISTS], n.apply[SS_APPLY_UNKNOWN], n.in_branch, n.carried,
+		n.bug_absent);
+	ss_run_check_free(rc);
 	ss_run_free(run);
 	return 0;
 }

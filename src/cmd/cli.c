@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "util/atomic.h"
 #include "nn/nn.h"
+#include "run/project_choose.h"
 #include "source/git.h"
 #include "util/error.h"
 
@@ -226,16 +227,8 @@ void cli_exit(int rc)
 const char *cli_builtin_words(const ss_model *m)
 {
 	static char buf[1400];
-	const ss_model_info *in = ss_model_info_of(m);
 
-	if (!strncmp(in->source, "corpus:", 7))
-		snprintf(buf, sizeof(buf), "learnt from other projects (%s, labelled by their stable "
-			 "branches; docs/scores.md, \"The general model\"): its scores may not carry "
-			 "over to this one", in->source + 7);
-	else
-		snprintf(buf, sizeof(buf), "was trained on another project (%s, labels %s): its "
-			 "scores may not carry over to this one", in->source, in->labels);
-	return buf;
+	return ss_run_builtin_words(buf, sizeof(buf), m);
 }
 
 void cli_model_write(struct ss_atomic *out, const ss_model *m, const char *output)

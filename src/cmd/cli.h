@@ -23,6 +23,7 @@
 #include "parse-options.h"
 #include "rank/rank.h"
 #include "run/branches.h"
+#include "run/rank_run.h"
 #include "shared_options.h"
 #include "source/replay.h"
 #include "source/source.h"
@@ -196,31 +197,6 @@ struct ss_index *cli_index_open(const cli_index_args *x, const char *repo, char 
 
 
 /*
- * What the stable branch ck (of the repository repo) carries under any
- * id (labels/carried.h), new, the caller's: from the project index ix
- * (may be NULL; path its path) when it recorded the branch at the tip ck
- * has, with only the messages read for the backport-line style; else read
- * from the branch with its diffs, the commits upstream (NULL: the index's
- * mainline, else HEAD) lacks, saying on stderr why the index was not used
- * when it was open.  A named upstream that is not the index's mainline
- * reads the branch too.  what names the branch in messages; *from_index
- * (may be NULL) says which was done.  run/branches.h's
- * ss_run_carried_load(), dying on error.
- */
-ss_carried *cli_carried_load(struct ss_index *ix, const char *path, const char *repo, ss_check *ck,
-			     const char *upstream, const char *what, int *from_index);
-
-/*
- * The stable branches the index ix knows (refs of kind stable), newest
- * version first, a remote-tracking ref left out when a local branch of
- * its name is there too: at most max names (malloc'd) into out, the count
- * returned; *more those left out beyond max.  run/branches.h's
- * ss_run_index_branches(), dying on error.
- */
-size_t cli_index_branches(char **out, size_t max, size_t *more, struct ss_index *ix,
-			  const char *path);
-
-/*
  * Fill l with the backports of the project index db (or, when db is NULL,
  * repo's default index), those committed by as_of when it is not 0: 1 when read (*used, when used is not NULL, the
  * index's path, malloc'd), 0 when db is NULL and repo has no index; dies
@@ -288,7 +264,7 @@ void cli_note_copies(const char *cmd, const ss_dataset *d);
 /*
  * What rank and report share (cmd/rank_report.c): the model (--model, else
  * the project's own model when --stable is given, else the built-in one:
- * cli_ranking_model, cmd/project_model.c), the history options, selection (--top, --min-score,
+ * run/rank_run.c), the history options, selection (--top, --min-score,
  * --since, --budget, --min-age, --now, --untagged-only), --threshold, and
  * the checks against --policy, --stable and --labels, and the verdicts
  * for the stable branches of --onto-repo/--onto (check/verdict.h: every
@@ -299,7 +275,7 @@ void cli_note_copies(const char *cmd, const ss_dataset *d);
  * cli_ranking_init() and CLI_INCLUDE(k.options) in the command's table;
  * cli_ranking_load() (dies on error); set what the command needs in ko
  * (keep, precedents...); cli_ranking_run() streams --history then the
- * sources through the ranking and selects; write from r;
+ * sources through the ranking and selects; write from st.r;
  * cli_ranking_free().
  */
 typedef struct {
@@ -317,53 +293,27 @@ typedef struct {
 	int64_t as_of;
 	/* --learn-in-cycle: the project model learns from the ranked commits
 	 * whose fate is known too (taken by a stable branch, rejected in
-	 * review; project_model.c) */
+	 * review; run/project_choose.c) */
 	int learn_in_cycle;
-	/* the model is the built-in one, chosen because the project has no
-	 * stable history to train its own (project_model.c): it proposes
-	 * its pick share of the ranked commits */
-	int builtin;
 	/* stable branches ("Stable branches"): a verdict per row per branch */
 	const char *onto_repo, *onto_upstream, *verdicts;
-	const char *onto[SS_RANK_MAX_BRANCHES];
-	char *onto_owned[SS_RANK_MAX_BRANCHES]; /* onto[] from the index, malloc'd */
-	/* with --as-of: onto[b] became the commit its branch had then
-	 * (onto_at[b], malloc'd); onto_asked[b] is the name asked for */
-	char *onto_at[SS_RANK_MAX_BRANCHES];
-	const char *onto_asked[SS_RANK_MAX_BRANCHES];
-	size_t nonto;
 	int queue_extras;       /* read prerequisites the ranking lacks (mbox) */
 	/* review decisions (cmd/decisions_cli.h): list decided rows too (--all),
 	 * and rank's --queue-branch, the branch whose queue is written (NULL:
 	 * the first --onto), which cli_ranking_run resolves once, before the
-	 * model and the ranking, into queue_b: an index into onto[] (a usage
-	 * error when it is none of them) */
+	 * model and the ranking, into st.on.queue_b: an index into st.on.onto[] (a
+	 * usage error when it is none of them) */
 	int show_decided;
 	const char *queue_branch;
-	size_t queue_b;
-	/* the branch each --onto is for the decisions (index/index_decisions.h's
-	 * identity: "21.11" for origin/21.11 or a tag on it), resolved once
-	 * when the branches are opened, and --queue-branch's (queue_ident); the
-	 * --branch names of review (branch_named), which an --onto that is
+	/* the --branch names of review (branch_named), which an --onto that is
 	 * no branch of the index (a tag, a commit) is taken for */
-	char *ident[SS_RANK_MAX_BRANCHES];
-	char *queue_ident;
 	const char *const *branch_named;
 	size_t nbranch_named;
 	struct cli_option options[30];
-	/* loaded and made, owned until cli_ranking_free() */
-	ss_model *m;
-	ss_policy *policy;
-	ss_backports *label;
-	ss_labels *labels;
-	ss_history *hist;
-	ss_ranking *r;
-	char *index_path;       /* the index k->label came from, when not --stable */
-	/* the sources' commits as the project model's training read them,
-	 * ranked from memory instead of read again (NULL: read them) */
-	ss_replay *replay;
-	/* the --onto branches: checks, what they carry, verdicts (run/branches.h) */
-	ss_run_branches *br;
+	/* loaded and made, owned until cli_ranking_free() (run/rank_run.h):
+	 * the model, the stable tree, the history, the --onto branches
+	 * (st.on.onto, st.on.n: the names given), the ranking */
+	ss_run_rank_state st;
 	/* the run's repositories and index, opened once (run/run.h);
 	 * hist_args.ix.run borrows it */
 	ss_run *run;
@@ -374,21 +324,6 @@ void cli_ranking_init(cli_ranking *k);
 void cli_ranking_load(cli_ranking *k);
 void cli_ranking_run(cli_ranking *k, cli_source_args *src, const char *const *specs, int nspecs);
 void cli_ranking_free(cli_ranking *k);
-/*
- * Give k->m when --model did not: the project model (trained from the
- * --stable tree, kept and reused; project_model.c) or the built-in one,
- * saying which on stderr.  Called by cli_ranking_run; dies on error.
- */
-void cli_ranking_model(cli_ranking *k, cli_source_args *src, const char *const *specs, int nspecs);
-/*
- * explain's model without --model, so that it scores as rank did: the
- * project model rank kept for the repository at repo (or in the file
- * project_model names, which must load), NULL when there is none.  *used
- * is its path (malloc'd).  Dies when project_model cannot be loaded.
- * run (may be NULL) lends the repository.
- */
-ss_model *cli_project_model_kept(const char *project_model, const char *repo, ss_run *run,
-				 char **used);
 /* The rows an output lists after selection: shown, or proposed (mbox). */
 size_t cli_ranking_rows(const cli_ranking *k, int picks_only);
 

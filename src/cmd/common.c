@@ -105,34 +105,23 @@ void cli_index_args_init(cli_index_args *x)
 	}
 }
 
-/*
- * Open db, else repo's default index, for reading
- * (run/index_open.h: ss_run_index_open), or borrow run's, which opens it
- * once (run/run.h: ss_run_index).  Dies on a damaged index or a missing
- * db.
- */
-static ss_index *open_index(ss_run *run, const char *db, const char *repo, int64_t as_of,
-			    char **path, int *missing)
-{
-	ss_index *ix;
-
-	if (ss_run_index(&ix, path, missing, run, db, repo, as_of))
-		die("%s", ss_error_last());
-	return ix;
-}
-
 ss_index *cli_index_open(const cli_index_args *x, const char *repo, char **used)
 {
 	static int said;
 	char *path = NULL;
+	ss_index *ix = NULL;
 	int missing = 0;
-	ss_index *ix = x->no_index ? NULL
-				   : open_index(x->run, x->db, repo, x->as_of, &path, &missing);
 
+	/* a run says a missing index once (run/run.h: ss_run_index_read);
+	 * without one, the process does */
+	if (x->no_index)
+		;
+	else if (x->run ? ss_run_index_read(&ix, &path, x->run, x->db, repo, x->as_of,
+					    cli_run_report())
+			: ss_run_index(&ix, &path, &missing, NULL, x->db, repo, x->as_of))
+		die("%s", ss_error_last());
 	if (missing && !said++)
-		note("no project index for '%s': history features see only the commits "
-		     "read, stable branches are read from git (build it with 'stablesel index "
-		     "--repo %s')", repo, repo);
+		ss_run_index_missing_say(repo, cli_run_report());
 	if (used)
 		*used = path;
 	else
@@ -150,30 +139,10 @@ int cli_backports_from_index(ss_backports *l, ss_run *run, const char *db, const
 	return read;
 }
 
-ss_carried *cli_carried_load(ss_index *ix, const char *path, const char *repo, ss_check *ck,
-			     const char *upstream, const char *what, int *from_index)
-{
-	ss_carried *cr;
-
-	if (ss_run_carried_load(&cr, from_index, ix, path, repo, ck, upstream, what, cli_run_report()))
-		die("%s", ss_error_last());
-	return cr;
-}
-
-size_t cli_index_branches(char **out, size_t max, size_t *more, ss_index *ix,
-			  const char *path)
-{
-	size_t n;
-
-	if (ss_run_index_branches(out, &n, max, more, ix, path))
-		die("%s", ss_error_last());
-	return n;
-}
-
 void cli_history_check(const cli_history_args *ha, const char *repo)
 {
-	if (ha->rel.tags && !repo)
-		usage_die("--release-tags needs --repo PATH");
+	if (ss_run_history_check(ha->rel.tags, repo))
+		usage_die("%s", ss_error_last());
 }
 
 /* How the commands open the index, for run/history_load.c
@@ -194,7 +163,26 @@ void cli_history_load(const cli_history_args *ha, ss_history *h, const char *rep
 {
 	struct history_reading r = { ha, repo };
 	ss_run_history_source hs = { history_index, NULL, &r, NULL };
+	ss_run_history_options o = SS_RUN_HISTORY_OPTIONS_INIT;
+	int usage;
 
+	/* a run reads the index itself (run/history_load.h) */
+	if (ha->ix.run) {
+		o.releases = ha->rel.file;
+		o.release_tags = ha->rel.tags;
+		o.repo = repo;
+		o.db = ha->ix.db;
+		o.no_index = ha->ix.no_index;
+		o.as_of = ha->ix.as_of;
+		o.run = ha->ix.run;
+		o.rp = cli_run_report();
+		if (ss_run_history_index_load(h, &usage, &o)) {
+			if (usage)
+				usage_die("%s", ss_error_last());
+			die("%s", ss_error_last());
+		}
+		return;
+	}
 	cli_history_check(ha, repo);
 	if (ss_run_history_load(h, ha->rel.file, ha->rel.tags, repo, ha->ix.run, &hs,
 				cli_run_report()))
@@ -419,13 +407,10 @@ int cli_history_fill(ss_history *h, void *ud)
 	return 0;
 }
 
-#define NO_COMMITS "no commits to read: name an mbox, '-' for standard input, or --repo PATH " \
-	"(or run it in a repository)"
-
 void cli_source_require(const cli_source_args *a, int nspecs)
 {
 	if (!nspecs && !a->repo)
-		usage_die(NO_COMMITS);
+		usage_die(SS_RUN_NO_COMMITS);
 }
 
 void cli_source_default(cli_source_args *a, int nspecs, const char *cmd, int required)
@@ -433,7 +418,7 @@ void cli_source_default(cli_source_args *a, int nspecs, const char *cmd, int req
 	if (!nspecs && !a->repo)
 		a->repo = a->opts.repo = cli_repo_here(cmd);
 	if (required && !nspecs && !a->repo)
-		usage_die(NO_COMMITS);
+		usage_die(SS_RUN_NO_COMMITS);
 }
 
 /* Every commit of the sources (the repository without specs), the

@@ -34,14 +34,6 @@ void cli_decisions_fail(int rc)
 	die("%s", ss_error_last());
 }
 
-void cli_branch_identity(char *out, size_t size, ss_index *ix, const char *repo, const char *name)
-{
-	int rc = ss_run_decision_identity(out, size, ix, repo, name);
-
-	if (rc)
-		cli_decisions_fail(rc);
-}
-
 size_t cli_decision_branches(char **out, size_t max, ss_index *ix, const char *path,
 			     const char *repo, const char *const *named, size_t n)
 {
@@ -95,38 +87,4 @@ const char *cli_escaped(ss_strbuf *sb, const char *s)
 const char *cli_decisions_word(size_t n)
 {
 	return n == 1 ? "decision" : "decisions";
-}
-
-void cli_decisions_apply(cli_ranking *k, const char *repo)
-{
-	const char *onto_repo = k->onto_repo ? k->onto_repo : repo;
-	ss_run_decisions_options o = { NULL, 0, k->queue_extras, k->queue_b,
-				       k->show_decided, (int64_t)time(NULL), cli_run_report() };
-	ss_run_decisions_onto on = { k->br, k->ident, k->onto, k->nonto, onto_repo, k->run,
-				     k->as_of };
-	char *path = NULL;
-	ss_index *ix;
-	int rc;
-
-	if (k->hist_args.ix.no_index || !(ix = cli_index_open(&k->hist_args.ix, repo, &path)))
-		return;
-	if ((rc = ss_run_decisions_apply_onto(k->r, ix, path, &on, &o)))
-		cli_decisions_fail(rc);
-	ss_index_free(ix);
-	free(path);
-}
-
-ss_strmap *cli_decisions_rejected(cli_ranking *k, const char *repo)
-{
-	ss_strmap *set = NULL;
-	char *path = NULL;
-	ss_index *ix;
-
-	if (k->hist_args.ix.no_index || !(ix = cli_index_open(&k->hist_args.ix, repo, &path)))
-		return NULL;
-	if (ss_run_decisions_rejected(&set, ix, path))
-		die("%s", ss_error_last());
-	ss_index_free(ix);
-	free(path);
-	return set;
 }

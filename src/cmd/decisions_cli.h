@@ -30,16 +30,6 @@
 ss_index *cli_decisions_open(const char *db, const char *repo, int write, char **path,
 			     ss_run *run);
 
-/*
- * The branch name decisions are kept under for name as spelled
- * (ss_index_branch_identity(): "origin/21.11", "refs/heads/21.11", a tag
- * of the branch are "21.11"; a tag or commit of repo, may be NULL, on one
- * branch of the index too) into out (size bytes).  A branch the index
- * does not know is a usage error (exit 129) naming the known ones and
- * the nearest.
- */
-void cli_branch_identity(char *out, size_t size, ss_index *ix, const char *repo, const char *name);
-
 /* Die with the message of run/decisions_open.h's rc: a name no branch of
  * the index has (SS_ENOTFOUND, SS_EINVALID) is the user's mistake (exit
  * 129, usage_die()), anything else die(). */
@@ -47,9 +37,12 @@ __attribute__((noreturn)) void cli_decisions_fail(int rc);
 
 /*
  * The branches decided for: the n names of --branch when n > 0, else the
- * index's live stable branches (cli_index_branches()), each as
- * cli_branch_identity() names it, each once.  Returns the count, names
- * malloc'd into out (at most max).  Dies when there is none.
+ * index's live stable branches (run/branches.h: ss_run_index_branches()),
+ * each as the decisions name it (run/decisions_open.h:
+ * ss_run_decision_identity(); a branch the index does not know is a
+ * usage error naming the known ones and the nearest), each once.
+ * Returns the count, names malloc'd into out (at most max).  Dies when
+ * there is none.
  */
 size_t cli_decision_branches(char **out, size_t max, ss_index *ix, const char *path,
 			     const char *repo, const char *const *named, size_t n);
@@ -70,22 +63,5 @@ const char *cli_escaped(ss_strbuf *sb, const char *s);
 
 /* "decision" or "decisions" as n says: "1 decision recorded". */
 const char *cli_decisions_word(size_t n);
-
-/*
- * The rank/report hook (cli_ranking_run(), after the selection and
- * before the verdicts): each row gets its decisions for the branches
- * (--onto, else the index's stable branches) among its flags; a row
- * decided for every branch is hidden (unless k->show_decided), and the
- * number hidden is said on stderr; a queue (k->queue_extras) for a branch
- * with any decision holds exactly the rows accepted (queued, failed) for
- * it, whatever they score, and their prerequisites.  No index: nothing.
- * The rules are run/decisions.h's ss_run_decisions_apply().
- */
-void cli_decisions_apply(cli_ranking *k, const char *repo);
-
-/* The commits review rejected for some branch, in the index k's history
- * options name for repo (as of --as-of): a set of ids, the caller's;
- * NULL without an index.  Dies on a damaged one. */
-ss_strmap *cli_decisions_rejected(cli_ranking *k, const char *repo);
 
 #endif

@@ -2,14 +2,12 @@
  * feature_store_cli.c - the command side of the project model's features
  * kept in the project index (run/feature_store.c does the work: one
  * concept split across two floors;
- * docs/index.md, "Stored features"): which index the options name, the
- * history walked and primed as the commands read it
- * (cli_for_each_history_commit(), cli_history_load()), and dying on what
- * run/ returns.  The project model's training reads and keeps the rows
- * through run/project_choose.c.
+ * docs/index.md, "Stored features"): the history walked and primed as
+ * the commands read it (cli_for_each_history_commit(), cli_history_load())
+ * for run/index_build.c and run/corpus_rows.c.  The project model's
+ * training opens, reads and keeps the rows through run/project_read.c
+ * and run/project_choose.c.
  */
-#include <stdlib.h>
-#include <string.h>
 
 #include "feature_store_cli.h"
 #include "util/error.h"
@@ -43,21 +41,4 @@ static const ss_run_history_reader reader = { walk, history, NULL };
 const ss_run_history_reader *cli_history_reader(void)
 {
 	return &reader;
-}
-
-ss_run_feature_store *cli_feature_store_open(const cli_history_args *ha, const char *repo,
-					     const ss_feat_options *fo, const ss_source_options *so)
-{
-	ss_run_feature_store *fs;
-	char *path = NULL;
-	ss_index *ix;
-
-	/* the rows were extracted with the index's releases and full diffs */
-	if (ha->ix.no_index || ha->rel.file || ha->rel.tags || !so->with_diff || !repo)
-		return NULL;
-	if (!(ix = cli_index_open(&ha->ix, repo, &path)))
-		return NULL;
-	if (ss_run_feature_store_open(&fs, ix, path, fo, so))
-		die("%s", ss_error_last());
-	return fs;
 }

@@ -4,10 +4,10 @@
  * run/feature_store.h's; docs/index.md, "Stored features").
  *
  * "stablesel index" fills them (run/index_build.c, walking the history
- * through cli_history_reader()); the project
- * model's training (run/project_choose.c) reads them instead of the diffs
- * from the index cli_feature_store_open() opens, and keeps the rows it
- * had to extract when the index can be written.
+ * through cli_history_reader()); the project model's training
+ * (run/project_choose.c) reads them instead of the diffs from the index
+ * run/project_read.c opens, and keeps the rows it had to extract when
+ * the index can be written.
  */
 #ifndef SS_CMD_FEATURE_STORE_CLI_H
 #define SS_CMD_FEATURE_STORE_CLI_H
@@ -22,15 +22,5 @@
 
 /* How the commands walk and prime a history, for the run floor. */
 const ss_run_history_reader *cli_history_reader(void);
-
-/*
- * The rows of the index the history options name (--db, else repo's),
- * for commits read with so and extracted with fo, the caller's
- * (ss_run_feature_store_close); NULL when there is no index (--no-index,
- * none) or the rows cannot fit: --releases or --release-tags (the rows
- * saw the index's releases), --no-diff.  Dies on a damaged index.
- */
-ss_run_feature_store *cli_feature_store_open(const cli_history_args *ha, const char *repo,
-					     const ss_feat_options *fo, const ss_source_options *so);
 
 #endif

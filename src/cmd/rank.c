@@ -92,7 +92,7 @@ int cmd_rank(int argc, const char **argv, const struct cli_context *ctx)
 	cli_ranking_load(&k);
 	wo.color = !no_color && wo.format == SS_RANK_TEXT && !strcmp(output, "-") && isatty(1);
 	k.ko.keep = wo.format == SS_RANK_MBOX ? SS_RANK_KEEP_PATCH : SS_RANK_KEEP_NONE;
-	if (wo.format == SS_RANK_MBOX && k.nonto) {
+	if (wo.format == SS_RANK_MBOX && k.st.on.n) {
 		/* a queue takes prerequisites and follow-ups whatever they score */
 		k.ko.keep = SS_RANK_KEEP_ALL;
 		k.queue_extras = 1;
@@ -100,16 +100,16 @@ int cmd_rank(int argc, const char **argv, const struct cli_context *ctx)
 	k.ko.precedents = wo.precedents > 0 && wo.format != SS_RANK_MBOX;
 	k.queue_branch = wo.branch;
 	cli_ranking_run(&k, &src, argv, nspecs);
-	if (wo.format == SS_RANK_MBOX && k.nonto) {
+	if (wo.format == SS_RANK_MBOX && k.st.on.n) {
 		/* resolved once, before the ranking */
-		wo.queue_branch = k.queue_b;
-		ss_backport_line(backport, sizeof(backport), ss_carried_style(ss_run_branches_carried(k.br, wo.queue_branch)),
+		wo.queue_branch = k.st.on.queue_b;
+		ss_backport_line(backport, sizeof(backport), ss_carried_style(ss_run_branches_carried(k.st.on.br, wo.queue_branch)),
 				 "%s");
 		wo.backport_line = backport;
 	}
 	if (wo.format == SS_RANK_MBOX)
-		check_patches(k.r);
-	if (ss_ranking_write(k.r, ss_atomic_file(out), &wo, k.m)) {
+		check_patches(k.st.r);
+	if (ss_ranking_write(k.st.r, ss_atomic_file(out), &wo, k.st.m)) {
 		ss_atomic_abort(out);
 		die("%s", ss_error_last());
 	}

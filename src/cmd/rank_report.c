@@ -1,24 +1,20 @@
 /*
- * rank_report.c - what "stablesel rank" and "stablesel report" share: their
- * common options, loading the model and the stable-tree checks, and
- * streaming history and commits through one ss_ranking (see cli.h).
+ * rank_report.c - what "stablesel rank", "stablesel report" and "stablesel
+ * review" share (see cli.h): their common options, the files loaded
+ * first, and the ranking as one run call (run/rank_run.c: the history,
+ * the branches, the model without --model, the stream, the decisions),
+ * its model's choice said as "rank: ..." lines.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
-#include "decisions_cli.h"
-#include "labels/backports.h"
-#include "eval/eval.h"
-#include "labels/labels.h"
-#include "features/history.h"
-#include "index/index.h"
-#include "rank/policy.h"
+#include "feature_store_cli.h"
+#include "run/rank_run.h"
 #include "run/rank_stream.h"
-#include "source/git.h"
 #include "util/error.h"
-#include "util/strmap.h"
 
 void cli_ranking_init(cli_ranking *k)
 {
@@ -67,7 +63,7 @@ void cli_ranking_init(cli_ranking *k)
 			CLI_OPT_PROJECT_MODEL(&k->project_model),
 			CLI_GROUP("Stable branches (--onto-repo: --repo unless named; without --onto, with --onto-repo or --verdicts: every stable branch of the project index)"),
 			CLI_OPT_ONTO_REPO(&k->onto_repo),
-			CLI_OPT_ONTO(k->onto, &k->nonto),
+			CLI_OPT_ONTO(k->st.on.onto, &k->st.on.n),
 			CLI_OPT_ONTO_UPSTREAM(&k->onto_upstream),
 			CLI_STRING_DEFAULT("verdicts", &k->verdicts, "LIST", "applies",
 				   "list only the rows with one of these verdicts: applies (applies and "
@@ -86,201 +82,93 @@ void cli_ranking_load(cli_ranking *k)
 {
 	/* without --model the model comes in cli_ranking_run, which knows the sources */
 	k->stable = k->nstable ? k->stable_arg[0] : NULL;
-	if (ss_run_rank_load(&k->m, &k->policy, &k->labels, &k->label, k->model, k->policy_file,
-			     k->labels_file, k->label_column, k->stable, cli_run_report()))
+	if (ss_run_rank_load(&k->st.m, &k->st.policy, &k->st.labels, &k->st.label, k->model,
+			     k->policy_file, k->labels_file, k->label_column, k->stable,
+			     cli_run_report()))
 		die("%s", ss_error_last());
-	k->ko.policy = k->policy;
-	k->ko.stable = k->label;
-	k->ko.labels = k->labels;
+	k->ko.policy = k->st.policy;
+	k->ko.stable = k->st.label;
+	k->ko.labels = k->st.labels;
 }
 
-/* Which verdict words --verdicts names: a bit per ss_verdict_word. */
-static unsigned verdict_mask(const char *list)
+/* The model's choice as "rank: ..." lines (the command's name first). */
+static void model_say(ss_run_level level, const char *msg, void *ud)
 {
-	unsigned mask;
+	const cli_ranking *k = ud;
 
-	if (ss_run_verdict_mask(&mask, list))
-		usage_die("%s", ss_error_last());
-	return mask;
-}
-
-/*
- * One branch identity for the whole run, before any work: rank's
- * --queue-branch and review's --branch must be a branch the index knows
- * (a usage error with the known ones), each --onto is mapped to its
- * branch.
- */
-static void branch_identities(cli_ranking *k, ss_index *ix, const char *repo)
-{
-	char *hints[SS_RANK_MAX_BRANCHES], name[256];
-	size_t nh = 0;
-
-	if (ix && k->queue_branch) {
-		cli_branch_identity(name, sizeof(name), ix, repo, k->queue_branch);
-		if (!(k->queue_ident = strdup(name)))
-			die("out of memory");
-	}
-	if (ix && k->nbranch_named)
-		nh = cli_decision_branches(hints, SS_RANK_MAX_BRANCHES, ix, "", repo, k->branch_named,
-					   k->nbranch_named);
-	else if (k->queue_ident && (hints[0] = strdup(k->queue_ident)))
-		nh = 1;
-	for (size_t b = 0; b < k->nonto; b++)
-		if (ss_run_onto_identity(&k->ident[b], k->br, b, k->onto[b], k->onto_asked[b], ix, hints,
-					 nh, k->nonto))
-			die("%s", ss_error_last());
-	for (size_t i = 0; i < nh; i++)
-		free(hints[i]);
-}
-
-/*
- * rank's --queue-branch, the one rule for which --onto branch's queue is
- * written (the mbox, the decisions that fill it): the branch as given to
- * --onto (or asked for, with --as-of), its short name or its identity
- * for the decisions, or the identity --queue-branch names (a tag on a
- * branch named by its branch; run/branches.h: ss_run_queue_branch).
- * None of them: a usage error naming it, before the model and the
- * ranking.  Without --onto it is only the name in the mbox's subjects.
- */
-static void queue_branch_resolve(cli_ranking *k)
-{
-	if (ss_run_queue_branch(&k->queue_b, k->queue_branch, k->queue_ident, k->br, k->onto,
-				k->onto_asked, k->ident, k->nonto))
-		usage_die("%s", ss_error_last());
-}
-
-/*
- * Open every --onto branch (without --onto, when --onto-repo or
- * --verdicts asks for branches, every stable branch of the project
- * index): its check, what it carries (from the index when it is up to
- * date with the branch), its verdicts.
- */
-static void open_branches(cli_ranking *k, const char *repo)
-{
-	const char *onto_repo = k->onto_repo ? k->onto_repo : repo;
-	ss_run_branches_options o = { onto_repo, k->onto_upstream, NULL, NULL, cli_run_report(),
-				      ss_run_repo(k->run, onto_repo) };
-	ss_index *ix = NULL;
-	char *ixpath = NULL;
-	int usage;
-
-	verdict_mask(k->verdicts);
-	ss_run_onto_dedupe(k->onto, &k->nonto, cli_run_report());
-	if (onto_repo && (k->nonto || k->onto_repo || k->verdicts))
-		ix = cli_index_open(&k->hist_args.ix, onto_repo, &ixpath);
-	o.ix = ix;
-	o.ixpath = ixpath;
-	if (ss_run_rank_onto(&k->br, &usage, k->onto, &k->nonto, k->onto_owned, k->onto_at,
-			     k->onto_asked, k->verdicts, k->as_of, &o)) {
-		if (usage)
-			usage_die("%s", ss_error_last());
-		die("%s", ss_error_last());
+	if (level == SS_RUN_WARNING) {
+		warning("%s", msg);
+		return;
 	}
 	progress_done();
-	branch_identities(k, ix, onto_repo);
-	queue_branch_resolve(k);
-	ss_index_free(ix);
-	free(ixpath);
+	fprintf(stderr, "%s: %s\n", k->cmd ? k->cmd : "rank", msg);
 }
 
-/*
- * An honest replay (run/replay_cut.h): with --onto branches set back and
- * the index's backports, k->label (and k->ko.stable) become the index's
- * backports up to the newest branch tip.  Nothing changes with --stable,
- * without --onto or an index.  Once the model is chosen; onto[0..nonto)
- * the --onto branches as given (not the index's, not set back by --as-of).
- */
-static void replay_cut(cli_ranking *k, const char *repo, const char *const *onto, size_t nonto)
+static void model_progress(const char *what, size_t done, size_t total, void *ud)
 {
-	const char *onto_repo = k->onto_repo ? k->onto_repo : repo;
-	char *path = NULL;
-	ss_index *ix;
+	(void)ud;
+	progress(what, done, total);
+}
 
-	/* only the index's table is cut (a --stable tree is the user's) and
-	 * only for branches named: the index's own are at their tips */
-	if (!k->label || k->stable || !nonto || !onto_repo ||
-	    !(ix = cli_index_open(&k->hist_args.ix, onto_repo, &path)))
-		return;
-	if (ss_run_rank_replay_cut(&k->label, ix, path, onto_repo, ss_run_repo(k->run, onto_repo),
-				   onto, nonto, cli_run_report()))
-		die("%s", ss_error_last());
-	k->ko.stable = k->label;
-	ss_index_free(ix);
-	free(path);
+static void model_progress_done(void *ud)
+{
+	(void)ud;
+	progress_done();
 }
 
 void cli_ranking_run(cli_ranking *k, cli_source_args *src, const char *const *specs, int nspecs)
 {
-	ss_run_rank_stream_options o = SS_RUN_RANK_STREAM_INIT;
-	const char *given[SS_RANK_MAX_BRANCHES];
-	size_t ngiven = k->nonto;
+	ss_run_rank_options o = SS_RUN_RANK_OPTIONS_INIT;
+	ss_run_report model_rp = { model_say, model_progress, model_progress_done, k };
+	int usage;
 
-	if (ss_history_new(&k->hist))
-		die("out of memory");
-	/* --as-of DATE: the index too is read as it was then */
-	k->hist_args.ix.as_of = k->as_of;
-	ss_run_rank_as_of(k->as_of, &src->opts, &k->so.now, cli_run_report());
-	/* the releases and the index first: a bad file dies before a model is
-	 * trained or said */
-	cli_history_load(&k->hist_args, k->hist, src->repo);
-	/* the index's stable branches: what each carries, and the labels a
-	 * project model is trained from */
-	if (!k->stable && !k->hist_args.ix.no_index && (k->hist_args.ix.db || src->repo)) {
-		if (ss_run_rank_stable(&k->label, &k->index_path, k->run, k->hist_args.ix.db,
-				       src->repo, k->hist_args.ix.as_of))
-			die("%s", ss_error_last());
-		k->ko.stable = k->label;
-	}
-	/* the stable branches before the model and the ranking: a bad --onto
-	 * or --queue-branch dies before any work */
-	memcpy(given, k->onto, ngiven * sizeof(*given));
-	open_branches(k, src->repo);
-	cli_ranking_model(k, src, specs, nspecs);
-	replay_cut(k, src->repo, given, ngiven);
-	if (!k->replay)
-		cli_source_require(src, nspecs);
 	o.repo = src->repo;
 	o.specs = specs;
-	o.nspecs = (size_t)nspecs;
+	o.nspecs = nspecs > 0 ? (size_t)nspecs : 0;
 	o.opts = &src->opts;
 	o.history = k->hist_args.specs;
 	o.nhistory = k->hist_args.n;
 	o.hrevs = k->hist_args.hrevs;
 	o.nhrevs = k->hist_args.nhrevs;
+	o.releases = k->hist_args.rel.file;
+	o.release_tags = k->hist_args.rel.tags;
+	o.db = k->hist_args.ix.db;
+	o.no_index = k->hist_args.ix.no_index;
+	/* --as-of DATE: the index too is read as it was then */
+	o.as_of = k->hist_args.ix.as_of = k->as_of;
 	o.since = k->since;
-	o.builtin = k->builtin;
-	o.br = k->br;
+	o.stable = k->stable;
+	o.project_model = k->project_model;
+	o.learn_in_cycle = k->learn_in_cycle;
+	o.hr = cli_history_reader();
+	o.ko = &k->ko;
+	o.so = &k->so;
+	o.onto.onto_repo = k->onto_repo;
+	o.onto.upstream = k->onto_upstream;
+	o.onto.verdicts = k->verdicts;
+	o.onto.queue_branch = k->queue_branch;
+	o.onto.named = k->branch_named;
+	o.onto.nnamed = k->nbranch_named;
+	o.onto.queue_extras = k->queue_extras;
+	o.onto.show_decided = k->show_decided;
+	o.run = k->run;
 	o.rp = cli_run_report();
-	if (ss_run_rank_stream(&k->r, k->hist, k->m, &k->ko, &k->replay, &o))
+	o.model_rp = &model_rp;
+	if (ss_run_rank(&k->st, &usage, &o)) {
+		if (usage)
+			usage_die("%s", ss_error_last());
 		die("%s", ss_error_last());
-	ss_ranking_select(k->r, &k->so);
-	cli_decisions_apply(k, src->repo);
-	if (k->nonto && ss_run_branches_decide(k->br, k->r, verdict_mask(k->verdicts), k->queue_extras))
-		die("%s", ss_error_last());
+	}
 }
 
 size_t cli_ranking_rows(const cli_ranking *k, int picks_only)
 {
-	return ss_run_rank_rows(k->r, picks_only);
+	return ss_run_rank_rows(k->st.r, picks_only);
 }
 
 void cli_ranking_free(cli_ranking *k)
 {
-	ss_ranking_free(k->r);
-	ss_history_free(k->hist);
-	ss_policy_free(k->policy);
-	ss_labels_free(k->labels);
-	ss_backports_free(k->label);
-	ss_replay_free(k->replay);
-	free(k->index_path);
-	ss_model_free(k->m);
-	ss_run_branches_free(k->br);
-	for (size_t b = 0; b < SS_RANK_MAX_BRANCHES; b++) {
-		free(k->onto_owned[b]);
-		free(k->onto_at[b]);
-		free(k->ident[b]);
-	}
-	free(k->queue_ident);
+	ss_run_rank_state_clear(&k->st);
 	ss_run_free(k->run);  /* after every step that borrowed from it */
 	memset(k, 0, sizeof(*k));
 }

@@ -70,7 +70,7 @@ int cmd_report(int argc, const char **argv, const struct cli_context *ctx)
 	k.ko.explain_all = 1;
 	ro.sources = nspecs ? sources : src.repo;
 	cli_ranking_run(&k, &src, argv, nspecs);
-	if (ss_report_write(ss_atomic_file(out), k.r, k.m, &ro)) {
+	if (ss_report_write(ss_atomic_file(out), k.st.r, k.st.m, &ro)) {
 		ss_atomic_abort(out);
 		die("%s", ss_error_last());
 	}

@@ -151,17 +151,17 @@ static void interactive(cli_ranking *k, cli_source_args *src, const char *const 
 	cli_ranking_run(k, src, specs, nspecs);
 	if ((rc = ss_run_review_branches(branches, &nb, SS_RANK_MAX_BRANCHES, s.ix, path, src->repo,
 					 &(ss_run_review_branch_source){ named, nnamed, NULL,
-					 k->ident, k->br, k->nonto }, cli_run_report())))
+					 k->st.on.ident, k->st.on.br, k->st.on.n }, cli_run_report())))
 		cli_decisions_fail(rc);
 	s.branches = branches;
 	s.nb = nb;
-	if (ss_run_review_items_new(&it, k->r))
+	if (ss_run_review_items_new(&it, k->st.r))
 		die("%s", ss_error_last());
 	items = ss_run_review_items_get(it, &n);
 	/* the key as the run left the index (it may keep features); a
 	 * failure to keep the candidates is said and the review goes on */
 	start_key(key, &s, k, cmdline);
-	if (ss_run_review_keep(cache, key, k->r, items, n, &s))
+	if (ss_run_review_keep(cache, key, k->st.r, items, n, &s))
 		warning("cannot keep the ranking for the next review: %s", ss_error_last());
 	run_session(&s, items, n);
 	ss_run_review_items_free(it);

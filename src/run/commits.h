@@ -72,4 +72,9 @@ size_t ss_run_history_revs(const char **out, char (*bottom)[256], size_t max,
 			   const char *const *hrevs, size_t nhrevs, const char *const *revs,
 			   size_t nrevs);
 
+/* What a run with neither sources nor a repository is told (a usage
+ * error: the front end's to say how). */
+#define SS_RUN_NO_COMMITS "no commits to read: name an mbox, '-' for standard input, or " \
+	"--repo PATH (or run it in a repository)"
+
 #endif

@@ -1,7 +1,8 @@
 /*
  * decisions.c - the review decisions applied to a ranking (decisions.h).
  * Moved from the command side, cmd/decisions_cli.c (cli_decisions_apply,
- * cli_decision_active), which keeps opening the index and printing.
+ * cli_decision_active); the index is opened for a ranking by
+ * run/rank_onto.c, and cmd/ prints.
  */
 #include "run/decisions.h"
 

@@ -124,6 +124,13 @@ void ss_run_feature_store_close(ss_run_feature_store *fs, const ss_run_report *r
 		ss_run_say(rp, SS_RUN_WARNING,
 			   "cannot keep the project model's features in '%s': %s", fs->path,
 			   ss_error_last());
+	ss_run_feature_store_drop(fs);
+}
+
+void ss_run_feature_store_drop(ss_run_feature_store *fs)
+{
+	if (!fs)
+		return;
 	ss_index_features_free(fs->wrows);
 	ss_index_free(fs->wix);
 	ss_index_features_free(fs->rows);

@@ -51,6 +51,9 @@ int ss_run_feature_store_open(ss_run_feature_store **out, ss_index *ix, char *pa
 /* Commits the rows kept this run (a failure is a warning through rp),
  * and closes; NULL is a no-op. */
 void ss_run_feature_store_close(ss_run_feature_store *fs, const ss_run_report *rp);
+/* Closes without keeping the rows of the batch not yet committed, as an
+ * exit would (a walk that failed); NULL is a no-op. */
+void ss_run_feature_store_drop(ss_run_feature_store *fs);
 
 /*
  * r (borrowed, outliving fs): the run's handle of the repository at path,

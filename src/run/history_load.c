@@ -11,6 +11,7 @@
 #include "run/history_load.h"
 #include "run/index_open.h"
 #include "run/releases.h"
+#include "util/error.h"
 
 int ss_run_history_load(ss_history *h, const char *file, const char *tags, const char *repo,
 			ss_run *run, const ss_run_history_source *src, const ss_run_report *rp)
@@ -80,4 +81,44 @@ int ss_run_history_prime(ss_history *h, const char *const *specs, size_t n,
 			return ss_run_fail(p.rc, "cannot read --history %s", specs[i]);
 	}
 	return 0;
+}
+
+int ss_run_history_check(const char *tags, const char *repo)
+{
+	if (tags && !repo)
+		return ss_error_code(SS_EINVALID, "--release-tags needs --repo PATH");
+	return 0;
+}
+
+struct index_reading {
+	const ss_run_history_options *o;
+	int rc;
+};
+
+/* ss_run_history_source.index: the options' index, its error kept. */
+static ss_index *options_index(char **path, void *ud)
+{
+	struct index_reading *r = ud;
+	ss_index *ix = NULL;
+
+	if (!r->o->no_index && (r->rc = ss_run_index_read(&ix, path, r->o->run, r->o->db,
+							   r->o->repo, r->o->as_of, r->o->rp)))
+		return NULL;
+	return ix;
+}
+
+int ss_run_history_index_load(ss_history *h, int *usage, const ss_run_history_options *o)
+{
+	struct index_reading r = { o, 0 };
+	ss_run_history_source hs = { options_index, NULL, &r, NULL };
+	int rc;
+
+	*usage = 0;
+	if ((rc = ss_run_history_check(o->release_tags, o->repo))) {
+		*usage = 1;
+		return rc;
+	}
+	if ((rc = ss_run_history_load(h, o->releases, o->release_tags, o->repo, o->run, &hs, o->rp)))
+		return rc;
+	return r.rc;
 }

@@ -17,6 +17,7 @@
 #define SS_RUN_HISTORY_LOAD_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "features/history.h"
 #include "index/index.h"
@@ -56,5 +57,32 @@ int ss_run_history_load(ss_history *h, const char *file, const char *tags, const
  */
 int ss_run_history_prime(ss_history *h, const char *const *specs, size_t n,
 			 const ss_run_history_source *src, const ss_run_report *rp);
+
+/* --release-tags needs the repository whose tags it reads: SS_EINVALID
+ * (a usage error) with the message set when tags is given without repo,
+ * else 0. */
+int ss_run_history_check(const char *tags, const char *repo);
+
+/* What a run's history is loaded from (ss_run_history_index_load). */
+typedef struct {
+	const char *releases;      /* --releases FILE (NULL: the index's) */
+	const char *release_tags;  /* --release-tags GLOB (NULL; needs repo) */
+	const char *repo;          /* the repository (NULL: none) */
+	const char *db;            /* --db FILE (NULL: repo's own index) */
+	int no_index;              /* --no-index (0) */
+	int64_t as_of;             /* the index as it was then (0: today) */
+	ss_run *run;               /* lends the repository and the index (NULL: each call opens) */
+	const ss_run_report *rp;   /* NULL: nothing said */
+} ss_run_history_options;
+
+#define SS_RUN_HISTORY_OPTIONS_INIT { NULL, NULL, NULL, NULL, 0, 0, NULL, NULL }
+
+/*
+ * ss_run_history_load() with the index the options name, read through
+ * the run (run.h: ss_run_index_read: a missing default index said once
+ * a run, each time without one), after ss_run_history_check() (*usage
+ * then 1, else 0).  0 or < 0 with the message set.
+ */
+int ss_run_history_index_load(ss_history *h, int *usage, const ss_run_history_options *o);
 
 #endif

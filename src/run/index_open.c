@@ -13,6 +13,7 @@
 
 #include "source/git.h"
 #include "util/error.h"
+#include "util/strbuf.h"
 
 int ss_run_index_open(ss_index **out, char **path, int *missing, const char *db, const char *repo,
 		      ss_repo *rh)
@@ -44,6 +45,20 @@ int ss_run_index_open(ss_index **out, char **path, int *missing, const char *db,
 	}
 	*out = ix;
 	return 0;
+}
+
+void ss_run_index_missing_say(const char *repo, const ss_run_report *rp)
+{
+	ss_strbuf sb = SS_STRBUF_INIT;
+
+	/* whole: the repository's path, twice, may outgrow ss_run_say's buffer */
+	if (!rp || !rp->say)
+		return;
+	if (!ss_strbuf_addf(&sb, "no project index for '%s': history features see only the "
+			    "commits read, stable branches are read from git (build it with "
+			    "'stablesel index --repo %s')", repo, repo))
+		rp->say(SS_RUN_NOTE, sb.buf, rp->ud);
+	ss_strbuf_release(&sb);
 }
 
 void ss_run_index_freshness(ss_index *ix, const char *path, const char *repo, ss_repo *rh,

@@ -31,6 +31,15 @@ int ss_run_index_open(ss_index **out, char **path, int *missing, const char *db,
 		      ss_repo *rh);
 
 /*
+ * Say through rp (as a note) that repo has no project index, what a run
+ * reads instead and how to build it: the words of a missing default
+ * index (ss_run_index_open's *missing), said whole; once a run
+ * (run.h: ss_run_index_read) or, without a run, once as the front end
+ * chooses.
+ */
+void ss_run_index_missing_say(const char *repo, const ss_run_report *rp);
+
+/*
  * When repo's mainline moved past what ix (read from path) read, a
  * warning through rp naming the command that updates it (the commits
  * since are still scored, but the index lacks them as history).

@@ -176,7 +176,9 @@ static int read_history(struct examples *e, ss_dataset **d, ss_labels *labels,
 	ss_run_feature_store *fs = NULL;
 	int rc = 0, stored = 0;
 
-	if (o->held == SS_PROJECT_HELD_RANGE && rd->store && (fs = rd->store(fo, rd->ud))) {
+	if (o->held == SS_PROJECT_HELD_RANGE && rd->store && (rc = rd->store(&fs, fo, rd->ud)))
+		return rc;
+	if (fs) {
 		if ((rc = ss_run_feature_store_read(&stored, fs, o->hrepo, o->hso, o->hr, &e->sink,
 						    SS_PROJECT_READ_COMMITS, &e->newest, o->store_rp)))
 			goto close;
@@ -188,17 +190,23 @@ static int read_history(struct examples *e, ss_dataset **d, ss_labels *labels,
 			e->newest = 0;
 		}
 	}
-	if (stored <= 0)
-		rd->prime(ss_dataset_history_mut(*d), rd->ud);
+	if (stored <= 0 && (rc = rd->prime(ss_dataset_history_mut(*d), rd->ud)))
+		goto drop;
 	if (o->held == SS_PROJECT_HELD_HISTORY || (o->held == SS_PROJECT_HELD_RANGE && stored <= 0)) {
 		e->store = fs;
-		rd->walk_history(add_example, e, rd->ud);
+		rc = rd->walk_history(add_example, e, rd->ud);
 		e->store = NULL;
+		if (rc)
+			goto drop;
 		if (!e->sink.rc && !e->rc && fs)
 			ss_run_feature_store_walked(fs, o->hrepo, o->hso);
 	}
 close:
 	ss_run_feature_store_close(fs, o->store_rp);
+	return rc;
+drop:
+	/* the reading failed: the rows not yet committed are not kept */
+	ss_run_feature_store_drop(fs);
 	return rc;
 }
 
@@ -246,11 +254,15 @@ static int train(ss_model **out, ss_replay **replay, char *why, size_t size,
 			e.sink.before = o->since;
 		if (!e.train && o->learn_in_cycle) {
 			e.taken = o->label;
-			e.rejected = rejected = rd->rejected ? rd->rejected(rd->ud) : NULL;
+			if (rd->rejected && (rc = rd->rejected(&rejected, rd->ud)))
+				goto free_all;
+			e.rejected = rejected;
 		}
-		rd->walk_ranked(add_example, &e, rd->ud);
+		rc = rd->walk_ranked(add_example, &e, rd->ud);
 		e.taken = NULL;
 		e.keep = NULL;
+		if (rc)
+			goto free_all;
 		if (*replay && !e.rc && ss_replay_dropped(*replay)) {
 			ss_run_say(o->rp, SS_RUN_INFO, "the commits read for training are more than "
 				   "SS_REPLAY_KIB keeps in memory: the ranking reads them again");
@@ -402,4 +414,60 @@ void ss_run_project_replay_size(ss_run_project_model_options *o, const char *con
 		if (!strcmp(specs[a], "-"))
 			kib = 0;
 	o->replay_cap = kib > SIZE_MAX / 1024 ? SIZE_MAX : (size_t)kib * 1024;
+}
+
+const char *ss_run_builtin_words(char *buf, size_t size, const ss_model *m)
+{
+	const ss_model_info *in = ss_model_info_of(m);
+
+	if (!strncmp(in->source, "corpus:", 7))
+		snprintf(buf, size, "learnt from other projects (%s, labelled by their stable "
+			 "branches; docs/scores.md, \"The general model\"): its scores may not carry "
+			 "over to this one", in->source + 7);
+	else
+		snprintf(buf, size, "was trained on another project (%s, labels %s): its "
+			 "scores may not carry over to this one", in->source, in->labels);
+	return buf;
+}
+
+/* The built-in model into *out, said with why (whole: the model's words
+ * may outgrow ss_run_say's buffer). */
+static int use_builtin(ss_model **out, int *builtin, const char *why,
+		       const ss_run_project_model_options *o)
+{
+	ss_strbuf msg = SS_STRBUF_INIT;
+	char words[1400];
+	int rc;
+
+	if ((rc = ss_model_load_default(out)))
+		return rc;
+	*builtin = 1;
+	if (o->rp && o->rp->say) {
+		if (ss_strbuf_addf(&msg, "%s: using the built-in model, which %s", why,
+				   ss_run_builtin_words(words, sizeof(words), *out))) {
+			ss_model_free(*out);
+			*out = NULL;
+			return ss_error_code(SS_ENOMEM, "out of memory");
+		}
+		o->rp->say(SS_RUN_INFO, msg.buf, o->rp->ud);
+		ss_strbuf_release(&msg);
+	}
+	return 0;
+}
+
+int ss_run_rank_model(ss_model **out, ss_replay **replay, int *builtin,
+		      const ss_run_project_model_options *o)
+{
+	char why[256];
+	int rc;
+
+	*out = NULL;
+	*replay = NULL;
+	*builtin = 0;
+	if (!o->label)
+		return use_builtin(out, builtin, "no --model, no --stable SOURCE and no project "
+				   "index with stable branches to train one for this project from", o);
+	if ((rc = ss_run_project_model_choose(out, replay, why, sizeof(why), o)))
+		return rc;
+	return *out ? 0 : use_builtin(out, builtin, why, o);
 }

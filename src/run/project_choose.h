@@ -8,11 +8,10 @@
  * still fits) and project_train.h's (the training on the settled
  * examples); this is the step that reads the examples, decides and keeps.
  *
- * The front end walks the commits (its reading of sources: which ones
- * cannot be read and how that is said), primes the history, opens the
- * stored features and reads the review's rejections through an
- * ss_run_project_reader, as run/feature_store.h takes an
- * ss_run_history_reader.  Like the rest of src/run/ nothing prints or
+ * The commits are walked, the history primed, the stored features opened
+ * and the review's rejections read through an ss_run_project_reader
+ * (run/project_read.h gives the commands' one: the sources, the index
+ * and the releases as the ranking reads them).  Like the rest of src/run/ nothing prints or
  * exits: 0 or a negative SS_E* code with the message set, the rest said
  * through the ss_run_reports of the options.
  */
@@ -31,25 +30,26 @@
 #include "source/replay.h"
 #include "util/strmap.h"
 
-/* How the front end reads what the training learns from (its errors are
- * its own to say: a walk that cannot read its source does not return). */
+/* How the training reads what it learns from (run/project_read.h:
+ * ss_run_project_reader_init, the commands' reading; a test's own).
+ * Each returns 0 or < 0 with the message set, which stops the training. */
 typedef struct {
 	/* the history before the ranked commits (the --history sources, or
 	 * the repository before the ranked range's bottoms), each commit to
 	 * fn(c, data) */
-	void (*walk_history)(ss_run_commit_fn fn, void *data, void *ud);
+	int (*walk_history)(ss_run_commit_fn fn, void *data, void *ud);
 	/* the ranked commits (the sources), each commit to fn(c, data) */
-	void (*walk_ranked)(ss_run_commit_fn fn, void *data, void *ud);
+	int (*walk_ranked)(ss_run_commit_fn fn, void *data, void *ud);
 	/* prime h as the ranking's history is primed (the index, the
 	 * releases) */
-	void (*prime)(ss_history *h, void *ud);
+	int (*prime)(ss_history *h, void *ud);
 	/* the features the project index keeps, for commits extracted with
-	 * fo and read as the history is (ss_run_feature_store_open), NULL
-	 * when there are none that fit; the caller's to close */
-	ss_run_feature_store *(*store)(const ss_feat_options *fo, void *ud);
-	/* the commits review rejected (--learn-in-cycle), NULL when none are
-	 * known; the caller's to free */
-	ss_strmap *(*rejected)(void *ud);
+	 * fo and read as the history is (ss_run_feature_store_open), into
+	 * *out, NULL when there are none that fit; the caller's to close */
+	int (*store)(ss_run_feature_store **out, const ss_feat_options *fo, void *ud);
+	/* the commits review rejected (--learn-in-cycle) into *out, NULL
+	 * when none are known; the caller's to free */
+	int (*rejected)(ss_strmap **out, void *ud);
 	void *ud;
 } ss_run_project_reader;
 
@@ -120,5 +120,25 @@ void ss_run_project_replay_size(ss_run_project_model_options *o, const char *con
  */
 int ss_run_project_model_choose(ss_model **out, ss_replay **replay, char *why, size_t size,
 			 const ss_run_project_model_options *o);
+
+/*
+ * The words of the built-in model m for a note ("...: using the built-in
+ * model, which <words>"): learnt from other projects or trained on
+ * another, its scores may not carry over, into buf (size bytes), which
+ * is returned.
+ */
+const char *ss_run_builtin_words(char *buf, size_t size, const ss_model *m);
+
+/*
+ * The model of a ranking without --model (rank, report, review): without
+ * labels (o->label NULL) the built-in one, said with why; else the
+ * project model (ss_run_project_model_choose), or the built-in one when
+ * the labelled history is too small, said with the reason.  The built-in
+ * model is said through o->rp (SS_RUN_INFO, whole) and *builtin set to
+ * 1 (else 0).  *out and *replay as ss_run_project_model_choose() gives
+ * them.  0 or < 0 with the message set.
+ */
+int ss_run_rank_model(ss_model **out, ss_replay **replay, int *builtin,
+		      const ss_run_project_model_options *o);
 
 #endif

@@ -5,7 +5,7 @@
  * index), its folder made (never in read-only data), what it learnt from
  * (the history before the ranked commits: its cut, kept in the model's
  * source) and whether that cut lies behind the ranked range.
- * run/project_choose.c trains it, cmd/project_model.c says what happened.
+ * run/project_choose.c trains it, cmd/rank_report.c says what happened.
  */
 #ifndef SS_RUN_PROJECT_KEEP_H
 #define SS_RUN_PROJECT_KEEP_H

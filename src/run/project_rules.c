@@ -4,8 +4,8 @@
  * relcode features kept or not.  Moved from cmd/project_model.c; the
  * reading of examples and the model's file are project_choose.c's (one
  * concept, the project model, split: the rules here, project_keep.c,
- * project_train.c and project_choose.c beside them, the command side in
- * cmd/project_model.c).
+ * project_train.c, project_read.c and project_choose.c beside them, the
+ * step in rank_run.c; cmd/rank_report.c says what happened).
  */
 #include "run/project_rules.h"
 

@@ -77,6 +77,7 @@ struct ss_run {
 	struct run_index indexes[RUN_MAX_INDEXES];
 	size_t nindexes;
 	size_t opened_indexes, opened_repos;
+	int said_missing;  /* the missing default index said (once a run) */
 };
 
 int ss_run_new(ss_run **out)
@@ -232,6 +233,16 @@ int ss_run_index(ss_index **out, char **path, int *missing, ss_run *run, const c
 	}
 	*out = ss_index_share(ix);
 	return 0;
+}
+
+int ss_run_index_read(ss_index **out, char **path, ss_run *run, const char *db,
+		      const char *repo, int64_t as_of, const ss_run_report *rp)
+{
+	int missing = 0, rc = ss_run_index(out, path, &missing, run, db, repo, as_of);
+
+	if (!rc && missing && !(run && run->said_missing++))
+		ss_run_index_missing_say(repo, rp);
+	return rc;
 }
 
 int ss_run_index_use(ss_run *run, ss_index *ix, const char *path, const char *db,

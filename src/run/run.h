@@ -85,6 +85,16 @@ int ss_run_index(struct ss_index **out, char **path, int *missing, ss_run *run, 
 		 const char *repo, int64_t as_of);
 
 /*
+ * The project index a step reads, as ss_run_index() gives it, a missing
+ * default index said through rp once for the run (run/index_open.h:
+ * ss_run_index_missing_say; run NULL: each time): what the steps of a
+ * run that read the index call, so that the run, not each step, says
+ * it.  0 or < 0 with the message set.
+ */
+int ss_run_index_read(struct ss_index **out, char **path, ss_run *run, const char *db,
+		      const char *repo, int64_t as_of, const ss_run_report *rp);
+
+/*
  * Make ix, read from path (a connection the caller opened: the writer of
  * a command that writes, such as review's decisions), the run's index of
  * (db, repo) of today: the steps that would read that index borrow ix
