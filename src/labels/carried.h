@@ -9,9 +9,11 @@
  * already there": ss_carried_read() fills it from the branch itself (the
  * commits of the branch that upstream does not have, read with their
  * diffs); a project index fills the same table with ss_carried_add()
- * instead (cmd/common.c's cli_carried_load), and ss_carried_read_style()
- * then reads only the messages, for the style.  It also learns the
- * branch's backport-line style, for the queue's messages.
+ * instead (run/branches.c's ss_run_carried_load), and
+ * ss_carried_learn_style() then reads only those commits' messages, for
+ * the style (ss_carried_read_style() walks the branch for them when one
+ * cannot be read).  It also learns the branch's backport-line style, for
+ * the queue's messages.
  *
  * Ids are 40 hex digits, lower case.  Strings given out live as long as
  * the table.
