@@ -4,8 +4,12 @@
  * write only when it holds commits and only as its repository's; the
  * branches decided for named once each under the index's name, a name no
  * branch has told apart (SS_ENOTFOUND) from the index's own; a commit
- * named by prefix or by a name of the repository; and an operand of
- * "index" that is a repository (run/index_build.h).
+ * named by prefix or by a name of the repository; an operand of
+ * "index" that is a repository (run/index_build.h); and what status
+ * shows, as data (run/decisions_status.h): the decisions counted per
+ * state, listed by state then those the index no longer holds, the log;
+ * the mails for failed picks written into a folder it makes
+ * (run/failed_mail.h: ss_run_failed_mails_write).
  */
 #include "testutil.h"
 #include "testrun.h"
@@ -13,6 +17,8 @@
 #include <git2.h>
 
 #include "run/decisions_open.h"
+#include "run/decisions_status.h"
+#include "run/failed_mail.h"
 #include "run/index_build.h"
 #include "util/error.h"
 
@@ -110,12 +116,159 @@ static void test_is_repository(void **state)
 	assert_true(ss_run_index_is_repository(repo) == 0);
 }
 
+struct seen {
+	char order[8][16];   /* each decision's state, or "unknown" */
+	size_t n;
+	int stop;            /* non-zero: returned at the first */
+};
+
+static int see(const ss_decision *d, void *ud)
+{
+	struct seen *s = ud;
+
+	if (s->n < 8)
+		snprintf(s->order[s->n], sizeof(s->order[0]), "%s",
+			 d->known ? ss_decision_state_name(d->state) : "unknown");
+	s->n++;
+	return s->stop;
+}
+
+static void test_status(void **state)
+{
+	static const char stray[41] = "0123456789abcdef0123456789abcdef01234567";
+	ss_run_decision_mark m = SS_RUN_DECISION_MARK_INIT;
+	const char *named[] = { "stable-1.y" };
+	char *branches[SS_RANK_MAX_BRANCHES], repo[4096], fix[41], other[41];
+	ss_run_decisions_count c;
+	struct seen s;
+	ss_index *ix = NULL;
+	char *path = NULL;
+	size_t n = 0, done;
+
+	(void)state;
+	snprintf(repo, sizeof(repo), "%s/repo", test_scratch);
+	assert_int_equal(ss_run_decisions_open(&ix, &path, NULL, repo, 1, NULL), 0);
+	assert_int_equal(ss_run_decision_branches(branches, &n, SS_RANK_MAX_BRANCHES, ix, path,
+						  repo, named, 1, NULL), 0);
+	assert_int_equal(n, 1);
+	/* nothing decided yet: nothing counted, nothing listed */
+	assert_int_equal(ss_run_decisions_status_count(&c, ix, branches[0]), 0);
+	assert_int_equal(c.total, 0);
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(ss_run_decisions_status_list(ix, branches[0], &c, see, &s), 0);
+	assert_int_equal(s.n, 0);
+	/* rejected, accepted, and a commit the index does not hold */
+	assert_int_equal(ss_run_decision_commit(fix, ix, repo, "leak-fix"), 0);
+	assert_int_equal(ss_run_decision_commit(other, ix, repo, "v2.0"), 0);
+	m.state = SS_DECISION_REJECTED;
+	assert_int_equal(ss_run_decision_mark_commit(&done, ix, fix, branches, n, &m, NULL), 0);
+	m.state = SS_DECISION_ACCEPTED;
+	assert_int_equal(ss_run_decision_mark_commit(&done, ix, other, branches, n, &m, NULL), 0);
+	assert_int_equal(ss_run_decision_mark_commit(&done, ix, stray, branches, n, &m, NULL), 0);
+	assert_int_equal(ss_run_decisions_status_count(&c, ix, branches[0]), 0);
+	assert_int_equal(c.count[SS_DECISION_ACCEPTED], 2);
+	assert_int_equal(c.count[SS_DECISION_REJECTED], 1);
+	assert_int_equal(c.unknown, 1);
+	assert_int_equal(c.total, 3);
+	/* by state, the unknown one last */
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(ss_run_decisions_status_list(ix, branches[0], &c, see, &s), 0);
+	assert_int_equal(s.n, 3);
+	assert_string_equal(s.order[0], "accepted");
+	assert_string_equal(s.order[1], "rejected");
+	assert_string_equal(s.order[2], "unknown");
+	/* the callback stops the list */
+	memset(&s, 0, sizeof(s));
+	s.stop = 7;
+	assert_int_not_equal(ss_run_decisions_status_list(ix, branches[0], &c, see, &s), 0);
+	assert_int_equal(s.n, 1);
+	/* the log: every change, of every branch or of those named */
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(ss_run_decisions_status_log(ix, branches, n, 0, see, &s), 0);
+	assert_int_equal(s.n, 3);
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(ss_run_decisions_status_log(ix, branches, n, 1, see, &s), 0);
+	assert_int_equal(s.n, 3);
+	m.state = SS_DECISION_NONE;
+	assert_int_equal(ss_run_decision_mark_commit(&done, ix, stray, branches, n, &m, NULL), 0);
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(ss_run_decisions_status_log(ix, branches, n, 1, see, &s), 0);
+	assert_int_equal(s.n, 4);
+	assert_int_equal(ss_run_decisions_status_count(&c, ix, branches[0]), 0);
+	assert_int_equal(c.unknown, 0);
+	assert_int_equal(c.total, 2);
+	free(branches[0]);
+	ss_index_free(ix);
+	free(path);
+}
+
+/* A failed pick: its mail written into a folder made with its parents;
+ * again, the same file. */
+static void test_failed_mails(void **state)
+{
+	ss_run_failed_mails_options o = SS_RUN_FAILED_MAILS_OPTIONS_INIT;
+	ss_run_decision_mark m = SS_RUN_DECISION_MARK_INIT;
+	const char *named[] = { "stable-1.y" };
+	char *branches[SS_RANK_MAX_BRANCHES], repo[4096], dir[4096], fix[41], *out;
+	struct heard h = { "", 0 };
+	ss_run_report rp = TEST_RUN_REPORT(&h);
+	ss_index *ix = NULL;
+	char *path = NULL;
+	size_t n = 0, done, written, again;
+
+	(void)state;
+	snprintf(repo, sizeof(repo), "%s/repo", test_scratch);
+	snprintf(dir, sizeof(dir), "%s/mails/new", test_scratch);
+	assert_int_equal(test_run("git -C '%s' config user.name 'Tess Maint' && "
+				  "git -C '%s' config user.email tess@example.org", repo, repo), 0);
+	/* none failed: nothing written, the folder made */
+	o.dir = dir;
+	o.repo = repo;
+	o.cc = "stable@example.org";
+	o.named = named;
+	o.nnamed = 1;
+	assert_int_equal(ss_run_failed_mails_write(&written, &o, &rp), 0);
+	assert_int_equal(written, 0);
+	assert_int_equal(test_run("test -d '%s'", dir), 0);
+	assert_int_equal(ss_run_decisions_open(&ix, &path, NULL, repo, 1, NULL), 0);
+	assert_int_equal(ss_run_decision_branches(branches, &n, SS_RANK_MAX_BRANCHES, ix, path,
+						  repo, named, 1, NULL), 0);
+	assert_int_equal(ss_run_decision_commit(fix, ix, repo, "leak-fix"), 0);
+	m.state = SS_DECISION_FAILED;
+	assert_int_equal(ss_run_decision_mark_commit(&done, ix, fix, branches, n, &m, NULL), 0);
+	free(branches[0]);
+	ss_index_free(ix);
+	free(path);
+	test_heard_reset(&h);
+	assert_int_equal(ss_run_failed_mails_write(&written, &o, &rp), 0);
+	/* one pick, one mail, nothing said */
+	assert_int_equal(written, 1);
+	assert_int_equal(h.len, 0);
+	out = test_run_output("cat '%s'/*.eml", dir);
+	assert_non_null(out);
+	assert_non_null(strstr(out, "From: Tess Maint <tess@example.org>\n"));
+	assert_non_null(strstr(out, "Cc: stable@example.org\n"));
+	assert_non_null(strstr(out, "Subject: FAILED: patch "));
+	free(out);
+	/* again: the same file written over */
+	assert_int_equal(ss_run_failed_mails_write(&again, &o, &rp), 0);
+	assert_int_equal(again, written);
+	assert_int_equal(test_run("test $(ls '%s' | wc -l) = %zu", dir, written), 0);
+	/* a folder that cannot be made */
+	snprintf(dir, sizeof(dir), "%s/empty.db/mails", test_scratch);
+	assert_true(ss_run_failed_mails_write(&written, &o, &rp) < 0);
+	assert_int_equal(written, 0);
+	assert_true(*ss_error_last());
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_open),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_is_repository),
+		cmocka_unit_test(test_status),
+		cmocka_unit_test(test_failed_mails),
 	};
 	int rc;
 

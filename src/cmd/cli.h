@@ -108,10 +108,6 @@ void cli_source_require(const cli_source_args *a, int nspecs);
 typedef int (*cli_commit_fn)(ss_commit *c, void *data);
 size_t cli_for_each_commit(cli_source_args *a, const char *const *specs, int nspecs,
 			   cli_commit_fn fn, void *data);
-/* The same for commits that are only history (not asked for): those that
- * cannot be read are one warning at the end, not an error each. */
-size_t cli_for_each_history_commit(cli_source_args *a, const char *const *specs, int nspecs,
-				   cli_commit_fn fn, void *data);
 
 /*
  * The history a commit is scored against ("History"): --history SOURCE

@@ -421,32 +421,15 @@ void cli_source_default(cli_source_args *a, int nspecs, const char *cmd, int req
 		usage_die(SS_RUN_NO_COMMITS);
 }
 
-/* Every commit of the sources (the repository without specs), the
- * history's skipped commits counted into skips (NULL: each an error). */
-static size_t for_each(cli_source_args *a, const char *const *specs, int nspecs,
-		       cli_commit_fn fn, void *data, ss_run_skips *skips)
+/* Every commit of the sources (the repository without specs). */
+size_t cli_for_each_commit(cli_source_args *a, const char *const *specs, int nspecs,
+			   cli_commit_fn fn, void *data)
 {
 	size_t n;
 
 	cli_source_require(a, nspecs);
-	if (ss_run_read_sources(&n, a->repo, specs, (size_t)nspecs, &a->opts, fn, data, skips,
+	if (ss_run_read_sources(&n, a->repo, specs, (size_t)nspecs, &a->opts, fn, data, NULL,
 				cli_run_report()))
 		die("%s", ss_error_last());
-	return n;
-}
-
-size_t cli_for_each_commit(cli_source_args *a, const char *const *specs, int nspecs,
-			   cli_commit_fn fn, void *data)
-{
-	return for_each(a, specs, nspecs, fn, data, NULL);
-}
-
-size_t cli_for_each_history_commit(cli_source_args *a, const char *const *specs, int nspecs,
-				   cli_commit_fn fn, void *data)
-{
-	ss_run_skips skips = SS_RUN_SKIPS_INIT;
-	size_t n = for_each(a, specs, nspecs, fn, data, &skips);
-
-	ss_run_skips_say(&skips, cli_run_report());
 	return n;
 }

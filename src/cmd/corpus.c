@@ -10,7 +10,6 @@
 #include "cli.h"
 #include "eval/eval.h"
 #include "eval/lopo.h"
-#include "feature_store_cli.h"
 #include "models/model.h"
 #include "run/corpus_rows.h"
 #include "run/corpus_train.h"
@@ -240,7 +239,7 @@ int cmd_corpus(int argc, const char **argv, const struct cli_context *ctx)
 		die("%s", ss_error_last());
 	for (i = 0; i < c.n; i++) {
 		if (c.p[i].mail ? ss_corpus_read_mail(d, &c.p[i], data, cli_run_report()) :
-		    ss_corpus_read(d, &c.p[i], dir, cli_history_reader(), cli_run_report()))
+		    ss_corpus_read(d, &c.p[i], dir, NULL, cli_run_report()))
 			die("%s", ss_error_last());
 		fprintf(stderr, "corpus: %s: %zu commits before the cut, %zu of those kept reached a "
 			"stable branch\n", c.p[i].name, c.p[i].n, c.p[i].npos);

@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "feature_store_cli.h"
 #include "labels/layout.h"
 #include "run/index_build.h"
 #include "util/error.h"
@@ -96,7 +95,6 @@ int cmd_index(int argc, const char **argv, const struct cli_context *ctx)
 	o.specs = argv;
 	o.nspecs = (size_t)nspecs;
 	o.no_features = no_features;
-	o.hr = cli_history_reader();
 	if (ss_run_index_build(&stats, &path, &o, cli_run_report()))
 		die("%s", ss_error_last());
 	fprintf(stderr, "indexed %zu new commits (%zu refs moved), %zu new backports, "

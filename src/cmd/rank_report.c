@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "feature_store_cli.h"
 #include "run/rank_run.h"
 #include "run/rank_stream.h"
 #include "util/error.h"
@@ -140,7 +139,6 @@ void cli_ranking_run(cli_ranking *k, cli_source_args *src, const char *const *sp
 	o.stable = k->stable;
 	o.project_model = k->project_model;
 	o.learn_in_cycle = k->learn_in_cycle;
-	o.hr = cli_history_reader();
 	o.ko = &k->ko;
 	o.so = &k->so;
 	o.onto.onto_repo = k->onto_repo;

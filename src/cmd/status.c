@@ -1,13 +1,14 @@
 /*
  * status.c - "stablesel status": the review decisions of each branch,
- * counted and listed per state (index/index_decisions.h; docs/review.md).
+ * counted and listed per state, or the log of their changes, as
+ * run/decisions_status.c hands them (docs/review.md).
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "cli.h"
 #include "decisions_cli.h"
+#include "run/decisions_status.h"
 #include "util/error.h"
 #include "util/strbuf.h"
 
@@ -23,30 +24,13 @@ static const char *const status_usage[] = {
 	NULL
 };
 
-struct status {
-	const char *branch;      /* the branch being listed */
-	size_t count[SS_DECISION_NSTATES], unknown;
-	int pass;                /* 0 count, 1 list known, 2 list unknown */
-	ss_decision_state state; /* pass 1: the state listed */
-};
-
-static int count(const ss_decision *d, void *ud)
-{
-	struct status *s = ud;
-
-	s->count[d->state]++;
-	s->unknown += !d->known;
-	return 0;
-}
-
+/* One decision as the list shows it. */
 static int list(const ss_decision *d, void *ud)
 {
-	struct status *s = ud;
 	ss_strbuf e[4] = { SS_STRBUF_INIT, SS_STRBUF_INIT, SS_STRBUF_INIT, SS_STRBUF_INIT };
 	char date[16];
 
-	if (s->pass == 1 ? !d->known || d->state != s->state : d->known)
-		return 0;
+	(void)ud;
 	/* notes, names and subjects come from people and files: escaped, so
 	 * that none can forge a line or drive the terminal */
 	printf("  %-10s %.12s %s\n", ss_decision_state_name(d->state), d->commit,
@@ -78,19 +62,6 @@ static int list_log(const ss_decision *d, void *ud)
 	return 0;
 }
 
-static void show_log(ss_index *ix, char **branches, size_t nb, size_t nnamed)
-{
-	/* every branch's changes in one history unless --branch narrows it */
-	if (!nnamed) {
-		if (ss_index_for_each_decision_log(ix, NULL, list_log, NULL))
-			die("%s", ss_error_last());
-		return;
-	}
-	for (size_t b = 0; b < nb; b++)
-		if (ss_index_for_each_decision_log(ix, branches[b], list_log, NULL))
-			die("%s", ss_error_last());
-}
-
 int cmd_status(int argc, const char **argv, const struct cli_context *ctx)
 {
 	const char *db = NULL, *repo = NULL, *named[SS_RANK_MAX_BRANCHES];
@@ -114,36 +85,22 @@ int cmd_status(int argc, const char **argv, const struct cli_context *ctx)
 	if (as_of && ss_index_as_of(ix, as_of))
 		die("%s", ss_error_last());
 	nb = cli_decision_branches(branches, SS_RANK_MAX_BRANCHES, ix, path, repo, named, nnamed);
-	if (log)
-		show_log(ix, branches, nb, nnamed);
+	if (log && ss_run_decisions_status_log(ix, branches, nb, nnamed, list_log, NULL))
+		die("%s", ss_error_last());
 	for (size_t b = 0; b < nb && !log; b++) {
-		struct status s;
-		size_t total = 0;
+		ss_run_decisions_count c;
 
-		memset(&s, 0, sizeof(s));
-		s.branch = branches[b];
-		if (ss_index_for_each_decision(ix, s.branch, count, &s))
+		if (ss_run_decisions_status_count(&c, ix, branches[b]))
 			die("%s", ss_error_last());
-		printf("%s:", s.branch);
-		for (int st = 1; st < SS_DECISION_NSTATES; st++) {
-			printf(" %zu %s%s", s.count[st], ss_decision_state_name((ss_decision_state)st),
+		printf("%s:", branches[b]);
+		for (int st = 1; st < SS_DECISION_NSTATES; st++)
+			printf(" %zu %s%s", c.count[st], ss_decision_state_name((ss_decision_state)st),
 			       st + 1 < SS_DECISION_NSTATES ? "," : "");
-			total += s.count[st];
-		}
-		if (s.unknown)
-			printf("; %zu not in the index", s.unknown);
+		if (c.unknown)
+			printf("; %zu not in the index", c.unknown);
 		printf("\n");
-		for (int st = 1; st < SS_DECISION_NSTATES && total; st++) {
-			s.pass = 1;
-			s.state = (ss_decision_state)st;
-			if (ss_index_for_each_decision(ix, s.branch, list, &s))
-				die("%s", ss_error_last());
-		}
-		if (s.unknown) {
-			s.pass = 2;
-			if (ss_index_for_each_decision(ix, s.branch, list, &s))
-				die("%s", ss_error_last());
-		}
+		if (ss_run_decisions_status_list(ix, branches[b], &c, list, NULL))
+			die("%s", ss_error_last());
 	}
 	for (size_t b = 0; b < nb; b++)
 		free(branches[b]);

@@ -74,7 +74,8 @@ ss_corpus_project *ss_corpus_find(ss_corpus *c, const char *name);
  * the project model's feature options (SS_FEAT_OPTIONS_INIT): the rows
  * its index keeps, the stable tag's feature cleared (the corpus labels
  * come from backports; a tag must not teach a model that meets projects
- * without one).  hr walks the repository (the front end's reader).  Sets
+ * without one).  hr walks the repository (NULL: as a run reads it,
+ * run/history_load.h's ss_run_history_walk()).  Sets
  * p->first, p->n, p->npos.  An index without the rows reaching p->rev:
  * SS_ENOTFOUND with the message saying to run "stablesel index".
  */

@@ -1,11 +1,12 @@
 /*
  * failed_mail.c - the mails for accepted picks marked failed on a branch
- * (failed_mail.h; "stablesel review --failed-mail --mail-dir DIR", whose command
- * side, one concept split across two floors, is cmd/review_mail.c), in the manner of the kernel's "FAILED: patch ...
- * failed to apply to X-stable tree": what failed (the file and hunk,
- * checked again now with check/check.h), the prerequisites found (the
- * commits not in the branch that last touched the lines the hunk
- * expects), and the commands that try the backport.
+ * (failed_mail.h; "stablesel review --failed-mail --mail-dir DIR", whose
+ * command side, cmd/review_mail.c, says how many were written), in the
+ * manner of the kernel's "FAILED: patch ... failed to apply to X-stable
+ * tree": what failed (the file and hunk, checked again now with
+ * check/check.h), the prerequisites found (the commits not in the branch
+ * that last touched the lines the hunk expects), and the commands that
+ * try the backport; every mail written into its file of a folder.
  */
 #include "run/failed_mail.h"
 
@@ -16,6 +17,9 @@
 #include <time.h>
 
 #include "run/branches.h"
+#include "run/decisions_open.h"
+#include "source/ident.h"
+#include "util/atomic.h"
 #include "source/mail_header.h"
 #include "util/error.h"
 #include "util/strbuf.h"
@@ -268,4 +272,102 @@ void ss_run_failed_check_release(ss_run_failed_check *m)
 	ss_check_free(m->ck);
 	ss_carried_free(m->carried);
 	memset(m, 0, sizeof(*m));
+}
+
+/* The file of a mail written but once: a name made twice (two branch
+ * names of one hash) is never written over. */
+static int name_once(char ***names, size_t *n, const char *file)
+{
+	char **grown;
+
+	for (size_t k = 0; k < *n; k++)
+		if (!strcmp((*names)[k], file))
+			return ss_error_code(SS_EINVALID, "two failed mails would be written to '%s'",
+					     file);
+	if (!(grown = realloc(*names, (*n + 1) * sizeof(*grown))))
+		return ss_error_code(SS_ENOMEM, "out of memory");
+	*names = grown;
+	if (!(grown[*n] = strdup(file)))
+		return ss_error_code(SS_ENOMEM, "out of memory");
+	(*n)++;
+	return 0;
+}
+
+/* One mail written into its file, committed whole. */
+static int write_one(const char *file, const ss_run_failed_check *m, const char *branch,
+		     const char *from, const char *cc, const ss_run_report *rp)
+{
+	ss_atomic_info info;
+	ss_atomic *out;
+	char *target;
+	int rc;
+
+	if ((rc = ss_atomic_open(&out, file)))
+		return rc;
+	if ((rc = ss_run_failed_mail_write(ss_atomic_file(out), m->ck, m->c, &m->res, branch, from,
+					   cc))) {
+		ss_atomic_abort(out);
+		return rc;
+	}
+	/* the name outlives the commit, which frees info's */
+	ss_atomic_get_info(&info, out);
+	target = info.replaces && info.links > 1 ? strdup(info.target) : NULL;
+	if ((rc = ss_atomic_commit(out))) {
+		free(target);
+		return rc;
+	}
+	if (target)
+		ss_run_say(rp, SS_RUN_WARNING, "'%s' had %lu hard links: replaced by a new file, "
+			   "its other names keep the old content", target, info.links);
+	free(target);
+	return 0;
+}
+
+int ss_run_failed_mails_write(size_t *written, const ss_run_failed_mails_options *o,
+			      const ss_run_report *rp)
+{
+	ss_run_failed_list l;
+	char *path = NULL, *from = NULL, *ccc = NULL, **names = NULL;
+	const char *r = o->repo ? o->repo : ".";
+	ss_index *ix = NULL;
+	size_t nnames = 0;
+	int rc;
+
+	*written = 0;
+	/* the folder first, made when missing */
+	if ((rc = ss_atomic_make_dirs(o->dir)))
+		return rc;
+	if ((rc = ss_run_decisions_open(&ix, &path, o->db, o->repo, 0, NULL)))
+		goto free_index;
+	if ((rc = ss_git_identity(&from, r)) ||
+	    (!o->cc && (rc = ss_git_config_string(&ccc, r, "stablesel.failedCc"))))
+		goto free_index;
+	if ((rc = ss_run_failed_picks(&l, ix, o->named, o->nnamed)))
+		goto free_index;
+	for (size_t i = 0; i < l.n && !rc; i++) {
+		ss_run_failed_check m;
+		char file[4400];
+
+		rc = ss_run_failed_mail_check(&m, ix, path, r, &l.f[i], rp);
+		if (rc == SS_ESKIP) {
+			ss_run_say(rp, SS_RUN_ERROR, "%s", ss_error_last());
+			rc = 0;
+		} else if (!rc) {
+			ss_run_failed_mail_file(file, sizeof(file), o->dir, l.f[i].branch, m.c->id);
+			if (!(rc = name_once(&names, &nnames, file)) &&
+			    !(rc = write_one(file, &m, l.f[i].branch, from, o->cc ? o->cc : ccc, rp)))
+				(*written)++;
+		}
+		ss_run_failed_check_release(&m);
+	}
+	ss_run_failed_list_release(&l);
+free_index:
+	for (size_t k = 0; k < nnames; k++)
+		free(names[k]);
+	free(names);
+	free(from);
+	free(ccc);
+	ss_index_free(ix);
+	free(path);
+	return rc;
 }

@@ -1,8 +1,10 @@
 /*
  * failed_mail.h - the mails for accepted picks marked failed on a branch
  * (failed_mail.c; docs/review.md): which picks, each checked again on
- * its branch, and the mail's text.  cmd/review_mail.c finds the sender
- * and Cc, writes the files and says what could not be checked.
+ * its branch, the mail's text, and every mail written into a folder
+ * (ss_run_failed_mails_write(): the sender and Cc from git, one file a
+ * pick, what could not be checked said).  cmd/review_mail.c says how
+ * many were written.
  */
 #ifndef SS_RUN_FAILED_MAIL_H
 #define SS_RUN_FAILED_MAIL_H
@@ -70,5 +72,32 @@ void ss_run_failed_mail_file(char *out, size_t size, const char *dir, const char
  * before anything is written (from or cc no address list; no memory). */
 int ss_run_failed_mail_write(FILE *f, ss_check *ck, const ss_commit *c, const ss_check_result *res,
 			      const char *branch, const char *from, const char *cc);
+
+/* What "review --failed-mail" writes. */
+typedef struct {
+	const char *dir;                /* the folder of the mails, made when
+					   missing (required, not "") */
+	const char *cc;                 /* the mails' Cc (NULL: git config
+					   stablesel.failedCc of repo, if any) */
+	const char *const *named;       /* the branches (NULL: every branch) */
+	size_t nnamed;                  /* (0) */
+	const char *db;                 /* the index (NULL: repo's own) */
+	const char *repo;               /* the repository (NULL: ".") */
+} ss_run_failed_mails_options;
+
+#define SS_RUN_FAILED_MAILS_OPTIONS_INIT { NULL, NULL, NULL, 0, NULL, NULL }
+
+/*
+ * One mail for each accepted pick marked failed on a branch o names,
+ * from the user git names in repo, into its file in o->dir
+ * (ss_run_failed_mail_file(); written whole or not at all,
+ * util/atomic.h; a file that had other hard links a warning through
+ * rp); a pick that cannot be checked or mailed an error through rp, the
+ * rest written.  *written: how many mails.  0, or < 0 with the message
+ * set when nothing more can be written (the folder, the index, the
+ * sender, a file; two picks whose mails would have one name).
+ */
+int ss_run_failed_mails_write(size_t *written, const ss_run_failed_mails_options *o,
+			      const ss_run_report *rp);
 
 #endif

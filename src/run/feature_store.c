@@ -7,8 +7,9 @@
  * What the model learns from a commit is its raw features, which depend
  * on the commit and on the index's history and releases only: so
  * "stablesel index" extracts them once, with the history primed from the
- * index exactly as the training primes it (the front end's
- * ss_run_history_reader: cli_history_load()), and keeps them under the
+ * index exactly as the training primes it (run/history_load.c:
+ * ss_run_history_index_prime(), or a front end's ss_run_history_reader),
+ * and keeps them under the
  * feature-set version (features/feat_store.h).  A training then walks
  * the history without diffs and takes each commit's row; when one is
  * missing (an index built before the store, another feature set,
@@ -32,11 +33,31 @@
 
 #include "eval/eval.h"
 #include "features/feat_store.h"
+#include "run/history_load.h"
 #include "source/git.h"
 #include "source/git_repo.h"
 #include "util/error.h"
 #include "util/grow.h"
 #include "util/strbuf.h"
+
+/* The history walked through the front end's reader, else as a run
+ * reads it. */
+static int walk_history(const ss_run_history_reader *hr, const char *repo,
+			const ss_source_options *so, ss_run_commit_fn fn, void *data,
+			const ss_run_report *rp)
+{
+	return hr ? hr->walk(repo, so, fn, data, hr->ud)
+		  : ss_run_history_walk(repo, so, fn, data, rp);
+}
+
+/* h primed from the index at db through the front end's reader, else as
+ * a run primes it. */
+static int prime_history(const ss_run_history_reader *hr, ss_history *h, const char *db,
+			 const char *repo, const ss_run_report *rp)
+{
+	return hr ? hr->history(h, db, repo, hr->ud)
+		  : ss_run_history_index_prime(h, db, repo, rp);
+}
 
 struct ss_run_feature_store {
 	char *path;                  /* the index */
@@ -260,7 +281,7 @@ int ss_run_feature_store_read(int *got, ss_run_feature_store *fs, const char *re
 	long dropped = 0;
 	struct reading r = { fs, sink, newest, rp, 0, 0, 0, "" };
 	ss_source_options so = *hso;
-	int ro;
+	int ro, rc;
 
 	*got = 0;
 	if (!covers(fs, repo, hso)) {
@@ -282,7 +303,9 @@ int ss_run_feature_store_read(int *got, ss_run_feature_store *fs, const char *re
 	 * those read, the newest max stay (the walk is oldest first) */
 	if (max)
 		so.newest = max + max / 4;
-	hr->walk(repo, &so, read_one, &r, hr->ud);
+	/* a failed walk's message goes back as it is */
+	if ((rc = walk_history(hr, repo, &so, read_one, &r, rp)))
+		return rc;
 	if (!sink->rc && max && (dropped = ss_dataset_keep_last(sink->d, max)) < 0)
 		sink->rc = (int)dropped;
 	ss_run_progress_done(rp);
@@ -650,7 +673,8 @@ int ss_run_feature_store_fill(ss_index *ix, const char *db, const char *repo, si
 	f.paths = (ss_strbuf)SS_STRBUF_INIT;
 	if (ss_history_new(&f.h))
 		return ss_error_code(SS_ENOMEM, "out of memory");
-	hr->history(f.h, db, repo, hr->ud);
+	if ((rc = prime_history(hr, f.h, db, repo, rp)))
+		goto out;
 	parts_tag(tag, sizeof(tag), version, tip, done);
 	if (ss_index_feature_parts_open(&f.parts, ix, tag) ||
 	    ss_index_features_open(&f.rows, ix, version, 1)) {
@@ -671,7 +695,8 @@ int ss_run_feature_store_fill(ss_index *ix, const char *db, const char *repo, si
 	if (f.parts) {
 		/* the diffs were read by the update: the commits alone now */
 		so.with_diff = 0;
-		hr->walk(repo, &so, fill_part, &f, hr->ud);
+		if ((rc = walk_history(hr, repo, &so, fill_part, &f, rp)))
+			goto out;
 		so.with_diff = 1;
 		if (!f.rc && f.missing) {
 			/* the history again from the index, as the diff walk
@@ -682,12 +707,14 @@ int ss_run_feature_store_fill(ss_index *ix, const char *db, const char *repo, si
 				rc = ss_error_code(SS_ENOMEM, "out of memory");
 				goto out;
 			}
-			hr->history(f.h, db, repo, hr->ud);
+			if ((rc = prime_history(hr, f.h, db, repo, rp)))
+				goto out;
 			f.n = 0;
 		}
 	}
-	if (!f.rc && (!f.parts || f.missing))
-		hr->walk(repo, &so, fill_one, &f, hr->ud);
+	if (!f.rc && (!f.parts || f.missing) &&
+	    (rc = walk_history(hr, repo, &so, fill_one, &f, rp)))
+		goto out;
 	ss_run_progress_done(rp);
 	/* no statement may read the parts when the last transaction drops them */
 	ss_index_features_free(f.parts);

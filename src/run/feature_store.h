@@ -4,10 +4,9 @@
  * training reads instead of the diffs, the rows it keeps when it had to
  * extract them, and the fill "stablesel index" makes.
  *
- * The front end walks the commits (its reading of a history: which
- * commits cannot be read and how that is said) and primes a history from
- * the index, through an ss_run_history_reader; everything else is here.
- * Like the rest of src/run/ nothing prints or exits: 0 or a negative
+ * The history is walked and primed from the index here, as a run reads
+ * it (run/commits.h, run/history_load.h), or through the front end's own
+ * ss_run_history_reader when it gives one.  Like the rest of src/run/ nothing prints or exits: 0 or a negative
  * SS_E* code with the message set, the rest said through an
  * ss_run_report (NULL: nothing is said).
  */
@@ -30,14 +29,19 @@ typedef struct ss_run_feature_store ss_run_feature_store;
 /* One commit of a walk, owned by fn; non-zero stops the walk. */
 typedef int (*ss_run_commit_fn)(ss_commit *c, void *data);
 
-/* How the front end reads a history (its errors are its own to say). */
+/*
+ * How a front end reads a history instead of the run's own reading
+ * (an ss_run_history_reader NULL where one is taken: run/history_load.h's
+ * ss_run_history_walk() and ss_run_history_index_prime()).  Each returns
+ * 0, or < 0 with the message set, which the caller hands back unchanged.
+ */
 typedef struct {
 	/* walk so's revisions of repo, each commit to fn(c, data) */
-	void (*walk)(const char *repo, const ss_source_options *so, ss_run_commit_fn fn,
-		     void *data, void *ud);
+	int (*walk)(const char *repo, const ss_source_options *so, ss_run_commit_fn fn,
+		    void *data, void *ud);
 	/* prime h from the index at db as a training primes it (the
 	 * index's commits, paths and releases) */
-	void (*history)(ss_history *h, const char *db, const char *repo, void *ud);
+	int (*history)(ss_history *h, const char *db, const char *repo, void *ud);
 	void *ud;
 } ss_run_history_reader;
 
@@ -76,7 +80,8 @@ void ss_run_feature_store_use_repo(ss_run_feature_store *fs, const char *path, s
  *       when the index cannot be written); read the diffs;
  *  -1   a damaged row: sink->d holds part of the commits, start again
  *       from the diffs (the rows kept then replace the damaged one).
- * Returns 0, or < 0 when the commits cannot be featurized.
+ * hr NULL: the history walked here (ss_run_history_walk()).  Returns 0,
+ * or < 0 when the commits cannot be featurized or the walk fails.
  */
 int ss_run_feature_store_read(int *got, ss_run_feature_store *fs, const char *repo,
 			      const ss_source_options *hso, const ss_run_history_reader *hr,
@@ -108,7 +113,9 @@ void ss_run_feature_store_mask_tag(ss_run_feature_store *fs);
  * tip with the last.  The parts the update kept (ss_run_feature_parts_new())
  * are joined with the history, walked without diffs; only commits
  * without a row or a good part are read with their diffs.  Says through
- * rp what it kept.
+ * rp what it kept.  hr NULL: the history walked and primed here
+ * (ss_run_history_walk(), ss_run_history_index_prime()).  0, or < 0
+ * with the message set (a failed walk or priming: its message).
  */
 int ss_run_feature_store_fill(ss_index *ix, const char *db, const char *repo, size_t batch,
 			      const ss_run_history_reader *hr, const ss_run_report *rp);

@@ -4,7 +4,8 @@
  * before the index's, and a bad file fails before anything is opened),
  * the repository for the code a commit changes, the project index's
  * commits, paths and releases (run/index_open.c), then the --history
- * sources' commits.
+ * sources' commits; the stored features' history walked and primed
+ * as a run reads it (ss_run_history_walk, ss_run_history_index_prime).
  */
 #include <stdlib.h>
 
@@ -121,4 +122,31 @@ int ss_run_history_index_load(ss_history *h, int *usage, const ss_run_history_op
 	if ((rc = ss_run_history_load(h, o->releases, o->release_tags, o->repo, o->run, &hs, o->rp)))
 		return rc;
 	return r.rc;
+}
+
+int ss_run_history_walk(const char *repo, const ss_source_options *so, ss_run_commit_fn fn,
+			void *data, const ss_run_report *rp)
+{
+	ss_run_skips skips = SS_RUN_SKIPS_INIT;
+	size_t n;
+	int rc;
+
+	if (!repo)
+		return ss_error_code(SS_EINVALID, SS_RUN_NO_COMMITS);
+	if ((rc = ss_run_read_sources(&n, repo, NULL, 0, so, fn, data, &skips, rp)))
+		return rc;
+	ss_run_skips_say(&skips, rp);
+	return 0;
+}
+
+int ss_run_history_index_prime(ss_history *h, const char *db, const char *repo,
+			       const ss_run_report *rp)
+{
+	ss_run_history_options o = SS_RUN_HISTORY_OPTIONS_INIT;
+	int usage;
+
+	o.db = db;
+	o.repo = repo;
+	o.rp = rp;
+	return ss_run_history_index_load(h, &usage, &o);
 }

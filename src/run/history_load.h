@@ -3,7 +3,8 @@
  * with (history_load.c): the releases named (--releases FILE,
  * --release-tags GLOB), the repository whose last release the changed
  * code is looked up in, the project index's commits, paths and releases,
- * then the commits of the --history sources.
+ * then the commits of the --history sources; a history walked and
+ * primed as a run reads it, for the stored features (feature_store.h).
  *
  * The front end opens the project index (which file, what a missing one
  * says) and walks the --history sources (its reading of a source: which
@@ -84,5 +85,24 @@ typedef struct {
  * then 1, else 0).  0 or < 0 with the message set.
  */
 int ss_run_history_index_load(ss_history *h, int *usage, const ss_run_history_options *o);
+
+/*
+ * The run's walk of a history: every commit of so's revisions of repo
+ * to fn(c, data), read as run/commits.h reads a history source
+ * (progress through rp; the commits that cannot be read counted and
+ * said once, a warning, at the end).  0, or < 0 with the
+ * message set (no repo: SS_RUN_NO_COMMITS; a repository that cannot be
+ * read).
+ */
+int ss_run_history_walk(const char *repo, const ss_source_options *so, ss_run_commit_fn fn,
+			void *data, const ss_run_report *rp);
+
+/*
+ * The run's priming of h from the index at db (NULL: repo's own index),
+ * as a training primes it: ss_run_history_index_load() without a run (a missing default index a
+ * note through rp each call).  0 or < 0 with the message set.
+ */
+int ss_run_history_index_prime(ss_history *h, const char *db, const char *repo,
+			       const ss_run_report *rp);
 
 #endif

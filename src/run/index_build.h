@@ -35,8 +35,8 @@ typedef struct {
 	int no_features;                 /* keep no features for the project
 					    model (0) */
 	const ss_run_history_reader *hr; /* the features' fill walks the
-					    history through it (NULL: required
-					    unless no_features or mail) */
+					    history through it (NULL: as a
+					    run walks it, history_load.h) */
 } ss_run_index_build_options;
 
 #define SS_RUN_INDEX_BUILD_OPTIONS_INIT { NULL, NULL, NULL, NULL, 0, 0, NULL }

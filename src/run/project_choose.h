@@ -86,7 +86,7 @@ typedef struct {
 	int replay;
 	size_t replay_cap;
 	const ss_run_project_reader *reader;  /* required */
-	const ss_run_history_reader *hr;      /* the stored features' reader (required with store) */
+	const ss_run_history_reader *hr;      /* the stored features' reader (NULL: the run's own) */
 	const ss_run_report *rp;      /* the training's decisions and progress (NULL) */
 	const ss_run_report *store_rp; /* the stored features' (NULL) */
 } ss_run_project_model_options;

@@ -75,7 +75,7 @@ typedef struct {
 	const char *stable;               /* --stable SOURCE (NULL: the index's tree) */
 	const char *project_model;        /* --project-model FILE (NULL: beside the repository) */
 	int learn_in_cycle;               /* --learn-in-cycle (0) */
-	const ss_run_history_reader *hr;  /* the stored features' reader (required with an index) */
+	const ss_run_history_reader *hr;  /* the stored features' reader (NULL: the run's own) */
 	/* the ranking: its options (ko->stable set here) and the selection
 	 * (so->now set by --as-of) */
 	ss_ranker_options *ko;            /* required */
