@@ -87,6 +87,23 @@ static const char *index_unfit(ss_index *ix, struct ref_match *m, const char *re
 	return NULL;
 }
 
+/*
+ * The backport-line style of a branch whose table the index filled: from
+ * the messages of the rows' commits; when one cannot be read, from a
+ * walk of the branch against the index's mainline tip, else (a
+ * repository rewound since) against hide.  0 or < 0 with the message set.
+ */
+static int index_style(ss_carried *cr, ss_check *ck, const char *repo, const struct ref_match *m,
+		       const char *hide)
+{
+	if (!ss_carried_learn_style(cr, ss_repo_git(ss_check_repo(ck))))
+		return 0;
+	ss_error_clear();
+	if (!ss_carried_read_style(cr, repo, m->tip, m->mainline))
+		return 0;
+	return ss_carried_read_style(cr, repo, m->tip, hide);
+}
+
 int ss_run_carried_load(ss_carried **out, int *from_index, ss_index *ix, const char *path,
 			const char *repo, ss_check *ck, const char *upstream, const char *what,
 			const ss_run_report *rp)
@@ -118,14 +135,7 @@ int ss_run_carried_load(ss_carried **out, int *from_index, ss_index *ix, const c
 	if (ix && !why) {
 		if ((rc = ss_index_for_each_branch_commit(ix, m.ref, carried_row, cr)))
 			rc = ss_run_fail(rc, "cannot read stable branch '%s' from '%s'", m.ref, path);
-		/* the style from the messages of the rows' commits; when one
-		 * cannot be read, from a walk of the branch against the
-		 * index's mainline tip, else (a repository rewound since) the
-		 * one named */
-		else if (ss_carried_learn_style(cr, ss_repo_git(ss_check_repo(ck))) &&
-			 (ss_error_clear(), 1) &&
-			 ss_carried_read_style(cr, repo, m.tip, m.mainline) &&
-			 (rc = ss_carried_read_style(cr, repo, m.tip, upstream ? upstream : dflt)))
+		else if ((rc = index_style(cr, ck, repo, &m, upstream ? upstream : dflt)))
 			rc = ss_run_fail(rc, "cannot read stable branch '%s'", what);
 		if (rc) {
 			ss_carried_free(cr);
