@@ -5,7 +5,10 @@
  * every query's hits are the brute-force cosine top-k (similarities
  * within a stated tolerance: float sums in another order), ties broken
  * the same way; then the skipped long posting lists (max_df) leave the
- * similarities of the rest, and a near copy is still found first.
+ * similarities of the rest, and a near copy is still found first; and
+ * with the dense block searched, both ways a query is summed (sparse:
+ * stamped postings; dense: rows of weights by item, models/knn.c) give
+ * the very floats of the sum written out in the query's feature order.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -217,11 +220,123 @@ static void test_skip_common(void **state_)
 	ss_knn_free(k);
 }
 
+/* ---- the dense way: the same floats ---------------------------------- */
+
+#define DDIM 60
+#define DNITEMS 240
+
+/* an item or query: dense features 0..9 each in most items (feature f in
+ * a share that falls with f: rows and postings both read), some rare */
+static void make_dense(ss_svec *v, int rare_only)
+{
+	uint8_t seen[DDIM] = { 0 };
+	size_t i, n = 1 + rnd() % 4;
+
+	v->n = 0;
+	for (i = 0; !rare_only && i < 10; i++)
+		if (rnd() % 100 < 95 - 9 * i)
+			assert_int_equal(ss_svec_push(v, (uint32_t)i,
+						      (float)(rnd() % 1000) / 97.0f), 0);
+	for (i = 0; i < n; i++) {
+		uint32_t f = 10 + rnd() % (DDIM - 10);
+
+		if (seen[f])
+			continue;
+		seen[f] = 1;
+		assert_int_equal(ss_svec_push(v, f, (float)(1 + rnd() % 7) / 3.0f), 0);
+	}
+	ss_svec_finish(v);
+}
+
+/* 1/|v| as the index computes it (double sum, features in order) */
+static double inv_norm(const ss_svec *v)
+{
+	double s = 0;
+
+	for (size_t i = 0; i < v->n; i++)
+		s += (double)v->val[i] * v->val[i];
+	return s > 0 ? 1.0 / sqrt(s) : 0.0;
+}
+
+/* item's similarity to q as floats summed in q's feature order */
+static float written_out(const ss_svec *item, const ss_svec *q)
+{
+	double qi = inv_norm(q), ii = inv_norm(item);
+	float acc = 0.0f;
+
+	for (size_t i = 0; i < q->n; i++)
+		for (size_t j = 0; j < item->n; j++)
+			if (item->idx[j] == q->idx[i]) {
+				float w = (float)(item->val[j] * ii), qq = (float)(q->val[i] * qi);
+
+				acc += qq * w;
+			}
+	return acc > 1.0f ? 1.0f : acc;
+}
+
+static void test_dense_same_floats(void **state_)
+{
+	ss_svec items[DNITEMS], q;
+	ss_knn *k;
+	ss_knn_hit h[K];
+	size_t i, j, nh, dense_queries = 0, sparse_queries = 0;
+
+	(void)state_;
+	assert_int_equal(ss_knn_new(&k, DDIM, 0, 0), 0);
+	ss_svec_init(&q);
+	for (i = 0; i < DNITEMS; i++) {
+		ss_svec_init(&items[i]);
+		make_dense(&items[i], 0);
+		assert_int_equal(ss_knn_add(k, &items[i], NULL), 0);
+		/* queries between additions: the rows grow with the items */
+		if (i % 20 != 19)
+			continue;
+		for (int rare = 0; rare < 2; rare++) {
+			float best[K];
+			size_t bi[K], nb = 0;
+
+			make_dense(&q, rare);
+			for (j = 0; j <= i; j++) {
+				float s = written_out(&items[j], &q);
+				size_t pos;
+
+				if (s <= 0.0f || (nb == K && s <= best[nb - 1]))
+					continue;
+				pos = nb < K ? nb++ : K - 1;
+				while (pos > 0 && best[pos - 1] < s) {
+					best[pos] = best[pos - 1];
+					bi[pos] = bi[pos - 1];
+					pos--;
+				}
+				best[pos] = s;
+				bi[pos] = j;
+			}
+			nh = ss_knn_query(k, &q, h, K, NULL, NULL);
+			assert_int_equal(nh, nb);
+			for (j = 0; j < nh; j++) {
+				assert_int_equal(h[j].item, bi[j]);
+				assert_true(h[j].sim == best[j]);
+			}
+			if (rare)
+				sparse_queries++;
+			else
+				dense_queries++;
+		}
+	}
+	assert_int_equal(dense_queries, DNITEMS / 20);
+	assert_int_equal(sparse_queries, DNITEMS / 20);
+	for (i = 0; i < DNITEMS; i++)
+		ss_svec_release(&items[i]);
+	ss_svec_release(&q);
+	ss_knn_free(k);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_against_brute_force),
 		cmocka_unit_test(test_skip_common),
+		cmocka_unit_test(test_dense_same_floats),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

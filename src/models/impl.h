@@ -125,9 +125,6 @@ float ss_sigmoid(float z);
 size_t ss_model_nonfinite(const float *v, size_t n);
 /* SS_EINVALID with "WHAT INDEX is nan" (or "inf"), v[i] being the bad value. */
 int ss_model_nonfinite_error(const char *what, size_t i, float v);
-/* Run fn(arg, t) for t in [0, nthreads) on nthreads threads (the caller's
- * thread runs t = 0); returns the first nonzero result. */
-int ss_model_parallel(int nthreads, int (*fn)(void *arg, int t), void *arg);
 
 /*
  * Check the mlp model's whole loss gradient (all layers, class weights)

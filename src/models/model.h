@@ -303,6 +303,12 @@ int ss_model_prepare_dataset(ss_model_kind kind, ss_dataset *d);
  */
 #define SS_MODEL_BATCH_TOL 1e-5f
 
+/* Run fn(arg, t) for t in [0, nthreads) on nthreads threads (the caller's
+ * thread runs t = 0); returns the first nonzero result.  Training's and
+ * scoring's threads, and the project model's fits side by side
+ * (run/project_rules.c). */
+int ss_model_parallel(int nthreads, int (*fn)(void *arg, int t), void *arg);
+
 /* Calibrated scores of the examples idx[0..n) of d into out[n]; out[i]
  * does not depend on the other examples of the call (SS_MODEL_BATCH_TOL). */
 int ss_model_score(float *out, const ss_model *m, const ss_dataset *d, const size_t *idx,

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "models/metrics.h"
+#include "nn/nn.h"
 #include "util/error.h"
 #include "util/strbuf.h"
 
@@ -47,6 +48,66 @@ const char *ss_project_model_stale(char *why, size_t size, const ss_model *m, co
 }
 
 /*
+ * Fits run side by side: the window's and the relcode choice's models are
+ * independent of each other, and a fit alone keeps a core idle in its
+ * single-threaded steps (the nearest past decisions, the refit).  Each
+ * model is what it would be trained alone: a fit's solver runs on one
+ * thread with one BLAS thread (set here for all of them, so that no fit
+ * gives another's count back; models/linear.c), and its cost grid's
+ * points are independent of how many threads share them.  A failed fit's
+ * message is copied out of its thread (messages are per thread).
+ */
+struct fit_job {
+	const ss_dataset *d;
+	const size_t *idx;     /* the examples fitted, oldest first */
+	size_t n;
+	ss_train_options o;
+	const size_t *val;     /* scored on these when not NULL */
+	size_t nval;
+	float *score;          /* [nval] */
+	ss_model *m;           /* out: the model, the caller's */
+	int rc;
+	char why[256];
+};
+
+struct fit_jobs {
+	struct fit_job *job;
+	size_t n;
+	int nthreads;
+};
+
+static int fit_worker(void *arg, int t)
+{
+	struct fit_jobs *js = arg;
+
+	for (size_t j = (size_t)t; j < js->n; j += (size_t)js->nthreads) {
+		struct fit_job *f = &js->job[j];
+
+		f->rc = ss_model_train(&f->m, SS_MODEL_LINEAR, f->d, f->idx, f->n, &f->o);
+		if (!f->rc && f->val)
+			f->rc = ss_model_score(f->score, f->m, f->d, f->val, f->nval);
+		if (f->rc)
+			snprintf(f->why, sizeof(f->why), "%s", ss_error_last());
+	}
+	return 0;
+}
+
+/* Fit job[0..n), nthreads at a time; 0, or the first failure's code with
+ * its message (every model trained is left in its job to free). */
+static int fit_all(struct fit_job *job, size_t n, int nthreads)
+{
+	struct fit_jobs js = { job, n, nthreads < 1 ? 1 : nthreads > (int)n ? (int)n : nthreads };
+	int prev = ss_nn_set_blas_threads(1), rc;
+
+	rc = ss_model_parallel(js.nthreads, fit_worker, &js);
+	ss_nn_set_blas_threads(prev);
+	for (size_t j = 0; !rc && j < n; j++)
+		if (job[j].rc)
+			rc = ss_error_code(job[j].rc, "%s", job[j].why);
+	return rc;
+}
+
+/*
  * Whether the code a commit changes was in the last release (the relcode
  * features, read from the repository) tells this project's backports
  * apart is the project's own matter: on systemd's validation slices it
@@ -60,31 +121,38 @@ const char *ss_project_model_stale(char *why, size_t size, const ss_model *m, co
  */
 #define SS_PROJECT_RELCODE_GAIN 0.01
 
-int ss_project_model_relcode(ss_model **out, ss_model *with, ss_dataset *d, const size_t *idx,
-			     size_t n, const ss_train_options *o, const ss_run_report *rp)
+int ss_project_model_relcode(ss_model **out, ss_linear_adapt *adapt, const ss_dataset *d,
+			     const size_t *idx, size_t n, const ss_train_options *o,
+			     const ss_run_report *rp)
 {
-	ss_train_options o0 = *o;
-	ss_model *without = NULL;
+	ss_linear_adapt ad[2];
+	struct fit_job job[2];
 	double a1, a0;
-	int rc;
+	int rc, keep;
 
 	*out = NULL;
-	o0.groups_off |= SS_FG_RELCODE;
-	if ((rc = ss_model_train(&without, SS_MODEL_LINEAR, d, idx, n, &o0)))
+	memset(job, 0, sizeof(job));
+	for (int i = 0; i < 2; i++) {
+		job[i] = (struct fit_job){ .d = d, .idx = idx, .n = n, .o = *o };
+		job[i].o.adapt = &ad[i];
+	}
+	/* job 1 without them */
+	job[1].o.groups_off |= SS_FG_RELCODE;
+	if ((rc = fit_all(job, 2, o->threads > 0 ? o->threads : 1))) {
+		ss_model_free(job[0].m);
+		ss_model_free(job[1].m);
 		return ss_run_fail(rc, "cannot train the project model");
-	a1 = ss_model_info_of(with)->val_pr_auc;
-	a0 = ss_model_info_of(without)->val_pr_auc;
+	}
+	a1 = ss_model_info_of(job[0].m)->val_pr_auc;
+	a0 = ss_model_info_of(job[1].m)->val_pr_auc;
+	keep = a1 >= a0 + SS_PROJECT_RELCODE_GAIN ? 0 : 1;
 	ss_run_say(rp, SS_RUN_INFO, "the features of whether the changed code was in the last release are %s: "
 	    "validation PR-AUC %.3f with them, %.3f without (kept from a gain of %.2f)",
-	    a1 >= a0 + SS_PROJECT_RELCODE_GAIN ? "kept" : "left out", a1, a0,
-	    SS_PROJECT_RELCODE_GAIN);
-	if (a1 >= a0 + SS_PROJECT_RELCODE_GAIN) {
-		ss_model_free(without);
-		*out = with;
-		return 0;
-	}
-	ss_model_free(with);
-	*out = without;
+	    keep == 0 ? "kept" : "left out", a1, a0, SS_PROJECT_RELCODE_GAIN);
+	ss_model_free(job[1 - keep].m);
+	*out = job[keep].m;
+	if (adapt)
+		*adapt = ad[keep];
 	return 0;
 }
 
@@ -149,13 +217,15 @@ int ss_project_model_window(int64_t *out, const ss_dataset *d, const size_t *idx
 			    const ss_train_options *o, const ss_run_report *rp)
 {
 	static const int years[] = { 0, 6, 4, 3, 2 };  /* 0: all of it */
-	size_t nval = (size_t)((double)n * SS_PROJECT_VAL_SHARE), ntr = n - nval, i, m, npos;
-	size_t *sub = NULL;
+	enum { NWIN = sizeof(years) / sizeof(years[0]) };
+	size_t nval = (size_t)((double)n * SS_PROJECT_VAL_SHARE), ntr = n - nval, i, npos;
+	size_t *sub = NULL, nsub[NWIN];
 	uint8_t *label = NULL;
 	float *score = NULL;
-	double ap[sizeof(years) / sizeof(years[0])], best_ap = -1.0;
+	double ap[NWIN], best_ap = -1.0;
+	struct fit_job job[NWIN];
 	int64_t vstart, best = 0;
-	int best_i = 0;
+	int best_i = 0, fit[NWIN], first = -1;
 	ss_strbuf said = SS_STRBUF_INIT;
 	ss_train_options o1 = *o;
 	int rc = 0;
@@ -166,33 +236,55 @@ int ss_project_model_window(int64_t *out, const ss_dataset *d, const size_t *idx
 	if (nval < SS_PROJECT_MIN_COMMITS)
 		return 0;
 	vstart = ss_dataset_example(d, idx[ntr])->time;
-	if (!(sub = malloc(ntr * sizeof(*sub))) || !(label = malloc(nval)) ||
-	    !(score = malloc(nval * sizeof(*score)))) {
+	memset(job, 0, sizeof(job));
+	if (!(sub = malloc(NWIN * (ntr ? ntr : 1) * sizeof(*sub))) || !(label = malloc(nval)) ||
+	    !(score = malloc(NWIN * nval * sizeof(*score)))) {
 		rc = ss_error_code(SS_ENOMEM, "out of memory");
 		goto free_all;
 	}
 	for (i = 0; i < nval; i++)
 		label[i] = ss_dataset_example(d, idx[ntr + i])->label;
-	for (i = 0; i < sizeof(years) / sizeof(years[0]); i++) {
+	/* the windows that hold enough to fit */
+	for (i = 0; i < NWIN; i++) {
 		int64_t after = years[i] ? vstart - (int64_t)years[i] * SS_YEAR_SECONDS : INT64_MIN;
-		ss_model *m1 = NULL;
+		size_t *si = sub + i * ntr;
 
 		ap[i] = -1.0;
-		m = ss_project_model_in_window(sub, d, idx, ntr, after, &npos);
-		if (m < SS_PROJECT_MIN_COMMITS || npos < SS_PROJECT_MIN_POSITIVE ||
-		    (years[i] && m == ntr) || !ss_project_model_fittable(d, sub, m, o1.val_share))
+		nsub[i] = ss_project_model_in_window(si, d, idx, ntr, after, &npos);
+		fit[i] = !(nsub[i] < SS_PROJECT_MIN_COMMITS || npos < SS_PROJECT_MIN_POSITIVE ||
+			   (years[i] && nsub[i] == ntr) ||
+			   !ss_project_model_fittable(d, si, nsub[i], o1.val_share));
+		job[i] = (struct fit_job){ .d = d, .idx = si, .n = nsub[i], .o = o1,
+					   .val = idx + ntr, .nval = nval, .score = score + i * nval };
+		if (fit[i] && first < 0)
+			first = (int)i;
+	}
+	/* the first fits alone, its cost grid on the threads; the others
+	 * take the cost it chose, one fit each, side by side */
+	if (first >= 0 && (rc = fit_all(&job[first], 1, 1)))
+		goto fail;
+	if (first >= 0 && !o1.C) {
+		for (i = (size_t)first + 1; i < NWIN; i++)
+			job[i].o.C = ss_model_info_of(job[first].m)->cost;
+	}
+	{
+		struct fit_job rest[NWIN];
+		size_t nrest = 0;
+
+		for (i = first >= 0 ? (size_t)first + 1 : NWIN; i < NWIN; i++)
+			if (fit[i])
+				rest[nrest++] = job[i];
+		rc = fit_all(rest, nrest, o1.threads > 0 ? o1.threads : 1);
+		for (i = first >= 0 ? (size_t)first + 1 : NWIN, nrest = 0; i < NWIN; i++)
+			if (fit[i])
+				job[i] = rest[nrest++];
+		if (rc)
+			goto fail;
+	}
+	for (i = 0; i < NWIN; i++) {
+		if (!fit[i])
 			continue;
-		if ((rc = ss_model_train(&m1, SS_MODEL_LINEAR, (ss_dataset *)d, sub, m, &o1)) ||
-		    (rc = ss_model_score(score, m1, d, idx + ntr, nval))) {
-			ss_model_free(m1);
-			rc = ss_run_fail(rc, "cannot train the project model");
-			goto free_all;
-		}
-		/* the windows take the cost all of it chose: one fit each */
-		if (!o1.C)
-			o1.C = ss_model_info_of(m1)->cost;
-		ss_model_free(m1);
-		ap[i] = ss_metrics_avg_precision(score, label, nval);
+		ap[i] = ss_metrics_avg_precision(job[i].score, label, nval);
 		if (years[i])
 			ss_strbuf_addf(&said, "%s%d years %.3f", said.len ? ", " : "", years[i], ap[i]);
 		else
@@ -218,7 +310,12 @@ int ss_project_model_window(int64_t *out, const ss_dataset *d, const size_t *idx
 			   "stable tree, some before the window's own validation slice)",
 			   SS_PROJECT_VAL_SHARE * 100, SS_PROJECT_MIN_COMMITS, SS_PROJECT_MIN_POSITIVE);
 	*out = best;
+	goto free_all;
+fail:
+	rc = ss_run_fail(rc, "cannot train the project model");
 free_all:
+	for (i = 0; i < NWIN; i++)
+		ss_model_free(job[i].m);
 	ss_strbuf_release(&said);
 	free(sub);
 	free(label);

@@ -82,12 +82,14 @@ size_t ss_project_model_in_window(size_t *out, const ss_dataset *d, const size_t
 				  int64_t after, size_t *npos);
 
 /*
- * with (trained on idx[0..n) with o) or the same model trained without
- * the relcode features, whichever the validation slice prefers by the
- * gain the rule asks (said through rp): *out is it; the other is freed.
- * On failure with is left to the caller and *out is NULL.
+ * The model trained on idx[0..n) of d with o, and the same without the
+ * relcode features, side by side; whichever the validation slice prefers
+ * by the gain the rule asks (said through rp) is *out, the other freed;
+ * *adapt (may be NULL) gets the kept one's adaptation (o->adapt is not
+ * written).  0, or < 0 with the message set and *out NULL.
  */
-int ss_project_model_relcode(ss_model **out, ss_model *with, ss_dataset *d, const size_t *idx,
-			     size_t n, const ss_train_options *o, const ss_run_report *rp);
+int ss_project_model_relcode(ss_model **out, ss_linear_adapt *adapt, const ss_dataset *d,
+			     const size_t *idx, size_t n, const ss_train_options *o,
+			     const ss_run_report *rp);
 
 #endif

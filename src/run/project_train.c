@@ -191,25 +191,14 @@ int ss_project_model_fit(ss_model **out, size_t *n, size_t *npos, char *why, siz
 		ss_run_say(rp, SS_RUN_INFO, "learning from %zu commits of the ranked cycle too (%zu the "
 			   "stable branches took, %zu rejected in review)", o.nextra, pos, o.nextra - pos);
 	}
-	if ((rc = ss_model_train(&m, SS_MODEL_LINEAR, d, idx, *n, &o))) {
-		rc = ss_run_fail(rc, "cannot train the project model");
-		goto out;
-	}
-	if (relcode) {
-		ss_model *with = m;
-		uintptr_t with_id = (uintptr_t)with;
-		ss_linear_adapt ad_without;
-
+	if (relcode)
 		/* the variant without relcode chooses its own share and rule:
 		 * what is said is the kept model's */
-		o.adapt = &ad_without;
-		if ((rc = ss_project_model_relcode(&m, with, d, idx, *n, &o, rp))) {
-			ss_model_free(with);
-			goto out;
-		}
-		if ((uintptr_t)m != with_id)
-			ad = ad_without;
-	}
+		rc = ss_project_model_relcode(&m, &ad, d, idx, *n, &o, rp);
+	else if ((rc = ss_model_train(&m, SS_MODEL_LINEAR, d, idx, *n, &o)))
+		rc = ss_run_fail(rc, "cannot train the project model");
+	if (rc)
+		goto out;
 	say_adapt(&ad, m, o.prior != NULL, rp, d, idx, *n, repo, hist);
 	*out = m;
 out:
