@@ -5,12 +5,16 @@
  * mistake, the history primed from the index (a missing one said once a
  * run), the index's stored features only when they fit, the commits
  * review rejected; without labels the ranking's model is the built-in
- * one, said with why (run/project_choose.h: ss_run_rank_model).
+ * one, said with why (run/project_choose.h: ss_run_rank_model); the
+ * ranked commits read beside the history give what they give read
+ * after it: the same replay, the same messages in the same order.
  */
 #include "testutil.h"
 #include "testrun.h"
 
+#include "run/project_choose.h"
 #include "run/project_read.h"
+#include "source/replay.h"
 #include "util/error.h"
 #include "util/strmap.h"
 
@@ -76,7 +80,7 @@ static void test_walks(void **state)
 	s.hopts = &hopts;
 	ss_run_project_reader_init(&rd, &s);
 	assert_ptr_equal(rd.ud, &s);
-	assert_int_equal(rd.walk_ranked(count, &n, rd.ud), 0);
+	assert_int_equal(rd.walk_ranked(count, &n, NULL, rd.ud), 0);
 	assert_int_equal(rd.walk_history(count, &nh, rd.ud), 0);
 	assert_true(n > 0);
 	assert_true(nh > 0);
@@ -84,7 +88,7 @@ static void test_walks(void **state)
 	/* no source at all: the user's mistake, before anything is read */
 	s.repo = NULL;
 	n = 0;
-	assert_int_equal(rd.walk_ranked(count, &n, rd.ud), SS_EINVALID);
+	assert_int_equal(rd.walk_ranked(count, &n, NULL, rd.ud), SS_EINVALID);
 	assert_int_equal(s.usage, 1);
 	assert_int_equal(n, 0);
 	assert_non_null(strstr(ss_error_last(), "no commits to read"));
@@ -180,12 +184,103 @@ static void test_rank_model(void **state)
 	ss_model_free(m);
 }
 
+static int never_apart(void *ud)
+{
+	(void)ud;
+	return 0;
+}
+
+/* The training's reading with rd: the ranked commits' ids kept in the
+ * replay (one a line) into ids, what was said into h, why into why. */
+static void choose(const ss_run_project_reader *rd, struct heard *h, ss_strbuf *ids,
+		   char *why, size_t size, const char *repo, ss_run *run,
+		   const ss_source_options *hopts, const ss_run_report *rp)
+{
+	ss_run_project_model_options o = SS_RUN_PROJECT_MODEL_OPTIONS_INIT;
+	ss_backports *bp = NULL;
+	ss_replay *replay = NULL;
+	ss_model *m = NULL;
+	ss_commit *c;
+	int rc;
+
+	test_heard_reset(h);
+	assert_int_equal(ss_backports_new(&bp, NULL), 0);
+	o.label = bp;
+	o.stable = "none";
+	o.repo = o.hrepo = repo;
+	o.run = run;
+	o.as_of = 1;  /* trained, never kept beside the repository */
+	o.held = SS_PROJECT_HELD_RANGE;
+	o.hso = hopts;
+	o.replay = 1;
+	o.reader = rd;
+	o.rp = o.store_rp = rp;
+	why[0] = '\0';
+	assert_int_equal(ss_run_project_model_choose(&m, &replay, why, size, &o), 0);
+	assert_null(m);  /* nothing labelled: the reason is in why */
+	assert_non_null(replay);
+	while (!(rc = ss_replay_next(&c, replay))) {
+		ss_strbuf_addf(ids, "%s\n", c->id);
+		ss_commit_free(c);
+	}
+	assert_int_equal(rc, SS_ITEROVER);
+	ss_replay_free(replay);
+	ss_backports_free(bp);
+}
+
+static void test_ranked_apart(void **state)
+{
+	struct heard h1 = { "", 0 }, h2 = { "", 0 };
+	ss_run_report rp1 = TEST_RUN_REPORT(&h1), rp2 = TEST_RUN_REPORT(&h2);
+	ss_run_project_sources s = SS_RUN_PROJECT_SOURCES_INIT;
+	ss_source_options opts = SS_SOURCE_OPTIONS_INIT, hopts = SS_SOURCE_OPTIONS_INIT;
+	const char *revs[1] = { "v1.0..main" }, *hrevs[1] = { "v1.0" };
+	ss_run_project_reader rd, after;
+	ss_strbuf ids1 = SS_STRBUF_INIT, ids2 = SS_STRBUF_INIT;
+	char repo[4096], why1[600], why2[600];
+	ss_run *run = NULL;
+
+	(void)state;
+	snprintf(repo, sizeof(repo), "%s/repo", test_scratch);
+	assert_int_equal(ss_run_new(&run), 0);
+	opts.repo = hopts.repo = repo;
+	opts.revs = revs;
+	opts.nrevs = 1;
+	/* the ranked read says something: its newest 2 only */
+	opts.newest = 2;
+	hopts.revs = hrevs;
+	hopts.nrevs = 1;
+	s.repo = repo;
+	s.opts = &opts;
+	s.hopts = &hopts;
+	s.run = run;
+	ss_run_project_reader_init(&rd, &s);
+	assert_non_null(rd.ranked_apart);
+	assert_true(rd.ranked_apart(rd.ud));
+	after = rd;
+	after.ranked_apart = never_apart;
+	s.rp = &rp1;
+	choose(&rd, &h1, &ids1, why1, sizeof(why1), repo, run, &hopts, &rp1);
+	s.rp = &rp2;
+	choose(&after, &h2, &ids2, why2, sizeof(why2), repo, run, &hopts, &rp2);
+	assert_true(ids1.len > 0);
+	assert_string_equal(ids1.buf, ids2.buf);
+	assert_string_equal(why1, why2);
+	assert_string_equal(h1.text, h2.text);
+	/* the ranked read's own message, said after the history was read */
+	assert_non_null(strstr(h1.text, "older commits of"));
+	ss_strbuf_release(&ids1);
+	ss_strbuf_release(&ids2);
+	ss_run_free(run);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_walks),
 		cmocka_unit_test(test_rank_model),
 		cmocka_unit_test(test_prime_store_rejected),
+		cmocka_unit_test(test_ranked_apart),
 	};
 
 	return cmocka_run_group_tests(tests, setup, test_scratch_teardown);

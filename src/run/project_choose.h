@@ -38,8 +38,13 @@ typedef struct {
 	 * the repository before the ranked range's bottoms), each commit to
 	 * fn(c, data) */
 	int (*walk_history)(ss_run_commit_fn fn, void *data, void *ud);
-	/* the ranked commits (the sources), each commit to fn(c, data) */
-	int (*walk_ranked)(ss_run_commit_fn fn, void *data, void *ud);
+	/* the ranked commits (the sources), each commit to fn(c, data); what
+	 * the read says (its progress, a message it skips) through rp, the
+	 * reader's own report when NULL */
+	int (*walk_ranked)(ss_run_commit_fn fn, void *data, const ss_run_report *rp, void *ud);
+	/* non-zero when walk_ranked may run on a thread of its own while
+	 * walk_history runs: the two share nothing they write (NULL: never) */
+	int (*ranked_apart)(void *ud);
 	/* prime h as the ranking's history is primed (the index, the
 	 * releases) */
 	int (*prime)(ss_history *h, void *ud);

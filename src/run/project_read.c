@@ -28,7 +28,7 @@ static int index_read(ss_index **ix, char **path, const ss_run_project_sources *
  * error).  No source at all is the user's mistake. */
 static int walk(ss_run_project_sources *s, const char *const *specs, size_t nspecs,
 		const ss_source_options *opts, ss_run_skips *skips, ss_run_commit_fn fn,
-		void *data)
+		void *data, const ss_run_report *rp)
 {
 	size_t n;
 	int rc;
@@ -37,10 +37,10 @@ static int walk(ss_run_project_sources *s, const char *const *specs, size_t nspe
 		s->usage = 1;
 		return ss_error_code(SS_EINVALID, SS_RUN_NO_COMMITS);
 	}
-	if ((rc = ss_run_read_sources(&n, s->repo, specs, nspecs, opts, fn, data, skips, s->rp)))
+	if ((rc = ss_run_read_sources(&n, s->repo, specs, nspecs, opts, fn, data, skips, rp)))
 		return rc;
 	if (skips)
-		ss_run_skips_say(skips, s->rp);
+		ss_run_skips_say(skips, rp);
 	return 0;
 }
 
@@ -49,14 +49,24 @@ static int walk_history(ss_run_commit_fn fn, void *data, void *ud)
 	ss_run_project_sources *s = ud;
 	ss_run_skips skips = SS_RUN_SKIPS_INIT;
 
-	return walk(s, s->nhspecs ? s->hspecs : NULL, s->nhspecs, s->hopts, &skips, fn, data);
+	return walk(s, s->nhspecs ? s->hspecs : NULL, s->nhspecs, s->hopts, &skips, fn, data,
+		    s->rp);
 }
 
-static int walk_ranked(ss_run_commit_fn fn, void *data, void *ud)
+static int walk_ranked(ss_run_commit_fn fn, void *data, const ss_run_report *rp, void *ud)
 {
 	ss_run_project_sources *s = ud;
 
-	return walk(s, s->specs, s->nspecs, s->opts, NULL, fn, data);
+	return walk(s, s->specs, s->nspecs, s->opts, NULL, fn, data, rp ? rp : s->rp);
+}
+
+/* The ranked commits' read opens its own sources and writes nothing of
+ * s but the usage flag, and only when there is no source at all. */
+static int ranked_apart(void *ud)
+{
+	ss_run_project_sources *s = ud;
+
+	return s->nspecs || s->repo;
 }
 
 /* Primed as the ranking's history is (run/history_load.h). */
@@ -117,6 +127,7 @@ void ss_run_project_reader_init(ss_run_project_reader *out, ss_run_project_sourc
 {
 	out->walk_history = walk_history;
 	out->walk_ranked = walk_ranked;
+	out->ranked_apart = ranked_apart;
 	out->prime = prime;
 	out->store = store;
 	out->rejected = rejected;
