@@ -3,13 +3,18 @@
 # tagged, per project and validation slice (issue 27).
 #
 # systemd (no stable tag; its v2NN-stable branches carry cherry picks):
-# the public mirror github:systemd/systemd-stable, bare, at $SYSTEMD
-# (default /work/.mirror/systemd+systemd-stable/repo; skipped with a
-# message when absent).  Indexed once into $OUT with --mainline main, then
-# each validation slice vA..vB is ranked with no --model (the project
-# model learns from the history before vA, never from the ranked commits)
-# and scored against what vA-stable carries.  Only releases before v255:
-# v255 and later, and v255-stable, are held out.
+# each validation slice vA..vB is ranked on a copy of the public mirror
+# github:systemd/systemd-stable cut at vB (bench/sdcut.sh vB: main at vB,
+# the stable branches as they stood then, no later branch or tag), at
+# $SYSTEMD_CUTS/sdcut${B#v}.git (default /work/bench; skipped with a
+# message when absent), with its index sdcutNNN.db copied to $OUT (the
+# copy is written to, never the original; indexed into $OUT when there is
+# none).  No --model: the project model learns from the history before vA,
+# its labels the backports known at vB's time, never from the ranked
+# commits; scored against what vA-stable carries in the copy.  An index
+# of the whole mirror is not used: its backports include v255-stable.
+# Only releases up to v254: v255 and later, the v254..v255 range, and
+# v255-stable are held out (refused).
 #
 # DPDK: the repository of ../shared/data (dpdk-v22.03.git.tar), ranked
 # over v21.02..v22.03 against labels-v16.11-v22.03.tsv (bench/rank-score.py:
@@ -35,55 +40,64 @@
 # load average beside them.
 #
 # Environment: STABLESEL (./stablesel), OUT (a scratch folder, default a
-# new temporary one, kept), SLICES ("v253:v254 v254:v255"), DATA
-# (../shared/data).
+# new temporary one, kept), SLICES ("v252:v253 v253:v254"), SYSTEMD_CUTS
+# (/work/bench), DATA (../shared/data).
 set -eu
 STABLESEL=$(realpath "${STABLESEL:-./stablesel}")
 DATA=${DATA:-../shared/data}
-SYSTEMD=${SYSTEMD:-/work/.mirror/systemd+systemd-stable/repo}
-SLICES=${SLICES:-v253:v254 v254:v255}
+SYSTEMD_CUTS=${SYSTEMD_CUTS:-/work/bench}
+SLICES=${SLICES:-v252:v253 v253:v254}
 TIP_SPLIT=${TIP_SPLIT:-2023-07-01}
 OUT=${OUT:-$(mktemp -d /tmp/untagged.XXXXXX)}
 HERE=$(dirname "$0")
 mkdir -p "$OUT"
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 
-if [ -d "$SYSTEMD" ]; then
-	echo "## systemd ($SYSTEMD)"
-	# the whole mirror, held-out history included: not timed nor counted
-	"$STABLESEL" index --repo "$SYSTEMD" --db "$OUT/sd.db" --mainline main 2>"$OUT/sd-index.err" >/dev/null
-	"$STABLESEL" label --db "$OUT/sd.db" -o "$OUT/sd-labels.tsv" 2>/dev/null
-	for s in $SLICES; do
-		a=${s%:*} b=${s#*:}
-		# v255 and later, and v255-stable, are held out: no slice starts there
-		case $a in v25[5-9]*|v2[6-9]*) echo "skip $a..$b: held out"; continue;; esac
-		t0=$(date +%s)
-		"$STABLESEL" rank --repo "$SYSTEMD" --db "$OUT/sd.db" --rev "$a..$b" --format tsv \
-			--top 1000000 --project-model "$OUT/sd-$a.model" -o "$OUT/sd-$a.tsv" \
-			2>"$OUT/sd-$a.err" || true
-		echo
-		echo "### $a..$b against $a-stable: first rank $(( $(date +%s) - t0 )) s (load $(load))"
-		grep -h "^rank: the features\|^rank: trained\|^rank: learning from" "$OUT/sd-$a.err" || true
-		echo
-		"$HERE/untagged-score.py" "$OUT/sd-$a.tsv" "$OUT/sd-labels.tsv" "$a-stable" "$SYSTEMD" "$a..$b"
-		# the verdicts onto the branch at its first point release, with the
-		# model the first rank kept (what a maintainer of $a-stable runs)
-		if git -C "$SYSTEMD" rev-parse -q --verify "refs/tags/$a.1" >/dev/null; then
-			t0=$(date +%s)
-			"$STABLESEL" rank --repo "$SYSTEMD" --db "$OUT/sd.db" --rev "$a..$b" --onto "$a.1" \
-				--format tsv --top 1000000 --project-model "$OUT/sd-$a.model" \
-				-o "$OUT/sd-$a-onto.tsv" 2>"$OUT/sd-$a-onto.err" || true
-			echo
-			echo "verdicts onto $a.1: $(( $(date +%s) - t0 )) s (load $(load))"
-			echo
-			echo "| | picks | P | R | | |"
-			echo "| --- | ---: | ---: | ---: | --- | --- |"
-			"$HERE/verdict-score.py" "$OUT/sd-$a-onto.tsv" "$OUT/sd-labels.tsv" "$a-stable"
+echo "## systemd (copies cut at each slice's end, $SYSTEMD_CUTS)"
+for s in $SLICES; do
+	a=${s%:*} b=${s#*:}
+	# v255 and later, v255-stable and the v254..v255 range are held out
+	case $a:$b in
+	v25[5-9]*|v2[6-9]*|*:v25[5-9]*|*:v2[6-9]*) echo "skip $a..$b: held out"; continue;;
+	esac
+	SD=$SYSTEMD_CUTS/sdcut${b#v}.git
+	if [ ! -d "$SD" ]; then
+		echo "SKIP $a..$b: no copy cut at $b at $SD (bench/sdcut.sh $b $SD)"
+		continue
+	fi
+	db=$OUT/sdcut${b#v}.db
+	if [ ! -f "$db" ]; then
+		if [ -f "$SYSTEMD_CUTS/sdcut${b#v}.db" ]; then
+			cp "$SYSTEMD_CUTS/sdcut${b#v}.db" "$db"
+		else
+			"$STABLESEL" index --repo "$SD" --db "$db" --no-progress 2>"$OUT/sd-$b-index.err" >/dev/null
 		fi
-	done
-else
-	echo "SKIP systemd: no mirror at $SYSTEMD (fetch github:systemd/systemd-stable)"
-fi
+	fi
+	"$STABLESEL" label --db "$db" --no-progress -o "$OUT/sd-$b-labels.tsv" 2>/dev/null
+	t0=$(date +%s)
+	"$STABLESEL" rank --repo "$SD" --db "$db" --rev "$a..$b" --format tsv \
+		--top 1000000 --no-progress --project-model "$OUT/sd-$a.model" -o "$OUT/sd-$a.tsv" \
+		2>"$OUT/sd-$a.err" || true
+	echo
+	echo "### $a..$b against $a-stable (copy cut at $b): first rank $(( $(date +%s) - t0 )) s (load $(load))"
+	grep -h "^rank: the features\|^rank: trained\|^rank: learning from" "$OUT/sd-$a.err" || true
+	echo
+	"$HERE/untagged-score.py" "$OUT/sd-$a.tsv" "$OUT/sd-$b-labels.tsv" "$a-stable" "$SD" "$a..$b"
+	# the verdicts onto the branch at its first point release, with the
+	# model the first rank kept (what a maintainer of $a-stable runs)
+	if git -C "$SD" rev-parse -q --verify "refs/tags/$a.1" >/dev/null; then
+		t0=$(date +%s)
+		"$STABLESEL" rank --repo "$SD" --db "$db" --rev "$a..$b" --onto "$a.1" \
+			--format tsv --top 1000000 --no-progress --project-model "$OUT/sd-$a.model" \
+			-o "$OUT/sd-$a-onto.tsv" 2>"$OUT/sd-$a-onto.err" || true
+		echo
+		echo "verdicts onto $a.1: $(( $(date +%s) - t0 )) s (load $(load))"
+		echo
+		echo "| | picks | P | R | | |"
+		echo "| --- | ---: | ---: | ---: | --- | --- |"
+		"$HERE/verdict-score.py" "$OUT/sd-$a-onto.tsv" "$OUT/sd-$b-labels.tsv" "$a-stable"
+	fi
+done
 
 if [ -f "$DATA/dpdk/dpdk-v22.03.git.tar" ]; then
 	echo
