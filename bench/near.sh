@@ -8,10 +8,12 @@
 #            2021-03-01, labels from its stable mbox ("stablesel label")
 #   tip:     ../shared's tip mail before 2024-07-01, tags masked (the
 #            label is the tag), split 2023-07-01
-#   systemd: the public mirror at $SYSTEMD indexed into $SD_DB (bench/
-#            weekly.sh makes one), v249..v255 split at v254's date
-#            (2023-07-28), labelled by the stable branches before v255
-#            (v255-stable and later are held out); skipped without it
+#   systemd: a copy of the public mirror cut at v254 ($SYSTEMD, default
+#            /work/bench/sdcut254.git: bench/sdcut.sh) indexed into $SD_DB,
+#            v249..v254 split at v253's date (2023-02-15), labelled by what
+#            its stable branches had taken by v254 (v255 and later, their
+#            branches and the v254..v255 cycle are held out); skipped
+#            without it
 #
 # Environment: STABLESEL (./stablesel; give a copy when you build
 # meanwhile), DATA (../shared/data), SYSTEMD, SD_DB, OUT (a scratch
@@ -20,7 +22,7 @@
 set -eu
 STABLESEL=$(realpath "${STABLESEL:-./stablesel}")
 DATA=${DATA:-../shared/data}
-SYSTEMD=${SYSTEMD:-/work/.mirror/systemd+systemd-stable/repo}
+SYSTEMD=${SYSTEMD:-/work/bench/sdcut254.git}
 SD_DB=${SD_DB:-}
 OUT=${OUT:-$(mktemp -d /tmp/near.XXXXXX)}
 mkdir -p "$OUT"
@@ -65,8 +67,8 @@ if [ -d "$SYSTEMD" ] && [ -n "$SD_DB" ] && [ -f "$SD_DB" ]; then
 	     {n = split($3, b, ","); ok = 0
 	      for (i = 1; i <= n; i++) { v = substr(b[i], 2) + 0; if (v > 0 && v < 255) ok = 1 }
 	      print $1 "\t" ok}' "$OUT/sd-all.tsv" >"$OUT/sd-labels.tsv"
-	run systemd --repo "$SYSTEMD" --rev v249..v255 --db "$SD_DB" --mask-stable-tags \
-		--split-date 2023-07-28 --labels "$OUT/sd-labels.tsv"
+	run systemd --repo "$SYSTEMD" --rev v249..v254 --db "$SD_DB" --mask-stable-tags \
+		--split-date 2023-02-15 --labels "$OUT/sd-labels.tsv"
 else
 	echo "SKIP systemd: no mirror at $SYSTEMD or no SD_DB"
 fi

@@ -13,15 +13,18 @@
 #
 # Validation slices only.  PROJECT=dpdk (default): the repository of
 # ../shared/data, CYCLE v21.11:v22.03, labels-v16.11-v22.03.tsv (DPDK after
-# v22.03 is held out).  PROJECT=systemd: the public mirror
-# github:systemd/systemd-stable at $SYSTEMD, indexed whole (--mainline
-# main; not timed nor scored), CYCLE v254:v255 (or v253:v254), labels =
-# "stablesel label" of that index; no cycle from v255 on (held out).
+# v22.03 is held out).  PROJECT=systemd: a copy of the public mirror
+# github:systemd/systemd-stable cut at the cycle's end (bench/sdcut.sh;
+# $SYSTEMD, default /work/bench/sdcut254.git), indexed (--mainline main;
+# not timed nor scored), CYCLE v253:v254, labels = "stablesel label" of
+# that index (what the stable branches had taken by the cut); no cycle
+# reaching v255 (v255 and later, and the v254..v255 cycle, are held out;
+# the whole mirror's branches hold v255-stable's backports).
 # Run twice to compare a lever: EXTRA="--option" adds options to every
 # rank.
 #
 # Environment: STABLESEL (./stablesel), DATA (../shared/data), SYSTEMD
-# (/work/.mirror/systemd+systemd-stable/repo), OUT (a scratch folder,
+# (/work/bench/sdcut254.git: bench/sdcut.sh v254), OUT (a scratch folder,
 # default a new temporary one, kept; its repository and index are reused),
 # PROJECT, CYCLE, EXTRA, FRESH (rank again the weeks OUT holds).  Figures
 # on stdout with the load beside them.  Give STABLESEL a copy of the
@@ -29,7 +32,7 @@
 set -eu
 STABLESEL=$(realpath "${STABLESEL:-./stablesel}")
 DATA=${DATA:-../shared/data}
-SYSTEMD=${SYSTEMD:-/work/.mirror/systemd+systemd-stable/repo}
+SYSTEMD=${SYSTEMD:-/work/bench/sdcut254.git}
 PROJECT=${PROJECT:-dpdk}
 EXTRA=${EXTRA:-}
 OUT=${OUT:-$(mktemp -d /tmp/weekly.XXXXXX)}
@@ -50,13 +53,13 @@ dpdk)
 	case ${CYCLE#*:} in v22.0[4-9]*|v22.[1-9]*|v2[3-9]*) echo "refused: held out"; exit 1;; esac
 	;;
 systemd)
-	CYCLE=${CYCLE:-v254:v255}
+	CYCLE=${CYCLE:-v253:v254}
 	if [ ! -d "$SYSTEMD" ]; then
 		echo "SKIP: no systemd mirror at $SYSTEMD"
 		exit 0
 	fi
-	# v255 and later, and v255-stable, are held out: no cycle reaches past v255
-	case ${CYCLE%:*} in v25[5-9]*|v2[6-9]*) echo "refused: held out"; exit 1;; esac
+	# v255 and later, v255-stable and the v254..v255 cycle are held out
+	case ${CYCLE#*:} in v25[5-9]*|v2[6-9]*) echo "refused: held out"; exit 1;; esac
 	REPO=$SYSTEMD DB=$OUT/sd.db LABELS=$OUT/sd-labels.tsv
 	[ -f "$DB" ] || "$STABLESEL" index --repo "$REPO" --db "$DB" --mainline main >/dev/null 2>&1
 	[ -f "$LABELS" ] || "$STABLESEL" label --db "$DB" -o "$LABELS" 2>/dev/null
