@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "cli.h"
+#include "builtin.h"
 #include "util/strbuf.h"
 #include "index/index_decisions.h"
 #include "util/strmap.h"

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "builtin.h"
 #include "eval/eval.h"
 #include "labels/labels.h"
 #include "models/model.h"

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "builtin.h"
 #include "decisions_cli.h"
 #include "run/decisions.h"
 #include "run/decisions_open.h"

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "cli.h"
+#include "builtin.h"
 #include "history/histidx.h"
 #include "index/index.h"
 #include "run/origin_history.h"

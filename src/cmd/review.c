@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "builtin.h"
 #include "decisions_cli.h"
 #include "rank/review_loop.h"
 #include "review_share.h"

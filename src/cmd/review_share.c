@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "builtin.h"
 #include "decisions_cli.h"
 #include "review_share.h"
 #include "run/decisions_json.h"

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "cli.h"
+#include "builtin.h"
 #include "decisions_cli.h"
 #include "run/decisions_status.h"
 #include "util/error.h"

@@ -1,8 +1,8 @@
 /*
- * common.c - the option groups several commands take (sources, history,
- * labels and training), reading commits and the index (the work in
- * run/commits.c and run/index_open.c), the history loaded and primed
- * (run/history_load.c), output files (see cli.h).
+ * option_groups.c - the option groups several commands take (sources,
+ * history, labels and training), reading commits and the index (the work
+ * in run/commits.c and run/index_open.c), the history loaded and primed
+ * (run/history_load.c) (see option_groups.h).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "option_groups.h"
 #include "eval/eval.h"
 #include "labels/backports.h"
 #include "labels/labels.h"
@@ -303,33 +303,6 @@ void cli_train_args_finish(cli_train_args *t, const char *cmd)
 		t->o.log = cli_log_line;
 		t->o.log_ud = (void *)cmd;
 	}
-}
-
-ss_atomic *cli_output_open(const char *path)
-{
-	ss_atomic *a;
-
-	if (ss_atomic_open(&a, path))
-		die("%s", ss_error_last());
-	return a;
-}
-
-void cli_output_commit(ss_atomic *a, size_t nrows, const char *what)
-{
-	ss_atomic_info info;
-	char *target;
-
-	ss_atomic_get_info(&info, a);
-	if (!nrows && info.replaces && info.size > 0)
-		warning("replacing '%s' (%lld bytes) with an output of no %s", info.target,
-			info.size, what);
-	target = info.replaces && info.links > 1 ? strdup(info.target) : NULL;
-	if (ss_atomic_commit(a))
-		die("%s", ss_error_last());
-	if (target)
-		warning("'%s' had %lu hard links: replaced by a new file, its other names "
-			"keep the old content", target, info.links);
-	free(target);
 }
 
 void cli_log_line(void *ud, const char *msg)
