@@ -15,6 +15,7 @@
 #include "labels/labels.h"
 #include "models/dataset.h"
 #include "models/options.h"
+#include "run/history_load.h"
 #include "run/run.h"
 #include "source/source.h"
 
@@ -29,9 +30,6 @@ typedef struct {
 	const char *revs[64];
 	const char *repo;
 	struct cli_option options[8];
-	/* cli_history_source(): the bottoms of the ranges, which revs points
-	 * at (this struct's own: it is not copied once they are set) */
-	char bottom[64][256];
 } cli_source_args;
 
 void cli_source_args_init(cli_source_args *a);
@@ -60,8 +58,9 @@ size_t cli_for_each_commit(cli_source_args *a, const char *const *specs, int nsp
  * --releases FILE and --release-tags GLOB (bug ages in releases).  A model
  * must be scored with the history it was trained with, so train, eval,
  * rank, explain, report and origin all take them.  cli_history_check()
- * rejects what cannot go together; cli_history_load() gives the releases
- * (and the index's history) to h or dies.
+ * rejects what cannot go together; cli_history_fill_options() hands them
+ * to run/history_load.h's ss_run_history_fill(), which gives the releases,
+ * the index's history and the --history commits to h.
  */
 typedef struct {
 	const char *file, *tags;
@@ -98,34 +97,26 @@ typedef struct {
 	struct cli_option options[8];
 } cli_history_args;
 
-/*
- * How --history sources are read: src's options, with the revisions of
- * --history-rev, or else the bottoms of src's ranges ("A" of "A..B", "X"
- * of "^X": everything before the commits read, kept in out->bottom), or
- * else src's own.
- */
-void cli_history_source(cli_source_args *out, const cli_history_args *ha,
-			const cli_source_args *src);
-
 void cli_history_args_init(cli_history_args *h);
 
 /* The checks across the history options and the sources, once for every
  * command: --release-tags needs --repo PATH (usage_die()).
- * cli_history_load() makes them too; a command that writes or trains
+ * ss_run_history_fill() makes them too; a command that writes or trains
  * before loading calls it right after parsing. */
 void cli_history_check(const cli_history_args *ha, const char *repo);
 
 /*
- * The past every history starts with: the project index (--db FILE, else
- * <gitdir>/stablesel/index.db of repo; none with --no-index) gives every
- * mainline commit, the first time of every path and the mainline releases
- * with each commit's first release; then --releases or --release-tags,
- * when named, replace the index's releases.  A missing default index is
- * said once on stderr (history is then what the sources hold); a missing
- * --db, a damaged or foreign index dies (run/history_load.h:
- * ss_run_history_load, the index opened by cli_index_open()).
+ * The history options and the sources src reads as the options of
+ * run/history_load.h's ss_run_history_fill(): the past every history
+ * starts with (the project index the index options name, a missing
+ * default one said once on stderr; --releases or --release-tags, when
+ * named, replacing its releases), then the --history sources read like
+ * src, with --history-rev, else what src's ranges start from.  out
+ * points into ha and src, which outlive it; said through
+ * cli_run_report().
  */
-void cli_history_load(const cli_history_args *ha, struct ss_history *h, const char *repo);
+void cli_history_fill_options(ss_run_history_fill_options *out,
+			      const cli_history_args *ha, const cli_source_args *src);
 
 /*
  * The project index the index options name (--db FILE, else repo's
@@ -146,10 +137,6 @@ struct ss_index *cli_index_open(const cli_index_args *x, const char *repo, char 
 struct ss_backports;
 int cli_backports_from_index(struct ss_backports *l, ss_run *run, const char *db, const char *repo,
 			     int64_t as_of, char **used);
-/* The --history sources' commits into h, read with src's options
- * (run/history_load.h: ss_run_history_prime); one that holds none is a
- * warning, one that cannot be read dies. */
-void cli_history_prime(const cli_history_args *ha, struct ss_history *h, cli_source_args *src);
 
 /*
  * What train and eval share ("Labels", "Training"): the labels (--labels
@@ -184,9 +171,7 @@ void cli_train_args_finish(cli_train_args *t, const char *cmd);
  * cli_log_line() is a model log function printing "ud: msg" (ud the
  * command's name); cli_load_labels() reads --labels FILE [--label-column]
  * or the --stable sources (dies on error, warns of skipped mails);
- * cli_history_fill() gives a dataset's history (run/split_read.h's
- * history, ud a cli_history_filling) the releases and the --history
- * commits before any commit is added, or dies; cli_note_unlisted() says
+ * cli_note_unlisted() says
  * on stderr how many of the kept commits the labels do not list (they
  * train and count as negatives), unless there are none;
  * cli_note_copies() how many copies of a patch were folded into one
@@ -194,11 +179,6 @@ void cli_train_args_finish(cli_train_args *t, const char *cmd);
  */
 void cli_log_line(void *ud, const char *msg);
 ss_labels *cli_load_labels(const cli_train_args *t);
-typedef struct {
-	const cli_history_args *ha;
-	cli_source_args *src;
-} cli_history_filling;
-int cli_history_fill(struct ss_history *h, void *ud);
 void cli_note_unlisted(const char *cmd, const ss_labels *labels, size_t unlisted, size_t kept);
 void cli_note_copies(const char *cmd, const ss_dataset *d);
 

@@ -111,13 +111,13 @@ int cmd_explain(int argc, const char **argv, const struct cli_context *ctx)
 	const char *want[256], *model = NULL, *project_model = NULL;
 	char *kept = NULL, date[16], mainline[256] = "HEAD";
 	const char **specs;
-	int nargs, nspecs = 0, nwant = 0, a, k, missing = 0, *found;
+	int nargs, nspecs = 0, nwant = 0, a, k, missing = 0, usage, *found;
 	size_t top = 12;
 	struct printing p = { NULL, SS_STRBUF_INIT };
 	ss_run_explain_options o = SS_RUN_EXPLAIN_OPTIONS_INIT;
 	cli_source_args src;
 	cli_history_args hist;
-	cli_history_filling fill = { &hist, &src };
+	ss_run_history_fill_options fill;
 	ss_history *h;
 	ss_run *run = NULL;
 	struct cli_option options[] = {
@@ -175,7 +175,12 @@ int cmd_explain(int argc, const char **argv, const struct cli_context *ctx)
 	if (!(found = calloc((size_t)nwant, sizeof(*found))) || ss_history_new(&h))
 		die("out of memory");
 	/* the history rank scores against: releases, then --history */
-	cli_history_fill(h, &fill);
+	cli_history_fill_options(&fill, &hist, &src);
+	if (ss_run_history_fill(h, &usage, &fill)) {
+		if (usage)
+			usage_die("%s", ss_error_last());
+		die("%s", ss_error_last());
+	}
 	/* each named commit read alone: its merge the mainline's */
 	if (!nspecs && src.repo && !src.opts.nrevs && !hist.ix.no_index &&
 	    ss_run_mainline_name(mainline, sizeof(mainline), run, hist.ix.db, src.repo, hist.ix.as_of))
