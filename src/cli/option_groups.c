@@ -104,30 +104,6 @@ void cli_index_args_init(cli_index_args *x)
 	}
 }
 
-ss_index *cli_index_open(const cli_index_args *x, const char *repo, char **used)
-{
-	static int said;
-	char *path = NULL;
-	ss_index *ix = NULL;
-	int missing = 0;
-
-	/* a run says a missing index once (run/run.h: ss_run_index_read);
-	 * without one, the process does */
-	if (x->no_index)
-		;
-	else if (x->run ? ss_run_index_read(&ix, &path, x->run, x->db, repo, x->as_of,
-					    cli_run_report())
-			: ss_run_index(&ix, &path, &missing, NULL, x->db, repo, x->as_of))
-		die("%s", ss_error_last());
-	if (missing && !said++)
-		ss_run_index_missing_say(repo, cli_run_report());
-	if (used)
-		*used = path;
-	else
-		free(path);
-	return ix;
-}
-
 int cli_backports_from_index(ss_backports *l, ss_run *run, const char *db, const char *repo,
 			     int64_t as_of, char **used)
 {

@@ -119,16 +119,6 @@ void cli_history_fill_options(ss_run_history_fill_options *out,
 			      const cli_history_args *ha, const cli_source_args *src);
 
 /*
- * The project index the index options name (--db FILE, else repo's
- * default), open for reading; NULL with --no-index, without either, or
- * when the default index is missing (said once on stderr).  *used (may be
- * NULL) its path, malloc'd.  Dies on a damaged index or a missing --db.
- */
-struct ss_index;
-struct ss_index *cli_index_open(const cli_index_args *x, const char *repo, char **used);
-
-
-/*
  * Fill l with the backports of the project index db (or, when db is NULL,
  * repo's default index), those committed by as_of when it is not 0: 1 when read (*used, when used is not NULL, the
  * index's path, malloc'd), 0 when db is NULL and repo has no index; dies

@@ -20,7 +20,6 @@
 #include "models/model.h"
 #include "models/patchnet_net.h"
 #include "run/explain_commits.h"
-#include "run/project_keep.h"
 #include "util/error.h"
 #include "util/hexid.h"
 
@@ -92,20 +91,6 @@ static void print_one(const ss_run_explained *e, void *ud)
 	printf("\n");
 }
 
-/* The project model rank kept for repo, or the one --project-model names
- * (run/project_keep.h), NULL when there is none; *used its path.  Dies
- * when --project-model cannot be loaded. */
-static ss_model *project_model_kept(const char *project_model, const char *repo, ss_run *run,
-				    char **used)
-{
-	ss_model *m;
-
-	if (ss_project_model_kept(&m, used, project_model, repo, ss_run_repo(run, repo),
-				  cli_run_report()))
-		die("%s", ss_error_last());
-	return m;
-}
-
 int cmd_explain(int argc, const char **argv, const struct cli_context *ctx)
 {
 	const char *want[256], *model = NULL, *project_model = NULL;
@@ -160,14 +145,13 @@ int cmd_explain(int argc, const char **argv, const struct cli_context *ctx)
 	if (ss_run_new(&run))
 		die("%s", ss_error_last());
 	hist.ix.run = run;
-	m = model ? NULL : project_model_kept(project_model, src.repo, run, &kept);
-	if (m) {
+	if (ss_run_explain_model(&m, &kept, model, project_model, src.repo, run, cli_run_report()))
+		die("%s", ss_error_last());
+	if (kept) {
 		ss_format_date(date, ss_model_info_of(m)->trained_at);
 		fprintf(stderr, "explain: no --model: using the project model rank trained on %s and "
 			"kept in %s\n", date, kept);
 		free(kept);
-	} else if (model ? ss_model_load(&m, model) : ss_model_load_default(&m)) {
-		die("%s", ss_error_last());
 	} else if (!model) {
 		fprintf(stderr, "explain: no --model: using the built-in model, which %s\n",
 			cli_builtin_words(m));
