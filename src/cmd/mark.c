@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "builtin.h"
-#include "decisions_cli.h"
+#include "cli/decisions_cli.h"
 #include "run/decisions.h"
 #include "run/decisions_open.h"
 #include "source/ident.h"

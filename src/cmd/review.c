@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "builtin.h"
-#include "decisions_cli.h"
+#include "cli/decisions_cli.h"
 #include "rank/review_loop.h"
 #include "review_share.h"
 #include "run/review_session.h"

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "builtin.h"
-#include "decisions_cli.h"
+#include "cli/decisions_cli.h"
 #include "review_share.h"
 #include "run/decisions_json.h"
 #include "util/atomic.h"

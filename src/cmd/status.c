@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "builtin.h"
-#include "decisions_cli.h"
+#include "cli/decisions_cli.h"
 #include "run/decisions_status.h"
 #include "util/error.h"
 #include "util/strbuf.h"

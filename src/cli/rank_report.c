@@ -1,6 +1,6 @@
 /*
  * rank_report.c - what "stablesel rank", "stablesel report" and "stablesel
- * review" share (see builtin.h): their common options, the files loaded
+ * review" share (see rank_report.h): their common options, the files loaded
  * first, and the ranking as one run call (run/rank_run.c: the history,
  * the branches, the model without --model, the stream, the decisions),
  * its model's choice said as "rank: ..." lines.
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "builtin.h"
+#include "rank_report.h"
 #include "run/rank_run.h"
 #include "run/rank_stream.h"
 #include "util/error.h"
