@@ -38,8 +38,8 @@ MAKE_J    = $(patsubst -j%,%,$(filter -j%,$(MAKEFLAGS)))
 JOBS     ?= $(if $(MAKE_J),$(lastword $(MAKE_J)),$(shell getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2))
 BIN      ?= stablesel
 
-CORE_SRC := $(filter-out src/stablesel.c src/cmd/%,$(shell find src -name '*.c' | sort))
-CLI_SRC  := src/stablesel.c $(sort $(wildcard src/cmd/*.c))
+CORE_SRC := $(filter-out src/stablesel.c src/cli/% src/cmd/%,$(shell find src -name '*.c' | sort))
+CLI_SRC  := src/stablesel.c $(sort $(wildcard src/cli/*.c src/cmd/*.c))
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
@@ -112,7 +112,7 @@ default-model: all
 	scripts/train-default.sh
 
 # Man pages and the bash completion come from the commands' option tables
-# (src/cmd/parse-options.h): "stablesel help --man CMD", "--completion-bash".
+# (src/cli/parse-options.h): "stablesel help --man CMD", "--completion-bash".
 PREFIX   ?= /usr/local
 BINDIR   := $(PREFIX)/bin
 MANDIR   := $(PREFIX)/share/man/man1

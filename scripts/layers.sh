@@ -4,9 +4,11 @@
 # The floors, lowest first (HACKING.md, "Layout"); a file may include
 # headers of its own folder and of any lower floor, never of a higher one
 # nor of another folder on its own floor.  src/run/ (floor 10: what a run
-# does, as the core does it, for any front end) sits under src/cmd/ (11,
-# the commands and src/cmd/cli.h), which sits under src/stablesel.c (12):
-# no command depends on the main file.  Prints each include that runs back up and
+# does, as the core does it, for any front end) sits under src/cli/ (11,
+# the front end's frame: the option parser, die() and error(), the shared
+# options and option groups), under src/cmd/ (12, one file a subcommand),
+# under src/stablesel.c (13): the frame depends on no command, no command
+# on the main file.  Prints each include that runs back up and
 # exits 1 when there is one; run by `make test`.
 #
 # One name a file: a file name two folders of src/ share (impl.h, each
@@ -30,8 +32,9 @@ floor() {
 	eval | queue) echo 8 ;;
 	rank | check) echo 9 ;;
 	run) echo 10 ;;
-	cmd) echo 11 ;;
-	.) echo 12 ;;
+	cli) echo 11 ;;
+	cmd) echo 12 ;;
+	.) echo 13 ;;
 	*) echo "" ;;
 	esac
 }

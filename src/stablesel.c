@@ -8,8 +8,8 @@
  * Like git's git.c: "stablesel <command> [options] [args]" looks the
  * command up in one table of name, function and one-line summary; each
  * command lives in src/cmd/<name>.c with its option table
- * (cmd/parse-options.h), from which its help, man page and completion
- * come.  die(), error() and progress are in src/cmd/cli.c.
+ * (cli/parse-options.h), from which its help, man page and completion
+ * come.  die(), error() and progress are in src/cli/cli.c.
  */
 #include <signal.h>
 #include <stdint.h>
@@ -22,7 +22,7 @@
 #include <git2.h>
 #include <gmime/gmime.h>
 
-#include "cmd/cli.h"
+#include "cmd/builtin.h"
 #include "source/git.h"
 #include "util/suggest.h"
 

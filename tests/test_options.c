@@ -1,5 +1,5 @@
 /*
- * test_options.c - options from tables (src/cmd/parse-options.h): for every
+ * test_options.c - options from tables (src/cli/parse-options.h): for every
  * command, -h, --help and "help CMD" print the same help, which lists every
  * option of the table with its description; unknown options and missing
  * values are usage errors; the man pages and the bash completion come from

@@ -7,7 +7,9 @@
  * releases, repository or index, nothing added and nothing said; the
  * index the options name read through the run (ss_run_history_index_load:
  * --release-tags without a repository a usage error first, --no-index
- * and a --db that does not exist).
+ * and a --db that does not exist); the whole past filled
+ * (ss_run_history_fill: the usage checked before any source is read, the
+ * --history sources read with the ranked ones' options).
  */
 #include "testutil.h"
 #include "testrun.h"
@@ -69,37 +71,14 @@ static void test_prime(void **state)
 	ss_history_free(h);
 }
 
+/* Two mails, the second cut short: one commit read, one that cannot be. */
+static const char *const mails = TEST_RUN_TWO_MAILS;
+
 /* Without the front end's walk, run/ reads the sources itself with the
  * options given: a mail that cannot be read is one warning at the end,
  * a source that cannot be opened the reading's error. */
 static void test_prime_read(void **state)
 {
-	static const char *mails =
-		"From 1111111111111111111111111111111111111111 Mon Sep 17 00:00:00 2001\n"
-		"From: Ann <ann@example.com>\n"
-		"Date: Wed, 15 Feb 2017 10:00:00 +0100\n"
-		"Subject: [PATCH] a: one\n"
-		"\n"
-		"Signed-off-by: Ann <ann@example.com>\n"
-		"---\n"
-		"diff --git a/a.c b/a.c\n"
-		"--- a/a.c\n"
-		"+++ b/a.c\n"
-		"@@ -1 +1 @@\n"
-		"-a\n"
-		"+b\n"
-		"\n"
-		"From 2222222222222222222222222222222222222222 Mon Sep 17 00:00:00 2001\n"
-		"From: Ann <ann@example.com>\n"
-		"Date: Wed, 15 Feb 2017 11:00:00 +0100\n"
-		"Subject: [PATCH] b: two\n"
-		"\n"
-		"---\n"
-		"diff --git a/b.c b/b.c\n"
-		"--- a/b.c\n"
-		"+++ b/b.c\n"
-		"@@ -1,3 +1,3 @@\n"
-		"-a\n";
 	ss_source_options o = SS_SOURCE_OPTIONS_INIT;
 	struct front f = { 0 };
 	ss_run_history_source src = { no_index, NULL, &f, &o };
@@ -190,6 +169,46 @@ static void test_index_load(void **state)
 	ss_history_free(h);
 }
 
+static void test_fill(void **state)
+{
+	ss_source_options so = SS_SOURCE_OPTIONS_INIT;
+	ss_run_history_fill_options o = SS_RUN_HISTORY_FILL_OPTIONS_INIT;
+	struct heard heard = { "", 0 };
+	ss_run_report rp = TEST_RUN_REPORT(&heard);
+	ss_history *h = NULL;
+	char path[4096];
+	const char *specs[1] = { path };
+	int usage = -1;
+	FILE *fp;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/fill.mbox", test_scratch);
+	assert_non_null(fp = fopen(path, "w"));
+	assert_true(fputs(mails, fp) >= 0);
+	assert_int_equal(fclose(fp), 0);
+	o.load.no_index = 1;
+	o.load.rp = &rp;
+	o.specs = specs;
+	o.nspecs = 1;
+	o.opts = &so;
+	/* a usage error first: no source read */
+	o.load.release_tags = "v*";
+	assert_int_equal(ss_history_new(&h), 0);
+	assert_int_equal(ss_run_history_fill(h, &usage, &o), SS_EINVALID);
+	assert_int_equal(usage, 1);
+	assert_int_equal(ss_history_count(h), 0);
+	assert_true(ss_run_history_fill_cb(h, &o) < 0);
+	assert_string_equal(heard.text, "");
+	ss_error_clear();
+	/* the --history mbox read as the ranked sources are */
+	o.load.release_tags = NULL;
+	assert_int_equal(ss_run_history_fill(h, &usage, &o), 0);
+	assert_int_equal(usage, 0);
+	assert_int_equal(ss_history_count(h), 1);
+	assert_non_null(strstr(heard.text, "W 1 commits of the history could not be read"));
+	ss_history_free(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -197,6 +216,7 @@ int main(void)
 		cmocka_unit_test(test_prime_read),
 		cmocka_unit_test(test_load),
 		cmocka_unit_test(test_index_load),
+		cmocka_unit_test(test_fill),
 	};
 
 	int rc;

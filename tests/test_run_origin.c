@@ -5,7 +5,8 @@
  * diff; a merge, an unknown revision and a history that cannot be opened
  * told apart (SS_ESKIP: that commit only) from what stops the run; the
  * sources read with the commits asked for found by id (none, one,
- * ambiguous); the releases, and a warning when there are none.
+ * ambiguous); the releases, and a warning when there are none; all of
+ * it read in its order for a run (ss_run_origin_load).
  */
 #include "testutil.h"
 #include "testrun.h"
@@ -172,6 +173,55 @@ static void test_releases(void **state)
 	ss_histidx_free(hx);
 }
 
+/* ss_run_origin_load: the index's commits and releases through the
+ * run, then the sources with the commit asked for found; a --db that
+ * does not exist stops it with nothing kept. */
+static void test_load(void **state)
+{
+	ss_source_options so = SS_SOURCE_OPTIONS_INIT;
+	ss_run_origin_options o = SS_RUN_ORIGIN_OPTIONS_INIT;
+	struct heard h = { "", 0 };
+	ss_run_report rp = TEST_RUN_REPORT(&h);
+	ss_run_origin_wanted w[1];
+	const char *specs[1];
+	char repo[4096], db[4096], missing[4096], id[41], prefix[9];
+	ss_releases *rel = NULL;
+	ss_histidx *hx = NULL;
+	ss_run *run = NULL;
+
+	(void)state;
+	snprintf(repo, sizeof(repo), "%s/repo", test_scratch);
+	snprintf(db, sizeof(db), "%s/ix.db", test_scratch);
+	snprintf(missing, sizeof(missing), "%s/none.db", test_scratch);
+	specs[0] = repo;
+	rev_id(id, "leak-fix");
+	snprintf(prefix, sizeof(prefix), "%.8s", id);
+	memset(w, 0, sizeof(w));
+	w[0].arg = prefix;
+	assert_int_equal(ss_run_new(&run), 0);
+	so.with_diff = 0;
+	o.db = db;
+	o.specs = specs;
+	o.nspecs = 1;
+	o.opts = &so;
+	o.run = run;
+	o.rp = &rp;
+	assert_int_equal(ss_run_origin_load(&hx, &rel, w, 1, &o), 0);
+	assert_non_null(hx);
+	assert_true(ss_histidx_count(hx) >= 12);
+	assert_int_equal(w[0].nmatch, 1);
+	assert_string_equal(w[0].commit->id, id);
+	ss_run_origin_wanted_release(w, 1);
+	ss_releases_free(rel);
+	ss_histidx_free(hx);
+	o.db = missing;
+	assert_true(ss_run_origin_load(&hx, &rel, NULL, 0, &o) < 0);
+	assert_null(hx);
+	assert_null(rel);
+	ss_error_clear();
+	ss_run_free(run);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -179,6 +229,7 @@ int main(void)
 		cmocka_unit_test(test_known),
 		cmocka_unit_test(test_sources),
 		cmocka_unit_test(test_releases),
+		cmocka_unit_test(test_load),
 	};
 	int rc;
 

@@ -3,8 +3,9 @@
  * without the CLI: train's and eval's commits read into a dataset and
  * split by time (run/split_read.h), rank's stream of history and ranked
  * commits through the ranking (run/rank_stream.h), and the commits
- * explain names found and explained (run/explain_commits.h), each on the
- * small repository of tests/gitrepo.sh.
+ * explain names found and explained and the model it scores with
+ * (run/explain_commits.h), each on the small repository of
+ * tests/gitrepo.sh.
  */
 #include "testutil.h"
 #include "testrun.h"
@@ -209,12 +210,37 @@ static void test_explain(void **state)
 	free(tip);
 }
 
+/* The model explain scores with: a repository with no project model
+ * kept gives the built-in one (kept NULL), a --model file that does not
+ * exist an error, a --project-model that does not exist one too. */
+static void test_explain_model(void **state)
+{
+	char missing[4096];
+	ss_model *m = NULL;
+	char *kept = (char *)"x";
+
+	(void)state;
+	snprintf(missing, sizeof(missing), "%s/none.model", test_scratch);
+	assert_int_equal(ss_run_explain_model(&m, &kept, NULL, NULL, repo, NULL, NULL), 0);
+	assert_non_null(m);
+	assert_null(kept);
+	ss_model_free(m);
+	assert_true(ss_run_explain_model(&m, &kept, missing, NULL, repo, NULL, NULL) < 0);
+	assert_null(kept);
+	ss_error_clear();
+	assert_true(ss_run_explain_model(&m, &kept, NULL, missing, repo, NULL, NULL) < 0);
+	assert_null(m);
+	assert_null(kept);
+	ss_error_clear();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_split),
 		cmocka_unit_test(test_stream),
 		cmocka_unit_test(test_explain),
+		cmocka_unit_test(test_explain_model),
 	};
 	int rc;
 

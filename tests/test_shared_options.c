@@ -1,6 +1,6 @@
 /*
  * test_shared_options.c - an option several commands take is declared
- * once (src/cmd/shared_options.c, or a group table every command that
+ * once (src/cli/shared_options.c, or a group table every command that
  * takes it includes): every command's table, read whole through
  * "stablesel --list-options CMD" (each option, its value's name and
  * where it is declared), and no long name given by two declarations:
@@ -107,7 +107,7 @@ static void test_declared_once(void **state)
 			if (!strcmp(seen[k].decl, f[2]))
 				continue;
 			fprintf(w, "--%s is declared twice: %s --%s %s at %s, %s --%s %s at %s "
-				"(declare it once in src/cmd/shared_options.c)\n",
+				"(declare it once in src/cli/shared_options.c)\n",
 				seen[k].name, seen[k].cmd, seen[k].name, seen[k].argh, seen[k].decl,
 				cmds[c], f[0] + 2, f[1], f[2]);
 		}
@@ -138,7 +138,7 @@ static void test_help_is_the_declaration(void **state)
 	(void)state;
 	assert_int_equal(test_cli("--list-options where"), 0);
 	decls = test_scratch_read("out");
-	assert_non_null(line = strstr(decls, "--repo\tPATH\tsrc/cmd/shared_options.c:"));
+	assert_non_null(line = strstr(decls, "--repo\tPATH\tsrc/cli/shared_options.c:"));
 	if ((end = strchr(line, '\n')))
 		*end = '\0';
 	assert_int_equal(test_cli("status -h"), 0);

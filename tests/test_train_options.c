@@ -1,6 +1,6 @@
 /*
  * test_train_options.c - the training options come from the one option
- * table (cmd/common.c) with their ranges, and the feature groups from the
+ * table (cli/option_groups.c) with their ranges, and the feature groups from the
  * one table of names (models/options.c): "train -h" lists a name for
  * every SS_FG_* group the code has, --features takes each, a value out
  * of range is refused by the table, and the two threshold rules exclude

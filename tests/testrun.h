@@ -35,4 +35,34 @@ static inline void test_heard_reset(struct heard *h)
 /* A report into h (messages only; no progress). */
 #define TEST_RUN_REPORT(h) { test_hear, NULL, NULL, (h) }
 
+/* Two mails, the second cut short in its hunk: one commit read, one
+ * that cannot be (the sources' skipped commits). */
+#define TEST_RUN_TWO_MAILS \
+	"From 1111111111111111111111111111111111111111 Mon Sep 17 00:00:00 2001\n" \
+	"From: Ann <ann@example.com>\n" \
+	"Date: Wed, 15 Feb 2017 10:00:00 +0100\n" \
+	"Subject: [PATCH] a: one\n" \
+	"\n" \
+	"Signed-off-by: Ann <ann@example.com>\n" \
+	"---\n" \
+	"diff --git a/a.c b/a.c\n" \
+	"--- a/a.c\n" \
+	"+++ b/a.c\n" \
+	"@@ -1 +1 @@\n" \
+	"-a\n" \
+	"+b\n" \
+	"\n" \
+	"From 2222222222222222222222222222222222222222 Mon Sep 17 00:00:00 2001\n" \
+	"From: Ann <ann@example.com>\n" \
+	"Date: Wed, 15 Feb 2017 11:00:00 +0100\n" \
+	"Subject: [PATCH] b: two\n" \
+	"\n" \
+	"Signed-off-by: Ann <ann@example.com>\n" \
+	"---\n" \
+	"diff --git a/b.c b/b.c\n" \
+	"--- a/b.c\n" \
+	"+++ b/b.c\n" \
+	"@@ -1,3 +1,3 @@\n" \
+	"-a\n"
+
 #endif

@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "builtin.h"
 #include "run/check_commits.h"
 #include "util/atomic.h"
 #include "util/error.h"

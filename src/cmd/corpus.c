@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
+#include "builtin.h"
 #include "eval/eval.h"
 #include "eval/lopo.h"
 #include "models/model.h"

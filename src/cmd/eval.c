@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "builtin.h"
 #include "eval/eval.h"
 #include "labels/labels.h"
 #include "models/model.h"
@@ -76,7 +76,7 @@ int cmd_eval(int argc, const char **argv, const struct cli_context *ctx)
 	ss_model_kind kinds[SS_EVAL_MAX_MODELS];
 	ss_atomic *scores_out = NULL, *dump_out[3] = { NULL, NULL, NULL };
 	ss_run_split_options so = SS_RUN_SPLIT_OPTIONS_INIT;
-	cli_history_filling fill = { &hist, &src };
+	ss_run_history_fill_options fill;
 	ss_labels *labels = NULL;
 	ss_run_split sp;
 	ss_eval_result *res;
@@ -116,7 +116,8 @@ int cmd_eval(int argc, const char **argv, const struct cli_context *ctx)
 	so.kinds = kinds;
 	so.nkinds = nkinds;
 	so.labels = labels;
-	so.history = cli_history_fill;
+	cli_history_fill_options(&fill, &hist, &src);
+	so.history = ss_run_history_fill_cb;
 	so.history_ud = &fill;
 	so.repo = src.repo;
 	so.opts = &src.opts;

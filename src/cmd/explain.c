@@ -13,14 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "builtin.h"
 #include "eval/eval.h"
 #include "features/features.h"
 #include "features/history.h"
 #include "models/model.h"
 #include "models/patchnet_net.h"
 #include "run/explain_commits.h"
-#include "run/project_keep.h"
 #include "util/error.h"
 #include "util/hexid.h"
 
@@ -92,32 +91,18 @@ static void print_one(const ss_run_explained *e, void *ud)
 	printf("\n");
 }
 
-/* The project model rank kept for repo, or the one --project-model names
- * (run/project_keep.h), NULL when there is none; *used its path.  Dies
- * when --project-model cannot be loaded. */
-static ss_model *project_model_kept(const char *project_model, const char *repo, ss_run *run,
-				    char **used)
-{
-	ss_model *m;
-
-	if (ss_project_model_kept(&m, used, project_model, repo, ss_run_repo(run, repo),
-				  cli_run_report()))
-		die("%s", ss_error_last());
-	return m;
-}
-
 int cmd_explain(int argc, const char **argv, const struct cli_context *ctx)
 {
 	const char *want[256], *model = NULL, *project_model = NULL;
 	char *kept = NULL, date[16], mainline[256] = "HEAD";
 	const char **specs;
-	int nargs, nspecs = 0, nwant = 0, a, k, missing = 0, *found;
+	int nargs, nspecs = 0, nwant = 0, a, k, missing = 0, usage, *found;
 	size_t top = 12;
 	struct printing p = { NULL, SS_STRBUF_INIT };
 	ss_run_explain_options o = SS_RUN_EXPLAIN_OPTIONS_INIT;
 	cli_source_args src;
 	cli_history_args hist;
-	cli_history_filling fill = { &hist, &src };
+	ss_run_history_fill_options fill;
 	ss_history *h;
 	ss_run *run = NULL;
 	struct cli_option options[] = {
@@ -160,14 +145,13 @@ int cmd_explain(int argc, const char **argv, const struct cli_context *ctx)
 	if (ss_run_new(&run))
 		die("%s", ss_error_last());
 	hist.ix.run = run;
-	m = model ? NULL : project_model_kept(project_model, src.repo, run, &kept);
-	if (m) {
+	if (ss_run_explain_model(&m, &kept, model, project_model, src.repo, run, cli_run_report()))
+		die("%s", ss_error_last());
+	if (kept) {
 		ss_format_date(date, ss_model_info_of(m)->trained_at);
 		fprintf(stderr, "explain: no --model: using the project model rank trained on %s and "
 			"kept in %s\n", date, kept);
 		free(kept);
-	} else if (model ? ss_model_load(&m, model) : ss_model_load_default(&m)) {
-		die("%s", ss_error_last());
 	} else if (!model) {
 		fprintf(stderr, "explain: no --model: using the built-in model, which %s\n",
 			cli_builtin_words(m));
@@ -175,7 +159,12 @@ int cmd_explain(int argc, const char **argv, const struct cli_context *ctx)
 	if (!(found = calloc((size_t)nwant, sizeof(*found))) || ss_history_new(&h))
 		die("out of memory");
 	/* the history rank scores against: releases, then --history */
-	cli_history_fill(h, &fill);
+	cli_history_fill_options(&fill, &hist, &src);
+	if (ss_run_history_fill(h, &usage, &fill)) {
+		if (usage)
+			usage_die("%s", ss_error_last());
+		die("%s", ss_error_last());
+	}
 	/* each named commit read alone: its merge the mainline's */
 	if (!nspecs && src.repo && !src.opts.nrevs && !hist.ix.no_index &&
 	    ss_run_mainline_name(mainline, sizeof(mainline), run, hist.ix.db, src.repo, hist.ix.as_of))

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "builtin.h"
 #include "labels/layout.h"
 #include "run/index_build.h"
 #include "util/error.h"

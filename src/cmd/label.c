@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include "cli.h"
+#include "builtin.h"
 #include "labels/backports.h"
 #include "util/atomic.h"
 #include "util/error.h"

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
+#include "builtin.h"
 #include "commit/series.h"
 #include "util/strbuf.h"
 

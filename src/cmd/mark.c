@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "decisions_cli.h"
+#include "builtin.h"
+#include "cli/decisions_cli.h"
 #include "run/decisions.h"
 #include "run/decisions_open.h"
 #include "source/ident.h"

@@ -9,18 +9,16 @@
  * releases come from --releases FILE, else from the repository's tags.
  * Without Fixes: or revert, a repository's fix is blamed (SZZ).
  * run/origin_history.c reads the history, the releases and the commits
- * asked for; this file prints what each fixes.
+ * asked for (ss_run_origin_load); this file prints what each fixes.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "cli.h"
+#include "builtin.h"
 #include "history/histidx.h"
-#include "index/index.h"
 #include "run/origin_history.h"
-#include "run/releases.h"
 #include "util/error.h"
 #include "util/hexid.h"
 
@@ -191,6 +189,7 @@ int cmd_origin(int argc, const char **argv, const struct cli_context *ctx)
 			    "without Fixes: or revert, do not blame the fix's lines"),
 		CLI_END(),
 	};
+	ss_run_origin_options o = SS_RUN_ORIGIN_OPTIONS_INIT;
 	ss_histidx *h;
 	ss_run *owner = NULL;   /* the repository and the index of every step */
 
@@ -213,28 +212,6 @@ int cmd_origin(int argc, const char **argv, const struct cli_context *ctx)
 	if (!nspecs && !a.repo)
 		usage_die("name the SOURCES the commits are in, or --repo PATH");
 
-	/* the repository and the index, opened once for every step */
-	if (ss_run_new(&owner))
-		die("%s", ss_error_last());
-	hist.ix.run = owner;
-	if (ss_run_origin_history(&h, a.repo, ss_run_repo(owner, a.repo)))
-		die("%s", ss_error_last());
-	{
-		/* the project index: every mainline commit as a target; the
-		 * releases as every command chooses them (run/releases.h), with
-		 * the repository's tags when nothing else has any */
-		ss_releases_ask ask = { hist.rel.file, hist.rel.tags, a.repo, 1 };
-		char *path = NULL;
-		ss_index *ix = cli_index_open(&hist.ix, a.repo, &path);
-
-		if (ss_run_origin_releases(&rel, h, ix, path, &ask, cli_run_report()))
-			die("%s", ss_error_last());
-		ss_index_free(ix);
-		free(path);
-	}
-	if (ss_run_origin_read_history(h, hist.specs, hist.n, a.opts.mask_stable_tags,
-				       cli_run_report()))
-		die("%s", ss_error_last());
 	if (nspecs) {
 		for (i = 0; i < nw; i++)
 			if (!ss_hexid_is_prefix(w[i].arg))
@@ -243,10 +220,26 @@ int cmd_origin(int argc, const char **argv, const struct cli_context *ctx)
 		/* only a repository can be blamed, so only then is the diff read */
 		if (!a.repo)
 			a.opts.with_diff = 0;
-		if (ss_run_origin_read(h, w, (size_t)nw, specs, (size_t)nspecs, &a.opts,
-				       cli_run_report()))
-			die("%s", ss_error_last());
 	}
+
+	/* the repository and the index, opened once for every step */
+	if (ss_run_new(&owner))
+		die("%s", ss_error_last());
+	o.repo = a.repo;
+	o.db = hist.ix.db;
+	o.no_index = hist.ix.no_index;
+	o.as_of = hist.ix.as_of;
+	o.releases = hist.rel.file;
+	o.release_tags = hist.rel.tags;
+	o.history = hist.specs;
+	o.nhistory = hist.n;
+	o.specs = specs;
+	o.nspecs = (size_t)nspecs;
+	o.opts = &a.opts;
+	o.run = owner;
+	o.rp = cli_run_report();
+	if (ss_run_origin_load(&h, &rel, w, (size_t)nw, &o))
+		die("%s", ss_error_last());
 
 	for (i = 0; i < nw; i++) {
 		ss_commit *c;

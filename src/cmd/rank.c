@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "builtin.h"
 #include "rank/rank.h"
 #include "util/atomic.h"
 #include "util/error.h"

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "builtin.h"
 #include "rank/report_html.h"
 #include "rank/rank.h"
 #include "util/atomic.h"

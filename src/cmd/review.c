@@ -13,8 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "decisions_cli.h"
+#include "builtin.h"
+#include "cli/decisions_cli.h"
 #include "rank/review_loop.h"
 #include "review_share.h"
 #include "run/review_session.h"

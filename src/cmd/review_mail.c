@@ -7,7 +7,7 @@
  */
 #include <stdio.h>
 
-#include "cli.h"
+#include "builtin.h"
 #include "review_share.h"
 #include "run/failed_mail.h"
 #include "util/error.h"

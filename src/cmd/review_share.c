@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "decisions_cli.h"
+#include "builtin.h"
+#include "cli/decisions_cli.h"
 #include "review_share.h"
 #include "run/decisions_json.h"
 #include "util/atomic.h"

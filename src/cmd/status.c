@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "cli.h"
-#include "decisions_cli.h"
+#include "builtin.h"
+#include "cli/decisions_cli.h"
 #include "run/decisions_status.h"
 #include "util/error.h"
 #include "util/strbuf.h"

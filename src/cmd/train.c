@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "builtin.h"
 #include "eval/eval.h"
 #include "labels/labels.h"
 #include "run/split_read.h"
@@ -64,7 +64,7 @@ int cmd_train(int argc, const char **argv, const struct cli_context *ctx)
 	};
 	const char **specs = argv;
 	ss_run_split_options so = SS_RUN_SPLIT_OPTIONS_INIT;
-	cli_history_filling fill = { &hist, &src };
+	ss_run_history_fill_options fill;
 	ss_labels *labels = NULL;
 	ss_run_split sp;
 	ss_model_kind kind;
@@ -94,7 +94,8 @@ int cmd_train(int argc, const char **argv, const struct cli_context *ctx)
 	so.kinds = &kind;
 	so.nkinds = 1;
 	so.labels = labels;
-	so.history = cli_history_fill;
+	cli_history_fill_options(&fill, &hist, &src);
+	so.history = ss_run_history_fill_cb;
 	so.history_ud = &fill;
 	so.repo = src.repo;
 	so.opts = &src.opts;

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "cli.h"
+#include "builtin.h"
 #include "index/index.h"
 #include "run/where_lookup.h"
 #include "util/error.h"

@@ -1,7 +1,7 @@
 /*
  * rank_review.c - a ranking's rows with the maintainer's review decisions
  * (rank.h ss_ranking_set_review(); the decisions are index/index_decisions.h's,
- * read by the command, cmd/decisions_cli.c).
+ * read by the command, cli/decisions_cli.c).
  */
 #include <string.h>
 

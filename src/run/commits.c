@@ -1,8 +1,8 @@
 /*
  * commits.c - reading the commits of a run's sources (commits.h).  Moved
  * from cmd/common.c (iterate, every source in turn, the history's skipped
- * commits, the revisions of cli_history_source), which keeps the options
- * and the exits.
+ * commits, the revisions of cli_history_source, now ss_run_history_fill's),
+ * which kept the options and the exits (now cli/option_groups.c).
  */
 #include "run/commits.h"
 

@@ -41,7 +41,7 @@ typedef struct {
 	size_t nbranches;
 	int queue;                 /* an mbox queue is written (0) */
 	/* the queue's branch, an index into branches, resolved by the caller
-	 * once before the run (cmd/rank_report.c: --queue-branch); (0) */
+	 * once before the run (cli/rank_report.c: --queue-branch); (0) */
 	size_t queue_branch;
 	int show_decided;          /* --all: keep the rows decided everywhere (0) */
 	int64_t now;               /* what a deferral's date is compared with */

@@ -1,8 +1,8 @@
 /*
  * decisions_open.c - the index opened for the review decisions, the
  * branches and commits they name, and the decisions applied to a
- * ranking's --onto branches (decisions_open.h).  Moved from the command
- * side, cmd/decisions_cli.c, which dies on what these return.
+ * ranking's --onto branches (decisions_open.h).  Moved from the front
+ * end's side, cli/decisions_cli.c, which dies on what these return.
  */
 #include "run/decisions_open.h"
 

@@ -1,7 +1,8 @@
 /*
  * explain_commits.c - the commits explain names, found in the sources and
- * explained against the history before them, and the mainline a named
- * commit's merge is looked for on (explain_commits.h).
+ * explained against the history before them, the mainline a named
+ * commit's merge is looked for on and the model they are scored with
+ * (explain_commits.h).
  */
 #include "run/explain_commits.h"
 
@@ -12,6 +13,7 @@
 
 #include "index/index.h"
 #include "run/commits.h"
+#include "run/project_keep.h"
 #include "util/error.h"
 
 struct explaining {
@@ -132,4 +134,24 @@ int ss_run_mainline_name(char *out, size_t size, ss_run *run, const char *db, co
 	ss_index_free(ix);
 	free(path);
 	return 0;
+}
+
+int ss_run_explain_model(ss_model **out, char **kept, const char *model,
+			 const char *project_model, const char *repo, ss_run *run,
+			 const ss_run_report *rp)
+{
+	int rc;
+
+	*out = NULL;
+	*kept = NULL;
+	if (model)
+		return ss_model_load(out, model);
+	if ((rc = ss_project_model_kept(out, kept, project_model, repo, ss_run_repo(run, repo),
+					rp)))
+		return rc;
+	if (*out)
+		return 0;
+	free(*kept);
+	*kept = NULL;
+	return ss_model_load_default(out);
 }

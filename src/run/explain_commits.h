@@ -74,4 +74,17 @@ int ss_run_explain_commits(int *found, ss_history *hist, const ss_run_explain_op
 int ss_run_mainline_name(char *out, size_t size, ss_run *run, const char *db, const char *repo,
 			 int64_t as_of);
 
+/*
+ * The model explain scores with, as rank chose it: the file model
+ * names (--model), else the project model kept for repo or the one
+ * project_model names (run/project_keep.h: ss_project_model_kept; run,
+ * which may be NULL, lends the repository), else the built-in one.
+ * *out the caller's; *kept the project model's path (malloc'd) when it
+ * is that one, else NULL.  0 or < 0 with the message set (a model file
+ * that cannot be loaded).
+ */
+int ss_run_explain_model(ss_model **out, char **kept, const char *model,
+			 const char *project_model, const char *repo, ss_run *run,
+			 const ss_run_report *rp);
+
 #endif

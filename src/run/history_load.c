@@ -5,7 +5,9 @@
  * the repository for the code a commit changes, the project index's
  * commits, paths and releases (run/index_open.c), then the --history
  * sources' commits; the stored features' history walked and primed
- * as a run reads it (ss_run_history_walk, ss_run_history_index_prime).
+ * as a run reads it (ss_run_history_walk, ss_run_history_index_prime);
+ * the whole past a training, an evaluation or an explanation starts
+ * with, the index's and the --history sources' (ss_run_history_fill).
  */
 #include <stdlib.h>
 
@@ -122,6 +124,35 @@ int ss_run_history_index_load(ss_history *h, int *usage, const ss_run_history_op
 	if ((rc = ss_run_history_load(h, o->releases, o->release_tags, o->repo, o->run, &hs, o->rp)))
 		return rc;
 	return r.rc;
+}
+
+int ss_run_history_fill(ss_history *h, int *usage, const ss_run_history_fill_options *o)
+{
+	/* the --history sources' revisions: what ss_run_history_revs()
+	 * points into lives here, for the priming only */
+	const char *revs[64];
+	char bottom[64][256];
+	static const ss_source_options none = SS_SOURCE_OPTIONS_INIT;
+	ss_source_options so = o->opts ? *o->opts : none;
+	ss_run_history_source hs = { NULL, NULL, NULL, &so };
+	size_t n;
+	int rc;
+
+	if ((rc = ss_run_history_index_load(h, usage, &o->load)))
+		return rc;
+	n = ss_run_history_revs(revs, bottom, 64, o->hrevs, o->nhrevs, so.revs, so.nrevs);
+	if (n) {
+		so.revs = revs;
+		so.nrevs = n;
+	}
+	return ss_run_history_prime(h, o->specs, o->nspecs, &hs, o->load.rp);
+}
+
+int ss_run_history_fill_cb(ss_history *h, void *ud)
+{
+	int usage;
+
+	return ss_run_history_fill(h, &usage, ud);
 }
 
 int ss_run_history_walk(const char *repo, const ss_source_options *so, ss_run_commit_fn fn,

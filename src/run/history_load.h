@@ -86,6 +86,39 @@ typedef struct {
  */
 int ss_run_history_index_load(ss_history *h, int *usage, const ss_run_history_options *o);
 
+/* What a training's, an evaluation's or an explanation's history is
+ * filled from (ss_run_history_fill). */
+typedef struct {
+	ss_run_history_options load;    /* the releases, the repository, the index
+					   (SS_RUN_HISTORY_OPTIONS_INIT) */
+	const char *const *specs;       /* --history SOURCE... (NULL) */
+	size_t nspecs;                  /* (0) */
+	const char *const *hrevs;       /* --history-rev REV... (NULL: the bottoms of
+					   opts's ranges, else opts's own revisions) */
+	size_t nhrevs;                  /* (0) */
+	const ss_source_options *opts;  /* how the ranked sources are read; the
+					   --history ones are read alike (NULL: needs
+					   nspecs 0) */
+} ss_run_history_fill_options;
+
+#define SS_RUN_HISTORY_FILL_OPTIONS_INIT \
+	{ SS_RUN_HISTORY_OPTIONS_INIT, NULL, 0, NULL, 0, NULL }
+
+/*
+ * The whole past a training, an evaluation or an explanation scores
+ * against, before any of its commits: ss_run_history_index_load() (the
+ * releases, the repository, the index the options name; *usage 1 on a
+ * usage error), then the --history sources primed (ss_run_history_prime)
+ * with o->opts's reading and the revisions of --history-rev, else the
+ * bottoms of o->opts's ranges ("A" of "A..B": everything before the
+ * commits read), else o->opts's own.  0 or < 0 with the message set.
+ */
+int ss_run_history_fill(ss_history *h, int *usage, const ss_run_history_fill_options *o);
+
+/* ss_run_history_fill() as run/split_read.h's history callback: ud an
+ * ss_run_history_fill_options (the usage checked before the read). */
+int ss_run_history_fill_cb(ss_history *h, void *ud);
+
 /*
  * The run's walk of a history: every commit of so's revisions of repo
  * to fn(c, data), read as run/commits.h reads a history source

@@ -1,8 +1,9 @@
 /*
  * origin_history.c - the history "origin" explains commits against, and a
  * commit read from the repository for it, the releases and the commits
- * asked for (origin_history.h).  Moved from cmd/origin.c, which keeps
- * the options and the printing.
+ * asked for (origin_history.h), and all of it read in its order for a run
+ * (ss_run_origin_load).  Moved from cmd/origin.c, which keeps the
+ * options and the printing.
  */
 #include "run/origin_history.h"
 
@@ -191,4 +192,43 @@ void ss_run_origin_wanted_release(ss_run_origin_wanted *w, size_t n)
 		if (!shared)
 			ss_commit_free(w[i].commit);
 	}
+}
+
+int ss_run_origin_load(ss_histidx **out, ss_releases **rel, ss_run_origin_wanted *w, size_t nw,
+		       const ss_run_origin_options *o)
+{
+	/* the releases as every command chooses them (run/releases.h), with
+	 * the repository's tags when nothing else has any */
+	ss_releases_ask ask = { o->releases, o->release_tags, o->repo, 1 };
+	ss_histidx *h;
+	ss_index *ix = NULL;
+	char *path = NULL;
+	int rc;
+
+	*out = NULL;
+	*rel = NULL;
+	if ((rc = ss_run_origin_history(&h, o->repo, ss_run_repo(o->run, o->repo))))
+		return rc;
+	/* the project index: every mainline commit as a target */
+	if (!o->no_index &&
+	    (rc = ss_run_index_read(&ix, &path, o->run, o->db, o->repo, o->as_of, o->rp)))
+		goto free_history;
+	rc = ss_run_origin_releases(rel, h, ix, path, &ask, o->rp);
+	ss_index_free(ix);
+	free(path);
+	if (rc)
+		goto free_history;
+	if ((rc = ss_run_origin_read_history(h, o->history, o->nhistory, o->opts->mask_stable_tags,
+					     o->rp)))
+		goto free_history;
+	if (o->nspecs && (rc = ss_run_origin_read(h, w, nw, o->specs, o->nspecs, o->opts, o->rp)))
+		goto free_history;
+	*out = h;
+	return 0;
+
+free_history:
+	ss_releases_free(*rel);
+	*rel = NULL;
+	ss_histidx_free(h);
+	return rc;
 }

@@ -93,4 +93,39 @@ int ss_run_origin_pick(ss_commit **out, ss_run_origin_wanted *w, int from_source
 /* Free the commits of w[0..n), each once (two may share one). */
 void ss_run_origin_wanted_release(ss_run_origin_wanted *w, size_t n);
 
+/* What origin reads before it explains a commit (ss_run_origin_load). */
+typedef struct {
+	const char *repo;               /* --repo PATH (NULL: none) */
+	const char *db;                 /* --db FILE (NULL: repo's own index) */
+	int no_index;                   /* --no-index (0) */
+	int64_t as_of;                  /* the index as it was then (0: today) */
+	const char *releases;           /* --releases FILE (NULL) */
+	const char *release_tags;       /* --release-tags GLOB (NULL) */
+	const char *const *history;     /* --history SOURCE... (NULL) */
+	size_t nhistory;                /* (0) */
+	const char *const *specs;       /* the SOURCES the commits are in (NULL: none,
+					   each read alone by ss_run_origin_pick()) */
+	size_t nspecs;                  /* (0) */
+	const ss_source_options *opts;  /* how the sources are read (required) */
+	ss_run *run;                    /* lends the repository and the index (NULL:
+					   each step opens its own) */
+	const ss_run_report *rp;        /* NULL: nothing said */
+} ss_run_origin_options;
+
+#define SS_RUN_ORIGIN_OPTIONS_INIT \
+	{ NULL, NULL, 0, 0, NULL, NULL, NULL, 0, NULL, 0, NULL, NULL, NULL }
+
+/*
+ * Everything origin reads before it explains a commit, in order: the
+ * history over the repository (ss_run_origin_history), the project
+ * index's commits and the releases (ss_run_origin_releases: the options',
+ * else the index's, else the repository's tags; the index read through
+ * the run, a missing default one said through o->rp), the --history
+ * sources, then the SOURCES with w[0..nw) looked for among them
+ * (ss_run_origin_read).  *out the history and *rel the releases, the
+ * caller's (NULL both on error).  0 or < 0 with the message set.
+ */
+int ss_run_origin_load(ss_histidx **out, ss_releases **rel, ss_run_origin_wanted *w, size_t nw,
+		       const ss_run_origin_options *o);
+
 #endif

@@ -9,7 +9,7 @@
  * training kept in a replay) ranked and placed on the branches, and the
  * built-in model's pick share, and the rows an output lists.  Moved from
  * cmd/rank_report.c (cli_ranking_load, cli_ranking_run, as_of, feed_one,
- * open_branches, replay_cut, cli_ranking_rows), which keeps the options, the model
+ * open_branches, replay_cut, cli_ranking_rows; now cli/rank_report.c), which keeps the options, the model
  * and the exits; the branches' steps around them are run/rank_onto.c's.
  *
  * Like the rest of src/run/ nothing prints or exits: 0 or a negative

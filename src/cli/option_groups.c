@@ -1,8 +1,9 @@
 /*
- * common.c - the option groups several commands take (sources, history,
- * labels and training), reading commits and the index (the work in
- * run/commits.c and run/index_open.c), the history loaded and primed
- * (run/history_load.c), output files (see cli.h).
+ * option_groups.c - the option groups several commands take (sources,
+ * history, labels and training) and what they name handed to run/: the
+ * commits read and the index opened (the work in run/commits.c and
+ * run/index_open.c), the history's options (run/history_load.c fills it),
+ * each dying on what run/ returns (see option_groups.h).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -13,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "option_groups.h"
 #include "eval/eval.h"
 #include "labels/backports.h"
 #include "labels/labels.h"
@@ -28,8 +29,6 @@
 #include "models/dataset.h"
 #include "util/atomic.h"
 #include "util/error.h"
-#include "util/grow.h"
-#include "util/hexid.h"
 
 static void repo_cb(const struct cli_option *opt, const char *arg)
 {
@@ -105,30 +104,6 @@ void cli_index_args_init(cli_index_args *x)
 	}
 }
 
-ss_index *cli_index_open(const cli_index_args *x, const char *repo, char **used)
-{
-	static int said;
-	char *path = NULL;
-	ss_index *ix = NULL;
-	int missing = 0;
-
-	/* a run says a missing index once (run/run.h: ss_run_index_read);
-	 * without one, the process does */
-	if (x->no_index)
-		;
-	else if (x->run ? ss_run_index_read(&ix, &path, x->run, x->db, repo, x->as_of,
-					    cli_run_report())
-			: ss_run_index(&ix, &path, &missing, NULL, x->db, repo, x->as_of))
-		die("%s", ss_error_last());
-	if (missing && !said++)
-		ss_run_index_missing_say(repo, cli_run_report());
-	if (used)
-		*used = path;
-	else
-		free(path);
-	return ix;
-}
-
 int cli_backports_from_index(ss_backports *l, ss_run *run, const char *db, const char *repo,
 			     int64_t as_of, char **used)
 {
@@ -145,48 +120,25 @@ void cli_history_check(const cli_history_args *ha, const char *repo)
 		usage_die("%s", ss_error_last());
 }
 
-/* How the commands open the index, for run/history_load.c
- * (ss_run_history_source: it reads the --history sources itself). */
-struct history_reading {
-	const cli_history_args *ha;
-	const char *repo;
-};
-
-static ss_index *history_index(char **path, void *ud)
+void cli_history_fill_options(ss_run_history_fill_options *out, const cli_history_args *ha,
+			      const cli_source_args *src)
 {
-	const struct history_reading *r = ud;
+	static const ss_run_history_fill_options init = SS_RUN_HISTORY_FILL_OPTIONS_INIT;
 
-	return cli_index_open(&r->ha->ix, r->repo, path);
-}
-
-void cli_history_load(const cli_history_args *ha, ss_history *h, const char *repo)
-{
-	struct history_reading r = { ha, repo };
-	ss_run_history_source hs = { history_index, NULL, &r, NULL };
-	ss_run_history_options o = SS_RUN_HISTORY_OPTIONS_INIT;
-	int usage;
-
-	/* a run reads the index itself (run/history_load.h) */
-	if (ha->ix.run) {
-		o.releases = ha->rel.file;
-		o.release_tags = ha->rel.tags;
-		o.repo = repo;
-		o.db = ha->ix.db;
-		o.no_index = ha->ix.no_index;
-		o.as_of = ha->ix.as_of;
-		o.run = ha->ix.run;
-		o.rp = cli_run_report();
-		if (ss_run_history_index_load(h, &usage, &o)) {
-			if (usage)
-				usage_die("%s", ss_error_last());
-			die("%s", ss_error_last());
-		}
-		return;
-	}
-	cli_history_check(ha, repo);
-	if (ss_run_history_load(h, ha->rel.file, ha->rel.tags, repo, ha->ix.run, &hs,
-				cli_run_report()))
-		die("%s", ss_error_last());
+	*out = init;
+	out->load.releases = ha->rel.file;
+	out->load.release_tags = ha->rel.tags;
+	out->load.repo = src->repo;
+	out->load.db = ha->ix.db;
+	out->load.no_index = ha->ix.no_index;
+	out->load.as_of = ha->ix.as_of;
+	out->load.run = ha->ix.run;
+	out->load.rp = cli_run_report();
+	out->specs = ha->specs;
+	out->nspecs = ha->n;
+	out->hrevs = ha->hrevs;
+	out->nhrevs = ha->nhrevs;
+	out->opts = &src->opts;
 }
 
 /* --features GROUP,...: the names from models/options.c's table. */
@@ -305,33 +257,6 @@ void cli_train_args_finish(cli_train_args *t, const char *cmd)
 	}
 }
 
-ss_atomic *cli_output_open(const char *path)
-{
-	ss_atomic *a;
-
-	if (ss_atomic_open(&a, path))
-		die("%s", ss_error_last());
-	return a;
-}
-
-void cli_output_commit(ss_atomic *a, size_t nrows, const char *what)
-{
-	ss_atomic_info info;
-	char *target;
-
-	ss_atomic_get_info(&info, a);
-	if (!nrows && info.replaces && info.size > 0)
-		warning("replacing '%s' (%lld bytes) with an output of no %s", info.target,
-			info.size, what);
-	target = info.replaces && info.links > 1 ? strdup(info.target) : NULL;
-	if (ss_atomic_commit(a))
-		die("%s", ss_error_last());
-	if (target)
-		warning("'%s' had %lu hard links: replaced by a new file, its other names "
-			"keep the old content", target, info.links);
-	free(target);
-}
-
 void cli_log_line(void *ud, const char *msg)
 {
 	progress_done();
@@ -372,39 +297,6 @@ void cli_note_copies(const char *cmd, const ss_dataset *d)
 	if (n.dropped)
 		fprintf(stderr, "%s: %zu test commits left out: copies of a training commit's patch\n",
 			cmd, n.dropped);
-}
-
-void cli_history_source(cli_source_args *out, const cli_history_args *ha,
-			const cli_source_args *src)
-{
-	size_t n;
-
-	*out = *src;
-	out->opts.revs = out->revs;
-	n = ss_run_history_revs(out->revs, out->bottom, 64, ha->hrevs, ha->nhrevs, src->opts.revs,
-				src->opts.nrevs);
-	if (n)
-		out->opts.nrevs = n;
-}
-
-void cli_history_prime(const cli_history_args *ha, ss_history *h, cli_source_args *src)
-{
-	struct history_reading r = { ha, src->repo };
-	ss_run_history_source hs = { history_index, NULL, &r, &src->opts };
-
-	if (ss_run_history_prime(h, ha->specs, ha->n, &hs, cli_run_report()))
-		die("%s", ss_error_last());
-}
-
-int cli_history_fill(ss_history *h, void *ud)
-{
-	const cli_history_filling *f = ud;
-	cli_source_args hsrc;
-
-	cli_history_load(f->ha, h, f->src->repo);
-	cli_history_source(&hsrc, f->ha, f->src);
-	cli_history_prime(f->ha, h, &hsrc);
-	return 0;
 }
 
 void cli_source_require(const cli_source_args *a, int nspecs)

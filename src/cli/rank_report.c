@@ -1,6 +1,6 @@
 /*
  * rank_report.c - what "stablesel rank", "stablesel report" and "stablesel
- * review" share (see cli.h): their common options, the files loaded
+ * review" share (see rank_report.h): their common options, the files loaded
  * first, and the ranking as one run call (run/rank_run.c: the history,
  * the branches, the model without --model, the stream, the decisions),
  * its model's choice said as "rank: ..." lines.
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "rank_report.h"
 #include "run/rank_run.h"
 #include "run/rank_stream.h"
 #include "util/error.h"
@@ -103,22 +103,13 @@ static void model_say(ss_run_level level, const char *msg, void *ud)
 	fprintf(stderr, "%s: %s\n", k->cmd ? k->cmd : "rank", msg);
 }
 
-static void model_progress(const char *what, size_t done, size_t total, void *ud)
-{
-	(void)ud;
-	progress(what, done, total);
-}
-
-static void model_progress_done(void *ud)
-{
-	(void)ud;
-	progress_done();
-}
 
 void cli_ranking_run(cli_ranking *k, cli_source_args *src, const char *const *specs, int nspecs)
 {
 	ss_run_rank_options o = SS_RUN_RANK_OPTIONS_INIT;
-	ss_run_report model_rp = { model_say, model_progress, model_progress_done, k };
+	/* the progress as every step shows it (cli_run_report()) */
+	ss_run_report model_rp = { model_say, cli_run_report()->progress,
+				   cli_run_report()->progress_done, k };
 	int usage;
 
 	o.repo = src->repo;

@@ -31,7 +31,7 @@ static const struct cli_option common_options[] = {
  * The table and usage usage_die() shows (the last cli_parse_options()),
  * and its command's name: the parser's one state.  usage_die() is
  * called after the parse too, from the checks across options in the
- * commands and their groups (cmd/common.c), which do not see the table;
+ * commands and their groups (option_groups.c), which do not see the table;
  * git passes it (usage_with_options()), which would mean the table in
  * every check's arguments.
  */

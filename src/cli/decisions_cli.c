@@ -54,26 +54,26 @@ int cli_decision_commit(char out[41], ss_index *ix, const char *repo, const char
 	return -1;
 }
 
-const char *cli_decision_date(char buf[16], int64_t t)
+/* t (UTC) as fmt says into buf (size bytes), "?" when it is no time. */
+static const char *utc(char *buf, size_t size, const char *fmt, int64_t t)
 {
 	time_t tt = (time_t)t;
 	struct tm tm;
 
-	snprintf(buf, 16, "?");
+	snprintf(buf, size, "?");
 	if (gmtime_r(&tt, &tm))
-		strftime(buf, 16, "%Y-%m-%d", &tm);
+		strftime(buf, size, fmt, &tm);
 	return buf;
+}
+
+const char *cli_decision_date(char buf[16], int64_t t)
+{
+	return utc(buf, 16, "%Y-%m-%d", t);
 }
 
 const char *cli_decision_time(char buf[32], int64_t t)
 {
-	time_t tt = (time_t)t;
-	struct tm tm;
-
-	snprintf(buf, 32, "?");
-	if (gmtime_r(&tt, &tm))
-		strftime(buf, 32, "%Y-%m-%d %H:%M:%S", &tm);
-	return buf;
+	return utc(buf, 32, "%Y-%m-%d %H:%M:%S", t);
 }
 
 const char *cli_escaped(ss_strbuf *sb, const char *s)

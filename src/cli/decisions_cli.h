@@ -4,12 +4,13 @@
  * to read or record decisions, the branches decided for, naming commits,
  * and the decisions applied to a ranking (docs/review.md).
  */
-#ifndef SS_CMD_DECISIONS_CLI_H
-#define SS_CMD_DECISIONS_CLI_H
+#ifndef SS_CLI_DECISIONS_CLI_H
+#define SS_CLI_DECISIONS_CLI_H
 
 #include <stdint.h>
 
 #include "cli.h"
+#include "option_groups.h"
 #include "util/strbuf.h"
 #include "index/index_decisions.h"
 #include "util/strmap.h"

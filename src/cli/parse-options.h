@@ -8,9 +8,9 @@
  * A table is an array of struct cli_option ended by CLI_END().  Values
  * point at the command's own variables, so tables live in the command
  * function (automatic arrays) or, for option groups several commands
- * share, in the group's struct (cli.h), filled by its _init() and pulled
- * into a command's table with CLI_INCLUDE().  A single option several
- * commands take is declared once (shared_options.c) and named in each
+ * share, in the group's struct (option_groups.h), filled by its _init()
+ * and pulled into a command's table with CLI_INCLUDE().  A single option
+ * several commands take is declared once (shared_options.c) and named in each
  * table with the command's variable (CLI_USE()).
  *
  * Usage strings: a NULL-terminated array; the lines before the first ""

@@ -1,8 +1,9 @@
 /*
  * cli.c - how the commands report: die() (exit 128), error() (exit 1 at
  * the end), warning(), progress on stderr (--progress/--no-progress) and
- * cli_exit(), which checks that stdout was written.  usage_die() is in
- * parse-options.c, as it prints the usage of the current option table.
+ * cli_exit(), which checks that stdout was written, output files
+ * written into place.  usage_die() is in parse-options.c, as it prints
+ * the usage of the current option table.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -222,6 +223,33 @@ void cli_exit(int rc)
 {
 	progress_done();
 	exit(cli_check_stdout(rc));
+}
+
+ss_atomic *cli_output_open(const char *path)
+{
+	ss_atomic *a;
+
+	if (ss_atomic_open(&a, path))
+		die("%s", ss_error_last());
+	return a;
+}
+
+void cli_output_commit(ss_atomic *a, size_t nrows, const char *what)
+{
+	ss_atomic_info info;
+	char *target;
+
+	ss_atomic_get_info(&info, a);
+	if (!nrows && info.replaces && info.size > 0)
+		warning("replacing '%s' (%lld bytes) with an output of no %s", info.target,
+			info.size, what);
+	target = info.replaces && info.links > 1 ? strdup(info.target) : NULL;
+	if (ss_atomic_commit(a))
+		die("%s", ss_error_last());
+	if (target)
+		warning("'%s' had %lu hard links: replaced by a new file, its other names "
+			"keep the old content", target, info.links);
+	free(target);
 }
 
 const char *cli_builtin_words(const ss_model *m)
