@@ -2,7 +2,7 @@
  * options.h - the feature groups by name: the one table of SS_FG_* names
  * (features/features.h) that --features parses and its help lists.  The
  * training options themselves are declared, with their ranges, in the
- * CLI's option table (cmd/common.c, cli_train_args_init()).
+ * CLI's option table (cli/option_groups.c, cli_train_args_init()).
  */
 #ifndef SS_MODEL_OPTIONS_H
 #define SS_MODEL_OPTIONS_H
