@@ -52,6 +52,7 @@
 #include "run/project_choose.h"
 #include "run/project_rules.h"
 #include "run/project_train.h"
+#include "source/git_repo.h"
 #include "util/error.h"
 #include "util/grow.h"
 #include "util/strbuf.h"
@@ -341,14 +342,21 @@ static int train(ss_model **out, ss_replay **replay, char *why, size_t size,
 	if (apart) {
 		if (o->replay && (rc = ss_replay_new(replay, o->replay_cap)))
 			goto free_all;
-		if (apart_start(&ap, &e, *replay, rd))
+		/* libgit2's object cache set once for both reads, not by
+		 * whichever source opens first while the other reads */
+		ss_git_object_cache_hold(1);
+		if (apart_start(&ap, &e, *replay, rd)) {
+			ss_git_object_cache_hold(0);
 			apart = 0;
+		}
 	}
 	rc = read_history(&e, &d, labels, &fo, o);
 	if (apart) {
 		/* said and counted only where the reads one after the other
 		 * would have read the ranked commits */
 		int tell = !rc && !e.sink.rc && !e.rc, rc2 = apart_join(&ap, &e, tell, o->rp);
+
+		ss_git_object_cache_hold(0);
 
 		if (!rc)
 			rc = rc2;

@@ -36,7 +36,8 @@
  * against git's 232 MB.  While a git source is open it caches no commits
  * and no trees (the object store hands them over at the cost of a copy
  * and a parse); the limits are libgit2's defaults again once the last
- * source is freed.  Sources are opened and freed from one thread.
+ * source is freed (source/git_repo.c: ss_git_object_cache_hold, a count
+ * under a lock: two threads may each open and free sources).
  *
  * The walk is done at open time (a topological sort needs all commits
  * anyway), which also reports bad revisions before the first commit.

@@ -3,6 +3,7 @@
  * readers share, the one open code, and the process-wide libgit2 settings
  * and object store a reader of whole histories opens it with.
  */
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,8 +85,11 @@ size_t ss_repo_opened(void)
 	return atomic_load(&opened);
 }
 
-/* Sources open (see the top of git.c: libgit2's object cache). */
+/* Sources open (see the top of git.c: libgit2's object cache), counted
+ * under a lock: sources may be opened and freed from two threads at once
+ * (run/project_choose.c). */
 static int open_sources;
+static pthread_mutex_t open_sources_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* See git.h; git's own packedGitWindowSize is 1 GiB and its limit 8 GiB. */
 void ss_git_setup(void)
@@ -136,10 +140,12 @@ void ss_git_object_cache_hold(int hold)
 	/* libgit2 1.5's defaults (src/libgit2/cache.c) */
 	size_t limit = 4096;
 
-	if (hold ? open_sources++ : --open_sources)
-		return;
-	if (hold)
-		limit = 0;
-	git_libgit2_opts(GIT_OPT_SET_CACHE_OBJECT_LIMIT, GIT_OBJECT_COMMIT, limit);
-	git_libgit2_opts(GIT_OPT_SET_CACHE_OBJECT_LIMIT, GIT_OBJECT_TREE, limit);
+	pthread_mutex_lock(&open_sources_lock);
+	if (!(hold ? open_sources++ : --open_sources)) {
+		if (hold)
+			limit = 0;
+		git_libgit2_opts(GIT_OPT_SET_CACHE_OBJECT_LIMIT, GIT_OBJECT_COMMIT, limit);
+		git_libgit2_opts(GIT_OPT_SET_CACHE_OBJECT_LIMIT, GIT_OBJECT_TREE, limit);
+	}
+	pthread_mutex_unlock(&open_sources_lock);
 }

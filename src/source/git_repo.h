@@ -79,7 +79,9 @@ void ss_git_setup(void);
  * or raw (up to libgit2's 256 MiB); the object store of the git source
  * keeps what is worth keeping.  A count: hold(1) ... hold(0), nested; the
  * defaults come back with the last release.  Git sources hold it while
- * open.  Not thread-safe (call from the thread that opens sources).
+ * open.  The count is kept under a lock; libgit2's limits change only at
+ * the first hold and the last release, which a caller whose threads read
+ * at once (run/project_choose.c) makes its own, around them all.
  */
 void ss_git_object_cache_hold(int hold);
 
