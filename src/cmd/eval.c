@@ -79,6 +79,7 @@ int cmd_eval(int argc, const char **argv, const struct cli_context *ctx)
 	ss_run_history_fill_options fill;
 	ss_labels *labels = NULL;
 	ss_run_split sp;
+	ss_run *run = NULL;
 	ss_eval_result *res;
 	ss_strbuf sb = SS_STRBUF_INIT;
 	ss_atomic *out;
@@ -110,6 +111,10 @@ int cmd_eval(int argc, const char **argv, const struct cli_context *ctx)
 	}
 	out = cli_output_open(output);
 
+	/* the repository and the index, opened once for every step */
+	if (ss_run_new(&run))
+		die("%s", ss_error_last());
+	hist.ix.run = run;
 	labels = cli_load_labels(&t);
 	so.fo = &t.fo;
 	so.fold_copies = !t.keep_copies;
@@ -166,5 +171,6 @@ int cmd_eval(int argc, const char **argv, const struct cli_context *ctx)
 	free(res);
 	ss_run_split_free(&sp);
 	ss_labels_free(labels);
+	ss_run_free(run);
 	return 0;
 }

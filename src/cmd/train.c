@@ -67,6 +67,7 @@ int cmd_train(int argc, const char **argv, const struct cli_context *ctx)
 	ss_run_history_fill_options fill;
 	ss_labels *labels = NULL;
 	ss_run_split sp;
+	ss_run *run = NULL;
 	ss_model_kind kind;
 	ss_model *m;
 	ss_atomic *out;
@@ -88,6 +89,10 @@ int cmd_train(int argc, const char **argv, const struct cli_context *ctx)
 	cli_history_check(&hist, src.repo);
 	out = cli_output_open(output);
 
+	/* the repository and the index, opened once for every step */
+	if (ss_run_new(&run))
+		die("%s", ss_error_last());
+	hist.ix.run = run;
 	labels = cli_load_labels(&t);
 	so.fo = &t.fo;
 	so.fold_copies = !t.keep_copies;
@@ -146,5 +151,6 @@ int cmd_train(int argc, const char **argv, const struct cli_context *ctx)
 	ss_model_free(m);
 	ss_run_split_free(&sp);
 	ss_labels_free(labels);
+	ss_run_free(run);
 	return 0;
 }
