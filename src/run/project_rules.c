@@ -56,7 +56,21 @@ const char *ss_project_model_stale(char *why, size_t size, const ss_model *m, co
  * gives another's count back; models/linear.c), and its cost grid's
  * points are independent of how many threads share them.  A failed fit's
  * message is copied out of its thread (messages are per thread).
+ *
+ * Two fits at once hold two fits' rows (liblinear's feature nodes, about
+ * 1 KB a commit): at the kernel's size (300,000 commits a fit) the
+ * first rank's peak grew from 1,389 to 1,680 MB, past its 1.5 GB goal.
+ * So fits of more than SIDE_BY_SIDE_MAX commits run one after the other,
+ * each with its cost grid on the threads, as before.
  */
+#define SIDE_BY_SIDE_MAX 100000
+
+/* The threads fits of n commits each may run on side by side. */
+static int side_by_side(const ss_train_options *o, size_t n)
+{
+	return n > SIDE_BY_SIDE_MAX ? 1 : o->threads > 0 ? o->threads : 1;
+}
+
 struct fit_job {
 	const ss_dataset *d;
 	const size_t *idx;     /* the examples fitted, oldest first */
@@ -138,7 +152,7 @@ int ss_project_model_relcode(ss_model **out, ss_linear_adapt *adapt, const ss_da
 	}
 	/* job 1 without them */
 	job[1].o.groups_off |= SS_FG_RELCODE;
-	if ((rc = fit_all(job, 2, o->threads > 0 ? o->threads : 1))) {
+	if ((rc = fit_all(job, 2, side_by_side(o, n)))) {
 		ss_model_free(job[0].m);
 		ss_model_free(job[1].m);
 		return ss_run_fail(rc, "cannot train the project model");
@@ -274,7 +288,7 @@ int ss_project_model_window(int64_t *out, const ss_dataset *d, const size_t *idx
 		for (i = first >= 0 ? (size_t)first + 1 : NWIN; i < NWIN; i++)
 			if (fit[i])
 				rest[nrest++] = job[i];
-		rc = fit_all(rest, nrest, o1.threads > 0 ? o1.threads : 1);
+		rc = fit_all(rest, nrest, side_by_side(&o1, nrest ? rest[0].n : 0));
 		for (i = first >= 0 ? (size_t)first + 1 : NWIN, nrest = 0; i < NWIN; i++)
 			if (fit[i])
 				job[i] = rest[nrest++];
