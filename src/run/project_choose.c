@@ -357,7 +357,6 @@ static int train(ss_model **out, ss_replay **replay, char *why, size_t size,
 		int tell = !rc && !e.sink.rc && !e.rc, rc2 = apart_join(&ap, &e, tell, o->rp);
 
 		ss_git_object_cache_hold(0);
-
 		if (!rc)
 			rc = rc2;
 	}

@@ -60,13 +60,16 @@ static int walk_ranked(ss_run_commit_fn fn, void *data, const ss_run_report *rp,
 	return walk(s, s->specs, s->nspecs, s->opts, NULL, fn, data, rp ? rp : s->rp);
 }
 
-/* The ranked commits' read opens its own sources and writes nothing of
- * s but the usage flag, and only when there is no source at all. */
+/* The ranked commits' read of the repository (no SOURCE: --repo and its
+ * --rev) opens its own git source and writes nothing of s (the usage flag
+ * only without any source).  Sources named (mboxes, standard input, git:)
+ * are read after the history, as always: the mail reader's setup is one
+ * thread's. */
 static int ranked_apart(void *ud)
 {
 	ss_run_project_sources *s = ud;
 
-	return s->nspecs || s->repo;
+	return !s->nspecs && s->repo;
 }
 
 /* Primed as the ranking's history is (run/history_load.h). */
