@@ -2,7 +2,8 @@
  * corpus.c - "stablesel corpus": the general model, trained on the
  * projects of a corpus (run/corpus_rows.h; scripts/corpus.sh builds the
  * folder), and the leave-one-project-out table (eval/lopo.h).
- * run/corpus_train.c trains and computes the rows; this file prints.
+ * run/corpus_rows.c reads the rows, run/corpus_train.c trains and
+ * computes the table's figures; this file prints.
  */
 #include <stdio.h>
 #include <string.h>
@@ -55,51 +56,36 @@ static void print_row(const char *name, const ss_lopo_row *r)
 }
 
 /* How the general model picks in a project it has never seen: each
- * project at the median of the other projects' best thresholds. */
+ * project at the median of the other projects' best thresholds
+ * (run/corpus_train.h computes the figures). */
 static void print_unseen(const ss_corpus *c, const ss_lopo_row *rows)
 {
-	double f1, p, r, sf1 = 0.0, sr = 0.0, sap = 0.0;
-	size_t i, done = 0;
-	float t;
+	ss_run_corpus_unseen u;
+	size_t i;
 
+	ss_run_corpus_unseen_score(&u, c, rows);
 	printf("\nthe general model in a project it has never seen, at the median of the other "
 	       "projects' best thresholds:\n");
 	printf("%-16s %9s %6s %6s %6s %6s %8s\n", "project", "threshold", "P", "R", "F1", "AP",
 	       "AP/base");
 	for (i = 0; i < c->n; i++) {
-		if (!rows[i].gscore)
-			continue;
-		t = ss_lopo_threshold(rows, c->n, i);
-		ss_lopo_general_at(&rows[i], t, &f1, &p, &r);
-		printf("%-16s %9.4f %6.3f %6.3f %6.3f %6.3f %8.2f\n", c->p[i].name, (double)t, p, r,
-		       f1, rows[i].general.ap, rows[i].general.ap / rows[i].base);
-		sf1 += f1;
-		sr += r;
-		sap += rows[i].general.ap / rows[i].base;
-		done++;
-	}
-	if (done)
-		printf("%-16s %9s %6s %6.3f %6.3f %6s %8.2f\n", "mean", "", "", sr / (double)done,
-		       sf1 / (double)done, "", sap / (double)done);
-	/* the other ways to pick (lopo.h), as means */
-	for (int rule = 0; rule < 2 && done; rule++) {
-		double mp = 0.0, mr = 0.0, mf = 0.0;
+		const ss_run_corpus_unseen_row *p = &u.p[i];
 
-		for (i = 0; i < c->n; i++) {
-			if (!rows[i].gscore)
-				continue;
-			t = rule ? ss_lopo_expected_threshold(&rows[i])
-				 : ss_lopo_share_threshold(rows, c->n, i);
-			ss_lopo_general_at(&rows[i], t, &f1, &p, &r);
-			mp += p;
-			mr += r;
-			mf += f1;
-		}
+		if (!p->shown)
+			continue;
+		printf("%-16s %9.4f %6.3f %6.3f %6.3f %6.3f %8.2f\n", c->p[i].name,
+		       (double)p->threshold, p->precision, p->recall, p->f1, p->ap, p->ap_base);
+	}
+	if (!u.done)
+		return;
+	printf("%-16s %9s %6s %6.3f %6.3f %6s %8.2f\n", "mean", "", "", u.recall, u.f1, "",
+	       u.ap_base);
+	/* the other ways to pick (lopo.h), as means */
+	for (int rule = 0; rule < 2; rule++)
 		printf("%-44s P %.3f R %.3f F1 %.3f (means)\n",
 		       rule ? "picking its expected positives (sum of scores):"
 			    : "picking the median share the others pick:",
-		       mp / (double)done, mr / (double)done, mf / (double)done);
-	}
+		       u.rule[rule].precision, u.rule[rule].recall, u.rule[rule].f1);
 }
 
 /* The leave-one-project-out table; rows[c->n] keep each project's row. */
@@ -137,6 +123,14 @@ static void leave_one_out(const ss_dataset *d, ss_corpus *c, const ss_train_opti
 		print_unseen(c, rows);
 	}
 	ss_run_corpus_lopo_free(l);
+}
+
+/* What project p gave the corpus, said once its rows are read. */
+static void print_read(const ss_corpus_project *p, void *ud)
+{
+	(void)ud;
+	fprintf(stderr, "corpus: %s: %zu commits before the cut, %zu of those kept reached a "
+		"stable branch\n", p->name, p->n, p->npos);
 }
 
 /* Train on every project and write the model; rows (NULL: none) set its
@@ -207,7 +201,6 @@ int cmd_corpus(int argc, const char **argv, const struct cli_context *ctx)
 		CLI_OPT_THREADS(&threads),
 		CLI_END(),
 	};
-	ss_feat_options fo = SS_FEAT_OPTIONS_INIT;
 	ss_train_options o = SS_TRAIN_OPTIONS_INIT;
 	ss_corpus c;
 	ss_dataset *d = NULL;
@@ -235,15 +228,8 @@ int cmd_corpus(int argc, const char **argv, const struct cli_context *ctx)
 			usage_die("--weight: %s", ss_error_last());
 	o.C = C;
 	o.threads = threads;
-	if (ss_dataset_new(&d, &fo) || ss_model_prepare_dataset(SS_MODEL_LINEAR, d))
+	if (ss_run_corpus_read(&d, &c, dir, data, print_read, NULL, cli_run_report()))
 		die("%s", ss_error_last());
-	for (i = 0; i < c.n; i++) {
-		if (c.p[i].mail ? ss_corpus_read_mail(d, &c.p[i], data, cli_run_report()) :
-		    ss_corpus_read(d, &c.p[i], dir, NULL, cli_run_report()))
-			die("%s", ss_error_last());
-		fprintf(stderr, "corpus: %s: %zu commits before the cut, %zu of those kept reached a "
-			"stable branch\n", c.p[i].name, c.p[i].n, c.p[i].npos);
-	}
 	memset(rows, 0, sizeof(rows));
 	if (lopo)
 		leave_one_out(d, &c, &o, test_share, rows);

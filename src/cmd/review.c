@@ -2,8 +2,8 @@
  * review.c - "stablesel review": the maintainer's interactive review on a
  * terminal (the loop is rank/review_loop.h's, the session around it
  * run/review_session.h's: the candidates, the decisions recorded, the
- * ranking kept for the next start; this file reads the keys and prints
- * the screen), and its non-interactive forms: --export and
+ * ranking kept for the next start and reused there; this file reads the
+ * keys and prints the screen), and its non-interactive forms: --export and
  * --import of the decisions as JSON (review_share.c), --failed-mail
  * (review_mail.c).  docs/review.md.
  */
@@ -82,48 +82,33 @@ static void start_key(ss_review_cache_key out, const ss_run_review_session *s,
 
 /*
  * The candidates kept by the last start under key, without those decided
- * since for every branch: 1 and the session run, or 0 when there are none
- * to reuse (none kept, another key, or a row hidden as decided then that
- * is undecided now).
+ * since for every branch (run/review_session.h): 1 and the session run,
+ * or 0 when there are none to reuse (none kept, another key, or a row
+ * hidden as decided then that is undecided now).
  */
 static int reuse(ss_run_review_session *s, const char *cache, const ss_review_cache_key key,
 		 const char *const *named, size_t nnamed, const char *repo)
 {
-	char *branches[SS_RANK_MAX_BRANCHES], when[32];
-	ss_run_review_branch_source from = { named, nnamed, NULL, NULL, NULL, 0 };
-	ss_review_cache *c;
-	ss_review_item *items;
-	size_t m;
+	ss_run_review_reused kept;
+	char when[32];
 	struct tm tm;
 	time_t t;
 	int rc, reused;
 
-	if ((rc = ss_review_cache_load(&c, cache, key))) {
-		if (rc != SS_ENOTFOUND)
-			die("%s", ss_error_last());
-		return 0;
-	}
-	from.kept = ss_review_cache_get(c);
-	if ((rc = ss_run_review_branches(branches, &s->nb, SS_RANK_MAX_BRANCHES, s->ix, s->path,
-					 repo, &from, cli_run_report())))
+	if ((rc = ss_run_review_reuse(&kept, s, cache, key, named, nnamed, repo,
+				      (int64_t)time(NULL), cli_run_report())))
 		cli_decisions_fail(rc);
-	s->branches = branches;
-	if (ss_run_review_undecided(&items, &m, from.kept, s, (int64_t)time(NULL)))
-		die("%s", ss_error_last());
-	if ((reused = items != NULL)) {
-		t = (time_t)from.kept->made;
+	if ((reused = kept.items != NULL)) {
+		t = (time_t)kept.made;
 		snprintf(when, sizeof(when), "?");
 		if (localtime_r(&t, &tm))
 			strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
 		note("reusing the ranking of %s: the index, the model and the options are "
-		     "unchanged (%zu of its %zu candidates undecided; --fresh ranks again)", when, m,
-		     from.kept->n);
-		run_session(s, items, m);
-		free(items);
+		     "unchanged (%zu of its %zu candidates undecided; --fresh ranks again)", when,
+		     kept.n, kept.nkept);
+		run_session(s, kept.items, kept.n);
 	}
-	for (size_t b = 0; b < s->nb; b++)
-		free(branches[b]);
-	ss_review_cache_free(c);
+	ss_run_review_reused_release(&kept);
 	return reused;
 }
 

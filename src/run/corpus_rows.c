@@ -1,7 +1,9 @@
 /*
  * corpus_rows.c - the multi-project corpus: its file parsed, each
  * project's labelled feature rows read from its project index
- * (corpus_rows.h; "stablesel corpus", run/corpus_train.c, trains on them).
+ * (corpus_rows.h; "stablesel corpus", run/corpus_train.c, trains on them),
+ * every project's into one dataset (ss_run_corpus_read, moved from the
+ * command side, cmd/corpus.c, which says what each project gave).
  */
 #include "run/corpus_rows.h"
 
@@ -13,6 +15,7 @@
 #include "eval/eval.h"
 #include "eval/split.h"
 #include "labels/labels.h"
+#include "models/model.h"
 #include "run/index_open.h"
 #include "util/error.h"
 
@@ -321,4 +324,29 @@ int ss_corpus_set_weight(ss_corpus *c, const char *spec)
 				     name);
 	p->weight = (unsigned)w;
 	return 0;
+}
+
+int ss_run_corpus_read(ss_dataset **out, ss_corpus *c, const char *dir, const char *data,
+		       void (*read)(const ss_corpus_project *p, void *ud), void *ud,
+		       const ss_run_report *rp)
+{
+	ss_feat_options fo = SS_FEAT_OPTIONS_INIT;
+	ss_dataset *d = NULL;
+	int rc;
+
+	*out = NULL;
+	if ((rc = ss_dataset_new(&d, &fo)) || (rc = ss_model_prepare_dataset(SS_MODEL_LINEAR, d)))
+		goto free_d;
+	for (size_t i = 0; i < c->n; i++) {
+		if ((rc = c->p[i].mail ? ss_corpus_read_mail(d, &c->p[i], data, rp)
+				       : ss_corpus_read(d, &c->p[i], dir, NULL, rp)))
+			goto free_d;
+		if (read)
+			read(&c->p[i], ud);
+	}
+	*out = d;
+	return 0;
+free_d:
+	ss_dataset_free(d);
+	return rc;
 }

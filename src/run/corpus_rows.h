@@ -94,6 +94,20 @@ int ss_corpus_read_mail(ss_dataset *d, ss_corpus_project *p, const char *data,
 int ss_corpus_examples(size_t **out, size_t *n, const ss_corpus *c, const char *skip,
 		       const ss_dataset *d, int weighted);
 
+/*
+ * The rows of every project of c, in c's order, into a new dataset *out
+ * (the project model's feature options, SS_FEAT_OPTIONS_INIT, prepared
+ * for the linear model): a project of mail extracted from the data
+ * folder data (ss_corpus_read_mail()), the others read from their
+ * indexes in dir (ss_corpus_read(), walking as a run reads); each one's
+ * first, n and npos set.  read (NULL: none) is called with ud once a
+ * project's rows are in, before the next one is read (the front end
+ * says how many it gave).  0, or < 0 with the message set and *out NULL.
+ */
+int ss_run_corpus_read(ss_dataset **out, ss_corpus *c, const char *dir, const char *data,
+		       void (*read)(const ss_corpus_project *p, void *ud), void *ud,
+		       const ss_run_report *rp);
+
 /* Set the weight of the project named by "NAME=N" (N 1..100); SS_EINVALID
  * with the message set for another form or an unknown name. */
 int ss_corpus_set_weight(ss_corpus *c, const char *spec);

@@ -1,7 +1,8 @@
 /*
  * corpus_train.c - the general model of a corpus and the rows of its
- * leave-one-project-out table (corpus_train.h).  Moved from the command
- * side, cmd/corpus.c, which prints the table and the model's figures.
+ * leave-one-project-out table, how the general model picks in a project
+ * it has never seen (corpus_train.h).  Moved from the command side,
+ * cmd/corpus.c, which prints the table and the model's figures.
  */
 #include "run/corpus_train.h"
 
@@ -76,6 +77,57 @@ void ss_run_corpus_lopo_add(ss_lopo_row *sum, const ss_lopo_row *r)
 	sum->adapted.f1 += r->adapted.f1;
 	sum->near.ap += r->near.ap;
 	sum->near.f1 += r->near.f1;
+}
+
+void ss_run_corpus_unseen_score(ss_run_corpus_unseen *out, const ss_corpus *c,
+				const ss_lopo_row *rows)
+{
+	double f1, p, r, sf1 = 0.0, sr = 0.0, sap = 0.0;
+	size_t i;
+	float t;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < c->n; i++) {
+		ss_run_corpus_unseen_row *u = &out->p[i];
+
+		if (!rows[i].gscore)
+			continue;
+		t = ss_lopo_threshold(rows, c->n, i);
+		ss_lopo_general_at(&rows[i], t, &f1, &p, &r);
+		u->shown = 1;
+		u->threshold = t;
+		u->precision = p;
+		u->recall = r;
+		u->f1 = f1;
+		u->ap = rows[i].general.ap;
+		u->ap_base = rows[i].general.ap / rows[i].base;
+		sf1 += f1;
+		sr += r;
+		sap += rows[i].general.ap / rows[i].base;
+		out->done++;
+	}
+	if (!out->done)
+		return;
+	out->recall = sr / (double)out->done;
+	out->f1 = sf1 / (double)out->done;
+	out->ap_base = sap / (double)out->done;
+	for (int rule = 0; rule < 2; rule++) {
+		double mp = 0.0, mr = 0.0, mf = 0.0;
+
+		for (i = 0; i < c->n; i++) {
+			if (!rows[i].gscore)
+				continue;
+			t = rule ? ss_lopo_expected_threshold(&rows[i])
+				 : ss_lopo_share_threshold(rows, c->n, i);
+			ss_lopo_general_at(&rows[i], t, &f1, &p, &r);
+			mp += p;
+			mr += r;
+			mf += f1;
+		}
+		out->rule[rule].precision = mp / (double)out->done;
+		out->rule[rule].recall = mr / (double)out->done;
+		out->rule[rule].f1 = mf / (double)out->done;
+	}
 }
 
 int ss_run_corpus_train(ss_model **out, ss_run_corpus_general *g, const ss_dataset *d,

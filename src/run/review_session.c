@@ -1,9 +1,9 @@
 /*
  * review_session.c - a review's start, its candidates as the review
  * loop's items, the decisions it records and the ranking it keeps for the
- * next start (review_session.h).  Moved from the command side,
- * cmd/review.c, which reads the keys, prints the screen and dies on what
- * these return.
+ * next start and reuses there (review_session.h).  Moved from the
+ * command side, cmd/review.c, which reads the keys, prints the screen
+ * and dies on what these return.
  */
 #include "run/review_session.h"
 
@@ -265,6 +265,43 @@ int ss_run_review_undecided(ss_review_item **out, size_t *n, const ss_review_cac
 	}
 	*out = items;
 	return 0;
+}
+
+int ss_run_review_reuse(ss_run_review_reused *out, ss_run_review_session *s, const char *cache,
+			const ss_review_cache_key key, const char *const *named, size_t nnamed,
+			const char *repo, int64_t now, const ss_run_report *rp)
+{
+	ss_run_review_branch_source from = { named, nnamed, NULL, NULL, NULL, 0 };
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	s->branches = NULL;
+	s->nb = 0;
+	if ((rc = ss_review_cache_load(&out->cache, cache, key)))
+		return rc == SS_ENOTFOUND ? 0 : rc;
+	from.kept = ss_review_cache_get(out->cache);
+	out->nkept = from.kept->n;
+	out->made = from.kept->made;
+	s->branches = out->branches;
+	if ((rc = ss_run_review_branches(out->branches, &s->nb, SS_RANK_MAX_BRANCHES, s->ix,
+					 s->path, repo, &from, rp)) ||
+	    (rc = ss_run_review_undecided(&out->items, &out->n, from.kept, s, now)) ||
+	    !out->items) {
+		/* on error too: the branches are read up to the failing one */
+		ss_run_review_reused_release(out);
+		s->branches = NULL;
+		s->nb = 0;
+	}
+	return rc;
+}
+
+void ss_run_review_reused_release(ss_run_review_reused *r)
+{
+	for (size_t b = 0; b < SS_RANK_MAX_BRANCHES; b++)
+		free(r->branches[b]);
+	free(r->items);
+	ss_review_cache_free(r->cache);
+	memset(r, 0, sizeof(*r));
 }
 
 int ss_run_review_keep(const char *cache, const ss_review_cache_key key, const ss_ranking *r,

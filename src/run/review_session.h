@@ -4,7 +4,7 @@
  * the decisions to and who makes them, the candidates a ranking offers
  * as the review loop's items (rank/review_loop.h), the decisions
  * recorded for each session branch, and a start's ranking kept for the
- * next one and read back (run/review_cache.h).  The front end reads the
+ * next one, read back and reused (run/review_cache.h).  The front end reads the
  * keys and prints the screen.  Nothing here prints or exits: 0 or a
  * negative SS_E* code with the message set.
  */
@@ -100,6 +100,36 @@ int ss_run_review_branches(char **out, size_t *n, size_t max, ss_index *ix, cons
  */
 int ss_run_review_undecided(ss_review_item **out, size_t *n, const ss_review_cache_data *d,
 			    const ss_run_review_session *s, int64_t now);
+
+/* A kept start reused: what the session shows instead of ranking again
+ * (ss_run_review_reuse); a zeroed one holds nothing. */
+typedef struct {
+	ss_review_item *items;  /* the candidates undecided now, best first (malloc'd,
+				   the strings the cache's); NULL: nothing to reuse */
+	size_t n;
+	size_t nkept;           /* the kept start's candidates */
+	int64_t made;           /* when it was kept (seconds since the epoch) */
+	char *branches[SS_RANK_MAX_BRANCHES]; /* the session's (malloc'd) */
+	ss_review_cache *cache; /* what was read back */
+} ss_run_review_reused;
+
+/*
+ * The candidates the last start kept at cache under key, without those
+ * decided since (at now) for every session branch, into *out: the
+ * session's branches taken from named[0..nnamed) (--branch), else as
+ * the kept start had them (ss_run_review_branches(), repo's index for
+ * the messages, rp told), set into s (branches and nb, out's until
+ * ss_run_review_reused_release()).  out->items NULL, s's branches
+ * unset and nothing held when there are none to reuse: none kept, one
+ * kept under another key, or a row hidden as decided then that is
+ * undecided now (ss_run_review_undecided(): rank again).  0, or < 0
+ * with the message set: ss_run_review_branches()'s codes for a
+ * branch named that no branch has, else SS_ENOMEM or SS_ERROR.
+ */
+int ss_run_review_reuse(ss_run_review_reused *out, ss_run_review_session *s, const char *cache,
+			const ss_review_cache_key key, const char *const *named, size_t nnamed,
+			const char *repo, int64_t now, const ss_run_report *rp);
+void ss_run_review_reused_release(ss_run_review_reused *r); /* zeroed: a no-op */
 
 /* Keep items[0..n) of r for the session's branches at cache under key,
  * with the rows r hid as decided for every branch. */
