@@ -57,27 +57,36 @@ static int count(ss_commit *c, void *data)
 	return 0;
 }
 
+/* s reads the fixture: the ranked commits v1.0..main, the history v1.0,
+ * both of repo (size 4096, filled here), through opts and hopts. */
+static void fixture_sources(ss_run_project_sources *s, ss_source_options *opts,
+			    ss_source_options *hopts, char *repo)
+{
+	static const char *revs[1] = { "v1.0..main" }, *hrevs[1] = { "v1.0" };
+
+	snprintf(repo, 4096, "%s/repo", test_scratch);
+	opts->repo = hopts->repo = repo;
+	opts->revs = revs;
+	opts->nrevs = 1;
+	hopts->revs = hrevs;
+	hopts->nrevs = 1;
+	s->repo = repo;
+	s->opts = opts;
+	s->hopts = hopts;
+}
+
 static void test_walks(void **state)
 {
 	ss_run_project_sources s = SS_RUN_PROJECT_SOURCES_INIT;
 	ss_source_options opts = SS_SOURCE_OPTIONS_INIT, hopts = SS_SOURCE_OPTIONS_INIT;
-	const char *revs[1] = { "v1.0..main" }, *hrevs[1] = { "v1.0" };
 	ss_run_project_reader rd;
 	char repo[4096];
 	size_t n = 0, nh = 0;
 
 	(void)state;
-	snprintf(repo, sizeof(repo), "%s/repo", test_scratch);
-	opts.repo = hopts.repo = repo;
-	opts.revs = revs;
-	opts.nrevs = 1;
+	fixture_sources(&s, &opts, &hopts, repo);
 	opts.with_diff = 0;
-	hopts.revs = hrevs;
-	hopts.nrevs = 1;
 	hopts.with_diff = 0;
-	s.repo = repo;
-	s.opts = &opts;
-	s.hopts = &hopts;
 	ss_run_project_reader_init(&rd, &s);
 	assert_ptr_equal(rd.ud, &s);
 	assert_int_equal(rd.walk_ranked(count, &n, NULL, rd.ud), 0);
@@ -234,25 +243,16 @@ static void test_ranked_apart(void **state)
 	ss_run_report rp1 = TEST_RUN_REPORT(&h1), rp2 = TEST_RUN_REPORT(&h2);
 	ss_run_project_sources s = SS_RUN_PROJECT_SOURCES_INIT;
 	ss_source_options opts = SS_SOURCE_OPTIONS_INIT, hopts = SS_SOURCE_OPTIONS_INIT;
-	const char *revs[1] = { "v1.0..main" }, *hrevs[1] = { "v1.0" };
 	ss_run_project_reader rd, after;
 	ss_strbuf ids1 = SS_STRBUF_INIT, ids2 = SS_STRBUF_INIT;
 	char repo[4096], why1[600], why2[600];
 	ss_run *run = NULL;
 
 	(void)state;
-	snprintf(repo, sizeof(repo), "%s/repo", test_scratch);
 	assert_int_equal(ss_run_new(&run), 0);
-	opts.repo = hopts.repo = repo;
-	opts.revs = revs;
-	opts.nrevs = 1;
+	fixture_sources(&s, &opts, &hopts, repo);
 	/* the ranked read says something: its newest 2 only */
 	opts.newest = 2;
-	hopts.revs = hrevs;
-	hopts.nrevs = 1;
-	s.repo = repo;
-	s.opts = &opts;
-	s.hopts = &hopts;
 	s.run = run;
 	ss_run_project_reader_init(&rd, &s);
 	assert_non_null(rd.ranked_apart);

@@ -114,6 +114,22 @@ int cli_backports_from_index(ss_backports *l, ss_run *run, const char *db, const
 	return read;
 }
 
+void cli_split_options(ss_run_split_options *so, ss_run_history_fill_options *fill,
+		       const cli_train_args *t, const cli_history_args *ha,
+		       const cli_source_args *src, const ss_labels *labels)
+{
+	so->fo = &t->fo;
+	so->fold_copies = !t->keep_copies;
+	so->labels = labels;
+	cli_history_fill_options(fill, ha, src);
+	so->history = ss_run_history_fill_cb;
+	so->history_ud = fill;
+	so->repo = src->repo;
+	so->opts = &src->opts;
+	so->settle = t->settle;
+	so->rp = cli_run_report();
+}
+
 void cli_history_check(const cli_history_args *ha, const char *repo)
 {
 	if (ss_run_history_check(ha->rel.tags, repo))

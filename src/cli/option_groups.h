@@ -16,6 +16,7 @@
 #include "models/dataset.h"
 #include "models/options.h"
 #include "run/history_load.h"
+#include "run/split_read.h"
 #include "run/run.h"
 #include "source/source.h"
 
@@ -155,6 +156,18 @@ typedef struct {
 
 void cli_train_args_init(cli_train_args *t);
 void cli_train_args_finish(cli_train_args *t, const char *cmd);
+
+/*
+ * What train and eval read alike, into so: t's features, copies folded
+ * unless --keep-copies, labels (may be NULL), the history filled through
+ * fill as cli_history_fill_options() says, src's repository and reading
+ * options, t's settle days, progress through cli_run_report().  so and
+ * fill point into t, ha and src, which outlive them; the kinds, the
+ * sources and the split are the caller's to set.
+ */
+void cli_split_options(ss_run_split_options *so, ss_run_history_fill_options *fill,
+		       const cli_train_args *t, const cli_history_args *ha,
+		       const cli_source_args *src, const ss_labels *labels);
 
 /*
  * What train and eval share besides cli_train_args:

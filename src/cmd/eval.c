@@ -116,23 +116,14 @@ int cmd_eval(int argc, const char **argv, const struct cli_context *ctx)
 		die("%s", ss_error_last());
 	hist.ix.run = run;
 	labels = cli_load_labels(&t);
-	so.fo = &t.fo;
-	so.fold_copies = !t.keep_copies;
 	so.kinds = kinds;
 	so.nkinds = nkinds;
-	so.labels = labels;
-	cli_history_fill_options(&fill, &hist, &src);
-	so.history = ss_run_history_fill_cb;
-	so.history_ud = &fill;
-	so.repo = src.repo;
-	so.opts = &src.opts;
+	cli_split_options(&so, &fill, &t, &hist, &src, labels);
 	so.specs = split ? specs : train;
 	so.nspecs = split ? (size_t)nspecs : ntrain;
 	so.test = split ? NULL : test;
 	so.ntest = ntest;
 	so.split = split;
-	so.settle = t.settle;
-	so.rp = cli_run_report();
 	if (ss_run_split_read(&sp, &so))
 		die("%s", ss_error_last());
 	cli_note_unlisted("eval", labels, sp.unlisted, sp.kept);

@@ -94,21 +94,12 @@ int cmd_train(int argc, const char **argv, const struct cli_context *ctx)
 		die("%s", ss_error_last());
 	hist.ix.run = run;
 	labels = cli_load_labels(&t);
-	so.fo = &t.fo;
-	so.fold_copies = !t.keep_copies;
 	so.kinds = &kind;
 	so.nkinds = 1;
-	so.labels = labels;
-	cli_history_fill_options(&fill, &hist, &src);
-	so.history = ss_run_history_fill_cb;
-	so.history_ud = &fill;
-	so.repo = src.repo;
-	so.opts = &src.opts;
+	cli_split_options(&so, &fill, &t, &hist, &src, labels);
 	so.specs = specs;
 	so.nspecs = (size_t)nspecs;
 	so.before = before;
-	so.settle = t.settle;
-	so.rp = cli_run_report();
 	if (ss_run_split_read(&sp, &so))
 		die("%s", ss_error_last());
 	cli_note_unlisted("train", labels, sp.unlisted, sp.kept);

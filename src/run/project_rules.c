@@ -80,6 +80,7 @@ struct fit_job {
 	size_t nval;
 	float *score;          /* [nval] */
 	ss_model *m;           /* out: the model, the caller's */
+	int off;               /* not fitted (a window too small): m stays NULL */
 	int rc;
 	char why[256];
 };
@@ -97,6 +98,8 @@ static int fit_worker(void *arg, int t)
 	for (size_t j = (size_t)t; j < js->n; j += (size_t)js->nthreads) {
 		struct fit_job *f = &js->job[j];
 
+		if (f->off)
+			continue;
 		f->rc = ss_model_train(&f->m, SS_MODEL_LINEAR, f->d, f->idx, f->n, &f->o);
 		if (!f->rc && f->val)
 			f->rc = ss_model_score(f->score, f->m, f->d, f->val, f->nval);
@@ -239,7 +242,7 @@ int ss_project_model_window(int64_t *out, const ss_dataset *d, const size_t *idx
 	double ap[NWIN], best_ap = -1.0;
 	struct fit_job job[NWIN];
 	int64_t vstart, best = 0;
-	int best_i = 0, fit[NWIN], first = -1;
+	int best_i = 0, first = -1;
 	ss_strbuf said = SS_STRBUF_INIT;
 	ss_train_options o1 = *o;
 	int rc = 0;
@@ -265,38 +268,28 @@ int ss_project_model_window(int64_t *out, const ss_dataset *d, const size_t *idx
 
 		ap[i] = -1.0;
 		nsub[i] = ss_project_model_in_window(si, d, idx, ntr, after, &npos);
-		fit[i] = !(nsub[i] < SS_PROJECT_MIN_COMMITS || npos < SS_PROJECT_MIN_POSITIVE ||
-			   (years[i] && nsub[i] == ntr) ||
-			   !ss_project_model_fittable(d, si, nsub[i], o1.val_share));
 		job[i] = (struct fit_job){ .d = d, .idx = si, .n = nsub[i], .o = o1,
 					   .val = idx + ntr, .nval = nval, .score = score + i * nval };
-		if (fit[i] && first < 0)
+		job[i].off = nsub[i] < SS_PROJECT_MIN_COMMITS || npos < SS_PROJECT_MIN_POSITIVE ||
+			     (years[i] && nsub[i] == ntr) ||
+			     !ss_project_model_fittable(d, si, nsub[i], o1.val_share);
+		if (!job[i].off && first < 0)
 			first = (int)i;
 	}
 	/* the first fits alone, its cost grid on the threads; the others
 	 * take the cost it chose, one fit each, side by side */
 	if (first >= 0 && (rc = fit_all(&job[first], 1, 1)))
 		goto fail;
-	if (first >= 0 && !o1.C) {
-		for (i = (size_t)first + 1; i < NWIN; i++)
+	if (first >= 0 && first + 1 < NWIN) {
+		for (i = (size_t)first + 1; !o1.C && i < NWIN; i++)
 			job[i].o.C = ss_model_info_of(job[first].m)->cost;
-	}
-	{
-		struct fit_job rest[NWIN];
-		size_t nrest = 0;
-
-		for (i = first >= 0 ? (size_t)first + 1 : NWIN; i < NWIN; i++)
-			if (fit[i])
-				rest[nrest++] = job[i];
-		rc = fit_all(rest, nrest, side_by_side(&o1, nrest ? rest[0].n : 0));
-		for (i = first >= 0 ? (size_t)first + 1 : NWIN, nrest = 0; i < NWIN; i++)
-			if (fit[i])
-				job[i] = rest[nrest++];
-		if (rc)
+		/* the windows shrink with the years: the next is the largest */
+		if ((rc = fit_all(&job[first + 1], NWIN - (size_t)first - 1,
+				  side_by_side(&o1, nsub[first + 1]))))
 			goto fail;
 	}
 	for (i = 0; i < NWIN; i++) {
-		if (!fit[i])
+		if (job[i].off)
 			continue;
 		ap[i] = ss_metrics_avg_precision(job[i].score, label, nval);
 		if (years[i])
